@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Entry point: TypeScript sources run through tsx (Node 20 has no type stripping).
+import { register } from 'tsx/esm/api';
+
+register();
+const { cliEntry } = await import('../src/cli.ts');
+await cliEntry();

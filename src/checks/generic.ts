@@ -1,0 +1,83 @@
+import type { HttpResponse } from '../http/client.ts';
+import { isPlainObject } from './json.ts';
+
+export interface Finding {
+  id: string;
+  message: string;
+  pointer?: string;
+  received?: unknown;
+  expected?: unknown;
+  /** Overrides the requirement's level (e.g. a notable finding under a failure-level id). */
+  level?: 'notable';
+}
+
+/** ERR-001: every error status carries `{error: {code, message, type}}`, three strings. */
+export function apiErrorShape(res: HttpResponse): string[] {
+  const problems: string[] = [];
+  if (res.json === undefined)
+    return [`the body is not JSON (${res.mediaType ?? 'no content-type'}, ${res.body.length} bytes)`];
+  if (!isPlainObject(res.json)) return ['the body is not a JSON object'];
+  const err = res.json.error;
+  if (!isPlainObject(err)) return ['no `error` object'];
+  for (const f of ['code', 'message', 'type']) {
+    if (typeof err[f] !== 'string')
+      problems.push(`error.${f} is ${err[f] === undefined ? 'missing' : typeof err[f]}, expected a string`);
+  }
+  return problems;
+}
+
+/** Checks every exchange gets, whatever the test: error shape and server faults. */
+export function genericChecks(res: HttpResponse): Finding[] {
+  const out: Finding[] = [];
+  const where = `${res.method} ${res.exchange.path}`;
+  if (res.status >= 400) {
+    const problems = apiErrorShape(res);
+    if (problems.length > 0) {
+      out.push({
+        id: 'ERR-001',
+        message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}`,
+        received: res.exchange.responseBody?.preview ?? `${res.body.length} bytes`,
+        expected: '{"error":{"code":"…","message":"…","type":"…"}}',
+      });
+    }
+  }
+  if (res.status === 500) {
+    out.push({
+      id: 'ERR-002',
+      message: `${where} answered 500 (a server fault; no known condition maps to 500)`,
+      received: 500,
+    });
+  } else if (res.status === 502 || res.status === 503 || res.status === 504) {
+    out.push({
+      id: 'ERR-003',
+      message: `${where} answered ${res.status}: the model or an upstream was unavailable`,
+      received: res.status,
+    });
+  }
+  return out;
+}
+
+/**
+ * SEC-001 on evidence: any configured key value or canary anywhere in a response (headers or body).
+ * `secrets` maps a label (role or `canary`) to the value. The message never contains the value.
+ */
+export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; value: string }>): Finding[] {
+  const out: Finding[] = [];
+  const where = `${res.method} ${res.exchange.path}`;
+  for (const { label, value } of secrets) {
+    for (const [name, v] of Object.entries(res.headers)) {
+      if (v.includes(value))
+        out.push({
+          id: 'SEC-001',
+          message: `${where}: response header ${name} contains the ${label} secret`,
+        });
+    }
+    const idx = res.text.indexOf(value);
+    if (idx >= 0)
+      out.push({
+        id: 'SEC-001',
+        message: `${where}: response body contains the ${label} secret at byte offset ${idx}`,
+      });
+  }
+  return out;
+}

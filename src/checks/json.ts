@@ -1,0 +1,64 @@
+/** Envelope-agnostic helpers: the contract leaves most envelopes unshown, so fields are found at any depth. */
+export interface Found {
+  pointer: string;
+  value: unknown;
+  parent: Record<string, unknown>;
+}
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Every occurrence of a property named `name` anywhere in a JSON value. */
+export function findField(root: unknown, name: string, pointer = ''): Found[] {
+  const out: Found[] = [];
+  if (Array.isArray(root)) {
+    root.forEach((v, i) => {
+      out.push(...findField(v, name, `${pointer}/${i}`));
+    });
+  } else if (root && typeof root === 'object') {
+    for (const [k, v] of Object.entries(root)) {
+      if (k === name)
+        out.push({ pointer: `${pointer}/${esc(k)}`, value: v, parent: root as Record<string, unknown> });
+      out.push(...findField(v, name, `${pointer}/${esc(k)}`));
+    }
+  }
+  return out;
+}
+
+/**
+ * The list of entries of a list response whose envelope is not shown: a top-level array, else the
+ * first array of objects found breadth-first (`data`, `models`, `items`, ...). An empty array counts
+ * when it is the only array. Returns undefined when the body holds no array at all.
+ */
+export function findEntryList(root: unknown): { pointer: string; entries: unknown[] } | undefined {
+  if (Array.isArray(root)) return { pointer: '', entries: root };
+  const queue: Array<[unknown, string]> = [[root, '']];
+  let firstEmpty: { pointer: string; entries: unknown[] } | undefined;
+  while (queue.length > 0) {
+    const [node, ptr] = queue.shift()!;
+    if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
+    for (const [k, v] of Object.entries(node)) {
+      const p = `${ptr}/${esc(k)}`;
+      if (Array.isArray(v)) {
+        if (v.length > 0 && v.every((e) => e && typeof e === 'object' && !Array.isArray(e)))
+          return { pointer: p, entries: v };
+        if (v.length === 0) firstEmpty ??= { pointer: p, entries: v };
+      } else if (v && typeof v === 'object') {
+        queue.push([v, p]);
+      }
+    }
+  }
+  return firstEmpty;
+}
+
+/** Every string value anywhere in a JSON value, with its pointer. */
+export function allStrings(root: unknown, pointer = ''): Array<{ pointer: string; value: string }> {
+  if (typeof root === 'string') return [{ pointer, value: root }];
+  if (Array.isArray(root)) return root.flatMap((v, i) => allStrings(v, `${pointer}/${i}`));
+  if (root && typeof root === 'object')
+    return Object.entries(root).flatMap(([k, v]) => allStrings(v, `${pointer}/${esc(k)}`));
+  return [];
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}

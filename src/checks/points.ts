@@ -1,0 +1,61 @@
+import { Decimal } from 'decimal.js';
+import { type Found, findField } from './json.ts';
+
+/** The points fields of the contract's points table ("Points representation"). */
+export const POINTS_FIELDS = [
+  'request_points_per_million_tokens',
+  'response_points_per_million_tokens',
+  'total_points',
+  'held_points',
+  'available_points',
+  'amount_points',
+  'held_change_points',
+  'balance_after_points',
+  'charged_points',
+  'released_points',
+  'pending_points',
+] as const;
+
+const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+const ANY_DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export type PointsVerdict = { ok: true; value: Decimal; note?: string } | { ok: false; reason: string };
+
+/**
+ * Judge one points value. A JSON number, or a string that is not a decimal, breaks "a points value is an
+ * exact decimal string" (PTS-001). Exponent notation, a plus sign, leading zeros or binary-float noise
+ * are still exact decimals: they come back with a `note` (PTS-002, advisory).
+ */
+export function judgePoints(value: unknown): PointsVerdict {
+  if (typeof value === 'number')
+    return { ok: false, reason: `a JSON number (${value}), not a decimal string` };
+  if (typeof value !== 'string')
+    return { ok: false, reason: `a ${value === null ? 'null' : typeof value}, not a decimal string` };
+  const s = value.trim();
+  if (s !== value || !ANY_DECIMAL.test(s))
+    return { ok: false, reason: `${JSON.stringify(value)} is not a decimal number` };
+  const d = new Decimal(s);
+  if (!PLAIN_DECIMAL.test(s))
+    return { ok: true, value: d, note: `${JSON.stringify(value)} is not in plain decimal notation` };
+  if (hasFloatNoise(s))
+    return { ok: true, value: d, note: `${JSON.stringify(value)} looks like binary-float noise` };
+  return { ok: true, value: d };
+}
+
+/** 15+ fractional digits ending in a run like 0000000004 or 9999999999: the print of a binary float. */
+function hasFloatNoise(s: string): boolean {
+  const frac = s.split('.')[1];
+  return !!frac && frac.length >= 15 && /(0{6,}|9{6,})\d{1,3}$/.test(frac);
+}
+
+export interface PointsField extends Found {
+  field: string;
+  verdict: PointsVerdict;
+}
+
+/** Every points field at any depth of a body, judged. */
+export function pointsFields(body: unknown, fields: readonly string[] = POINTS_FIELDS): PointsField[] {
+  return fields.flatMap((field) =>
+    findField(body, field).map((f) => ({ ...f, field, verdict: judgePoints(f.value) })),
+  );
+}

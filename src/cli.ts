@@ -1,0 +1,172 @@
+import { parseArgs } from 'node:util';
+import { resolveTarget, type TargetConfig } from './config/targets.ts';
+import { UsageError } from './errors.ts';
+import { ROLES } from './model.ts';
+import { SUITE_VERSION } from './paths.ts';
+import { EXIT, runConformance } from './run.ts';
+
+const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
+
+Usage: gateway-conformance [options]
+
+Target (flags > environment > targets file > defaults; no target: the embedded reference server)
+  --target NAME          run against the entry NAME of the targets file
+  --targets FILE         the targets file (default ./targets.yaml, else the package's)
+  --base-url URL         single-target mode (or CONFORMANCE_BASE_URL); primary key from
+                         CONFORMANCE_API_KEY, other roles from CONFORMANCE_KEY_<ROLE>, model hints
+                         from CONFORMANCE_MODEL_<HINT>
+  --allow LIST           side-effect classes allowed: read,write,billable,tickets,payments or all
+                         (or CONFORMANCE_ALLOW; a real target without a list: read)
+  --concurrency N        test files run at once (default: the target's, else 2)
+
+Run
+  --strict               implied invariants fail the run (for a service's own release pipeline)
+  --filter PATTERN       only tests whose title matches PATTERN (a regular expression)
+  --report-dir DIR       where to write the report (default reports/<target>/<timestamp>/)
+  --quiet                print only the verdict line
+  --help, --version
+
+Exit codes: 0 every check that ran passed; 1 a check failed; 2 usage or configuration error, target
+unreachable or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
+
+export async function main(argv: string[]): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        target: { type: 'string' },
+        targets: { type: 'string' },
+        'base-url': { type: 'string' },
+        allow: { type: 'string' },
+        concurrency: { type: 'string' },
+        strict: { type: 'boolean' },
+        filter: { type: 'string' },
+        'report-dir': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message.split('\n')[0]} (see --help)`);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  if (values.version) {
+    console.log(SUITE_VERSION);
+    return EXIT.passed;
+  }
+  let concurrency: number | undefined;
+  if (values.concurrency !== undefined) {
+    concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+      throw new UsageError(`--concurrency: '${values.concurrency}' is not a whole number from 1 to 64`);
+    }
+  }
+  if (typeof values.filter === 'string') {
+    try {
+      new RegExp(values.filter);
+    } catch {
+      throw new UsageError(`--filter: '${values.filter}' is not a valid regular expression`);
+    }
+  }
+  const flags = {
+    ...(typeof values.target === 'string' ? { target: values.target } : {}),
+    ...(typeof values.targets === 'string' ? { targets: values.targets } : {}),
+    ...(typeof values['base-url'] === 'string' ? { baseUrl: values['base-url'] } : {}),
+    ...(typeof values.allow === 'string' ? { allow: values.allow } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
+  };
+  let target = resolveTarget(flags);
+  const quiet = values.quiet === true;
+  let stop: (() => Promise<void>) | undefined;
+  if (target.embedded) {
+    const started = await startEmbedded(target);
+    target = started.target;
+    stop = started.stop;
+    if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
+  }
+  const onSignal = () => {
+    void stop?.().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const result = await runConformance({
+      target,
+      strict: values.strict === true,
+      quiet,
+      ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
+      ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
+    });
+    if (quiet) {
+      const c = result.summary.counts;
+      console.log(
+        `${result.summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors`,
+      );
+    }
+    return result.exitCode;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stop?.();
+  }
+}
+
+/**
+ * The embedded target: the reference server on a free loopback port. The only place the harness
+ * touches reference/ (through its one start function); its keys reach the test workers through
+ * environment variables, like any target's.
+ */
+async function startEmbedded(
+  target: TargetConfig,
+): Promise<{ target: TargetConfig; stop: () => Promise<void> }> {
+  const mod = (await import('../reference/start.ts')) as {
+    startReference: (o: Record<string, unknown>) => Promise<{
+      url: string;
+      keys: Record<string, string>;
+      hints: Record<string, string>;
+      capabilities: string[];
+      close: () => Promise<void>;
+    }>;
+  };
+  const ref = await mod.startReference({ port: 0 });
+  const keys: TargetConfig['keys'] = {};
+  for (const role of ROLES) {
+    const value = ref.keys[role];
+    if (!value) continue;
+    const env = `CONFORMANCE_EMBEDDED_KEY_${role.toUpperCase()}`;
+    process.env[env] = value;
+    keys[role] = env;
+  }
+  return {
+    target: {
+      ...target,
+      baseUrl: ref.url,
+      keys,
+      models: { ...ref.hints, ...target.models },
+      capabilities: [...new Set([...ref.capabilities, ...target.capabilities])],
+    },
+    stop: () => ref.close(),
+  };
+}
+
+export async function cliEntry(): Promise<void> {
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`gateway-conformance: ${err.message}`);
+      process.exitCode = EXIT.usage;
+    } else {
+      console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
+      if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
+      process.exitCode = EXIT.harness;
+    }
+  }
+}

@@ -1,0 +1,259 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { LineCounter, parseDocument } from 'yaml';
+import { UsageError } from '../errors.ts';
+import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../model.ts';
+import { pkgPath } from '../paths.ts';
+import { targetsFileSchema } from './schema.ts';
+
+export interface TargetConfig {
+  name: string;
+  /** `embedded` starts the reference server on a free loopback port. */
+  baseUrl: string;
+  embedded: boolean;
+  /** role -> NAME of the environment variable that holds the key (never the key itself). */
+  keys: Partial<Record<Role, string>>;
+  allow: Effect[];
+  models: Partial<Record<Hint, string>>;
+  capabilities: string[];
+  canaries: string[];
+  timeouts: { requestMs: number; testMs: number };
+  concurrency: number;
+  media: { pollIntervalMs: number; pollCap: number };
+  limits: Record<string, string | number>;
+  sharedAccount: boolean;
+}
+
+export interface TargetFlags {
+  target?: string;
+  targets?: string;
+  baseUrl?: string;
+  allow?: string;
+  concurrency?: number;
+}
+
+const DEFAULTS = {
+  timeouts: { requestMs: 30_000, testMs: 300_000 },
+  concurrency: 2,
+  media: { pollIntervalMs: 5_000, pollCap: 120 },
+};
+
+interface RawTarget {
+  name: string;
+  base_url: string;
+  keys?: Record<string, string>;
+  allow?: 'all' | Effect[];
+  models?: Record<string, string>;
+  capabilities?: string[];
+  canaries?: string[];
+  timeouts?: { request_ms?: number; test_ms?: number };
+  concurrency?: number;
+  media?: { poll_interval_ms?: number; poll_cap?: number };
+  limits?: Record<string, string | number>;
+  shared_account?: boolean;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validateFile = ajv.compile(targetsFileSchema);
+
+function describeError(e: ErrorObject): string {
+  const custom = (e.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
+  if (e.keyword === 'pattern' && custom) return custom;
+  if (e.keyword === 'additionalProperties') {
+    return `unknown setting '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+  }
+  if (e.keyword === 'enum') {
+    return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  }
+  return e.message ?? e.keyword;
+}
+
+/** Parse and validate a targets file; errors name the file, the line and the path of the bad value. */
+export function loadTargetsFile(file: string): RawTarget[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read the targets file (${(err as NodeJS.ErrnoException).code})`);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const pos = lineCounter.linePos(e.pos[0]);
+    throw new UsageError(`${file}: line ${pos.line}: not valid YAML: ${e.message.split('\n')[0]}`);
+  }
+  const data = doc.toJS() as unknown;
+  if (!validateFile(data)) {
+    // Anchor each error to the closest node that exists in the document to report a line.
+    const seen = new Set<string>();
+    const lines = (validateFile.errors ?? [])
+      .filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if')
+      .map((e) => {
+        const path = e.instancePath.split('/').slice(1).map(decodePointer);
+        let node: unknown = doc.getIn(path, true);
+        for (let n = path.length; !node && n > 0; n--) node = doc.getIn(path.slice(0, n - 1), true);
+        const range = (node as { range?: [number, number] } | undefined)?.range;
+        const line = range ? `line ${lineCounter.linePos(range[0]).line}, ` : '';
+        return `${file}: ${line}${e.instancePath || '/'}: ${describeError(e)}`;
+      })
+      .filter((l) => !seen.has(l) && seen.add(l));
+    throw new UsageError(lines.slice(0, 8).join('\n'));
+  }
+  const targets = (data as { targets: RawTarget[] }).targets;
+  const names = new Set<string>();
+  for (const [i, t] of targets.entries()) {
+    if (names.has(t.name)) {
+      const node = doc.getIn(['targets', i, 'name'], true) as { range?: [number, number] } | undefined;
+      const line = node?.range ? `line ${lineCounter.linePos(node.range[0]).line}, ` : '';
+      throw new UsageError(`${file}: ${line}/targets/${i}/name: duplicate target name '${t.name}'`);
+    }
+    names.add(t.name);
+  }
+  return targets;
+}
+
+function decodePointer(segment: string): string | number {
+  const s = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+  return /^\d+$/.test(s) ? Number(s) : s;
+}
+
+export function parseAllow(value: string, source: string): Effect[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (items.length === 1 && items[0] === 'all') return [...EFFECTS];
+  const bad = items.filter((i) => !(EFFECTS as readonly string[]).includes(i));
+  if (bad.length > 0 || items.length === 0) {
+    throw new UsageError(
+      `${source}: unknown side-effect class '${bad.join(', ') || value}' (use a comma-separated list of ${EFFECTS.join(', ')}, or all)`,
+    );
+  }
+  return items as Effect[];
+}
+
+const envRoleName = (role: Role) => `CONFORMANCE_KEY_${role.toUpperCase()}`;
+const envHintName = (hint: Hint) => `CONFORMANCE_MODEL_${hint.toUpperCase()}`;
+
+function fromRaw(raw: RawTarget): TargetConfig {
+  const embedded = raw.base_url === 'embedded';
+  return {
+    name: raw.name,
+    baseUrl: raw.base_url.replace(/\/+$/, ''),
+    embedded,
+    keys: { ...(raw.keys as Partial<Record<Role, string>>) },
+    // Why read-only by default: a real deployment must opt in to anything with side effects.
+    allow: raw.allow === 'all' ? [...EFFECTS] : (raw.allow ?? (embedded ? [...EFFECTS] : ['read'])),
+    models: { ...(raw.models as Partial<Record<Hint, string>>) },
+    capabilities: raw.capabilities ?? [],
+    canaries: raw.canaries ?? [],
+    timeouts: {
+      requestMs: raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
+      testMs: raw.timeouts?.test_ms ?? DEFAULTS.timeouts.testMs,
+    },
+    concurrency: raw.concurrency ?? DEFAULTS.concurrency,
+    media: {
+      pollIntervalMs: raw.media?.poll_interval_ms ?? DEFAULTS.media.pollIntervalMs,
+      pollCap: raw.media?.poll_cap ?? DEFAULTS.media.pollCap,
+    },
+    limits: raw.limits ?? {},
+    sharedAccount: raw.shared_account ?? false,
+  };
+}
+
+/**
+ * Resolve the target of a run. Precedence: flags > environment > targets file > defaults.
+ * Secrets never come from the file: it names environment variables, the values stay in the environment.
+ */
+export function resolveTarget(
+  flags: TargetFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): TargetConfig {
+  const baseUrl = flags.baseUrl ?? env.CONFORMANCE_BASE_URL;
+  let target: TargetConfig;
+  if (flags.target || flags.targets) {
+    const file = resolveTargetsFile(flags.targets, cwd);
+    const all = loadTargetsFile(file);
+    const name = flags.target ?? all[0]!.name;
+    const raw = all.find((t) => t.name === name);
+    if (!raw) {
+      throw new UsageError(
+        `${file}: no target named '${name}' (targets: ${all.map((t) => t.name).join(', ')})`,
+      );
+    }
+    target = fromRaw(raw);
+    if (baseUrl && flags.baseUrl)
+      target = { ...target, baseUrl: checkUrl(baseUrl, '--base-url'), embedded: false };
+  } else if (baseUrl) {
+    const source = flags.baseUrl ? '--base-url' : 'CONFORMANCE_BASE_URL';
+    target = fromRaw({ name: nameFromUrl(checkUrl(baseUrl, source)), base_url: checkUrl(baseUrl, source) });
+    target.keys.primary = 'CONFORMANCE_API_KEY';
+    for (const role of ROLES)
+      if (role !== 'primary' && env[envRoleName(role)]) target.keys[role] = envRoleName(role);
+  } else {
+    target = fromRaw({ name: 'embedded', base_url: 'embedded' });
+  }
+  for (const hint of HINTS) {
+    const v = env[envHintName(hint)];
+    if (v) target.models[hint] = v;
+  }
+  if (env.CONFORMANCE_CANARIES) {
+    target.canaries = [
+      ...target.canaries,
+      ...env.CONFORMANCE_CANARIES.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ];
+  }
+  if (flags.allow !== undefined) target.allow = parseAllow(flags.allow, '--allow');
+  else if (env.CONFORMANCE_ALLOW) target.allow = parseAllow(env.CONFORMANCE_ALLOW, 'CONFORMANCE_ALLOW');
+  if (flags.concurrency !== undefined) target.concurrency = flags.concurrency;
+  if (!target.embedded) {
+    if (!target.keys.primary) {
+      throw new UsageError(
+        `target '${target.name}': no primary key configured (keys.primary names an environment variable)`,
+      );
+    }
+    for (const [role, name] of Object.entries(target.keys)) {
+      if (!env[name]) {
+        if (role === 'primary') {
+          throw new UsageError(
+            `target '${target.name}': the primary key's environment variable ${name} is not set`,
+          );
+        }
+        delete target.keys[role as Role];
+      }
+    }
+  }
+  return target;
+}
+
+function resolveTargetsFile(flag: string | undefined, cwd: string): string {
+  if (flag) {
+    const p = resolve(cwd, flag);
+    if (!existsSync(p)) throw new UsageError(`${flag}: no such targets file`);
+    return p;
+  }
+  const local = resolve(cwd, 'targets.yaml');
+  return existsSync(local) ? local : pkgPath('targets.yaml');
+}
+
+function checkUrl(value: string, source: string): string {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new UsageError(`${source}: '${value}' is not a URL (expected http(s)://host[:port][/prefix])`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new UsageError(`${source}: '${value}' must be an http or https URL`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function nameFromUrl(url: string): string {
+  return new URL(url).host.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,0 +1,263 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, request } from 'undici';
+import { TransportError } from '../errors.ts';
+import type { Redactor } from './redact.ts';
+
+export interface RecordedBody {
+  bytes: number;
+  sha256: string;
+  contentType?: string;
+  /** First bytes as text (redacted), for JSON and text bodies only. */
+  preview?: string;
+}
+
+/** One request/response pair as it goes into the report: redacted, with a digest of each body. */
+export interface Exchange {
+  id: string;
+  test?: string;
+  startedAt: string;
+  method: string;
+  /** Path and query, redacted. */
+  path: string;
+  requestHeaders: Record<string, string>;
+  requestBody?: RecordedBody;
+  status?: number;
+  responseHeaders?: Record<string, string>;
+  responseBody?: RecordedBody;
+  requestId?: string;
+  durationMs: number;
+  error?: { code: string; message: string };
+  /** 429 answers waited out before this one. */
+  retries?: Array<{ status: number; waitedMs: number }>;
+}
+
+export interface HttpResponse {
+  exchange: Exchange;
+  method: string;
+  /** The path as sent (unredacted, for matching the description). */
+  rawPath: string;
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  body: Buffer;
+  text: string;
+  /** Media type without parameters, lower-cased. */
+  mediaType?: string;
+  /** Parsed JSON when the body is JSON text, else undefined. */
+  json: unknown;
+  jsonError?: string;
+}
+
+export interface RequestSpec {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+  body?: Buffer | string;
+  /** Wait out 429 + Retry-After (bounded). Only for requests that are safe to repeat. */
+  retry429?: boolean;
+  timeoutMs?: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  redactor: Redactor;
+  /** Called with every completed exchange (or transport failure) before it is returned. */
+  onExchange?: (exchange: Exchange, response?: HttpResponse) => void;
+  testName?: string;
+  maxBodyBytes?: number;
+  max429Waits?: number;
+  max429WaitMs?: number;
+}
+
+const PREVIEW_BYTES = 4096;
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT']);
+
+let sharedAgent: Agent | undefined;
+function agent(): Agent {
+  sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { timeout: 10_000 } });
+  return sharedAgent;
+}
+
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
+}
+
+export function isJsonMediaType(mt: string | undefined): boolean {
+  return !!mt && (mt === 'application/json' || mt.endsWith('+json'));
+}
+
+function isTextual(mt: string | undefined): boolean {
+  return !!mt && (isJsonMediaType(mt) || mt.startsWith('text/') || mt.includes('xml'));
+}
+
+function recordBody(buf: Buffer, contentType: string | undefined, redactor: Redactor): RecordedBody {
+  const mt = mediaTypeOf(contentType);
+  const rec: RecordedBody = { bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
+  if (contentType) rec.contentType = contentType;
+  if (buf.length > 0 && (isTextual(mt) || !mt)) {
+    const head = buf.subarray(0, PREVIEW_BYTES).toString('utf8');
+    // Binary bodies get a digest only: a NUL or other C0 control byte (but tab/CR/LF) marks one.
+    const binary = [...head.slice(0, 512)].some((ch) => {
+      const c = ch.charCodeAt(0);
+      return c < 9 || (c > 13 && c < 32);
+    });
+    if (!binary) {
+      rec.preview = redactor.text(head) + (buf.length > PREVIEW_BYTES ? '…' : '');
+    }
+  }
+  return rec;
+}
+
+function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** Seconds or HTTP-date, per RFC 9110. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+}
+
+/**
+ * HTTP client on undici. Every request has a deadline; every exchange is recorded redacted.
+ * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
+ * safe to repeat wait out a 429 with Retry-After, a bounded number of times.
+ */
+export class HttpClient {
+  private seq = 0;
+  constructor(private readonly opts: ClientOptions) {}
+
+  async send(spec: RequestSpec): Promise<HttpResponse> {
+    const retries: Array<{ status: number; waitedMs: number }> = [];
+    const maxWaits = this.opts.max429Waits ?? 3;
+    for (;;) {
+      const res = await this.once(spec, retries);
+      const canRetry = spec.retry429 ?? IDEMPOTENT.has(spec.method.toUpperCase());
+      if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
+        this.opts.onExchange?.(res.exchange, res);
+        return res;
+      }
+      const wait = retryAfterMs(res.headers['retry-after']);
+      if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) {
+        this.opts.onExchange?.(res.exchange, res);
+        return res;
+      }
+      this.opts.onExchange?.(res.exchange, res);
+      retries.push({ status: 429, waitedMs: wait });
+      await sleep(wait);
+    }
+  }
+
+  private async once(
+    spec: RequestSpec,
+    retries: Array<{ status: number; waitedMs: number }>,
+  ): Promise<HttpResponse> {
+    const { redactor } = this.opts;
+    const method = spec.method.toUpperCase();
+    const headers: Record<string, string> = { ...(spec.headers ?? {}) };
+    let body: Buffer | string | undefined = spec.body;
+    if (spec.json !== undefined) {
+      body = JSON.stringify(spec.json);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
+    }
+    const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
+    const exchange: Exchange = {
+      id,
+      startedAt: new Date().toISOString(),
+      method,
+      path: redactor.pathWithQuery(spec.path),
+      requestHeaders: redactor.requestHeaders(headers),
+      durationMs: 0,
+    };
+    if (this.opts.testName) exchange.test = this.opts.testName;
+    if (retries.length) exchange.retries = [...retries];
+    if (body !== undefined) {
+      const buf = typeof body === 'string' ? Buffer.from(body) : body;
+      const ct = Object.entries(headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
+      exchange.requestBody = recordBody(buf, ct, redactor);
+    }
+    const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
+    const started = performance.now();
+    const maxBody = this.opts.maxBodyBytes ?? 64 * 1024 * 1024;
+    try {
+      const res = await request(this.opts.baseUrl + spec.path, {
+        method: method as 'GET',
+        headers,
+        body,
+        dispatcher: agent(),
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBody) {
+          res.body.destroy();
+          throw Object.assign(new Error(`response body larger than ${maxBody} bytes`), {
+            code: 'BODY_TOO_LARGE',
+          });
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const buf = Buffer.concat(chunks);
+      const h = flatHeaders(res.headers);
+      exchange.durationMs = Math.round(performance.now() - started);
+      exchange.status = res.statusCode;
+      exchange.responseHeaders = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
+      exchange.responseBody = recordBody(buf, h['content-type'], redactor);
+      if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
+      const mediaType = mediaTypeOf(h['content-type']);
+      const text = buf.toString('utf8');
+      let json: unknown;
+      let jsonError: string | undefined;
+      const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
+      if (looksJson && buf.length > 0) {
+        try {
+          json = JSON.parse(text);
+        } catch (err) {
+          jsonError = (err as Error).message;
+        }
+      }
+      const out: HttpResponse = {
+        exchange,
+        method,
+        rawPath: spec.path,
+        status: res.statusCode,
+        headers: h,
+        body: buf,
+        text,
+        json,
+      };
+      if (mediaType) out.mediaType = mediaType;
+      if (jsonError) out.jsonError = jsonError;
+      return out;
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string } };
+      exchange.durationMs = Math.round(performance.now() - started);
+      const code =
+        e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+          ? 'TIMEOUT'
+          : (e.code ?? e.cause?.code ?? e.name);
+      const message =
+        code === 'TIMEOUT'
+          ? `no complete response within ${timeoutMs} ms`
+          : redactor.text(
+              `${e.message}${e.cause && (e.cause as Error).message ? ` (${(e.cause as Error).message})` : ''}`,
+            );
+      exchange.error = { code, message };
+      this.opts.onExchange?.(exchange);
+      throw new TransportError(`${method} ${exchange.path}: ${message} [${code}]`, code, exchange.id);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/** Shared vocabulary of the harness: side-effect classes, roles, hints, levels and verdicts. */
+export const EFFECTS = ['read', 'write', 'billable', 'tickets', 'payments'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+export const ROLES = [
+  'primary',
+  'other_tenant',
+  'enterprise',
+  'enterprise_second',
+  'restricted_models',
+  'restricted_inference',
+  'restricted_media',
+  'restricted_support',
+  'restricted_usage',
+  'restricted_balance',
+  'expired',
+  'revoked',
+  'ip_blocked',
+  'no_models',
+  'poor',
+  'quota_nearly_full',
+  'ticket_limit',
+  'ratelimited',
+] as const;
+export type Role = (typeof ROLES)[number];
+
+export const HINTS = ['chat', 'embedding', 'responses', 'no_responses', 'forbidden'] as const;
+export type Hint = (typeof HINTS)[number];
+
+/** failure: stated rule; implied: implied invariant (failure under --strict); notable: always advisory. */
+export type Level = 'failure' | 'implied' | 'notable';
+
+export type Outcome = 'passed' | 'failed' | 'advisory' | 'not_run' | 'harness_error';
+
+export interface Violation {
+  id: string;
+  level: Level;
+  /** Effective severity after --strict. */
+  severity: 'failure' | 'advisory';
+  message: string;
+  pointer?: string;
+  received?: unknown;
+  expected?: unknown;
+  exchangeId?: string;
+}

@@ -1,0 +1,306 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
+
+export interface DescriptionCheck {
+  valid: boolean;
+  version?: string;
+  errors: string[];
+}
+
+/** Validate a document as OpenAPI 3.1 (ajv alone cannot compile the 3.1 meta-schema: ajv issue 1745). */
+export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    return { valid: false, errors: ['not a JSON object'] };
+  const declared = (doc as { openapi?: unknown }).openapi;
+  if (typeof declared !== 'string' || !/^3\.1\.\d+/.test(declared)) {
+    return { valid: false, errors: [`openapi is ${JSON.stringify(declared)}, expected 3.1.x`] };
+  }
+  const validator = new Validator({ strict: false, allErrors: true });
+  const res = await validator.validate(structuredClone(doc) as Record<string, unknown>);
+  if (res.valid) return { valid: true, version: declared, errors: [] };
+  const errors = Array.isArray(res.errors)
+    ? res.errors.slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)
+    : [String(res.errors)];
+  return { valid: false, version: declared, errors };
+}
+
+export interface Operation {
+  method: string;
+  template: string;
+  pointer: string;
+  op: Record<string, unknown>;
+}
+
+export interface ResponseFinding {
+  id: 'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004';
+  message: string;
+  pointer?: string;
+  received?: unknown;
+  expected?: unknown;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Media-range match with wildcards (`image/*`, `*\/*`). */
+function mediaMatches(range: string, mt: string): boolean {
+  const [rt, rs] = range.toLowerCase().split(';')[0]!.trim().split('/');
+  const [t, s] = mt.split('/');
+  return (rt === '*' || rt === t) && (rs === '*' || rs === s);
+}
+
+/**
+ * The target's live description, compiled once: finds the operation of an exchange and checks the
+ * response against what the description declares for it (status, media type, body schema, headers).
+ */
+export class LiveDescription {
+  private readonly ajv: Ajv2020;
+  private readonly ops: Operation[] = [];
+  private readonly cache = new Map<string, ValidateFunction | Error>();
+
+  constructor(readonly doc: Record<string, unknown>) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
+    addFormats.default(this.ajv);
+    for (const [name, bits] of [
+      ['int32', 32],
+      ['int64', 64],
+    ] as const) {
+      const lim = 2 ** (bits - 1);
+      this.ajv.addFormat(name, {
+        type: 'number',
+        validate: (n: number) => Number.isInteger(n) && n >= -lim && n < lim,
+      });
+    }
+    for (const f of ['float', 'double']) this.ajv.addFormat(f, { type: 'number', validate: () => true });
+    for (const f of ['binary', 'byte', 'password']) this.ajv.addFormat(f, () => true);
+    // The whole document is registered so that `#/components/...` references resolve inside it.
+    this.ajv.addSchema({ ...structuredClone(doc), $id: 'live://openapi' }, undefined, undefined, false);
+    const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [template, item] of Object.entries(paths)) {
+      if (!item || typeof item !== 'object') continue;
+      for (const m of METHODS) {
+        const op = item[m];
+        if (op && typeof op === 'object') {
+          this.ops.push({
+            method: m.toUpperCase(),
+            template,
+            pointer: `/paths/${esc(template)}/${m}`,
+            op: op as Record<string, unknown>,
+          });
+        }
+      }
+    }
+    // Literal paths win over templated ones (`/v1/media/models` before `/v1/media/{x}`).
+    this.ops.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+  }
+
+  operations(): Operation[] {
+    return this.ops;
+  }
+
+  findOperation(method: string, path: string): Operation | undefined {
+    const p = path.split('?')[0]!;
+    return this.ops.find((o) => o.method === method.toUpperCase() && templateRegex(o.template).test(p));
+  }
+
+  hasOperation(method: string, template: string): boolean {
+    const probe = template.replace(/\{[^}]+\}/g, 'x_probe_1');
+    return this.findOperation(method, probe) !== undefined;
+  }
+
+  /** Resolve a local `$ref` chain to the object it points at. */
+  deref<T = Record<string, unknown>>(node: unknown, depth = 0): T | undefined {
+    if (!node || typeof node !== 'object' || depth > 20) return node as T | undefined;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) return node as T;
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>(
+        (acc, seg) =>
+          (acc as Record<string, unknown> | undefined)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')],
+        this.doc,
+      );
+    return this.deref<T>(target, depth + 1);
+  }
+
+  checkResponse(res: HttpResponse): ResponseFinding[] {
+    const op = this.findOperation(res.method, res.rawPath);
+    if (!op) return [];
+    const where = `${op.method} ${op.template}`;
+    const responses = (this.deref(op.op.responses) ?? {}) as Record<string, unknown>;
+    const code = String(res.status);
+    const key = [code, `${code[0]}XX`, `${code[0]}xx`, 'default'].find((k) => k in responses);
+    if (!key) {
+      return [
+        {
+          id: 'RESP-001',
+          message: `${where}: status ${code} is not declared for the operation`,
+          received: res.status,
+          expected: Object.keys(responses),
+          pointer: `${op.pointer}/responses`,
+        },
+      ];
+    }
+    const findings: ResponseFinding[] = [];
+    const resPointer = `${op.pointer}/responses/${esc(key)}`;
+    const decl = this.deref(responses[key]) ?? {};
+    const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
+    const ranges = Object.keys(content);
+    if (ranges.length === 0) {
+      if (res.body.length > 0) {
+        findings.push({
+          id: 'RESP-002',
+          message: `${where} ${code}: the description declares no content but the response has a ${res.body.length}-byte body`,
+          received: res.mediaType ?? '(no content-type)',
+          expected: 'no body',
+          pointer: resPointer,
+        });
+      }
+    } else if (!res.mediaType) {
+      if (res.body.length > 0) {
+        findings.push({
+          id: 'RESP-002',
+          message: `${where} ${code}: the response has no Content-Type`,
+          received: '(none)',
+          expected: ranges,
+          pointer: `${resPointer}/content`,
+        });
+      }
+    } else {
+      const mt = res.mediaType;
+      const range =
+        ranges.find((r) => r.toLowerCase().split(';')[0]!.trim() === mt) ??
+        ranges.find((r) => mediaMatches(r, mt));
+      if (!range) {
+        findings.push({
+          id: 'RESP-002',
+          message: `${where} ${code}: content type ${mt} is not declared`,
+          received: mt,
+          expected: ranges,
+          pointer: `${resPointer}/content`,
+        });
+      } else {
+        const media = this.deref(content[range]) ?? {};
+        if (media.schema !== undefined && isJsonMediaType(mt)) {
+          const schemaPointer = `${resPointer}/content/${esc(range)}/schema`;
+          findings.push(...this.checkBody(res, schemaPointer, where));
+        }
+      }
+    }
+    findings.push(...this.checkHeaders(res, decl, resPointer, where));
+    return findings;
+  }
+
+  private validator(pointer: string): ValidateFunction | Error {
+    let v = this.cache.get(pointer);
+    if (!v) {
+      try {
+        v = this.ajv.compile({ $ref: `live://openapi#${pointer}` });
+      } catch (err) {
+        v = err as Error;
+      }
+      this.cache.set(pointer, v);
+    }
+    return v;
+  }
+
+  private checkBody(res: HttpResponse, schemaPointer: string, where: string): ResponseFinding[] {
+    if (res.jsonError !== undefined || (res.json === undefined && res.body.length > 0)) {
+      return [
+        {
+          id: 'RESP-003',
+          message: `${where} ${res.status}: the body is not valid JSON (${res.jsonError ?? 'unparsable'})`,
+          pointer: schemaPointer,
+        },
+      ];
+    }
+    if (res.body.length === 0) {
+      return [
+        {
+          id: 'RESP-003',
+          message: `${where} ${res.status}: empty body where a JSON schema is declared`,
+          pointer: schemaPointer,
+        },
+      ];
+    }
+    const v = this.validator(schemaPointer);
+    if (v instanceof Error) return [];
+    if (v(res.json)) return [];
+    return (v.errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
+      id: 'RESP-003' as const,
+      message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+      pointer: e.instancePath || '/',
+      received: valueAt(res.json, e.instancePath),
+      expected: e.params,
+    }));
+  }
+
+  private checkHeaders(
+    res: HttpResponse,
+    decl: Record<string, unknown>,
+    resPointer: string,
+    where: string,
+  ): ResponseFinding[] {
+    const headers = (this.deref(decl.headers) ?? {}) as Record<string, unknown>;
+    const out: ResponseFinding[] = [];
+    for (const [name, h0] of Object.entries(headers)) {
+      const h = this.deref(h0) ?? {};
+      const value = res.headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (h.required === true) {
+          out.push({
+            id: 'RESP-004',
+            message: `${where} ${res.status}: required header ${name} is missing`,
+            pointer: `${resPointer}/headers/${esc(name)}`,
+          });
+        }
+        continue;
+      }
+      if (h.schema) {
+        const v = this.validator(`${resPointer}/headers/${esc(name)}/schema`);
+        if (v instanceof Error) continue;
+        const schema = this.deref<{ type?: unknown }>(h.schema);
+        const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
+        if (!v(typed)) {
+          out.push({
+            id: 'RESP-004',
+            message: `${where} ${res.status}: header ${name} does not match its schema (${v.errors?.[0]?.message ?? ''})`,
+            received: value,
+            pointer: `${resPointer}/headers/${esc(name)}`,
+          });
+        }
+      }
+    }
+    return out;
+  }
+}
+
+const regexCache = new Map<string, RegExp>();
+function templateRegex(template: string): RegExp {
+  let r = regexCache.get(template);
+  if (!r) {
+    const src = template
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    r = new RegExp(`^${src}/?$`);
+    regexCache.set(template, r);
+  }
+  return r;
+}
+
+export function valueAt(root: unknown, pointer: string): unknown {
+  if (!pointer) return root;
+  return pointer
+    .split('/')
+    .slice(1)
+    .reduce<unknown>(
+      (acc, seg) =>
+        (acc as Record<string, unknown> | undefined)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')],
+      root,
+    );
+}

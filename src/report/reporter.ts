@@ -1,0 +1,155 @@
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import junitModule, { type Builder } from 'junit-report-builder';
+import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
+import { catalogue, idsOfTitle } from '../catalogue.ts';
+import type { Redactor } from '../http/redact.ts';
+import type { Outcome } from '../model.ts';
+import { PKG_ROOT } from '../paths.ts';
+import type { TestRecord } from '../runtime/check.ts';
+import type { TestResultRecord } from './summary.ts';
+
+export interface CollectedRun {
+  tests: TestResultRecord[];
+  /** Errors outside any test (collection errors, unhandled rejections): always harness errors. */
+  harnessErrors: string[];
+}
+
+/**
+ * Vitest reporter that turns test results and the metadata the check wrapper attached into our verdict
+ * set. Why a reporter and not vitest's own outcome: vitest knows pass/fail/skip; the verdict needs
+ * advisory, not-run reasons and harness errors kept apart from the target's failures.
+ */
+export class ConformanceReporter implements Reporter {
+  collected: CollectedRun = { tests: [], harnessErrors: [] };
+
+  constructor(private readonly redactor: Redactor) {}
+
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): void {
+    const tests: TestResultRecord[] = [];
+    const harnessErrors: string[] = [];
+    for (const mod of testModules) {
+      const file = relative(PKG_ROOT, mod.moduleId);
+      for (const err of mod.errors()) harnessErrors.push(`${file}: ${err.message}`);
+      for (const tc of mod.children.allTests()) tests.push(this.toRecord(tc, file));
+    }
+    for (const err of unhandledErrors) harnessErrors.push(`unhandled: ${err.message}`);
+    this.collected = { tests, harnessErrors: harnessErrors.map((e) => this.redactor.text(e)) };
+  }
+
+  private toRecord(tc: TestCase, file: string): TestResultRecord {
+    const meta = tc.meta().conformance as TestRecord | undefined;
+    const result = tc.result();
+    const ids = meta?.ids ?? idsOfTitle(tc.name);
+    const base = {
+      title: tc.name,
+      file,
+      ids,
+      durationMs: Math.round(tc.diagnostic()?.duration ?? 0),
+      violations: meta?.violations ?? [],
+      exchanges: meta?.exchanges ?? [],
+      exchangeCount: meta?.exchangeCount ?? 0,
+    };
+    const rec: TestResultRecord = { ...base, outcome: 'passed' };
+    if (meta?.effect) rec.effect = meta.effect;
+    if (result.state === 'skipped') {
+      rec.outcome = 'not_run';
+      rec.reason = meta?.reason ?? result.note ?? 'skipped';
+    } else if (meta?.outcome === 'harness_error') {
+      rec.outcome = 'harness_error';
+      rec.error = meta.error ?? 'unknown harness error';
+    } else if (result.state === 'failed') {
+      if (meta && meta.outcome === 'failed') {
+        rec.outcome = 'failed';
+      } else {
+        // Failed before the wrapper finished: a test timeout (the target kept a chain of requests
+        // busy past the test deadline) or an error vitest raised itself. Kept apart when unclear.
+        const msg = this.redactor.text(result.errors?.map((e) => e.message).join('\n') ?? 'failed');
+        if (/timed out/i.test(msg)) {
+          rec.outcome = 'failed';
+          rec.violations = [
+            ...rec.violations,
+            {
+              id: 'GEN-001',
+              level: 'failure',
+              severity: 'failure',
+              message: `the test did not finish: ${msg}`,
+              count: 1,
+            },
+          ];
+        } else {
+          rec.outcome = 'harness_error';
+          rec.error = msg;
+        }
+      }
+    } else if (meta) {
+      rec.outcome = meta.outcome === 'advisory' ? 'advisory' : 'passed';
+    } else {
+      rec.outcome = 'harness_error';
+      rec.error = 'test ran outside the check() wrapper: no verdict recorded';
+    }
+    return rec;
+  }
+}
+
+/** Coverage: testable requirements with no test citing them; ids cited that the catalogue lacks. */
+export function coverage(tests: TestResultRecord[]): {
+  testable: number;
+  tested: number;
+  untested: string[];
+  unknownIds: string[];
+} {
+  const cat = catalogue();
+  const cited = new Set(tests.flatMap((t) => t.ids));
+  const testable = [...cat.values()].filter((r) => r.testable);
+  return {
+    testable: testable.length,
+    tested: testable.filter((r) => cited.has(r.id)).length,
+    untested: testable.filter((r) => !cited.has(r.id)).map((r) => r.id),
+    unknownIds: [...cited].filter((id) => !cat.has(id)),
+  };
+}
+
+export function writeJunit(file: string, tests: TestResultRecord[], harnessErrors: string[]): void {
+  // CJS module: under NodeNext typing its default export is the builder itself at run time.
+  const b = (junitModule as unknown as Builder).newBuilder();
+  const byFile = new Map<string, TestResultRecord[]>();
+  for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
+  for (const [f, list] of byFile) {
+    const suite = b.testSuite().name(f);
+    for (const t of list) {
+      const tc = suite
+        .testCase()
+        .className(f.replace(/\.test\.ts$/, '').replace(/\//g, '.'))
+        .name(t.title)
+        .time(t.durationMs / 1000);
+      const outcome: Outcome = t.outcome;
+      if (outcome === 'failed') {
+        const failures = t.violations.filter((v) => v.severity === 'failure');
+        tc.failure(
+          failures.map((v) => `[${v.id}] ${v.message}`).join('\n'),
+          [...new Set(failures.map((v) => v.id))].join(' '),
+        );
+      } else if (outcome === 'harness_error') {
+        tc.error(t.error ?? 'harness error', 'harness_error');
+      } else if (outcome === 'not_run') {
+        tc.skipped().standardOutput(`not run: ${t.reason ?? ''}`);
+      } else if (outcome === 'advisory') {
+        tc.standardOutput(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n'));
+      }
+    }
+  }
+  if (harnessErrors.length > 0) {
+    const suite = b.testSuite().name('harness');
+    for (const e of harnessErrors)
+      suite.testCase().className('harness').name(e.slice(0, 120)).error(e, 'harness_error');
+  }
+  writeFileSync(file, b.build());
+}
+
+export function reportFile(dir: string, name: string): string {
+  return join(dir, name);
+}

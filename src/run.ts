@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { TargetConfig } from './config/targets.ts';
+import { TransportError, UsageError } from './errors.ts';
+import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
+import { Redactor } from './http/redact.ts';
+import type { Role } from './model.ts';
+import { checkOpenApi31 } from './openapi/live.ts';
+import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
+import { ConformanceReporter, coverage, writeJunit } from './report/reporter.ts';
+import { OUTCOMES, type Summary, type TestResultRecord } from './report/summary.ts';
+import { RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
+
+export interface RunOptions {
+  target: TargetConfig;
+  reportDir?: string;
+  strict?: boolean;
+  filter?: string;
+  quiet?: boolean;
+  /** Restrict to suite files whose path contains one of these strings. */
+  files?: string[];
+}
+
+export interface RunResult {
+  summary: Summary;
+  reportDir: string;
+  exitCode: number;
+}
+
+export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3 } as const;
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+/**
+ * One conformance run against a resolved target: preflight (reachable, key accepted, description
+ * fetched once), the vitest suites, then summary.json, junit.xml and exchanges.ndjson in the report dir.
+ * Throws UsageError for what the caller must fix (exit 2).
+ */
+export async function runConformance(
+  opts: RunOptions,
+  log: (s: string) => void = console.log,
+): Promise<RunResult> {
+  const { target } = opts;
+  const startedAt = new Date();
+  const reportDir = resolve(opts.reportDir ?? join('reports', target.name, stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  const exchangesFile = join(reportDir, 'exchanges.ndjson');
+  writeFileSync(exchangesFile, '');
+  const keys: Partial<Record<Role, string>> = {};
+  for (const [role, env] of Object.entries(target.keys))
+    if (process.env[env]) keys[role as Role] = process.env[env];
+  const redactor = new Redactor(keys);
+  const preflightExchanges: Exchange[] = [];
+  const client = new HttpClient({
+    baseUrl: target.baseUrl,
+    timeoutMs: target.timeouts.requestMs,
+    redactor,
+    testName: 'preflight',
+    onExchange: (ex) => {
+      preflightExchanges.push(ex);
+      writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
+    },
+  });
+  const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
+
+  // Preflight 1: the description. A transport failure here means the target is unreachable (exit 2).
+  let desc: HttpResponse;
+  try {
+    desc = await client.send({ method: 'GET', path: '/openapi.json', headers: auth });
+  } catch (err) {
+    if (err instanceof TransportError) {
+      throw new UsageError(`cannot reach target '${target.name}' at ${target.baseUrl}: ${err.message}`);
+    }
+    throw err;
+  }
+  // Preflight 2: the primary key. A refusal is a configuration error (exit 2), not a verdict.
+  let models: HttpResponse;
+  try {
+    models = await client.send({ method: 'GET', path: '/v1/models', headers: auth });
+  } catch (err) {
+    if (err instanceof TransportError)
+      throw new UsageError(`target '${target.name}' failed on GET /v1/models: ${err.message}`);
+    throw err;
+  }
+  if (models.status === 401 || models.status === 403) {
+    throw new UsageError(
+      `target '${target.name}' refuses the primary key (GET /v1/models answered ${models.status}); check ${target.keys.primary ?? 'the primary key variable'}`,
+    );
+  }
+
+  let openapi: RunConfig['openapi'];
+  let preflightFailure: TestResultRecord | undefined;
+  if (desc.json === undefined || desc.status >= 400) {
+    const what =
+      desc.status >= 400
+        ? `status ${desc.status}`
+        : `${desc.mediaType ?? 'no content type'} that is not JSON`;
+    preflightFailure = {
+      title: 'OAS-001 preflight: GET /openapi.json answers the description',
+      file: 'preflight',
+      ids: ['OAS-001'],
+      outcome: 'failed',
+      durationMs: desc.exchange.durationMs,
+      violations: [
+        {
+          id: 'OAS-001',
+          level: 'failure',
+          severity: 'failure',
+          message: `GET /openapi.json answered ${what}: the target does not serve the API's description (is ${target.baseUrl} the API's base URL?)`,
+          exchangeId: desc.exchange.id,
+          count: 1,
+        },
+      ],
+      exchanges: [desc.exchange],
+      exchangeCount: 1,
+    };
+  } else {
+    const file = join(reportDir, 'openapi.json');
+    writeFileSync(file, desc.body);
+    const check = await checkOpenApi31(desc.json);
+    openapi = {
+      file,
+      sha256: createHash('sha256').update(desc.body).digest('hex'),
+      valid: check.valid,
+      errors: check.errors,
+    };
+  }
+
+  const run: RunConfig = {
+    target,
+    strict: !!opts.strict,
+    reportDir,
+    exchangesFile,
+    suiteVersion: SUITE_VERSION,
+  };
+  if (openapi) run.openapi = openapi;
+  const runFile = join(reportDir, 'run.json');
+  writeFileSync(runFile, JSON.stringify(run, null, 2));
+
+  let tests: TestResultRecord[] = [];
+  let harnessErrors: string[] = [];
+  if (preflightFailure) {
+    log(`✗ ${preflightFailure.violations[0]!.message}`);
+    tests = [preflightFailure];
+  } else {
+    process.env[RUN_FILE_ENV] = runFile;
+    const reporter = new ConformanceReporter(redactor);
+    const { startVitest } = await import('vitest/node');
+    const include = ['suites/**/*.test.ts'];
+    const vitest = await startVitest('test', opts.files ?? [], {
+      config: false,
+      root: PKG_ROOT,
+      watch: false,
+      include,
+      reporters: opts.quiet ? [reporter] : [reporter, 'default'],
+      maxWorkers: target.concurrency,
+      ...(opts.filter ? { testNamePattern: opts.filter } : {}),
+      passWithNoTests: false,
+    });
+    await vitest.close();
+    tests = reporter.collected.tests;
+    harnessErrors = reporter.collected.harnessErrors;
+  }
+
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
+  for (const t of tests) counts[t.outcome]++;
+  counts.harness_error += harnessErrors.length;
+  counts.total = tests.length;
+  const tally = (sev: 'failure' | 'advisory') => {
+    const out: Record<string, number> = {};
+    for (const t of tests)
+      for (const id of new Set(t.violations.filter((v) => v.severity === sev).map((v) => v.id)))
+        out[id] = (out[id] ?? 0) + 1;
+    return out;
+  };
+  const summary: Summary = {
+    suite: { name: 'gateway-conformance', version: SUITE_VERSION },
+    target: {
+      name: target.name,
+      baseUrl: target.embedded ? `embedded (${target.baseUrl})` : target.baseUrl,
+      embedded: target.embedded,
+      allow: target.allow,
+      roles: Object.keys(keys) as Role[],
+      models: target.models as Record<string, string>,
+    },
+    strict: !!opts.strict,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    openapi: openapi
+      ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
+      : { valid: false, errors: ['not fetched'] },
+    verdict: counts.harness_error > 0 ? 'harness_error' : counts.failed > 0 ? 'failed' : 'passed',
+    counts,
+    failedRequirements: tally('failure'),
+    advisoryRequirements: tally('advisory'),
+    coverage: coverage(tests),
+    exchanges: { file: 'exchanges.ndjson', count: 0 },
+    tests,
+  };
+  summary.exchanges.count = countLines(exchangesFile);
+  // A last redaction pass over everything written: a secret must not reach the report by any path.
+  writeFileSync(
+    join(reportDir, 'summary.json'),
+    redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
+  );
+  writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
+  const exitCode =
+    summary.verdict === 'harness_error'
+      ? EXIT.harness
+      : summary.verdict === 'failed'
+        ? EXIT.failed
+        : EXIT.passed;
+  if (!opts.quiet) printVerdict(summary, harnessErrors, reportDir, log);
+  return { summary, reportDir, exitCode };
+}
+
+function countLines(file: string): number {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s: string) => void): void {
+  const c = s.counts;
+  log('');
+  log(
+    `gateway-conformance ${s.suite.version} — target ${s.target.name} (${s.target.baseUrl})${s.strict ? ' — strict' : ''}`,
+  );
+  log(
+    `  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not run ${c.not_run}, harness errors ${c.harness_error}`,
+  );
+  const failed = Object.entries(s.failedRequirements);
+  if (failed.length) log(`  failed requirements: ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  const adv = Object.entries(s.advisoryRequirements);
+  if (adv.length) log(`  advisories: ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  const reasons = new Map<string, number>();
+  for (const t of s.tests)
+    if (t.outcome === 'not_run') reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
+  for (const [r, n] of reasons) log(`  not run (${n}): ${r}`);
+  for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
+  log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
+  log(`  report: ${dir}`);
+  log(`VERDICT: ${s.verdict.toUpperCase().replace('_', ' ')}`);
+}

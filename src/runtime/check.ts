@@ -1,0 +1,273 @@
+import { test } from 'vitest';
+import { requirement } from '../catalogue.ts';
+import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
+import type { TargetConfig } from '../config/targets.ts';
+import { TransportError } from '../errors.ts';
+import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
+import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
+import { runConfig } from './run-config.ts';
+import { discoverHints, type WorkerState, worker } from './worker.ts';
+
+export interface TestRecord {
+  ids: string[];
+  effect: Effect;
+  outcome: Outcome;
+  violations: Array<Violation & { count: number }>;
+  /** The exchanges the violations cite (redacted). */
+  exchanges: Exchange[];
+  exchangeCount: number;
+  reason?: string;
+  error?: string;
+}
+
+declare module 'vitest' {
+  interface TaskMeta {
+    conformance?: TestRecord;
+  }
+}
+
+export interface CheckSpec {
+  /** Requirement ids this test checks; they also open its title. */
+  ids: string[];
+  /** Side-effect class: the runner skips the test unless the target allows it. */
+  effect: Effect;
+  roles?: Role[];
+  capabilities?: string[];
+  timeoutMs?: number;
+}
+
+/** Who a request authenticates as: a role's key (Bearer), or no Authorization header. */
+export type As = Role | 'none';
+
+export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
+  as?: As;
+  /** Skip the automatic per-exchange checks (used only by probes that study a broken response on purpose). */
+  raw?: boolean;
+}
+
+class SkipSignal extends Error {}
+class AbortSignalError extends Error {}
+
+/** What a test body gets: requests that check themselves, and a way to report violations by id. */
+export class CheckContext {
+  readonly target: TargetConfig;
+  readonly violations: Array<Violation & { count: number }> = [];
+  private readonly cited = new Map<string, Exchange>();
+  private readonly exchanges = new Map<string, Exchange>();
+  exchangeCount = 0;
+  private readonly client: HttpClient;
+
+  constructor(
+    private readonly w: WorkerState,
+    readonly title: string,
+    private readonly skipFn: (note: string) => never,
+  ) {
+    this.target = w.run.target;
+    this.client = new HttpClient({
+      baseUrl: this.target.baseUrl,
+      timeoutMs: this.target.timeouts.requestMs,
+      redactor: w.redactor,
+      testName: title,
+      onExchange: (ex) => {
+        this.exchangeCount++;
+        this.exchanges.set(ex.id, ex);
+        w.record(ex);
+      },
+    });
+  }
+
+  get strict(): boolean {
+    return this.w.run.strict;
+  }
+
+  hasRole(role: Role): boolean {
+    return this.w.keys[role] !== undefined;
+  }
+
+  /** A key value, for probes that must build a broken header from it. Never print it. */
+  keyOf(role: Role): string {
+    const k = this.w.keys[role];
+    if (!k) this.skip(`role '${role}' is not configured for target '${this.target.name}'`);
+    return k;
+  }
+
+  /** A model hint from the target config, else discovered from the catalog, else the test is not run. */
+  async hint(h: Hint): Promise<string> {
+    const configured = this.target.models[h];
+    if (configured) return configured;
+    const found = (await discoverHints())[h];
+    if (found) return found;
+    return this.skip(
+      `model hint '${h}' is not configured for target '${this.target.name}' and could not be discovered from the catalog`,
+    );
+  }
+
+  skip(reason: string): never {
+    this.skipFn(reason);
+    throw new SkipSignal(reason);
+  }
+
+  async request(method: string, path: string, req: Req = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = {};
+    const as = req.as ?? 'primary';
+    if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
+    Object.assign(headers, req.headers ?? {});
+    const spec: RequestSpec = { ...req, method, path, headers };
+    const res = await this.client.send(spec);
+    if (!req.raw) this.checkExchange(res);
+    return res;
+  }
+
+  get(path: string, req: Req = {}): Promise<HttpResponse> {
+    return this.request('GET', path, req);
+  }
+
+  post(path: string, json: unknown, req: Req = {}): Promise<HttpResponse> {
+    return this.request('POST', path, { ...req, json });
+  }
+
+  /** Generic checks every exchange gets: description conformance, error shape, server faults, leaks. */
+  checkExchange(res: HttpResponse): void {
+    const findings: Finding[] = [...genericChecks(res), ...secretLeaks(res, this.w.secrets)];
+    if (this.w.live) findings.push(...this.w.live.checkResponse(res));
+    for (const f of findings) this.violate(f.id, f.message, { ...f, exchange: res.exchange });
+  }
+
+  /** Record a violation of a requirement; its level comes from the catalogue. */
+  violate(
+    id: string,
+    message: string,
+    extra: {
+      pointer?: string;
+      received?: unknown;
+      expected?: unknown;
+      exchange?: Exchange;
+      level?: 'notable';
+    } = {},
+  ): void {
+    const req = requirement(id);
+    const level = extra.level ?? req.level;
+    const severity = level === 'failure' || (level === 'implied' && this.strict) ? 'failure' : 'advisory';
+    const redact = this.w.redactor;
+    const v: Violation & { count: number } = { id, level, severity, message: redact.text(message), count: 1 };
+    if (extra.pointer !== undefined) v.pointer = extra.pointer;
+    if (extra.received !== undefined) v.received = redact.value(extra.received);
+    if (extra.expected !== undefined) v.expected = redact.value(extra.expected);
+    if (extra.exchange) {
+      v.exchangeId = extra.exchange.id;
+      this.cited.set(extra.exchange.id, extra.exchange);
+    }
+    const same = this.violations.find(
+      (o) => o.id === v.id && o.message === v.message && o.pointer === v.pointer,
+    );
+    if (same) same.count++;
+    else this.violations.push(v);
+  }
+
+  /** Report a violation unless `ok`; returns `ok`. */
+  ensure(
+    ok: boolean,
+    id: string,
+    message: string,
+    extra: Parameters<CheckContext['violate']>[2] = {},
+  ): boolean {
+    if (!ok) this.violate(id, message, extra);
+    return ok;
+  }
+
+  /** Stop the test here (after recording why with violate); later steps would only repeat the cause. */
+  abort(): never {
+    throw new AbortSignalError('aborted after a violation');
+  }
+
+  citedExchanges(): Exchange[] {
+    return [...this.cited.values()];
+  }
+
+  exchange(id: string): Exchange | undefined {
+    return this.exchanges.get(id);
+  }
+}
+
+export class ConformanceFailure extends Error {
+  override name = 'ConformanceFailure';
+}
+
+function formatFailure(violations: Violation[]): string {
+  return violations
+    .map((v) => {
+      const lines = [`[${v.id}] ${v.message}`];
+      if (v.pointer) lines.push(`  at ${v.pointer}`);
+      if (v.received !== undefined) lines.push(`  Received: ${short(v.received)}`);
+      if (v.expected !== undefined) lines.push(`  Expected: ${short(v.expected)}`);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+function short(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}
+
+/**
+ * Define one conformance test. The runner, not the test, decides whether it may run (side-effect class,
+ * roles, capabilities); the test records violations by requirement id and the verdict follows from them.
+ */
+export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
+  for (const id of spec.ids) requirement(id);
+  const run = runConfig();
+  const fullTitle = `${spec.ids.join(' ')} ${title}`;
+  test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs }, async (ctx) => {
+    const w = worker();
+    const record: TestRecord = {
+      ids: spec.ids,
+      effect: spec.effect,
+      outcome: 'passed',
+      violations: [],
+      exchanges: [],
+      exchangeCount: 0,
+    };
+    ctx.task.meta.conformance = record;
+    const notRun = (reason: string): never => {
+      record.outcome = 'not_run';
+      record.reason = reason;
+      return ctx.skip(reason);
+    };
+    if (!w.run.target.allow.includes(spec.effect)) {
+      notRun(
+        `side-effect class '${spec.effect}' is not allowed for target '${w.run.target.name}' (allowed: ${w.run.target.allow.join(', ')})`,
+      );
+    }
+    for (const role of spec.roles ?? []) {
+      if (!w.keys[role]) notRun(`role '${role}' is not configured for target '${w.run.target.name}'`);
+    }
+    for (const cap of spec.capabilities ?? []) {
+      if (!w.run.target.capabilities.includes(cap))
+        notRun(`capability '${cap}' is not declared for target '${w.run.target.name}'`);
+    }
+    const t = new CheckContext(w, fullTitle, notRun);
+    try {
+      await fn(t);
+    } catch (err) {
+      if (err instanceof TransportError) {
+        const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
+        t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+      } else if (!(err instanceof AbortSignalError)) {
+        if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
+        record.outcome = 'harness_error';
+        record.error = w.redactor.text(
+          err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
+        );
+        record.exchangeCount = t.exchangeCount;
+        throw err;
+      }
+    }
+    record.violations = t.violations;
+    record.exchanges = t.citedExchanges();
+    record.exchangeCount = t.exchangeCount;
+    const failures = t.violations.filter((v) => v.severity === 'failure');
+    record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
+    if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
+  });
+}

@@ -1,0 +1,104 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { findEntryList, isPlainObject } from '../checks/json.ts';
+import { type Exchange, HttpClient } from '../http/client.ts';
+import { Redactor } from '../http/redact.ts';
+import type { Hint, Role } from '../model.ts';
+import { LiveDescription } from '../openapi/live.ts';
+import { type RunConfig, runConfig } from './run-config.ts';
+
+/** Per-worker state shared by the tests of one worker: secrets, redactor, the compiled description. */
+export interface WorkerState {
+  run: RunConfig;
+  keys: Partial<Record<Role, string>>;
+  redactor: Redactor;
+  /** Values that must never appear in a response (SEC-001), with a label for messages. */
+  secrets: Array<{ label: string; value: string }>;
+  live?: LiveDescription;
+  record(exchange: Exchange): void;
+}
+
+let state: WorkerState | undefined;
+
+export function worker(): WorkerState {
+  if (state) return state;
+  const run = runConfig();
+  const keys: Partial<Record<Role, string>> = {};
+  for (const [role, envName] of Object.entries(run.target.keys)) {
+    const v = process.env[envName];
+    if (v) keys[role as Role] = v;
+  }
+  const redactor = new Redactor(keys);
+  const secrets = [
+    ...Object.entries(keys).map(([label, value]) => ({ label: `${label} key`, value: value as string })),
+    ...run.target.canaries.map((value, i) => ({ label: `canary #${i + 1}`, value })),
+  ];
+  let live: LiveDescription | undefined;
+  if (run.openapi?.valid) {
+    live = new LiveDescription(JSON.parse(readFileSync(run.openapi.file, 'utf8')) as Record<string, unknown>);
+  }
+  const s: WorkerState = {
+    run,
+    keys,
+    redactor,
+    secrets,
+    record(exchange) {
+      appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
+    },
+  };
+  if (live) s.live = live;
+  state = s;
+  return s;
+}
+
+const ID_FIELDS = ['id', 'model_id', 'model', 'name', 'slug'];
+const HINT_WORDS: Record<Exclude<Hint, 'forbidden'>, RegExp> = {
+  chat: /chat/i,
+  embedding: /embed/i,
+  responses: /responses/i,
+  no_responses: /chat/i,
+};
+
+let discovered: Promise<Partial<Record<Hint, string>>> | undefined;
+
+/**
+ * Model hints the target config does not give, discovered once per worker from the primary key's
+ * catalog: an entry's id (first of the usual id fields) and its capability strings. `forbidden` can
+ * never be discovered (an id that is *not* listed).
+ */
+export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
+  discovered ??= (async () => {
+    const w = worker();
+    const primary = w.keys.primary;
+    if (!primary) return {};
+    const client = new HttpClient({
+      baseUrl: w.run.target.baseUrl,
+      timeoutMs: w.run.target.timeouts.requestMs,
+      redactor: w.redactor,
+    });
+    try {
+      const res = await client.send({
+        method: 'GET',
+        path: '/v1/models',
+        headers: { authorization: `Bearer ${primary}` },
+      });
+      const list = findEntryList(res.json);
+      const out: Partial<Record<Hint, string>> = {};
+      for (const entry of list?.entries ?? []) {
+        if (!isPlainObject(entry)) continue;
+        const idField = ID_FIELDS.find((f) => typeof entry[f] === 'string');
+        if (!idField) continue;
+        const id = entry[idField] as string;
+        const caps = JSON.stringify(Object.entries(entry).filter(([k]) => k !== idField));
+        for (const [hint, re] of Object.entries(HINT_WORDS) as Array<[Hint, RegExp]>) {
+          if (out[hint]) continue;
+          if (hint === 'no_responses' ? re.test(caps) && !/responses/i.test(caps) : re.test(caps))
+            out[hint] = id;
+        }
+      }
+      return out;
+    } catch {
+      return {};
+    }
+  })();
+  return discovered;
+}

@@ -1,0 +1,197 @@
+import { describe } from 'vitest';
+import type { Role } from '../../src/model.ts';
+import {
+  businessEndpoints,
+  type CheckContext,
+  check,
+  concretePath,
+  type Endpoint,
+  errorCode,
+  label,
+  probeRequest,
+} from '../../src/suite.ts';
+
+interface Probe {
+  ids: string[];
+  title: string;
+  /** Carries (a mutation of) a real key: if wrongly accepted it acts on a real account. */
+  keyMaterial: boolean;
+  role?: Role;
+  /** Accepted statuses and whether a 401 must carry `invalid_api_key`. */
+  expect: { statuses: number[]; code401: boolean };
+  build(t: CheckContext): { headers: Record<string, string>; query?: string };
+}
+
+const REFUSED = { statuses: [401], code401: true };
+const fakeKey = `sk-conformance-${'0123456789abcdef'.repeat(2)}`;
+
+const probes: Probe[] = [
+  {
+    ids: ['AUTH-001', 'AUTH-009'],
+    title: 'refuses a request without a key',
+    keyMaterial: false,
+    expect: REFUSED,
+    build: () => ({ headers: {} }),
+  },
+  {
+    ids: ['AUTH-002', 'AUTH-009'],
+    title: 'refuses a well-formed key that does not exist',
+    keyMaterial: false,
+    expect: REFUSED,
+    build: () => ({ headers: { authorization: `Bearer ${fakeKey}` } }),
+  },
+  {
+    ids: ['AUTH-003', 'AUTH-009'],
+    title: 'refuses the key under the Token scheme',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => ({ headers: { authorization: `Token ${t.keyOf('primary')}` } }),
+  },
+  {
+    ids: ['AUTH-003', 'AUTH-009'],
+    title: 'refuses the key under the Basic scheme',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => ({ headers: { authorization: `Basic ${t.keyOf('primary')}` } }),
+  },
+  {
+    ids: ['AUTH-003', 'AUTH-009'],
+    title: 'refuses the bare key without a scheme',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => ({ headers: { authorization: t.keyOf('primary') } }),
+  },
+  {
+    ids: ['AUTH-004', 'AUTH-009'],
+    title: 'refuses a truncated key',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => {
+      const k = t.keyOf('primary');
+      return { headers: { authorization: `Bearer ${k.slice(0, Math.max(1, k.length - 6))}` } };
+    },
+  },
+  {
+    ids: ['AUTH-004', 'AUTH-009'],
+    title: 'refuses the key with characters appended',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('primary')}x9` } }),
+  },
+  {
+    ids: ['AUTH-005', 'AUTH-009'],
+    title: 'refuses the key in the query string',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => {
+      const k = encodeURIComponent(t.keyOf('primary'));
+      return { headers: {}, query: `api_key=${k}&key=${k}&access_token=${k}` };
+    },
+  },
+  {
+    ids: ['AUTH-006', 'AUTH-009'],
+    title: 'refuses a cookie carrying the key instead of the header',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => {
+      const k = t.keyOf('primary');
+      return { headers: { cookie: `session=${k}; api_key=${k}; token=${k}` } };
+    },
+  },
+  {
+    ids: ['AUTH-007', 'AUTH-009'],
+    title: 'refuses a revoked key',
+    keyMaterial: true,
+    role: 'revoked',
+    expect: REFUSED,
+    build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('revoked')}` } }),
+  },
+  {
+    ids: ['AUTH-008'],
+    title: 'refuses an expired key',
+    keyMaterial: true,
+    role: 'expired',
+    // Readings: 401 (invalid_api_key lists no expiry) or 403 (expiry is a key restriction).
+    expect: { statuses: [401, 403], code401: false },
+    build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('expired')}` } }),
+  },
+  {
+    ids: ['AUTH-010'],
+    title: 'refuses a key whose IP allowlist excludes the caller',
+    keyMaterial: true,
+    role: 'ip_blocked',
+    expect: { statuses: [401, 403], code401: false },
+    build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('ip_blocked')}` } }),
+  },
+];
+
+async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
+  const valid = await probeRequest(t, e);
+  const { headers, query } = p.build(t);
+  const path = concretePath(e) + (query ? `?${query}` : '');
+  const res = await t.request(e.method, path, {
+    ...valid,
+    as: 'none',
+    headers: { ...(valid.headers ?? {}), ...headers },
+  });
+  const [main] = p.ids;
+  if (
+    !t.ensure(
+      p.expect.statuses.includes(res.status),
+      main!,
+      `${label(e)}: ${p.title.replace(/^refuses/, 'did not refuse')}`,
+      {
+        received: res.status,
+        expected: p.expect.statuses.join(' or '),
+        exchange: res.exchange,
+      },
+    )
+  ) {
+    return;
+  }
+  if (res.status === 401 && p.expect.code401) {
+    t.ensure(
+      errorCode(res.json) === 'invalid_api_key',
+      'AUTH-009',
+      `${label(e)}: the 401 does not carry code invalid_api_key`,
+      {
+        received: errorCode(res.json) ?? null,
+        expected: 'invalid_api_key',
+        pointer: '/error/code',
+        exchange: res.exchange,
+      },
+    );
+  }
+}
+
+for (const e of businessEndpoints()) {
+  describe(label(e), () => {
+    for (const p of probes) {
+      check(
+        { ids: p.ids, effect: p.keyMaterial ? e.effect : 'read', ...(p.role ? { roles: [p.role] } : {}) },
+        `${p.title}: ${label(e)}`,
+        (t) => probe(t, e, p),
+      );
+    }
+  });
+}
+
+check(
+  { ids: ['AUTH-011'], effect: 'read' },
+  'accepts the primary key as Bearer on the catalog and the balance',
+  async (t) => {
+    for (const path of ['/v1/models', '/v1/balance']) {
+      const res = await t.get(path);
+      t.ensure(
+        res.status >= 200 && res.status < 300,
+        'AUTH-011',
+        `GET ${path} with the primary key was not accepted`,
+        {
+          received: res.status,
+          expected: '2xx',
+          exchange: res.exchange,
+        },
+      );
+    }
+  },
+);

@@ -1,0 +1,168 @@
+import {
+  type CheckContext,
+  check,
+  findEntryList,
+  findField,
+  isPlainObject,
+  pointsFields,
+} from '../../src/suite.ts';
+
+const PRICE_FIELDS = ['request_points_per_million_tokens', 'response_points_per_million_tokens'];
+
+async function catalog(t: CheckContext, as: 'primary' | 'no_models' = 'primary') {
+  const res = await t.get('/v1/models', { as });
+  if (
+    !t.ensure(
+      res.status >= 200 && res.status < 300 && res.json !== undefined,
+      'MODELS-001',
+      'GET /v1/models did not answer 2xx JSON',
+      {
+        received: `${res.status} ${res.mediaType ?? ''}`,
+        expected: '2xx application/json',
+        exchange: res.exchange,
+      },
+    )
+  ) {
+    t.abort();
+  }
+  return { res, list: findEntryList(res.json) };
+}
+
+check(
+  { ids: ['MODELS-001'], effect: 'read' },
+  'lists the account catalog as a list of entries',
+  async (t) => {
+    const { res, list } = await catalog(t);
+    t.ensure(
+      list !== undefined,
+      'MODELS-001',
+      'GET /v1/models holds no list of entries (neither an array nor an object with an array)',
+      {
+        received: res.exchange.responseBody?.preview,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['PTS-001', 'PTS-002', 'MODELS-002'], effect: 'read' },
+  'quotes model prices as exact decimal strings',
+  async (t) => {
+    const { res, list } = await catalog(t);
+    for (const f of pointsFields(res.json, PRICE_FIELDS)) {
+      if (!f.verdict.ok) {
+        t.violate('PTS-001', `${f.field} is ${f.verdict.reason}`, {
+          pointer: f.pointer,
+          received: f.value,
+          expected: 'a decimal string',
+          exchange: res.exchange,
+        });
+      } else if (f.verdict.note) {
+        t.violate('PTS-002', `${f.field}: ${f.verdict.note}`, {
+          pointer: f.pointer,
+          received: f.value,
+          exchange: res.exchange,
+        });
+      }
+    }
+    (list?.entries ?? []).forEach((entry, i) => {
+      if (!isPlainObject(entry)) return;
+      const priced = PRICE_FIELDS.some((f) => f in entry);
+      if (!priced && entry.points_configured !== false && !('points_configured' in entry)) {
+        t.violate('MODELS-002', 'entry has no price fields and no points_configured flag', {
+          pointer: `${list?.pointer}/${i}`,
+          exchange: res.exchange,
+        });
+      }
+    });
+  },
+);
+
+check(
+  { ids: ['MODELS-003'], effect: 'read' },
+  'invents no zero quote where points are not configured',
+  async (t) => {
+    const { res } = await catalog(t);
+    for (const flag of findField(res.json, 'points_configured')) {
+      if (flag.value !== false) continue;
+      for (const f of PRICE_FIELDS) {
+        const v = flag.parent[f];
+        if (v === undefined || v === null) continue;
+        const zero =
+          (typeof v === 'string' || typeof v === 'number') && /^[+-]?0*(\.0*)?$/.test(String(v).trim());
+        t.ensure(
+          !zero,
+          'MODELS-003',
+          `an entry with points_configured false quotes ${f} = ${JSON.stringify(v)}`,
+          {
+            pointer: flag.pointer.replace(/points_configured$/, f),
+            received: v,
+            expected: 'the price field omitted',
+            exchange: res.exchange,
+          },
+        );
+      }
+    }
+  },
+);
+
+check(
+  { ids: ['MODELS-004'], effect: 'read' },
+  'does not list a model outside the account catalog',
+  async (t) => {
+    const forbidden = await t.hint('forbidden');
+    const { res } = await catalog(t);
+    const hits = JSON.stringify(res.json).includes(JSON.stringify(forbidden));
+    t.ensure(
+      !hits,
+      'MODELS-004',
+      `the primary key's catalog lists the model '${forbidden}', which the target declares outside it`,
+      {
+        received: forbidden,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['MODELS-005'], effect: 'read', roles: ['no_models'] },
+  'answers an empty catalog for an account with no model',
+  async (t) => {
+    const { res, list } = await catalog(t, 'no_models');
+    t.ensure(
+      (list?.entries.length ?? 0) === 0,
+      'MODELS-005',
+      `the catalog of an account with no effective model lists ${list?.entries.length} entries`,
+      {
+        received: list?.entries.length,
+        expected: 0,
+        pointer: list?.pointer,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['PTS-003'], effect: 'read' },
+  'names service_points wherever the catalog names a unit',
+  async (t) => {
+    const { res } = await catalog(t);
+    for (const u of findField(res.json, 'unit')) {
+      if (!PRICE_FIELDS.some((f) => f in u.parent)) continue;
+      t.ensure(
+        u.value === 'service_points',
+        'PTS-003',
+        'a priced entry names a unit other than service_points',
+        {
+          pointer: u.pointer,
+          received: u.value,
+          expected: 'service_points',
+          exchange: res.exchange,
+        },
+      );
+    }
+  },
+);

@@ -1,0 +1,145 @@
+import { describe } from 'vitest';
+import { DriftComparer } from '../../src/openapi/drift.ts';
+import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
+import { type CheckContext, check, documented, endpoints, label } from '../../src/suite.ts';
+
+let fetched: Promise<{ live?: LiveDescription; error?: string }> | undefined;
+
+/** The live description, fetched in this file's first test that needs it (and recorded there). */
+async function liveDescription(t: CheckContext): Promise<LiveDescription> {
+  fetched ??= (async () => {
+    const res = await t.get('/openapi.json');
+    if (res.status !== 200 || res.json === undefined)
+      return { error: `GET /openapi.json answered ${res.status} ${res.mediaType ?? ''}` };
+    const ok = await checkOpenApi31(res.json);
+    if (!ok.valid) return { error: `the description is not valid OpenAPI 3.1: ${ok.errors.join('; ')}` };
+    return { live: new LiveDescription(res.json as Record<string, unknown>) };
+  })();
+  const got = await fetched;
+  if (!got.live) return t.skip(`no valid live description (${got.error}; see OAS-001)`);
+  return got.live;
+}
+
+check(
+  { ids: ['OAS-001'], effect: 'read' },
+  'serves a valid OpenAPI 3.1 description at /openapi.json',
+  async (t) => {
+    const res = await t.get('/openapi.json');
+    if (
+      !t.ensure(
+        res.status === 200 && res.json !== undefined,
+        'OAS-001',
+        'GET /openapi.json did not answer 200 with JSON',
+        {
+          received: `${res.status} ${res.mediaType ?? ''}`,
+          expected: '200 application/json',
+          exchange: res.exchange,
+        },
+      )
+    ) {
+      return;
+    }
+    const ok = await checkOpenApi31(res.json);
+    t.ensure(
+      ok.valid,
+      'OAS-001',
+      `the description is not a valid OpenAPI 3.1 document: ${ok.errors.join('; ')}`,
+      {
+        received: ok.version,
+        expected: 'OpenAPI 3.1.x, valid against the 3.1 schema',
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+describe('every business endpoint of the contract is described', () => {
+  for (const e of endpoints()) {
+    const id = e.public ? 'OAS-005' : 'OAS-002';
+    check({ ids: [id], effect: 'read' }, `describes ${label(e)}`, async (t) => {
+      const live = await liveDescription(t);
+      t.ensure(live.hasOperation(e.method, e.path), id, `the live description has no operation ${label(e)}`, {
+        expected: label(e),
+        pointer: '/paths',
+      });
+    });
+  }
+});
+
+type Side = 'request' | 'response';
+
+function bodySchema(
+  live: LiveDescription,
+  e: { method: string; path: string },
+  side: Side,
+): { schema: unknown; at: string } | undefined {
+  const op = live
+    .operations()
+    .find(
+      (o) =>
+        o.method === e.method &&
+        o.template.replace(/\{[^}]+\}/g, '{}') === e.path.replace(/\{[^}]+\}/g, '{}'),
+    );
+  if (!op) return undefined;
+  if (side === 'request') {
+    const body = live.deref<{ content?: Record<string, { schema?: unknown }> }>(op.op.requestBody);
+    const media = Object.entries(body?.content ?? {}).find(([mt]) => mt.startsWith('application/json'));
+    return media?.[1].schema ? { schema: media[1].schema, at: `${op.pointer}/requestBody` } : undefined;
+  }
+  const responses = (live.deref(op.op.responses) ?? {}) as Record<string, unknown>;
+  for (const [status, r] of Object.entries(responses)) {
+    if (!/^2/.test(status)) continue;
+    const content = live.deref<{ content?: Record<string, { schema?: unknown }> }>(r)?.content ?? {};
+    const media = Object.entries(content).find(([mt]) => mt.startsWith('application/json'));
+    if (media?.[1].schema) return { schema: media[1].schema, at: `${op.pointer}/responses/${status}` };
+  }
+  return undefined;
+}
+
+describe('the description agrees with the contract on what the contract shows', () => {
+  for (const e of endpoints()) {
+    for (const side of ['request', 'response'] as Side[]) {
+      const docName = side === 'request' ? e.request_schema : e.response_schema;
+      if (!docName) continue;
+      check(
+        { ids: ['OAS-003', 'OAS-004'], effect: 'read' },
+        `${side} body of ${label(e)} agrees with ${docName}`,
+        async (t) => {
+          const live = await liveDescription(t);
+          const found = bodySchema(live, e, side);
+          if (!found) return t.skip(`the live description shows no JSON ${side} body for ${label(e)}`);
+          for (const f of new DriftComparer(documented(), live).compare(docName, found.schema, side)) {
+            t.violate(f.id, `${label(e)} ${side} ${f.path}: ${f.message}`, {
+              pointer: `${found.at}${f.path === '/' ? '' : f.path}`,
+              ...(f.live !== undefined ? { received: f.live } : {}),
+              ...(f.documented !== undefined ? { expected: f.documented } : {}),
+            });
+          }
+        },
+      );
+    }
+  }
+
+  check({ ids: ['OAS-003'], effect: 'read' }, 'error responses agree with the APIError object', async (t) => {
+    const live = await liveDescription(t);
+    const comparer = new DriftComparer(documented(), live);
+    for (const op of live.operations()) {
+      const responses = (live.deref(op.op.responses) ?? {}) as Record<string, unknown>;
+      for (const [status, r] of Object.entries(responses)) {
+        if (!/^[45]|default/.test(status)) continue;
+        const content = live.deref<{ content?: Record<string, { schema?: unknown }> }>(r)?.content ?? {};
+        for (const [mt, media] of Object.entries(content)) {
+          if (!mt.includes('json') || !media?.schema) continue;
+          for (const f of comparer.compare('api-error.json', media.schema, 'response')) {
+            if (f.id !== 'OAS-003') continue;
+            t.violate(f.id, `${op.method} ${op.template} ${status}: ${f.path}: ${f.message}`, {
+              pointer: `${op.pointer}/responses/${status}`,
+              ...(f.live !== undefined ? { received: f.live } : {}),
+              ...(f.documented !== undefined ? { expected: f.documented } : {}),
+            });
+          }
+        }
+      }
+    }
+  });
+});

@@ -1,0 +1,29 @@
+import { check } from '../../src/suite.ts';
+
+// The per-exchange checks (RESP-*, ERR-*, SEC-001) run on every response of every test; this test makes
+// them the subject: a spread of public, catalog, balance and error responses.
+check(
+  {
+    ids: [
+      'RESP-001',
+      'RESP-002',
+      'RESP-003',
+      'RESP-004',
+      'ERR-001',
+      'ERR-002',
+      'ERR-003',
+      'GEN-001',
+      'SEC-001',
+    ],
+    effect: 'read',
+  },
+  'public, catalog, balance and error responses match the live description',
+  async (t) => {
+    await t.get('/healthz', { as: 'none' });
+    await t.get('/status', { as: 'none' });
+    await t.get('/v1/models');
+    await t.get('/v1/balance');
+    await t.get('/v1/models', { as: 'none' });
+    await t.get('/v1/balance', { as: 'none', headers: { authorization: 'Bearer sk-conformance-not-a-key' } });
+  },
+);
