@@ -42,10 +42,14 @@ export function judgePoints(value: unknown): PointsVerdict {
   return { ok: true, value: d };
 }
 
-/** 15+ fractional digits ending in a run like 0000000004 or 9999999999: the print of a binary float. */
+/**
+ * 15+ fractional digits where a significant digit is followed by a long run of 0s or 9s and one to
+ * three last digits (0.30000000000000004): the print of a binary float. A tiny exact value such as
+ * 0.000000000000001 has no significant digit before its run and is not flagged.
+ */
 function hasFloatNoise(s: string): boolean {
-  const frac = s.split('.')[1];
-  return !!frac && frac.length >= 15 && /(0{6,}|9{6,})\d{1,3}$/.test(frac);
+  const [int = '', frac = ''] = s.replace(/^-/, '').split('.');
+  return frac.length >= 15 && /[1-9]\d*?(0{6,}|9{6,})\d{1,3}$/.test(int + frac);
 }
 
 export interface PointsField extends Found {

@@ -54,7 +54,7 @@ interface RawTarget {
   shared_account?: boolean;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 const validateFile = ajv.compile(targetsFileSchema);
 
 function describeError(e: ErrorObject): string {
@@ -63,6 +63,10 @@ function describeError(e: ErrorObject): string {
   if (e.keyword === 'additionalProperties') {
     return `unknown setting '${(e.params as { additionalProperty: string }).additionalProperty}'`;
   }
+  if (e.keyword === 'const')
+    return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+  if (e.keyword === 'type')
+    return `must be ${e.params.type === 'array' ? 'a list' : `a${/^[aeiou]/.test(String(e.params.type)) ? 'n' : ''} ${e.params.type}`}`;
   if (e.keyword === 'enum') {
     return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   }
@@ -87,18 +91,25 @@ export function loadTargetsFile(file: string): RawTarget[] {
   const data = doc.toJS() as unknown;
   if (!validateFile(data)) {
     // Anchor each error to the closest node that exists in the document to report a line.
-    const seen = new Set<string>();
-    const lines = (validateFile.errors ?? [])
-      .filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if')
-      .map((e) => {
-        const path = e.instancePath.split('/').slice(1).map(decodePointer);
-        let node: unknown = doc.getIn(path, true);
-        for (let n = path.length; !node && n > 0; n--) node = doc.getIn(path.slice(0, n - 1), true);
-        const range = (node as { range?: [number, number] } | undefined)?.range;
-        const line = range ? `line ${lineCounter.linePos(range[0]).line}, ` : '';
-        return `${file}: ${line}${e.instancePath || '/'}: ${describeError(e)}`;
-      })
-      .filter((l) => !seen.has(l) && seen.add(l));
+    // The most specific error wins: an anyOf branch's complaint about the parent is noise when a
+    // deeper error says what is wrong; errors at one path (the branches of an anyOf) are joined with 'or'.
+    const all = (validateFile.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
+    const byPath = new Map<string, string[]>();
+    const noise = (e: ErrorObject) =>
+      e.schemaPath.includes('/anyOf/') && all.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));
+    for (const e of all.filter((e) => !noise(e))) {
+      const msgs = byPath.get(e.instancePath) ?? [];
+      if (!msgs.includes(describeError(e))) msgs.push(describeError(e));
+      byPath.set(e.instancePath, msgs);
+    }
+    const lines = [...byPath].map(([instancePath, msgs]) => {
+      const path = instancePath.split('/').slice(1).map(decodePointer);
+      let node: unknown = doc.getIn(path, true);
+      for (let n = path.length; !node && n > 0; n--) node = doc.getIn(path.slice(0, n - 1), true);
+      const range = (node as { range?: [number, number] } | undefined)?.range;
+      const line = range ? `line ${lineCounter.linePos(range[0]).line}, ` : '';
+      return `${file}: ${line}${instancePath || '/'}: ${msgs.join(' or ')}`;
+    });
     throw new UsageError(lines.slice(0, 8).join('\n'));
   }
   const targets = (data as { targets: RawTarget[] }).targets;

@@ -53,15 +53,22 @@ check(
   },
 );
 
-describe('every business endpoint of the contract is described', () => {
+describe('every endpoint of the contract is described', () => {
   for (const e of endpoints()) {
-    const id = e.public ? 'OAS-005' : 'OAS-002';
-    check({ ids: [id], effect: 'read' }, `describes ${label(e)}`, async (t) => {
+    const spec = e.public
+      ? { ids: ['OAS-005'], effect: 'read' as const }
+      : { ids: ['OAS-002'], effect: 'read' as const };
+    check(spec, `describes ${label(e)}`, async (t) => {
       const live = await liveDescription(t);
-      t.ensure(live.hasOperation(e.method, e.path), id, `the live description has no operation ${label(e)}`, {
-        expected: label(e),
-        pointer: '/paths',
-      });
+      t.ensure(
+        live.hasOperation(e.method, e.path),
+        spec.ids[0]!,
+        `the live description has no operation ${label(e)}`,
+        {
+          expected: label(e),
+          pointer: '/paths',
+        },
+      );
     });
   }
 });

@@ -1,0 +1,114 @@
+// Assembles the reference server: cross-cutting hooks, error mapping, then the area routes.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerAuth } from './auth.ts';
+import { pathOf, type RefContext } from './context.ts';
+import { type ErrorKind, errorResponse, sendError } from './errors.ts';
+import { buildOpenApi } from './openapi.ts';
+import { registerBalance } from './routes/balance.ts';
+import { registerModels } from './routes/models.ts';
+import { registerPending } from './routes/pending.ts';
+import { registerPublic } from './routes/public.ts';
+
+export interface AppOptions {
+  latencyMs?: number;
+  logger?: boolean;
+}
+
+/** Areas the reference implements beyond 501 stubs; grows as routes are added. */
+export const CAPABILITIES = ['health', 'status', 'openapi', 'models', 'balance'];
+
+const MEDIA_INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
+
+export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInstance {
+  const nextRequestId = requestIds(ctx);
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: nextRequestId,
+    requestIdHeader: false,
+    // Errors raised before routing (bad URL encoding) still answer an APIError.
+    frameworkErrors: (error, request, reply) => {
+      if (ctx.variant !== 'no-request-id') reply.header('X-Request-ID', request.id);
+      sendError(reply, ctx, 'malformed_request', error.message);
+    },
+    clientErrorHandler: (_error, socket) => {
+      if (!socket.writable) return;
+      const { status, body } = errorResponse(ctx, 'malformed_request', 'Malformed HTTP request.');
+      const text = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
+    },
+  });
+
+  const latency = options.latencyMs ?? 0;
+  if (latency > 0) app.addHook('onRequest', async () => void (await sleep(latency)));
+  if (ctx.variant !== 'no-request-id') {
+    app.addHook('onRequest', async (request, reply) => void reply.header('X-Request-ID', request.id));
+  }
+  registerAuth(app, ctx);
+  if (ctx.fault === 'key-echo') {
+    app.addHook('onSend', async (request, reply) => {
+      if (request.caller) reply.header('X-Debug-Key', request.caller.value);
+    });
+  }
+  if (ctx.variant === 'extra-fields') {
+    app.addHook('preSerialization', async (request, _reply, payload) =>
+      pathOf(request.url) === '/openapi.json' ? payload : withVendorFields(payload, true),
+    );
+  }
+
+  // Media uploads are raw bytes; the route checks them.
+  app.addContentTypeParser(MEDIA_INPUT_TYPES, { parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${pathOf(request.url)}.`),
+  );
+  app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    const kind = kindOf(error.statusCode ?? 500);
+    sendError(reply, ctx, kind, kind === 'internal_error' ? 'Internal error.' : error.message);
+  });
+
+  // The description declares 501 for the stubs, so it is built once every route is known.
+  let openapi: object = {};
+  registerPublic(app, ctx, () => openapi);
+  registerModels(app, ctx);
+  registerBalance(app, ctx);
+  openapi = buildOpenApi(ctx, registerPending(app, ctx));
+  return app;
+}
+
+function kindOf(status: number): ErrorKind {
+  if (status === 413) return 'payload_too_large';
+  if (status === 415) return 'unsupported_media_type';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limited';
+  if (status >= 400 && status < 500) return 'malformed_request';
+  return 'internal_error';
+}
+
+function requestIds(ctx: RefContext): () => string {
+  const nonce = randomBytes(6).toString('hex');
+  let counter = 0;
+  return () => {
+    counter += 1;
+    const serial = counter.toString(36);
+    // Variant long-ids: zero-padding before the serial keeps 160-byte ids unique.
+    return `req_${nonce}_${ctx.variant === 'long-ids' ? serial.padStart(160 - 5 - nonce.length, '0') : serial}`;
+  };
+}
+
+/** Variant extra-fields: x_vendor on every object, except the closed MediaInputEnvelope itself. */
+function withVendorFields(node: unknown, top: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => withVendorFields(item, false));
+  if (node === null || typeof node !== 'object' || Buffer.isBuffer(node)) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = withVendorFields(value, false);
+  if (top && out.object === 'media_input') return out;
+  out.x_vendor = { region: 'reference', tier: 'standard' };
+  return out;
+}

@@ -1,0 +1,110 @@
+// Bearer-key authentication, key state (revoked, expired, IP allowlist) and scopes. Runs as an
+// onRequest hook, so it always precedes body parsing and validation.
+import type { BlockList } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { pathOf, type RefContext } from './context.ts';
+import { sendError } from './errors.ts';
+import type { ApiKey, Scope } from './state.ts';
+
+const SCOPE_PREFIXES: [string, Scope][] = [
+  ['/v1/models', 'models'],
+  ['/v1/balance', 'balance'],
+  ['/v1/usage', 'usage'],
+  ['/v1/ledger', 'usage'],
+  ['/v1/chat/', 'inference'],
+  ['/v1/responses', 'inference'],
+  ['/v1/embeddings', 'inference'],
+  ['/v1/media/', 'media'],
+  ['/v1/support/', 'support'],
+];
+
+/** The scope a path needs; null when no restricted key may call it (the deprecated payment API). */
+export function scopeFor(path: string): Scope | null {
+  return SCOPE_PREFIXES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? null;
+}
+
+export function isBusinessPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
+}
+
+type Outcome =
+  | { key: ApiKey }
+  | { error: 'invalid_api_key' | 'key_expired' | 'ip_not_allowed'; message: string };
+
+export function authenticate(ctx: RefContext, request: FastifyRequest): Outcome {
+  const key = candidates(ctx, request)
+    .map((token) => lookup(ctx, token))
+    .find((k) => k !== undefined);
+  if (!key) return { error: 'invalid_api_key', message: 'Missing or invalid API key.' };
+  if (key.revoked && ctx.fault !== 'auth-revoked-accepted') {
+    return { error: 'invalid_api_key', message: 'This API key has been revoked.' };
+  }
+  if (key.expiresAt !== undefined && key.expiresAt <= Date.now() && ctx.fault !== 'auth-expired-accepted') {
+    return { error: 'key_expired', message: 'This API key has expired.' };
+  }
+  if (key.allowlist && !allowed(key.allowlist, request.ip) && ctx.fault !== 'ip-allowlist-ignored') {
+    return { error: 'ip_not_allowed', message: 'The caller address is not in the allowlist of this key.' };
+  }
+  return { key };
+}
+
+/** Token strings to try, in order: the header, then what faults wrongly accept. */
+function candidates(ctx: RefContext, request: FastifyRequest): string[] {
+  const tokens: string[] = [];
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    // "header must be exactly Bearer plus key"
+    const exact = /^Bearer (\S+)$/.exec(header);
+    const lax = ctx.fault === 'auth-scheme-lax' ? /^\S+ +(\S+)\s*$/.exec(header) : null;
+    const token = exact?.[1] ?? lax?.[1];
+    if (token) tokens.push(token);
+  }
+  if (ctx.fault === 'auth-query-key') {
+    const query = request.query as Record<string, unknown>;
+    for (const name of ['api_key', 'key']) {
+      if (typeof query[name] === 'string') tokens.push(query[name]);
+    }
+  }
+  if (ctx.fault === 'auth-cookie' && request.headers.cookie) {
+    for (const pair of request.headers.cookie.split(';')) {
+      const value = pair.slice(pair.indexOf('=') + 1).trim();
+      if (value) tokens.push(decodeURIComponent(value));
+    }
+  }
+  return tokens;
+}
+
+function lookup(ctx: RefContext, token: string): ApiKey | undefined {
+  const exact = ctx.state.keys.get(token);
+  if (exact) return exact;
+  const keys = [...ctx.state.keys.values()];
+  if (ctx.fault === 'auth-prefix-key' && token.length >= 8)
+    return keys.find((k) => k.value.startsWith(token));
+  if (ctx.fault === 'auth-suffix-key') return keys.find((k) => token.startsWith(k.value));
+  return undefined;
+}
+
+function allowed(list: BlockList, ip: string): boolean {
+  const address = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+  return list.check(address, address.includes(':') ? 'ipv6' : 'ipv4');
+}
+
+export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const path = pathOf(request.url);
+    const needsKey = isBusinessPath(path) || (ctx.fault === 'healthz-auth' && path === '/healthz');
+    if (!needsKey) return;
+    const outcome = authenticate(ctx, request);
+    if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
+    request.caller = outcome.key;
+    const scopes = outcome.key.scopes;
+    // Unknown paths get their 404 whatever the scopes.
+    if (scopes && !request.is404) {
+      const scope = scopeFor(path);
+      if (scope === null || !scopes.includes(scope)) {
+        return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
+      }
+    }
+  });
+}

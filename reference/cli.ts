@@ -1,0 +1,97 @@
+// `npm run reference`: start the reference server and print its settings as env lines.
+import { parseArgs } from 'node:util';
+import { FAULTS, startReference, VARIANTS } from './start.ts';
+
+const USAGE = `Usage: npm run reference -- [options]
+
+Starts the in-memory reference server and prints its address, one key per role and the model
+hints as environment lines (CONFORMANCE_*=...), ready to paste or source.
+
+Options:
+  --port N         port to listen on (default 0: any free port)
+  --host H         address to bind (default 127.0.0.1)
+  --latency-ms N   delay every response by N milliseconds
+  --fault NAME     seed one named fault (see below)
+  --variant NAME   flip one contract-silent choice (see below)
+  --help           show this help
+
+Faults:
+${FAULTS.map((f) => `  ${f.name.padEnd(26)} ${f.description}`).join('\n')}
+
+Variants:
+${VARIANTS.map((v) => `  ${v.name.padEnd(26)} ${v.description}`).join('\n')}
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`reference: ${message}\n`);
+  process.exit(2);
+}
+
+function integer(name: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > max) fail(`--${name} must be an integer from 0 to ${max}, got "${value}"`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  let values: ReturnType<typeof parse>['values'];
+  try {
+    values = parse().values;
+  } catch (error) {
+    fail(`${(error as Error).message} (see --help)`);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let handle: Awaited<ReturnType<typeof startReference>>;
+  try {
+    handle = await startReference({
+      port: integer('port', values.port, 65535),
+      host: values.host,
+      latencyMs: integer('latency-ms', values['latency-ms'], 600_000),
+      fault: values.fault,
+      variant: values.variant,
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const toggles = [values.fault && `fault ${values.fault}`, values.variant && `variant ${values.variant}`];
+  const lines = [
+    `# reference server listening on ${handle.url}${toggles.some(Boolean) ? ` (${toggles.filter(Boolean).join(', ')})` : ''}`,
+    `CONFORMANCE_BASE_URL=${handle.url}`,
+    `CONFORMANCE_API_KEY=${handle.keys.primary}`,
+    ...Object.entries(handle.keys).map(([role, key]) => `CONFORMANCE_KEY_${role.toUpperCase()}=${key}`),
+    ...Object.entries(handle.hints).map(
+      ([hint, model]) => `CONFORMANCE_MODEL_${hint.toUpperCase()}=${model}`,
+    ),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  const stop = () => {
+    handle.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function parse() {
+  return parseArgs({
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'latency-ms': { type: 'string' },
+      fault: { type: 'string' },
+      variant: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+await main();

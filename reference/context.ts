@@ -1,0 +1,18 @@
+import type { ApiKey, State, Toggles } from './state.ts';
+
+/** What every reference module gets: the run's state and its one fault and/or variant. */
+export interface RefContext extends Toggles {
+  state: State;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key; null on public routes. */
+    caller: ApiKey | null;
+  }
+}
+
+export function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -1,0 +1,77 @@
+// Every error the reference sends goes through here, so the APIError shape, the codes and the
+// fault/variant deviations live in one table.
+import type { FastifyReply } from 'fastify';
+import type { RefContext } from './context.ts';
+
+interface ErrorSpec {
+  status: number;
+  code: string;
+  type: string;
+}
+
+const ERRORS = {
+  invalid_api_key: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
+  key_expired: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
+  ip_not_allowed: { status: 403, code: 'ip_not_allowed', type: 'permission_error' },
+  insufficient_scope: { status: 403, code: 'insufficient_scope', type: 'permission_error' },
+  model_not_allowed: { status: 403, code: 'model_not_allowed', type: 'permission_error' },
+  not_found: { status: 404, code: 'not_found', type: 'invalid_request_error' },
+  // The contract's stated code for parameters outside published ranges and unknown fields.
+  invalid_request: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
+  // Malformed bodies: the contract gives no code, the reference reuses invalid_request.
+  malformed_request: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
+  payload_too_large: { status: 413, code: 'payload_too_large', type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' },
+  rate_limited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
+  internal_error: { status: 500, code: 'internal_error', type: 'api_error' },
+  not_implemented: { status: 501, code: 'not_implemented', type: 'api_error' },
+} satisfies Record<string, ErrorSpec>;
+
+export type ErrorKind = keyof typeof ERRORS;
+
+// Variant error-codes: every code the contract does not state changes, and every type.
+const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
+  invalid_api_key: { status: 401, code: 'invalid_api_key', type: 'auth' },
+  key_expired: { status: 401, code: 'invalid_api_key', type: 'auth' },
+  ip_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
+  insufficient_scope: { status: 403, code: 'permission_denied', type: 'forbidden' },
+  model_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
+  not_found: { status: 404, code: 'route_not_found', type: 'not_found' },
+  invalid_request: { status: 400, code: 'invalid_request', type: 'client_error' },
+  malformed_request: { status: 400, code: 'malformed_body', type: 'client_error' },
+  payload_too_large: { status: 413, code: 'body_too_large', type: 'client_error' },
+  unsupported_media_type: { status: 415, code: 'bad_content_type', type: 'client_error' },
+  rate_limited: { status: 429, code: 'too_many_requests', type: 'throttled' },
+  internal_error: { status: 500, code: 'server_error', type: 'server' },
+  not_implemented: { status: 501, code: 'unsupported', type: 'server' },
+};
+
+function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
+  if (kind === 'key_expired' && ctx.variant === 'expired-403') {
+    return { status: 403, code: 'key_expired', type: 'permission_error' };
+  }
+  const spec = ctx.variant === 'error-codes' ? OTHER_CODES[kind] : ERRORS[kind];
+  if (spec.status === 401 && ctx.fault === 'auth-wrong-code') return { ...spec, code: 'unauthorized' };
+  return spec;
+}
+
+export function errorResponse(
+  ctx: RefContext,
+  kind: ErrorKind,
+  message: string,
+): { status: number; body: unknown } {
+  const { status, code, type } = specOf(ctx, kind);
+  if (status === 401 && ctx.fault === 'error-shape-flat')
+    return { status, body: { error: 'invalid api key' } };
+  return { status, body: { error: { code, message, type } } };
+}
+
+export function sendError(
+  reply: FastifyReply,
+  ctx: RefContext,
+  kind: ErrorKind,
+  message: string,
+): FastifyReply {
+  const { status, body } = errorResponse(ctx, kind, message);
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}

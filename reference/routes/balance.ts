@@ -1,0 +1,29 @@
+// GET /v1/balance: points as exact decimal strings, available = total - held.
+import { Decimal } from 'decimal.js';
+import type { FastifyInstance } from 'fastify';
+import type { RefContext } from '../context.ts';
+import { callerOf } from './caller.ts';
+
+// Enough precision that decimal strings of any realistic length stay exact.
+const Exact = Decimal.clone({ precision: 200 });
+
+export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
+  app.get('/v1/balance', async (request, reply) => {
+    const { totalPoints, heldPoints } = callerOf(request).account;
+    let available = new Exact(totalPoints).minus(heldPoints);
+    if (ctx.fault === 'balance-available-off') available = available.plus(1);
+    const value = (v: string) => (ctx.fault === 'balance-number' ? Number(v) : v);
+    const points = {
+      total_points: value(totalPoints),
+      ...(ctx.fault === 'balance-missing-held' ? {} : { held_points: value(heldPoints) }),
+      available_points: value(available.toFixed()),
+    };
+    const body =
+      ctx.variant === 'balance-envelope'
+        ? { data: { ...points, unit: 'service_points' } }
+        : { object: 'balance', unit: 'service_points', ...points };
+    if (ctx.fault === 'balance-text-plain')
+      return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));
+    return body;
+  });
+}

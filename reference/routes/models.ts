@@ -1,0 +1,54 @@
+// GET /v1/models: the calling account's text and embedding catalog.
+import type { FastifyInstance } from 'fastify';
+import type { RefContext } from '../context.ts';
+import type { TextModel } from '../state.ts';
+import { callerOf } from './caller.ts';
+
+export function registerModels(app: FastifyInstance, ctx: RefContext): void {
+  app.get('/v1/models', async (request) => {
+    const catalog = callerOf(request).account.catalog;
+    if (ctx.variant === 'models-envelope') return { models: catalog.map((m) => envelopeEntry(ctx, m)) };
+    return { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
+  });
+}
+
+function entry(ctx: RefContext, model: TextModel): Record<string, unknown> {
+  return {
+    id: model.id,
+    object: 'model',
+    owned_by: 'service',
+    capabilities: model.capabilities,
+    ...(ctx.fault === 'models-undocumented-shape' ? {} : { context_length: model.contextLength }),
+    ...pricing(ctx, model),
+  };
+}
+
+function envelopeEntry(ctx: RefContext, model: TextModel): Record<string, unknown> {
+  return {
+    model_id: model.id,
+    features: model.capabilities,
+    max_context_tokens: model.contextLength,
+    ...pricing(ctx, model),
+  };
+}
+
+function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
+  const prices = model.prices;
+  if (!prices) {
+    if (ctx.fault === 'models-zero-quote') {
+      return {
+        request_points_per_million_tokens: '0',
+        response_points_per_million_tokens: '0',
+        points_configured: false,
+      };
+    }
+    // "points_configured is false or the points fields are omitted, and no zero quote is invented"
+    return ctx.variant === 'unpriced-omitted' ? {} : { points_configured: false };
+  }
+  const value = (v: string) => (ctx.fault === 'models-price-number' ? Number(v) : v);
+  return {
+    request_points_per_million_tokens: value(prices.request),
+    response_points_per_million_tokens: value(prices.response),
+    points_configured: true,
+  };
+}

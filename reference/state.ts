@@ -1,0 +1,222 @@
+// In-memory accounts, keys and catalogs of one reference server run. Keys are random per start.
+import { randomBytes } from 'node:crypto';
+import { BlockList } from 'node:net';
+import type { FaultName, VariantName } from './faults.ts';
+import { ROLE_NAMES } from './fixtures.ts';
+
+export type Scope = 'models' | 'inference' | 'media' | 'support' | 'usage' | 'balance';
+
+export interface TextModel {
+  id: string;
+  capabilities: string[];
+  contextLength: number;
+  /** Absent when points configuration is unavailable. */
+  prices?: { request: string; response: string };
+}
+
+export interface Account {
+  id: string;
+  kind: 'personal' | 'enterprise';
+  catalog: TextModel[];
+  totalPoints: string;
+  heldPoints: string;
+  inputQuotaBytes: number;
+  requestsPerMinute?: number;
+}
+
+export interface ApiKey {
+  value: string;
+  /** The role it is handed out under; undefined for keys the caller never sees. */
+  role?: string;
+  account: Account;
+  /** Undefined = every scope. */
+  scopes?: Scope[];
+  expiresAt?: number;
+  revoked?: boolean;
+  allowlist?: BlockList;
+}
+
+export interface State {
+  models: TextModel[];
+  accounts: Account[];
+  /** By exact key value. */
+  keys: Map<string, ApiKey>;
+  /** Role -> key value, every role of fixtures/roles.yaml. */
+  roleKeys: Record<string, string>;
+  hints: Record<string, string>;
+}
+
+export interface Toggles {
+  fault?: FaultName;
+  variant?: VariantName;
+}
+
+const GIB = 1024 ** 3;
+
+type CatalogName = 'standard' | 'enterprise' | 'empty';
+
+interface AccountSpec {
+  kind: Account['kind'];
+  catalog: CatalogName;
+  total: string;
+  held: string;
+  inputQuotaBytes?: number;
+  requestsPerMinute?: number;
+}
+
+const ACCOUNTS = {
+  primary: { kind: 'personal', catalog: 'standard', total: '1000.50', held: '12.25' },
+  other: { kind: 'personal', catalog: 'standard', total: '500', held: '0' },
+  enterprise: { kind: 'enterprise', catalog: 'enterprise', total: '250000.00', held: '1500.5' },
+  revoked: { kind: 'personal', catalog: 'standard', total: '100', held: '0' },
+  no_models: { kind: 'personal', catalog: 'empty', total: '100', held: '0' },
+  poor: { kind: 'personal', catalog: 'standard', total: '0.01', held: '0' },
+  quota_nearly_full: {
+    kind: 'personal',
+    catalog: 'standard',
+    total: '1000',
+    held: '0',
+    inputQuotaBytes: 4096,
+  },
+  ticket_limit: { kind: 'personal', catalog: 'standard', total: '100', held: '0' },
+  ratelimited: { kind: 'personal', catalog: 'standard', total: '1000', held: '0', requestsPerMinute: 5 },
+} satisfies Record<string, AccountSpec>;
+
+type AccountName = keyof typeof ACCOUNTS;
+
+interface KeySpec {
+  account: AccountName;
+  scopes?: Scope[];
+  expired?: boolean;
+  revoked?: boolean;
+  allowlist?: string;
+}
+
+// The enterprise account holds exactly its 10 allowed named keys.
+const ROLES: Record<string, KeySpec> = {
+  primary: { account: 'primary' },
+  other_tenant: { account: 'other' },
+  enterprise: { account: 'enterprise' },
+  enterprise_second: { account: 'enterprise' },
+  restricted_models: { account: 'enterprise', scopes: ['models'] },
+  restricted_inference: { account: 'enterprise', scopes: ['inference'] },
+  restricted_media: { account: 'enterprise', scopes: ['media'] },
+  restricted_support: { account: 'enterprise', scopes: ['support'] },
+  restricted_usage: { account: 'enterprise', scopes: ['usage'] },
+  restricted_balance: { account: 'enterprise', scopes: ['balance'] },
+  expired: { account: 'enterprise', expired: true },
+  ip_blocked: { account: 'enterprise', allowlist: '203.0.113.0/24' },
+  revoked: { account: 'revoked', revoked: true },
+  no_models: { account: 'no_models' },
+  poor: { account: 'poor' },
+  quota_nearly_full: { account: 'quota_nearly_full' },
+  ticket_limit: { account: 'ticket_limit' },
+  ratelimited: { account: 'ratelimited' },
+};
+
+const FRACTIONAL_BALANCE = { total: '1234567.123456789012', held: '0.123456789012345678' };
+
+type ModelSet = Record<'chat' | 'noResponses' | 'embedding' | 'unpriced' | 'premium', TextModel>;
+
+function textModels(toggles: Toggles): ModelSet {
+  const fractional = toggles.variant === 'fractional-prices';
+  const price = (request: string, response: string, requestFr: string, responseFr: string) =>
+    fractional ? { request: requestFr, response: responseFr } : { request, response };
+  const models: ModelSet = {
+    chat: {
+      id: 'tx-chat-1',
+      capabilities: ['chat', 'responses'],
+      contextLength: 128000,
+      prices: price('0.75', '2.5', '0.000001234567891234', '0.000003703703673702'),
+    },
+    noResponses: {
+      id: 'tx-chat-2',
+      capabilities: ['chat'],
+      contextLength: 32768,
+      prices: price('0.5', '1.5', '0.000000512345678901', '0.0000015'),
+    },
+    embedding: {
+      id: 'tx-embed-1',
+      capabilities: ['embedding'],
+      contextLength: 8192,
+      prices: price('0.02', '0.02', '0.000000021234567891', '0.000000021234567891'),
+    },
+    unpriced: { id: 'tx-chat-unpriced', capabilities: ['chat'], contextLength: 32768 },
+    premium: {
+      id: 'tx-chat-premium',
+      capabilities: ['chat', 'responses'],
+      contextLength: 200000,
+      prices: price('12', '36', '12.000012345678901234', '36.123456789'),
+    },
+  };
+  if (toggles.variant === 'long-ids') {
+    // Contract-silent: ids are opaque; about 120 bytes each, still unique.
+    for (const model of Object.values(models)) {
+      model.id = `${model.id}.${'long-logical-model-identifier-'.repeat(5)}`.slice(0, 120);
+    }
+  }
+  return models;
+}
+
+export function createState(toggles: Toggles): State {
+  const m = textModels(toggles);
+  const standard = [m.chat, m.noResponses, m.embedding, m.unpriced];
+  const catalogs: Record<CatalogName, TextModel[]> = {
+    standard: toggles.fault === 'models-forbidden-listed' ? [...standard, m.premium] : standard,
+    enterprise: [...standard, m.premium],
+    empty: [],
+  };
+
+  const accounts = {} as Record<AccountName, Account>;
+  for (const name of Object.keys(ACCOUNTS) as AccountName[]) {
+    const spec: AccountSpec = ACCOUNTS[name];
+    const balance = toggles.variant === 'fractional-prices' && name !== 'poor' ? FRACTIONAL_BALANCE : spec;
+    accounts[name] = {
+      id: `acct_${name}`,
+      kind: spec.kind,
+      catalog: catalogs[spec.catalog],
+      totalPoints: balance.total,
+      heldPoints: balance.held,
+      inputQuotaBytes: spec.inputQuotaBytes ?? 10 * GIB,
+      requestsPerMinute: spec.requestsPerMinute,
+    };
+  }
+
+  const keys = new Map<string, ApiKey>();
+  const roleKeys: Record<string, string> = {};
+  const add = (key: Omit<ApiKey, 'value'>) => {
+    const value = `sk-ref-${randomBytes(20).toString('hex')}`;
+    keys.set(value, { value, ...key });
+    return value;
+  };
+  for (const role of ROLE_NAMES) {
+    const spec = ROLES[role];
+    if (!spec) throw new Error(`reference: no key specification for role "${role}" of fixtures/roles.yaml`);
+    roleKeys[role] = add({
+      role,
+      account: accounts[spec.account],
+      scopes: spec.scopes,
+      revoked: spec.revoked,
+      expiresAt: spec.expired ? Date.now() - 24 * 3600 * 1000 : undefined,
+      allowlist: spec.allowlist ? blockList(spec.allowlist) : undefined,
+    });
+  }
+  // "a revoked key whose account still has a working key": that one is never handed out.
+  add({ account: accounts.revoked });
+
+  const hints: Record<string, string> = {
+    chat: m.chat.id,
+    embedding: m.embedding.id,
+    responses: m.chat.id,
+    no_responses: m.noResponses.id,
+    forbidden: m.premium.id,
+  };
+  return { models: Object.values(m), accounts: Object.values(accounts), keys, roleKeys, hints };
+}
+
+function blockList(cidr: string): BlockList {
+  const [address, prefix] = cidr.split('/');
+  const list = new BlockList();
+  list.addSubnet(address as string, Number(prefix), 'ipv4');
+  return list;
+}

@@ -1,0 +1,168 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReferenceHandle, startReference } from '../reference/start.ts';
+import type { Summary } from '../src/report/summary.ts';
+import { runCli } from './helpers.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'gc-cli-'));
+
+function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const addr = server.address() as { port: number };
+      resolve({ server, url: `http://127.0.0.1:${addr.port}` });
+    }),
+  );
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath, d.name));
+}
+
+describe('the CLI against a separately started reference', () => {
+  let ref: ReferenceHandle;
+  beforeAll(async () => {
+    ref = await startReference({ port: 0 });
+  });
+  afterAll(() => ref.close());
+
+  const envFor = (r: ReferenceHandle): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = {
+      CONFORMANCE_BASE_URL: r.url,
+      CONFORMANCE_API_KEY: r.keys.primary,
+      CONFORMANCE_ALLOW: 'all',
+    };
+    for (const [role, key] of Object.entries(r.keys))
+      if (role !== 'primary') env[`CONFORMANCE_KEY_${role.toUpperCase()}`] = key;
+    for (const [hint, model] of Object.entries(r.hints))
+      env[`CONFORMANCE_MODEL_${hint.toUpperCase()}`] = model;
+    return env;
+  };
+
+  it('passes in single-target mode, writes the report, and no key value reaches it', async () => {
+    const dir = join(tmp, 'single');
+    const run = await runCli(['--report-dir', dir], envFor(ref));
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    expect(run.code, run.stdout.slice(-2000)).toBe(0);
+    expect(run.stdout).toContain('VERDICT: PASSED');
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    expect(summary.counts.failed).toBe(0);
+    expect(summary.counts.not_run).toBe(0);
+    expect(summary.coverage.untested).toEqual([]);
+    expect(summary.openapi.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(summary.exchanges.count).toBeGreaterThan(200);
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('<testsuites');
+    const files = filesUnder(dir);
+    expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
+      'exchanges.ndjson',
+      'junit.xml',
+      'openapi.json',
+      'run.json',
+      'summary.json',
+    ]);
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      for (const [role, key] of Object.entries(ref.keys))
+        expect(text.includes(key), `${role} key found in ${f}`).toBe(false);
+    }
+    expect(run.stdout + run.stderr).not.toContain(ref.keys.primary);
+  });
+
+  it('reports roles it lacks as not run, with the reason, and still passes', async () => {
+    const dir = join(tmp, 'primary-only');
+    const run = await runCli(['--report-dir', dir], {
+      CONFORMANCE_BASE_URL: ref.url,
+      CONFORMANCE_API_KEY: ref.keys.primary,
+    });
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    const reasons = new Set(summary.tests.filter((t) => t.outcome === 'not_run').map((t) => t.reason));
+    expect([...reasons]).toEqual(
+      expect.arrayContaining([
+        `role 'revoked' is not configured for target '127.0.0.1_${new URL(ref.url).port}'`,
+        expect.stringMatching(/side-effect class 'billable' is not allowed .*\(allowed: read\)/),
+      ]),
+    );
+  });
+
+  it('exits 2 with one clear line when the target refuses the primary key', async () => {
+    const run = await runCli(['--report-dir', join(tmp, 'wrong-key')], {
+      CONFORMANCE_BASE_URL: ref.url,
+      CONFORMANCE_API_KEY: 'sk-wrong-key-1234',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toMatch(
+      /^gateway-conformance: target '[^']+' refuses the primary key \(GET \/v1\/models answered 401\)/,
+    );
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('the CLI on bad input and broken targets', () => {
+  it('exits 2 for an unreachable URL', async () => {
+    const { server, url } = await listen(() => undefined);
+    await new Promise((r) => server.close(r));
+    const run = await runCli(['--base-url', url], { CONFORMANCE_API_KEY: 'k-123456' });
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toMatch(
+      /^gateway-conformance: cannot reach target '[^']+' at http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+    );
+  });
+
+  it('exits 2 on a target that hangs, after the request timeout', async () => {
+    const { server, url } = await listen(() => undefined);
+    const file = join(tmp, 'hang.yaml');
+    writeFileSync(
+      file,
+      `targets:\n  - name: hang\n    base_url: ${url}\n    keys: { primary: HANG_KEY }\n    timeouts: { request_ms: 500 }\n`,
+    );
+    const started = Date.now();
+    const run = await runCli(['--targets', file, '--target', 'hang'], { HANG_KEY: 'k-123456' });
+    server.closeAllConnections();
+    server.close();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/no complete response within 500 ms \[TIMEOUT\]/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('exits 1 with one clear message when the target answers HTML instead of JSON', async () => {
+    const { server, url } = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome</body></html>');
+    });
+    const dir = join(tmp, 'html');
+    const run = await runCli(['--base-url', url, '--report-dir', dir], { CONFORMANCE_API_KEY: 'k-123456' });
+    server.close();
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(
+      /GET \/openapi\.json answered text\/html that is not JSON: the target does not serve the API's description/,
+    );
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    expect(summary.failedRequirements).toEqual({ 'OAS-001': 1 });
+  });
+
+  it('exits 2 naming the file and line of a malformed targets.yaml', async () => {
+    const file = join(tmp, 'bad.yaml');
+    writeFileSync(file, 'targets:\n  - name: x\n    base_url: embedded\n    allow: [read, everything]\n');
+    const run = await runCli(['--targets', file, '--target', 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr.trim()).toBe(
+      `gateway-conformance: ${file}: line 4, /targets/0/allow/1: must be one of read, write, billable, tickets, payments`,
+    );
+  });
+
+  it('exits 2 on an unknown flag, and prints help', async () => {
+    const bad = await runCli(['--colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^gateway-conformance: Unknown option '--colour'.*\(see --help\)$/);
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes');
+  });
+});

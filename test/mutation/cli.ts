@@ -1,0 +1,38 @@
+import { parseArgs } from 'node:util';
+import { formatRow, runMatrix } from './matrix.ts';
+
+/** `npm run mutants [-- --only NAME[,NAME] --parallel N]`: prints the table, exits 1 if any row is wrong. */
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { only: { type: 'string' }, parallel: { type: 'string' } },
+    strict: true,
+  });
+  const started = Date.now();
+  const rows = await runMatrix({
+    ...(values.only ? { only: values.only.split(',') } : {}),
+    ...(values.parallel ? { parallel: Number(values.parallel) } : {}),
+    log: (s) => console.log(s),
+  });
+  const bad = rows.filter((r) => !r.ok);
+  console.log('');
+  for (const r of bad) console.log(`WRONG: ${formatRow(r)}`);
+  const killed = rows.filter((r) => r.kind === 'fault' && r.status === 'killed').length;
+  const faultRows = rows.filter(
+    (r) =>
+      r.kind === 'fault' && !(r.strict === false && r.expected.length > 0 && r.status === 'advisory-only'),
+  );
+  console.log(
+    `mutation matrix: faults killed ${killed}/${faultRows.length}; variants passed ${rows.filter((r) => r.kind === 'variant' && r.ok).length}/${rows.filter((r) => r.kind === 'variant').length}; reference ${rows.filter((r) => r.kind === 'reference' && r.ok).length}/${rows.filter((r) => r.kind === 'reference').length} clean; ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  );
+  return bad.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(`mutants: ${(err as Error).message}`);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,195 @@
+/**
+ * The mutation matrix: the suite against every seeded fault of the reference (each must be killed by
+ * the requirement ids it breaks) and every conformant variant (each must pass with 0 failures), plus
+ * the conformant reference itself. Each run is the real CLI in a child process against a reference
+ * started here, configured through a targets file, exactly as a user would run it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAULTS, startReference, VARIANTS } from '../../reference/start.ts';
+import { pkgPath } from '../../src/paths.ts';
+import type { Summary } from '../../src/report/summary.ts';
+
+export interface MatrixRow {
+  kind: 'reference' | 'fault' | 'variant';
+  name: string;
+  strict: boolean;
+  expected: string[];
+  /** Requirement ids that failed / were advisory in the run. */
+  failed: string[];
+  advisory: string[];
+  counts?: Summary['counts'];
+  status: 'killed' | 'SURVIVED' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
+  ok: boolean;
+  note?: string;
+  ms: number;
+}
+
+interface Job {
+  kind: MatrixRow['kind'];
+  name: string;
+  strict: boolean;
+  expected: string[];
+  /** implied-level fault run without --strict: must show as advisory and not fail. */
+  expectAdvisoryOnly?: boolean;
+}
+
+export function plan(only?: string[]): Job[] {
+  const jobs: Job[] = [{ kind: 'reference', name: 'reference', strict: false, expected: [] }];
+  jobs.push({ kind: 'reference', name: 'reference', strict: true, expected: [] });
+  for (const f of FAULTS) {
+    jobs.push({ kind: 'fault', name: f.name, strict: f.level === 'implied', expected: f.breaks });
+    if (f.level === 'implied')
+      jobs.push({ kind: 'fault', name: f.name, strict: false, expected: f.breaks, expectAdvisoryOnly: true });
+  }
+  for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: false, expected: [] });
+  return only?.length ? jobs.filter((j) => only.includes(j.name)) : jobs;
+}
+
+async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'gc-mutant-'));
+  const ref = await startReference({
+    port: 0,
+    ...(job.kind === 'fault' ? { fault: job.name } : {}),
+    ...(job.kind === 'variant' ? { variant: job.name } : {}),
+  });
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) env[k] = v;
+  const keys: string[] = [];
+  for (const [role, value] of Object.entries(ref.keys)) {
+    env[`REF_KEY_${role.toUpperCase()}`] = value;
+    keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
+  }
+  const models = Object.entries(ref.hints).map(([h, m]) => `      ${h}: ${JSON.stringify(m)}`);
+  writeFileSync(
+    join(dir, 'targets.yaml'),
+    [
+      'targets:',
+      '  - name: ref',
+      `    base_url: ${ref.url}`,
+      '    allow: all',
+      '    keys:',
+      ...keys,
+      '    models:',
+      ...models,
+      `    capabilities: ${JSON.stringify(ref.capabilities)}`,
+      '    concurrency: 2',
+      '',
+    ].join('\n'),
+  );
+  const args = [
+    pkgPath('bin', 'gateway-conformance.mjs'),
+    '--targets',
+    join(dir, 'targets.yaml'),
+    '--target',
+    'ref',
+    '--report-dir',
+    join(dir, 'report'),
+    '--quiet',
+  ];
+  if (job.strict) args.push('--strict');
+  const row: MatrixRow = {
+    kind: job.kind,
+    name: job.name,
+    strict: job.strict,
+    expected: job.expected,
+    failed: [],
+    advisory: [],
+    status: 'ERROR',
+    ok: false,
+    ms: 0,
+  };
+  try {
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, args, { env, cwd: pkgPath(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => {
+        output += d;
+      });
+      child.stderr.on('data', (d) => {
+        output += d;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('close', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, output });
+      });
+    });
+    let summary: Summary | undefined;
+    try {
+      summary = JSON.parse(readFileSync(join(dir, 'report', 'summary.json'), 'utf8')) as Summary;
+    } catch {
+      row.note = `no summary (exit ${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`;
+    }
+    if (summary) {
+      row.failed = Object.keys(summary.failedRequirements).sort();
+      row.advisory = Object.keys(summary.advisoryRequirements).sort();
+      row.counts = summary.counts;
+      judge(row, job, summary);
+    }
+  } finally {
+    await ref.close();
+    rmSync(dir, { recursive: true, force: true });
+    row.ms = Date.now() - started;
+  }
+  return row;
+}
+
+function judge(row: MatrixRow, job: Job, s: Summary): void {
+  const c = s.counts;
+  if (c.harness_error > 0) {
+    row.status = 'ERROR';
+    row.note = `${c.harness_error} harness error(s)`;
+    return;
+  }
+  if (job.kind === 'reference' || job.kind === 'variant') {
+    row.ok = c.failed === 0;
+    row.status = row.ok ? 'passed' : 'FALSE-ALARM';
+    return;
+  }
+  const hit = job.expected.filter((id) => row.failed.includes(id));
+  if (job.expectAdvisoryOnly) {
+    const shown = job.expected.filter((id) => row.advisory.includes(id));
+    row.ok = c.failed === 0 && shown.length > 0;
+    row.status = row.ok ? 'advisory-only' : c.failed > 0 ? 'FALSE-ALARM' : 'SURVIVED';
+    if (!row.ok && c.failed > 0) row.note = 'an implied-invariant fault must not fail without --strict';
+    return;
+  }
+  row.ok = hit.length > 0;
+  row.status = row.ok ? 'killed' : 'SURVIVED';
+  if (!row.ok && row.failed.length > 0)
+    row.note = `failed only other ids (${row.failed.join(' ')}), not ${job.expected.join(' ')}`;
+}
+
+export async function runMatrix(
+  opts: { only?: string[]; parallel?: number; timeoutMs?: number; log?: (s: string) => void } = {},
+): Promise<MatrixRow[]> {
+  const jobs = plan(opts.only);
+  const parallel = opts.parallel ?? Math.max(1, Math.min(3, cpus().length));
+  const rows: MatrixRow[] = new Array(jobs.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= jobs.length) return;
+      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000);
+      opts.log?.(formatRow(rows[i]!));
+    }
+  });
+  await Promise.all(workers);
+  return rows;
+}
+
+export function formatRow(r: MatrixRow): string {
+  const name = `${r.kind.padEnd(9)} ${(r.name + (r.strict ? ' (strict)' : '')).padEnd(34)}`;
+  const ids =
+    r.kind === 'fault'
+      ? ` failed: ${r.failed.join(' ') || '-'}${r.advisory.length ? `; advisory: ${r.advisory.join(' ')}` : ''}`
+      : r.failed.length
+        ? ` failed: ${r.failed.join(' ')}`
+        : '';
+  return `${r.ok ? 'ok  ' : 'FAIL'} ${name} ${r.status.padEnd(13)}${ids}${r.note ? ` (${r.note})` : ''} [${(r.ms / 1000).toFixed(1)}s]`;
+}

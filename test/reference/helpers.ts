@@ -1,0 +1,110 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterEach } from 'vitest';
+import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
+
+/** A start function whose servers are closed after each test of the calling file. */
+export function referencePool(): (opts?: ReferenceOptions) => Promise<ReferenceHandle> {
+  const handles: ReferenceHandle[] = [];
+  afterEach(async () => {
+    await Promise.all(handles.splice(0).map((h) => h.close()));
+  });
+  return async (opts) => {
+    const handle = await startReference({ ...opts, port: 0 });
+    handles.push(handle);
+    return handle;
+  };
+}
+
+export interface Exchange {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
+  body: any;
+}
+
+export interface CallOptions {
+  method?: string;
+  /** A role of the reference; its key is sent as `Authorization: Bearer <key>`. */
+  role?: string;
+  headers?: Record<string, string>;
+  json?: unknown;
+}
+
+export async function call(ref: ReferenceHandle, path: string, opts: CallOptions = {}): Promise<Exchange> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.role) headers.authorization = `Bearer ${ref.keys[opts.role]}`;
+  let body: string | undefined;
+  if (opts.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(opts.json);
+  }
+  const res = await fetch(ref.url + path, { method: opts.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+export function isApiError(body: unknown): boolean {
+  const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ['code', 'message', 'type'].every((field) => typeof error[field] === 'string')
+  );
+}
+
+type Doc = { paths: Record<string, Record<string, Operation>>; components: object };
+type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+
+/**
+ * Problems of one live response against the description it came with: undeclared status,
+ * undeclared content type, or a JSON body outside the declared schema. Empty when it conforms.
+ */
+export function describedProblems(doc: Doc, method: string, path: string, exchange: Exchange): string[] {
+  const op = doc.paths[path]?.[method.toLowerCase()];
+  if (!op) return [`${method} ${path} is not described`];
+  const response = op.responses[String(exchange.status)] ?? op.responses.default;
+  if (!response) return [`status ${exchange.status} is not declared`];
+  if (!response.content) return exchange.text === '' ? [] : ['a body is sent where none is declared'];
+  const type = (exchange.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
+  const media = response.content[type];
+  if (!media) return [`content type "${type}" is not declared (${Object.keys(response.content).join(', ')})`];
+  if (type !== 'application/json') return [];
+  const validate = validatorOf(doc, media.schema);
+  if (exchange.body === undefined) return ['the body is not JSON'];
+  return validate(exchange.body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+const BASE = 'https://described.invalid/openapi';
+const compiled = new WeakMap<object, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
+
+/** Validators per description and response schema, compiled once. */
+function validatorOf(doc: Doc, schema: object): ValidateFunction {
+  let entry = compiled.get(doc);
+  if (!entry) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ $id: BASE, components: doc.components });
+    entry = { ajv, validators: new Map() };
+    compiled.set(doc, entry);
+  }
+  const key = JSON.stringify(schema);
+  let validate = entry.validators.get(key);
+  if (!validate) {
+    validate = entry.ajv.compile(rebase(schema));
+    entry.validators.set(key, validate);
+  }
+  return validate;
+}
+
+/** Points the response schema's local refs at the registered description. */
+function rebase(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${BASE}#/components/`));
+}

@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { catalogue, ID_PATTERN } from '../../src/catalogue.ts';
+import { pkgPath } from '../../src/paths.ts';
+import { contractText, fold } from '../helpers.ts';
+
+function suiteFiles(dir = pkgPath('suites')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? suiteFiles(join(dir, d.name)) : d.name.endsWith('.test.ts') ? [join(dir, d.name)] : [],
+  );
+}
+
+/** Ids a test declares: the literal `ids: [...]` arrays of check() specs. */
+function citedIds(): Map<string, string[]> {
+  const cited = new Map<string, string[]>();
+  for (const f of suiteFiles()) {
+    for (const m of readFileSync(f, 'utf8').matchAll(/ids: \[([^\]]*)\]/g)) {
+      for (const id of m[1]!.matchAll(/'([^']+)'/g)) cited.set(id[1]!, [...(cited.get(id[1]!) ?? []), f]);
+    }
+  }
+  return cited;
+}
+
+describe('requirement catalogue', () => {
+  const raw = parse(readFileSync(pkgPath('fixtures', 'requirements.yaml'), 'utf8')) as {
+    requirements: Array<Record<string, unknown>>;
+  };
+
+  it('has unique, well-formed ids and a level, section and words for each', () => {
+    const ids = raw.requirements.map((r) => r.id as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const r of raw.requirements) {
+      expect(r.id, String(r.id)).toMatch(ID_PATTERN);
+      expect(['failure', 'implied', 'notable'], String(r.id)).toContain(r.level);
+      expect(typeof r.section === 'string' && typeof r.words === 'string', String(r.id)).toBe(true);
+      if (r.testable === false)
+        expect(typeof r.why === 'string' && (r.why as string).length > 10, `${r.id} needs why`).toBe(true);
+      else expect(r.testable, String(r.id)).toBe(true);
+    }
+  });
+
+  it("quotes the contract's own words and names one of its sections", (ctx) => {
+    const text = contractText();
+    if (!text) return ctx.skip('shared/contract/customer-api.md is not beside the checkout');
+    const sections = new Set(
+      [
+        ...readFileSync(pkgPath('..', 'shared', 'contract', 'customer-api.md'), 'utf8').matchAll(
+          /^#+ (.+)$/gm,
+        ),
+      ].map((m) => m[1]!.trim()),
+    );
+    for (const r of catalogue().values()) {
+      expect(text.includes(fold(r.words)), `${r.id}: words not found in the contract: ${r.words}`).toBe(true);
+      expect(sections.has(r.section), `${r.id}: no section '${r.section}'`).toBe(true);
+    }
+  });
+
+  it('every id a test cites exists, and every testable requirement has a test', () => {
+    const cited = citedIds();
+    const cat = catalogue();
+    const unknown = [...cited.keys()].filter((id) => !cat.has(id));
+    expect(unknown, 'tests cite ids missing from the catalogue').toEqual([]);
+    const untested = [...cat.values()].filter((r) => r.testable && !cited.has(r.id)).map((r) => r.id);
+    expect(untested, 'testable requirements without a test').toEqual([]);
+  });
+});

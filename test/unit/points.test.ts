@@ -1,0 +1,57 @@
+import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { findEntryList, findField } from '../../src/checks/json.ts';
+import { judgePoints } from '../../src/checks/points.ts';
+
+describe('points values (PTS-001, PTS-002)', () => {
+  it.for([
+    ['12', true, false],
+    ['-0.5', true, false],
+    ['0.000001234567891234', true, false],
+    ['1e3', true, true],
+    ['0.30000000000000004', true, true],
+    ['0.000000000000001', true, false],
+    ['+1', true, true],
+    ['007', true, true],
+    [12, false, false],
+    ['twelve', false, false],
+    [' 1', false, false],
+    [null, false, false],
+  ] as const)('%j: decimal %s, advisory note %s', ([value, ok, note]) => {
+    const v = judgePoints(value);
+    expect(v.ok).toBe(ok);
+    expect(v.ok && v.note !== undefined).toBe(note);
+  });
+
+  it('accepts every plain decimal string exactly (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.nat({ max: 12 }), (n, scale) => {
+        const s = n.toString();
+        const neg = s.startsWith('-');
+        const digits = (neg ? s.slice(1) : s).padStart(scale + 1, '0');
+        const str = `${neg ? '-' : ''}${scale ? `${digits.slice(0, -scale)}.${digits.slice(-scale)}` : digits}`;
+        const v = judgePoints(str);
+        return v.ok && v.value.equals(new Decimal(str));
+      }),
+    );
+  });
+});
+
+describe('envelope-agnostic lookups', () => {
+  it('finds a list in whichever envelope', () => {
+    expect(findEntryList([{ id: 'a' }])?.pointer).toBe('');
+    expect(findEntryList({ object: 'list', data: [{ id: 'a' }] })?.pointer).toBe('/data');
+    expect(findEntryList({ result: { models: [{ id: 'a' }] }, tags: ['x'] })?.pointer).toBe('/result/models');
+    expect(findEntryList({ data: [] })?.entries).toEqual([]);
+    expect(findEntryList({ ok: true })).toBeUndefined();
+  });
+
+  it('finds a field at any depth with its pointer', () => {
+    expect(
+      findField({ data: { total_points: '1' }, x: [{ total_points: '2' }] }, 'total_points').map(
+        (f) => f.pointer,
+      ),
+    ).toEqual(['/data/total_points', '/x/0/total_points']);
+  });
+});

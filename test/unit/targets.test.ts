@@ -1,0 +1,120 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadTargetsFile, resolveTarget } from '../../src/config/targets.ts';
+import { UsageError } from '../../src/errors.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'gc-targets-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('targets.yaml validation', () => {
+  it('names the file, the line and the path of a bad side-effect class', () => {
+    const p = file(
+      'bad-allow.yaml',
+      'targets:\n  - name: a\n    base_url: http://x.test\n    allow: [read, wrte]\n',
+    );
+    expect(() => loadTargetsFile(p)).toThrowError(
+      new RegExp(`${p.replace(/[.]/g, '\\.')}: line 4, /targets/0/allow/1: must be one of`),
+    );
+  });
+
+  it('refuses a key value in place of an environment variable name', () => {
+    const p = file(
+      'key.yaml',
+      'targets:\n  - name: a\n    base_url: http://x.test\n    keys:\n      primary: sk-live-123\n',
+    );
+    expect(() => loadTargetsFile(p)).toThrowError(
+      /line 5, \/targets\/0\/keys\/primary: must be the NAME of an environment variable/,
+    );
+  });
+
+  it('refuses an unknown setting and an unknown role', () => {
+    const p = file(
+      'unknown.yaml',
+      'targets:\n  - name: a\n    base_url: http://x.test\n    colour: red\n    keys: { admin: X }\n',
+    );
+    expect(() => loadTargetsFile(p)).toThrowError(/unknown setting 'colour'[\s\S]*unknown setting 'admin'/);
+  });
+
+  it('reports broken YAML with its line', () => {
+    const p = file('broken.yaml', 'targets:\n  - name: a\n    base_url: [http://x\n');
+    expect(() => loadTargetsFile(p)).toThrowError(/broken\.yaml: line \d+: not valid YAML/);
+  });
+
+  it('refuses duplicate target names', () => {
+    const p = file(
+      'dup.yaml',
+      'targets:\n  - { name: a, base_url: embedded }\n  - { name: a, base_url: embedded }\n',
+    );
+    expect(() => loadTargetsFile(p)).toThrowError(/line 3, \/targets\/1\/name: duplicate target name 'a'/);
+  });
+
+  it('accepts the shipped targets.yaml', () => {
+    expect(
+      loadTargetsFile(join(import.meta.dirname, '..', '..', 'targets.yaml')).map((t) => t.name),
+    ).toContain('embedded');
+  });
+});
+
+describe('target resolution', () => {
+  const p = file(
+    'ok.yaml',
+    'targets:\n  - name: stage\n    base_url: https://stage.test/\n    keys: { primary: STAGE_KEY, revoked: STAGE_REVOKED }\n    allow: [read, write]\n    models: { chat: m1 }\n',
+  );
+
+  it('defaults to the embedded reference with every class allowed', () => {
+    const t = resolveTarget({}, {});
+    expect(t.embedded).toBe(true);
+    expect(t.allow).toEqual(['read', 'write', 'billable', 'tickets', 'payments']);
+  });
+
+  it('single-target mode reads the URL, the keys and the hints from the environment, read-only by default', () => {
+    const t = resolveTarget(
+      {},
+      {
+        CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/',
+        CONFORMANCE_API_KEY: 'k',
+        CONFORMANCE_KEY_OTHER_TENANT: 'o',
+        CONFORMANCE_MODEL_CHAT: 'c1',
+      },
+    );
+    expect(t.baseUrl).toBe('http://127.0.0.1:9');
+    expect(t.keys).toEqual({ primary: 'CONFORMANCE_API_KEY', other_tenant: 'CONFORMANCE_KEY_OTHER_TENANT' });
+    expect(t.models.chat).toBe('c1');
+    expect(t.allow).toEqual(['read']);
+  });
+
+  it('flags beat the environment, which beats the file', () => {
+    const env = { STAGE_KEY: 'k', CONFORMANCE_ALLOW: 'read', CONFORMANCE_MODEL_CHAT: 'from-env' };
+    expect(resolveTarget({ targets: p, target: 'stage' }, env).allow).toEqual(['read']);
+    expect(resolveTarget({ targets: p, target: 'stage', allow: 'all' }, env).allow).toHaveLength(5);
+    expect(resolveTarget({ targets: p, target: 'stage' }, env).models.chat).toBe('from-env');
+    expect(resolveTarget({ targets: p, target: 'stage' }, { STAGE_KEY: 'k' }).allow).toEqual([
+      'read',
+      'write',
+    ]);
+  });
+
+  it('drops a role whose variable is unset, and refuses a missing primary key', () => {
+    expect(resolveTarget({ targets: p, target: 'stage' }, { STAGE_KEY: 'k' }).keys).toEqual({
+      primary: 'STAGE_KEY',
+    });
+    expect(() => resolveTarget({ targets: p, target: 'stage' }, {})).toThrowError(/STAGE_KEY is not set/);
+    expect(() => resolveTarget({ baseUrl: 'http://x.test' }, {})).toThrowError(UsageError);
+  });
+
+  it('refuses an unknown target, a bad URL and an unknown class', () => {
+    expect(() => resolveTarget({ targets: p, target: 'nope' }, {})).toThrowError(
+      /no target named 'nope' \(targets: stage\)/,
+    );
+    expect(() => resolveTarget({ baseUrl: 'ftp://x' }, { CONFORMANCE_API_KEY: 'k' })).toThrowError(
+      /must be an http or https URL/,
+    );
+    expect(() => resolveTarget({ allow: 'read,pay' }, {})).toThrowError(/unknown side-effect class 'pay'/);
+  });
+});
