@@ -5,11 +5,20 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { registerAuth } from './auth.ts';
 import { pathOf, type RefContext } from './context.ts';
 import { type ErrorKind, errorResponse, sendError } from './errors.ts';
+import { registerGuards } from './guards.ts';
+import { registerInternal } from './internal.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerBalance } from './routes/balance.ts';
+import { registerChat } from './routes/chat.ts';
+import { registerEmbeddings } from './routes/embeddings.ts';
+import { registerLedger } from './routes/ledger.ts';
 import { registerModels } from './routes/models.ts';
+import { registerPayments } from './routes/payments.ts';
 import { registerPending } from './routes/pending.ts';
 import { registerPublic } from './routes/public.ts';
+import { registerResponses } from './routes/responses.ts';
+import { registerTickets } from './routes/tickets.ts';
+import { registerUsage } from './routes/usage.ts';
 
 export interface AppOptions {
   latencyMs?: number;
@@ -17,7 +26,23 @@ export interface AppOptions {
 }
 
 /** Areas the reference implements beyond 501 stubs; grows as routes are added. */
-export const CAPABILITIES = ['health', 'status', 'openapi', 'models', 'balance'];
+export const CAPABILITIES = [
+  'health',
+  'status',
+  'openapi',
+  'models',
+  'balance',
+  'chat',
+  'responses',
+  'embeddings',
+  'usage',
+  'ledger',
+  'legacy-currency',
+  'idempotency',
+  'tickets',
+  'payments',
+  'rate-limit',
+];
 
 const MEDIA_INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 
@@ -27,6 +52,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     logger: options.logger ?? false,
     genReqId: nextRequestId,
     requestIdHeader: false,
+    // close() ends every connection, also those a client left open next to an endless stream.
+    forceCloseConnections: true,
     // Errors raised before routing (bad URL encoding) still answer an APIError.
     frameworkErrors: (error, request, reply) => {
       if (ctx.variant !== 'no-request-id') reply.header('X-Request-ID', request.id);
@@ -49,6 +76,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     app.addHook('onRequest', async (request, reply) => void reply.header('X-Request-ID', request.id));
   }
   registerAuth(app, ctx);
+  registerGuards(app, ctx);
+  registerInternal(app, ctx);
   if (ctx.fault === 'key-echo') {
     app.addHook('onSend', async (request, reply) => {
       if (request.caller) reply.header('X-Debug-Key', request.caller.value);
@@ -78,6 +107,13 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   registerPublic(app, ctx, () => openapi);
   registerModels(app, ctx);
   registerBalance(app, ctx);
+  registerChat(app, ctx);
+  registerResponses(app, ctx);
+  registerEmbeddings(app, ctx);
+  registerUsage(app, ctx);
+  registerLedger(app, ctx);
+  registerTickets(app, ctx);
+  registerPayments(app, ctx);
   openapi = buildOpenApi(ctx, registerPending(app, ctx));
   return app;
 }

@@ -97,14 +97,35 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     if (!needsKey) return;
     const outcome = authenticate(ctx, request);
     if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
-    request.caller = outcome.key;
+    request.caller = ctx.fault === 'enterprise-balance-split' ? splitBalance(outcome.key) : outcome.key;
     const scopes = outcome.key.scopes;
     // Unknown paths get their 404 whatever the scopes.
-    if (scopes && !request.is404) {
-      const scope = scopeFor(path);
-      if (scope === null || !scopes.includes(scope)) {
-        return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
-      }
+    if (scopes && !request.is404 && !scopeAllows(ctx, scopes, path)) {
+      return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
     }
   });
+}
+
+function scopeAllows(ctx: RefContext, scopes: Scope[], path: string): boolean {
+  const scope = scopeFor(path);
+  // Fault scope-too-strict: the balance scope does not cover GET /v1/balance.
+  if (ctx.fault === 'scope-too-strict' && scope === 'balance') return false;
+  // Fault scope-ignored: any restricted key reads the balance and the usage.
+  if (ctx.fault === 'scope-ignored' && (path === '/v1/balance' || path === '/v1/usage')) return true;
+  // Fault support-scope-ignored: any restricted key uses the ticket API.
+  if (ctx.fault === 'support-scope-ignored' && scope === 'support') return true;
+  return scope !== null && scopes.includes(scope);
+}
+
+// Fault enterprise-balance-split: enterprise_second is bound to a copy of its account (same id,
+// usage and ledger) whose balance is its own.
+const splits = new WeakMap<ApiKey, ApiKey>();
+function splitBalance(key: ApiKey): ApiKey {
+  if (key.role !== 'enterprise_second') return key;
+  let split = splits.get(key);
+  if (!split) {
+    split = { ...key, account: { ...key.account, totalPoints: '5000', heldPoints: '0' } };
+    splits.set(key, split);
+  }
+  return split;
 }

@@ -16,6 +16,17 @@ const ERRORS = {
   insufficient_scope: { status: 403, code: 'insufficient_scope', type: 'permission_error' },
   model_not_allowed: { status: 403, code: 'model_not_allowed', type: 'permission_error' },
   not_found: { status: 404, code: 'not_found', type: 'invalid_request_error' },
+  // "404 ... wrong model id or wrong endpoint type (media model sent to chat)"
+  model_not_found: { status: 404, code: 'model_not_found', type: 'invalid_request_error' },
+  wrong_endpoint_type: { status: 404, code: 'wrong_endpoint_type', type: 'invalid_request_error' },
+  // A text model whose catalog entry does not mark native responses support, on /v1/responses.
+  unsupported_endpoint: { status: 400, code: 'unsupported_endpoint', type: 'invalid_request_error' },
+  // Same Idempotency-Key, different request.
+  idempotency_conflict: { status: 409, code: 'idempotency_conflict', type: 'invalid_request_error' },
+  // The spend protection: the call's hold exceeds the available points.
+  insufficient_points: { status: 429, code: 'insufficient_points', type: 'rate_limit_error' },
+  // A listed model without points configuration cannot be billed, and no zero quote is invented.
+  points_not_configured: { status: 503, code: 'points_not_configured', type: 'api_error' },
   // The contract's stated code for parameters outside published ranges and unknown fields.
   invalid_request: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
   // Malformed bodies: the contract gives no code, the reference reuses invalid_request.
@@ -25,6 +36,11 @@ const ERRORS = {
   rate_limited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
   internal_error: { status: 500, code: 'internal_error', type: 'api_error' },
   not_implemented: { status: 501, code: 'not_implemented', type: 'api_error' },
+  // --- tickets and payments (routes/tickets.ts, routes/payments.ts)
+  // "429 ... more than 10 unresolved support tickets"
+  ticket_limit_reached: { status: 429, code: 'ticket_limit_reached', type: 'rate_limit_error' },
+  // "an enterprise request returns 403" on the deprecated payment interface.
+  payment_not_allowed: { status: 403, code: 'payment_not_allowed', type: 'permission_error' },
 } satisfies Record<string, ErrorSpec>;
 
 export type ErrorKind = keyof typeof ERRORS;
@@ -37,6 +53,12 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   insufficient_scope: { status: 403, code: 'permission_denied', type: 'forbidden' },
   model_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
   not_found: { status: 404, code: 'route_not_found', type: 'not_found' },
+  model_not_found: { status: 404, code: 'unknown_model', type: 'not_found' },
+  wrong_endpoint_type: { status: 404, code: 'model_endpoint_mismatch', type: 'not_found' },
+  unsupported_endpoint: { status: 400, code: 'responses_not_supported', type: 'client_error' },
+  idempotency_conflict: { status: 409, code: 'idempotency_key_reused', type: 'conflict' },
+  insufficient_points: { status: 429, code: 'spend_guard', type: 'throttled' },
+  points_not_configured: { status: 503, code: 'model_unpriced', type: 'server' },
   invalid_request: { status: 400, code: 'invalid_request', type: 'client_error' },
   malformed_request: { status: 400, code: 'malformed_body', type: 'client_error' },
   payload_too_large: { status: 413, code: 'body_too_large', type: 'client_error' },
@@ -44,13 +66,20 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   rate_limited: { status: 429, code: 'too_many_requests', type: 'throttled' },
   internal_error: { status: 500, code: 'server_error', type: 'server' },
   not_implemented: { status: 501, code: 'unsupported', type: 'server' },
+  // --- tickets and payments
+  ticket_limit_reached: { status: 429, code: 'too_many_open_tickets', type: 'throttled' },
+  payment_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
 };
 
 function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
   if (kind === 'key_expired' && ctx.variant === 'expired-403') {
     return { status: 403, code: 'key_expired', type: 'permission_error' };
   }
+  if (kind === 'model_not_found' && ctx.variant === 'unknown-model-403') {
+    return ERRORS.model_not_allowed;
+  }
   const spec = ctx.variant === 'error-codes' ? OTHER_CODES[kind] : ERRORS[kind];
+  if (kind === 'idempotency_conflict' && ctx.variant === 'idem-conflict-422') return { ...spec, status: 422 };
   if (spec.status === 401 && ctx.fault === 'auth-wrong-code') return { ...spec, code: 'unauthorized' };
   return spec;
 }

@@ -147,6 +147,343 @@ const FAULT_LIST = [
     description: 'every authenticated response carries X-Debug-Key: <the caller key>',
     breaks: ['SEC-001'],
   },
+  // routes/chat.ts: temperature 2.5 (any value above 2) accepted
+  {
+    name: 'chat-temperature-lax',
+    description: 'chat accepts temperature above 2 (2.5)',
+    breaks: ['CHAT-005'],
+  },
+  // routes/chat.ts: the inclusive upper bound 2 refused
+  { name: 'chat-temperature-strict', description: 'chat refuses temperature 2.0', breaks: ['CHAT-005'] },
+  // routes/chat.ts: top_p never checked
+  { name: 'chat-top-p-unchecked', description: 'chat accepts any top_p', breaks: ['CHAT-006'] },
+  // routes/chat.ts: negative max_tokens accepted
+  { name: 'chat-max-tokens-negative', description: 'chat accepts max_tokens -1', breaks: ['CHAT-007'] },
+  // routes/chat.ts: a message without content accepted
+  {
+    name: 'chat-missing-content',
+    description: 'chat accepts a message without content',
+    breaks: ['CHAT-008'],
+  },
+  // routes/chat.ts: the developer role refused
+  { name: 'chat-developer-refused', description: 'chat refuses a developer message', breaks: ['CHAT-011'] },
+  // routes/chat.ts: tx-chat-2 answers (and is named) when tx-chat-1 is asked
+  {
+    name: 'chat-model-substituted',
+    description: 'a chat reply for tx-chat-1 names tx-chat-2',
+    breaks: ['MODEL-001'],
+  },
+  // routes/chat.ts: usage.total_tokens = prompt + completion + 1
+  {
+    name: 'chat-usage-total-off',
+    description: 'chat usage.total_tokens is prompt + completion + 1',
+    breaks: ['CHAT-004'],
+    level: 'implied',
+  },
+  // billing.ts + openapi.ts: billing points as JSON numbers (described so)
+  {
+    name: 'chat-billing-numbers',
+    description: 'billing charged/released points are JSON numbers (and described so)',
+    breaks: ['PTS-001'],
+  },
+  // billing.ts + openapi.ts: billing carries charged_credits/released_credits (described so)
+  {
+    name: 'chat-credits-names',
+    description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
+    breaks: ['PTS-004'],
+  },
+  // routes/chat.ts + openapi.ts: chat usage token counts as strings (described so)
+  {
+    name: 'usage-tokens-as-strings',
+    description: 'chat usage token fields are strings (and described so)',
+    breaks: ['CHAT-003'],
+  },
+  // inference.ts: tx-chat-premium callable from the primary account (still not listed)
+  {
+    name: 'chat-forbidden-callable',
+    description: 'tx-chat-premium answers chat for the primary account, outside its catalog',
+    breaks: ['MODEL-002'],
+  },
+  // routes/chat.ts: a streamed chat reply sends its first chunk and never ends
+  {
+    name: 'chat-stream-never-ends',
+    description: 'stream: true sends the first chunk, then keeps the connection open forever',
+    breaks: ['CHAT-010'],
+  },
+  // inference.ts: a model without native responses support accepted on /v1/responses
+  {
+    name: 'responses-any-model',
+    description: 'tx-chat-2 (no native responses support) is accepted on /v1/responses',
+    breaks: ['RSP-002'],
+  },
+  // routes/responses.ts: the stream ends without a terminal event
+  {
+    name: 'responses-no-terminal',
+    description: 'a streamed response ends without a terminal event',
+    breaks: ['RSP-006'],
+  },
+  // routes/responses.ts: response.completed followed by response.failed
+  {
+    name: 'responses-two-terminals',
+    description: 'a streamed response sends response.completed, then response.failed',
+    breaks: ['RSP-006'],
+  },
+  // routes/responses.ts + openapi.ts: the stream is served as application/json (described so)
+  {
+    name: 'responses-json-stream',
+    description: 'a streamed response has content-type application/json (and is described so)',
+    breaks: ['RSP-003'],
+  },
+  // routes/responses.ts: data lines without event: lines
+  {
+    name: 'responses-unnamed-events',
+    description: 'streamed response events carry no `event:` names',
+    breaks: ['RSP-004'],
+  },
+  // routes/responses.ts: delta events with empty data
+  {
+    name: 'responses-empty-delta',
+    description: 'response.output_text.delta events carry empty data',
+    breaks: ['RSP-005'],
+  },
+  // routes/embeddings.ts + openapi.ts: 1023 floats (described so)
+  {
+    name: 'embed-1023',
+    description: 'embeddings have 1023 floats (and the description says 1023)',
+    breaks: ['EMB-001'],
+  },
+  // routes/embeddings.ts: an array input accepted
+  {
+    name: 'embed-array-input',
+    description: 'embeddings accept an array of strings as input',
+    breaks: ['EMB-003'],
+  },
+  // routes/embeddings.ts: unknown request fields accepted
+  {
+    name: 'embed-unknown-field',
+    description: 'embeddings accept unknown request fields',
+    breaks: ['EMB-002'],
+  },
+  // routes/embeddings.ts: dimensions other than 1024 accepted
+  { name: 'embed-dimensions-lax', description: 'embeddings accept dimensions 512', breaks: ['EMB-004'] },
+  // routes/embeddings.ts: encoding_format base64 accepted
+  {
+    name: 'embed-encoding-lax',
+    description: 'embeddings accept encoding_format base64',
+    breaks: ['EMB-005'],
+  },
+  // routes/embeddings.ts: a request without model accepted (tx-embed-1 by default)
+  {
+    name: 'embed-model-optional',
+    description: 'embeddings accept a request without model (default tx-embed-1)',
+    breaks: ['EMB-006'],
+  },
+  // inference.ts: a replay with the same key and body executes and charges again
+  {
+    name: 'idem-double-charge',
+    description: 'a repeated Idempotency-Key with the same body executes and charges again',
+    breaks: ['IDEM-001'],
+  },
+  // inference.ts: a replay under the legacy Accept header executes and charges again
+  {
+    name: 'legacy-reexecute',
+    description: 'a replay with the legacy currency Accept header executes and charges again',
+    breaks: ['IDEM-003'],
+  },
+  // legacy.ts: the legacy Accept header is ignored (points fields, application/json)
+  {
+    name: 'legacy-ignored',
+    description: 'the legacy currency Accept header is ignored: points fields are returned',
+    breaks: ['LEGACY-001'],
+  },
+  // legacy.ts: the legacy fields are added next to the points fields
+  {
+    name: 'legacy-added',
+    description: 'under the legacy format the points fields stay, next to the legacy ones',
+    breaks: ['LEGACY-001'],
+  },
+  // routes/models.ts: model ids gain "-legacy" under the legacy format
+  {
+    name: 'legacy-model-ids',
+    description: 'under the legacy format the catalog ids gain a "-legacy" suffix',
+    breaks: ['LEGACY-002'],
+  },
+  // billing.ts: balance_after_points of charge entries off by 0.01
+  {
+    name: 'ledger-balance-off',
+    description: 'ledger charge entries state balance_after_points 0.01 too high',
+    breaks: ['LEDGER-002'],
+    level: 'implied',
+  },
+  // billing.ts: the balance moves by the charge + 0.001
+  {
+    name: 'balance-not-settled',
+    description: 'each call lowers the balance by its charge + 0.001',
+    breaks: ['BAL-004'],
+    level: 'implied',
+  },
+  // billing.ts: usage charged_points recomputed at the current price, which rises with every chat call
+  {
+    name: 'snapshot-drift',
+    description: 'usage charged_points follow the current price; tx-chat-1 gets dearer on every chat call',
+    breaks: ['PTS-006'],
+  },
+  // routes/usage.ts + openapi.ts: GET /v1/usage answers 500 (described so)
+  { name: 'usage-unavailable', description: 'GET /v1/usage answers 500', breaks: ['USAGE-001'] },
+  // routes/ledger.ts: GET /v1/ledger answers 404
+  { name: 'ledger-unavailable', description: 'GET /v1/ledger answers 404', breaks: ['LEDGER-001'] },
+  // ==== scopes, enterprise, tickets, payments, rate limit, internal data (one block; keep together)
+  // auth.ts: a restricted key is accepted on GET /v1/balance and GET /v1/usage whatever its scopes
+  {
+    name: 'scope-ignored',
+    description: 'a restricted key (restricted_models) is accepted on GET /v1/balance and GET /v1/usage',
+    breaks: ['SCOPE-001'],
+  },
+  // auth.ts: the balance scope no longer covers GET /v1/balance
+  {
+    name: 'scope-too-strict',
+    description: 'a restricted_balance key is refused on GET /v1/balance',
+    breaks: ['SCOPE-002'],
+  },
+  // auth.ts: the ticket API needs no support scope
+  {
+    name: 'support-scope-ignored',
+    description: 'restricted keys without the support scope use the ticket API',
+    breaks: ['SCOPE-003'],
+  },
+  // auth.ts: enterprise_second is bound to a copy of the account with its own balance
+  {
+    name: 'enterprise-balance-split',
+    description: 'enterprise_second sees its own separate balance (5000), not the shared one',
+    breaks: ['ENT-001'],
+  },
+  // routes/tickets.ts: GET lists every tenant's tickets
+  {
+    name: 'tickets-cross-tenant',
+    description: "GET /v1/support/tickets lists every tenant's tickets",
+    breaks: ['ISO-001'],
+  },
+  // routes/tickets.ts: no limit on unresolved tickets
+  {
+    name: 'ticket-limit-ignored',
+    description: 'an 11th unresolved ticket is accepted',
+    breaks: ['TICKET-008'],
+  },
+  // routes/tickets.ts: a subject with a line feed or carriage return accepted
+  {
+    name: 'ticket-subject-newline',
+    description: 'a ticket subject with \\n is accepted',
+    breaks: ['TICKET-004'],
+  },
+  // routes/tickets.ts: subject limit 121
+  {
+    name: 'ticket-subject-121',
+    description: 'a 121-character ticket subject is accepted',
+    breaks: ['TICKET-004'],
+  },
+  // routes/tickets.ts: message limit 2001
+  {
+    name: 'ticket-message-2001',
+    description: 'a 2001-character ticket message is accepted',
+    breaks: ['TICKET-005'],
+  },
+  // routes/tickets.ts: preferred_contact limit 161
+  {
+    name: 'ticket-contact-161',
+    description: 'a 161-character preferred_contact is accepted',
+    breaks: ['TICKET-006'],
+  },
+  // routes/tickets.ts: unknown fields accepted
+  { name: 'ticket-unknown-field', description: 'unknown ticket fields are accepted', breaks: ['TICKET-007'] },
+  // routes/tickets.ts: any category accepted
+  {
+    name: 'ticket-category-lax',
+    description: 'the ticket category "sales" is accepted',
+    breaks: ['TICKET-003'],
+  },
+  // routes/tickets.ts + openapi.ts: creation answers 200 (described so)
+  { name: 'ticket-200', description: 'ticket creation answers 200 instead of 201', breaks: ['TICKET-001'] },
+  // routes/tickets.ts + openapi.ts: GET answers a bare array (described so)
+  {
+    name: 'ticket-list-envelope',
+    description: 'GET /v1/support/tickets answers a bare array (and is described so)',
+    breaks: ['TICKET-002'],
+  },
+  // routes/payments.ts: enterprise keys may create payment orders
+  {
+    name: 'enterprise-payment-allowed',
+    description: 'an enterprise key may create payment orders',
+    breaks: ['PAY-002'],
+  },
+  // routes/payments.ts: the order's points are added to the balance
+  {
+    name: 'order-credits-wallet',
+    description: 'creating a payment order adds its points to the balance',
+    breaks: ['PAY-004'],
+  },
+  // routes/payments.ts: three decimals accepted
+  { name: 'order-three-decimals', description: 'the amount "10.005" is accepted', breaks: ['PAY-006'] },
+  // routes/payments.ts: the maximum is 1000000
+  { name: 'order-over-max', description: 'the amount "100000.01" is accepted', breaks: ['PAY-006'] },
+  // routes/payments.ts: any method accepted (the order then names none)
+  { name: 'order-method-lax', description: 'the payment method "paypal" is accepted', breaks: ['PAY-005'] },
+  // routes/payments.ts: a note with a line feed accepted
+  {
+    name: 'order-note-newline',
+    description: 'a payment order note with \\n is accepted',
+    breaks: ['PAY-007'],
+  },
+  // routes/payments.ts: amount_credits = amount_cny x 100000
+  {
+    name: 'order-credits-mismatch',
+    description: 'amount_credits is amount_cny x 100000 instead of x 1000000',
+    breaks: ['PAY-008'],
+  },
+  // routes/payments.ts + openapi.ts: a new order is approved with a QR code (described so)
+  {
+    name: 'order-approved',
+    description: 'a new order is reported approved, with has_qr_code true and a qr_code',
+    breaks: ['PAY-003'],
+  },
+  // routes/payments.ts: personal tenants are refused the method list
+  {
+    name: 'payment-methods-personal-refused',
+    description: 'GET /v1/payment-methods answers 403 to personal tenants',
+    breaks: ['PAY-001'],
+  },
+  // guards.ts: the requests-per-minute guard never refuses
+  { name: 'ratelimit-missing', description: 'the ratelimited key is never limited', breaks: ['RATE-001'] },
+  // guards.ts + openapi.ts: the guard's 429 is text/plain "slow down" (described so)
+  {
+    name: 'ratelimit-plain',
+    description: 'the rate-limit 429 body is text/plain "slow down" (and is described so)',
+    breaks: ['RATE-001'],
+  },
+  // internal.ts: X-Upstream-Key: <the model's upstream key> on authenticated responses (a canary)
+  {
+    name: 'upstream-key-header',
+    description: "authenticated responses carry X-Upstream-Key: <the model's sk-upstream- key>",
+    breaks: ['SEC-001'],
+  },
+  // internal.ts: X-Upstream-Node: node-internal-<n> on every response (a canary)
+  {
+    name: 'node-header',
+    description: 'responses carry X-Upstream-Node: node-internal-7',
+    breaks: ['SEC-001'],
+  },
+  // internal.ts + openapi.ts: /v1/models entries carry purchase_cost (described so)
+  {
+    name: 'purchase-cost-field',
+    description: 'each /v1/models entry carries purchase_cost: "0.0021" (and is described so)',
+    breaks: ['SEC-002'],
+  },
+  // internal.ts + openapi.ts: /v1/models entries carry upstream_endpoint (described so)
+  {
+    name: 'routing-field-host',
+    description: 'each /v1/models entry carries upstream_endpoint: "10.2.3.4:8443" (and is described so)',
+    breaks: ['SEC-002'],
+  },
+  // ==== end of the scopes/tickets/payments/protections/internal block
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -184,10 +521,11 @@ const VARIANT_LIST = [
     name: 'unpriced-omitted',
     description: 'the unpriced model carries neither price fields nor points_configured',
   },
-  // state.ts: long fractional prices and balances
+  // state.ts: long fractional prices and balances, hence charges with many decimals
   {
     name: 'fractional-prices',
-    description: 'prices and balances with many decimals (e.g. "0.000001234567891234")',
+    description:
+      'prices (18 decimals) and balances with many decimals, so charges and ledger amounts have many decimals',
   },
   // routes/public.ts + openapi.ts
   { name: 'healthz-text', description: '/healthz answers text/plain "ok" and /status text/html' },
@@ -196,6 +534,55 @@ const VARIANT_LIST = [
     name: 'openapi-default-errors',
     description: 'the description declares errors under `default` instead of explicit statuses',
   },
+  // routes/chat.ts + openapi.ts
+  {
+    name: 'chat-stream-ndjson',
+    description: 'a streamed chat reply is application/x-ndjson (one chunk per line), not SSE',
+  },
+  // billing.ts + openapi.ts
+  { name: 'no-billing', description: 'inference replies carry no billing object' },
+  // routes/ledger.ts + openapi.ts
+  {
+    name: 'ledger-ascending',
+    description: '/v1/ledger answers {entries:[oldest first], has_more:false}',
+  },
+  // billing.ts + openapi.ts
+  {
+    name: 'usage-envelope',
+    description: '/v1/usage answers {records:[...]} with other field names (charged_points and model kept)',
+  },
+  // errors.ts + openapi.ts
+  {
+    name: 'idem-conflict-422',
+    description: 'a reused Idempotency-Key with another body answers 422, not 409',
+  },
+  // routes/responses.ts
+  {
+    name: 'responses-extra-events',
+    description: 'streamed responses carry extra events (response.in_progress, content_part.added, ...)',
+  },
+  // errors.ts + openapi.ts
+  { name: 'unknown-model-403', description: 'a model id no catalog knows answers 403 instead of 404' },
+  // ==== tickets, payments, protections (one block; keep together)
+  // routes/payments.ts: enterprise tenants may list the payment methods (creation stays refused)
+  {
+    name: 'enterprise-methods-allowed',
+    description: 'GET /v1/payment-methods answers 200 to enterprise tenants too',
+  },
+  // routes/tickets.ts + openapi.ts
+  {
+    name: 'ticket-shape',
+    description:
+      'the ticket object is {ticket_id, state, category, topic, body, preferred_contact?, created_at}',
+  },
+  // routes/payments.ts + openapi.ts
+  {
+    name: 'order-status-pending',
+    description: 'a new payment order reports status "pending" and omits qr_code',
+  },
+  // guards.ts + openapi.ts
+  { name: 'ratelimit-no-retry-after', description: 'the rate-limit 429 carries no Retry-After header' },
+  // ==== end of the tickets/payments/protections block
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

@@ -3,6 +3,11 @@
 // should be caught only by a contract check change it along with the server.
 import type { RefContext } from './context.ts';
 import { ENDPOINTS } from './fixtures.ts';
+import { describeRateLimit } from './guards.ts';
+import { leakedFieldSchema } from './internal.ts';
+import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
+import { paymentSchemas } from './routes/payments.ts';
+import { ticketCreatedStatus, ticketSchemas } from './routes/tickets.ts';
 import { contractComponents, type JsonObject } from './schemas.ts';
 
 type Content = Record<string, { schema: JsonObject }>;
@@ -12,6 +17,10 @@ interface Operation {
   body?: Content;
   deprecated?: boolean;
   idempotencyKey?: boolean;
+  /** A success may be a replay, marked by Idempotent-Replayed. */
+  replays?: boolean;
+  /** Error statuses beyond the common ones. */
+  errors?: string[];
 }
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
@@ -20,11 +29,30 @@ const binary = (types: string[]): Content =>
   Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
 const OPEN: JsonObject = { type: 'object' };
 const EVENT_STREAM: Content = { 'text/event-stream': { schema: { type: 'string' } } };
+const NDJSON: Content = { 'application/x-ndjson': { schema: { type: 'string' } } };
+const SCHEMAS = '#/components/schemas/';
+const REPLAYED = 'Idempotent-Replayed';
+/** JSON content of a reference schema, with its legacy currency twin (`Legacy<name>`). */
+const withLegacy = (name: string): Content => ({
+  ...json(ref(name)),
+  [LEGACY_TYPE]: { schema: ref(`Legacy${name}`) },
+});
+/** Schemas served in the legacy currency format too; their twins are generated. */
+const LEGACY_ROOTS = [
+  'ModelList',
+  'BalanceResponse',
+  'ChatCompletionResponse',
+  'ResponseObject',
+  'EmbeddingListResponse',
+  'UsageList',
+  'LedgerList',
+];
 const INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'model/gltf-binary'];
 
 function operations(ctx: RefContext): Record<string, Operation> {
   const textHealth = ctx.variant === 'healthz-text';
+  const conflict = ctx.variant === 'idem-conflict-422' ? '422' : '409';
   return {
     'GET /healthz': {
       success: {
@@ -45,36 +73,70 @@ function operations(ctx: RefContext): Record<string, Operation> {
       success: {
         status: '200',
         description: 'The calling account’s catalog.',
-        content: json(ref('ModelList')),
+        content: withLegacy('ModelList'),
       },
     },
     'POST /v1/chat/completions': {
       body: json(ref('ChatCompletionRequest')),
       success: {
         status: '200',
-        description: 'A chat completion, or a stream of chunks when `stream` is true.',
-        content: { ...json(ref('ChatCompletion')), ...EVENT_STREAM },
+        description:
+          ctx.variant === 'chat-stream-ndjson'
+            ? 'A chat completion, or chunks as NDJSON lines when `stream` is true.'
+            : 'A chat completion, or `data:` chunk events ending with `data: [DONE]` when `stream` is true.',
+        content: {
+          ...withLegacy('ChatCompletionResponse'),
+          ...(ctx.variant === 'chat-stream-ndjson' ? NDJSON : EVENT_STREAM),
+        },
       },
       idempotencyKey: true,
+      replays: true,
+      errors: [conflict, '503'],
     },
     'POST /v1/responses': {
       body: json(ref('ResponsesRequest')),
       success: {
         status: '200',
         description: 'A response, or an event stream when `stream` is true.',
-        content: { ...json(OPEN), ...EVENT_STREAM },
+        content: {
+          ...withLegacy('ResponseObject'),
+          ...(ctx.fault === 'responses-json-stream' ? {} : EVENT_STREAM),
+        },
       },
       idempotencyKey: true,
+      replays: true,
+      errors: [conflict, '503'],
     },
     'POST /v1/embeddings': {
       body: json(ref('EmbeddingRequest')),
-      success: { status: '200', description: 'The embedding list.', content: json(ref('EmbeddingList')) },
+      success: {
+        status: '200',
+        description: 'The embedding list.',
+        content: withLegacy('EmbeddingListResponse'),
+      },
+      errors: ['503'],
     },
     'GET /v1/balance': {
-      success: { status: '200', description: 'Balance in points.', content: json(ref('BalanceResponse')) },
+      success: { status: '200', description: 'Balance in points.', content: withLegacy('BalanceResponse') },
     },
-    'GET /v1/usage': { success: { status: '200', description: 'Per-request usage.', content: json(OPEN) } },
-    'GET /v1/ledger': { success: { status: '200', description: 'Fund movements.', content: json(OPEN) } },
+    'GET /v1/usage': {
+      success: {
+        status: '200',
+        description: 'Per-request usage, newest first.',
+        content: withLegacy('UsageList'),
+      },
+      errors: ctx.fault === 'usage-unavailable' ? ['500'] : [],
+    },
+    'GET /v1/ledger': {
+      success: {
+        status: '200',
+        description:
+          ctx.variant === 'ledger-ascending'
+            ? 'Fund movements, oldest first.'
+            : 'Fund movements, newest first.',
+        content: withLegacy('LedgerList'),
+      },
+    },
     'GET /v1/media/models': {
       success: {
         status: '200',
@@ -101,31 +163,36 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'GET /v1/media/assets/{asset_id}': {
       success: { status: '200', description: 'The output file.', content: binary(ASSET_TYPES) },
     },
+    // Tickets and payments: shapes in routes/tickets.ts and routes/payments.ts.
     'GET /v1/support/tickets': {
       success: {
         status: '200',
         description: 'The tenant’s tickets.',
-        content: json(ref('SupportTicketList')),
+        content: json(ref('SupportTicketListResponse')),
       },
     },
     'POST /v1/support/tickets': {
       body: json(ref('SupportTicketCreate')),
       success: {
-        status: '201',
-        description: 'The created ticket.',
-        content: json(ref('SupportTicketEnvelope')),
+        status: ticketCreatedStatus(ctx),
+        description: 'The created ticket (429 when 10 tickets are unresolved).',
+        content: json(ref('SupportTicketEnvelopeResponse')),
       },
     },
     'GET /v1/payment-methods': {
-      success: { status: '200', description: 'Legacy payment methods.', content: json(OPEN) },
+      success: {
+        status: '200',
+        description: 'Legacy payment methods (403 to enterprise tenants).',
+        content: json(ref('PaymentMethodList')),
+      },
       deprecated: true,
     },
     'POST /v1/payment-orders': {
       body: json(ref('PaymentOrderCreate')),
       success: {
         status: '201',
-        description: 'A legacy order awaiting admin review; not a payment.',
-        content: json(ref('CompatibilityRechargeOrder')),
+        description: 'A legacy order awaiting admin review; not a payment (403 to enterprise tenants).',
+        content: json(ref('PaymentOrder')),
       },
       deprecated: true,
     },
@@ -199,17 +266,8 @@ function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
     ModelEntry: { allOf: [ref('TextModelEntry'), modelEntry, priced] },
     ModelList: modelList,
     BalanceResponse: balance,
-    ResponsesRequest: {
-      type: 'object',
-      required: ['model', 'input'],
-      properties: {
-        model: string,
-        input: {},
-        max_output_tokens: { type: 'integer', minimum: 0 },
-        store: { type: 'boolean' },
-        stream: { type: 'boolean' },
-      },
-    },
+    ...inferenceSchemas(ctx),
+    ...accountSchemas(ctx),
     HealthStatus: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } },
     ServiceStatus: {
       type: 'object',
@@ -220,11 +278,220 @@ function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   };
 }
 
+const decimal = ref('Points/$defs/decimalString');
+const count = { type: 'integer', minimum: 0 };
+const dateTime = { type: 'string', format: 'date-time' };
+
+/** Request and reply shapes of chat, responses and embeddings, and the billing object. */
+function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
+  const billed = ctx.variant !== 'no-billing';
+  const billing = billed ? { billing: ref('Billing') } : {};
+  const pointsValue = ctx.fault === 'chat-billing-numbers' ? { type: 'number' } : decimal;
+  const [charged, released] =
+    ctx.fault === 'chat-credits-names'
+      ? ['charged_credits', 'released_credits']
+      : ['charged_points', 'released_points'];
+  const tokens = (names: string[]) => ({
+    type: 'object',
+    required: names,
+    properties: Object.fromEntries(names.map((n) => [n, count])),
+  });
+  return {
+    ...(billed
+      ? {
+          Billing: {
+            type: 'object',
+            description: 'Points settlement of the call: what it cost and what was held but released.',
+            required: ['unit', charged, released],
+            properties: {
+              unit: { const: 'service_points' },
+              [charged]: pointsValue,
+              [released]: pointsValue,
+            },
+          },
+        }
+      : {}),
+    ChatCompletionResponse: {
+      allOf: [
+        ref('ChatCompletion'),
+        {
+          type: 'object',
+          required: ['id', 'object', 'created', 'model', 'choices', 'usage', ...Object.keys(billing)],
+          properties: {
+            id: { type: 'string', pattern: '^chatcmpl-' },
+            created: count,
+            model: { type: 'string' },
+            choices: {
+              type: 'array',
+              minItems: 1,
+              items: {
+                type: 'object',
+                required: ['index', 'message', 'finish_reason'],
+                properties: {
+                  index: count,
+                  finish_reason: { enum: ['stop', 'length'] },
+                  message: {
+                    type: 'object',
+                    required: ['role', 'content'],
+                    properties: { role: { const: 'assistant' }, content: { type: 'string' } },
+                  },
+                },
+              },
+            },
+            usage:
+              ctx.fault === 'usage-tokens-as-strings'
+                ? { type: 'object', required: ['prompt_tokens', 'completion_tokens', 'total_tokens'] }
+                : tokens(['prompt_tokens', 'completion_tokens', 'total_tokens']),
+            ...billing,
+          },
+        },
+      ],
+    },
+    ResponsesRequest: {
+      type: 'object',
+      required: ['model', 'input'],
+      properties: {
+        model: { type: 'string' },
+        input: {
+          description: 'Text, or the conversation as message-like items (history is carried by the caller).',
+          oneOf: [
+            { type: 'string', minLength: 1 },
+            { type: 'array', minItems: 1, items: { type: 'object' } },
+          ],
+        },
+        max_output_tokens: count,
+        store: { type: 'boolean', description: 'Accepted; the service is stateless and stores nothing.' },
+        stream: { type: 'boolean' },
+      },
+    },
+    ResponseObject: {
+      type: 'object',
+      required: ['id', 'object', 'created_at', 'model', 'status', 'output', 'usage', ...Object.keys(billing)],
+      properties: {
+        id: { type: 'string', pattern: '^resp_' },
+        object: { const: 'response' },
+        created_at: count,
+        model: { type: 'string' },
+        status: { const: 'completed' },
+        output: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['type', 'role', 'content'],
+            properties: {
+              type: { const: 'message' },
+              role: { const: 'assistant' },
+              content: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['type', 'text'],
+                  properties: { type: { const: 'output_text' }, text: { type: 'string' } },
+                },
+              },
+            },
+          },
+        },
+        usage: tokens(['input_tokens', 'output_tokens', 'total_tokens']),
+        ...billing,
+      },
+    },
+    EmbeddingListResponse: {
+      allOf: [
+        ref('EmbeddingList'),
+        {
+          type: 'object',
+          required: ['object', 'data', 'model', 'usage', ...Object.keys(billing)],
+          properties: {
+            data: {
+              type: 'array',
+              items: { type: 'object', required: ['object', 'index', 'embedding'] },
+            },
+            usage: tokens(['prompt_tokens', 'total_tokens']),
+            ...billing,
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** Usage records and ledger entries. */
+function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
+  const string = { type: 'string' };
+  const record =
+    ctx.variant === 'usage-envelope'
+      ? {
+          usage_id: string,
+          request_ref: string,
+          path: string,
+          model: string,
+          input_tokens: count,
+          output_tokens: count,
+          tokens: count,
+          charged_points: decimal,
+          timestamp: dateTime,
+        }
+      : {
+          id: string,
+          request_id: string,
+          endpoint: string,
+          model: string,
+          prompt_tokens: count,
+          completion_tokens: count,
+          total_tokens: count,
+          charged_points: decimal,
+          created_at: dateTime,
+        };
+  const list = (key: string, item: string, extra: JsonObject, required: string[]) => ({
+    type: 'object',
+    required: [...required, key],
+    properties: { ...extra, [key]: { type: 'array', items: ref(item) } },
+  });
+  return {
+    UsageRecord: {
+      type: 'object',
+      description: 'One settled call, charged at the price snapshot valid when it was confirmed.',
+      required: Object.keys(record),
+      properties: record,
+    },
+    UsageList:
+      ctx.variant === 'usage-envelope'
+        ? list('records', 'UsageRecord', {}, [])
+        : list('data', 'UsageRecord', { object: { const: 'list' } }, ['object']),
+    LedgerEntry: {
+      type: 'object',
+      required: [
+        'id',
+        'type',
+        'amount_points',
+        'held_change_points',
+        'balance_after_points',
+        'usage_id',
+        'created_at',
+      ],
+      properties: {
+        id: string,
+        type: { enum: ['top_up', 'hold', 'charge'] },
+        amount_points: decimal,
+        held_change_points: decimal,
+        balance_after_points: decimal,
+        usage_id: { type: ['string', 'null'] },
+        created_at: dateTime,
+      },
+    },
+    LedgerList:
+      ctx.variant === 'ledger-ascending'
+        ? list('entries', 'LedgerEntry', { has_more: { type: 'boolean' } }, ['has_more'])
+        : list('data', 'LedgerEntry', { object: { const: 'list' } }, ['object']),
+  };
+}
+
 function errorStatuses(
   ctx: RefContext,
   key: string,
   business: boolean,
-  body: boolean,
+  op: Operation,
   pending: boolean,
 ): string[] {
   if (!business) {
@@ -232,7 +499,8 @@ function errorStatuses(
     if (key === 'GET /status' && ctx.fault === 'status-500') return ['500'];
     return [];
   }
-  const statuses = body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
+  const common = op.body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
+  const statuses = [...new Set([...common, ...(op.errors ?? [])])].sort();
   if (pending) statuses.push('501');
   if (key === 'GET /v1/models' && ctx.fault === 'openapi-undeclared-401')
     return statuses.filter((s) => s !== '401');
@@ -243,23 +511,32 @@ const REASONS: Record<string, string> = {
   '400': 'Invalid request.',
   '401': 'Missing, wrong, revoked or expired API key.',
   '403': 'Forbidden for this key, account or model.',
-  '404': 'Unknown path or resource.',
+  '404': 'Unknown path, resource or model, or a model of another endpoint type.',
+  '409': 'The Idempotency-Key was used with a different request.',
   '413': 'Request body too large.',
   '415': 'Unsupported content type.',
-  '429': 'Rate limit or quota reached.',
+  '422': 'The Idempotency-Key was used with a different request.',
+  '429': 'Rate limit, quota or spend protection reached.',
   '500': 'Internal error.',
   '501': 'Not implemented by the reference yet.',
+  '503': 'The model cannot be billed now (no points configuration).',
   default: 'Error.',
 };
 
 export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): JsonObject {
-  const withHeaders = (response: JsonObject): JsonObject =>
-    ctx.variant === 'no-request-id'
-      ? response
-      : { ...response, headers: { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } } };
+  const withHeaders = (response: JsonObject, replayable = false): JsonObject => {
+    const headers: JsonObject = {
+      ...(ctx.variant === 'no-request-id'
+        ? {}
+        : { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } }),
+      ...(replayable ? { [REPLAYED]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+    };
+    return Object.keys(headers).length > 0 ? { ...response, headers } : response;
+  };
   const errorResponse = (status: string): JsonObject => {
     const schema = status === '401' && ctx.fault === 'error-shape-flat' ? ref('FlatError') : ref('APIError');
-    return withHeaders({ description: REASONS[status] ?? 'Error.', content: json(schema) });
+    const response = withHeaders({ description: REASONS[status] ?? 'Error.', content: json(schema) });
+    return status === '429' ? describeRateLimit(ctx, response) : response;
   };
 
   const ops = operations(ctx);
@@ -269,9 +546,12 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     const op = ops[key];
     if (!op) throw new Error(`openapi: no operation for ${key}`);
     const business = !endpoint.public || (key === 'GET /healthz' && ctx.fault === 'healthz-auth');
-    const errors = errorStatuses(ctx, key, business, op.body !== undefined, pending.has(key));
+    const errors = errorStatuses(ctx, key, business, op, pending.has(key));
     const responses: Record<string, JsonObject> = {
-      [op.success.status]: withHeaders({ description: op.success.description, content: op.success.content }),
+      [op.success.status]: withHeaders(
+        { description: op.success.description, content: op.success.content },
+        op.replays,
+      ),
     };
     if (ctx.variant === 'openapi-default-errors' && errors.length > 0)
       responses.default = errorResponse('default');
@@ -307,7 +587,12 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     };
   }
 
-  const schemas = { ...contractComponents(), ...referenceSchemas(ctx) };
+  const schemas = {
+    ...contractComponents(),
+    ...referenceSchemas(ctx),
+    ...ticketSchemas(ctx),
+    ...paymentSchemas(ctx),
+  };
   const doc: JsonObject = {
     openapi: '3.1.0',
     info: {
@@ -324,17 +609,72 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
           required: false,
           schema: { type: 'string' },
         },
+        IdempotentReplayed: {
+          description:
+            'Present on a replay: the stored result of an earlier request with the same Idempotency-Key and body; nothing was executed or charged again.',
+          required: false,
+          schema: { const: 'true' },
+        },
       },
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
     },
   };
   applyFaults(ctx, doc, schemas);
+  // After the faults, so that the legacy twins follow what they change.
+  addLegacyComponents(ctx, schemas);
   return doc;
+}
+
+/**
+ * `Legacy<name>` for every legacy root and every component it reaches: the same schema with every
+ * points field renamed to its legacy name (fault legacy-added: both names), exactly as legacy.ts
+ * renames the bodies.
+ */
+function addLegacyComponents(ctx: RefContext, schemas: Record<string, JsonObject>): void {
+  const queue = [...LEGACY_ROOTS];
+  const done = new Set<string>();
+  const both = ctx.fault === 'legacy-added';
+  const convert = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(convert);
+    if (node === null || typeof node !== 'object') return node;
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMAS)) {
+        const [target = '', ...pointer] = value.slice(SCHEMAS.length).split('/');
+        queue.push(target);
+        out.$ref = `${SCHEMAS}Legacy${[target, ...pointer].join('/')}`;
+      } else if (key === 'properties' && value !== null && typeof value === 'object') {
+        const props: JsonObject = {};
+        for (const [name, schema] of Object.entries(value)) {
+          if (both && isPointsField(name)) props[name] = convert(schema);
+          props[legacyName(name)] = convert(schema);
+        }
+        out.properties = props;
+      } else if (key === 'required' && Array.isArray(value)) {
+        const names = value as string[];
+        out.required = both ? [...new Set([...names, ...names.map(legacyName)])] : names.map(legacyName);
+      } else out[key] = convert(value);
+    }
+    return out;
+  };
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (done.has(name)) continue;
+    done.add(name);
+    const source = schemas[name];
+    if (!source) throw new Error(`openapi: no component ${name} for its legacy twin`);
+    schemas[`Legacy${name}`] = {
+      ...(convert(source) as JsonObject),
+      description: `${name} in the legacy currency format (${LEGACY_TYPE}): every points field carries its legacy name.`,
+    };
+  }
 }
 
 function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, JsonObject>): void {
   const props = (name: string) => (schemas[name] as { properties: Record<string, JsonObject> }).properties;
   const paths = doc.paths as Record<string, unknown>;
+  // Faults purchase-cost-field and routing-field-host (internal.ts): the leaked entry field, described.
+  const leaked = leakedFieldSchema(ctx);
+  if (leaked) (schemas.ModelEntry as { allOf: JsonObject[] }).allOf.push(leaked);
   switch (ctx.fault) {
     case 'openapi-invalid':
       delete doc.info;
@@ -359,6 +699,20 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
       for (const field of ['total_points', 'held_points', 'available_points'])
         props('Balance')[field] = { type: 'number' };
       break;
+    case 'usage-tokens-as-strings': {
+      const usage = props('ChatCompletion').usage as { properties: Record<string, JsonObject> };
+      for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
+      break;
+    }
+    case 'embed-1023': {
+      const data = props('EmbeddingList').data as { items: { properties: { embedding: JsonObject } } };
+      data.items.properties.embedding = {
+        ...data.items.properties.embedding,
+        minItems: 1023,
+        maxItems: 1023,
+      };
+      break;
+    }
     case 'balance-missing-held': {
       const balance = schemas.Balance as { required: string[] };
       balance.required = balance.required.filter((f) => f !== 'held_points');

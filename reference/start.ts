@@ -1,7 +1,10 @@
 // Programmatic entry point of the reference server.
 import { buildApp, CAPABILITIES } from './app.ts';
+import { setModelPrice } from './billing.ts';
 import { parseFault, parseVariant } from './faults.ts';
-import { createState } from './state.ts';
+import { CANARIES } from './internal.ts';
+import { PAYMENT_MIN_CNY } from './routes/payments.ts';
+import { createState, type Prices } from './state.ts';
 
 export { FAULTS, VARIANTS } from './faults.ts';
 
@@ -22,6 +25,12 @@ export interface ReferenceHandle {
   /** chat, embedding, responses, no_responses, forbidden -> model id. */
   hints: Record<string, string>;
   capabilities: string[];
+  /** Strings no response may contain (upstream key prefixes, internal node names): a target's `canaries`. */
+  canaries: string[];
+  /** Configured limits a target file declares: the payment-order minimum (exclusive), in CNY. */
+  limits: { payment_min_cny: string };
+  /** Internal hook for tests: changes a model's public price (settled usage keeps its snapshot). */
+  setPrice(modelId: string, prices: Prices): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +48,9 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     keys: { ...state.roleKeys },
     hints: { ...state.hints },
     capabilities: [...CAPABILITIES],
+    canaries: [...CANARIES],
+    limits: { payment_min_cny: PAYMENT_MIN_CNY },
+    setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
     close: () => app.close(),
   };
 }

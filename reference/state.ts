@@ -11,7 +11,41 @@ export interface TextModel {
   capabilities: string[];
   contextLength: number;
   /** Absent when points configuration is unavailable. */
-  prices?: { request: string; response: string };
+  prices?: Prices;
+}
+
+export interface Prices {
+  request: string;
+  response: string;
+}
+
+/** One settled inference call; `prices` is the snapshot valid when the request was confirmed. */
+export interface UsageRecord {
+  id: string;
+  requestId: string;
+  endpoint: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  prices: Prices;
+  chargedPoints: string;
+  createdAt: string;
+}
+
+export interface LedgerEntry {
+  id: string;
+  type: 'top_up' | 'hold' | 'charge';
+  amountPoints: string;
+  heldChangePoints: string;
+  balanceAfterPoints: string;
+  usageId: string | null;
+  createdAt: string;
+}
+
+/** A settled call kept for Idempotency-Key replays: the request's fingerprint and its result. */
+export interface StoredCall {
+  fingerprint: string;
+  result: unknown;
 }
 
 export interface Account {
@@ -22,6 +56,12 @@ export interface Account {
   heldPoints: string;
   inputQuotaBytes: number;
   requestsPerMinute?: number;
+  /** Oldest first. */
+  usage: UsageRecord[];
+  /** Oldest first. */
+  ledger: LedgerEntry[];
+  /** By Idempotency-Key value: keys are per account. */
+  idempotency: Map<string, StoredCall>;
 }
 
 export interface ApiKey {
@@ -179,6 +219,9 @@ export function createState(toggles: Toggles): State {
       heldPoints: balance.held,
       inputQuotaBytes: spec.inputQuotaBytes ?? 10 * GIB,
       requestsPerMinute: spec.requestsPerMinute,
+      usage: [],
+      ledger: openingLedger(`acct_${name}`, balance.total, balance.held),
+      idempotency: new Map(),
     };
   }
 
@@ -212,6 +255,37 @@ export function createState(toggles: Toggles): State {
     forbidden: m.premium.id,
   };
   return { models: Object.values(m), accounts: Object.values(accounts), keys, roleKeys, hints };
+}
+
+/**
+ * The ledger that explains the seeded balance: a top-up of the whole total and, where points are
+ * held, a hold that moves them to held without changing the total.
+ */
+function openingLedger(account: string, total: string, held: string): LedgerEntry[] {
+  const createdAt = new Date().toISOString();
+  const entries: LedgerEntry[] = [
+    {
+      id: `le_${account}_opening`,
+      type: 'top_up',
+      amountPoints: total,
+      heldChangePoints: '0',
+      balanceAfterPoints: total,
+      usageId: null,
+      createdAt,
+    },
+  ];
+  if (Number(held) !== 0) {
+    entries.push({
+      id: `le_${account}_hold`,
+      type: 'hold',
+      amountPoints: '0',
+      heldChangePoints: held,
+      balanceAfterPoints: total,
+      usageId: null,
+      createdAt,
+    });
+  }
+  return entries;
 }
 
 function blockList(cidr: string): BlockList {

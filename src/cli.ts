@@ -21,6 +21,8 @@ Target (flags > environment > targets file > defaults; no target: the embedded r
 
 Run
   --strict               implied invariants fail the run (for a service's own release pipeline)
+  --seed N               fast-check seed (every property failure prints the seed that replays it)
+  --property-runs N      runs per property test (default 25)
   --filter PATTERN       only tests whose title matches PATTERN (a regular expression)
   --report-dir DIR       where to write the report (default reports/<target>/<timestamp>/)
   --quiet                print only the verdict line
@@ -43,6 +45,8 @@ export async function main(argv: string[]): Promise<number> {
         allow: { type: 'string' },
         concurrency: { type: 'string' },
         strict: { type: 'boolean' },
+        seed: { type: 'string' },
+        'property-runs': { type: 'string' },
         filter: { type: 'string' },
         'report-dir': { type: 'string' },
         quiet: { type: 'boolean' },
@@ -68,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(`--concurrency: '${values.concurrency}' is not a whole number from 1 to 64`);
     }
   }
+  const seed = wholeNumber(values.seed, '--seed', 0, 2 ** 31 - 1);
+  const propertyRuns = wholeNumber(values['property-runs'], '--property-runs', 1, 10_000);
   if (typeof values.filter === 'string') {
     try {
       new RegExp(values.filter);
@@ -101,6 +107,8 @@ export async function main(argv: string[]): Promise<number> {
       target,
       strict: values.strict === true,
       quiet,
+      ...(seed !== undefined ? { seed } : {}),
+      ...(propertyRuns !== undefined ? { propertyRuns } : {}),
       ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
     });
@@ -132,6 +140,8 @@ async function startEmbedded(
       keys: Record<string, string>;
       hints: Record<string, string>;
       capabilities: string[];
+      canaries?: string[];
+      limits?: Record<string, string | number>;
       close: () => Promise<void>;
     }>;
   };
@@ -151,9 +161,20 @@ async function startEmbedded(
       keys,
       models: { ...ref.hints, ...target.models },
       capabilities: [...new Set([...ref.capabilities, ...target.capabilities])],
+      canaries: [...new Set([...(ref.canaries ?? []), ...target.canaries])],
+      limits: { ...(ref.limits ?? {}), ...target.limits },
+      timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
     },
     stop: () => ref.close(),
   };
+}
+
+function wholeNumber(value: unknown, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${flag}: '${String(value)}' is not a whole number from ${min} to ${max}`);
+  return n;
 }
 
 export async function cliEntry(): Promise<void> {

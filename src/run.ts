@@ -18,6 +18,8 @@ export interface RunOptions {
   strict?: boolean;
   filter?: string;
   quiet?: boolean;
+  seed?: number;
+  propertyRuns?: number;
   /** Restrict to suite files whose path contains one of these strings. */
   files?: string[];
 }
@@ -133,6 +135,8 @@ export async function runConformance(
     reportDir,
     exchangesFile,
     suiteVersion: SUITE_VERSION,
+    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
+    propertyRuns: opts.propertyRuns ?? 25,
   };
   if (openapi) run.openapi = openapi;
   const runFile = join(reportDir, 'run.json');
@@ -147,17 +151,44 @@ export async function runConformance(
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor);
     const { startVitest } = await import('vitest/node');
-    const include = ['suites/**/*.test.ts'];
-    const vitest = await startVitest('test', opts.files ?? [], {
-      config: false,
-      root: PKG_ROOT,
-      watch: false,
-      include,
-      reporters: opts.quiet ? [reporter] : [reporter, 'default'],
-      maxWorkers: target.concurrency,
-      ...(opts.filter ? { testNamePattern: opts.filter } : {}),
-      passWithNoTests: false,
-    });
+    // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
+    // traffic of this run (balance-delta checks need a quiet account).
+    const projects = [
+      {
+        test: {
+          name: 'parallel',
+          include: ['suites/**/*.test.ts'],
+          exclude: ['suites/**/*.serial.test.ts'],
+          pool: 'threads',
+          isolate: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'serial',
+          include: ['suites/**/*.serial.test.ts'],
+          pool: 'threads',
+          isolate: false,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ];
+    const vitest = await startVitest(
+      'test',
+      opts.files ?? [],
+      {
+        config: false,
+        root: PKG_ROOT,
+        watch: false,
+        reporters: opts.quiet ? [reporter] : [reporter, 'default'],
+        maxWorkers: target.concurrency,
+        ...(opts.filter ? { testNamePattern: opts.filter } : {}),
+        passWithNoTests: false,
+      },
+      { test: { projects } } as never,
+    );
     await vitest.close();
     tests = reporter.collected.tests;
     harnessErrors = reporter.collected.harnessErrors;
@@ -185,6 +216,7 @@ export async function runConformance(
       models: target.models as Record<string, string>,
     },
     strict: !!opts.strict,
+    seed: run.seed,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     openapi: openapi
@@ -241,6 +273,7 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
     if (t.outcome === 'not_run') reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
   for (const [r, n] of reasons) log(`  not run (${n}): ${r}`);
   for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
+  log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
   log(`  report: ${dir}`);
   log(`VERDICT: ${s.verdict.toUpperCase().replace('_', ' ')}`);

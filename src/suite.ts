@@ -1,15 +1,21 @@
 /** What suite files import: the check wrapper, the shared endpoint table, and helpers to build probes. */
 import { readFileSync } from 'node:fs';
+import type { Arbitrary } from 'fast-check';
 import { parse } from 'yaml';
+import type { HttpResponse } from './http/client.ts';
 import type { Effect } from './model.ts';
+import { documented } from './openapi/documented.ts';
 import { pkgPath } from './paths.ts';
-import type { CheckContext, Req } from './runtime/check.ts';
+import { type CheckContext, check, type Req } from './runtime/check.ts';
+import { checkProperty } from './runtime/property.ts';
 
 export { findEntryList, findField, isPlainObject } from './checks/json.ts';
 export { judgePoints, pointsFields } from './checks/points.ts';
-export { documented } from './openapi/documented.ts';
+export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
+export * as rules from './rules/chat.ts';
 export { type CheckContext, check } from './runtime/check.ts';
 export { worker } from './runtime/worker.ts';
+export { checkProperty, documented };
 
 export interface Endpoint {
   method: string;
@@ -21,6 +27,8 @@ export interface Endpoint {
   probe?: { json?: unknown; base64?: string; content_type?: string };
   request_schema?: string;
   response_schema?: string;
+  /** Key scopes that may cover the endpoint; none for the deprecated payment endpoints. */
+  scopes?: string[];
 }
 
 let endpointsCache: Endpoint[] | undefined;
@@ -64,4 +72,142 @@ export async function probeRequest(t: CheckContext, e: Endpoint): Promise<Req> {
 export function errorCode(body: unknown): string | undefined {
   const err = (body as { error?: { code?: unknown } } | undefined)?.error;
   return typeof err?.code === 'string' ? err.code : undefined;
+}
+
+export interface Case {
+  description: string;
+  ids: string[];
+  patch?: Record<string, unknown>;
+  remove?: string[];
+  valid: boolean;
+  /** The error code the contract states for this refusal, where it states one. */
+  code?: string;
+}
+
+/** A YAML case table of fixtures/cases/. */
+export function cases(name: string): Case[] {
+  return (parse(readFileSync(pkgPath('fixtures', 'cases', `${name}.yaml`), 'utf8')) as { cases: Case[] })
+    .cases;
+}
+
+/** `{ $repeat: 'ab', times: 3 }` in a case table stands for 'ababab' (long strings stay readable). */
+export function expand(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(expand);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.$repeat === 'string' && typeof o.times === 'number') return o.$repeat.repeat(o.times);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, expand(x)]));
+  }
+  return v;
+}
+
+export function applyCase(
+  base: Record<string, unknown>,
+  c: Pick<Case, 'patch' | 'remove'>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...base,
+    ...((expand(c.patch) as Record<string, unknown> | undefined) ?? {}),
+  };
+  for (const f of c.remove ?? []) delete body[f];
+  return body;
+}
+
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+/**
+ * The contract's verdict for a request: valid -> 2xx; invalid -> a 4xx refusal (the APIError shape is
+ * checked on every exchange). Returns a violation message, or undefined when the target agreed.
+ */
+export function verdictMismatch(res: HttpResponse, valid: boolean, what: string): string | undefined {
+  if (valid && !isSuccess(res.status))
+    return `${what} is valid per the contract but was answered ${res.status}`;
+  if (!valid && !(res.status >= 400 && res.status < 500))
+    return `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`;
+  return undefined;
+}
+
+/** Violations of a documented schema (schemas/), each attributed to a requirement by its pointer. */
+export function documentedViolations(
+  t: CheckContext,
+  res: HttpResponse,
+  schema: string,
+  idFor: (pointer: string) => string,
+): void {
+  const v = documented().validator(schema);
+  if (v(res.json)) return;
+  for (const e of v.errors ?? []) {
+    const pointer = e.instancePath || '/';
+    t.violate(
+      idFor(pointer),
+      `${res.method} ${res.exchange.path}: ${pointer} ${e.message ?? e.keyword} (${schema})`,
+      {
+        pointer,
+        expected: e.params,
+        exchange: res.exchange,
+      },
+    );
+  }
+}
+
+/**
+ * One test per row of a case table: send the base request patched by the row, judge it by the row's
+ * verdict, and where the row names the contract's error code, require it.
+ */
+export function caseTableChecks(opts: {
+  table: string;
+  effect: Effect;
+  path: string;
+  base: (t: CheckContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}): void {
+  for (const c of cases(opts.table)) {
+    check(
+      { ids: c.ids, effect: opts.effect },
+      `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
+      async (t) => {
+        const res = await t.post(opts.path, applyCase(await opts.base(t), c));
+        const msg = verdictMismatch(res, c.valid, c.description);
+        if (msg) t.violate(c.ids[0]!, msg, { received: res.status, exchange: res.exchange });
+        else if (c.code) {
+          t.ensure(
+            errorCode(res.json) === c.code,
+            c.ids[0]!,
+            `${c.description} was refused with code ${JSON.stringify(errorCode(res.json))}`,
+            {
+              pointer: '/error/code',
+              received: errorCode(res.json) ?? null,
+              expected: c.code,
+              exchange: res.exchange,
+            },
+          );
+        }
+      },
+    );
+  }
+}
+
+/** One property test per field: generated values, each judged by the verdict the contract gives it. */
+export function fieldPropertyChecks(opts: {
+  effect: Effect;
+  path: string;
+  base: (t: CheckContext) => Promise<Record<string, unknown>>;
+  fields: Array<{ id: string; field: string; arbitrary: Arbitrary<{ value: unknown; valid: boolean }> }>;
+}): void {
+  for (const p of opts.fields) {
+    check(
+      { ids: [p.id], effect: opts.effect },
+      `judges generated ${p.field} values by the contract's rule`,
+      async (t) => {
+        const body = await opts.base(t);
+        await checkProperty(t, {
+          id: p.id,
+          arbitrary: p.arbitrary,
+          run: async (c) => {
+            const res = await t.post(opts.path, { ...body, [p.field]: c.value });
+            return verdictMismatch(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`);
+          },
+        });
+      },
+    );
+  }
 }

@@ -1,11 +1,9 @@
 // GET /v1/balance: points as exact decimal strings, available = total - held.
-import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
+import { points as decimalString, Exact } from '../billing.ts';
 import type { RefContext } from '../context.ts';
+import { sendJson } from '../legacy.ts';
 import { callerOf } from './caller.ts';
-
-// Enough precision that decimal strings of any realistic length stay exact.
-const Exact = Decimal.clone({ precision: 200 });
 
 export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/balance', async (request, reply) => {
@@ -16,7 +14,7 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
     const points = {
       total_points: value(totalPoints),
       ...(ctx.fault === 'balance-missing-held' ? {} : { held_points: value(heldPoints) }),
-      available_points: value(available.toFixed()),
+      available_points: value(decimalString(available)),
     };
     const body =
       ctx.variant === 'balance-envelope'
@@ -24,6 +22,6 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
         : { object: 'balance', unit: 'service_points', ...points };
     if (ctx.fault === 'balance-text-plain')
       return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));
-    return body;
+    return sendJson(ctx, request, reply, body);
   });
 }

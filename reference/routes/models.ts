@@ -1,14 +1,21 @@
-// GET /v1/models: the calling account's text and embedding catalog.
+// GET /v1/models: the calling account's text and embedding catalog (legacy currency format too).
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
+import { sendJson, wantsLegacy } from '../legacy.ts';
 import type { TextModel } from '../state.ts';
 import { callerOf } from './caller.ts';
 
 export function registerModels(app: FastifyInstance, ctx: RefContext): void {
-  app.get('/v1/models', async (request) => {
-    const catalog = callerOf(request).account.catalog;
-    if (ctx.variant === 'models-envelope') return { models: catalog.map((m) => envelopeEntry(ctx, m)) };
-    return { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
+  app.get('/v1/models', async (request, reply) => {
+    let catalog = callerOf(request).account.catalog;
+    // Fault legacy-model-ids: "Model ids ... are unchanged" is broken under the legacy format.
+    if (ctx.fault === 'legacy-model-ids' && wantsLegacy(ctx, request))
+      catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));
+    const body =
+      ctx.variant === 'models-envelope'
+        ? { models: catalog.map((m) => envelopeEntry(ctx, m)) }
+        : { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
+    return sendJson(ctx, request, reply, body);
   });
 }
 

@@ -46,6 +46,7 @@ export const targetsFileSchema = {
             properties: {
               request_ms: { type: 'integer', minimum: 100, maximum: 600000 },
               test_ms: { type: 'integer', minimum: 1000, maximum: 3600000 },
+              stream_ms: { type: 'integer', minimum: 100, maximum: 600000 },
             },
           },
           concurrency: { type: 'integer', minimum: 1, maximum: 64 },

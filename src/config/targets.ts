@@ -18,7 +18,7 @@ export interface TargetConfig {
   models: Partial<Record<Hint, string>>;
   capabilities: string[];
   canaries: string[];
-  timeouts: { requestMs: number; testMs: number };
+  timeouts: { requestMs: number; testMs: number; streamMs: number };
   concurrency: number;
   media: { pollIntervalMs: number; pollCap: number };
   limits: Record<string, string | number>;
@@ -47,7 +47,7 @@ interface RawTarget {
   models?: Record<string, string>;
   capabilities?: string[];
   canaries?: string[];
-  timeouts?: { request_ms?: number; test_ms?: number };
+  timeouts?: { request_ms?: number; test_ms?: number; stream_ms?: number };
   concurrency?: number;
   media?: { poll_interval_ms?: number; poll_cap?: number };
   limits?: Record<string, string | number>;
@@ -163,6 +163,8 @@ function fromRaw(raw: RawTarget): TargetConfig {
     timeouts: {
       requestMs: raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
       testMs: raw.timeouts?.test_ms ?? DEFAULTS.timeouts.testMs,
+      // A stream that never ends is a failure after this long (default: the request timeout).
+      streamMs: raw.timeouts?.stream_ms ?? raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
     },
     concurrency: raw.concurrency ?? DEFAULTS.concurrency,
     media: {
@@ -218,6 +220,10 @@ export function resolveTarget(
         .map((s) => s.trim())
         .filter(Boolean),
     ];
+  }
+  for (const [k, v] of Object.entries(env)) {
+    if (k.startsWith('CONFORMANCE_LIMIT_') && v)
+      target.limits[k.slice('CONFORMANCE_LIMIT_'.length).toLowerCase()] = v;
   }
   if (flags.allow !== undefined) target.allow = parseAllow(flags.allow, '--allow');
   else if (env.CONFORMANCE_ALLOW) target.allow = parseAllow(env.CONFORMANCE_ALLOW, 'CONFORMANCE_ALLOW');

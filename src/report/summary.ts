@@ -26,6 +26,7 @@ export interface Summary {
     models: Record<string, string>;
   };
   strict: boolean;
+  seed: number;
   startedAt: string;
   durationMs: number;
   openapi: { sha256?: string; valid: boolean; errors: string[] };

@@ -1,6 +1,8 @@
 import { test } from 'vitest';
 import { requirement } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
+import { suspiciousFields } from '../checks/leaks.ts';
+import { pointsChecks } from '../checks/points-generic.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
@@ -80,6 +82,10 @@ export class CheckContext {
     return this.w.run.strict;
   }
 
+  get run(): WorkerState['run'] {
+    return this.w.run;
+  }
+
   hasRole(role: Role): boolean {
     return this.w.keys[role] !== undefined;
   }
@@ -128,7 +134,12 @@ export class CheckContext {
 
   /** Generic checks every exchange gets: description conformance, error shape, server faults, leaks. */
   checkExchange(res: HttpResponse): void {
-    const findings: Finding[] = [...genericChecks(res), ...secretLeaks(res, this.w.secrets)];
+    const findings: Finding[] = [
+      ...genericChecks(res),
+      ...secretLeaks(res, this.w.secrets),
+      ...pointsChecks(res),
+      ...suspiciousFields(res),
+    ];
     if (this.w.live) findings.push(...this.w.live.checkResponse(res));
     for (const f of findings) this.violate(f.id, f.message, { ...f, exchange: res.exchange });
   }

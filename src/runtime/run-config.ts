@@ -8,6 +8,10 @@ export interface RunConfig {
   reportDir: string;
   exchangesFile: string;
   suiteVersion: string;
+  /** fast-check seed of the run (printed in every property failure; --seed replays it). */
+  seed: number;
+  /** Runs per property test. */
+  propertyRuns: number;
   /** The live description as fetched once by the CLI. */
   openapi?: { file: string; sha256: string; valid: boolean; errors: string[] };
 }

@@ -1,6 +1,6 @@
 import { check } from '../../src/suite.ts';
 
-// The per-exchange checks (RESP-*, ERR-*, SEC-001) run on every response of every test; this test makes
+// The per-exchange checks (RESP-*, ERR-*, SEC-*) run on every response of every test; this test makes
 // them the subject: a spread of public, catalog, balance and error responses.
 check(
   {
@@ -14,6 +14,7 @@ check(
       'ERR-003',
       'GEN-001',
       'SEC-001',
+      'SEC-002',
     ],
     effect: 'read',
   },

@@ -56,6 +56,8 @@ async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
     ...(job.kind === 'fault' ? { fault: job.name } : {}),
     ...(job.kind === 'variant' ? { variant: job.name } : {}),
   });
+  // Optional parts of the handle that later reference versions add (canaries, limits).
+  const handle = ref as typeof ref & { canaries?: string[]; limits?: Record<string, string | number> };
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) env[k] = v;
   const keys: string[] = [];
@@ -76,6 +78,9 @@ async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
       '    models:',
       ...models,
       `    capabilities: ${JSON.stringify(ref.capabilities)}`,
+      ...(handle.canaries?.length ? [`    canaries: ${JSON.stringify(handle.canaries)}`] : []),
+      ...(handle.limits ? [`    limits: ${JSON.stringify(handle.limits)}`] : []),
+      '    timeouts: { stream_ms: 3000 }',
       '    concurrency: 2',
       '',
     ].join('\n'),

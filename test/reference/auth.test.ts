@@ -172,7 +172,7 @@ describe('cross-cutting', () => {
 
   test('pending endpoints answer 501 not_implemented after auth', async () => {
     const ref = await start();
-    const res = await call(ref, '/v1/usage', { role: 'primary' });
+    const res = await call(ref, '/v1/media/models', { role: 'primary' });
     expect(res.status).toBe(501);
     expect(res.body.error.code).toBe('not_implemented');
   });

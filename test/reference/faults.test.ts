@@ -1,6 +1,7 @@
+import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
-import { call, referencePool } from './helpers.ts';
+import { type CallOptions, call, parseSse, referencePool, streamEnds } from './helpers.ts';
 
 const start = referencePool();
 
@@ -11,6 +12,61 @@ const withKey = (ref: ReferenceHandle, headers: (key: string) => Record<string, 
   call(ref, `/v1/models${query}`, { headers: headers(ref.keys.primary as string) });
 // biome-ignore lint/suspicious/noExplicitAny: model entries are probed field by field
 const unpriced = (entries: any[]) => entries.find((m) => m.id === 'tx-chat-unpriced');
+
+const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+const chatBody = (ref: ReferenceHandle, extra: Record<string, unknown> = {}) => ({
+  model: ref.hints.chat,
+  messages: [{ role: 'user', content: 'Say ok.' }],
+  max_tokens: 2,
+  ...extra,
+});
+const chat = (ref: ReferenceHandle, extra: Record<string, unknown> = {}, opts: CallOptions = {}) =>
+  call(ref, '/v1/chat/completions', { method: 'POST', role: 'primary', json: chatBody(ref, extra), ...opts });
+const responses = (ref: ReferenceHandle, extra: Record<string, unknown> = {}) =>
+  call(ref, '/v1/responses', {
+    method: 'POST',
+    role: 'primary',
+    json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3, ...extra },
+  });
+const events = async (ref: ReferenceHandle) => parseSse((await responses(ref, { stream: true })).text);
+const TERMINALS = ['response.completed', 'response.incomplete', 'response.failed'];
+const embed = (ref: ReferenceHandle, body: Record<string, unknown>) =>
+  call(ref, '/v1/embeddings', { method: 'POST', role: 'primary', json: body });
+const embedOk = async (ref: ReferenceHandle, extra: Record<string, unknown>) =>
+  (await embed(ref, { model: ref.hints.embedding, input: 'ok', ...extra })).status === 200;
+const replayCharges = async (ref: ReferenceHandle, headers: Record<string, string>) => {
+  const first = await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key' } });
+  const before = (await balance(ref)).body.total_points;
+  const again = await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key', ...headers } });
+  return first.body.id !== again.body.id && (await balance(ref)).body.total_points !== before;
+};
+const ledgerAfterChat = async (ref: ReferenceHandle) => {
+  await chat(ref);
+  const newest = (await call(ref, '/v1/ledger', { role: 'primary' })).body.data[0];
+  return newest.balance_after_points !== (await balance(ref)).body.total_points;
+};
+// Tickets, payments, protections.
+const TICKETS = '/v1/support/tickets';
+const ticket = (ref: ReferenceHandle, patch: Record<string, unknown>, role = 'primary') =>
+  call(ref, TICKETS, {
+    method: 'POST',
+    role,
+    json: { category: 'technical', subject: 'Probe', message: 'Probe; please ignore.', ...patch },
+  });
+const payOrder = (ref: ReferenceHandle, patch: Record<string, unknown>, role = 'primary') =>
+  call(ref, '/v1/payment-orders', {
+    method: 'POST',
+    role,
+    json: { method: 'alipay', amount_cny: '100.00', note: 'probe', ...patch },
+  });
+/** The first 429 of six requests of the rate-limited key, if any. */
+const rateLimited = async (ref: ReferenceHandle) => {
+  for (let i = 0; i < 6; i++) {
+    const res = await call(ref, '/v1/balance', { role: 'ratelimited' });
+    if (res.status === 429) return res;
+  }
+  return undefined;
+};
 
 /** Per toggle, a probe that is true when its deviation is visible (and false on the plain server). */
 const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -49,6 +105,120 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'balance-missing-held': async (ref) => !('held_points' in (await balance(ref)).body),
   'balance-available-off': async (ref) => (await balance(ref)).body.available_points !== '988.25',
   'key-echo': async (ref) => (await models(ref)).headers.get('x-debug-key') === ref.keys.primary,
+  'chat-temperature-lax': async (ref) => (await chat(ref, { temperature: 2.5 })).status === 200,
+  'chat-temperature-strict': async (ref) => (await chat(ref, { temperature: 2 })).status === 400,
+  'chat-top-p-unchecked': async (ref) => (await chat(ref, { top_p: 1.5 })).status === 200,
+  'chat-max-tokens-negative': async (ref) => (await chat(ref, { max_tokens: -1 })).status === 200,
+  'chat-missing-content': async (ref) => (await chat(ref, { messages: [{ role: 'user' }] })).status === 200,
+  'chat-developer-refused': async (ref) =>
+    (await chat(ref, { messages: [{ role: 'developer', content: 'Be brief.' }] })).status === 400,
+  'chat-model-substituted': async (ref) => (await chat(ref)).body.model !== ref.hints.chat,
+  'chat-usage-total-off': async (ref) => {
+    const { usage } = (await chat(ref)).body;
+    return usage.total_tokens !== usage.prompt_tokens + usage.completion_tokens;
+  },
+  'chat-billing-numbers': async (ref) => typeof (await chat(ref)).body.billing.charged_points === 'number',
+  'chat-credits-names': async (ref) => 'charged_credits' in (await chat(ref)).body.billing,
+  'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
+  'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
+  'chat-stream-never-ends': async (ref) =>
+    !(await streamEnds(
+      ref,
+      '/v1/chat/completions',
+      { role: 'primary', json: chatBody(ref, { stream: true }) },
+      400,
+    )),
+  'responses-any-model': async (ref) =>
+    (await responses(ref, { model: ref.hints.no_responses })).status === 200,
+  'responses-no-terminal': async (ref) => !(await events(ref)).some((e) => TERMINALS.includes(e.event ?? '')),
+  'responses-two-terminals': async (ref) =>
+    (await events(ref)).filter((e) => TERMINALS.includes(e.event ?? '')).length === 2,
+  'responses-json-stream': async (ref) =>
+    (await responses(ref, { stream: true })).headers.get('content-type')?.startsWith('application/json') ??
+    false,
+  'responses-unnamed-events': async (ref) => (await events(ref)).every((e) => e.event === undefined),
+  'responses-empty-delta': async (ref) =>
+    (await events(ref)).some((e) => e.event === 'response.output_text.delta' && e.data === ''),
+  'embed-1023': async (ref) =>
+    (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).body.data[0].embedding.length === 1023,
+  'embed-array-input': async (ref) => embedOk(ref, { input: ['a', 'b'] }),
+  'embed-unknown-field': async (ref) => embedOk(ref, { extra: true }),
+  'embed-dimensions-lax': async (ref) => embedOk(ref, { dimensions: 512 }),
+  'embed-encoding-lax': async (ref) => embedOk(ref, { encoding_format: 'base64' }),
+  'embed-model-optional': async (ref) => (await embed(ref, { input: 'ok' })).status === 200,
+  'idem-double-charge': async (ref) => replayCharges(ref, {}),
+  'legacy-reexecute': async (ref) => replayCharges(ref, LEGACY),
+  'legacy-ignored': async (ref) =>
+    'total_points' in (await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY })).body,
+  'legacy-added': async (ref) => {
+    const { body } = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+    return 'total_points' in body && 'total_amount' in body;
+  },
+  'legacy-model-ids': async (ref) =>
+    (await call(ref, '/v1/models', { role: 'primary', headers: LEGACY })).body.data[0].id.endsWith('-legacy'),
+  'ledger-balance-off': ledgerAfterChat,
+  'balance-not-settled': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    const charged = (await chat(ref)).body.billing.charged_points;
+    return !new Decimal(before).minus(charged).eq((await balance(ref)).body.total_points);
+  },
+  'snapshot-drift': async (ref) => {
+    await chat(ref);
+    const charged = (await chat(ref)).body.billing.charged_points;
+    return (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0].charged_points !== charged;
+  },
+  'usage-unavailable': async (ref) => (await call(ref, '/v1/usage', { role: 'primary' })).status === 500,
+  'ledger-unavailable': async (ref) => (await call(ref, '/v1/ledger', { role: 'primary' })).status === 404,
+  // ==== scopes, enterprise, tickets, payments, protections, internal data (deeper tests in
+  // tickets.test.ts, payments.test.ts and guards.test.ts)
+  'scope-ignored': async (ref) =>
+    (await call(ref, '/v1/balance', { role: 'restricted_models' })).status === 200,
+  'scope-too-strict': async (ref) =>
+    (await call(ref, '/v1/balance', { role: 'restricted_balance' })).status === 403,
+  'support-scope-ignored': async (ref) =>
+    (await call(ref, TICKETS, { role: 'restricted_models' })).status === 200,
+  'enterprise-balance-split': async (ref) =>
+    (await call(ref, '/v1/balance', { role: 'enterprise_second' })).body.total_points !==
+    (await call(ref, '/v1/balance', { role: 'enterprise' })).body.total_points,
+  'tickets-cross-tenant': async (ref) => {
+    await ticket(ref, {});
+    return (await call(ref, TICKETS, { role: 'other_tenant' })).body.data.length > 0;
+  },
+  'ticket-limit-ignored': async (ref) => {
+    for (let i = 0; i < 10; i++) await ticket(ref, {}, 'ticket_limit');
+    return (await ticket(ref, {}, 'ticket_limit')).status === 201;
+  },
+  'ticket-subject-newline': async (ref) => (await ticket(ref, { subject: 'a\nb' })).status === 201,
+  'ticket-subject-121': async (ref) => (await ticket(ref, { subject: 's'.repeat(121) })).status === 201,
+  'ticket-message-2001': async (ref) => (await ticket(ref, { message: 'm'.repeat(2001) })).status === 201,
+  'ticket-contact-161': async (ref) =>
+    (await ticket(ref, { preferred_contact: 'c'.repeat(161) })).status === 201,
+  'ticket-unknown-field': async (ref) => (await ticket(ref, { priority: 'high' })).status === 201,
+  'ticket-category-lax': async (ref) => (await ticket(ref, { category: 'sales' })).status === 201,
+  'ticket-200': async (ref) => (await ticket(ref, {})).status === 200,
+  'ticket-list-envelope': async (ref) => Array.isArray((await call(ref, TICKETS, { role: 'primary' })).body),
+  'enterprise-payment-allowed': async (ref) => (await payOrder(ref, {}, 'enterprise')).status === 201,
+  'order-credits-wallet': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    await payOrder(ref, {});
+    return (await balance(ref)).body.total_points !== before;
+  },
+  'order-three-decimals': async (ref) => (await payOrder(ref, { amount_cny: '10.005' })).status === 201,
+  'order-over-max': async (ref) => (await payOrder(ref, { amount_cny: '100000.01' })).status === 201,
+  'order-method-lax': async (ref) => (await payOrder(ref, { method: 'paypal' })).status === 201,
+  'order-note-newline': async (ref) => (await payOrder(ref, { note: 'a\nb' })).status === 201,
+  'order-credits-mismatch': async (ref) => (await payOrder(ref, {})).body.amount_credits !== 100_000_000,
+  'order-approved': async (ref) => (await payOrder(ref, {})).body.status === 'approved',
+  'payment-methods-personal-refused': async (ref) =>
+    (await call(ref, '/v1/payment-methods', { role: 'primary' })).status === 403,
+  'ratelimit-missing': async (ref) => !(await rateLimited(ref)),
+  'ratelimit-plain': async (ref) =>
+    ((await rateLimited(ref))?.headers.get('content-type') ?? '').startsWith('text/plain'),
+  'upstream-key-header': async (ref) => (await models(ref)).headers.get('x-upstream-key') !== null,
+  'node-header': async (ref) => (await call(ref, '/healthz')).headers.get('x-upstream-node') !== null,
+  'purchase-cost-field': async (ref) => (await models(ref)).body.data[0].purchase_cost !== undefined,
+  'routing-field-host': async (ref) => (await models(ref)).body.data[0].upstream_endpoint !== undefined,
+  // ==== end of the scopes/tickets/payments/protections/internal block
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -74,6 +244,30 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'healthz-text': async (ref) => (await call(ref, '/healthz')).text === 'ok',
   'openapi-default-errors': async (ref) =>
     (await openapi(ref)).paths['/v1/models'].get.responses.default !== undefined,
+  'chat-stream-ndjson': async (ref) =>
+    (await chat(ref, { stream: true })).headers.get('content-type')?.startsWith('application/x-ndjson') ??
+    false,
+  'no-billing': async (ref) => !('billing' in (await chat(ref)).body),
+  'ledger-ascending': async (ref) =>
+    Array.isArray((await call(ref, '/v1/ledger', { role: 'primary' })).body.entries),
+  'usage-envelope': async (ref) =>
+    Array.isArray((await call(ref, '/v1/usage', { role: 'primary' })).body.records),
+  'idem-conflict-422': async (ref) => {
+    await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key' } });
+    return (
+      (await chat(ref, { max_tokens: 1 }, { headers: { 'idempotency-key': 'probe-key' } })).status === 422
+    );
+  },
+  'responses-extra-events': async (ref) =>
+    (await events(ref)).some((e) => e.event === 'response.in_progress'),
+  'unknown-model-403': async (ref) => (await chat(ref, { model: 'no-such-model' })).status === 403,
+  // ==== tickets, payments, protections
+  'enterprise-methods-allowed': async (ref) =>
+    (await call(ref, '/v1/payment-methods', { role: 'enterprise' })).status === 200,
+  'ticket-shape': async (ref) => (await ticket(ref, {})).body.ticket.ticket_id !== undefined,
+  'order-status-pending': async (ref) => (await payOrder(ref, {})).body.status === 'pending',
+  'ratelimit-no-retry-after': async (ref) => (await rateLimited(ref))?.headers.get('retry-after') === null,
+  // ==== end of the tickets/payments/protections block
 };
 
 describe('faults', () => {

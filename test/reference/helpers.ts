@@ -51,6 +51,67 @@ export async function call(ref: ReferenceHandle, path: string, opts: CallOptions
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** The events of a complete text/event-stream body (blocks split on blank lines). */
+export function parseSse(text: string): SseEvent[] {
+  const events: SseEvent[] = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    if (block.trim() === '') continue;
+    const event: SseEvent = { data: '' };
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      const colon = line.indexOf(':');
+      const field = colon === -1 ? line : line.slice(0, colon);
+      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event.event = value;
+      if (field === 'data') data.push(value);
+    }
+    event.data = data.join('\n');
+    events.push(event);
+  }
+  return events;
+}
+
+/**
+ * Whether a streamed reply ends within `ms` after its first bytes: reads the first chunk, then waits
+ * for the end of the body; the request is aborted either way.
+ */
+export async function streamEnds(
+  ref: ReferenceHandle,
+  path: string,
+  opts: CallOptions,
+  ms: number,
+): Promise<boolean> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+  if (opts.role) headers.authorization = `Bearer ${ref.keys[opts.role]}`;
+  const res = await fetch(ref.url + path, {
+    method: opts.method ?? 'POST',
+    headers,
+    body: JSON.stringify(opts.json),
+    signal: controller.signal,
+  });
+  const reader = res.body?.getReader();
+  if (!reader) return true;
+  try {
+    await reader.read();
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms));
+    for (;;) {
+      const read = reader.read();
+      read.catch(() => {}); // rejects once the request is aborted
+      const next = await Promise.race([read, timer]);
+      if (next === 'timeout') return false;
+      if (next.done) return true;
+    }
+  } finally {
+    controller.abort();
+  }
+}
+
 export function isApiError(body: unknown): boolean {
   const error = (body as { error?: Record<string, unknown> } | undefined)?.error;
   return (
@@ -76,7 +137,7 @@ export function describedProblems(doc: Doc, method: string, path: string, exchan
   const type = (exchange.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
   const media = response.content[type];
   if (!media) return [`content type "${type}" is not declared (${Object.keys(response.content).join(', ')})`];
-  if (type !== 'application/json') return [];
+  if (type !== 'application/json' && !type.endsWith('+json')) return [];
   const validate = validatorOf(doc, media.schema);
   if (exchange.body === undefined) return ['the body is not JSON'];
   return validate(exchange.body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, test } from 'vitest';
 import { ENDPOINTS } from '../../reference/fixtures.ts';
-import { FAULTS, type ReferenceOptions, VARIANTS } from '../../reference/start.ts';
+import { FAULTS, type ReferenceHandle, type ReferenceOptions, VARIANTS } from '../../reference/start.ts';
 import { call, describedProblems, referencePool } from './helpers.ts';
 
 const start = referencePool();
@@ -126,29 +126,284 @@ describe('/openapi.json', () => {
 });
 
 // Faults meant to be caught by the description-conformance checks; every other setup must conform.
-const NONCONFORMING = new Set(['models-undocumented-shape', 'balance-text-plain', 'openapi-undeclared-401']);
+// responses-json-stream labels an event stream application/json: a body that is not JSON, which no
+// description can declare.
+const NONCONFORMING = new Set([
+  'models-undocumented-shape',
+  'balance-text-plain',
+  'openapi-undeclared-401',
+  'responses-json-stream',
+]);
 
-const PROBES: { method: string; path: string; role?: string }[] = [
+const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+const chatBody = (ref: ReferenceHandle, extra: Record<string, unknown> = {}) => ({
+  model: ref.hints.chat,
+  messages: [{ role: 'user', content: 'Say ok.' }],
+  max_tokens: 2,
+  ...extra,
+});
+const responsesBody = (ref: ReferenceHandle, extra: Record<string, unknown> = {}) => ({
+  model: ref.hints.responses,
+  input: 'Say ok.',
+  max_output_tokens: 2,
+  ...extra,
+});
+
+interface Probe {
+  method: string;
+  path: string;
+  role?: string;
+  headers?: Record<string, string>;
+  json?: (ref: ReferenceHandle) => unknown;
+  /** Faults under which the probe would never complete (they have their own probe). */
+  skip?: string[];
+}
+
+const CHAT = '/v1/chat/completions';
+const PROBES: Probe[] = [
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/status' },
   { method: 'GET', path: '/v1/models', role: 'primary' },
   { method: 'GET', path: '/v1/models', role: 'enterprise' },
   { method: 'GET', path: '/v1/models' },
+  { method: 'GET', path: '/v1/models', role: 'primary', headers: LEGACY },
   { method: 'GET', path: '/v1/balance', role: 'primary' },
   { method: 'GET', path: '/v1/balance', role: 'restricted_models' },
+  { method: 'GET', path: '/v1/balance', role: 'primary', headers: LEGACY },
   { method: 'POST', path: '/v1/embeddings' },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r) },
+  {
+    method: 'POST',
+    path: CHAT,
+    role: 'primary',
+    json: (r) => chatBody(r, { stream: true }),
+    skip: ['chat-stream-never-ends'],
+  },
+  {
+    method: 'POST',
+    path: CHAT,
+    role: 'primary',
+    headers: { 'idempotency-key': 'p1', ...LEGACY },
+    json: (r) => chatBody(r),
+  },
+  {
+    method: 'POST',
+    path: CHAT,
+    role: 'primary',
+    headers: { 'idempotency-key': 'p1' },
+    json: (r) => chatBody(r),
+  },
+  {
+    method: 'POST',
+    path: CHAT,
+    role: 'primary',
+    headers: { 'idempotency-key': 'p1' },
+    json: (r) => chatBody(r, { max_tokens: 1 }),
+  },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r, { temperature: 3 }) },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r, { model: 'no-such-model' }) },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r, { model: r.hints.forbidden }) },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r, { model: 'wc-100010' }) },
+  { method: 'POST', path: CHAT, role: 'primary', json: (r) => chatBody(r, { model: 'tx-chat-unpriced' }) },
+  {
+    method: 'POST',
+    path: CHAT,
+    role: 'poor',
+    json: (r) => chatBody(r, { messages: [{ role: 'user', content: 'x'.repeat(100_000) }] }),
+  },
+  { method: 'POST', path: '/v1/responses', role: 'primary', json: (r) => responsesBody(r) },
+  { method: 'POST', path: '/v1/responses', role: 'primary', json: (r) => responsesBody(r, { stream: true }) },
+  { method: 'POST', path: '/v1/responses', role: 'primary', headers: LEGACY, json: (r) => responsesBody(r) },
+  {
+    method: 'POST',
+    path: '/v1/responses',
+    role: 'primary',
+    json: (r) => responsesBody(r, { model: r.hints.no_responses }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    role: 'primary',
+    json: (r) => ({ model: r.hints.embedding, input: 'ok' }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    role: 'primary',
+    headers: LEGACY,
+    json: (r) => ({ model: r.hints.embedding, input: 'ok' }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    role: 'primary',
+    json: (r) => ({ model: r.hints.embedding, input: ['ok'] }),
+  },
+  { method: 'GET', path: '/v1/usage', role: 'primary' },
+  { method: 'GET', path: '/v1/usage', role: 'primary', headers: LEGACY },
+  { method: 'GET', path: '/v1/ledger', role: 'primary' },
+  { method: 'GET', path: '/v1/ledger', role: 'primary', headers: LEGACY },
 ];
 
+describe('the described inference, usage, ledger and legacy format', () => {
+  const LEGACY_TYPE = 'application/vnd.service.currency.v1+json';
+  const LEGACY_OPS: [string, string][] = [
+    ['get', '/v1/models'],
+    ['get', '/v1/balance'],
+    ['get', '/v1/usage'],
+    ['get', '/v1/ledger'],
+    ['post', '/v1/chat/completions'],
+    ['post', '/v1/responses'],
+    ['post', '/v1/embeddings'],
+  ];
+
+  test('declares the legacy media type with a twin schema free of points names', async () => {
+    const doc = await description();
+    for (const [method, path] of LEGACY_OPS) {
+      const content = doc.paths[path][method].responses['200'].content;
+      const twin = content[LEGACY_TYPE]?.schema.$ref as string;
+      expect(twin, `${method} ${path}`).toMatch(/^#\/components\/schemas\/Legacy/);
+      expect(content['application/json'].schema.$ref.replace('schemas/', 'schemas/Legacy')).toBe(twin);
+      expect(doc.paths[path][method].responses['501'], `${method} ${path}`).toBeUndefined();
+    }
+    const legacy = Object.entries(doc.components.schemas).filter(([name]) => name.startsWith('Legacy'));
+    expect(legacy.length).toBeGreaterThan(LEGACY_OPS.length);
+    const names: string[] = [];
+    const walk = (node: unknown): void => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        node.forEach(walk);
+        return;
+      }
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties') names.push(...Object.keys(value as object));
+        if (key === 'required') names.push(...(value as string[]));
+        walk(value);
+      }
+    };
+    walk(legacy.map(([, schema]) => schema));
+    expect(names).toContain('charged_amount');
+    expect(names.filter((n) => /_points($|_per_million_tokens$)/.test(n))).toEqual([]);
+    expect(doc.components.schemas.LegacyBalance.required).toEqual([
+      'total_amount',
+      'held_amount',
+      'available_amount',
+    ]);
+  });
+
+  test('keeps both names in the twins under fault legacy-added', async () => {
+    const doc = await description({ fault: 'legacy-added' });
+    expect(doc.components.schemas.LegacyBalance.required).toEqual([
+      'total_points',
+      'held_points',
+      'available_points',
+      'total_amount',
+      'held_amount',
+      'available_amount',
+    ]);
+  });
+
+  test('declares the statuses inference can answer, and the replay header', async () => {
+    const doc = await description();
+    const statuses = (path: string) => Object.keys(doc.paths[path].post.responses);
+    expect(statuses('/v1/chat/completions')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '429',
+      '503',
+    ]);
+    expect(statuses('/v1/responses')).toEqual(statuses('/v1/chat/completions'));
+    expect(statuses('/v1/embeddings')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '429',
+      '503',
+    ]);
+    expect(
+      doc.paths['/v1/chat/completions'].post.responses['200'].headers['Idempotent-Replayed'],
+    ).toBeDefined();
+    expect(Object.keys(doc.paths['/v1/chat/completions'].post.responses['200'].content)).toEqual([
+      'application/json',
+      LEGACY_TYPE,
+      'text/event-stream',
+    ]);
+    const conflict = await description({ variant: 'idem-conflict-422' });
+    expect(Object.keys(conflict.paths['/v1/responses'].post.responses)).toContain('422');
+    expect(Object.keys(conflict.paths['/v1/responses'].post.responses)).not.toContain('409');
+    const usage = await description({ fault: 'usage-unavailable' });
+    expect(Object.keys(usage.paths['/v1/usage'].get.responses)).toContain('500');
+  });
+
+  test('follows the stream format and the faults described so', async () => {
+    const ndjson = await description({ variant: 'chat-stream-ndjson' });
+    expect(Object.keys(ndjson.paths['/v1/chat/completions'].post.responses['200'].content)).toContain(
+      'application/x-ndjson',
+    );
+    const json = await description({ fault: 'responses-json-stream' });
+    expect(Object.keys(json.paths['/v1/responses'].post.responses['200'].content)).not.toContain(
+      'text/event-stream',
+    );
+    const numbers = await description({ fault: 'chat-billing-numbers' });
+    expect(numbers.components.schemas.Billing.properties.charged_points).toEqual({ type: 'number' });
+    const credits = await description({ fault: 'chat-credits-names' });
+    expect(credits.components.schemas.Billing.required).toContain('charged_credits');
+    const embed = await description({ fault: 'embed-1023' });
+    expect(embed.components.schemas.EmbeddingList.properties.data.items.properties.embedding.maxItems).toBe(
+      1023,
+    );
+    const noBilling = await description({ variant: 'no-billing' });
+    expect(noBilling.components.schemas.Billing).toBeUndefined();
+  });
+});
+
 describe('live responses against the live description', () => {
+  test('the probes reach every status and content type they are meant to', async () => {
+    const ref = await start();
+    const seen = new Set<string>();
+    for (const probe of PROBES) {
+      const { method, path, role, headers } = probe;
+      const exchange = await call(ref, path, { method, role, headers, json: probe.json?.(ref) });
+      seen.add(String(exchange.status));
+      seen.add((exchange.headers.get('content-type') ?? '').split(';')[0] as string);
+    }
+    expect([...seen].sort()).toEqual(
+      [
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '409',
+        '429',
+        '503',
+        'application/json',
+        'application/vnd.service.currency.v1+json',
+        'text/event-stream',
+      ].sort(),
+    );
+  });
+
   test.for(SETUPS)('conform for every probe: $name', async ({ opts }) => {
     const ref = await start(opts);
     const doc = (await call(ref, '/openapi.json')).body;
     const problems: string[] = [];
     for (const probe of PROBES) {
-      if (!doc.paths[probe.path]) continue;
-      const exchange = await call(ref, probe.path, { method: probe.method, role: probe.role });
-      for (const p of describedProblems(doc, probe.method, probe.path, exchange)) {
-        problems.push(`${probe.method} ${probe.path} as ${probe.role ?? 'anonymous'}: ${p}`);
+      if (!doc.paths[probe.path] || (opts.fault && probe.skip?.includes(opts.fault))) continue;
+      const { method, path, role, headers } = probe;
+      const exchange = await call(ref, path, { method, role, headers, json: probe.json?.(ref) });
+      for (const p of describedProblems(doc, method, path, exchange)) {
+        problems.push(`${method} ${path} as ${role ?? 'anonymous'} (${exchange.status}): ${p}`);
       }
     }
     if (opts.fault && NONCONFORMING.has(opts.fault)) expect(problems).not.toEqual([]);

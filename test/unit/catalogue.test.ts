@@ -12,13 +12,23 @@ function suiteFiles(dir = pkgPath('suites')): string[] {
   );
 }
 
-/** Ids a test declares: the literal `ids: [...]` arrays of check() specs. */
+/**
+ * Ids a test declares: the literal `ids: [...]` arrays of check() specs, the `id: '...'` of tables of
+ * generated checks in suite files, and the `ids` of the YAML case tables the suites run.
+ */
 function citedIds(): Map<string, string[]> {
   const cited = new Map<string, string[]>();
+  const add = (id: string, where: string) => cited.set(id, [...(cited.get(id) ?? []), where]);
   for (const f of suiteFiles()) {
-    for (const m of readFileSync(f, 'utf8').matchAll(/ids: \[([^\]]*)\]/g)) {
-      for (const id of m[1]!.matchAll(/'([^']+)'/g)) cited.set(id[1]!, [...(cited.get(id[1]!) ?? []), f]);
-    }
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/ids: \[([^\]]*)\]/g))
+      for (const id of m[1]!.matchAll(/'([^']+)'/g)) add(id[1]!, f);
+    for (const m of text.matchAll(/\bid: '([A-Z][A-Z0-9-]*-\d{3})'/g)) add(m[1]!, f);
+  }
+  const dir = pkgPath('fixtures', 'cases');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
+    const doc = parse(readFileSync(join(dir, f), 'utf8')) as { cases: Array<{ ids: string[] }> };
+    for (const c of doc.cases) for (const id of c.ids) add(id, f);
   }
   return cited;
 }

@@ -55,3 +55,16 @@ describe('envelope-agnostic lookups', () => {
     ).toEqual(['/data/total_points', '/x/0/total_points']);
   });
 });
+
+describe('generated chat parameters', () => {
+  it('judge each value as it is sent, -0 included', async () => {
+    const { rangeParameter } = await import('../../src/rules/chat.ts');
+    fc.assert(
+      fc.property(rangeParameter(0, 2), (c) => {
+        const sent = JSON.parse(JSON.stringify({ v: c.value })).v as unknown;
+        return c.valid === (typeof sent === 'number' && sent >= 0 && sent <= 2);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

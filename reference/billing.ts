@@ -1,0 +1,182 @@
+// Points settlement of inference calls: price snapshots, holds, charges, usage records and ledger
+// entries, and how they are rendered. All arithmetic is exact decimal ("Clients compute with
+// decimals"), every points value leaves as a decimal string.
+import { randomBytes } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import type { RefContext } from './context.ts';
+import type { Account, LedgerEntry, Prices, State, TextModel, UsageRecord } from './state.ts';
+
+// Enough precision that decimal strings of any realistic length stay exact.
+export const Exact = Decimal.clone({ precision: 200 });
+
+const MILLION = 1_000_000;
+
+/** A decimal as a plain string: never exponent notation, never "-0". */
+export function points(value: Decimal): string {
+  return value.isZero() ? '0' : value.toFixed();
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}${randomBytes(12).toString('hex')}`;
+}
+
+/** (prompt × request price + completion × response price) / 1e6, exactly. */
+export function cost(prices: Prices, promptTokens: number, completionTokens: number): Decimal {
+  return new Exact(prices.request)
+    .times(promptTokens)
+    .plus(new Exact(prices.response).times(completionTokens))
+    .div(MILLION);
+}
+
+export function available(account: Account): Decimal {
+  return new Exact(account.totalPoints).minus(account.heldPoints);
+}
+
+export interface Call {
+  endpoint: string;
+  /** The catalog model that runs the call (its prices are the snapshot). */
+  model: TextModel;
+  /** The model id the usage record names. */
+  recordedModel: string;
+  requestId: string;
+  promptTokens: number;
+  completionTokens: number;
+  /** The points held while the call ran: the quote for its largest possible completion. */
+  hold: Decimal;
+}
+
+export interface Settlement {
+  usageId: string;
+  charged: string;
+  released: string;
+}
+
+/**
+ * Settles one confirmed call: charges it at the price snapshot valid now, releases the rest of its
+ * hold, writes one usage record and one ledger entry. The hold is taken and released within the
+ * call, so the ledger entry's held change is 0 and the account's held points stay as they are.
+ */
+export function settle(ctx: RefContext, account: Account, call: Call): Settlement {
+  const prices = snapshotOf(call.model);
+  const charge = cost(prices, call.promptTokens, call.completionTokens);
+  const released = Exact.max(call.hold.minus(charge), 0);
+  // Fault balance-not-settled: the balance moves by more than the charge.
+  const debit = ctx.fault === 'balance-not-settled' ? charge.plus('0.001') : charge;
+  const total = new Exact(account.totalPoints).minus(debit);
+  account.totalPoints = points(total);
+
+  const createdAt = new Date().toISOString();
+  const usage: UsageRecord = {
+    id: newId('usage_'),
+    requestId: call.requestId,
+    endpoint: call.endpoint,
+    model: call.recordedModel,
+    promptTokens: call.promptTokens,
+    completionTokens: call.completionTokens,
+    prices,
+    chargedPoints: points(charge),
+    createdAt,
+  };
+  account.usage.push(usage);
+  account.ledger.push({
+    id: newId('le_'),
+    type: 'charge',
+    amountPoints: points(charge.neg()),
+    heldChangePoints: '0',
+    balanceAfterPoints: account.totalPoints,
+    usageId: usage.id,
+    createdAt,
+  });
+
+  // Fault snapshot-drift: the chat model's price rises a little after every chat call.
+  if (
+    ctx.fault === 'snapshot-drift' &&
+    call.endpoint === '/v1/chat/completions' &&
+    call.model.id === ctx.state.hints.chat &&
+    call.model.prices
+  ) {
+    call.model.prices = {
+      request: points(new Exact(call.model.prices.request).plus('0.01')),
+      response: points(new Exact(call.model.prices.response).plus('0.01')),
+    };
+  }
+  return { usageId: usage.id, charged: usage.chargedPoints, released: points(released) };
+}
+
+function snapshotOf(model: TextModel): Prices {
+  if (!model.prices) throw new Error(`reference: ${model.id} has no prices to settle with`);
+  return { ...model.prices };
+}
+
+/**
+ * Internal hook (tests): changes a model's public price. Settled usage records keep their
+ * snapshot; only later calls use the new price.
+ */
+export function setModelPrice(state: State, modelId: string, prices: Prices): void {
+  const model = state.models.find((m) => m.id === modelId);
+  if (!model) throw new Error(`reference: no model ${modelId}`);
+  for (const value of [prices.request, prices.response]) {
+    if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value)) throw new Error(`reference: bad price "${value}"`);
+  }
+  model.prices = { ...prices };
+}
+
+/** The `billing` object of an inference reply; undefined under variant no-billing. */
+export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
+  if (ctx.variant === 'no-billing') return undefined;
+  const value = (v: string) => (ctx.fault === 'chat-billing-numbers' ? Number(v) : v);
+  if (ctx.fault === 'chat-credits-names') {
+    return { unit: 'service_points', charged_credits: value(s.charged), released_credits: value(s.released) };
+  }
+  return { unit: 'service_points', charged_points: value(s.charged), released_points: value(s.released) };
+}
+
+export function usageView(ctx: RefContext, record: UsageRecord): Record<string, unknown> {
+  let charged = record.chargedPoints;
+  if (ctx.fault === 'snapshot-drift') {
+    // The fault: recomputed from the current price instead of the snapshot.
+    const current = ctx.state.models.find((m) => m.id === record.model)?.prices ?? record.prices;
+    charged = points(cost(current, record.promptTokens, record.completionTokens));
+  }
+  const total = record.promptTokens + record.completionTokens;
+  if (ctx.variant === 'usage-envelope') {
+    return {
+      usage_id: record.id,
+      request_ref: record.requestId,
+      path: record.endpoint,
+      model: record.model,
+      input_tokens: record.promptTokens,
+      output_tokens: record.completionTokens,
+      tokens: total,
+      charged_points: charged,
+      timestamp: record.createdAt,
+    };
+  }
+  return {
+    id: record.id,
+    request_id: record.requestId,
+    endpoint: record.endpoint,
+    model: record.model,
+    prompt_tokens: record.promptTokens,
+    completion_tokens: record.completionTokens,
+    total_tokens: total,
+    charged_points: charged,
+    created_at: record.createdAt,
+  };
+}
+
+export function ledgerView(ctx: RefContext, entry: LedgerEntry): Record<string, unknown> {
+  let after = entry.balanceAfterPoints;
+  // Fault ledger-balance-off: charge entries misstate the balance after them.
+  if (ctx.fault === 'ledger-balance-off' && entry.type === 'charge')
+    after = points(new Exact(after).plus('0.01'));
+  return {
+    id: entry.id,
+    type: entry.type,
+    amount_points: entry.amountPoints,
+    held_change_points: entry.heldChangePoints,
+    balance_after_points: after,
+    usage_id: entry.usageId,
+    created_at: entry.createdAt,
+  };
+}

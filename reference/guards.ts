@@ -1,0 +1,52 @@
+// Protections: "four guards exist per account: requests per minute, tokens per minute, concurrency
+// and spend". The reference enforces the requests-per-minute guard where an account has one (the
+// `ratelimited` role: 5 per minute) as a sliding 60-second window; other accounts are unlimited.
+// The spend guard lives with inference (insufficient_points); the other two are not modelled.
+// Runs as an onRequest hook after authentication, so only accepted requests of a key count.
+import type { FastifyInstance } from 'fastify';
+import type { RefContext } from './context.ts';
+import { sendError } from './errors.ts';
+import type { JsonObject } from './schemas.ts';
+
+const WINDOW_MS = 60_000;
+
+export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
+  // Account id -> times of the requests accepted in the last window, oldest first.
+  const windows = new Map<string, number[]>();
+  app.addHook('onRequest', async (request, reply) => {
+    const account = request.caller?.account;
+    const limit = account?.requestsPerMinute;
+    if (!account || limit === undefined || ctx.fault === 'ratelimit-missing') return;
+    const now = Date.now();
+    const times = (windows.get(account.id) ?? []).filter((t) => t > now - WINDOW_MS);
+    windows.set(account.id, times);
+    if (times.length < limit) {
+      times.push(now);
+      return;
+    }
+    const retryAfter = Math.max(1, Math.ceil(((times[0] as number) + WINDOW_MS - now) / 1000));
+    if (ctx.variant !== 'ratelimit-no-retry-after') reply.header('Retry-After', String(retryAfter));
+    if (ctx.fault === 'ratelimit-plain')
+      return reply.code(429).type('text/plain; charset=utf-8').send('slow down');
+    return sendError(reply, ctx, 'rate_limited', `More than ${limit} requests per minute; retry later.`);
+  });
+}
+
+/** A 429 response of the description, with what the guard adds to it. */
+export function describeRateLimit(ctx: RefContext, response: JsonObject): JsonObject {
+  const headers = { ...(response.headers as JsonObject | undefined) };
+  if (ctx.variant !== 'ratelimit-no-retry-after') {
+    headers['Retry-After'] = {
+      description: 'Seconds until the requests-per-minute guard accepts a request again.',
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+    };
+  }
+  const content = { ...(response.content as JsonObject | undefined) };
+  if (ctx.fault === 'ratelimit-plain') content['text/plain'] = { schema: { type: 'string' } };
+  return {
+    ...response,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(Object.keys(content).length > 0 ? { content } : {}),
+  };
+}

@@ -1,0 +1,188 @@
+// What the three inference routes share: model resolution, the deterministic stand-in model
+// (token counts and text), the spend guard, Idempotency-Key handling and streamed bodies.
+import { Readable } from 'node:stream';
+import type { Decimal } from 'decimal.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { available, cost } from './billing.ts';
+import type { RefContext } from './context.ts';
+import type { ErrorKind } from './errors.ts';
+import { wantsLegacy } from './legacy.ts';
+import type { Account, TextModel } from './state.ts';
+
+/** The 16 media model ids of the contract's model table: sent to a text endpoint they get a 404. */
+export const MEDIA_MODEL_IDS: ReadonlySet<string> = new Set([
+  ...['10', '11', '12', '13', '14', '15', '16', '17', '18', '19'].map((n) => `wc-1000${n}`),
+  ...['31', '32', '33', '34', '40', '41'].map((n) => `wc-1000${n}`),
+]);
+
+export type EndpointKind = 'chat' | 'responses' | 'embedding';
+
+export type Resolution = { model: TextModel } | { error: ErrorKind; message: string };
+
+/**
+ * The catalog model a call may use, or why not. Order: the account's catalog (403 for a model that
+ * exists elsewhere), then the endpoint type (404 for a media or otherwise wrong-typed model, 400 for a
+ * chat model without native responses support on /v1/responses), then points configuration.
+ */
+export function resolveModel(ctx: RefContext, account: Account, id: string, kind: EndpointKind): Resolution {
+  let model = account.catalog.find((m) => m.id === id);
+  if (!model) {
+    const known = ctx.state.models.find((m) => m.id === id);
+    if (known && ctx.fault === 'chat-forbidden-callable' && kind === 'chat') model = known;
+    else if (known)
+      return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
+    else if (MEDIA_MODEL_IDS.has(id))
+      return { error: 'wrong_endpoint_type', message: `${id} is a media model; use /v1/media/jobs.` };
+    else return { error: 'model_not_found', message: `No model ${id}.` };
+  }
+  const caps = model.capabilities;
+  const textModel = caps.includes('chat') || caps.includes('responses');
+  if (kind === 'embedding' ? !caps.includes('embedding') : !textModel) {
+    const endpoint = kind === 'embedding' ? '/v1/embeddings' : 'this endpoint';
+    return { error: 'wrong_endpoint_type', message: `${id} cannot be used with ${endpoint}.` };
+  }
+  if (kind === 'responses' && !caps.includes('responses') && ctx.fault !== 'responses-any-model') {
+    return {
+      error: 'unsupported_endpoint',
+      message: `${id} does not support native responses calls; use /v1/chat/completions.`,
+    };
+  }
+  // "no zero quote is invented": a model without points configuration is not billed at 0, so it
+  // is refused as unavailable (503) rather than answered for free or at a made-up price.
+  if (!model.prices) {
+    return {
+      error: 'points_not_configured',
+      message: `${id} has no points configuration; it cannot be billed.`,
+    };
+  }
+  return { model };
+}
+
+/** Characters (code points) / 4, rounded up. */
+export function textTokens(text: string): number {
+  return Math.ceil([...text].length / 4);
+}
+
+/** Per message: its text tokens plus 4 for the framing. */
+export function messageTokens(texts: string[]): number {
+  return texts.reduce((sum, text) => sum + textTokens(text) + 4, 0);
+}
+
+/** The stand-in model writes at most 16 tokens. */
+export const COMPLETION_CAP = 16;
+
+export function completionTokens(max: number | undefined): number {
+  return Math.min(Math.max(max ?? COMPLETION_CAP, 0), COMPLETION_CAP);
+}
+
+const WORDS = ['This', 'is', 'a', 'deterministic', 'reply', 'from', 'the', 'reference', 'gateway'];
+
+/** One word per token, the first `tokens` words of a fixed text, as stream increments. */
+export function replyPieces(tokens: number): string[] {
+  return Array.from({ length: tokens }, (_, i) => `${i === 0 ? '' : ' '}${WORDS[i % WORDS.length]}`);
+}
+
+/**
+ * The points held while a call runs: its quote with the largest completion the request allows
+ * (max_tokens, else the stand-in's cap; never beyond the model's context limit).
+ */
+export function holdFor(model: TextModel, promptTokens: number, maxTokens: number | undefined): Decimal {
+  const largest = Math.min(
+    Math.max(maxTokens ?? COMPLETION_CAP, completionTokens(maxTokens)),
+    model.contextLength,
+  );
+  return cost(model.prices ?? { request: '0', response: '0' }, promptTokens, largest);
+}
+
+export function canAfford(account: Account, hold: Decimal): boolean {
+  return available(account).gte(hold);
+}
+
+// ------------------------------------------------------------------ Idempotency-Key
+
+/** JSON with object keys sorted at every depth: equal requests give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export type Idempotency =
+  | { kind: 'none' }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'new'; key: string; fingerprint: string }
+  | { kind: 'replay'; result: unknown }
+  | { kind: 'conflict' };
+
+/**
+ * Looks the request's Idempotency-Key up in the account's store. Same key and same request
+ * (method, path, canonical body) replays; same key and another request conflicts. The Accept
+ * header is no part of the request's identity: "Changing the display currency format for the same
+ * request never causes re-execution."
+ */
+export function idempotencyOf(
+  ctx: RefContext,
+  request: FastifyRequest,
+  account: Account,
+  path: string,
+): Idempotency {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return { kind: 'none' };
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (key.length === 0 || key.length > 128) {
+    return { kind: 'invalid', message: 'Idempotency-Key must be 1 to 128 characters.' };
+  }
+  const fingerprint = `POST ${path}\n${canonicalJson(request.body)}`;
+  const stored = account.idempotency.get(key);
+  if (!stored) return { kind: 'new', key, fingerprint };
+  if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
+  // Faults: the replay executes (and charges) again.
+  if (ctx.fault === 'idem-double-charge') return { kind: 'new', key, fingerprint };
+  if (ctx.fault === 'legacy-reexecute' && wantsLegacy(ctx, request)) return { kind: 'new', key, fingerprint };
+  return { kind: 'replay', result: stored.result };
+}
+
+/** Stores a settled result under its key; a key keeps its first result. */
+export function remember(account: Account, idem: Idempotency, result: unknown): void {
+  if (idem.kind === 'new' && !account.idempotency.has(idem.key)) {
+    account.idempotency.set(idem.key, { fingerprint: idem.fingerprint, result });
+  }
+}
+
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+// ------------------------------------------------------------------ streamed bodies
+
+/**
+ * Open streams of one app, ended when it closes (a stream that never ends would hold the server).
+ * `send` replies with the given pieces; `endless` true writes the first piece and then nothing.
+ */
+export function streams(app: FastifyInstance): {
+  send(reply: FastifyReply, type: string, pieces: string[], endless?: boolean): FastifyReply;
+} {
+  const open = new Set<Readable>();
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.destroy();
+    open.clear();
+  });
+  return {
+    send(reply, type, pieces, endless = false) {
+      const stream = endless ? new Readable({ read() {} }) : Readable.from(pieces);
+      if (endless) {
+        stream.push(pieces[0] ?? '');
+        open.add(stream);
+        const forget = () => {
+          open.delete(stream);
+          stream.destroy();
+        };
+        reply.raw.once('close', forget);
+      }
+      return reply.type(type).header('cache-control', 'no-cache').send(stream);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// The legacy currency format: "the header `Accept: application/vnd.service.currency.v1+json` selects
+// the legacy amount fields in place of points fields" on models, balance, usage, ledger and inference.
+// The contract does not show the legacy names; the reference renames every points field:
+//   *_points_per_million_tokens -> *_amount_per_million_tokens, amount_points -> amount,
+//   any other *_points -> *_amount. Values, model ids and token usage stay unchanged.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RefContext } from './context.ts';
+
+export const LEGACY_TYPE = 'application/vnd.service.currency.v1+json';
+
+/** True when the request selects the legacy format (the media type listed with q > 0). */
+export function wantsLegacy(ctx: RefContext, request: FastifyRequest): boolean {
+  if (ctx.fault === 'legacy-ignored') return false;
+  const accept = request.headers.accept;
+  if (typeof accept !== 'string') return false;
+  return accept.split(',').some((part) => {
+    const [type = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    if (type !== LEGACY_TYPE) return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/** The legacy name of a field, or the name itself when it is no points field. */
+export function legacyName(field: string): string {
+  if (field.endsWith('_points_per_million_tokens'))
+    return field.replace(/_points_per_million_tokens$/, '_amount_per_million_tokens');
+  if (field === 'amount_points') return 'amount';
+  if (field.endsWith('_points')) return field.replace(/_points$/, '_amount');
+  return field;
+}
+
+export function isPointsField(field: string): boolean {
+  return legacyName(field) !== field;
+}
+
+/**
+ * A body in the legacy format: every points field renamed, at any depth. Fault legacy-added keeps
+ * the points fields and adds the legacy ones next to them.
+ */
+export function toLegacy(ctx: RefContext, node: unknown): unknown {
+  if (Array.isArray(node)) return node.map((item) => toLegacy(ctx, item));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const converted = toLegacy(ctx, value);
+    if (ctx.fault === 'legacy-added' && isPointsField(key)) out[key] = converted;
+    out[legacyName(key)] = converted;
+  }
+  return out;
+}
+
+/** Sends a JSON body, in the legacy format (and media type) when the request selects it. */
+export function sendJson(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+): FastifyReply {
+  if (wantsLegacy(ctx, request)) {
+    return reply.type(`${LEGACY_TYPE}; charset=utf-8`).send(toLegacy(ctx, body));
+  }
+  return reply.type('application/json; charset=utf-8').send(body);
+}

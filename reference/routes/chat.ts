@@ -1,0 +1,213 @@
+// POST /v1/chat/completions: the ChatCompletionRequest table, model resolution, settlement in points,
+// streaming (SSE, or NDJSON under a variant) and Idempotency-Key replays.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { billingOf, newId, type Settlement, settle } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import {
+  COMPLETION_CAP,
+  canAfford,
+  completionTokens,
+  holdFor,
+  idempotencyOf,
+  messageTokens,
+  REPLAYED_HEADER,
+  remember,
+  replyPieces,
+  resolveModel,
+  streams,
+} from '../inference.ts';
+import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
+import { callerOf } from './caller.ts';
+
+const PATH = '/v1/chat/completions';
+const ROLES = ['system', 'developer', 'user', 'assistant'];
+
+/** A settled chat call: everything needed to answer it again, in any format. */
+interface ChatResult {
+  id: string;
+  created: number;
+  model: string;
+  pieces: string[];
+  finishReason: 'stop' | 'length';
+  promptTokens: number;
+  completionTokens: number;
+  settlement: Settlement;
+  stream: boolean;
+}
+
+type Body = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** The first violation of the ChatCompletionRequest table, or undefined. Unknown fields pass. */
+export function chatProblem(ctx: RefContext, body: unknown): string | undefined {
+  if (!isObject(body)) return 'The body must be a JSON object.';
+  if (body.model === undefined) return '`model` is required.';
+  if (typeof body.model !== 'string') return '`model` must be a string.';
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return '`messages` must be a non-empty array.';
+  for (const [i, message] of messages.entries()) {
+    if (!isObject(message)) return `messages[${i}] must be an object {role, content}.`;
+    if (typeof message.role !== 'string' || !ROLES.includes(message.role))
+      return `messages[${i}].role must be one of ${ROLES.join(', ')}.`;
+    if (message.role === 'developer' && ctx.fault === 'chat-developer-refused')
+      return `messages[${i}].role developer is not supported.`;
+    const missingOk = ctx.fault === 'chat-missing-content' && message.content === undefined;
+    if (typeof message.content !== 'string' && !missingOk) return `messages[${i}].content must be a string.`;
+  }
+  const { max_tokens: max, temperature, top_p: topP } = body;
+  if (max !== undefined) {
+    if (!Number.isInteger(max)) return '`max_tokens` must be an integer.';
+    if ((max as number) < 0 && ctx.fault !== 'chat-max-tokens-negative') return '`max_tokens` must be >= 0.';
+  }
+  if (temperature !== undefined) {
+    if (!isNumber(temperature)) return '`temperature` must be a number.';
+    const tooHigh =
+      ctx.fault === 'chat-temperature-lax'
+        ? false
+        : ctx.fault === 'chat-temperature-strict'
+          ? temperature >= 2
+          : temperature > 2;
+    if (temperature < 0 || tooHigh) return '`temperature` must be from 0 to 2.';
+  }
+  if (topP !== undefined && ctx.fault !== 'chat-top-p-unchecked') {
+    if (!isNumber(topP) || topP < 0 || topP > 1) return '`top_p` must be a number from 0 to 1.';
+  }
+  if (body.stream !== undefined && typeof body.stream !== 'boolean') return '`stream` must be a boolean.';
+  if (body.user !== undefined && typeof body.user !== 'string') return '`user` must be a string.';
+  return undefined;
+}
+
+export function registerChat(app: FastifyInstance, ctx: RefContext): void {
+  const streamer = streams(app);
+
+  app.post(PATH, async (request, reply) => {
+    const account = callerOf(request).account;
+    const problem = chatProblem(ctx, request.body);
+    if (problem) return sendError(reply, ctx, 'invalid_request', problem);
+    const body = request.body as Body;
+
+    const idem = idempotencyOf(ctx, request, account, PATH);
+    if (idem.kind === 'invalid') return sendError(reply, ctx, 'invalid_request', idem.message);
+    if (idem.kind === 'conflict') {
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This Idempotency-Key was used with a different request.',
+      );
+    }
+    if (idem.kind === 'replay') {
+      reply.header(REPLAYED_HEADER, 'true');
+      return answer(request, reply, idem.result as ChatResult);
+    }
+
+    const resolved = resolveModel(ctx, account, body.model as string, 'chat');
+    if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
+    const { model } = resolved;
+
+    const messages = body.messages as Body[];
+    const promptTokens = messageTokens(messages.map((m) => (typeof m.content === 'string' ? m.content : '')));
+    const max = body.max_tokens as number | undefined;
+    const completion = completionTokens(max);
+    const hold = holdFor(model, promptTokens, max);
+    if (!canAfford(account, hold)) {
+      return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this request.');
+    }
+    // Fault chat-model-substituted: another model answers (and is recorded) when tx-chat-1 is asked.
+    const substituted = ctx.fault === 'chat-model-substituted' && model.id === ctx.state.hints.chat;
+    const replyModel = substituted ? (ctx.state.hints.no_responses as string) : (body.model as string);
+    const settlement = settle(ctx, account, {
+      endpoint: PATH,
+      model,
+      recordedModel: replyModel,
+      requestId: request.id,
+      promptTokens,
+      completionTokens: completion,
+      hold,
+    });
+    const result: ChatResult = {
+      id: newId('chatcmpl-'),
+      created: Math.floor(Date.now() / 1000),
+      model: replyModel,
+      pieces: replyPieces(completion),
+      // The stand-in stops by itself after COMPLETION_CAP tokens; a smaller max_tokens cuts it short.
+      finishReason: max !== undefined && max < COMPLETION_CAP ? 'length' : 'stop',
+      promptTokens,
+      completionTokens: completion,
+      settlement,
+      stream: body.stream === true,
+    };
+    remember(account, idem, result);
+    return answer(request, reply, result);
+  });
+
+  function answer(request: FastifyRequest, reply: FastifyReply, result: ChatResult): FastifyReply {
+    if (!result.stream) return sendJson(ctx, request, reply, completionOf(ctx, result));
+    const legacy = wantsLegacy(ctx, request);
+    const chunks = chunksOf(ctx, result).map((c) => (legacy ? toLegacy(ctx, c) : c));
+    if (ctx.variant === 'chat-stream-ndjson') {
+      const lines = chunks.map((c) => `${JSON.stringify(c)}\n`);
+      return streamer.send(reply, 'application/x-ndjson; charset=utf-8', lines);
+    }
+    const events = [...chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`), 'data: [DONE]\n\n'];
+    return streamer.send(
+      reply,
+      'text/event-stream; charset=utf-8',
+      events,
+      ctx.fault === 'chat-stream-never-ends',
+    );
+  }
+}
+
+function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
+  const total =
+    result.promptTokens + result.completionTokens + (ctx.fault === 'chat-usage-total-off' ? 1 : 0);
+  const value = (n: number) => (ctx.fault === 'usage-tokens-as-strings' ? String(n) : n);
+  return {
+    prompt_tokens: value(result.promptTokens),
+    completion_tokens: value(result.completionTokens),
+    total_tokens: value(total),
+  };
+}
+
+function completionOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
+  const billing = billingOf(ctx, result.settlement);
+  return {
+    id: result.id,
+    object: 'chat.completion',
+    created: result.created,
+    model: result.model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: result.pieces.join('') },
+        finish_reason: result.finishReason,
+      },
+    ],
+    usage: usageOf(ctx, result),
+    ...(billing ? { billing } : {}),
+  };
+}
+
+/** OpenAI-style chunks: the role, one chunk per token, then the finish reason with usage and billing. */
+function chunksOf(ctx: RefContext, result: ChatResult): Record<string, unknown>[] {
+  const base = {
+    id: result.id,
+    object: 'chat.completion.chunk',
+    created: result.created,
+    model: result.model,
+  };
+  const chunk = (delta: Record<string, unknown>, finish: string | null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const billing = billingOf(ctx, result.settlement);
+  return [
+    chunk({ role: 'assistant', content: '' }, null),
+    ...result.pieces.map((piece) => chunk({ content: piece }, null)),
+    { ...chunk({}, result.finishReason), usage: usageOf(ctx, result), ...(billing ? { billing } : {}) },
+  ];
+}

@@ -1,0 +1,226 @@
+// POST /v1/responses: native responses calls, "only for models whose catalog entry marks native
+// responses support". Stateless (`store` keeps nothing); streamed replies are text/event-stream with
+// named events ending in exactly one terminal event.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { billingOf, newId, type Settlement, settle } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import {
+  canAfford,
+  completionTokens,
+  holdFor,
+  idempotencyOf,
+  messageTokens,
+  REPLAYED_HEADER,
+  remember,
+  replyPieces,
+  resolveModel,
+  streams,
+} from '../inference.ts';
+import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
+import { callerOf } from './caller.ts';
+
+const PATH = '/v1/responses';
+const ROLES = ['system', 'developer', 'user', 'assistant'];
+
+interface ResponsesResult {
+  id: string;
+  messageId: string;
+  createdAt: number;
+  model: string;
+  pieces: string[];
+  inputTokens: number;
+  outputTokens: number;
+  settlement: Settlement;
+  stream: boolean;
+}
+
+type Body = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The texts of `input`: a non-empty string, or a non-empty array of message-like items
+ * (`{role, content}` with string content or content parts carrying `text`, or typed items such as
+ * `function_call_output` with an `output`). A string describing the first problem otherwise.
+ */
+function inputTexts(input: unknown): string[] | string {
+  if (typeof input === 'string') return input.length > 0 ? [input] : '`input` must not be empty.';
+  if (!Array.isArray(input) || input.length === 0)
+    return '`input` must be a non-empty string or a non-empty array of items.';
+  const texts: string[] = [];
+  for (const [i, item] of input.entries()) {
+    if (!isObject(item)) return `input[${i}] must be an object.`;
+    if (item.role !== undefined) {
+      if (typeof item.role !== 'string' || !ROLES.includes(item.role))
+        return `input[${i}].role must be one of ${ROLES.join(', ')}.`;
+      if (typeof item.content === 'string') texts.push(item.content);
+      else if (Array.isArray(item.content) && item.content.every(isObject))
+        texts.push(item.content.map((part) => (typeof part.text === 'string' ? part.text : '')).join(''));
+      else return `input[${i}].content must be a string or an array of content parts.`;
+    } else if (typeof item.type === 'string') {
+      texts.push(typeof item.output === 'string' ? item.output : '');
+    } else return `input[${i}] needs a role or a type.`;
+  }
+  return texts;
+}
+
+export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
+  const streamer = streams(app);
+
+  app.post(PATH, async (request, reply) => {
+    const account = callerOf(request).account;
+    const body = request.body;
+    if (!isObject(body)) return sendError(reply, ctx, 'invalid_request', 'The body must be a JSON object.');
+    if (typeof body.model !== 'string')
+      return sendError(reply, ctx, 'invalid_request', '`model` must be a string.');
+    const texts = inputTexts(body.input);
+    if (typeof texts === 'string') return sendError(reply, ctx, 'invalid_request', texts);
+    const max = body.max_output_tokens;
+    if (max !== undefined && (!Number.isInteger(max) || (max as number) < 0))
+      return sendError(reply, ctx, 'invalid_request', '`max_output_tokens` must be an integer >= 0.');
+    for (const flag of ['store', 'stream']) {
+      if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
+        return sendError(reply, ctx, 'invalid_request', `\`${flag}\` must be a boolean.`);
+    }
+
+    const idem = idempotencyOf(ctx, request, account, PATH);
+    if (idem.kind === 'invalid') return sendError(reply, ctx, 'invalid_request', idem.message);
+    if (idem.kind === 'conflict') {
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This Idempotency-Key was used with a different request.',
+      );
+    }
+    if (idem.kind === 'replay') {
+      reply.header(REPLAYED_HEADER, 'true');
+      return answer(request, reply, idem.result as ResponsesResult);
+    }
+
+    const resolved = resolveModel(ctx, account, body.model, 'responses');
+    if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
+    const { model } = resolved;
+    const inputTokens = messageTokens(texts);
+    const output = completionTokens(max as number | undefined);
+    const hold = holdFor(model, inputTokens, max as number | undefined);
+    if (!canAfford(account, hold)) {
+      return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this request.');
+    }
+    const settlement = settle(ctx, account, {
+      endpoint: PATH,
+      model,
+      recordedModel: body.model,
+      requestId: request.id,
+      promptTokens: inputTokens,
+      completionTokens: output,
+      hold,
+    });
+    const result: ResponsesResult = {
+      id: newId('resp_'),
+      messageId: newId('msg_'),
+      createdAt: Math.floor(Date.now() / 1000),
+      model: body.model,
+      pieces: replyPieces(output),
+      inputTokens,
+      outputTokens: output,
+      settlement,
+      stream: body.stream === true,
+    };
+    remember(account, idem, result);
+    return answer(request, reply, result);
+  });
+
+  function answer(request: FastifyRequest, reply: FastifyReply, result: ResponsesResult): FastifyReply {
+    if (!result.stream) return sendJson(ctx, request, reply, responseOf(ctx, result));
+    const legacy = wantsLegacy(ctx, request);
+    const text = eventsOf(ctx, result).map(({ event, data }) => {
+      const payload = data === '' ? '' : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
+      const name = ctx.fault === 'responses-unnamed-events' ? '' : `event: ${event}\n`;
+      return `${name}data:${payload}\n\n`;
+    });
+    const type =
+      ctx.fault === 'responses-json-stream'
+        ? 'application/json; charset=utf-8'
+        : 'text/event-stream; charset=utf-8';
+    return streamer.send(reply, type, text);
+  }
+}
+
+function responseOf(ctx: RefContext, result: ResponsesResult, status = 'completed'): Record<string, unknown> {
+  const billing = billingOf(ctx, result.settlement);
+  return {
+    id: result.id,
+    object: 'response',
+    created_at: result.createdAt,
+    model: result.model,
+    status,
+    output: [
+      {
+        type: 'message',
+        id: result.messageId,
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: result.pieces.join(''), annotations: [] }],
+      },
+    ],
+    usage: {
+      input_tokens: result.inputTokens,
+      output_tokens: result.outputTokens,
+      total_tokens: result.inputTokens + result.outputTokens,
+    },
+    ...(billing ? { billing } : {}),
+  };
+}
+
+interface StreamEvent {
+  event: string;
+  /** '' sends an empty data line. */
+  data: Record<string, unknown> | '';
+}
+
+/**
+ * response.created, one response.output_text.delta per token, then exactly one terminal
+ * response.completed carrying the whole response. Variant responses-extra-events adds events the
+ * contract does not show, some between the deltas.
+ */
+function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
+  const extra = ctx.variant === 'responses-extra-events';
+  const created = { id: result.id, object: 'response', created_at: result.createdAt, model: result.model };
+  const ev = (event: string, data: Record<string, unknown> | '' = {}): StreamEvent => ({
+    event,
+    data: data === '' ? '' : { type: event, ...data },
+  });
+  const part = { item_id: result.messageId, output_index: 0, content_index: 0 };
+  const events: StreamEvent[] = [
+    ev('response.created', { response: { ...created, status: 'in_progress', output: [] } }),
+  ];
+  if (extra) {
+    events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress', output: [] } }));
+    events.push(ev('response.content_part.added', { ...part, part: { type: 'output_text', text: '' } }));
+  }
+  for (const [i, piece] of result.pieces.entries()) {
+    events.push(
+      ctx.fault === 'responses-empty-delta'
+        ? ev('response.output_text.delta', '')
+        : ev('response.output_text.delta', { ...part, delta: piece }),
+    );
+    if (extra && i === 0)
+      events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress' } }));
+  }
+  if (extra) events.push(ev('response.output_text.done', { ...part, text: result.pieces.join('') }));
+  if (ctx.fault !== 'responses-no-terminal')
+    events.push(ev('response.completed', { response: responseOf(ctx, result) }));
+  if (ctx.fault === 'responses-two-terminals') {
+    events.push(
+      ev('response.failed', {
+        response: {
+          ...responseOf(ctx, result, 'failed'),
+          error: { code: 'server_error', message: 'Failed.' },
+        },
+      }),
+    );
+  }
+  return events;
+}

@@ -1,0 +1,176 @@
+// GET/POST /v1/support/tickets: "`category` (enterprise_onboarding, billing, api_access or technical),
+// `subject` (max 120 characters, single line), `message` (max 2000 characters), optional
+// `preferred_contact` (max 160 characters, single line). Unknown fields are rejected." Characters are
+// Unicode code points. Tickets belong to the account (enterprise keys share them); "at most 10
+// unresolved tickets per tenant". The reference never resolves a ticket, so every ticket is `open`.
+// The `support` scope of restricted keys is enforced by auth.ts.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import type { JsonObject } from '../schemas.ts';
+import { callerOf } from './caller.ts';
+
+const PATH = '/v1/support/tickets';
+export const CATEGORIES = ['enterprise_onboarding', 'billing', 'api_access', 'technical'];
+export const UNRESOLVED_LIMIT = 10;
+const FIELDS = ['category', 'subject', 'message', 'preferred_contact'];
+
+interface Ticket {
+  id: string;
+  accountId: string;
+  status: 'open';
+  category: string;
+  subject: string;
+  message: string;
+  preferredContact?: string;
+  createdAt: string;
+}
+
+type Body = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
+const length = (s: string) => [...s].length;
+const singleLine = (s: string) => !/[\r\n]/.test(s);
+
+/** The first violation of the ticket create parameters, or undefined. */
+function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
+  if (!isObject(body)) return 'The body must be a JSON object.';
+  if (ctx.fault !== 'ticket-unknown-field') {
+    const unknown = Object.keys(body).filter((k) => !FIELDS.includes(k));
+    if (unknown.length > 0) return `Unknown field(s): ${unknown.join(', ')}.`;
+  }
+  const { category, subject, message, preferred_contact: contact } = body;
+  const laxCategory = ctx.fault === 'ticket-category-lax' && typeof category === 'string' && category !== '';
+  if (typeof category !== 'string' || !(CATEGORIES.includes(category) || laxCategory))
+    return `\`category\` is required, one of ${CATEGORIES.join(', ')}.`;
+  if (typeof subject !== 'string') return '`subject` is required and must be a string.';
+  const subjectMax = ctx.fault === 'ticket-subject-121' ? 121 : 120;
+  if (length(subject) > subjectMax) return '`subject` must be at most 120 characters.';
+  if (!singleLine(subject) && ctx.fault !== 'ticket-subject-newline')
+    return '`subject` must be a single line.';
+  if (typeof message !== 'string') return '`message` is required and must be a string.';
+  const messageMax = ctx.fault === 'ticket-message-2001' ? 2001 : 2000;
+  if (length(message) > messageMax) return '`message` must be at most 2000 characters.';
+  if (contact !== undefined) {
+    if (typeof contact !== 'string') return '`preferred_contact` must be a string.';
+    const contactMax = ctx.fault === 'ticket-contact-161' ? 161 : 160;
+    if (length(contact) > contactMax) return '`preferred_contact` must be at most 160 characters.';
+    if (!singleLine(contact)) return '`preferred_contact` must be a single line.';
+  }
+  return undefined;
+}
+
+/** The ticket object as sent; variant ticket-shape uses other field names. */
+function view(ctx: RefContext, t: Ticket): Record<string, unknown> {
+  const contact = t.preferredContact === undefined ? {} : { preferred_contact: t.preferredContact };
+  if (ctx.variant === 'ticket-shape') {
+    return {
+      ticket_id: t.id,
+      state: t.status,
+      category: t.category,
+      topic: t.subject,
+      body: t.message,
+      ...contact,
+      created_at: t.createdAt,
+    };
+  }
+  return {
+    id: t.id,
+    status: t.status,
+    category: t.category,
+    subject: t.subject,
+    message: t.message,
+    ...contact,
+    created_at: t.createdAt,
+  };
+}
+
+export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
+  // Every ticket of the run, oldest first.
+  const tickets: Ticket[] = [];
+
+  app.get(PATH, async (request, reply) => {
+    const accountId = callerOf(request).account.id;
+    // Fault tickets-cross-tenant: every tenant's tickets are listed.
+    const visible = tickets.filter((t) => t.accountId === accountId || ctx.fault === 'tickets-cross-tenant');
+    const data = visible.map((t) => view(ctx, t));
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(ctx.fault === 'ticket-list-envelope' ? data : { object: 'list', data });
+  });
+
+  app.post(PATH, async (request, reply) => {
+    const accountId = callerOf(request).account.id;
+    const problem = ticketProblem(ctx, request.body);
+    if (problem) return sendError(reply, ctx, 'invalid_request', problem);
+    const unresolved = tickets.filter((t) => t.accountId === accountId && t.status === 'open').length;
+    if (unresolved >= UNRESOLVED_LIMIT && ctx.fault !== 'ticket-limit-ignored') {
+      return sendError(
+        reply,
+        ctx,
+        'ticket_limit_reached',
+        `The account has ${UNRESOLVED_LIMIT} unresolved tickets; wait until one is resolved.`,
+      );
+    }
+    const body = request.body as Body;
+    const ticket: Ticket = {
+      id: `tkt_${randomBytes(12).toString('hex')}`,
+      accountId,
+      status: 'open',
+      category: body.category as string,
+      subject: body.subject as string,
+      message: body.message as string,
+      ...(typeof body.preferred_contact === 'string' ? { preferredContact: body.preferred_contact } : {}),
+      createdAt: new Date().toISOString(),
+    };
+    tickets.push(ticket);
+    return reply
+      .code(ctx.fault === 'ticket-200' ? 200 : 201)
+      .type('application/json; charset=utf-8')
+      .send({ object: 'support_ticket', ticket: view(ctx, ticket) });
+  });
+}
+
+/** The success status of ticket creation in the description. */
+export function ticketCreatedStatus(ctx: RefContext): string {
+  return ctx.fault === 'ticket-200' ? '200' : '201';
+}
+
+/** Reference shapes of the ticket API, next to the contract's SupportTicketList/-Envelope. */
+export function ticketSchemas(ctx: RefContext): Record<string, JsonObject> {
+  const string = { type: 'string' };
+  const other = ctx.variant === 'ticket-shape';
+  const [id, status, subject, message] = other
+    ? ['ticket_id', 'state', 'topic', 'body']
+    : ['id', 'status', 'subject', 'message'];
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  return {
+    SupportTicket: {
+      type: 'object',
+      description: 'A support ticket. The reference never resolves tickets, so each one stays open.',
+      required: [id, status, 'category', subject, message, 'created_at'],
+      properties: {
+        [id]: string,
+        [status]: { const: 'open' },
+        category: string,
+        [subject]: string,
+        [message]: string,
+        preferred_contact: string,
+        created_at: { type: 'string', format: 'date-time' },
+      },
+    },
+    SupportTicketListResponse:
+      ctx.fault === 'ticket-list-envelope'
+        ? { type: 'array', items: ref('SupportTicket') }
+        : {
+            allOf: [
+              ref('SupportTicketList'),
+              { type: 'object', properties: { data: { type: 'array', items: ref('SupportTicket') } } },
+            ],
+          },
+    SupportTicketEnvelopeResponse: {
+      allOf: [ref('SupportTicketEnvelope'), { type: 'object', properties: { ticket: ref('SupportTicket') } }],
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// GET /v1/usage: "per-request token usage, model and charged amount" of the calling account, newest
+// first. The envelope and record fields beyond charged_points are not shown by the contract.
+import type { FastifyInstance } from 'fastify';
+import { usageView } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import { sendJson } from '../legacy.ts';
+import { callerOf } from './caller.ts';
+
+export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
+  app.get('/v1/usage', async (request, reply) => {
+    if (ctx.fault === 'usage-unavailable')
+      return sendError(reply, ctx, 'internal_error', 'Usage is unavailable.');
+    const records = [...callerOf(request).account.usage].reverse().map((r) => usageView(ctx, r));
+    const body = ctx.variant === 'usage-envelope' ? { records } : { object: 'list', data: records };
+    return sendJson(ctx, request, reply, body);
+  });
+}

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { HttpResponse } from '../http/client.ts';
+import { pkgPath } from '../paths.ts';
+import type { Finding } from './generic.ts';
+
+interface Kind {
+  description: string;
+  names: RegExp[];
+  values: RegExp[];
+}
+
+interface Patterns {
+  ignoreHeaders: Set<string>;
+  kinds: Array<[string, Kind]>;
+}
+
+let cached: Patterns | undefined;
+
+/** The leak patterns of fixtures/leak-patterns.yaml, compiled once. */
+export function leakPatterns(): Patterns {
+  if (!cached) {
+    const doc = parse(readFileSync(pkgPath('fixtures', 'leak-patterns.yaml'), 'utf8')) as {
+      ignore_headers: string[];
+      kinds: Record<string, { description: string; names: string[]; values: string[] }>;
+    };
+    cached = {
+      ignoreHeaders: new Set(doc.ignore_headers.map((h) => h.toLowerCase())),
+      kinds: Object.entries(doc.kinds).map(([k, v]) => [
+        k,
+        {
+          description: v.description,
+          names: v.names.map((n) => new RegExp(n, 'i')),
+          values: v.values.map((n) => new RegExp(n, 'i')),
+        },
+      ]),
+    };
+  }
+  return cached;
+}
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function* namedValues(
+  root: unknown,
+  pointer = '',
+): Generator<{ name: string; value: unknown; pointer: string }> {
+  if (Array.isArray(root)) {
+    for (const [i, v] of root.entries()) yield* namedValues(v, `${pointer}/${i}`);
+  } else if (root && typeof root === 'object') {
+    for (const [k, v] of Object.entries(root)) {
+      yield { name: k, value: v, pointer: `${pointer}/${esc(k)}` };
+      yield* namedValues(v, `${pointer}/${esc(k)}`);
+    }
+  }
+}
+
+/**
+ * SEC-002 on suspicion: names that suggest upstream keys, purchase cost, nodes or routing; a failure
+ * when the value looks like that kind, else advisory. Skips /openapi.json (a description names fields).
+ */
+export function suspiciousFields(res: HttpResponse): Finding[] {
+  const p = leakPatterns();
+  const out: Finding[] = [];
+  const where = `${res.method} ${res.exchange.path}`;
+  const judge = (name: string, value: unknown, location: string, pointer?: string) => {
+    for (const [kind, k] of p.kinds) {
+      if (!k.names.some((re) => re.test(name))) continue;
+      const text = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+      const looks = text !== undefined && k.values.some((re) => re.test(text));
+      out.push({
+        id: 'SEC-002',
+        message: `${where}: ${location} is named like ${k.description} (${kind})${looks ? ' and its value looks like one' : ''}`,
+        ...(pointer ? { pointer } : {}),
+        ...(looks ? {} : { level: 'notable' as const }),
+      });
+      return;
+    }
+  };
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (!p.ignoreHeaders.has(name)) judge(name, value, `header ${name}`);
+  }
+  if (res.json !== undefined && !res.rawPath.startsWith('/openapi.json')) {
+    for (const f of namedValues(res.json)) judge(f.name, f.value, `field ${f.pointer}`, f.pointer);
+  }
+  return out;
+}

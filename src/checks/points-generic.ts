@@ -1,0 +1,60 @@
+import type { HttpResponse } from '../http/client.ts';
+import type { Finding } from './generic.ts';
+import { pointsFields } from './points.ts';
+
+/** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */
+const POINTS_PATHS = /^\/v1\/(chat\/completions|responses|embeddings|balance|usage|ledger|models)(\?|$)/;
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function creditsNames(root: unknown, pointer = ''): string[] {
+  if (Array.isArray(root)) return root.flatMap((v, i) => creditsNames(v, `${pointer}/${i}`));
+  if (!root || typeof root !== 'object') return [];
+  return Object.entries(root).flatMap(([k, v]) => [
+    ...(/_credits$/.test(k) ? [`${pointer}/${esc(k)}`] : []),
+    ...creditsNames(v, `${pointer}/${esc(k)}`),
+  ]);
+}
+
+/**
+ * Points checks every JSON reply gets: any field of the points table, at any depth, is an exact decimal
+ * string (PTS-001; exponent or float noise: PTS-002), and the conversation and account interfaces use
+ * `*_points`, never `*_credits` (PTS-004). Replies in the legacy currency format are exempt: they
+ * replace the points fields by design.
+ */
+export function pointsChecks(res: HttpResponse): Finding[] {
+  // Business replies only: the description (/openapi.json) names points fields in its schemas.
+  if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/')) return [];
+  if (res.mediaType?.includes('vnd.service.currency')) return [];
+  const where = `${res.method} ${res.exchange.path}`;
+  const out: Finding[] = [];
+  for (const f of pointsFields(res.json)) {
+    if (!f.verdict.ok) {
+      out.push({
+        id: 'PTS-001',
+        message: `${where}: ${f.field} is ${f.verdict.reason}`,
+        pointer: f.pointer,
+        received: f.value,
+        expected: 'a decimal string',
+      });
+    } else if (f.verdict.note) {
+      out.push({
+        id: 'PTS-002',
+        message: `${where}: ${f.field}: ${f.verdict.note}`,
+        pointer: f.pointer,
+        received: f.value,
+      });
+    }
+  }
+  if (POINTS_PATHS.test(res.rawPath)) {
+    for (const p of creditsNames(res.json)) {
+      out.push({
+        id: 'PTS-004',
+        message: `${where}: a *_credits field in a conversation or account reply`,
+        pointer: p,
+        expected: '*_points',
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+/**
+ * The chat and embedding request rules of the contract as data, and fast-check arbitraries whose
+ * expected verdict is computed from these rules (never read back from a target).
+ * ChatCompletionRequest: temperature 0 to 2, top_p 0 to 1, max_tokens integer >= 0, roles.
+ */
+import fc from 'fast-check';
+
+export const CHAT_ROLES = ['system', 'developer', 'user', 'assistant'] as const;
+export const TEMPERATURE = { min: 0, max: 2 } as const;
+export const TOP_P = { min: 0, max: 1 } as const;
+export const EMBEDDING_DIMENSIONS = 1024;
+
+export interface GeneratedCase<T = unknown> {
+  value: T;
+  valid: boolean;
+}
+
+/**
+ * A number parameter with an inclusive range: values inside, around and far outside it, and wrong
+ * types. The verdict is computed from the value as it travels (JSON has no -0: it is sent as 0), never
+ * from the branch that generated it.
+ */
+export function rangeParameter(min: number, max: number): fc.Arbitrary<GeneratedCase> {
+  const numbers = fc.oneof(
+    fc.constantFrom(min, max, (min + max) / 2, min - 0.01, max + 0.01, max + 0.5, -1, max * 10),
+    fc.double({ min, max, noNaN: true, noDefaultInfinity: true }),
+    fc.double({ min: max, max: max * 1000 + 10, noNaN: true, noDefaultInfinity: true, minExcluded: true }),
+    fc.double({ min: min - 1000, max: min, noNaN: true, noDefaultInfinity: true, maxExcluded: true }),
+  );
+  const wrongType = fc.constantFrom<unknown>(String(max), true, null, [min]);
+  return fc.oneof({ weight: 6, arbitrary: numbers }, { weight: 1, arbitrary: wrongType }).map((raw) => {
+    const value = typeof raw === 'number' ? (JSON.parse(JSON.stringify(raw)) as number) : raw;
+    return { value, valid: typeof value === 'number' && value >= min && value <= max };
+  });
+}
+
+/** max_tokens: integer >= 0 (kept small when valid: a billed target pays for them). */
+export function maxTokens(): fc.Arbitrary<GeneratedCase> {
+  return fc.oneof(
+    fc.integer({ min: 0, max: 4 }).map((value) => ({ value, valid: true })),
+    fc.integer({ min: -1000, max: -1 }).map((value) => ({ value, valid: false })),
+    fc.constantFrom<unknown>(0.5, 1.5, '2', null).map((value) => ({ value, valid: false })),
+  );
+}
+
+/** Embedding `dimensions`: only 1024. */
+export function dimensions(): fc.Arbitrary<GeneratedCase> {
+  return fc.oneof(
+    fc.constant({ value: EMBEDDING_DIMENSIONS, valid: true }),
+    fc
+      .integer({ min: -10, max: 8192 })
+      .filter((n) => n !== EMBEDDING_DIMENSIONS)
+      .map((value) => ({ value, valid: false })),
+    fc.constantFrom<unknown>('1024', 1024.5, null).map((value) => ({ value, valid: false })),
+  );
+}
+
+/** Embedding `input`: one non-empty text string only. */
+export function embeddingInput(): fc.Arbitrary<GeneratedCase> {
+  return fc.oneof(
+    fc.string({ minLength: 1, maxLength: 40 }).map((value) => ({ value, valid: true })),
+    fc.constant({ value: '', valid: false }),
+    fc
+      .array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 3 })
+      .map((value) => ({ value, valid: false })),
+    fc
+      .array(fc.integer({ min: 0, max: 50000 }), { minLength: 1, maxLength: 3 })
+      .map((value) => ({ value, valid: false })),
+    fc.constantFrom<unknown>(42, null, { text: 'hi' }, true).map((value) => ({ value, valid: false })),
+  );
+}

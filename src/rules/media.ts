@@ -1,0 +1,243 @@
+/**
+ * The media job rules of the contract, computed from fixtures/media-models.yaml (itself checked cell by
+ * cell against the contract's text), and fast-check arbitraries whose expected verdict comes from these
+ * functions, never from a target. Readings (judging.md): characters = code points of the prompt trimmed
+ * of Unicode white space; the UTF-8 cap applies to the trimmed prompt; wc-100018 "must be empty" counts
+ * absent, empty and whitespace-only as empty.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { parse } from 'yaml';
+import { pkgPath } from '../paths.ts';
+
+export interface PromptRule {
+  stated: boolean;
+  required: boolean | null;
+  empty_only: boolean | null;
+  min_chars: number | null;
+  max_chars: number | null;
+  max_utf8_bytes: number | null;
+}
+
+export interface CustomSize {
+  min_pixels: number;
+  max_pixels: number;
+  max_edge: number;
+  step: number;
+  max_aspect_ratio: number;
+}
+
+export interface ParameterRule {
+  values?: Array<string | number>;
+  integer?: { min: number; max: number };
+  boolean?: true;
+  presets?: string;
+  custom?: CustomSize | null;
+  stated?: false;
+  default: unknown;
+}
+
+export interface MediaModel {
+  output: 'image' | 'video' | 'glb' | null;
+  prompt: PromptRule;
+  references: {
+    stated: boolean;
+    accepted: Array<'image' | 'video'>;
+    min: number | null;
+    max: number | null;
+    required: boolean | null;
+    video: { count: number; usable_min_ms: number; usable_max_ms: number } | null;
+    no_mixing: boolean | null;
+  };
+  parameters_complete: boolean;
+  parameters: Record<string, ParameterRule>;
+}
+
+export interface MediaTable {
+  acknowledgement: string;
+  reference_fields: string[];
+  reference_id_max_utf8_bytes: number;
+  custom_size_pattern: string;
+  never_accepted_parameters: string[];
+  size_lists: Record<string, string[]>;
+  models: Record<string, MediaModel>;
+}
+
+let cached: MediaTable | undefined;
+export function mediaTable(): MediaTable {
+  cached ??= parse(readFileSync(pkgPath('fixtures', 'media-models.yaml'), 'utf8')) as MediaTable;
+  return cached;
+}
+
+export const codePoints = (s: string): number => [...s].length;
+export const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/** The contract's verdict for a prompt (undefined = the field is absent). */
+export function promptValid(rule: PromptRule, prompt: string | undefined): boolean | undefined {
+  if (!rule.stated) return undefined;
+  const trimmed = prompt === undefined ? undefined : prompt.trim();
+  if (rule.empty_only) return trimmed === undefined || trimmed === '';
+  if (trimmed === undefined) return rule.required === false;
+  const n = codePoints(trimmed);
+  return (
+    n >= (rule.min_chars ?? 0) &&
+    n <= (rule.max_chars ?? Number.POSITIVE_INFINITY) &&
+    utf8Bytes(trimmed) <= (rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY)
+  );
+}
+
+/** The contract's verdict for an image `size`: a preset of the model's list, or a custom size within its bounds. */
+export function sizeValid(table: MediaTable, rule: ParameterRule, size: unknown): boolean {
+  if (typeof size !== 'string') return false;
+  if (rule.presets && table.size_lists[rule.presets]?.includes(size)) return true;
+  const m = new RegExp(table.custom_size_pattern).exec(size);
+  if (!m || !rule.custom) return false;
+  const [w, h] = size.split(/[x*]/).map(Number) as [number, number];
+  const c = rule.custom;
+  if (w < 1 || h < 1) return false;
+  const pixels = w * h;
+  return (
+    pixels >= c.min_pixels &&
+    pixels <= c.max_pixels &&
+    w <= c.max_edge &&
+    h <= c.max_edge &&
+    w % c.step === 0 &&
+    h % c.step === 0 &&
+    Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio
+  );
+}
+
+/** The contract's verdict for a (non-size) parameter value; undefined where the definition is not shown. */
+export function parameterValid(rule: ParameterRule, value: unknown): boolean | undefined {
+  if (rule.stated === false) return undefined;
+  if (rule.values) return rule.values.includes(value as string);
+  if (rule.integer)
+    return (
+      Number.isInteger(value) &&
+      (value as number) >= rule.integer.min &&
+      (value as number) <= rule.integer.max
+    );
+  if (rule.boolean) return typeof value === 'boolean';
+  return undefined;
+}
+
+export interface Generated<T> {
+  value: T;
+  valid: boolean;
+  note: string;
+}
+
+const WS = [' ', '\t', '\n', '\u3000', '\u00a0'];
+const UNITS = [
+  { unit: 'a', label: 'ASCII' },
+  { unit: '漢', label: 'CJK (3 bytes)' },
+  { unit: '😀', label: 'emoji (4 bytes, 2 UTF-16 units)' },
+];
+
+/**
+ * Prompts around every bound of a rule: code points vs UTF-16 units vs UTF-8 bytes, with and without
+ * surrounding white space. Combining sequences are avoided (graphemes and code points agree here).
+ */
+export function promptArbitrary(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>> {
+  const lengths = new Set<number>([0, 1, 2, 3]);
+  for (const b of [rule.min_chars, rule.max_chars])
+    if (b !== null) for (const d of [-1, 0, 1]) if (b + d >= 0) lengths.add(b + d);
+  if (rule.max_utf8_bytes)
+    for (const u of [3, 4]) for (const d of [-1, 0, 1]) lengths.add(Math.floor(rule.max_utf8_bytes / u) + d);
+  const body = fc.record({
+    n: fc.constantFrom(...[...lengths].filter((n) => n >= 0 && n <= 4200)),
+    unit: fc.constantFrom(...UNITS),
+    pad: fc.constantFrom('', ...WS),
+    mixAscii: fc.boolean(),
+  });
+  return fc.oneof(
+    {
+      weight: 9,
+      arbitrary: body.map(({ n, unit, pad, mixAscii }) => {
+        const core = mixAscii && n > 1 ? `a${unit.unit.repeat(n - 1)}` : unit.unit.repeat(n);
+        const value = `${pad}${core}${pad}`;
+        return {
+          value,
+          valid: promptValid(rule, value) ?? true,
+          note: `${n} code points of ${unit.label}${pad ? ' padded with white space' : ''}`,
+        };
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...WS).map((w) => ({
+        value: w.repeat(3),
+        valid: promptValid(rule, w.repeat(3)) ?? true,
+        note: 'white space only',
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({
+        value: undefined,
+        valid: promptValid(rule, undefined) ?? true,
+        note: 'prompt absent',
+      }),
+    },
+  );
+}
+
+/** Sizes: presets of the model's list and of the other lists, custom sizes around every bound, malformed strings. */
+export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
+  const presets = Object.values(table.size_lists).flat();
+  const c = rule.custom;
+  const customs: string[] = [
+    '0x1024',
+    '1024x0',
+    '1024X1024',
+    '1024 x 1024',
+    '1024x',
+    'x1024',
+    '1024x1024x1',
+    '-1024x1024',
+    '1024.5x1024',
+  ];
+  if (c) {
+    const side = (px: number) => Math.floor(Math.sqrt(px) / c.step) * c.step;
+    const lo = side(c.min_pixels);
+    const hi = side(c.max_pixels);
+    for (const s of [lo - c.step, lo, lo + c.step, hi - c.step, hi, hi + c.step])
+      for (const sep of ['x', '*']) customs.push(`${s}${sep}${s}`);
+    const longEdge = Math.min(
+      c.max_edge,
+      Math.floor(c.max_pixels / Math.ceil(c.max_edge / c.max_aspect_ratio)),
+    );
+    for (const w of [c.max_edge - c.step, c.max_edge, c.max_edge + c.step])
+      customs.push(`${w}x${Math.max(c.step, Math.ceil(w / c.max_aspect_ratio / c.step) * c.step)}`);
+    for (const r of [c.max_aspect_ratio, c.max_aspect_ratio + 0.5]) {
+      const h = Math.ceil(Math.sqrt(c.min_pixels / r) / c.step) * c.step;
+      customs.push(`${Math.round((h * r) / c.step) * c.step}x${h}`);
+    }
+    customs.push(`${lo + 1}x${lo}`, `${longEdge}x${c.step}`);
+  }
+  return fc.constantFrom<unknown>(...presets, ...customs, 1024, null).map((value) => ({
+    value,
+    valid: sizeValid(table, rule, value),
+    note: typeof value === 'string' && presets.includes(value) ? 'a preset' : 'a custom size',
+  }));
+}
+
+/** Values of an enum, integer or boolean parameter, and values just outside. */
+export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
+  const candidates: unknown[] = [null, 'not-a-value'];
+  if (rule.values)
+    candidates.push(
+      ...rule.values,
+      ...rule.values
+        .filter((v): v is string => typeof v === 'string')
+        .map((v) => (v.toUpperCase() === v ? v.toLowerCase() : v.toUpperCase())),
+    );
+  if (rule.integer) {
+    const { min, max } = rule.integer;
+    candidates.push(min - 1, min, min + 1, max - 1, max, max + 1, String(min), min + 0.5);
+  }
+  if (rule.boolean) candidates.push(true, false, 'true', 0);
+  return fc
+    .constantFrom(...candidates)
+    .map((value) => ({ value, valid: parameterValid(rule, value) ?? true, note: JSON.stringify(value) }));
+}

@@ -1,0 +1,47 @@
+import fc from 'fast-check';
+import type { CheckContext } from './check.ts';
+
+export interface PropertySpec<T> {
+  id: string;
+  arbitrary: fc.Arbitrary<T>;
+  /** Sends one case; returns a violation message, or undefined when the target behaved as the contract says. */
+  run: (value: T) => Promise<string | undefined>;
+  numRuns?: number;
+}
+
+/**
+ * Run a fast-check property against the target, reproducibly (the run's seed) and bounded (the run's
+ * property budget). Why shrinking only on the embedded target: every shrink step is a real request, and
+ * on a billed deployment a wrongly accepted invalid case costs points, so there the first counterexample
+ * ends the property (judging.md: stop after the first wrong acceptance per rule).
+ */
+export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): Promise<void> {
+  let lastMessage = '';
+  const details = await fc.check(
+    fc.asyncProperty(spec.arbitrary, async (value) => {
+      const msg = await spec.run(value);
+      if (msg) lastMessage = msg;
+      return msg === undefined;
+    }),
+    {
+      numRuns: spec.numRuns ?? t.run.propertyRuns,
+      seed: t.run.seed,
+      endOnFailure: !t.target.embedded,
+      interruptAfterTimeLimit: Math.max(5_000, t.target.timeouts.testMs - 10_000),
+    },
+  );
+  if (details.failed) {
+    const example = JSON.stringify(details.counterexample?.[0]);
+    t.violate(
+      spec.id,
+      `${lastMessage} — counterexample ${example} after ${details.numRuns} run(s), ${details.numShrinks} shrink(s); seed ${details.seed}, path ${details.counterexamplePath} (replay: --seed ${details.seed})`,
+      {
+        received: details.counterexample?.[0],
+      },
+    );
+  } else if (details.interrupted) {
+    t.violate('GEN-001', `property ${spec.id} stopped at its time limit after ${details.numRuns} run(s)`, {
+      level: 'notable',
+    });
+  }
+}

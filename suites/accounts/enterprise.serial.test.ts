@@ -1,0 +1,55 @@
+import {
+  type CheckContext,
+  check,
+  findEntryList,
+  isPlainObject,
+  isSuccess,
+  pointsFields,
+} from '../../src/suite.ts';
+
+async function snapshot(t: CheckContext, role: 'enterprise' | 'enterprise_second') {
+  const balance = await t.get('/v1/balance', { as: role });
+  const usage = await t.get('/v1/usage', { as: role });
+  const ledger = await t.get('/v1/ledger', { as: role });
+  const ids = (json: unknown) =>
+    (findEntryList(json)?.entries ?? [])
+      .filter(isPlainObject)
+      .map((e) => JSON.stringify(e.id ?? e))
+      .sort();
+  return {
+    total: pointsFields(balance.json, ['total_points'])[0]?.value,
+    usage: isSuccess(usage.status) ? ids(usage.json) : undefined,
+    ledger: isSuccess(ledger.status) ? ids(ledger.json) : undefined,
+    exchange: balance.exchange,
+  };
+}
+
+check(
+  { ids: ['ENT-001'], effect: 'read', roles: ['enterprise', 'enterprise_second'] },
+  'shows two keys of one enterprise account one balance, usage and ledger',
+  async (t) => {
+    const a = await snapshot(t, 'enterprise');
+    const b = await snapshot(t, 'enterprise_second');
+    const level = t.target.sharedAccount ? { level: 'notable' as const } : {};
+    t.ensure(
+      JSON.stringify(a.total) === JSON.stringify(b.total),
+      'ENT-001',
+      `the two keys read different balances (${JSON.stringify(a.total)} and ${JSON.stringify(b.total)})`,
+      {
+        received: b.total,
+        expected: a.total,
+        exchange: b.exchange,
+        ...level,
+      },
+    );
+    for (const part of ['usage', 'ledger'] as const) {
+      if (a[part] === undefined || b[part] === undefined) continue;
+      t.ensure(
+        JSON.stringify(a[part]) === JSON.stringify(b[part]),
+        'ENT-001',
+        `the two keys list different ${part} records (${a[part]!.length} and ${b[part]!.length})`,
+        level,
+      );
+    }
+  },
+);

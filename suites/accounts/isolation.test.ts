@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { check, findEntryList, isPlainObject, isSuccess } from '../../src/suite.ts';
+
+check(
+  { ids: ['ISO-001'], effect: 'tickets', roles: ['other_tenant'] },
+  "never lists one tenant's ticket to another",
+  async (t) => {
+    const marker = `Conformance isolation probe ${randomUUID()}`;
+    const created = await t.post('/v1/support/tickets', {
+      category: 'technical',
+      subject: marker,
+      message: 'Automated conformance probe; please ignore.',
+    });
+    if (created.status === 429) return t.skip('the primary tenant is at its unresolved-ticket limit (429)');
+    if (!isSuccess(created.status))
+      return t.skip(`creating the probe ticket was answered ${created.status} (see TICKET-001)`);
+    const id = (created.json as { ticket?: { id?: unknown } } | undefined)?.ticket?.id;
+    const other = await t.get('/v1/support/tickets', { as: 'other_tenant' });
+    const text = other.text;
+    t.ensure(
+      !text.includes(marker) && !(typeof id === 'string' && text.includes(JSON.stringify(id))),
+      'ISO-001',
+      "the other tenant's ticket list shows the primary tenant's new ticket",
+      {
+        exchange: other.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['ISO-002'], effect: 'billable', roles: ['other_tenant'] },
+  "never lists another tenant's usage or ledger records",
+  async (t) => {
+    const model = await t.hint('chat');
+    await t.post(
+      '/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 2 },
+      { as: 'other_tenant' },
+    );
+    for (const path of ['/v1/usage', '/v1/ledger']) {
+      const theirs = await t.get(path, { as: 'other_tenant' });
+      // Whole records are compared: ids alone need not be unique across tenants.
+      const records = new Set(
+        (findEntryList(theirs.json)?.entries ?? []).filter(isPlainObject).map((e) => JSON.stringify(e)),
+      );
+      if (records.size === 0) continue;
+      const mine = await t.get(path);
+      const leaked = (findEntryList(mine.json)?.entries ?? [])
+        .filter(isPlainObject)
+        .map((e) => JSON.stringify(e))
+        .filter((r) => records.has(r));
+      t.ensure(
+        leaked.length === 0,
+        'ISO-002',
+        `GET ${path} of the primary tenant lists ${leaked.length} record(s) of the other tenant`,
+        {
+          received: leaked.slice(0, 3),
+          exchange: mine.exchange,
+        },
+      );
+    }
+  },
+);

@@ -1,0 +1,74 @@
+import { describe } from 'vitest';
+import type { Role } from '../../src/model.ts';
+import {
+  businessEndpoints,
+  type CheckContext,
+  check,
+  concretePath,
+  type Endpoint,
+  label,
+  probeRequest,
+} from '../../src/suite.ts';
+
+const RESTRICTED: Array<[Role, string]> = [
+  ['restricted_models', 'models'],
+  ['restricted_inference', 'inference'],
+  ['restricted_media', 'media'],
+  ['restricted_support', 'support'],
+  ['restricted_usage', 'usage'],
+  ['restricted_balance', 'balance'],
+];
+
+async function send(t: CheckContext, e: Endpoint, role: Role) {
+  const valid = await probeRequest(t, e);
+  return t.request(e.method, concretePath(e), { ...valid, as: role });
+}
+
+for (const [role, scope] of RESTRICTED) {
+  describe(`a key restricted to ${scope}`, () => {
+    for (const e of businessEndpoints()) {
+      const scopes = e.scopes ?? [];
+      if (scopes.length === 0) continue;
+      if (!scopes.includes(scope)) {
+        const { ids } = e.path.startsWith('/v1/support/')
+          ? { ids: ['SCOPE-001', 'SCOPE-003'] }
+          : { ids: ['SCOPE-001'] };
+        check(
+          { ids, effect: e.effect, roles: [role] },
+          `is refused outside its scope: ${label(e)}`,
+          async (t) => {
+            const res = await send(t, e, role);
+            t.ensure(
+              [401, 403].includes(res.status),
+              ids[ids.length - 1]!,
+              `${label(e)} (scope ${scopes.join(' or ')}) accepted a key restricted to ${scope}: ${res.status}`,
+              {
+                received: res.status,
+                expected: '403 (or 401)',
+                exchange: res.exchange,
+              },
+            );
+          },
+        );
+      } else if (scopes.length === 1 && e.effect === 'read' && !e.path.includes('{')) {
+        check(
+          { ids: ['SCOPE-002'], effect: 'read', roles: [role] },
+          `is accepted inside its scope: ${label(e)}`,
+          async (t) => {
+            const res = await send(t, e, role);
+            t.ensure(
+              ![401, 403].includes(res.status),
+              'SCOPE-002',
+              `${label(e)} refused a key restricted to its own scope ${scope}: ${res.status}`,
+              {
+                received: res.status,
+                expected: 'not a 401/403 refusal',
+                exchange: res.exchange,
+              },
+            );
+          },
+        );
+      }
+    }
+  });
+}

@@ -1,0 +1,245 @@
+import {
+  type CheckContext,
+  check,
+  documentedViolations,
+  findEntryList,
+  isPlainObject,
+  isSuccess,
+} from '../../src/suite.ts';
+
+const PATH = '/v1/chat/completions';
+
+async function chat(t: CheckContext, model?: string, extra: Record<string, unknown> = {}) {
+  const m = model ?? (await t.hint('chat'));
+  return {
+    model: m,
+    res: await t.post(PATH, {
+      model: m,
+      messages: [{ role: 'user', content: 'Say ok.' }],
+      max_tokens: 2,
+      ...extra,
+    }),
+  };
+}
+
+const idForPointer = (p: string) =>
+  p.startsWith('/choices') ? 'CHAT-002' : p.startsWith('/usage') ? 'CHAT-003' : 'CHAT-001';
+
+check(
+  { ids: ['CHAT-001', 'CHAT-002', 'CHAT-003'], effect: 'billable' },
+  'answers a valid request with a ChatCompletion',
+  async (t) => {
+    const { res } = await chat(t);
+    if (
+      !t.ensure(
+        res.status === 200 && isPlainObject(res.json),
+        'CHAT-001',
+        'a valid chat request was not answered 200 with a JSON object',
+        {
+          received: `${res.status} ${res.mediaType ?? ''}`,
+          expected: '200 application/json',
+          exchange: res.exchange,
+        },
+      )
+    ) {
+      return;
+    }
+    documentedViolations(t, res, 'chat-completion.json', idForPointer);
+  },
+);
+
+check(
+  { ids: ['CHAT-004'], effect: 'billable' },
+  'reports total_tokens as prompt plus completion tokens',
+  async (t) => {
+    const { res } = await chat(t);
+    const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
+    if (!u || ![u.prompt_tokens, u.completion_tokens, u.total_tokens].every(Number.isInteger)) {
+      return t.skip('the reply carries no integer usage figures (see CHAT-003)');
+    }
+    const sum = (u.prompt_tokens as number) + (u.completion_tokens as number);
+    t.ensure(
+      u.total_tokens === sum,
+      'CHAT-004',
+      `usage.total_tokens ${u.total_tokens} is not prompt + completion = ${sum}`,
+      {
+        pointer: '/usage/total_tokens',
+        received: u.total_tokens,
+        expected: sum,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['MODEL-001'], effect: 'billable' },
+  'never names another model than the one requested',
+  async (t) => {
+    for (const hint of ['chat', 'no_responses'] as const) {
+      const model = t.target.models[hint] ?? (hint === 'chat' ? await t.hint('chat') : undefined);
+      if (!model) continue;
+      const { res } = await chat(t, model);
+      const named = (res.json as { model?: unknown } | undefined)?.model;
+      if (isSuccess(res.status) && named !== undefined) {
+        t.ensure(
+          named === model,
+          'MODEL-001',
+          `requested ${model}, the reply names ${JSON.stringify(named)}`,
+          {
+            pointer: '/model',
+            received: named,
+            expected: model,
+            exchange: res.exchange,
+          },
+        );
+      }
+    }
+  },
+);
+
+check(
+  { ids: ['PTS-005'], effect: 'billable' },
+  'reports usage token figures as integers, never as points',
+  async (t) => {
+    const { res } = await chat(t);
+    const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
+    if (!isPlainObject(u)) return t.skip('the reply carries no usage object (see CHAT-003)');
+    for (const [k, v] of Object.entries(u)) {
+      if (!/_tokens$/.test(k)) continue;
+      t.ensure(
+        Number.isInteger(v),
+        'PTS-005',
+        `usage.${k} is ${JSON.stringify(v)}, not an integer token count`,
+        {
+          pointer: `/usage/${k}`,
+          received: v,
+          exchange: res.exchange,
+        },
+      );
+    }
+    for (const k of Object.keys(u)) {
+      t.ensure(
+        !/_points$|_credits$/.test(k),
+        'PTS-005',
+        `usage carries a points field ${k}; points belong in billing`,
+        {
+          pointer: `/usage/${k}`,
+          exchange: res.exchange,
+        },
+      );
+    }
+  },
+);
+
+check({ ids: ['CHAT-010'], effect: 'billable' }, 'delivers a streamed reply that ends', async (t) => {
+  const model = await t.hint('chat');
+  const streamMs = t.target.timeouts.streamMs;
+  try {
+    const res = await t.post(
+      PATH,
+      { model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 2, stream: true },
+      { timeoutMs: streamMs },
+    );
+    t.ensure(
+      isSuccess(res.status) && res.body.length > 0,
+      'CHAT-010',
+      `a streamed chat reply was ${res.status} with ${res.body.length} bytes`,
+      {
+        received: res.status,
+        expected: '2xx with a body',
+        exchange: res.exchange,
+      },
+    );
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'TIMEOUT') throw err;
+    t.violate('CHAT-010', `the streamed chat reply did not end within ${streamMs} ms`);
+  }
+});
+
+check(
+  { ids: ['MODEL-002'], effect: 'billable' },
+  'refuses a model outside the account catalog with 403',
+  async (t) => {
+    const forbidden = await t.hint('forbidden');
+    const { res } = await chat(t, forbidden);
+    t.ensure(
+      res.status === 403,
+      'MODEL-002',
+      `calling ${forbidden}, outside the account's catalog, was answered ${res.status}`,
+      {
+        received: res.status,
+        expected: 403,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check({ ids: ['MODEL-003'], effect: 'billable' }, 'refuses a model id that no catalog lists', async (t) => {
+  const { res } = await chat(t, `conformance-no-such-model-${t.run.seed}`);
+  t.ensure([403, 404].includes(res.status), 'MODEL-003', `an unknown model id was answered ${res.status}`, {
+    received: res.status,
+    expected: '404 (or 403)',
+    exchange: res.exchange,
+  });
+});
+
+check(
+  { ids: ['MODEL-004'], effect: 'billable' },
+  'refuses a media model sent to chat with 404',
+  async (t) => {
+    const media = await t.get('/v1/media/models');
+    const list = isSuccess(media.status) ? findEntryList(media.json) : undefined;
+    const id = list?.entries
+      .map((e) => (e as { id?: unknown }).id)
+      .find((v): v is string => typeof v === 'string');
+    if (!id)
+      return t.skip(
+        `the account's media catalog lists no model (GET /v1/media/models answered ${media.status})`,
+      );
+    const { res } = await chat(t, id);
+    t.ensure(
+      res.status === 404,
+      'MODEL-004',
+      `the media model ${id} sent to chat was answered ${res.status}`,
+      {
+        received: res.status,
+        expected: 404,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['MODEL-005'], effect: 'billable' },
+  'answers chat for every chat model the catalog lists',
+  async (t) => {
+    const catalog = await t.get('/v1/models');
+    const entries = findEntryList(catalog.json)?.entries ?? [];
+    const ids = entries
+      .filter(
+        (e) =>
+          isPlainObject(e) &&
+          /chat/i.test(JSON.stringify(Object.entries(e).filter(([k]) => !/id$|name/.test(k)))),
+      )
+      .map(
+        (e) =>
+          ['id', 'model_id', 'model', 'name']
+            .map((f) => (e as Record<string, unknown>)[f])
+            .find((v) => typeof v === 'string') as string | undefined,
+      )
+      .filter((v): v is string => !!v);
+    if (ids.length === 0) return t.skip('no catalog entry is recognisably a chat model');
+    for (const id of ids) {
+      const { res } = await chat(t, id);
+      t.ensure(isSuccess(res.status), 'MODEL-005', `the listed model ${id} answered ${res.status}`, {
+        received: res.status,
+        expected: '2xx',
+        exchange: res.exchange,
+        level: 'notable',
+      });
+    }
+  },
+);

@@ -1,0 +1,81 @@
+import {
+  type CheckContext,
+  caseTableChecks,
+  check,
+  documentedViolations,
+  fieldPropertyChecks,
+  isPlainObject,
+  rules,
+} from '../../src/suite.ts';
+
+const PATH = '/v1/embeddings';
+
+async function base(t: CheckContext): Promise<Record<string, unknown>> {
+  return { model: await t.hint('embedding'), input: 'conformance' };
+}
+
+check(
+  { ids: ['EMB-001', 'MODEL-001'], effect: 'billable' },
+  'answers with an EmbeddingList of 1024 floats for the requested model',
+  async (t) => {
+    const body = await base(t);
+    const res = await t.post(PATH, body);
+    if (
+      !t.ensure(
+        res.status === 200 && isPlainObject(res.json),
+        'EMB-001',
+        `a valid embedding request was answered ${res.status}`,
+        {
+          received: `${res.status} ${res.mediaType ?? ''}`,
+          expected: '200 application/json',
+          exchange: res.exchange,
+        },
+      )
+    ) {
+      return;
+    }
+    documentedViolations(t, res, 'embedding-list.json', () => 'EMB-001');
+    const json = res.json as { model?: unknown; data?: Array<{ embedding?: unknown }> };
+    for (const [i, d] of (json.data ?? []).entries()) {
+      const e = d?.embedding;
+      t.ensure(
+        Array.isArray(e) &&
+          e.length === rules.EMBEDDING_DIMENSIONS &&
+          e.every((x) => typeof x === 'number' && Number.isFinite(x)),
+        'EMB-001',
+        `data[${i}].embedding holds ${Array.isArray(e) ? e.length : 'no'} numbers, not 1024 floats`,
+        {
+          pointer: `/data/${i}/embedding`,
+          received: Array.isArray(e) ? e.length : typeof e,
+          expected: 1024,
+          exchange: res.exchange,
+        },
+      );
+    }
+    if (json.model !== undefined) {
+      t.ensure(
+        json.model === body.model,
+        'MODEL-001',
+        `requested ${String(body.model)}, the reply names ${JSON.stringify(json.model)}`,
+        {
+          pointer: '/model',
+          received: json.model,
+          expected: body.model,
+          exchange: res.exchange,
+        },
+      );
+    }
+  },
+);
+
+caseTableChecks({ table: 'embeddings', effect: 'billable', path: PATH, base });
+
+fieldPropertyChecks({
+  effect: 'billable',
+  path: PATH,
+  base,
+  fields: [
+    { id: 'EMB-003', field: 'input', arbitrary: rules.embeddingInput() },
+    { id: 'EMB-004', field: 'dimensions', arbitrary: rules.dimensions() },
+  ],
+});

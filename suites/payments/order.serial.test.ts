@@ -1,0 +1,89 @@
+import { Decimal } from 'decimal.js';
+import { type CheckContext, check, isPlainObject, pointsFields } from '../../src/suite.ts';
+
+async function balance(t: CheckContext) {
+  const res = await t.get('/v1/balance');
+  return ['total_points', 'available_points']
+    .map((f) => JSON.stringify(pointsFields(res.json, [f])[0]?.value ?? null))
+    .join(' ');
+}
+
+const REQUIRED = ['id', 'tenant_id', 'amount_credits', 'points', 'status', 'has_qr_code', 'created_at'];
+
+check(
+  { ids: ['PAY-003', 'PAY-004', 'PAY-008'], effect: 'payments' },
+  'creates an order awaiting review that adds no points',
+  async (t) => {
+    const min = t.target.limits.payment_min_cny;
+    const amount = min === undefined ? '1000.50' : new Decimal(String(min)).plus(2.5).toFixed(2);
+    const before = await balance(t);
+    const res = await t.post('/v1/payment-orders', {
+      method: 'alipay',
+      amount_cny: amount,
+      note: 'conformance probe',
+    });
+    if (
+      !t.ensure(res.status === 201, 'PAY-003', `a valid order was answered ${res.status}`, {
+        received: res.status,
+        expected: 201,
+        exchange: res.exchange,
+      })
+    )
+      return;
+    const order = res.json;
+    if (
+      !t.ensure(isPlainObject(order), 'PAY-003', 'the order is not a JSON object', {
+        exchange: res.exchange,
+      }) ||
+      !isPlainObject(order)
+    )
+      return;
+    for (const f of REQUIRED)
+      t.ensure(f in order, 'PAY-003', `the order lacks the required field ${f}`, {
+        pointer: `/${f}`,
+        exchange: res.exchange,
+      });
+    // Readings (judging.md): pending_admin_review or pending; qr_code null or absent; has_qr_code false.
+    t.ensure(
+      ['pending_admin_review', 'pending'].includes(order.status as string),
+      'PAY-003',
+      `a new order is reported ${JSON.stringify(order.status)}`,
+      {
+        pointer: '/status',
+        received: order.status,
+        expected: 'pending_admin_review or pending',
+        exchange: res.exchange,
+      },
+    );
+    t.ensure(
+      order.qr_code === null || order.qr_code === undefined,
+      'PAY-003',
+      'a new order carries a QR code',
+      { pointer: '/qr_code', received: order.qr_code, exchange: res.exchange },
+    );
+    t.ensure(order.has_qr_code === false, 'PAY-003', 'a new order does not report has_qr_code false', {
+      pointer: '/has_qr_code',
+      received: order.has_qr_code,
+      exchange: res.exchange,
+    });
+    const credits = new Decimal(amount).times(1_000_000);
+    t.ensure(
+      Number.isInteger(order.amount_credits) && credits.equals(order.amount_credits as number),
+      'PAY-008',
+      `amount_credits ${JSON.stringify(order.amount_credits)} is not amount_cny ${amount} x 1000000`,
+      {
+        pointer: '/amount_credits',
+        received: order.amount_credits,
+        expected: credits.toNumber(),
+        exchange: res.exchange,
+      },
+    );
+    const after = await balance(t);
+    t.ensure(before === after, 'PAY-004', `creating an order moved the balance (${before} -> ${after})`, {
+      received: after,
+      expected: before,
+      exchange: res.exchange,
+      ...(t.target.sharedAccount ? { level: 'notable' as const } : {}),
+    });
+  },
+);

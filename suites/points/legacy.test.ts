@@ -1,0 +1,114 @@
+import { POINTS_FIELDS } from '../../src/checks/points.ts';
+import { type CheckContext, check, findEntryList, isPlainObject, isSuccess } from '../../src/suite.ts';
+
+const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+
+function pointsFieldNames(root: unknown, pointer = ''): string[] {
+  if (Array.isArray(root)) return root.flatMap((v, i) => pointsFieldNames(v, `${pointer}/${i}`));
+  if (!isPlainObject(root)) return [];
+  return Object.entries(root).flatMap(([k, v]) => [
+    ...((POINTS_FIELDS as readonly string[]).includes(k) ? [`${pointer}/${k}`] : []),
+    ...pointsFieldNames(v, `${pointer}/${k}`),
+  ]);
+}
+
+async function legacyRead(t: CheckContext, path: string) {
+  const res = await t.get(path, { headers: LEGACY });
+  if (!isSuccess(res.status)) {
+    t.violate('LEGACY-001', `GET ${path} with the legacy currency Accept header answered ${res.status}`, {
+      received: res.status,
+      exchange: res.exchange,
+    });
+    return undefined;
+  }
+  for (const p of pointsFieldNames(res.json)) {
+    t.violate('LEGACY-001', `GET ${path} in the legacy currency format still carries the points field ${p}`, {
+      pointer: p,
+      exchange: res.exchange,
+    });
+  }
+  return res;
+}
+
+for (const path of ['/v1/models', '/v1/balance', '/v1/usage', '/v1/ledger']) {
+  check(
+    { ids: ['LEGACY-001'], effect: 'read' },
+    `replaces the points fields of GET ${path} under the legacy Accept header`,
+    async (t) => {
+      await legacyRead(t, path);
+    },
+  );
+}
+
+check(
+  { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
+  'replaces the points fields of a chat reply and keeps its usage',
+  async (t) => {
+    const model = await t.hint('chat');
+    const res = await t.post(
+      '/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 2 },
+      { headers: LEGACY },
+    );
+    if (
+      !t.ensure(
+        isSuccess(res.status),
+        'LEGACY-001',
+        `a chat request with the legacy Accept header was answered ${res.status}`,
+        { received: res.status, exchange: res.exchange },
+      )
+    )
+      return;
+    for (const p of pointsFieldNames(res.json))
+      t.violate('LEGACY-001', `the legacy chat reply still carries the points field ${p}`, {
+        pointer: p,
+        exchange: res.exchange,
+      });
+    const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
+    t.ensure(
+      isPlainObject(u) &&
+        ['prompt_tokens', 'completion_tokens', 'total_tokens'].every((k) => Number.isInteger(u[k])),
+      'LEGACY-002',
+      'the legacy chat reply does not carry the usage token integers',
+      {
+        pointer: '/usage',
+        received: u,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+const idsOf = (json: unknown): string[] =>
+  (findEntryList(json)?.entries ?? [])
+    .map(
+      (e) =>
+        ['id', 'model_id', 'model', 'name']
+          .map((f) => (e as Record<string, unknown>)[f])
+          .find((v) => typeof v === 'string') as string | undefined,
+    )
+    .filter((v): v is string => !!v)
+    .sort();
+
+check(
+  { ids: ['LEGACY-002'], effect: 'read' },
+  'lists the same model ids under the legacy Accept header',
+  async (t) => {
+    const plain = await t.get('/v1/models');
+    const legacy = await t.get('/v1/models', { headers: LEGACY });
+    if (!isSuccess(plain.status) || !isSuccess(legacy.status))
+      return t.skip('a catalog read failed (see MODELS-001, LEGACY-001)');
+    const a = idsOf(plain.json);
+    const b = idsOf(legacy.json);
+    t.ensure(
+      JSON.stringify(a) === JSON.stringify(b),
+      'LEGACY-002',
+      'the catalog lists other model ids under the legacy currency format',
+      {
+        received: b,
+        expected: a,
+        exchange: legacy.exchange,
+      },
+    );
+  },
+);

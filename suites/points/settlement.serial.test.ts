@@ -1,0 +1,203 @@
+// Serial: these checks compare the balance before and after, so they run after every other suite of the
+// run, one at a time (the `serial` project), with no other traffic of this run on the account.
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import {
+  type CheckContext,
+  check,
+  findEntryList,
+  isPlainObject,
+  isSuccess,
+  judgePoints,
+  pointsFields,
+} from '../../src/suite.ts';
+
+const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+
+async function total(t: CheckContext): Promise<Decimal> {
+  const res = await t.get('/v1/balance');
+  const f = pointsFields(res.json, ['total_points'])[0];
+  if (!isSuccess(res.status) || !f?.verdict.ok)
+    return t.skip('the balance has no decimal total_points to compare (see BAL-001, PTS-001)');
+  return f.verdict.value;
+}
+
+async function chatBody(t: CheckContext) {
+  return {
+    model: await t.hint('chat'),
+    messages: [{ role: 'user', content: `Say ok. ${randomUUID()}` }],
+    max_tokens: 2,
+  };
+}
+
+/** On a target whose account other clients use, balance deltas are only indicative. */
+const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
+
+check(
+  { ids: ['BAL-004'], effect: 'billable' },
+  'moves the balance by exactly the charged points of a chat call',
+  async (t) => {
+    const before = await total(t);
+    const res = await t.post('/v1/chat/completions', await chatBody(t));
+    if (!isSuccess(res.status)) return t.skip(`the chat call was answered ${res.status}`);
+    const charged = pointsFields((res.json as { billing?: unknown } | undefined)?.billing, [
+      'charged_points',
+    ])[0];
+    if (!charged?.verdict.ok) return t.skip('the reply carries no billing.charged_points to compare with');
+    const after = await total(t);
+    const moved = before.minus(after);
+    t.ensure(
+      moved.equals(charged.verdict.value),
+      'BAL-004',
+      `total_points moved by ${moved} but the call reports charged_points ${charged.verdict.value}`,
+      {
+        received: moved.toString(),
+        expected: charged.verdict.value.toString(),
+        exchange: res.exchange,
+        ...deltaLevel(t),
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['LEDGER-002'], effect: 'read' },
+  'keeps running balances consistent between consecutive ledger entries',
+  async (t) => {
+    const res = await t.get('/v1/ledger');
+    const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
+    const judged = entries.map((e) => ({
+      amount: judgePoints(e.amount_points),
+      after: judgePoints(e.balance_after_points),
+    }));
+    const pairs = judged
+      .slice(1)
+      .map((b, i) => [judged[i]!, b] as const)
+      .filter(([a, b]) => a.amount.ok && a.after.ok && b.amount.ok && b.after.ok);
+    if (pairs.length === 0)
+      return t.skip('fewer than two ledger entries carry amount_points and balance_after_points');
+    const val = (v: ReturnType<typeof judgePoints>) => (v.ok ? v.value : new Decimal(0));
+    // Either order of listing is allowed: newest first or oldest first.
+    const newestFirst = pairs.filter(([a, b]) => !val(a.after).equals(val(b.after).plus(val(a.amount))));
+    const oldestFirst = pairs.filter(([a, b]) => !val(b.after).equals(val(a.after).plus(val(b.amount))));
+    const broken = newestFirst.length <= oldestFirst.length ? newestFirst : oldestFirst;
+    t.ensure(
+      broken.length === 0,
+      'LEDGER-002',
+      `${broken.length} of ${pairs.length} consecutive ledger entries disagree with balance_after_points in either order`,
+      {
+        received: broken
+          .slice(0, 3)
+          .map(([a, b]) => [
+            val(a.amount).toString(),
+            val(a.after).toString(),
+            val(b.amount).toString(),
+            val(b.after).toString(),
+          ]),
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check({ ids: ['PTS-006'], effect: 'billable' }, 'never changes a settled charge afterwards', async (t) => {
+  const charges = async () => {
+    const res = await t.get('/v1/usage');
+    const map = new Map<string, string>();
+    for (const r of (findEntryList(res.json)?.entries ?? []).filter(isPlainObject)) {
+      if (typeof r.id === 'string' && r.charged_points !== undefined)
+        map.set(r.id, JSON.stringify(r.charged_points));
+    }
+    return { map, res };
+  };
+  await t.post('/v1/chat/completions', await chatBody(t));
+  const first = await charges();
+  if (first.map.size === 0) return t.skip('usage records carry no id and charged_points to follow');
+  await t.post('/v1/chat/completions', await chatBody(t));
+  await t.post('/v1/chat/completions', await chatBody(t));
+  const second = await charges();
+  for (const [id, v] of first.map) {
+    const now = second.map.get(id);
+    if (now === undefined) continue;
+    t.ensure(now === v, 'PTS-006', `the settled charge of usage record ${id} changed from ${v} to ${now}`, {
+      received: now,
+      expected: v,
+      exchange: second.res.exchange,
+    });
+  }
+});
+
+async function replay(
+  t: CheckContext,
+  opts: { secondHeaders?: Record<string, string>; id: string; what: string },
+) {
+  const key = `conformance-${randomUUID()}`;
+  const body = await chatBody(t);
+  const b0 = await total(t);
+  const first = await t.post('/v1/chat/completions', body, { headers: { 'idempotency-key': key } });
+  if (!isSuccess(first.status)) return t.skip(`the first call was answered ${first.status}`);
+  const b1 = await total(t);
+  if (b1.equals(b0)) return t.skip('the first call moved no points: a second execution could not be seen');
+  const second = await t.post('/v1/chat/completions', body, {
+    headers: { 'idempotency-key': key, ...(opts.secondHeaders ?? {}) },
+    retry429: false,
+  });
+  const b2 = await total(t);
+  t.ensure(
+    b2.equals(b1),
+    opts.id,
+    `${opts.what} moved the balance again by ${b1.minus(b2)} (the first call moved it by ${b0.minus(b1)})`,
+    {
+      received: b1.minus(b2).toString(),
+      expected: '0',
+      exchange: second.exchange,
+      ...deltaLevel(t),
+    },
+  );
+}
+
+check(
+  { ids: ['IDEM-001'], effect: 'billable' },
+  'does not execute a request replayed with the same Idempotency-Key twice',
+  async (t) => {
+    await replay(t, { id: 'IDEM-001', what: 'replaying the same request with the same Idempotency-Key' });
+  },
+);
+
+check(
+  { ids: ['IDEM-003'], effect: 'billable' },
+  'does not re-execute a replay that only changes the currency format',
+  async (t) => {
+    await replay(t, {
+      id: 'IDEM-003',
+      what: 'replaying with the legacy currency Accept header',
+      secondHeaders: LEGACY,
+    });
+  },
+);
+
+check(
+  { ids: ['IDEM-002'], effect: 'billable' },
+  'refuses the same Idempotency-Key with a different body',
+  async (t) => {
+    const key = `conformance-${randomUUID()}`;
+    const body = await chatBody(t);
+    const first = await t.post('/v1/chat/completions', body, { headers: { 'idempotency-key': key } });
+    if (!isSuccess(first.status)) return t.skip(`the first call was answered ${first.status}`);
+    const second = await t.post(
+      '/v1/chat/completions',
+      { ...body, messages: [{ role: 'user', content: 'Something else.' }] },
+      { headers: { 'idempotency-key': key } },
+    );
+    t.ensure(
+      second.status >= 400 && second.status < 500,
+      'IDEM-002',
+      `the same Idempotency-Key with another body was answered ${second.status}`,
+      {
+        received: second.status,
+        expected: 'a 4xx refusal',
+        exchange: second.exchange,
+      },
+    );
+  },
+);

@@ -1,0 +1,70 @@
+import {
+  type CheckContext,
+  check,
+  findEntryList,
+  findField,
+  isPlainObject,
+  isSuccess,
+} from '../../src/suite.ts';
+
+async function read(t: CheckContext, path: string, id: string) {
+  const res = await t.get(path);
+  t.ensure(isSuccess(res.status) && res.json !== undefined, id, `GET ${path} did not answer 2xx JSON`, {
+    received: `${res.status} ${res.mediaType ?? ''}`,
+    expected: '2xx application/json',
+    exchange: res.exchange,
+  });
+  return res;
+}
+
+check({ ids: ['USAGE-001'], effect: 'read' }, 'lists per-request usage', async (t) => {
+  await read(t, '/v1/usage', 'USAGE-001');
+});
+
+check({ ids: ['LEDGER-001'], effect: 'read' }, 'lists the public record of fund movements', async (t) => {
+  await read(t, '/v1/ledger', 'LEDGER-001');
+});
+
+check(
+  { ids: ['PTS-004', 'PTS-001'], effect: 'billable' },
+  'answers chat, usage, ledger and balance with *_points fields only',
+  async (t) => {
+    // The per-exchange points checks judge every reply; this test makes sure each interface is read.
+    const model = await t.hint('chat');
+    await t.post('/v1/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: 'Say ok.' }],
+      max_tokens: 2,
+    });
+    for (const p of ['/v1/usage', '/v1/ledger', '/v1/balance']) await t.get(p);
+  },
+);
+
+check({ ids: ['PTS-005'], effect: 'read' }, 'keeps token counts of usage records as integers', async (t) => {
+  const res = await read(t, '/v1/usage', 'USAGE-001');
+  const records = findEntryList(res.json)?.entries ?? [];
+  for (const [i, r] of records.entries()) {
+    if (!isPlainObject(r)) continue;
+    for (const f of Object.keys(r).filter((k) => /_tokens$/.test(k))) {
+      t.ensure(
+        Number.isInteger(r[f]),
+        'PTS-005',
+        `usage record #${i}: ${f} is ${JSON.stringify(r[f])}, not an integer`,
+        {
+          received: r[f],
+          exchange: res.exchange,
+        },
+      );
+    }
+  }
+  for (const u of findField(res.json, 'usage')) {
+    if (!isPlainObject(u.value)) continue;
+    for (const [k, v] of Object.entries(u.value)) {
+      if (/_tokens$/.test(k))
+        t.ensure(Number.isInteger(v), 'PTS-005', `${u.pointer}/${k} is not an integer`, {
+          received: v,
+          exchange: res.exchange,
+        });
+    }
+  }
+});

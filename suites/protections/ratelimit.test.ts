@@ -1,0 +1,29 @@
+import { apiErrorShape } from '../../src/checks/generic.ts';
+import { check } from '../../src/suite.ts';
+
+const MAX_REQUESTS = 60;
+
+check(
+  { ids: ['RATE-001', 'RATE-002'], effect: 'read', roles: ['ratelimited'] },
+  'answers a burst past the requests-per-minute guard with 429',
+  async (t) => {
+    for (let i = 1; i <= MAX_REQUESTS; i++) {
+      const res = await t.get('/v1/balance', { as: 'ratelimited', retry429: false });
+      if (res.status !== 429) continue;
+      const problems = apiErrorShape(res);
+      t.ensure(
+        problems.length === 0,
+        'RATE-001',
+        `the 429 lacks the APIError shape: ${problems.join('; ')}`,
+        { exchange: res.exchange },
+      );
+      t.ensure(res.headers['retry-after'] !== undefined, 'RATE-002', 'the 429 names no Retry-After', {
+        exchange: res.exchange,
+      });
+      return;
+    }
+    t.violate('RATE-001', `${MAX_REQUESTS} requests in a burst with the rate-limited key met no 429`, {
+      expected: 429,
+    });
+  },
+);

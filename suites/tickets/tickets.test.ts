@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { caseTableChecks, check, isPlainObject, isSuccess } from '../../src/suite.ts';
+
+const PATH = '/v1/support/tickets';
+const base = () => ({
+  category: 'technical',
+  subject: 'Conformance probe',
+  message: 'Automated conformance probe; please ignore.',
+});
+
+caseTableChecks({ table: 'tickets', effect: 'tickets', path: PATH, base });
+
+check(
+  { ids: ['TICKET-001', 'TICKET-004', 'TICKET-005', 'TICKET-006'], effect: 'tickets' },
+  'creates a ticket at every length bound with 201 and the support_ticket envelope',
+  async (t) => {
+    const tag = randomUUID().slice(0, 8);
+    const body = {
+      category: 'technical',
+      subject: `Conformance ${tag} `.padEnd(120, '票'),
+      message: 'Automated conformance probe; please ignore. '.padEnd(2000, '.'),
+      preferred_contact: 'conformance@example.com '.padEnd(160, 'x'),
+    };
+    const res = await t.post(PATH, body);
+    if (res.status === 429)
+      return t.skip('the tenant is at its unresolved-ticket limit (429): no ticket can be created');
+    if (
+      !t.ensure(
+        res.status === 201,
+        'TICKET-001',
+        `a valid ticket at every length bound was answered ${res.status}`,
+        { received: res.status, expected: 201, exchange: res.exchange },
+      )
+    )
+      return;
+    const json = res.json as { object?: unknown; ticket?: unknown } | undefined;
+    t.ensure(
+      json?.object === 'support_ticket' && isPlainObject(json.ticket),
+      'TICKET-001',
+      'the reply is not {object: "support_ticket", ticket: {...}}',
+      {
+        received: res.exchange.responseBody?.preview,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['TICKET-002'], effect: 'read' },
+  'lists tickets as {object: "list", data: [...]}',
+  async (t) => {
+    const res = await t.get(PATH);
+    const json = res.json as { object?: unknown; data?: unknown } | undefined;
+    t.ensure(
+      isSuccess(res.status) && json?.object === 'list' && Array.isArray(json.data),
+      'TICKET-002',
+      `GET ${PATH} did not answer {object: "list", data: [...]}`,
+      {
+        received: res.exchange.responseBody?.preview ?? res.status,
+        exchange: res.exchange,
+      },
+    );
+  },
+);
+
+check(
+  { ids: ['TICKET-008'], effect: 'tickets', roles: ['ticket_limit'] },
+  'refuses an 11th unresolved ticket with 429',
+  async (t) => {
+    for (let i = 1; i <= 11; i++) {
+      const res = await t.post(
+        PATH,
+        { ...base(), subject: `Conformance limit probe ${i}` },
+        { as: 'ticket_limit', retry429: false },
+      );
+      if (res.status === 429) return;
+      if (!isSuccess(res.status)) return t.skip(`creating ticket ${i} was answered ${res.status}`);
+    }
+    t.violate(
+      'TICKET-008',
+      'eleven tickets were created in a row: the limit of 10 unresolved tickets was not enforced',
+      { expected: 429 },
+    );
+  },
+);

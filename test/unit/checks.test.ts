@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { suspiciousFields } from '../../src/checks/leaks.ts';
+import { pointsChecks } from '../../src/checks/points-generic.ts';
+import { parseSse, TERMINAL_EVENTS } from '../../src/checks/sse.ts';
+import type { HttpResponse } from '../../src/http/client.ts';
+import { Documented } from '../../src/openapi/documented.ts';
+import { DriftComparer } from '../../src/openapi/drift.ts';
+import { LiveDescription } from '../../src/openapi/live.ts';
+
+function response(over: Partial<HttpResponse> & { json?: unknown }): HttpResponse {
+  const text = over.text ?? (over.json !== undefined ? JSON.stringify(over.json) : '');
+  return {
+    exchange: {
+      id: 'x',
+      startedAt: '',
+      method: over.method ?? 'GET',
+      path: over.rawPath ?? '/v1/x',
+      requestHeaders: {},
+      durationMs: 0,
+    },
+    method: 'GET',
+    rawPath: '/v1/x',
+    status: 200,
+    headers: {},
+    body: Buffer.from(text),
+    text,
+    mediaType: 'application/json',
+    ...over,
+  } as HttpResponse;
+}
+
+describe('SSE parsing', () => {
+  it('parses named events and data, including a last event without its blank line', () => {
+    const events = parseSse('event: a\ndata: {"x":1}\n\n: comment\nevent: response.completed\ndata: done');
+    expect(events).toEqual([
+      { event: 'a', data: '{"x":1}' },
+      { event: 'response.completed', data: 'done' },
+    ]);
+    expect(TERMINAL_EVENTS).toContain(events[1]!.event);
+  });
+
+  it('keeps unnamed events unnamed', () => {
+    expect(parseSse('data: hi\n\n')).toEqual([{ data: 'hi' }]);
+  });
+});
+
+describe('points checks on every reply', () => {
+  it('fails a JSON number, advises on exponent notation, ignores the legacy format and the description', () => {
+    const ids = (r: HttpResponse) => pointsChecks(r).map((f) => f.id);
+    expect(ids(response({ json: { billing: { charged_points: 1.5 } } }))).toEqual(['PTS-001']);
+    expect(ids(response({ json: { total_points: '1e3' } }))).toEqual(['PTS-002']);
+    expect(
+      ids(response({ json: { total_points: 3 }, mediaType: 'application/vnd.service.currency.v1+json' })),
+    ).toEqual([]);
+    expect(ids(response({ json: { total_points: { type: 'string' } }, rawPath: '/openapi.json' }))).toEqual(
+      [],
+    );
+    expect(
+      ids(response({ json: { billing: { charged_credits: '1' } }, rawPath: '/v1/chat/completions' })),
+    ).toEqual(['PTS-004']);
+  });
+});
+
+describe('suspicious names (SEC-002)', () => {
+  it('fails on evidence and advises on suspicion', () => {
+    const f = suspiciousFields(
+      response({
+        headers: { 'x-upstream-key': 'sk-abcdef0123456789', server: 'nginx' },
+        json: {
+          data: [{ id: 'm', purchase_cost: '0.0021', upstream_endpoint: '10.2.3.4:8443', route: 'primary' }],
+        },
+      }),
+    );
+    expect(f.map((x) => [x.id, x.level ?? 'failure', x.message.split(' is named')[0]])).toEqual([
+      ['SEC-002', 'failure', 'GET /v1/x: header x-upstream-key'],
+      ['SEC-002', 'failure', 'GET /v1/x: field /data/0/purchase_cost'],
+      ['SEC-002', 'failure', 'GET /v1/x: field /data/0/upstream_endpoint'],
+      ['SEC-002', 'notable', 'GET /v1/x: field /data/0/route'],
+    ]);
+  });
+
+  it('leaves ordinary fields alone', () => {
+    expect(
+      suspiciousFields(
+        response({
+          json: {
+            id: 'a',
+            model: 'm',
+            owned_by: 'service',
+            endpoint: '/v1/chat/completions',
+            usage: { total_tokens: 3 },
+          },
+        }),
+      ),
+    ).toEqual([]);
+  });
+});
+
+const doc = {
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/v1/things/{id}': {
+      get: {
+        responses: {
+          '200': {
+            description: 'ok',
+            headers: { 'X-Trace': { required: true, schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
+          '4XX': { description: 'err', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
+    '/v1/things/special': { get: { responses: { '204': { description: 'none' } } } },
+  },
+  components: {
+    schemas: { Thing: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } },
+  },
+};
+
+describe('live description checks (RESP-001..004)', () => {
+  const live = new LiveDescription(doc);
+  const res = (o: Partial<HttpResponse> & { json?: unknown }) => response({ rawPath: '/v1/things/1', ...o });
+
+  it('accepts a declared response and prefers literal paths over templates', () => {
+    expect(live.checkResponse(res({ json: { id: 'a' }, headers: { 'x-trace': 't' } }))).toEqual([]);
+    expect(live.findOperation('GET', '/v1/things/special')?.template).toBe('/v1/things/special');
+  });
+
+  it('reports an undeclared status, content type, body and header', () => {
+    const ids = (r: HttpResponse) => live.checkResponse(r).map((f) => f.id);
+    expect(ids(res({ status: 302 }))).toEqual(['RESP-001']);
+    expect(ids(res({ status: 404, json: { error: {} } }))).toEqual([]);
+    expect(ids(res({ json: { id: 'a' }, mediaType: 'text/plain', headers: { 'x-trace': 't' } }))).toEqual([
+      'RESP-002',
+    ]);
+    expect(ids(res({ json: { id: 1 }, headers: { 'x-trace': 't' } }))).toEqual(['RESP-003']);
+    expect(ids(res({ json: { id: 'a' } }))).toEqual(['RESP-004']);
+    expect(ids(response({ rawPath: '/v1/things/special', status: 204, json: { a: 1 } }))).toEqual([
+      'RESP-002',
+    ]);
+  });
+});
+
+describe('drift of the live description from the contract (OAS-003, OAS-004)', () => {
+  const docs = new Documented();
+  const compare = (schema: unknown, side: 'request' | 'response' = 'request') =>
+    new DriftComparer(
+      docs,
+      new LiveDescription({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }),
+    ).compare('embedding-request.json', schema, side);
+
+  it('finds a contradicted constant and bound, and a field required against the contract', () => {
+    const f = compare({
+      type: 'object',
+      required: ['model', 'input', 'user'],
+      properties: {
+        model: { type: 'string' },
+        input: { type: 'string', minLength: 2 },
+        dimensions: { type: 'integer', enum: [512, 1024] },
+        user: { type: 'string' },
+      },
+    });
+    expect(
+      f
+        .filter((x) => x.id === 'OAS-003')
+        .map((x) => x.path)
+        .sort(),
+    ).toEqual(['/dimensions', '/input', '/user']);
+  });
+
+  it('does not call a description that says less a contradiction', () => {
+    expect(compare({ type: 'object' }).filter((x) => x.id === 'OAS-003')).toEqual([]);
+    expect(
+      compare({
+        oneOf: [{ type: 'string' }, { type: 'object', properties: { model: { type: 'string' } } }],
+      }).filter((x) => x.id === 'OAS-003'),
+    ).toEqual([]);
+  });
+});
