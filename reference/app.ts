@@ -7,11 +7,16 @@ import { pathOf, type RefContext } from './context.ts';
 import { type ErrorKind, errorResponse, sendError } from './errors.ts';
 import { registerGuards } from './guards.ts';
 import { registerInternal } from './internal.ts';
+import { mediaStore, settleDue } from './media/store.ts';
+import { registerUploadParser } from './media/upload.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerBalance } from './routes/balance.ts';
 import { registerChat } from './routes/chat.ts';
 import { registerEmbeddings } from './routes/embeddings.ts';
 import { registerLedger } from './routes/ledger.ts';
+import { registerMediaAssets, registerMediaModels } from './routes/media-assets.ts';
+import { registerMediaInputs } from './routes/media-inputs.ts';
+import { registerMediaJobs } from './routes/media-jobs.ts';
 import { registerModels } from './routes/models.ts';
 import { registerPayments } from './routes/payments.ts';
 import { registerPending } from './routes/pending.ts';
@@ -23,6 +28,8 @@ import { registerUsage } from './routes/usage.ts';
 export interface AppOptions {
   latencyMs?: number;
   logger?: boolean;
+  /** Duration of each media job stage (authorizing, queued, running, output_fetching); default 150. */
+  mediaStepMs?: number;
 }
 
 /** Areas the reference implements beyond 501 stubs; grows as routes are added. */
@@ -42,9 +49,10 @@ export const CAPABILITIES = [
   'tickets',
   'payments',
   'rate-limit',
+  'media',
+  // A prompt containing CONFORMANCE_FAIL_JOB makes the media job fail.
+  'media-fail-prompt',
 ];
-
-const MEDIA_INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 
 export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInstance {
   const nextRequestId = requestIds(ctx);
@@ -90,9 +98,7 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   }
 
   // Media uploads are raw bytes; the route checks them.
-  app.addContentTypeParser(MEDIA_INPUT_TYPES, { parseAs: 'buffer' }, (_request, body, done) =>
-    done(null, body),
-  );
+  registerUploadParser(app);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${pathOf(request.url)}.`),
@@ -114,8 +120,21 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   registerLedger(app, ctx);
   registerTickets(app, ctx);
   registerPayments(app, ctx);
+  registerMedia(app, ctx, options.mediaStepMs);
   openapi = buildOpenApi(ctx, registerPending(app, ctx));
   return app;
+}
+
+function registerMedia(app: FastifyInstance, ctx: RefContext, stepMs: number | undefined): void {
+  const store = mediaStore(ctx.state, stepMs);
+  // Media jobs settle when due; doing it before any request of the account keeps balance and ledger exact.
+  app.addHook('preHandler', async (request) => {
+    if (request.caller) settleDue(store, request.caller.account);
+  });
+  registerMediaModels(app, ctx);
+  registerMediaInputs(app, ctx, store);
+  registerMediaJobs(app, ctx, store);
+  registerMediaAssets(app, ctx, store);
 }
 
 function kindOf(status: number): ErrorKind {
@@ -138,13 +157,18 @@ function requestIds(ctx: RefContext): () => string {
   };
 }
 
-/** Variant extra-fields: x_vendor on every object, except the closed MediaInputEnvelope itself. */
-function withVendorFields(node: unknown, top: boolean): unknown {
+/**
+ * Variant extra-fields: x_vendor on every object, except the closed MediaInputEnvelope itself and
+ * the `parameters` map of media catalog entries (its keys are parameter names, not fields).
+ */
+function withVendorFields(node: unknown, top: boolean, map = false): unknown {
   if (Array.isArray(node)) return node.map((item) => withVendorFields(item, false));
   if (node === null || typeof node !== 'object' || Buffer.isBuffer(node)) return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = withVendorFields(value, false);
-  if (top && out.object === 'media_input') return out;
+  const entry = (node as { object?: unknown }).object === 'media_model';
+  for (const [key, value] of Object.entries(node))
+    out[key] = withVendorFields(value, false, entry && key === 'parameters');
+  if (map || (top && out.object === 'media_input')) return out;
   out.x_vendor = { region: 'reference', tier: 'standard' };
   return out;
 }

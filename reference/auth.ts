@@ -95,6 +95,9 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     const path = pathOf(request.url);
     const needsKey = isBusinessPath(path) || (ctx.fault === 'healthz-auth' && path === '/healthz');
     if (!needsKey) return;
+    // Fault asset-no-key: output assets are served to requests without any key.
+    const keyless = !request.headers.authorization && path.startsWith('/v1/media/assets/');
+    if (ctx.fault === 'asset-no-key' && keyless) return;
     const outcome = authenticate(ctx, request);
     if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
     request.caller = ctx.fault === 'enterprise-balance-split' ? splitBalance(outcome.key) : outcome.key;

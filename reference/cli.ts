@@ -8,12 +8,13 @@ Starts the in-memory reference server and prints its address, one key per role a
 hints as environment lines (CONFORMANCE_*=...), ready to paste or source.
 
 Options:
-  --port N         port to listen on (default 0: any free port)
-  --host H         address to bind (default 127.0.0.1)
-  --latency-ms N   delay every response by N milliseconds
-  --fault NAME     seed one named fault (see below)
-  --variant NAME   flip one contract-silent choice (see below)
-  --help           show this help
+  --port N            port to listen on (default 0: any free port)
+  --host H            address to bind (default 127.0.0.1)
+  --latency-ms N      delay every response by N milliseconds
+  --media-step-ms N   duration of each media job stage (default 150; a job succeeds after 4)
+  --fault NAME        seed one named fault (see below)
+  --variant NAME      flip one contract-silent choice (see below)
+  --help              show this help
 
 Faults:
 ${FAULTS.map((f) => `  ${f.name.padEnd(26)} ${f.description}`).join('\n')}
@@ -34,6 +35,11 @@ function integer(name: string, value: string | undefined, max: number): number |
   return n;
 }
 
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value === 0) fail(`--${name} must be at least 1`);
+  return value;
+}
+
 async function main(): Promise<void> {
   let values: ReturnType<typeof parse>['values'];
   try {
@@ -51,6 +57,7 @@ async function main(): Promise<void> {
       port: integer('port', values.port, 65535),
       host: values.host,
       latencyMs: integer('latency-ms', values['latency-ms'], 600_000),
+      mediaStepMs: positive('media-step-ms', integer('media-step-ms', values['media-step-ms'], 3_600_000)),
       fault: values.fault,
       variant: values.variant,
     });
@@ -87,6 +94,7 @@ function parse() {
       port: { type: 'string' },
       host: { type: 'string' },
       'latency-ms': { type: 'string' },
+      'media-step-ms': { type: 'string' },
       fault: { type: 'string' },
       variant: { type: 'string' },
       help: { type: 'boolean' },

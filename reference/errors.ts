@@ -41,6 +41,15 @@ const ERRORS = {
   ticket_limit_reached: { status: 429, code: 'ticket_limit_reached', type: 'rate_limit_error' },
   // "an enterprise request returns 403" on the deprecated payment interface.
   payment_not_allowed: { status: 403, code: 'payment_not_allowed', type: 'permission_error' },
+  // --- media (routes/media-*.ts)
+  // "429 ... input quota insufficient"
+  input_quota_exceeded: { status: 429, code: 'input_quota_exceeded', type: 'rate_limit_error' },
+  // "deleting an input still referenced by an active job is refused"
+  input_in_use: { status: 409, code: 'input_in_use', type: 'invalid_request_error' },
+  // Variant foreign-ids-403: another tenant's input, job or asset. ("Foreign ... ids may be 403 or 404")
+  resource_forbidden: { status: 403, code: 'resource_forbidden', type: 'permission_error' },
+  // Fault invalid-code: media validation refusals under a code other than the stated invalid_request.
+  bad_parameter: { status: 400, code: 'bad_parameter', type: 'invalid_request_error' },
 } satisfies Record<string, ErrorSpec>;
 
 export type ErrorKind = keyof typeof ERRORS;
@@ -69,6 +78,11 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   // --- tickets and payments
   ticket_limit_reached: { status: 429, code: 'too_many_open_tickets', type: 'throttled' },
   payment_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
+  // --- media
+  input_quota_exceeded: { status: 429, code: 'storage_quota_full', type: 'throttled' },
+  input_in_use: { status: 409, code: 'input_referenced', type: 'conflict' },
+  resource_forbidden: { status: 403, code: 'permission_denied', type: 'forbidden' },
+  bad_parameter: { status: 400, code: 'bad_parameter', type: 'client_error' },
 };
 
 function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {

@@ -484,6 +484,246 @@ const FAULT_LIST = [
     breaks: ['SEC-002'],
   },
   // ==== end of the scopes/tickets/payments/protections/internal block
+  // ==== media (one block; keep together)
+  // media/validate.ts: a job without the acknowledgement accepted
+  {
+    name: 'ack-missing-accepted',
+    description: 'a media job without parameters.provider_processing_acknowledged is accepted',
+    breaks: ['MJOB-001'],
+  },
+  // media/validate.ts: provider_processing_acknowledged false accepted
+  {
+    name: 'ack-false-accepted',
+    description: 'a media job with provider_processing_acknowledged false is accepted',
+    breaks: ['MJOB-001'],
+  },
+  // media/validate.ts: unknown top-level fields accepted
+  {
+    name: 'top-level-extra-accepted',
+    description: 'a media job with an extra top-level field is accepted',
+    breaks: ['MJOB-002'],
+  },
+  // media/validate.ts: the never-accepted frame_images accepted
+  { name: 'frame-images-accepted', description: 'parameters.frame_images is accepted', breaks: ['MJOB-003'] },
+  // media/validate.ts: quality accepted (and ignored) for wc-100010
+  {
+    name: 'foreign-param-accepted',
+    description: 'wc-100010 accepts parameters.quality, which it does not have',
+    breaks: ['MJOB-004'],
+  },
+  // media/validate.ts: output_format accepted for wc-100012
+  {
+    name: 'output-format-wc100012',
+    description: 'wc-100012 accepts parameters.output_format, which it does not have',
+    breaks: ['MJOB-004'],
+  },
+  // media/validate.ts: prompt length in UTF-16 units
+  {
+    name: 'prompt-utf16',
+    description: 'prompts are counted in UTF-16 units (an emoji counts twice)',
+    breaks: ['MJOB-006'],
+  },
+  // media/validate.ts: prompt counted before trimming
+  {
+    name: 'prompt-untrimmed',
+    description: 'prompts are counted without trimming surrounding white space',
+    breaks: ['MJOB-006'],
+  },
+  // media/validate.ts: no UTF-8 byte cap
+  {
+    name: 'prompt-bytes-ignored',
+    description: 'the 4000 UTF-8 byte cap of prompts is not enforced',
+    breaks: ['MJOB-007'],
+  },
+  // media/validate.ts: wc-100031 prompt minimum 1 instead of 3
+  {
+    name: 'min3-unenforced',
+    description: 'wc-100031 accepts prompts of 1 or 2 characters',
+    breaks: ['MJOB-006'],
+  },
+  // media/validate.ts: a text prompt accepted for wc-100018
+  { name: 'prompt-wc100018', description: 'wc-100018 accepts a non-empty prompt', breaks: ['MJOB-008'] },
+  // media/validate.ts: custom-size step not checked for wc-100040
+  {
+    name: 'size-step-ignored',
+    description: 'wc-100040 accepts custom sizes off its 16-pixel step',
+    breaks: ['MJOB-009'],
+  },
+  // media/validate.ts: custom-size aspect-ratio cap not checked
+  {
+    name: 'size-ratio-ignored',
+    description: 'custom sizes beyond the maximum aspect ratio are accepted',
+    breaks: ['MJOB-009'],
+  },
+  // media/validate.ts: wc-100013 refuses the list B presets list A lacks
+  {
+    name: 'list-b-refused',
+    description: 'wc-100013 refuses list B presets such as auto_4K',
+    breaks: ['MJOB-009'],
+  },
+  // media/validate.ts: wc-100014 duration up to 31
+  { name: 'duration-max-31', description: 'wc-100014 accepts duration 31', breaks: ['MJOB-005'] },
+  // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted
+  {
+    name: 'resolution-case',
+    description: 'wc-100019 accepts resolution 1080p besides 1080P',
+    breaks: ['MJOB-005'],
+  },
+  // media/validate.ts: one reference more than the maximum accepted
+  {
+    name: 'ref-max-off-by-one',
+    description: 'a job with one reference image more than the model maximum is accepted',
+    breaks: ['MJOB-010'],
+  },
+  // media/validate.ts: input_asset_ids and studio_asset_ids together accepted
+  {
+    name: 'both-id-fields',
+    description: 'input_asset_ids and studio_asset_ids together are accepted',
+    breaks: ['MJOB-011'],
+  },
+  // media/validate.ts: duplicate reference ids accepted (deduplicated silently)
+  { name: 'duplicate-ids', description: 'duplicate reference ids are accepted', breaks: ['MJOB-012'] },
+  // media/validate.ts: reference ids over 160 UTF-8 bytes dropped silently
+  {
+    name: 'ref-id-161',
+    description: 'a reference id over 160 UTF-8 bytes is ignored and the job created',
+    breaks: ['MJOB-012'],
+  },
+  // media/validate.ts: image and video references mixed for wc-100016
+  {
+    name: 'mix-image-video',
+    description: 'wc-100016 accepts images and a video together',
+    breaks: ['MJOB-013'],
+  },
+  // media/validate.ts: another tenant's input usable as a reference
+  {
+    name: 'foreign-input-accepted',
+    description: "a job may reference another tenant's input",
+    breaks: ['MIN-012'],
+  },
+  // media/validate.ts: a deleted input usable as a reference
+  { name: 'deleted-input-accepted', description: 'a job may reference a deleted input', breaks: ['MIN-009'] },
+  // routes/media-inputs.ts + media/validate.ts: the declared type is trusted, never sniffed
+  {
+    name: 'sniff-skipped',
+    description: 'uploads are not sniffed: the declared Content-Type is trusted everywhere',
+    breaks: ['MIN-005'],
+  },
+  // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
+  {
+    name: 'sha-uppercase',
+    description: 'input sha256 is uppercase hex (and described without the pattern)',
+    breaks: ['MIN-002'],
+  },
+  // routes/media-inputs.ts: duration_ms 1 for images
+  { name: 'image-duration-nonzero', description: 'image inputs report duration_ms 1', breaks: ['MIN-002'] },
+  // routes/media-inputs.ts + media/openapi.ts: quota_remaining_bytes in the closed envelope (described)
+  {
+    name: 'envelope-extra-field',
+    description: 'the MediaInputEnvelope carries quota_remaining_bytes (and is described so)',
+    breaks: ['MIN-001'],
+  },
+  // routes/media-inputs.ts: expires_at on new inputs
+  {
+    name: 'expires-on-new',
+    description: 'new inputs carry an expires_at 30 days ahead',
+    breaks: ['MIN-003'],
+  },
+  // routes/media-inputs.ts: 8193-pixel edges accepted
+  { name: 'edge-8193', description: 'an 8193-pixel image edge is accepted', breaks: ['MIN-006'] },
+  // routes/media-inputs.ts + media/validate.ts: 31 s video accepted
+  {
+    name: 'video-31s',
+    description: 'a 31 s video is accepted at upload and at job creation',
+    breaks: ['MIN-006'],
+  },
+  // routes/media-inputs.ts + media/validate.ts: HEVC accepted
+  {
+    name: 'hevc-accepted',
+    description: 'HEVC video is accepted at upload and at job creation',
+    breaks: ['MIN-007'],
+  },
+  // routes/media-inputs.ts: a replayed upload creates another input
+  {
+    name: 'upload-replay-new',
+    description: 'the same upload with the same Idempotency-Key creates a second input',
+    breaks: ['MIN-008'],
+  },
+  // routes/media-inputs.ts: no active-job check on delete
+  {
+    name: 'delete-while-active',
+    description: 'an input referenced by an active job can be deleted',
+    breaks: ['MIN-010'],
+  },
+  // routes/media-inputs.ts: no input quota
+  {
+    name: 'quota-ignored',
+    description: 'the input quota (10 GiB; 4096 bytes left for quota_nearly_full) is never enforced',
+    breaks: ['MIN-011'],
+  },
+  // routes/media-jobs.ts: a replayed job creates another job and hold
+  {
+    name: 'job-replay-new',
+    description: 'the same job with the same Idempotency-Key creates a second job and hold',
+    breaks: ['MJOB-024'],
+  },
+  // media/view.ts: succeeded without asset_id
+  { name: 'succeeded-no-asset', description: 'succeeded jobs carry no asset_id', breaks: ['MJOB-021'] },
+  // media/store.ts + media/openapi.ts: progress_percent 101 (described without maximum)
+  {
+    name: 'progress-101',
+    description: 'running jobs report progress_percent 101 (described as an integer without maximum)',
+    breaks: ['MJOB-022'],
+  },
+  // media/store.ts: a failed job reads as running later
+  {
+    name: 'failed-flips',
+    description: 'a failed job reads as running two stages later',
+    breaks: ['MJOB-025'],
+  },
+  // auth.ts: assets served without a key
+  {
+    name: 'asset-no-key',
+    description: 'GET /v1/media/assets/{id} answers without a key',
+    breaks: ['MASSET-002'],
+  },
+  // routes/media-jobs.ts + routes/media-assets.ts: no owner check on jobs and assets
+  {
+    name: 'asset-other-tenant',
+    description: 'another tenant can read a job and download its asset',
+    breaks: ['MASSET-003'],
+  },
+  // routes/media-assets.ts: JPEG bytes (labelled image/png) for png output
+  {
+    name: 'asset-wrong-format',
+    description: 'image jobs asking output_format png get JPEG bytes',
+    breaks: ['MASSET-001'],
+  },
+  // media/catalog.ts: wc-100014 duration advertised and accepted up to 60
+  {
+    name: 'catalog-wider',
+    description: 'the catalog advertises (and the server accepts) wc-100014 duration up to 60',
+    breaks: ['MCAT-003'],
+  },
+  // routes/media-assets.ts + media/openapi.ts: a bare array (described so)
+  {
+    name: 'catalog-missing-data',
+    description: 'GET /v1/media/models answers a bare array (and is described so)',
+    breaks: ['MCAT-001'],
+  },
+  // media/view.ts + media/openapi.ts: no kind when the request sent none (described so)
+  {
+    name: 'kind-missing',
+    description: 'jobs created without kind omit kind (and kind is described as optional)',
+    breaks: ['MJOB-020'],
+  },
+  // routes/media-jobs.ts: media validation code bad_parameter
+  {
+    name: 'invalid-code',
+    description: 'media job validation refusals carry code bad_parameter instead of invalid_request',
+    breaks: ['MJOB-014'],
+  },
+  // ==== end of the media block
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -583,6 +823,30 @@ const VARIANT_LIST = [
   // guards.ts + openapi.ts
   { name: 'ratelimit-no-retry-after', description: 'the rate-limit 429 carries no Retry-After header' },
   // ==== end of the tickets/payments/protections block
+  // ==== media (one block; keep together)
+  // media/catalog.ts: eight of the sixteen models
+  {
+    name: 'media-subset',
+    description: 'the media catalog lists 8 of the 16 documented models; the others answer 403',
+  },
+  // routes/media-inputs.ts + openapi.ts
+  { name: 'input-200', description: 'uploads answer 200 instead of 201' },
+  // routes/media-inputs.ts + media/validate.ts: type and codec checked at job creation
+  {
+    name: 'sniff-at-job',
+    description:
+      'content type and codec are checked at job creation: mismatched or HEVC uploads become inputs, jobs using them are refused',
+  },
+  // media/view.ts + media/openapi.ts
+  { name: 'progress-object', description: 'job progress is {phase, updated_at, eta_seconds}' },
+  // routes/media-*.ts + errors.ts
+  {
+    name: 'foreign-ids-403',
+    description: "another tenant's inputs, jobs and assets answer 403 instead of 404",
+  },
+  // routes/media-jobs.ts + openapi.ts
+  { name: 'job-202', description: 'media job creation answers 202 instead of 201' },
+  // ==== end of the media block
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

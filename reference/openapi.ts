@@ -6,6 +6,7 @@ import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
 import { leakedFieldSchema } from './internal.ts';
 import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
+import { applyMediaFaults, mediaSchemas } from './media/openapi.ts';
 import { paymentSchemas } from './routes/payments.ts';
 import { ticketCreatedStatus, ticketSchemas } from './routes/tickets.ts';
 import { contractComponents, type JsonObject } from './schemas.ts';
@@ -21,6 +22,8 @@ interface Operation {
   replays?: boolean;
   /** Error statuses beyond the common ones. */
   errors?: string[];
+  /** Header parameters beyond Idempotency-Key. */
+  headers?: JsonObject[];
 }
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
@@ -46,6 +49,7 @@ const LEGACY_ROOTS = [
   'EmbeddingListResponse',
   'UsageList',
   'LedgerList',
+  'MediaJobResponse',
 ];
 const INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'model/gltf-binary'];
@@ -140,28 +144,56 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'GET /v1/media/models': {
       success: {
         status: '200',
-        description: 'The media model catalog.',
-        content: json(ref('MediaCatalogList')),
+        description: 'The media model catalog of the account, with input and parameter constraints.',
+        content: json(ref('MediaCatalogResponse')),
       },
     },
     'POST /v1/media/inputs': {
       body: binary(INPUT_TYPES),
-      success: { status: '201', description: 'The stored input.', content: json(ref('MediaInputEnvelope')) },
+      success: {
+        status: ctx.variant === 'input-200' ? '200' : '201',
+        description:
+          'The stored, ready input (a replay with the same Idempotency-Key and bytes returns the same input). 429 when the account input quota is exhausted.',
+        content: json(ref('MediaInputEnvelope')),
+      },
       idempotencyKey: true,
+      replays: true,
+      headers: [
+        {
+          name: 'X-Filename',
+          in: 'header',
+          required: false,
+          description: 'The name the input is listed under; default upload.<extension>.',
+          schema: { type: 'string', maxLength: 255 },
+        },
+      ],
+      errors: [conflict],
     },
     'DELETE /v1/media/inputs/{input_id}': {
-      success: { status: '204', description: 'The input is deleted.' },
+      success: { status: '204', description: 'The input is deleted; its quota is released after cleanup.' },
+      errors: ['409'],
     },
     'POST /v1/media/jobs': {
       body: json(ref('MediaJobCreate')),
-      success: { status: '201', description: 'The created job.', content: json(ref('MediaJob')) },
+      success: {
+        status: ctx.variant === 'job-202' ? '202' : '201',
+        description:
+          'The created job (a replay with the same Idempotency-Key and body returns the same job).',
+        content: withLegacy('MediaJobResponse'),
+      },
       idempotencyKey: true,
+      replays: true,
+      errors: [conflict],
     },
     'GET /v1/media/jobs/{job_id}': {
-      success: { status: '200', description: 'The job.', content: json(ref('MediaJob')) },
+      success: { status: '200', description: 'The job.', content: withLegacy('MediaJobResponse') },
     },
     'GET /v1/media/assets/{asset_id}': {
-      success: { status: '200', description: 'The output file.', content: binary(ASSET_TYPES) },
+      success: {
+        status: '200',
+        description: 'The output file of a succeeded job: an image, an MP4 video or a GLB 3D model.',
+        content: binary(ASSET_TYPES),
+      },
     },
     // Tickets and payments: shapes in routes/tickets.ts and routes/payments.ts.
     'GET /v1/support/tickets': {
@@ -472,7 +504,7 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
       ],
       properties: {
         id: string,
-        type: { enum: ['top_up', 'hold', 'charge'] },
+        type: { enum: ['top_up', 'hold', 'charge', 'release'] },
         amount_points: decimal,
         held_change_points: decimal,
         balance_after_points: decimal,
@@ -512,7 +544,8 @@ const REASONS: Record<string, string> = {
   '401': 'Missing, wrong, revoked or expired API key.',
   '403': 'Forbidden for this key, account or model.',
   '404': 'Unknown path, resource or model, or a model of another endpoint type.',
-  '409': 'The Idempotency-Key was used with a different request.',
+  '409':
+    'The Idempotency-Key was used with a different request, or the input is in use by an active media job.',
   '413': 'Request body too large.',
   '415': 'Unsupported content type.',
   '422': 'The Idempotency-Key was used with a different request.',
@@ -574,6 +607,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
             },
           ]
         : []),
+      ...(op.headers ?? []),
     ];
     paths[endpoint.path] ??= {};
     (paths[endpoint.path] as Record<string, JsonObject>)[endpoint.method.toLowerCase()] = {
@@ -592,6 +626,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     ...referenceSchemas(ctx),
     ...ticketSchemas(ctx),
     ...paymentSchemas(ctx),
+    ...mediaSchemas(ctx),
   };
   const doc: JsonObject = {
     openapi: '3.1.0',
@@ -620,6 +655,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     },
   };
   applyFaults(ctx, doc, schemas);
+  applyMediaFaults(ctx, schemas);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
   return doc;

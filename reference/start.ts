@@ -16,6 +16,8 @@ export interface ReferenceOptions {
   fault?: string;
   variant?: string;
   logger?: boolean;
+  /** Duration of each media job stage; default 150 ms (a job succeeds after 4 stages). */
+  mediaStepMs?: number;
 }
 
 export interface ReferenceHandle {
@@ -37,7 +39,10 @@ export interface ReferenceHandle {
 export async function startReference(opts: ReferenceOptions = {}): Promise<ReferenceHandle> {
   const toggles = { fault: parseFault(opts.fault), variant: parseVariant(opts.variant) };
   const state = createState(toggles);
-  const app = buildApp({ ...toggles, state }, { latencyMs: opts.latencyMs, logger: opts.logger });
+  const app = buildApp(
+    { ...toggles, state },
+    { latencyMs: opts.latencyMs, logger: opts.logger, mediaStepMs: opts.mediaStepMs },
+  );
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ port: opts.port ?? 0, host });
   const address = app.server.address();

@@ -34,7 +34,8 @@ export interface UsageRecord {
 
 export interface LedgerEntry {
   id: string;
-  type: 'top_up' | 'hold' | 'charge';
+  /** release: a media job's hold given back when it fails. */
+  type: 'top_up' | 'hold' | 'charge' | 'release';
   amountPoints: string;
   heldChangePoints: string;
   balanceAfterPoints: string;

@@ -164,6 +164,8 @@ async function startEmbedded(
       canaries: [...new Set([...(ref.canaries ?? []), ...target.canaries])],
       limits: { ...(ref.limits ?? {}), ...target.limits },
       timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
+      // The reference runs media jobs in milliseconds: poll it quickly.
+      media: { pollIntervalMs: 50, pollCap: 200 },
     },
     stop: () => ref.close(),
   };

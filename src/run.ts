@@ -149,7 +149,7 @@ export async function runConformance(
     tests = [preflightFailure];
   } else {
     process.env[RUN_FILE_ENV] = runFile;
-    const reporter = new ConformanceReporter(redactor);
+    const reporter = new ConformanceReporter(redactor, opts.filter);
     const { startVitest } = await import('vitest/node');
     // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
     // traffic of this run (balance-delta checks need a quiet account).
@@ -228,6 +228,10 @@ export async function runConformance(
     advisoryRequirements: tally('advisory'),
     coverage: coverage(tests),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
+    cleanup: {
+      cleaned: tests.reduce((n, t) => n + (t.cleanup?.done.length ?? 0), 0),
+      leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
+    },
     tests,
   };
   summary.exchanges.count = countLines(exchangesFile);
@@ -273,6 +277,11 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
     if (t.outcome === 'not_run') reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
   for (const [r, n] of reasons) log(`  not run (${n}): ${r}`);
   for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
+  if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
+    log(
+      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
+    );
+  }
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
   log(`  report: ${dir}`);

@@ -25,7 +25,7 @@ function filesUnder(dir: string): string[] {
     .map((d) => join(d.parentPath, d.name));
 }
 
-describe('the CLI against a separately started reference', () => {
+describe('the CLI against a separately started reference', { timeout: 240_000 }, () => {
   let ref: ReferenceHandle;
   beforeAll(async () => {
     ref = await startReference({ port: 0 });

@@ -63,3 +63,13 @@ export function pointsFields(body: unknown, fields: readonly string[] = POINTS_F
     findField(body, field).map((f) => ({ ...f, field, verdict: judgePoints(f.value) })),
   );
 }
+
+/** Pointers of every field of the points table at any depth (the legacy format must have none). */
+export function pointsFieldPointers(root: unknown, pointer = ''): string[] {
+  if (Array.isArray(root)) return root.flatMap((v, i) => pointsFieldPointers(v, `${pointer}/${i}`));
+  if (!root || typeof root !== 'object') return [];
+  return Object.entries(root).flatMap(([k, v]) => [
+    ...((POINTS_FIELDS as readonly string[]).includes(k) ? [`${pointer}/${k}`] : []),
+    ...pointsFieldPointers(v, `${pointer}/${k}`),
+  ]);
+}

@@ -221,6 +221,12 @@ export function resolveTarget(
         .filter(Boolean),
     ];
   }
+  const pollMs = env.CONFORMANCE_MEDIA_POLL_INTERVAL_MS;
+  if (pollMs !== undefined)
+    target.media.pollIntervalMs = envInteger(pollMs, 'CONFORMANCE_MEDIA_POLL_INTERVAL_MS', 0, 600_000);
+  const pollCap = env.CONFORMANCE_MEDIA_POLL_CAP;
+  if (pollCap !== undefined)
+    target.media.pollCap = envInteger(pollCap, 'CONFORMANCE_MEDIA_POLL_CAP', 1, 1440);
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith('CONFORMANCE_LIMIT_') && v)
       target.limits[k.slice('CONFORMANCE_LIMIT_'.length).toLowerCase()] = v;
@@ -246,6 +252,13 @@ export function resolveTarget(
     }
   }
   return target;
+}
+
+function envInteger(value: string, name: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${name}: '${value}' is not a whole number from ${min} to ${max}`);
+  return n;
 }
 
 function resolveTargetsFile(flag: string | undefined, cwd: string): string {

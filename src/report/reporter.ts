@@ -23,7 +23,11 @@ export interface CollectedRun {
 export class ConformanceReporter implements Reporter {
   collected: CollectedRun = { tests: [], harnessErrors: [] };
 
-  constructor(private readonly redactor: Redactor) {}
+  constructor(
+    private readonly redactor: Redactor,
+    /** Set when --filter narrowed the run: tests it excluded are reported as not run for that reason. */
+    private readonly filter?: string,
+  ) {}
 
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
@@ -54,10 +58,12 @@ export class ConformanceReporter implements Reporter {
       exchangeCount: meta?.exchangeCount ?? 0,
     };
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
+    if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.effect) rec.effect = meta.effect;
     if (result.state === 'skipped') {
       rec.outcome = 'not_run';
-      rec.reason = meta?.reason ?? result.note ?? 'skipped';
+      rec.reason =
+        meta?.reason ?? result.note ?? (this.filter ? `excluded by --filter ${this.filter}` : 'skipped');
     } else if (meta?.outcome === 'harness_error') {
       rec.outcome = 'harness_error';
       rec.error = meta.error ?? 'unknown harness error';

@@ -13,6 +13,7 @@ export interface TestResultRecord {
   violations: Array<Violation & { count: number }>;
   exchanges: Exchange[];
   exchangeCount: number;
+  cleanup?: { done: string[]; failed: string[] };
 }
 
 export interface Summary {
@@ -37,6 +38,8 @@ export interface Summary {
   advisoryRequirements: Record<string, number>;
   coverage: { testable: number; tested: number; untested: string[]; unknownIds: string[] };
   exchanges: { file: string; count: number };
+  /** Things the run created and removed again; what it could not remove is listed by name. */
+  cleanup: { cleaned: number; leftBehind: string[] };
   tests: TestResultRecord[];
 }
 

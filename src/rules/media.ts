@@ -184,7 +184,12 @@ export function promptArbitrary(rule: PromptRule): fc.Arbitrary<Generated<string
 
 /** Sizes: presets of the model's list and of the other lists, custom sizes around every bound, malformed strings. */
 export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
-  const presets = Object.values(table.size_lists).flat();
+  return fc.constantFrom(...sizeCases(table, rule));
+}
+
+/** Every size case: the presets of all lists, custom sizes around each bound, malformed strings. */
+export function sizeCases(table: MediaTable, rule: ParameterRule): Array<Generated<unknown>> {
+  const presets = [...new Set(Object.values(table.size_lists).flat())];
   const c = rule.custom;
   const customs: string[] = [
     '0x1024',
@@ -209,13 +214,14 @@ export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitr
     );
     for (const w of [c.max_edge - c.step, c.max_edge, c.max_edge + c.step])
       customs.push(`${w}x${Math.max(c.step, Math.ceil(w / c.max_aspect_ratio / c.step) * c.step)}`);
-    for (const r of [c.max_aspect_ratio, c.max_aspect_ratio + 0.5]) {
+    for (const r of [c.max_aspect_ratio, c.max_aspect_ratio + 0.5, c.max_aspect_ratio + 2]) {
       const h = Math.ceil(Math.sqrt(c.min_pixels / r) / c.step) * c.step;
-      customs.push(`${Math.round((h * r) / c.step) * c.step}x${h}`);
+      const w = Math.round((h * r) / c.step) * c.step;
+      customs.push(`${w}x${h}`, `${h}x${w}`);
     }
     customs.push(`${lo + 1}x${lo}`, `${longEdge}x${c.step}`);
   }
-  return fc.constantFrom<unknown>(...presets, ...customs, 1024, null).map((value) => ({
+  return [...presets, ...new Set(customs), 1024, null].map((value) => ({
     value,
     valid: sizeValid(table, rule, value),
     note: typeof value === 'string' && presets.includes(value) ? 'a preset' : 'a custom size',
@@ -224,6 +230,11 @@ export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitr
 
 /** Values of an enum, integer or boolean parameter, and values just outside. */
 export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
+  return fc.constantFrom(...parameterCases(rule));
+}
+
+/** Every value case of an enum, integer or boolean parameter: its values and values just outside. */
+export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
   const candidates: unknown[] = [null, 'not-a-value'];
   if (rule.values)
     candidates.push(
@@ -237,7 +248,34 @@ export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<
     candidates.push(min - 1, min, min + 1, max - 1, max, max + 1, String(min), min + 0.5);
   }
   if (rule.boolean) candidates.push(true, false, 'true', 0);
-  return fc
-    .constantFrom(...candidates)
-    .map((value) => ({ value, valid: parameterValid(rule, value) ?? true, note: JSON.stringify(value) }));
+  return [...new Set(candidates)].map((value) => ({
+    value,
+    valid: parameterValid(rule, value) ?? true,
+    note: JSON.stringify(value),
+  }));
+}
+
+/**
+ * The valid prompts that tell counting methods apart: for each unit (ASCII, CJK, emoji) the longest
+ * prompt within both the code-point and the byte bound, and the ASCII maximum padded with white space.
+ * A server counting UTF-16 units, bytes or untrimmed text refuses at least one of them.
+ */
+export function promptBoundaryValid(rule: PromptRule): Array<Generated<string>> {
+  if (!rule.stated || rule.empty_only || rule.max_chars === null) return [];
+  const out: Array<Generated<string>> = [];
+  for (const { unit, label } of UNITS) {
+    const n = Math.min(
+      rule.max_chars,
+      Math.floor((rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY) / utf8Bytes(unit)),
+    );
+    if (n >= (rule.min_chars ?? 0) && n > 0)
+      out.push({ value: unit.repeat(n), valid: true, note: `${n} code points of ${label}` });
+  }
+  const ascii = 'a'.repeat(Math.min(rule.max_chars, rule.max_utf8_bytes ?? rule.max_chars));
+  out.push({
+    value: ` \u3000${ascii}\n `,
+    valid: true,
+    note: `${ascii.length} ASCII code points padded with white space`,
+  });
+  return out.filter((c) => promptValid(rule, c.value) === true);
 }

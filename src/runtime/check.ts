@@ -20,6 +20,8 @@ export interface TestRecord {
   exchangeCount: number;
   reason?: string;
   error?: string;
+  /** What the test created and then cleaned up, and what it could not clean up. */
+  cleanup?: { done: string[]; failed: string[] };
 }
 
 declare module 'vitest' {
@@ -57,6 +59,7 @@ export class CheckContext {
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
   exchangeCount = 0;
+  private readonly cleanups: Array<{ label: string; fn: () => Promise<boolean> }> = [];
   private readonly client: HttpClient;
 
   constructor(
@@ -191,6 +194,29 @@ export class CheckContext {
     throw new AbortSignalError('aborted after a violation');
   }
 
+  /**
+   * Register something the test created, to be removed when the test ends, failed or not (last in,
+   * first out). `fn` resolves true when the thing is gone; false or a throw lists it as left behind.
+   */
+  onCleanup(label: string, fn: () => Promise<boolean>): void {
+    this.cleanups.push({ label, fn });
+  }
+
+  async runCleanups(): Promise<{ done: string[]; failed: string[] }> {
+    const out = { done: [] as string[], failed: [] as string[] };
+    for (const c of this.cleanups.reverse()) {
+      let ok = false;
+      try {
+        ok = await c.fn();
+      } catch {
+        ok = false;
+      }
+      (ok ? out.done : out.failed).push(c.label);
+    }
+    this.cleanups.length = 0;
+    return out;
+  }
+
   citedExchanges(): Exchange[] {
     return [...this.cited.values()];
   }
@@ -261,6 +287,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     try {
       await fn(t);
     } catch (err) {
+      record.cleanup = await t.runCleanups();
       if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
         t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
@@ -274,6 +301,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         throw err;
       }
     }
+    if (!record.cleanup) record.cleanup = await t.runCleanups();
     record.violations = t.violations;
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;

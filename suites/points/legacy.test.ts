@@ -1,16 +1,7 @@
-import { POINTS_FIELDS } from '../../src/checks/points.ts';
+import { pointsFieldPointers } from '../../src/checks/points.ts';
 import { type CheckContext, check, findEntryList, isPlainObject, isSuccess } from '../../src/suite.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
-
-function pointsFieldNames(root: unknown, pointer = ''): string[] {
-  if (Array.isArray(root)) return root.flatMap((v, i) => pointsFieldNames(v, `${pointer}/${i}`));
-  if (!isPlainObject(root)) return [];
-  return Object.entries(root).flatMap(([k, v]) => [
-    ...((POINTS_FIELDS as readonly string[]).includes(k) ? [`${pointer}/${k}`] : []),
-    ...pointsFieldNames(v, `${pointer}/${k}`),
-  ]);
-}
 
 async function legacyRead(t: CheckContext, path: string) {
   const res = await t.get(path, { headers: LEGACY });
@@ -21,7 +12,7 @@ async function legacyRead(t: CheckContext, path: string) {
     });
     return undefined;
   }
-  for (const p of pointsFieldNames(res.json)) {
+  for (const p of pointsFieldPointers(res.json)) {
     t.violate('LEGACY-001', `GET ${path} in the legacy currency format still carries the points field ${p}`, {
       pointer: p,
       exchange: res.exchange,
@@ -59,7 +50,7 @@ check(
       )
     )
       return;
-    for (const p of pointsFieldNames(res.json))
+    for (const p of pointsFieldPointers(res.json))
       t.violate('LEGACY-001', `the legacy chat reply still carries the points field ${p}`, {
         pointer: p,
         exchange: res.exchange,

@@ -61,9 +61,11 @@ check(
 );
 
 check(
-  { ids: ['LEDGER-002'], effect: 'read' },
+  { ids: ['LEDGER-002'], effect: 'billable' },
   'keeps running balances consistent between consecutive ledger entries',
   async (t) => {
+    // Two charges first, so that the ledger holds consecutive movements to compare.
+    for (let i = 0; i < 2; i++) await t.post('/v1/chat/completions', await chatBody(t));
     const res = await t.get('/v1/ledger');
     const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
     const judged = entries.map((e) => ({

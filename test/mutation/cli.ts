@@ -1,16 +1,17 @@
 import { parseArgs } from 'node:util';
 import { formatRow, runMatrix } from './matrix.ts';
 
-/** `npm run mutants [-- --only NAME[,NAME] --parallel N]`: prints the table, exits 1 if any row is wrong. */
+/** `npm run mutants [-- --only NAME[,NAME] --parallel N --full]` (--full: every fault runs the whole suite): prints the table, exits 1 if any row is wrong. */
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, parallel: { type: 'string' } },
+    options: { only: { type: 'string' }, parallel: { type: 'string' }, full: { type: 'boolean' } },
     strict: true,
   });
   const started = Date.now();
   const rows = await runMatrix({
     ...(values.only ? { only: values.only.split(',') } : {}),
     ...(values.parallel ? { parallel: Number(values.parallel) } : {}),
+    ...(values.full ? { full: true } : {}),
     log: (s) => console.log(s),
   });
   const bad = rows.filter((r) => !r.ok);

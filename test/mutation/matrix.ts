@@ -48,7 +48,15 @@ export function plan(only?: string[]): Job[] {
   return only?.length ? jobs.filter((j) => only.includes(j.name)) : jobs;
 }
 
-async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
+/**
+ * A fault run needs only the tests that cite the ids the fault breaks (titles start with their ids);
+ * the reference and the variants always run the whole suite, since a false alarm can come from anywhere.
+ */
+export function faultFilter(ids: string[]): string {
+  return `\\b(${ids.map((id) => id.replace(/[-]/g, '\\-')).join('|')})\\b`;
+}
+
+async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<MatrixRow> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gc-mutant-'));
   const ref = await startReference({
@@ -81,6 +89,7 @@ async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
       ...(handle.canaries?.length ? [`    canaries: ${JSON.stringify(handle.canaries)}`] : []),
       ...(handle.limits ? [`    limits: ${JSON.stringify(handle.limits)}`] : []),
       '    timeouts: { stream_ms: 3000 }',
+      '    media: { poll_interval_ms: 50, poll_cap: 200 }',
       '    concurrency: 2',
       '',
     ].join('\n'),
@@ -96,6 +105,7 @@ async function runOne(job: Job, timeoutMs: number): Promise<MatrixRow> {
     '--quiet',
   ];
   if (job.strict) args.push('--strict');
+  if (job.kind === 'fault' && !full) args.push('--filter', faultFilter(job.expected));
   const row: MatrixRow = {
     kind: job.kind,
     name: job.name,
@@ -170,7 +180,13 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
 }
 
 export async function runMatrix(
-  opts: { only?: string[]; parallel?: number; timeoutMs?: number; log?: (s: string) => void } = {},
+  opts: {
+    only?: string[];
+    parallel?: number;
+    timeoutMs?: number;
+    full?: boolean;
+    log?: (s: string) => void;
+  } = {},
 ): Promise<MatrixRow[]> {
   const jobs = plan(opts.only);
   const parallel = opts.parallel ?? Math.max(1, Math.min(3, cpus().length));
@@ -180,7 +196,7 @@ export async function runMatrix(
     for (;;) {
       const i = next++;
       if (i >= jobs.length) return;
-      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000);
+      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false);
       opts.log?.(formatRow(rows[i]!));
     }
   });

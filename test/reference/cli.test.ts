@@ -49,6 +49,7 @@ describe('bin/reference.mjs', () => {
     { args: ['--bogus'], message: /Unknown option '--bogus'/ },
     { args: ['--fault', 'nope'], message: /Unknown fault "nope"/ },
     { args: ['--port', 'x'], message: /--port must be an integer/ },
+    { args: ['--media-step-ms', '0'], message: /--media-step-ms must be at least 1/ },
   ])('exits 2 with one line for $args', ({ args, message }) => {
     const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
     expect(run.status).toBe(2);
@@ -61,5 +62,7 @@ describe('bin/reference.mjs', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toContain('auth-query-key');
     expect(run.stdout).toContain('models-envelope');
+    expect(run.stdout).toContain('--media-step-ms');
+    expect(run.stdout).toContain('sniff-at-job');
   });
 });

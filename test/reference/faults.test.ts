@@ -2,8 +2,11 @@ import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
 import { type CallOptions, call, parseSse, referencePool, streamEnds } from './helpers.ts';
+import { createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
 
-const start = referencePool();
+const pool = referencePool();
+// Short media stages keep the lifecycle probes quick; 40 ms still lets a poll see every stage.
+const start = (opts: Parameters<typeof pool>[0] = {}) => pool({ mediaStepMs: 40, ...opts });
 
 const models = (ref: ReferenceHandle, role = 'primary') => call(ref, '/v1/models', { role });
 const balance = (ref: ReferenceHandle) => call(ref, '/v1/balance', { role: 'primary' });
@@ -60,6 +63,25 @@ const payOrder = (ref: ReferenceHandle, patch: Record<string, unknown>, role = '
     json: { method: 'alipay', amount_cny: '100.00', note: 'probe', ...patch },
   });
 /** The first 429 of six requests of the rate-limited key, if any. */
+// Media.
+const jobStatus = async (ref: ReferenceHandle, body: Record<string, unknown>, opts: CallOptions = {}) =>
+  (await createJob(ref, body, opts)).status;
+const accepted = async (ref: ReferenceHandle, body: Record<string, unknown>) =>
+  (await jobStatus(ref, body)) === 201;
+const withParams = (model: string, params: Record<string, unknown>, refs: string[] = []) =>
+  jobBody(model, refs, params);
+const withPrompt = (model: string, prompt: string) => ({ ...jobBody(model), prompt });
+const uploaded = async (ref: ReferenceHandle, file: string, opts: Parameters<typeof upload>[2] = {}) =>
+  (await upload(ref, file, opts)).status === 201;
+const succeededJob = async (ref: ReferenceHandle, model = 'wc-100010') => {
+  const created = await createJob(ref, jobBody(model));
+  return (await pollJob(ref, created.body.id)).last.body;
+};
+const catalogEntry = async (ref: ReferenceHandle, id: string) =>
+  (await call(ref, '/v1/media/models', { role: 'primary' })).body.data.find(
+    (m: { id: string }) => m.id === id,
+  );
+
 const rateLimited = async (ref: ReferenceHandle) => {
   for (let i = 0; i < 6; i++) {
     const res = await call(ref, '/v1/balance', { role: 'ratelimited' });
@@ -219,6 +241,106 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'purchase-cost-field': async (ref) => (await models(ref)).body.data[0].purchase_cost !== undefined,
   'routing-field-host': async (ref) => (await models(ref)).body.data[0].upstream_endpoint !== undefined,
   // ==== end of the scopes/tickets/payments/protections/internal block
+  // ==== media (deeper tests in media.test.ts)
+  'ack-missing-accepted': async (ref) => accepted(ref, { model: 'wc-100010', prompt: 'cat', parameters: {} }),
+  'ack-false-accepted': async (ref) =>
+    accepted(ref, withParams('wc-100010', { provider_processing_acknowledged: false })),
+  'top-level-extra-accepted': async (ref) => accepted(ref, { ...jobBody('wc-100010'), seed: 1 }),
+  'frame-images-accepted': async (ref) => accepted(ref, withParams('wc-100010', { frame_images: [] })),
+  'foreign-param-accepted': async (ref) => accepted(ref, withParams('wc-100010', { quality: 'high' })),
+  'output-format-wc100012': async (ref) => accepted(ref, withParams('wc-100012', { output_format: 'png' })),
+  'prompt-utf16': async (ref) => (await jobStatus(ref, withPrompt('wc-100017', '😀'.repeat(400)))) === 400,
+  'prompt-untrimmed': async (ref) => accepted(ref, withPrompt('wc-100031', '  ab  ')),
+  'prompt-bytes-ignored': async (ref) => accepted(ref, withPrompt('wc-100010', '漢'.repeat(1334))),
+  'min3-unenforced': async (ref) => accepted(ref, withPrompt('wc-100031', 'ab')),
+  'prompt-wc100018': async (ref) =>
+    accepted(ref, { ...jobBody('wc-100018', [await inputId(ref)]), prompt: 'a house' }),
+  'size-step-ignored': async (ref) => accepted(ref, withParams('wc-100040', { size: '1000x1000' })),
+  'size-ratio-ignored': async (ref) => accepted(ref, withParams('wc-100010', { size: '4352x241' })),
+  'list-b-refused': async (ref) =>
+    (await jobStatus(ref, withParams('wc-100013', { size: 'auto_4K' }, [await inputId(ref)]))) === 400,
+  'duration-max-31': async (ref) => accepted(ref, withParams('wc-100014', { duration: 31 })),
+  'resolution-case': async (ref) => accepted(ref, withParams('wc-100019', { resolution: '1080p' })),
+  'ref-max-off-by-one': async (ref) =>
+    accepted(ref, jobBody('wc-100041', [await inputId(ref), await inputId(ref), await inputId(ref)])),
+  'both-id-fields': async (ref) => {
+    const id = await inputId(ref);
+    return accepted(ref, withParams('wc-100011', { studio_asset_ids: [id] }, [id]));
+  },
+  'duplicate-ids': async (ref) => {
+    const id = await inputId(ref);
+    return accepted(ref, jobBody('wc-100011', [id, id]));
+  },
+  'ref-id-161': async (ref) => accepted(ref, jobBody('wc-100011', ['x'.repeat(161)])),
+  'mix-image-video': async (ref) =>
+    accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+  'foreign-input-accepted': async (ref) =>
+    accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
+  'deleted-input-accepted': async (ref) => {
+    const id = await inputId(ref);
+    await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+    return accepted(ref, jobBody('wc-100011', [id]));
+  },
+  'sniff-skipped': async (ref) => uploaded(ref, 'png-as-jpeg.jpg'),
+  'sha-uppercase': async (ref) => /[A-F]/.test((await upload(ref, 'png-64x48.png')).body.input.sha256),
+  'image-duration-nonzero': async (ref) => (await upload(ref, 'png-64x48.png')).body.input.duration_ms !== 0,
+  'envelope-extra-field': async (ref) => 'quota_remaining_bytes' in (await upload(ref, 'png-64x48.png')).body,
+  'expires-on-new': async (ref) => 'expires_at' in (await upload(ref, 'png-64x48.png')).body.input,
+  'edge-8193': async (ref) => uploaded(ref, 'png-8193x1.png'),
+  'video-31s': async (ref) => uploaded(ref, 'h264-31s.mp4'),
+  'hevc-accepted': async (ref) => uploaded(ref, 'hevc-2s.mp4'),
+  'upload-replay-new': async (ref) => {
+    const headers = { 'idempotency-key': 'probe-upload' };
+    const [a, b] = [
+      await upload(ref, 'png-64x48.png', { headers }),
+      await upload(ref, 'png-64x48.png', { headers }),
+    ];
+    return a.body.input.id !== b.body.input.id;
+  },
+  'delete-while-active': async (ref) => {
+    const id = await inputId(ref);
+    await createJob(ref, jobBody('wc-100011', [id]));
+    return (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 204;
+  },
+  'quota-ignored': async (ref) => uploaded(ref, 'jpeg-1024x576.jpg', { role: 'quota_nearly_full' }),
+  'job-replay-new': async (ref) => {
+    const headers = { 'idempotency-key': 'probe-job' };
+    const [a, b] = [
+      await createJob(ref, jobBody('wc-100010'), { headers }),
+      await createJob(ref, jobBody('wc-100010'), { headers }),
+    ];
+    return a.body.id !== b.body.id;
+  },
+  'succeeded-no-asset': async (ref) => !('asset_id' in (await succeededJob(ref))),
+  'progress-101': async (ref) => {
+    const created = await createJob(ref, jobBody('wc-100010'));
+    return (await pollJob(ref, created.body.id)).percents.includes(101);
+  },
+  'failed-flips': async (ref) => {
+    const created = await createJob(ref, { ...jobBody('wc-100010'), prompt: 'CONFORMANCE_FAIL_JOB' });
+    await pollJob(ref, created.body.id);
+    await sleep(200);
+    return (await readJob(ref, created.body.id)).body.status !== 'failed';
+  },
+  'asset-no-key': async (ref) =>
+    (await call(ref, `/v1/media/assets/${(await succeededJob(ref)).asset_id}`)).status === 200,
+  'asset-other-tenant': async (ref) =>
+    (await readJob(ref, (await createJob(ref, jobBody('wc-100010'))).body.id, 'other_tenant')).status === 200,
+  'asset-wrong-format': async (ref) => {
+    const res = await fetch(`${ref.url}/v1/media/assets/${(await succeededJob(ref, 'wc-100040')).asset_id}`, {
+      headers: { authorization: `Bearer ${ref.keys.primary}` },
+    });
+    return Buffer.from(await res.arrayBuffer())[0] === 0xff;
+  },
+  'catalog-wider': async (ref) =>
+    (await catalogEntry(ref, 'wc-100014')).parameters.duration.maximum === 60 &&
+    (await accepted(ref, withParams('wc-100014', { duration: 60 }))),
+  'catalog-missing-data': async (ref) =>
+    Array.isArray((await call(ref, '/v1/media/models', { role: 'primary' })).body),
+  'kind-missing': async (ref) => !('kind' in (await createJob(ref, jobBody('wc-100010'))).body),
+  'invalid-code': async (ref) =>
+    (await createJob(ref, withParams('wc-100010', { quality: 'high' }))).body.error.code === 'bad_parameter',
+  // ==== end of the media block
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -268,6 +390,17 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'order-status-pending': async (ref) => (await payOrder(ref, {})).body.status === 'pending',
   'ratelimit-no-retry-after': async (ref) => (await rateLimited(ref))?.headers.get('retry-after') === null,
   // ==== end of the tickets/payments/protections block
+  // ==== media
+  'media-subset': async (ref) =>
+    (await call(ref, '/v1/media/models', { role: 'primary' })).body.data.length === 8,
+  'input-200': async (ref) => (await upload(ref, 'png-64x48.png')).status === 200,
+  'sniff-at-job': async (ref) => (await upload(ref, 'hevc-2s.mp4')).status === 201,
+  'progress-object': async (ref) =>
+    (await createJob(ref, jobBody('wc-100010'))).body.progress.phase !== undefined,
+  'foreign-ids-403': async (ref) =>
+    (await readJob(ref, (await createJob(ref, jobBody('wc-100010'))).body.id, 'other_tenant')).status === 403,
+  'job-202': async (ref) => (await jobStatus(ref, jobBody('wc-100010'))) === 202,
+  // ==== end of the media block
 };
 
 describe('faults', () => {

@@ -1,0 +1,126 @@
+// GET /v1/media/models entries, derived from the media table: "`id`; `kind`; `capabilities`;
+// `prompt_contract`; `parameters` object: `reference` ... and one entry per parameter name with
+// `options` (items with `value`), or integer `minimum`/`maximum`/..., and `default`. Each entry also
+// links to data-handling details (processing region, recipients, retention) for the model."
+import type { RefContext } from '../context.ts';
+import type { Account } from '../state.ts';
+import { kindOf, MEDIA_IDS, type ModelDef, modelDef, type ParameterDef, TABLE } from './table.ts';
+
+// Variant media-subset: the account's media catalog lists only these eight.
+const SUBSET = [
+  'wc-100010',
+  'wc-100011',
+  'wc-100013',
+  'wc-100015',
+  'wc-100016',
+  'wc-100017',
+  'wc-100018',
+  'wc-100040',
+];
+
+/** The media model ids the account may call. */
+export function mediaCatalog(ctx: RefContext, account: Account): string[] {
+  if (account.catalog.length === 0) return [];
+  return ctx.variant === 'media-subset' ? SUBSET : [...MEDIA_IDS];
+}
+
+/** The model as the server enforces it, with the faults that change its limits. */
+export function enforced(ctx: RefContext, id: string): ModelDef | undefined {
+  const def = modelDef(id);
+  if (!def || id !== 'wc-100014' || ctx.fault !== 'catalog-wider') return def;
+  // Fault catalog-wider: wc-100014 advertises and accepts durations up to 60.
+  const duration = def.parameters.duration as ParameterDef;
+  return {
+    ...def,
+    parameters: { ...def.parameters, duration: { ...duration, integer: { min: 4, max: 60 } } },
+  };
+}
+
+function capabilities(def: ModelDef): string[] {
+  const refs = def.references.accepted ?? [];
+  if (def.output === 'glb') return ['image_to_3d'];
+  if (def.output === 'video') {
+    if (refs.length === 0) return ['text_to_video'];
+    return refs.includes('video') ? ['image_to_video', 'video_to_video'] : ['image_to_video'];
+  }
+  return refs.length === 0 ? ['text_to_image'] : ['image_to_image'];
+}
+
+function parameter(p: ParameterDef): Record<string, unknown> {
+  if (p.values) return { type: 'string', options: p.values.map((value) => ({ value })), default: p.default };
+  if (p.integer)
+    return { type: 'integer', minimum: p.integer.min, maximum: p.integer.max, default: p.default };
+  if (p.boolean) return { type: 'boolean', options: [{ value: true }, { value: false }], default: p.default };
+  const presets = TABLE.size_lists[p.presets ?? ''] ?? [];
+  const custom = p.custom;
+  return {
+    type: 'string',
+    options: presets.map((value) => ({ value })),
+    default: p.default,
+    ...(custom
+      ? {
+          custom_size: {
+            pattern: TABLE.custom_size_pattern,
+            minimum_pixels: custom.min_pixels,
+            maximum_pixels: custom.max_pixels,
+            maximum_edge: custom.max_edge,
+            step: custom.step,
+            maximum_aspect_ratio: custom.max_aspect_ratio,
+          },
+        }
+      : {}),
+  };
+}
+
+function reference(def: ModelDef): Record<string, unknown> | undefined {
+  const r = def.references;
+  if (!r.accepted || r.accepted.length === 0) return undefined;
+  return {
+    accepted: r.accepted,
+    minimum: r.min,
+    maximum: r.max,
+    aspect_ratio_follows_first_frame: r.first_frame_rule?.aspect_ratio_follows_first_frame ?? false,
+    required: r.required === true,
+    fields: TABLE.reference_fields,
+    ...(r.first_frame_rule ? { first_is_first_frame: true, second_is_last_frame: true } : {}),
+    ...(r.video
+      ? {
+          video: {
+            count: r.video.count,
+            codec: 'h264',
+            minimum_duration_ms: r.video.min_ms,
+            maximum_duration_ms: r.video.max_ms,
+            mixing_with_images: false,
+          },
+        }
+      : {}),
+  };
+}
+
+export function catalogEntry(ctx: RefContext, id: string): Record<string, unknown> {
+  const def = enforced(ctx, id) as ModelDef;
+  const prompt = def.prompt;
+  const ref = reference(def);
+  const params: Record<string, unknown> = ref ? { reference: ref } : {};
+  for (const [name, p] of Object.entries(def.parameters)) params[name] = parameter(p);
+  return {
+    id,
+    object: 'media_model',
+    kind: kindOf(def),
+    capabilities: capabilities(def),
+    prompt_contract: {
+      empty_only: prompt.empty_only,
+      minimum_characters: prompt.min_chars,
+      maximum_characters: prompt.max_chars,
+      maximum_utf8_bytes: prompt.max_utf8_bytes,
+      required: prompt.required,
+    },
+    parameters: params,
+    data_handling: {
+      url: `/docs/data-handling#${id}`,
+      processing_region: 'cn-east',
+      recipients: ['the model provider that runs the job'],
+      retention: 'inputs until deleted; outputs while the job is kept',
+    },
+  };
+}

@@ -1,0 +1,189 @@
+// Media inputs and jobs of one reference run, and the job lifecycle. Time drives everything: a
+// job's status is computed from its age when read, and its points are settled (charge, or release
+// of the hold) by settleDue, which runs before every authenticated request of the account, so the
+// balance and ledger never lag behind what a job read shows.
+import { available, Exact, newId, points } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import type { Account, LedgerEntry, State } from '../state.ts';
+
+export interface MediaInput {
+  id: string;
+  accountId: string;
+  filename: string;
+  /** The content type the input is reported and judged under. */
+  contentType: string;
+  /** What sniffing found (undefined: not recognised). */
+  realType: string | undefined;
+  codec: string | null;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  durationMs: number;
+  sha256: string;
+  availableAt: string;
+  deletedAt?: number;
+}
+
+export type Settlement = 'open' | 'charged' | 'released' | 'unpaid';
+
+export interface MediaJob {
+  id: string;
+  accountId: string;
+  model: string;
+  kind: string;
+  /** False when the request omitted `kind` (fault kind-missing). */
+  kindSent: boolean;
+  output: 'image' | 'video' | 'glb';
+  /** Image output format (png, jpeg, webp). */
+  format: string;
+  referenceIds: string[];
+  createdMs: number;
+  createdAt: string;
+  quote: string;
+  hold: string;
+  fails: boolean;
+  assetId: string;
+  settlement: Settlement;
+  /** Fault failed-flips: the job was read as failed once. */
+  failedShown?: boolean;
+  charged: string;
+  released: string;
+}
+
+export interface MediaStore {
+  stepMs: number;
+  inputs: Map<string, MediaInput>;
+  jobs: Map<string, MediaJob>;
+  /** Asset id -> job id. */
+  assets: Map<string, string>;
+}
+
+const stores = new WeakMap<State, MediaStore>();
+
+export function mediaStore(state: State, stepMs?: number): MediaStore {
+  let store = stores.get(state);
+  if (!store) {
+    store = { stepMs: Math.max(1, stepMs ?? 150), inputs: new Map(), jobs: new Map(), assets: new Map() };
+    stores.set(state, store);
+  }
+  return store;
+}
+
+// ------------------------------------------------------------------ inputs and quota
+
+/** A deleted input's private object is cleaned up (and its quota released) one step after delete. */
+export function cleanedUp(store: MediaStore, input: MediaInput, now = Date.now()): boolean {
+  return input.deletedAt !== undefined && now >= input.deletedAt + store.stepMs;
+}
+
+export function usedBytes(store: MediaStore, accountId: string, now = Date.now()): number {
+  let used = 0;
+  for (const input of store.inputs.values())
+    if (input.accountId === accountId && !cleanedUp(store, input, now)) used += input.sizeBytes;
+  return used;
+}
+
+export const kindOfInput = (input: MediaInput): 'image' | 'video' =>
+  input.contentType === 'video/mp4' ? 'video' : 'image';
+
+// ------------------------------------------------------------------ lifecycle
+
+export const ACTIVE = ['authorizing', 'queued', 'running', 'output_fetching'];
+const STAGES = ['authorizing', 'queued', 'running', 'output_fetching'];
+
+/** Steps after creation at which a job's outcome is settled. */
+const doneStep = (job: MediaJob) => (job.fails ? 3 : 4);
+
+export interface JobView {
+  status: string;
+  percent: number | null;
+}
+
+export function statusOf(ctx: RefContext, store: MediaStore, job: MediaJob, now = Date.now()): JobView {
+  const elapsed = Math.max(0, now - job.createdMs);
+  const step = Math.floor(elapsed / store.stepMs);
+  if (step >= doneStep(job) && job.settlement !== 'open') {
+    if (job.fails) return { status: 'failed', percent: null };
+    return { status: job.settlement === 'unpaid' ? 'settlement_pending' : 'succeeded', percent: 100 };
+  }
+  const stage = STAGES[Math.min(step, STAGES.length - 1)] as string;
+  if (stage === 'authorizing') return { status: stage, percent: null };
+  if (stage === 'queued') return { status: stage, percent: 0 };
+  if (stage === 'running') {
+    if (ctx.fault === 'progress-101') return { status: stage, percent: 101 };
+    const fraction = (elapsed - 2 * store.stepMs) / store.stepMs;
+    return { status: stage, percent: Math.min(99, Math.max(1, Math.floor(fraction * 100))) };
+  }
+  return { status: stage, percent: 100 };
+}
+
+export function isActive(ctx: RefContext, store: MediaStore, job: MediaJob, now = Date.now()): boolean {
+  return ACTIVE.includes(statusOf(ctx, store, job, now).status);
+}
+
+// ------------------------------------------------------------------ points
+
+function ledger(account: Account, entry: Omit<LedgerEntry, 'id' | 'usageId' | 'balanceAfterPoints'>): void {
+  account.ledger.push({ id: newId('le_'), usageId: null, balanceAfterPoints: account.totalPoints, ...entry });
+}
+
+/**
+ * Places the job's hold: its quote, or what the account has available when that is less (the job
+ * still runs; its settlement then waits for points: settlement_pending).
+ */
+export function placeHold(account: Account, quote: string): string {
+  const hold = Exact.max(0, Exact.min(new Exact(quote), available(account)));
+  if (hold.isZero()) return '0';
+  account.heldPoints = points(new Exact(account.heldPoints).plus(hold));
+  ledger(account, {
+    type: 'hold',
+    amountPoints: '0',
+    heldChangePoints: points(hold),
+    createdAt: new Date().toISOString(),
+  });
+  return points(hold);
+}
+
+/** Settles every job of the account whose outcome is due, in the order they became due. */
+export function settleDue(store: MediaStore, account: Account, now = Date.now()): void {
+  const due = [...store.jobs.values()]
+    .filter((j) => j.accountId === account.id && j.settlement === 'open')
+    .map((j) => ({ job: j, at: j.createdMs + doneStep(j) * store.stepMs }))
+    .filter(({ at }) => at <= now)
+    .sort((a, b) => a.at - b.at);
+  for (const { job, at } of due) settle(account, job, new Date(at).toISOString());
+}
+
+function settle(account: Account, job: MediaJob, createdAt: string): void {
+  const hold = new Exact(job.hold);
+  if (job.fails) {
+    account.heldPoints = points(new Exact(account.heldPoints).minus(hold));
+    if (!hold.isZero())
+      ledger(account, {
+        type: 'release',
+        amountPoints: '0',
+        heldChangePoints: points(hold.neg()),
+        createdAt,
+      });
+    job.settlement = 'released';
+    job.charged = '0';
+    job.released = job.hold;
+    return;
+  }
+  const charge = new Exact(job.quote);
+  if (available(account).plus(hold).lt(charge)) {
+    job.settlement = 'unpaid';
+    return;
+  }
+  account.totalPoints = points(new Exact(account.totalPoints).minus(charge));
+  account.heldPoints = points(new Exact(account.heldPoints).minus(hold));
+  ledger(account, {
+    type: 'charge',
+    amountPoints: points(charge.neg()),
+    heldChangePoints: points(hold.neg()),
+    createdAt,
+  });
+  job.settlement = 'charged';
+  job.charged = job.quote;
+  job.released = points(Exact.max(0, hold.minus(charge)));
+}

@@ -1,0 +1,251 @@
+// MediaJobCreate, checked exactly as the contract and the media table state it: "`{kind?, model,
+// prompt, parameters}`; no other top-level fields", the acknowledgement, the never-accepted names,
+// only the model's own parameters with their value sets, the prompt bounds (code points of the prompt
+// trimmed of Unicode white space, UTF-8 bytes capped), image sizes (preset or custom arithmetic) and
+// reference inputs (inside `parameters`: the contract admits no other top-level field).
+import type { RefContext } from '../context.ts';
+import type { Account } from '../state.ts';
+import { enforced } from './catalog.ts';
+import { isH264 } from './sniff.ts';
+import { kindOfInput, type MediaInput, type MediaStore } from './store.ts';
+import { kindOf, type ModelDef, type ParameterDef, TABLE } from './table.ts';
+
+export type JobProblem = { error: 'invalid' | 'not_found' | 'forbidden'; message: string };
+
+export interface ValidJob {
+  model: string;
+  def: ModelDef;
+  kind: string;
+  kindSent: boolean;
+  prompt: string;
+  references: MediaInput[];
+  format: string;
+}
+
+type Body = Record<string, unknown>;
+const TOP_LEVEL = ['kind', 'model', 'prompt', 'parameters'];
+const FORMATS = ['png', 'jpeg', 'webp'];
+/** Upload validation of video/mp4: 1 to 30 s. */
+export const VIDEO_MS = { min: 1000, max: 30000 };
+
+const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+export const trimUnicode = (s: string) => s.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '');
+const invalid = (message: string): JobProblem => ({ error: 'invalid', message });
+
+export function validateJob(
+  ctx: RefContext,
+  store: MediaStore,
+  account: Account,
+  catalog: string[],
+  body: unknown,
+): JobProblem | { job: ValidJob } {
+  if (!isObject(body)) return invalid('The body must be a JSON object.');
+  const extra = Object.keys(body).filter((k) => !TOP_LEVEL.includes(k));
+  if (extra.length > 0 && ctx.fault !== 'top-level-extra-accepted')
+    return invalid(`Unknown top-level field(s): ${extra.join(', ')}; only kind, model, prompt, parameters.`);
+  if (body.model === undefined) return invalid('`model` is required.');
+  if (typeof body.model !== 'string') return invalid('`model` must be a string.');
+  const model = body.model;
+  const def = enforced(ctx, model);
+  if (!def) return { error: 'not_found', message: `No media model ${model}.` };
+  if (!catalog.includes(model))
+    return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
+  const kind = kindOf(def);
+  if (body.kind !== undefined && body.kind !== kind) return invalid(`\`kind\` of ${model} is ${kind}.`);
+  const params = body.parameters;
+  if (!isObject(params)) return invalid('`parameters` is required and must be an object.');
+  const problem =
+    parameterProblem(ctx, model, def, params) ??
+    promptProblem(ctx, model, def, body.prompt) ??
+    referenceShapeProblem(ctx, def, params);
+  if (problem) return invalid(problem);
+  const refs = resolveReferences(ctx, store, account, def, params);
+  if (typeof refs === 'string') return invalid(refs);
+  const format = params.output_format ?? def.parameters.output_format?.default ?? 'png';
+  return {
+    job: {
+      model,
+      def,
+      kind,
+      kindSent: body.kind !== undefined,
+      prompt: typeof body.prompt === 'string' ? body.prompt : '',
+      references: refs,
+      format: FORMATS.includes(format as string) ? (format as string) : 'png',
+    },
+  };
+}
+
+function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params: Body): string | undefined {
+  const ack = TABLE.acknowledgement;
+  if (params[ack] === undefined) {
+    if (ctx.fault !== 'ack-missing-accepted') return `\`parameters.${ack}\` is required and must be true.`;
+  } else if (params[ack] !== true && !(ctx.fault === 'ack-false-accepted' && params[ack] === false)) {
+    return `\`parameters.${ack}\` must be true.`;
+  }
+  const takesRefs = (def.references.accepted ?? []).length > 0;
+  const allowed = new Set([
+    ack,
+    ...Object.keys(def.parameters),
+    ...(takesRefs ? TABLE.reference_fields : []),
+  ]);
+  // Faults foreign-param-accepted and output-format-wc100012: a name the model does not have.
+  if (ctx.fault === 'foreign-param-accepted' && model === 'wc-100010') allowed.add('quality');
+  if (ctx.fault === 'output-format-wc100012' && model === 'wc-100012') allowed.add('output_format');
+  for (const name of Object.keys(params)) {
+    if (TABLE.never_accepted_parameters.includes(name)) {
+      if (ctx.fault === 'frame-images-accepted' && name === 'frame_images') continue;
+      return `\`parameters.${name}\` is never accepted.`;
+    }
+    if (!allowed.has(name)) return `\`parameters.${name}\` is not a parameter of ${model}.`;
+  }
+  if (params.output_format !== undefined && !def.parameters.output_format) {
+    if (!FORMATS.includes(params.output_format as string))
+      return '`parameters.output_format` is not supported.';
+  }
+  for (const [name, p] of Object.entries(def.parameters)) {
+    const value = params[name];
+    if (value !== undefined && !valueOk(ctx, model, name, p, value))
+      return `\`parameters.${name}\` ${JSON.stringify(value)} is outside the published values of ${model}.`;
+  }
+  return undefined;
+}
+
+function valueOk(ctx: RefContext, model: string, name: string, p: ParameterDef, value: unknown): boolean {
+  if (p.values) {
+    if (
+      ctx.fault === 'resolution-case' &&
+      model === 'wc-100019' &&
+      name === 'resolution' &&
+      value === '1080p'
+    )
+      return true;
+    return typeof value === 'string' && p.values.includes(value);
+  }
+  if (p.integer) {
+    const max =
+      ctx.fault === 'duration-max-31' && model === 'wc-100014' && name === 'duration' ? 31 : p.integer.max;
+    return Number.isInteger(value) && (value as number) >= p.integer.min && (value as number) <= max;
+  }
+  if (p.boolean) return typeof value === 'boolean';
+  if (p.presets) return sizeOk(ctx, model, p, value);
+  return false;
+}
+
+function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  // Fault list-b-refused: wc-100013 refuses the presets of list B that list A lacks.
+  if (ctx.fault === 'list-b-refused' && model === 'wc-100013') {
+    const [a, b] = [TABLE.size_lists.A ?? [], TABLE.size_lists.B ?? []];
+    if (b.includes(value) && !a.includes(value)) return false;
+  }
+  if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
+  const c = p.custom;
+  if (!c || !new RegExp(TABLE.custom_size_pattern).test(value)) return false;
+  const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
+  if (w < 1 || h < 1 || w * h < c.min_pixels || w * h > c.max_pixels) return false;
+  if (w > c.max_edge || h > c.max_edge) return false;
+  const stepIgnored = ctx.fault === 'size-step-ignored' && model === 'wc-100040';
+  if (!stepIgnored && (w % c.step !== 0 || h % c.step !== 0)) return false;
+  return ctx.fault === 'size-ratio-ignored' || Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio;
+}
+
+function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: unknown): string | undefined {
+  const rule = def.prompt;
+  if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.';
+  if (rule.empty_only) {
+    if (prompt === undefined || trimUnicode(prompt) === '' || ctx.fault === 'prompt-wc100018')
+      return undefined;
+    return `${model} takes no text prompt: \`prompt\` must be empty or absent.`;
+  }
+  if (prompt === undefined) return '`prompt` is required.';
+  const text = ctx.fault === 'prompt-untrimmed' ? prompt : trimUnicode(prompt);
+  const chars = ctx.fault === 'prompt-utf16' ? text.length : [...text].length;
+  const min = ctx.fault === 'min3-unenforced' && model === 'wc-100031' ? 1 : (rule.min_chars ?? 1);
+  const max = rule.max_chars ?? 4000;
+  if (chars < min || chars > max) return `\`prompt\` of ${model} must be ${min} to ${max} characters.`;
+  const cap = rule.max_utf8_bytes ?? 4000;
+  if (bytes(text) > cap && ctx.fault !== 'prompt-bytes-ignored')
+    return `\`prompt\` must be at most ${cap} UTF-8 bytes.`;
+  return undefined;
+}
+
+/** The reference id array, or why it is malformed. */
+function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): string | undefined {
+  if ((def.references.accepted ?? []).length === 0) return undefined;
+  const [a, b] = TABLE.reference_fields as [string, string];
+  if (params[a] !== undefined && params[b] !== undefined && ctx.fault !== 'both-id-fields')
+    return `Send \`${a}\` or \`${b}\`, not both.`;
+  const ids = params[a] ?? params[b];
+  if (ids === undefined) return `This model needs reference inputs in \`parameters.${a}\`.`;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
+    return 'Reference ids must be an array of non-empty strings.';
+  const max = TABLE.reference_id_max_utf8_bytes;
+  if (ctx.fault !== 'ref-id-161' && ids.some((id) => bytes(id) > max))
+    return `A reference id is at most ${max} UTF-8 bytes.`;
+  if (new Set(ids).size !== ids.length && ctx.fault !== 'duplicate-ids')
+    return 'Reference ids must be unique.';
+  return undefined;
+}
+
+function resolveReferences(
+  ctx: RefContext,
+  store: MediaStore,
+  account: Account,
+  def: ModelDef,
+  params: Body,
+): MediaInput[] | string {
+  const accepted = def.references.accepted ?? [];
+  if (accepted.length === 0) return [];
+  const [a, b] = TABLE.reference_fields as [string, string];
+  const ids = [...new Set((params[a] ?? params[b]) as string[])];
+  // Fault ref-id-161: an over-long id is never looked up; it only counts as an image.
+  const isLong = (id: string) => ctx.fault === 'ref-id-161' && bytes(id) > TABLE.reference_id_max_utf8_bytes;
+  const ghosts = ids.filter(isLong).length;
+  const inputs: MediaInput[] = [];
+  for (const id of ids.filter((i) => !isLong(i))) {
+    const input = store.inputs.get(id);
+    const owned = input && (input.accountId === account.id || ctx.fault === 'foreign-input-accepted');
+    const ready = input && (input.deletedAt === undefined || ctx.fault === 'deleted-input-accepted');
+    if (!input || !owned || !ready) return `No ready input ${id} of this account.`;
+    inputs.push(input);
+  }
+  const problem = contentProblem(ctx, inputs);
+  if (problem) return problem;
+  const videos = inputs.filter((i) => kindOfInput(i) === 'video');
+  const images = inputs.length - videos.length + ghosts;
+  if (videos.length > 0 && !accepted.includes('video')) return 'This model takes image references only.';
+  if (videos.length > 0 && images > 0 && ctx.fault !== 'mix-image-video')
+    return 'Images and video cannot be mixed.';
+  const window = def.references.video;
+  if (videos.length > 0 && window) {
+    if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
+    const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
+    if (videos.some((v) => v.durationMs < window.usable_min_ms || v.durationMs > max))
+      return `A video reference must last ${window.usable_min_ms} to ${window.usable_max_ms} ms.`;
+    return inputs;
+  }
+  const min = def.references.min ?? 1;
+  const max = (def.references.max ?? 1) + (ctx.fault === 'ref-max-off-by-one' ? 1 : 0);
+  if (images < min || images > max)
+    return `This model takes ${min} to ${def.references.max} reference images.`;
+  return inputs;
+}
+
+/**
+ * The checks of the real content at job creation: the bytes match the reported type and a video
+ * is H.264 of 1 to 30 s. Uploads already enforce them, except under variant sniff-at-job, where
+ * this is the place they are enforced.
+ */
+function contentProblem(ctx: RefContext, inputs: MediaInput[]): string | undefined {
+  for (const input of inputs) {
+    if (input.realType !== input.contentType && ctx.fault !== 'sniff-skipped')
+      return `The input ${input.id} is not ${input.contentType}.`;
+    if (kindOfInput(input) !== 'video') continue;
+    if (!isH264(input.codec) && ctx.fault !== 'hevc-accepted') return `The video ${input.id} is not H.264.`;
+    const max = ctx.fault === 'video-31s' ? 31000 : VIDEO_MS.max;
+    if (input.durationMs < VIDEO_MS.min || input.durationMs > max)
+      return `The video ${input.id} must last 1 to 30 s.`;
+  }
+  return undefined;
+}

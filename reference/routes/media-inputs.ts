@@ -1,0 +1,168 @@
+// POST /v1/media/inputs and DELETE /v1/media/inputs/{input_id}: raw uploads checked against their
+// real content (type, pixels 1..8192, H.264 video of 1 to 30 s), the shared 10 GiB account quota
+// (released one step after a delete, once "cleanup is confirmed"), Idempotency-Key replays, and
+// deletes refused while an active job references the input.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { newId } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import { type ErrorKind, sendError } from '../errors.ts';
+import { REPLAYED_HEADER } from '../inference.ts';
+import { isH264, type Measured, measure } from '../media/sniff.ts';
+import { isActive, type MediaInput, type MediaStore, usedBytes } from '../media/store.ts';
+import { isUpload, type Upload } from '../media/upload.ts';
+import { VIDEO_MS } from '../media/validate.ts';
+import type { Account } from '../state.ts';
+import { callerOf } from './caller.ts';
+
+const PATH = '/v1/media/inputs';
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'video/mp4': 'mp4',
+};
+
+type Refusal = { error: ErrorKind; message: string };
+
+/** Why the upload cannot become a ready input, or undefined. */
+function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal | undefined {
+  const invalid = (message: string): Refusal => ({ error: 'invalid_request', message });
+  // Variant sniff-at-job defers the type and codec checks to job creation; fault sniff-skipped drops them.
+  const deferred = ctx.variant === 'sniff-at-job';
+  if (!deferred && ctx.fault !== 'sniff-skipped' && m.realType !== declared)
+    return invalid(`The bytes are ${m.realType ?? 'of no supported type'}, not ${declared}.`);
+  const video = declared === 'video/mp4';
+  if (m.width === undefined || m.height === undefined)
+    return invalid(video ? 'No readable video track.' : 'The image dimensions cannot be read.');
+  const edge = ctx.fault === 'edge-8193' ? 8193 : 8192;
+  if (m.width < 1 || m.height < 1 || m.width > edge || m.height > edge)
+    return invalid(`Width and height must be 1 to 8192 pixels, got ${m.width}x${m.height}.`);
+  if (!video) return undefined;
+  if (!deferred && ctx.fault !== 'hevc-accepted' && !isH264(m.codec))
+    return invalid(`Video must be H.264 (avc1) MP4, got ${m.codec}.`);
+  const max = ctx.fault === 'video-31s' ? 31000 : VIDEO_MS.max;
+  if (m.durationMs === undefined || m.durationMs < VIDEO_MS.min || m.durationMs > max)
+    return invalid(`Video must last 1 to 30 s, got ${m.durationMs} ms.`);
+  return undefined;
+}
+
+function envelope(ctx: RefContext, store: MediaStore, account: Account, input: MediaInput): object {
+  const image = input.contentType !== 'video/mp4';
+  return {
+    object: 'media_input',
+    input: {
+      id: input.id,
+      filename: input.filename,
+      content_type: input.contentType,
+      size_bytes: input.sizeBytes,
+      width_pixels: input.width,
+      height_pixels: input.height,
+      duration_ms: image && ctx.fault === 'image-duration-nonzero' ? 1 : input.durationMs,
+      sha256: ctx.fault === 'sha-uppercase' ? input.sha256.toUpperCase() : input.sha256,
+      status: 'ready',
+      available_at: input.availableAt,
+      // Fault expires-on-new: "new ready inputs have none".
+      ...(ctx.fault === 'expires-on-new'
+        ? { expires_at: new Date(Date.parse(input.availableAt) + 30 * 86400_000).toISOString() }
+        : {}),
+    },
+    // Fault envelope-extra-field: the closed envelope gains a field.
+    ...(ctx.fault === 'envelope-extra-field'
+      ? { quota_remaining_bytes: account.inputQuotaBytes - usedBytes(store, account.id) }
+      : {}),
+  };
+}
+
+function filenameOf(header: unknown, declared: string): string {
+  if (typeof header === 'string' && header.trim() !== '' && header.length <= 255) return header.trim();
+  return `upload.${EXTENSIONS[declared]}`;
+}
+
+export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
+  const created = ctx.variant === 'input-200' ? 200 : 201;
+  const send = (reply: FastifyReply, body: object) =>
+    reply.code(created).type('application/json; charset=utf-8').send(body);
+
+  app.post(PATH, async (request, reply) => {
+    const account = callerOf(request).account;
+    const upload = request.body;
+    if (!isUpload(upload))
+      return sendError(
+        reply,
+        ctx,
+        'unsupported_media_type',
+        'The body is the raw file with Content-Type image/png, image/jpeg, image/webp or video/mp4.',
+      );
+    if (upload.size === 0) return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
+
+    const header = request.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header.join(',') : header;
+    if (key !== undefined && (key.length === 0 || key.length > 128))
+      return sendError(reply, ctx, 'invalid_request', 'Idempotency-Key must be 1 to 128 characters.');
+    const fingerprint = `POST ${PATH}\n${upload.declared}\n${upload.sha256}`;
+    const stored = key === undefined ? undefined : account.idempotency.get(key);
+    if (stored && stored.fingerprint !== fingerprint)
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This Idempotency-Key was used for another request.',
+      );
+    if (stored && ctx.fault !== 'upload-replay-new') {
+      const input = store.inputs.get(stored.result as string) as MediaInput;
+      return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
+    }
+
+    const measured = await measure(upload.bytes, upload.declared);
+    const refusal = uploadProblem(ctx, upload.declared, measured);
+    if (refusal) return sendError(reply, ctx, refusal.error, refusal.message);
+    const left = account.inputQuotaBytes - usedBytes(store, account.id);
+    if (upload.size > left && ctx.fault !== 'quota-ignored')
+      return sendError(
+        reply,
+        ctx,
+        'input_quota_exceeded',
+        `The input quota has ${Math.max(left, 0)} bytes left; delete inputs to free space.`,
+      );
+    const input = createInput(request.headers['x-filename'], upload, measured, account);
+    store.inputs.set(input.id, input);
+    if (key !== undefined && !stored) account.idempotency.set(key, { fingerprint, result: input.id });
+    return send(reply, envelope(ctx, store, account, input));
+  });
+
+  app.delete(`${PATH}/:input_id`, async (request, reply) => {
+    const account = callerOf(request).account;
+    const { input_id: id } = request.params as { input_id: string };
+    const input = store.inputs.get(id);
+    if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
+    if (input.accountId !== account.id) {
+      const kind = ctx.variant === 'foreign-ids-403' ? 'resource_forbidden' : 'not_found';
+      return sendError(reply, ctx, kind, kind === 'not_found' ? `No input ${id}.` : 'Not your input.');
+    }
+    const now = Date.now();
+    const inUse = [...store.jobs.values()].some(
+      (job) => job.referenceIds.includes(id) && isActive(ctx, store, job, now),
+    );
+    if (inUse && ctx.fault !== 'delete-while-active')
+      return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);
+    input.deletedAt = now;
+    return reply.code(204).send();
+  });
+}
+
+function createInput(filename: unknown, upload: Upload, m: Measured, account: Account): MediaInput {
+  return {
+    id: newId('in_'),
+    accountId: account.id,
+    filename: filenameOf(filename, upload.declared),
+    contentType: upload.declared,
+    realType: m.realType,
+    codec: m.codec ?? null,
+    sizeBytes: upload.size,
+    width: m.width as number,
+    height: m.height as number,
+    durationMs: upload.declared === 'video/mp4' ? (m.durationMs as number) : 0,
+    sha256: upload.sha256,
+    availableAt: new Date().toISOString(),
+  };
+}

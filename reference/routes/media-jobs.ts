@@ -1,0 +1,107 @@
+// POST /v1/media/jobs and GET /v1/media/jobs/{job_id}: MediaJobCreate validated (media/validate.ts),
+// a points hold placed on creation, Idempotency-Key replays of the same job, and reads that show the
+// time-driven lifecycle (media/store.ts), in the legacy currency format too.
+import type { FastifyInstance } from 'fastify';
+import { newId } from '../billing.ts';
+import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
+import { canonicalJson, REPLAYED_HEADER } from '../inference.ts';
+import { sendJson } from '../legacy.ts';
+import { mediaCatalog } from '../media/catalog.ts';
+import { type MediaJob, type MediaStore, placeHold, settleDue } from '../media/store.ts';
+import { outputOf } from '../media/table.ts';
+import { isUpload } from '../media/upload.ts';
+import { validateJob } from '../media/validate.ts';
+import { FAIL_MARKER, jobView, quoteOf } from '../media/view.ts';
+import { callerOf } from './caller.ts';
+
+const PATH = '/v1/media/jobs';
+
+export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
+  const created = ctx.variant === 'job-202' ? 202 : 201;
+
+  app.post(PATH, async (request, reply) => {
+    const account = callerOf(request).account;
+    if (Buffer.isBuffer(request.body) || isUpload(request.body))
+      return sendError(reply, ctx, 'unsupported_media_type', 'The body of a media job is JSON.');
+    const header = request.headers['idempotency-key'];
+    const key = Array.isArray(header) ? header.join(',') : header;
+    if (key !== undefined && (key.length === 0 || key.length > 128))
+      return sendError(reply, ctx, 'invalid_request', 'Idempotency-Key must be 1 to 128 characters.');
+    const fingerprint = `POST ${PATH}\n${canonicalJson(request.body)}`;
+    const stored = key === undefined ? undefined : account.idempotency.get(key);
+    if (stored && stored.fingerprint !== fingerprint)
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This Idempotency-Key was used for another request.',
+      );
+    const now = Date.now();
+    if (stored && ctx.fault !== 'job-replay-new') {
+      const job = store.jobs.get(stored.result as string) as MediaJob;
+      settleDue(store, account, now);
+      return sendJson(
+        ctx,
+        request,
+        reply.code(created).header(REPLAYED_HEADER, 'true'),
+        jobView(ctx, store, job, now),
+      );
+    }
+
+    const outcome = validateJob(ctx, store, account, mediaCatalog(ctx, account), request.body);
+    if ('error' in outcome) {
+      const kind =
+        outcome.error === 'not_found'
+          ? 'model_not_found'
+          : outcome.error === 'forbidden'
+            ? 'model_not_allowed'
+            : ctx.fault === 'invalid-code'
+              ? 'bad_parameter'
+              : 'invalid_request';
+      return sendError(reply, ctx, kind, outcome.message);
+    }
+    const spec = outcome.job;
+    const output = outputOf(spec.def);
+    const quote = quoteOf(output);
+    const job: MediaJob = {
+      id: newId('job_'),
+      accountId: account.id,
+      model: spec.model,
+      kind: spec.kind,
+      kindSent: spec.kindSent,
+      output,
+      format: spec.format,
+      referenceIds: spec.references.map((input) => input.id),
+      createdMs: now,
+      createdAt: new Date(now).toISOString(),
+      quote,
+      hold: placeHold(account, quote),
+      fails: spec.prompt.includes(FAIL_MARKER),
+      assetId: newId('asset_'),
+      settlement: 'open',
+      charged: '0',
+      released: '0',
+    };
+    store.jobs.set(job.id, job);
+    store.assets.set(job.assetId, job.id);
+    if (key !== undefined && !stored) account.idempotency.set(key, { fingerprint, result: job.id });
+    return sendJson(ctx, request, reply.code(created), jobView(ctx, store, job, now));
+  });
+
+  app.get(`${PATH}/:job_id`, async (request, reply) => {
+    const account = callerOf(request).account;
+    const { job_id: id } = request.params as { job_id: string };
+    const job = store.jobs.get(id);
+    if (!job) return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
+    if (job.accountId !== account.id && ctx.fault !== 'asset-other-tenant') {
+      if (ctx.variant === 'foreign-ids-403')
+        return sendError(reply, ctx, 'resource_forbidden', 'This media job belongs to another account.');
+      return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
+    }
+    const now = Date.now();
+    const owner = ctx.state.accounts.find((a) => a.id === job.accountId);
+    if (owner) settleDue(store, owner, now);
+    return sendJson(ctx, request, reply, jobView(ctx, store, job, now));
+  });
+}

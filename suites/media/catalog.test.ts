@@ -1,0 +1,187 @@
+import { isPlainObject } from '../../src/checks/json.ts';
+import { mediaCatalog } from '../../src/media.ts';
+import type { MediaModel } from '../../src/rules/media.ts';
+import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { ACK, table } from './support.ts';
+
+check(
+  { ids: ['MCAT-001', 'MCAT-002'], effect: 'read' },
+  'lists the media catalog as {data: [entries]} in the client shape',
+  async (t) => {
+    const res = await t.get('/v1/media/models');
+    const json = res.json as { data?: unknown } | undefined;
+    if (
+      !t.ensure(
+        isSuccess(res.status) && isPlainObject(json) && Array.isArray(json.data),
+        'MCAT-001',
+        `GET /v1/media/models did not answer {data: [...]} (${res.status})`,
+        { received: res.exchange.responseBody?.preview ?? res.status, exchange: res.exchange },
+      )
+    )
+      return;
+    (json!.data as unknown[]).forEach((e, i) => {
+      const at = `/data/${i}`;
+      if (
+        !t.ensure(isPlainObject(e) && typeof e.id === 'string', 'MCAT-002', `entry ${i} has no string id`, {
+          pointer: at,
+          exchange: res.exchange,
+        }) ||
+        !isPlainObject(e)
+      )
+        return;
+      const types: Array<[string, (v: unknown) => boolean, string]> = [
+        ['kind', (v) => typeof v === 'string', 'a string'],
+        ['capabilities', (v) => Array.isArray(v), 'an array'],
+        ['prompt_contract', isPlainObject, 'an object'],
+        ['parameters', isPlainObject, 'an object'],
+      ];
+      for (const [f, ok, what] of types)
+        if (e[f] !== undefined)
+          t.ensure(ok(e[f]), 'MCAT-002', `entry ${e.id}: ${f} is not ${what}`, {
+            pointer: `${at}/${f}`,
+            received: e[f],
+            exchange: res.exchange,
+          });
+    });
+  },
+);
+
+type Bound = number | null | undefined;
+
+/** Compare one live bound with the documented one: narrower is advisory, wider a failure. */
+function bound(
+  t: CheckContext,
+  id: string,
+  what: string,
+  live: unknown,
+  doc: Bound,
+  kind: 'min' | 'max',
+): void {
+  if (typeof live !== 'number' || doc === null || doc === undefined || live === doc) return;
+  const narrower = kind === 'min' ? live > doc : live < doc;
+  t.violate(
+    'MCAT-003',
+    `${id}: ${what} is ${live} in the catalog, ${doc} in the contract${narrower ? ' (narrower)' : ' (wider)'}`,
+    {
+      received: live,
+      expected: doc,
+      ...(narrower ? { level: 'notable' as const } : {}),
+    },
+  );
+}
+
+function compare(t: CheckContext, id: string, e: Record<string, unknown>, m: MediaModel): void {
+  const pc = e.prompt_contract;
+  if (isPlainObject(pc) && m.prompt.stated) {
+    if (typeof pc.empty_only === 'boolean')
+      t.ensure(
+        pc.empty_only === !!m.prompt.empty_only,
+        'MCAT-003',
+        `${id}: prompt_contract.empty_only is ${pc.empty_only}`,
+        { received: pc.empty_only, expected: !!m.prompt.empty_only },
+      );
+    bound(t, id, 'prompt minimum_characters', pc.minimum_characters, m.prompt.min_chars, 'min');
+    bound(t, id, 'prompt maximum_characters', pc.maximum_characters, m.prompt.max_chars, 'max');
+    bound(t, id, 'prompt maximum_utf8_bytes', pc.maximum_utf8_bytes, m.prompt.max_utf8_bytes, 'max');
+  }
+  const params = isPlainObject(e.parameters) ? e.parameters : {};
+  const ref = params.reference;
+  if (isPlainObject(ref) && m.references.stated) {
+    if (Array.isArray(ref.accepted)) {
+      const extra = ref.accepted.filter((k) => !(m.references.accepted as string[]).includes(String(k)));
+      t.ensure(
+        extra.length === 0,
+        'MCAT-003',
+        `${id}: the catalog accepts ${extra.join(', ')} as references`,
+        { received: ref.accepted, expected: m.references.accepted },
+      );
+    }
+    bound(t, id, 'reference minimum', ref.minimum, m.references.min, 'min');
+    bound(t, id, 'reference maximum', ref.maximum, m.references.max, 'max');
+  }
+  for (const [name, rule] of Object.entries(m.parameters)) {
+    const live = params[name];
+    if (rule.stated === false) continue;
+    if (!isPlainObject(live)) {
+      if (live === undefined)
+        t.violate('MCAT-003', `${id}: the catalog does not list the parameter ${name}`, { level: 'notable' });
+      continue;
+    }
+    const documentedValues =
+      rule.values ??
+      (rule.presets ? table.size_lists[rule.presets] : rule.boolean ? [true, false] : undefined);
+    if (Array.isArray(live.options) && documentedValues) {
+      const values = live.options.map((o) => (isPlainObject(o) ? o.value : o));
+      const extra = values.filter((v) => !documentedValues.includes(v as never));
+      t.ensure(
+        extra.length === 0,
+        'MCAT-003',
+        `${id}: ${name} offers values the contract does not list: ${JSON.stringify(extra.slice(0, 5))}`,
+        { received: values, expected: documentedValues },
+      );
+      const missing = documentedValues.filter((v) => !values.includes(v));
+      if (missing.length)
+        t.violate(
+          'MCAT-003',
+          `${id}: ${name} lacks documented values ${JSON.stringify(missing.slice(0, 5))}`,
+          { level: 'notable' },
+        );
+    }
+    if (rule.integer) {
+      bound(t, id, `${name} minimum`, live.minimum, rule.integer.min, 'min');
+      bound(t, id, `${name} maximum`, live.maximum, rule.integer.max, 'max');
+    }
+    if (live.default !== undefined && rule.default !== null && rule.default !== undefined) {
+      t.ensure(
+        live.default === rule.default,
+        'MCAT-003',
+        `${id}: ${name} defaults to ${JSON.stringify(live.default)}, not ${JSON.stringify(rule.default)}`,
+        { received: live.default, expected: rule.default },
+      );
+    }
+  }
+  if (m.parameters_complete) {
+    const known = new Set([...Object.keys(m.parameters), 'reference', ACK, ...table.reference_fields]);
+    for (const name of Object.keys(params)) {
+      t.ensure(
+        known.has(name),
+        'MCAT-003',
+        `${id}: the catalog offers the parameter ${name}, which the contract does not give this model`,
+        { received: name },
+      );
+    }
+  }
+}
+
+check(
+  { ids: ['MCAT-003'], effect: 'read' },
+  'describes every documented model it lists as the contract does',
+  async (t) => {
+    const c = await mediaCatalog(t);
+    if (!isSuccess(c.status)) return t.skip(`GET /v1/media/models answered ${c.status} (see MCAT-001)`);
+    const documented = c.entries.filter((e) => typeof e.id === 'string' && e.id in table.models);
+    if (documented.length === 0) return t.skip('the catalog lists no documented model');
+    for (const e of documented) compare(t, e.id as string, e, table.models[e.id as string]!);
+  },
+);
+
+check(
+  { ids: ['MCAT-004'], effect: 'read' },
+  'gives undocumented models a consistent prompt contract',
+  async (t) => {
+    const c = await mediaCatalog(t);
+    const others = c.entries.filter((e) => typeof e.id === 'string' && !(e.id in table.models));
+    if (others.length === 0) return t.skip('the catalog lists only documented models');
+    for (const e of others) {
+      const pc = e.prompt_contract;
+      if (!isPlainObject(pc)) continue;
+      const [lo, hi] = [pc.minimum_characters, pc.maximum_characters];
+      if (typeof lo === 'number' && typeof hi === 'number')
+        t.ensure(
+          lo <= hi,
+          'MCAT-004',
+          `${String(e.id)}: minimum_characters ${lo} exceeds maximum_characters ${hi}`,
+        );
+    }
+  },
+);

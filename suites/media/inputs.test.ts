@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { isPlainObject } from '../../src/checks/json.ts';
+import { sample, upload } from '../../src/media.ts';
+import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
+
+const FIELD = table.reference_fields[0]!;
+const ENVELOPE_KEYS = ['input', 'object'];
+
+check(
+  { ids: ['MIN-001', 'MIN-002', 'MIN-003'], effect: 'write' },
+  'describes each uploaded sample exactly in a closed envelope',
+  async (t) => {
+    for (const file of ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4']) {
+      const s = sample(file);
+      const u = await upload(t, file);
+      if (
+        !t.ensure(
+          isSuccess(u.res.status) && isPlainObject(u.res.json),
+          'MIN-001',
+          `uploading ${file} was answered ${u.res.status}`,
+          { received: u.res.status, exchange: u.res.exchange },
+        )
+      )
+        continue;
+      const env = u.res.json as Record<string, unknown>;
+      t.ensure(
+        env.object === 'media_input' &&
+          JSON.stringify(Object.keys(env).sort()) === JSON.stringify(ENVELOPE_KEYS),
+        'MIN-001',
+        `${file}: the envelope is not exactly {object: "media_input", input}`,
+        {
+          received: Object.keys(env),
+          expected: ENVELOPE_KEYS,
+          exchange: u.res.exchange,
+        },
+      );
+      const i = u.input ?? {};
+      const expect: Array<[string, unknown]> = [
+        ['content_type', s.declared_type],
+        ['size_bytes', s.bytes],
+        ['width_pixels', s.width],
+        ['height_pixels', s.height],
+        ['sha256', s.sha256],
+        ['status', 'ready'],
+      ];
+      for (const [field, value] of expect) {
+        t.ensure(i[field] === value, 'MIN-002', `${file}: input.${field} is ${JSON.stringify(i[field])}`, {
+          pointer: `/input/${field}`,
+          received: i[field],
+          expected: value,
+          exchange: u.res.exchange,
+        });
+      }
+      const d = i.duration_ms;
+      const durationOk = s.real_type.startsWith('image/')
+        ? d === 0
+        : typeof d === 'number' && Math.abs(d - (s.duration_ms ?? 0)) <= 50;
+      t.ensure(durationOk, 'MIN-002', `${file}: input.duration_ms is ${JSON.stringify(d)}`, {
+        pointer: '/input/duration_ms',
+        received: d,
+        expected: s.duration_ms,
+        exchange: u.res.exchange,
+      });
+      for (const f of ['id', 'filename', 'available_at'])
+        t.ensure(typeof i[f] === 'string', 'MIN-002', `${file}: input.${f} is missing`, {
+          pointer: `/input/${f}`,
+          exchange: u.res.exchange,
+        });
+      t.ensure(
+        i.expires_at === undefined || i.expires_at === null,
+        'MIN-003',
+        `${file}: a new input carries expires_at ${JSON.stringify(i.expires_at)}`,
+        { pointer: '/input/expires_at', received: i.expires_at, exchange: u.res.exchange },
+      );
+    }
+  },
+);
+
+check(
+  { ids: ['MIN-004'], effect: 'write' },
+  'refuses a Content-Type outside the four media types',
+  async (t) => {
+    for (const ct of ['image/gif', 'application/octet-stream', 'text/plain']) {
+      const u = await upload(t, 'png-64x48.png', { contentType: ct });
+      t.ensure(
+        u.res.status >= 400 && u.res.status < 500,
+        'MIN-004',
+        `an upload declared as ${ct} was answered ${u.res.status}`,
+        { received: u.res.status, expected: 'a 4xx refusal', exchange: u.res.exchange },
+      );
+    }
+  },
+);
+
+/**
+ * A file the contract refuses may be refused at upload or, once referenced, at job creation (judging.md).
+ * The job stage is probed only where billable requests are allowed: a faulty target might accept it.
+ */
+async function refusedSomewhere(
+  t: CheckContext,
+  id: string,
+  file: string,
+  model: string,
+  what: string,
+  opts: { contentType?: string } = {},
+) {
+  const u = await upload(t, file, opts);
+  if (u.res.status >= 400 && u.res.status < 500) return;
+  if (!u.id)
+    return t.violate(id, `${what}: the upload was answered ${u.res.status}`, {
+      received: u.res.status,
+      exchange: u.res.exchange,
+    });
+  if (!t.target.allow.includes('billable'))
+    return t.skip(`${what} was accepted at upload; the job-stage refusal needs the billable class`);
+  await listedModel(t, model);
+  const res = await postJob(t, {
+    model,
+    prompt: PROMPT,
+    parameters: { [ACK]: true, [FIELD]: [u.id] },
+  });
+  t.ensure(
+    res.status >= 400 && res.status < 500,
+    id,
+    `${what} was accepted at upload and a ${model} job referencing it was answered ${res.status}`,
+    {
+      received: res.status,
+      expected: 'a refusal at upload or at job creation',
+      exchange: res.exchange,
+    },
+  );
+}
+
+check(
+  { ids: ['MIN-005'], effect: 'write' },
+  'refuses bytes that do not match their declared type',
+  async (t) => {
+    await refusedSomewhere(t, 'MIN-005', 'png-as-jpeg.jpg', 'wc-100011', 'PNG bytes declared as image/jpeg');
+    await refusedSomewhere(t, 'MIN-005', 'text-as-png.png', 'wc-100011', 'text declared as image/png');
+    await refusedSomewhere(t, 'MIN-005', 'mp4-as-png.png', 'wc-100011', 'MP4 bytes declared as image/png');
+    await refusedSomewhere(t, 'MIN-005', 'jpeg-as-mp4.mp4', 'wc-100016', 'JPEG bytes declared as video/mp4');
+  },
+);
+
+check(
+  { ids: ['MIN-006'], effect: 'write' },
+  'refuses an image edge over 8192 px and videos outside 1 to 30 s',
+  async (t) => {
+    await refusedSomewhere(t, 'MIN-006', 'png-8193x1.png', 'wc-100011', 'an image 8193 px wide');
+    await refusedSomewhere(t, 'MIN-006', 'h264-0.5s.mp4', 'wc-100016', 'a 0.5 s video');
+    await refusedSomewhere(t, 'MIN-006', 'h264-31s.mp4', 'wc-100016', 'a 31 s video');
+  },
+);
+
+check(
+  { ids: ['MIN-006'], effect: 'write' },
+  'accepts images of 1 and 8192 px and videos of 1 and 30 s',
+  async (t) => {
+    for (const file of ['png-1x1.png', 'png-8192x1.png', 'h264-1s.mp4', 'h264-30s.mp4']) {
+      const u = await upload(t, file);
+      t.ensure(isSuccess(u.res.status), 'MIN-006', `${file} (at a bound) was answered ${u.res.status}`, {
+        received: u.res.status,
+        expected: '2xx',
+        exchange: u.res.exchange,
+      });
+    }
+  },
+);
+
+check({ ids: ['MIN-007'], effect: 'write' }, 'refuses a video that is not H.264', async (t) => {
+  await refusedSomewhere(t, 'MIN-007', 'hevc-2s.mp4', 'wc-100016', 'an HEVC video');
+});
+
+check(
+  { ids: ['MIN-008'], effect: 'write' },
+  'returns the same input for an upload replayed with its Idempotency-Key',
+  async (t) => {
+    const key = `conformance-upload-${randomUUID()}`;
+    const a = await upload(t, 'png-64x48.png', { idempotencyKey: key });
+    const b = await upload(t, 'png-64x48.png', { idempotencyKey: key });
+    if (!a.id) return t.skip(`the upload was answered ${a.res.status}`);
+    t.ensure(
+      b.id === a.id,
+      'MIN-008',
+      `the replayed upload produced input ${JSON.stringify(b.id)}, not ${a.id}`,
+      { received: b.id, expected: a.id, exchange: b.res.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MIN-009'], effect: 'write' },
+  'deletes a ready input, which can then be neither deleted again nor referenced',
+  async (t) => {
+    const u = await upload(t, 'png-64x48.png');
+    if (!u.id) return t.skip(`the upload was answered ${u.res.status}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    if (
+      !t.ensure(isSuccess(del.status), 'MIN-009', `deleting a ready input was answered ${del.status}`, {
+        received: del.status,
+        expected: '2xx',
+        exchange: del.exchange,
+      })
+    )
+      return;
+    const again = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    t.ensure(
+      again.status >= 400 && again.status < 500,
+      'MIN-009',
+      `deleting the input a second time was answered ${again.status}`,
+      { received: again.status, exchange: again.exchange },
+    );
+    if (!t.target.allow.includes('billable')) return;
+    await listedModel(t, 'wc-100011');
+    const job = await postJob(t, {
+      model: 'wc-100011',
+      prompt: PROMPT,
+      parameters: { [ACK]: true, [FIELD]: [u.id] },
+    });
+    t.ensure(
+      job.status >= 400 && job.status < 500,
+      'MIN-009',
+      `a job referencing the deleted input was answered ${job.status}`,
+      { received: job.status, exchange: job.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MIN-011'], effect: 'write', roles: ['quota_nearly_full'] },
+  'refuses uploads past the input quota with 429',
+  async (t) => {
+    for (let i = 0; i < 10; i++) {
+      const u = await upload(t, 'jpeg-1024x576.jpg', { as: 'quota_nearly_full' });
+      if (u.res.status === 429) return;
+      if (!isSuccess(u.res.status)) return t.skip(`an upload was answered ${u.res.status}`);
+    }
+    t.violate('MIN-011', 'ten uploads of 18 KB by an account with almost no quota left met no 429', {
+      expected: 429,
+    });
+  },
+);

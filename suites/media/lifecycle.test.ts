@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { describe } from 'vitest';
+import { isPlainObject } from '../../src/checks/json.ts';
+import { pointsFieldPointers } from '../../src/checks/points.ts';
+import { ACTIVE_STATUSES, JOB_STATUSES, type JobTrace, pollJob, sniff } from '../../src/media.ts';
+import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
+
+const PATH = '/v1/media/jobs';
+const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+async function createJob(
+  t: CheckContext,
+  id: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const m = await listedModel(t, id);
+  const body = { ...(await baseJob(t, id, m)), ...extra };
+  const res = await postJob(t, body, {
+    headers: { 'idempotency-key': `conformance-job-${randomUUID()}`, ...headers },
+  });
+  const job = isPlainObject(res.json) ? res.json : undefined;
+  return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
+}
+
+function checkReads(t: CheckContext, trace: JobTrace): void {
+  for (const r of trace.responses) {
+    const j = r.json as Record<string, unknown> | undefined;
+    if (!j) continue;
+    t.ensure(
+      (JOB_STATUSES as readonly string[]).includes(String(j.status)),
+      'MJOB-020',
+      `job status ${JSON.stringify(j.status)} is not one of the contract's statuses`,
+      { pointer: '/status', received: j.status, exchange: r.exchange },
+    );
+    const p = j.progress_percent;
+    t.ensure(
+      p === undefined || p === null || (Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 100),
+      'MJOB-022',
+      `progress_percent is ${JSON.stringify(p)}`,
+      {
+        pointer: '/progress_percent',
+        received: p,
+        expected: 'null or an integer 0 to 100',
+        exchange: r.exchange,
+      },
+    );
+  }
+}
+
+for (const id of documentedIds) {
+  const model = table.models[id]!;
+  describe(id, () => {
+    check(
+      { ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MASSET-001'], effect: 'billable' },
+      `${id}: runs a job to its end and serves an asset of the output kind`,
+      async (t) => {
+        const { res, job, jobId } = await createJob(t, id);
+        if (
+          !t.ensure(
+            isSuccess(res.status) && !!jobId,
+            'MJOB-020',
+            `a valid ${id} job was answered ${res.status}`,
+            { received: res.status, expected: '2xx with a MediaJob', exchange: res.exchange },
+          )
+        )
+          return;
+        t.ensure(job?.model === id, 'MJOB-020', `the job names model ${JSON.stringify(job?.model)}`, {
+          pointer: '/model',
+          received: job?.model,
+          expected: id,
+          exchange: res.exchange,
+        });
+        t.ensure(
+          typeof job?.kind === 'string',
+          'MJOB-020',
+          'the job carries no kind although the request left it to the server',
+          { pointer: '/kind', exchange: res.exchange },
+        );
+        const trace = await pollJob(t, jobId!);
+        checkReads(t, trace);
+        const status = trace.statuses[trace.statuses.length - 1];
+        if (status !== 'succeeded')
+          return t.skip(
+            `the job ended ${status ?? 'unread'} after ${trace.responses.length} polls (${trace.statuses.join(' > ')})`,
+          );
+        const assetId = trace.last?.asset_id;
+        if (
+          !t.ensure(typeof assetId === 'string', 'MJOB-021', 'a succeeded job carries no asset_id', {
+            pointer: '/asset_id',
+            exchange: trace.responses.at(-1)?.exchange,
+          })
+        )
+          return;
+        const again = await pollJob(t, jobId!, { until: () => true });
+        checkReads(t, again);
+        const later = String(again.last?.status);
+        t.ensure(
+          later === 'succeeded' || later === 'expired',
+          'MJOB-025',
+          `a succeeded job later reads ${later}`,
+          { received: later, expected: 'succeeded or expired' },
+        );
+        const asset = await t.get(`/v1/media/assets/${encodeURIComponent(assetId as string)}`);
+        if (
+          !t.ensure(
+            isSuccess(asset.status) && asset.body.length > 0,
+            'MASSET-001',
+            `the asset of a succeeded job was answered ${asset.status}`,
+            { received: asset.status, exchange: asset.exchange },
+          )
+        )
+          return;
+        const kind = await sniff(asset.body);
+        if (model.output === 'image') {
+          const format = model.parameters.output_format
+            ? String(model.parameters.output_format.default)
+            : undefined;
+          const want = format ? IMAGE_MIME[format] : undefined;
+          t.ensure(
+            !!kind?.mime.startsWith('image/') && (!want || kind.mime === want),
+            'MASSET-001',
+            `the output of ${id} is ${kind?.mime ?? 'not a known file type'}${want ? `, not ${want} (its default output_format)` : ''}`,
+            { received: kind?.mime ?? null, expected: want ?? 'an image', exchange: asset.exchange },
+          );
+        } else if (model.output === 'video') {
+          const video =
+            !!kind && (kind.mime.startsWith('video/') || ['mp4', 'mov', 'webm', 'mkv'].includes(kind.ext));
+          t.ensure(
+            video,
+            'MASSET-001',
+            `the output of ${id} is ${kind?.mime ?? 'not a known file type'}, not a video container`,
+            { received: kind?.mime ?? null, expected: 'a video container', exchange: asset.exchange },
+          );
+          if (video && kind?.ext !== 'mp4')
+            t.violate('MASSET-001', `the video output of ${id} is ${kind?.mime}, not MP4`, {
+              level: 'notable',
+              exchange: asset.exchange,
+            });
+        } else if (model.output === 'glb') {
+          t.ensure(
+            kind?.ext === 'glb' || asset.body.subarray(0, 4).toString('latin1') === 'glTF',
+            'MASSET-001',
+            `the output of ${id} is ${kind?.mime ?? 'not a known file type'}, not binary glTF`,
+            { received: kind?.mime ?? null, expected: 'model/gltf-binary', exchange: asset.exchange },
+          );
+        }
+      },
+    );
+  });
+}
+
+check(
+  { ids: ['MASSET-001'], effect: 'billable' },
+  'serves an image in the requested output_format',
+  async (t) => {
+    const m = await listedModel(t, 'wc-100040');
+    const body = await baseJob(t, 'wc-100040', m);
+    const job = await postJob(t, {
+      ...body,
+      parameters: { ...(body.parameters as object), output_format: 'webp' },
+    });
+    const id = (job.json as { id?: string } | undefined)?.id;
+    if (!id) return t.skip(`a wc-100040 webp job was answered ${job.status}`);
+    const trace = await pollJob(t, id);
+    const assetId = trace.last?.asset_id;
+    if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
+    const asset = await t.get(`/v1/media/assets/${encodeURIComponent(assetId)}`);
+    const kind = await sniff(asset.body);
+    t.ensure(
+      kind?.mime === 'image/webp',
+      'MASSET-001',
+      `an output_format webp job served ${kind?.mime ?? 'an unknown type'}`,
+      { received: kind?.mime ?? null, expected: 'image/webp', exchange: asset.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MASSET-002', 'MASSET-003'], effect: 'billable', roles: ['other_tenant'] },
+  'keeps jobs and assets to their owner and behind the key',
+  async (t) => {
+    const { jobId } = await createJob(t, 'wc-100010');
+    if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
+    const trace = await pollJob(t, jobId);
+    const other = await t.get(`${PATH}/${encodeURIComponent(jobId)}`, { as: 'other_tenant' });
+    t.ensure(
+      [403, 404].includes(other.status),
+      'MASSET-003',
+      `another tenant reading the job was answered ${other.status}`,
+      { received: other.status, expected: '403 or 404', exchange: other.exchange },
+    );
+    const assetId = trace.last?.asset_id;
+    if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
+    const path = `/v1/media/assets/${encodeURIComponent(assetId)}`;
+    const theirs = await t.get(path, { as: 'other_tenant' });
+    t.ensure(
+      [403, 404].includes(theirs.status),
+      'MASSET-003',
+      `another tenant reading the asset was answered ${theirs.status}`,
+      { received: theirs.status, expected: '403 or 404', exchange: theirs.exchange },
+    );
+    const anonymous = await t.get(path, { as: 'none' });
+    t.ensure(
+      anonymous.status === 401,
+      'MASSET-002',
+      `the asset without a key was answered ${anonymous.status}`,
+      { received: anonymous.status, expected: 401, exchange: anonymous.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MJOB-024'], effect: 'billable' },
+  'returns the same job for a creation replayed with its Idempotency-Key',
+  async (t) => {
+    const m = await listedModel(t, 'wc-100010');
+    const body = await baseJob(t, 'wc-100010', m);
+    const key = `conformance-job-${randomUUID()}`;
+    const a = await postJob(t, body, { headers: { 'idempotency-key': key } });
+    const b = await postJob(t, body, { headers: { 'idempotency-key': key } });
+    const ia = (a.json as { id?: unknown } | undefined)?.id;
+    const ib = (b.json as { id?: unknown } | undefined)?.id;
+    if (typeof ia !== 'string') return t.skip(`the first creation was answered ${a.status}`);
+    t.ensure(
+      !isSuccess(b.status) || ib === ia,
+      'MJOB-024',
+      `the replay created job ${JSON.stringify(ib)} beside ${ia}`,
+      { received: ib, expected: ia, exchange: b.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MIN-010'], effect: 'billable' },
+  'refuses to delete an input an active job references',
+  async (t) => {
+    const { body, jobId } = await createJob(t, 'wc-100011');
+    if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
+    const ref = ((body.parameters as Record<string, unknown>)[table.reference_fields[0]!] as string[])[0]!;
+    const before = await t.get(`${PATH}/${encodeURIComponent(jobId)}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(ref)}`);
+    const after = await t.get(`${PATH}/${encodeURIComponent(jobId)}`);
+    const s1 = String((before.json as { status?: unknown } | undefined)?.status);
+    const s2 = String((after.json as { status?: unknown } | undefined)?.status);
+    if (!ACTIVE_STATUSES.includes(s1) || !ACTIVE_STATUSES.includes(s2))
+      return t.skip(`the job was not active throughout the delete (${s1} > ${s2})`);
+    t.ensure(
+      del.status >= 400 && del.status < 500,
+      'MIN-010',
+      `deleting an input referenced by a ${s1} job was answered ${del.status}`,
+      { received: del.status, expected: 'a 4xx refusal', exchange: del.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['MJOB-023', 'MJOB-025'], effect: 'billable', capabilities: ['media-fail-prompt'] },
+  'reports a failed job with its error and never revives it',
+  async (t) => {
+    const { jobId } = await createJob(t, 'wc-100010', { prompt: 'CONFORMANCE_FAIL_JOB a red cube' });
+    if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
+    const trace = await pollJob(t, jobId);
+    const status = trace.statuses.at(-1);
+    if (status !== 'failed') return t.skip(`the job ended ${status}, not failed`);
+    t.ensure(
+      typeof trace.last?.error_code === 'string' && typeof trace.last?.error_message === 'string',
+      'MJOB-023',
+      'a failed job carries no error_code and error_message',
+      { exchange: trace.responses.at(-1)?.exchange },
+    );
+    for (let i = 0; i < 3; i++) {
+      const again = await pollJob(t, jobId, { until: () => true });
+      t.ensure(
+        again.last?.status === 'failed',
+        'MJOB-025',
+        `a failed job later reads ${String(again.last?.status)}`,
+        { received: again.last?.status, expected: 'failed', exchange: again.responses.at(-1)?.exchange },
+      );
+    }
+  },
+);
+
+check(
+  { ids: ['LEGACY-001'], effect: 'billable' },
+  'replaces the points fields of a media job under the legacy Accept header',
+  async (t) => {
+    const legacy = { accept: 'application/vnd.service.currency.v1+json' };
+    const { res, jobId } = await createJob(t, 'wc-100010', {}, legacy);
+    if (!jobId) return t.skip(`the job could not be created (${res.status})`);
+    const read = await t.get(`${PATH}/${encodeURIComponent(jobId)}`, { headers: legacy });
+    for (const r of [res, read]) {
+      for (const p of pointsFieldPointers(r.json)) {
+        t.violate(
+          'LEGACY-001',
+          `${r.method} ${r.exchange.path} in the legacy currency format still carries the points field ${p}`,
+          { pointer: p, exchange: r.exchange },
+        );
+      }
+    }
+  },
+);

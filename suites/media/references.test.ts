@@ -1,0 +1,143 @@
+import { describe } from 'vitest';
+import { upload } from '../../src/media.ts';
+import { check } from '../../src/suite.ts';
+import {
+  ACK,
+  baseJob,
+  documentedIds,
+  judgeRefusal,
+  listedModel,
+  PROMPT,
+  postJob,
+  references,
+  table,
+} from './support.ts';
+
+const [FIELD, ALT] = table.reference_fields as [string, string];
+
+for (const id of documentedIds) {
+  const model = table.models[id]!;
+  const r = model.references;
+  if (!r.stated) continue;
+  describe(id, () => {
+    if (r.accepted.length === 0) {
+      check(
+        { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses references for a model that takes none`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          const [ref] = await references(t, { ...m, references: { ...m.references, min: 1 } }, 1);
+          const msg = judgeRefusal(
+            t,
+            await postJob(t, { ...base, parameters: { ...(base.parameters as object), [FIELD]: [ref] } }),
+            `${id}: one reference`,
+          );
+          if (msg) t.violate('MJOB-010', msg);
+        },
+      );
+      return;
+    }
+
+    check(
+      { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },
+      `${id}: refuses reference counts outside ${r.min} to ${r.max} and a missing array`,
+      async (t) => {
+        const m = await listedModel(t, id);
+        const base = await baseJob(t, id, m);
+        const params = base.parameters as Record<string, unknown>;
+        const refs = await references(t, m, (r.max ?? 1) + 1);
+        const cases: Array<[string, Record<string, unknown>]> = [
+          [`${(r.max ?? 1) + 1} references`, { ...params, [FIELD]: refs }],
+        ];
+        if (r.required) {
+          const without = { ...params };
+          delete without[FIELD];
+          cases.push(
+            ['no reference array', without],
+            ['an empty reference array', { ...params, [FIELD]: [] }],
+          );
+        }
+        for (const [what, p] of cases) {
+          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`);
+          if (msg) t.violate('MJOB-010', msg);
+        }
+      },
+    );
+
+    check(
+      { ids: ['MJOB-011', 'MJOB-012', 'MJOB-014'], effect: 'write' },
+      `${id}: refuses both id fields, duplicates, long and unknown ids`,
+      async (t) => {
+        const m = await listedModel(t, id);
+        const base = await baseJob(t, id, m);
+        const params = base.parameters as Record<string, unknown>;
+        const refs = params[FIELD] as string[];
+        const cases: Array<[string, string, Record<string, unknown>]> = [
+          ['MJOB-011', 'both id fields', { ...params, [ALT]: refs }],
+          ['MJOB-012', 'an id of 161 UTF-8 bytes', { ...params, [FIELD]: ['i'.repeat(161)] }],
+          ['MJOB-012', 'an unknown id', { ...params, [FIELD]: [`in_conformance_unknown_${t.run.seed}`] }],
+        ];
+        if ((r.max ?? 1) >= 2)
+          cases.push(['MJOB-012', 'a duplicated id', { ...params, [FIELD]: [refs[0], refs[0]] }]);
+        for (const [rule, what, p] of cases) {
+          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`);
+          if (msg) t.violate(rule, msg);
+        }
+      },
+    );
+
+    if (r.video) {
+      check(
+        { ids: ['MJOB-013', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses mixed images and video, and two videos`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const [image] = await references(t, m, 1, 'image');
+          const videos = await references(t, m, 2, 'video');
+          for (const [what, refs] of [
+            ['an image and a video', [image, videos[0]]],
+            ['two videos', videos],
+          ] as const) {
+            const res = await postJob(t, {
+              model: id,
+              prompt: PROMPT,
+              parameters: { [ACK]: true, [FIELD]: refs },
+            });
+            const msg = judgeRefusal(t, res, `${id}: ${what}`);
+            if (msg) t.violate('MJOB-013', msg);
+          }
+        },
+      );
+    }
+  });
+}
+
+check(
+  { ids: ['MIN-012', 'MJOB-012'], effect: 'write', roles: ['other_tenant'] },
+  "refuses another tenant's input as a reference and its deletion",
+  async (t) => {
+    const id = 'wc-100011';
+    await listedModel(t, id);
+    const theirs = await upload(t, 'png-64x48.png', { as: 'other_tenant' });
+    if (!theirs.id) return t.skip(`the other tenant's upload was answered ${theirs.res.status}`);
+    const res = await postJob(t, {
+      model: id,
+      prompt: PROMPT,
+      parameters: { [ACK]: true, [FIELD]: [theirs.id] },
+    });
+    const msg = judgeRefusal(t, res, `${id}: another tenant's input as a reference`, false);
+    if (msg) t.violate('MIN-012', msg);
+    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(theirs.id)}`);
+    t.ensure(
+      [403, 404].includes(del.status),
+      'MIN-012',
+      `deleting another tenant's input was answered ${del.status}`,
+      {
+        received: del.status,
+        expected: '403 or 404',
+        exchange: del.exchange,
+      },
+    );
+  },
+);

@@ -1,0 +1,102 @@
+/** Shared by the media suites: the documented table, base requests per model and the refusal judge. */
+import type { HttpResponse } from '../../src/http/client.ts';
+import { mediaCatalog, pollJob, TERMINAL_STATUSES, upload } from '../../src/media.ts';
+import { type MediaModel, mediaTable } from '../../src/rules/media.ts';
+import type { Req } from '../../src/runtime/check.ts';
+import { type CheckContext, errorCode, isSuccess } from '../../src/suite.ts';
+
+export const table = mediaTable();
+export const documentedIds = Object.keys(table.models);
+export const ACK = table.acknowledgement;
+
+let listed: Promise<Set<string>> | undefined;
+
+/** The documented model, or the test is not run: only models in the account's media catalog can be called. */
+export async function listedModel(t: CheckContext, id: string): Promise<MediaModel> {
+  listed ??= mediaCatalog(t).then((c) => new Set(c.ids));
+  const ids = await listed;
+  if (!ids.has(id))
+    t.skip(`${id} is not in the account's media catalog (only published models can be called)`);
+  return table.models[id]!;
+}
+
+export const PROMPT = 'a small red cube on a wooden table';
+
+/** Upload the references a model needs at minimum (images, or one video for video-only use). */
+export async function references(
+  t: CheckContext,
+  m: MediaModel,
+  count = m.references.min ?? 0,
+  kind: 'image' | 'video' = 'image',
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const u = await upload(
+      t,
+      kind === 'video' ? 'h264-2s.mp4' : i === 0 ? 'jpeg-1024x576.jpg' : 'png-64x48.png',
+    );
+    if (!u.id) return t.skip(`uploading a reference ${kind} was answered ${u.res.status} (see MIN-001)`);
+    ids.push(u.id);
+  }
+  return ids;
+}
+
+/** A valid MediaJobCreate for a model: acknowledgement, a prompt within its bounds, its required references. */
+export async function baseJob(t: CheckContext, id: string, m: MediaModel): Promise<Record<string, unknown>> {
+  const parameters: Record<string, unknown> = { [ACK]: true };
+  if (m.references.required) parameters[table.reference_fields[0]!] = await references(t, m);
+  const body: Record<string, unknown> = { model: id, parameters };
+  if (!m.prompt.empty_only) body.prompt = PROMPT;
+  return body;
+}
+
+/**
+ * A request the contract refuses: a 4xx refusal; for the causes the error table names (duration,
+ * resolution, references, size, prompt bounds, unsupported parameter names) also the code
+ * `invalid_request` (MJOB-014). Returns the violation message of the main rule, if any.
+ */
+export function judgeRefusal(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  namedCause = true,
+): string | undefined {
+  if (isSuccess(res.status) || res.status < 400 || res.status >= 500)
+    return `${what} is invalid per the contract but was answered ${res.status}`;
+  if (namedCause && errorCode(res.json) !== 'invalid_request') {
+    t.violate(
+      'MJOB-014',
+      `${what} was refused with code ${JSON.stringify(errorCode(res.json) ?? null)}, not invalid_request`,
+      {
+        pointer: '/error/code',
+        received: errorCode(res.json) ?? null,
+        expected: 'invalid_request',
+        exchange: res.exchange,
+      },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Create a media job; when the target accepts it, the test waits (within the poll cap) for it to end
+ * before its inputs are deleted, so that no job of this run is still moving the balance when the
+ * serial balance checks run.
+ */
+export async function postJob(
+  t: CheckContext,
+  body: unknown,
+  req: Omit<Req, 'json'> = {},
+): Promise<HttpResponse> {
+  const res = await t.post('/v1/media/jobs', body, req);
+  const id = (res.json as { id?: unknown } | undefined)?.id;
+  if (isSuccess(res.status) && typeof id === 'string') {
+    t.onCleanup(`media job ${id} (waited for its end)`, async () => {
+      const trace = await pollJob(t, id, { until: (s) => SETTLED.includes(s) });
+      return SETTLED.includes(trace.statuses.at(-1) ?? '');
+    });
+  }
+  return res;
+}
+
+const SETTLED = [...TERMINAL_STATUSES, 'settlement_pending'];
