@@ -1,5 +1,13 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, caseTableChecks, check, isSuccess } from '../../src/suite.ts';
+import * as accounts from '../../src/rules/accounts.ts';
+import {
+  type CheckContext,
+  caseTableChecks,
+  check,
+  checkProperty,
+  isSuccess,
+  verdictMismatch,
+} from '../../src/suite.ts';
 
 const PATH = '/v1/payment-orders';
 
@@ -72,5 +80,22 @@ check(
         exchange: res.exchange,
       });
     }
+  },
+);
+
+check(
+  { ids: ['PAY-006'], effect: 'payments' },
+  'refuses generated amounts with more than two decimals, above 100000 or malformed',
+  async (t) => {
+    await checkProperty(t, {
+      id: 'PAY-006',
+      arbitrary: accounts.invalidAmount(),
+      run: async (amount_cny) =>
+        verdictMismatch(
+          await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),
+          false,
+          `amount_cny ${JSON.stringify(amount_cny)}`,
+        ),
+    });
   },
 );

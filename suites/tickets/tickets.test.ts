@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { caseTableChecks, check, isPlainObject, isSuccess } from '../../src/suite.ts';
+import * as accounts from '../../src/rules/accounts.ts';
+import {
+  caseTableChecks,
+  check,
+  checkProperty,
+  isPlainObject,
+  isSuccess,
+  verdictMismatch,
+} from '../../src/suite.ts';
 
 const PATH = '/v1/support/tickets';
 const base = () => ({
@@ -84,3 +92,29 @@ check(
     );
   },
 );
+
+const fields: Array<[string, string, () => import('fast-check').Arbitrary<unknown>]> = [
+  ['TICKET-003', 'category', () => accounts.invalidCategory()],
+  ['TICKET-004', 'subject', () => accounts.invalidText(120, true).map((c) => c.value)],
+  ['TICKET-005', 'message', () => accounts.invalidText(2000, false).map((c) => c.value)],
+  ['TICKET-006', 'preferred_contact', () => accounts.invalidText(160, true).map((c) => c.value)],
+];
+
+for (const [id, field, arbitrary] of fields) {
+  check(
+    { ids: [id], effect: 'tickets' },
+    `refuses generated ${field} values the contract rules out`,
+    async (t) => {
+      await checkProperty(t, {
+        id,
+        arbitrary: arbitrary(),
+        run: async (value) =>
+          verdictMismatch(
+            await t.post(PATH, { ...base(), [field]: value }),
+            false,
+            `${field} ${JSON.stringify(value).slice(0, 60)}`,
+          ),
+      });
+    },
+  );
+}
