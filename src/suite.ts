@@ -9,7 +9,7 @@ import { pkgPath } from './paths.ts';
 import { type CheckContext, check, type Req } from './runtime/check.ts';
 import { checkProperty } from './runtime/property.ts';
 
-export { findEntryList, findField, isPlainObject } from './checks/json.ts';
+export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
 export { judgePoints, pointsFields } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export * as rules from './rules/chat.ts';

@@ -62,3 +62,13 @@ export function allStrings(root: unknown, pointer = ''): Array<{ pointer: string
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
+
+/** Fields that usually carry a catalog entry's id, in order of preference (the field name is not shown). */
+export const ID_FIELDS = ['id', 'model_id', 'model', 'name', 'slug'];
+
+/** The id of a catalog entry whose field names the contract does not show. */
+export function entryId(entry: unknown): string | undefined {
+  if (!isPlainObject(entry)) return undefined;
+  const f = ID_FIELDS.find((k) => typeof entry[k] === 'string');
+  return f ? (entry[f] as string) : undefined;
+}

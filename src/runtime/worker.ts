@@ -1,5 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { findEntryList, isPlainObject } from '../checks/json.ts';
+import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import type { Hint, Role } from '../model.ts';
@@ -50,7 +50,6 @@ export function worker(): WorkerState {
   return s;
 }
 
-const ID_FIELDS = ['id', 'model_id', 'model', 'name', 'slug'];
 const HINT_WORDS: Record<Exclude<Hint, 'forbidden'>, RegExp> = {
   chat: /chat/i,
   embedding: /embed/i,

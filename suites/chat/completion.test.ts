@@ -2,6 +2,7 @@ import {
   type CheckContext,
   check,
   documentedViolations,
+  entryId,
   findEntryList,
   isPlainObject,
   isSuccess,
@@ -224,12 +225,7 @@ check(
           isPlainObject(e) &&
           /chat/i.test(JSON.stringify(Object.entries(e).filter(([k]) => !/id$|name/.test(k)))),
       )
-      .map(
-        (e) =>
-          ['id', 'model_id', 'model', 'name']
-            .map((f) => (e as Record<string, unknown>)[f])
-            .find((v) => typeof v === 'string') as string | undefined,
-      )
+      .map(entryId)
       .filter((v): v is string => !!v);
     if (ids.length === 0) return t.skip('no catalog entry is recognisably a chat model');
     for (const id of ids) {

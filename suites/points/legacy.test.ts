@@ -1,5 +1,12 @@
 import { pointsFieldPointers } from '../../src/checks/points.ts';
-import { type CheckContext, check, findEntryList, isPlainObject, isSuccess } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  entryId,
+  findEntryList,
+  isPlainObject,
+  isSuccess,
+} from '../../src/suite.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
 
@@ -72,12 +79,7 @@ check(
 
 const idsOf = (json: unknown): string[] =>
   (findEntryList(json)?.entries ?? [])
-    .map(
-      (e) =>
-        ['id', 'model_id', 'model', 'name']
-          .map((f) => (e as Record<string, unknown>)[f])
-          .find((v) => typeof v === 'string') as string | undefined,
-    )
+    .map(entryId)
     .filter((v): v is string => !!v)
     .sort();
 

@@ -4,13 +4,12 @@
  * the conformant reference itself. Each run is the real CLI in a child process against a reference
  * started here, configured through a targets file, exactly as a user would run it.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULTS, startReference, VARIANTS } from '../../reference/start.ts';
-import { pkgPath } from '../../src/paths.ts';
 import type { Summary } from '../../src/report/summary.ts';
+import { runCli } from '../helpers.ts';
 
 export interface MatrixRow {
   kind: 'reference' | 'fault' | 'variant';
@@ -66,8 +65,8 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
   });
   // Optional parts of the handle that later reference versions add (canaries, limits).
   const handle = ref as typeof ref & { canaries?: string[]; limits?: Record<string, string | number> };
+  // runCli starts from the process environment without CONFORMANCE_* variables; these are added.
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) env[k] = v;
   const keys: string[] = [];
   for (const [role, value] of Object.entries(ref.keys)) {
     env[`REF_KEY_${role.toUpperCase()}`] = value;
@@ -95,7 +94,6 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
     ].join('\n'),
   );
   const args = [
-    pkgPath('bin', 'gateway-conformance.mjs'),
     '--targets',
     join(dir, 'targets.yaml'),
     '--target',
@@ -118,21 +116,9 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
     ms: 0,
   };
   try {
-    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, args, { env, cwd: pkgPath(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (d) => {
-        output += d;
-      });
-      child.stderr.on('data', (d) => {
-        output += d;
-      });
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      child.on('close', (c) => {
-        clearTimeout(timer);
-        resolve({ code: c, output });
-      });
-    });
+    const run = await runCli(args, env, timeoutMs);
+    const code = run.code;
+    const output = run.stdout + run.stderr;
     let summary: Summary | undefined;
     try {
       summary = JSON.parse(readFileSync(join(dir, 'report', 'summary.json'), 'utf8')) as Summary;
