@@ -193,6 +193,29 @@ for (const id of documentedIds) {
             r.presets ? sizeArbitrary(table, r) : parameterArbitrary(r),
           ]);
         for (const [ruleId, name, arbitrary] of fields) {
+          // The first and last valid value of each set are always sent (the last of a size list is
+          // one only that list has); a few more are sampled.
+          const r = m.parameters[name]!;
+          const valid = r.presets
+            ? (table.size_lists[r.presets] ?? []).map((value) => ({ value, valid: true }))
+            : parameterCases(r).filter((c) => c.valid);
+          for (const c of new Set([valid[0], valid[valid.length - 1]])) {
+            if (!c) continue;
+            const res = await postJob(t, {
+              ...base,
+              parameters: { ...(base.parameters as object), [name]: c.value },
+            });
+            t.ensure(
+              isSuccess(res.status),
+              ruleId,
+              `${id}: ${name} ${JSON.stringify(c.value)} is valid per the contract but was answered ${res.status}`,
+              {
+                received: res.status,
+                expected: '2xx',
+                exchange: res.exchange,
+              },
+            );
+          }
           await checkProperty(t, {
             id: ruleId,
             numRuns: runs,
