@@ -52,6 +52,8 @@ export const CAPABILITIES = [
   'media',
   // A prompt containing CONFORMANCE_FAIL_JOB makes the media job fail.
   'media-fail-prompt',
+  // A prompt containing CONFORMANCE_UNCERTAIN_JOB makes the job read submission_uncertain instead of queued.
+  'media-uncertain-prompt',
 ];
 
 export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInstance {

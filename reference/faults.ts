@@ -1,13 +1,14 @@
 // Named seeded faults and conformant variants of the reference server. One is chosen per start;
 // the code checks `ctx.fault === 'name'` / `ctx.variant === 'name'` at the point of the deviation.
 // A fault's `breaks` lists the requirement ids that must catch it; `level: 'implied'` faults break
-// only an implied invariant and are caught only under --strict.
+// only an implied invariant and are caught only under --strict; `level: 'notable'` faults break a
+// notable-level requirement (advisory verdicts, such as checks of an undocumented model's entry).
 
 export interface Fault {
   name: string;
   description: string;
   breaks: string[];
-  level?: 'implied';
+  level?: 'implied' | 'notable';
 }
 
 export interface Variant {
@@ -723,6 +724,42 @@ const FAULT_LIST = [
     description: 'media job validation refusals carry code bad_parameter instead of invalid_request',
     breaks: ['MJOB-014'],
   },
+  // media/catalog.ts: wc-900001 advertised with its bounds, enforced with almost none
+  {
+    name: 'undocumented-unenforced',
+    description:
+      'the undocumented wc-900001 is advertised as before but accepts prompts of 1 char to 4000 bytes, steps 1..1000 off its step, any style',
+    breaks: ['MCAT-004'],
+    level: 'notable',
+  },
+  // routes/media-jobs.ts: a settlement_pending job reads as 404
+  {
+    name: 'settlement-pending-lost',
+    description: 'GET /v1/media/jobs/{id} of a job in settlement_pending answers 404',
+    breaks: ['MJOB-026'],
+    level: 'implied',
+  },
+  // routes/media-jobs.ts: a replay of a settlement_pending job creates another job and hold
+  {
+    name: 'settlement-replay-new-job',
+    description:
+      'repeating the create of a settlement_pending job with the same Idempotency-Key and body creates a new job',
+    breaks: ['MJOB-024', 'MJOB-026'],
+  },
+  // routes/media-jobs.ts: a submission_uncertain job reads as 404
+  {
+    name: 'uncertain-job-lost',
+    description: 'GET /v1/media/jobs/{id} of a job in submission_uncertain answers 404',
+    breaks: ['MJOB-027'],
+    level: 'implied',
+  },
+  // routes/media-jobs.ts: a replay of a submission_uncertain job creates another job and hold
+  {
+    name: 'uncertain-replay-new-job',
+    description:
+      'repeating the create of a submission_uncertain job with the same Idempotency-Key and body creates a new job',
+    breaks: ['MJOB-024', 'MJOB-027'],
+  },
   // ==== end of the media block
 ] as const satisfies readonly Fault[];
 
@@ -846,6 +883,12 @@ const VARIANT_LIST = [
   },
   // routes/media-jobs.ts + openapi.ts
   { name: 'job-202', description: 'media job creation answers 202 instead of 201' },
+  // routes/media-jobs.ts: the first create of each Idempotency-Key creates the job, then drops the connection
+  {
+    name: 'create-drop-once',
+    description:
+      'the first job create of each Idempotency-Key creates the job and drops the connection unanswered; its replay returns the job',
+  },
   // ==== end of the media block
 ] as const satisfies readonly Variant[];
 

@@ -3,7 +3,8 @@ import { resolveTarget, type TargetConfig } from './config/targets.ts';
 import { UsageError } from './errors.ts';
 import { ROLES } from './model.ts';
 import { SUITE_VERSION } from './paths.ts';
-import { EXIT, runConformance } from './run.ts';
+import { EXIT, runConformance, stopActiveRun } from './run.ts';
+import { PROFILES, type Profile } from './runtime/run-config.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
 
@@ -25,6 +26,15 @@ Run
   --property-runs N      runs per property test (default 25)
   --filter PATTERN       only tests whose title matches PATTERN (a regular expression)
   --report-dir DIR       where to write the report (default reports/<target>/<timestamp>/)
+  --profile NAME         quick | standard | thorough: property runs (5/25/100) and scenario depth
+  --budget-points N      stop billable tests once the points the target reports as spent reach N
+  --deadline DURATION    stop starting tests and requests after DURATION (e.g. 900, 15m, 1h);
+                         running tests end at their next request, cleanups still run
+  --shard I/N            run the I-th of N shards (combine them with 'merge')
+  --expectations FILE    the target's known failures (id, reason, expires; see README)
+  --drift-against FILE   diff the live /openapi.json against FILE, or 'previous' (the latest earlier
+                         report of this target in the reports folder)
+  --dry-run              the plan: which tests would run or not and why; sends no request
   --quiet                print only the verdict line
   --help, --version
 
@@ -49,6 +59,13 @@ export async function main(argv: string[]): Promise<number> {
         'property-runs': { type: 'string' },
         filter: { type: 'string' },
         'report-dir': { type: 'string' },
+        profile: { type: 'string' },
+        'budget-points': { type: 'string' },
+        deadline: { type: 'string' },
+        shard: { type: 'string' },
+        expectations: { type: 'string' },
+        'drift-against': { type: 'string' },
+        'dry-run': { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
@@ -81,6 +98,19 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(`--filter: '${values.filter}' is not a valid regular expression`);
     }
   }
+  const profile = values.profile as string | undefined;
+  if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile))
+    throw new UsageError(`--profile: '${profile}' is not one of ${PROFILES.join(', ')}`);
+  const budget = values['budget-points'] as string | undefined;
+  if (budget !== undefined && !/^(0|[1-9]\d*)(\.\d+)?$/.test(budget))
+    throw new UsageError(`--budget-points: '${budget}' is not a non-negative decimal number of points`);
+  const deadlineMs = values.deadline === undefined ? undefined : duration(String(values.deadline));
+  const shard = values.shard as string | undefined;
+  if (shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(shard);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
+      throw new UsageError(`--shard: '${shard}' is not I/N with 1 <= I <= N (e.g. 2/4)`);
+  }
   const flags = {
     ...(typeof values.target === 'string' ? { target: values.target } : {}),
     ...(typeof values.targets === 'string' ? { targets: values.targets } : {}),
@@ -97,8 +127,15 @@ export async function main(argv: string[]): Promise<number> {
     stop = started.stop;
     if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
   }
-  const onSignal = () => {
-    void stop?.().finally(() => process.exit(130));
+  // First Ctrl-C: the run stops starting tests and requests, cleans up and writes its report.
+  // A second one: stop at once.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopActiveRun(`interrupted by ${signal}`)) {
+      console.error(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
+      process.once(signal, onSignal);
+      return;
+    }
+    void stop?.().finally(() => process.exit(EXIT.interrupted));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -111,6 +148,13 @@ export async function main(argv: string[]): Promise<number> {
       ...(propertyRuns !== undefined ? { propertyRuns } : {}),
       ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
+      ...(profile ? { profile: profile as Profile } : {}),
+      ...(budget !== undefined ? { budgetPoints: budget } : {}),
+      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      ...(shard ? { shard } : {}),
+      ...(typeof values.expectations === 'string' ? { expectationsFile: values.expectations } : {}),
+      ...(typeof values['drift-against'] === 'string' ? { driftAgainst: values['drift-against'] } : {}),
+      ...(values['dry-run'] === true ? { dryRun: true } : {}),
     });
     if (quiet) {
       const c = result.summary.counts;
@@ -169,6 +213,15 @@ async function startEmbedded(
     },
     stop: () => ref.close(),
   };
+}
+
+/** A duration: seconds (`900`), or with a unit (`90s`, `15m`, `1h`). */
+function duration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
+  const ms = m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'] : NaN;
+  if (!Number.isFinite(ms) || ms < 1000 || ms > 48 * 3_600_000)
+    throw new UsageError(`--deadline: '${value}' is not a duration from 1 s to 48 h (e.g. 900, 15m, 1h)`);
+  return ms;
 }
 
 function wholeNumber(value: unknown, flag: string, min: number, max: number): number | undefined {

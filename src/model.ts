@@ -30,7 +30,8 @@ export type Hint = (typeof HINTS)[number];
 /** failure: stated rule; implied: implied invariant (failure under --strict); notable: always advisory. */
 export type Level = 'failure' | 'implied' | 'notable';
 
-export type Outcome = 'passed' | 'failed' | 'advisory' | 'not_run' | 'harness_error';
+/** known_failure: a failure the target's expectations file lists with a reason and a future expiry date. */
+export type Outcome = 'passed' | 'failed' | 'advisory' | 'known_failure' | 'not_run' | 'harness_error';
 
 export interface Violation {
   id: string;

@@ -8,9 +8,11 @@ import { Redactor } from './http/redact.ts';
 import type { Role } from './model.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
+import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
 import { ConformanceReporter, coverage, writeJunit } from './report/reporter.ts';
 import { OUTCOMES, type Summary, type TestResultRecord } from './report/summary.ts';
-import { RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
+import { requestStop, spentPoints } from './runtime/control.ts';
+import { PROFILE_PROPERTY_RUNS, type Profile, RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
 
 export interface RunOptions {
   target: TargetConfig;
@@ -22,6 +24,30 @@ export interface RunOptions {
   propertyRuns?: number;
   /** Restrict to suite files whose path contains one of these strings. */
   files?: string[];
+  profile?: Profile;
+  /** Stop billable tests once the spend the target reports reaches this many points (decimal string). */
+  budgetPoints?: string;
+  /** The plan without a single request to the target. */
+  dryRun?: boolean;
+  /** A global deadline: when it passes, no test or request starts any more; cleanups still run. */
+  deadlineMs?: number;
+  /** `i/n`: run the i-th of n shards (vitest's file sharding); `merge` combines the shard reports. */
+  shard?: string;
+  /** The target's known failures (see src/report/expectations.ts). */
+  expectationsFile?: string;
+  /** Diff the live description against this file, or `previous` (the latest earlier report of the target). */
+  driftAgainst?: string;
+}
+
+/** The run in progress, so that a signal handler can ask it to stop gracefully. */
+let active: { reportDir: string; interrupted?: string } | undefined;
+
+/** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
+export function stopActiveRun(reason: string): boolean {
+  if (!active) return false;
+  active.interrupted ??= reason;
+  requestStop(active.reportDir, reason);
+  return true;
 }
 
 export interface RunResult {
@@ -30,7 +56,7 @@ export interface RunResult {
   exitCode: number;
 }
 
-export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3 } as const;
+export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3, interrupted: 130 } as const;
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -65,7 +91,77 @@ export async function runConformance(
     },
   });
   const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
+  const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
+  const profile = opts.profile ?? 'standard';
 
+  let openapi: RunConfig['openapi'];
+  let preflightFailure: TestResultRecord | undefined;
+  if (!opts.dryRun) {
+    ({ openapi, preflightFailure } = await preflight(target, client, auth, reportDir));
+  }
+
+  const run: RunConfig = {
+    target,
+    strict: !!opts.strict,
+    reportDir,
+    exchangesFile,
+    suiteVersion: SUITE_VERSION,
+    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
+    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
+    profile,
+  };
+  if (opts.budgetPoints !== undefined) run.budgetPoints = opts.budgetPoints;
+  if (opts.dryRun) run.dryRun = true;
+  if (openapi) run.openapi = openapi;
+  const runFile = join(reportDir, 'run.json');
+  writeFileSync(runFile, JSON.stringify(run, null, 2));
+
+  let tests: TestResultRecord[] = [];
+  let harnessErrors: string[] = [];
+  if (preflightFailure) {
+    log(`✗ ${preflightFailure.violations[0]!.message}`);
+    tests = [preflightFailure];
+  } else {
+    active = { reportDir };
+    const deadline =
+      opts.deadlineMs !== undefined
+        ? setTimeout(
+            () => stopActiveRun(`run deadline of ${Math.round(opts.deadlineMs! / 1000)} s reached`),
+            opts.deadlineMs,
+          )
+        : undefined;
+    try {
+      ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
+    } finally {
+      if (deadline) clearTimeout(deadline);
+    }
+  }
+  const interrupted = active?.interrupted;
+  active = undefined;
+  return finish({
+    opts,
+    target,
+    keys,
+    run,
+    redactor,
+    reportDir,
+    exchangesFile,
+    startedAt,
+    tests,
+    harnessErrors,
+    expectations,
+    interrupted,
+    log,
+  });
+}
+
+/** Preflight: the description (fetched once) and the primary key. */
+async function preflight(
+  target: TargetConfig,
+  client: HttpClient,
+  auth: Record<string, string>,
+  reportDir: string,
+): Promise<{ openapi?: RunConfig['openapi']; preflightFailure?: TestResultRecord }> {
   // Preflight 1: the description. A transport failure here means the target is unreachable (exit 2).
   let desc: HttpResponse;
   try {
@@ -128,26 +224,17 @@ export async function runConformance(
       errors: check.errors,
     };
   }
+  return { ...(openapi ? { openapi } : {}), ...(preflightFailure ? { preflightFailure } : {}) };
+}
 
-  const run: RunConfig = {
-    target,
-    strict: !!opts.strict,
-    reportDir,
-    exchangesFile,
-    suiteVersion: SUITE_VERSION,
-    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
-    propertyRuns: opts.propertyRuns ?? 25,
-  };
-  if (openapi) run.openapi = openapi;
-  const runFile = join(reportDir, 'run.json');
-  writeFileSync(runFile, JSON.stringify(run, null, 2));
-
-  let tests: TestResultRecord[] = [];
-  let harnessErrors: string[] = [];
-  if (preflightFailure) {
-    log(`✗ ${preflightFailure.violations[0]!.message}`);
-    tests = [preflightFailure];
-  } else {
+/** The vitest suites: every suite in parallel, then the serial ones. */
+async function runSuites(
+  opts: RunOptions,
+  target: TargetConfig,
+  redactor: Redactor,
+  runFile: string,
+): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
+  {
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
     const { startVitest } = await import('vitest/node');
@@ -185,14 +272,37 @@ export async function runConformance(
         reporters: opts.quiet ? [reporter] : [reporter, 'default'],
         maxWorkers: target.concurrency,
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
-        passWithNoTests: false,
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        passWithNoTests: !!opts.shard,
       },
       { test: { projects } } as never,
     );
     await vitest.close();
-    tests = reporter.collected.tests;
-    harnessErrors = reporter.collected.harnessErrors;
+    return reporter.collected;
   }
+}
+
+async function finish(c: {
+  opts: RunOptions;
+  target: TargetConfig;
+  keys: Partial<Record<Role, string>>;
+  run: RunConfig;
+  redactor: Redactor;
+  reportDir: string;
+  exchangesFile: string;
+  startedAt: Date;
+  tests: TestResultRecord[];
+  harnessErrors: string[];
+  expectations: ReturnType<typeof loadExpectations> | undefined;
+  interrupted: string | undefined;
+  log: (s: string) => void;
+}): Promise<RunResult> {
+  const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
+  const openapi = run.openapi;
+  const tests = c.tests;
+  const expectationStatus = c.expectations ? applyExpectations(tests, c.expectations) : undefined;
+  if (expectationStatus && opts.expectationsFile)
+    tests.push(...expectationFailures(expectationStatus, opts.expectationsFile));
 
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
   for (const t of tests) counts[t.outcome]++;
@@ -233,7 +343,18 @@ export async function runConformance(
       leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
     },
     tests,
+    profile: run.profile,
+    points: {
+      spent: spentPoints(reportDir).toString(),
+      budget: run.budgetPoints ?? null,
+      source: 'charged_points and media pending_points reported in the replies of billable requests',
+    },
+    skippedByClass: skippedByClass(tests),
   };
+  if (c.interrupted) summary.interrupted = c.interrupted;
+  if (opts.shard) summary.shard = opts.shard;
+  if (run.dryRun) summary.dryRun = true;
+  if (expectationStatus) summary.expectations = expectationStatus;
   summary.exchanges.count = countLines(exchangesFile);
   // A last redaction pass over everything written: a secret must not reach the report by any path.
   writeFileSync(
@@ -246,9 +367,22 @@ export async function runConformance(
       ? EXIT.harness
       : summary.verdict === 'failed'
         ? EXIT.failed
-        : EXIT.passed;
-  if (!opts.quiet) printVerdict(summary, harnessErrors, reportDir, log);
+        : c.interrupted && /SIG/.test(c.interrupted)
+          ? EXIT.interrupted
+          : EXIT.passed;
+  if (!opts.quiet) {
+    if (run.dryRun) printPlan(summary, reportDir, log);
+    else printVerdict(summary, harnessErrors, reportDir, log);
+  }
   return { summary, reportDir, exitCode };
+}
+
+function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of tests)
+    if (t.outcome === 'not_run' && t.effect && /^side-effect class/.test(t.reason ?? ''))
+      out[t.effect] = (out[t.effect] ?? 0) + 1;
+  return out;
 }
 
 function countLines(file: string): number {
@@ -282,8 +416,34 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
       `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
     );
   }
+  if (s.points && (s.points.spent !== '0' || s.points.budget))
+    log(`  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}`);
+  for (const e of s.expectations ?? [])
+    if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
+  if (s.interrupted) log(`  INCOMPLETE: ${s.interrupted}; the tests it did not reach are not run`);
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
   log(`  report: ${dir}`);
   log(`VERDICT: ${s.verdict.toUpperCase().replace('_', ' ')}`);
+}
+
+/** --dry-run: what would run, what would not and why, by side-effect class. */
+function printPlan(s: Summary, dir: string, log: (s: string) => void): void {
+  const planned = s.tests.filter((t) => t.planned);
+  log('');
+  log(
+    `gateway-conformance ${s.suite.version} — DRY RUN for target ${s.target.name} (${s.target.baseUrl}); no request was sent`,
+  );
+  log(`  profile ${s.profile}, allowed classes: ${s.target.allow.join(', ')}`);
+  const byEffect = new Map<string, number>();
+  for (const t of planned) byEffect.set(t.effect ?? '?', (byEffect.get(t.effect ?? '?') ?? 0) + 1);
+  log(
+    `  would run ${planned.length} of ${s.tests.length} tests (${[...byEffect].map(([e, n]) => `${e} ${n}`).join(', ')})`,
+  );
+  const reasons = new Map<string, number>();
+  for (const t of s.tests)
+    if (!t.planned && t.outcome === 'not_run')
+      reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
+  for (const [r, n] of reasons) log(`  would not run (${n}): ${r}`);
+  log(`  plan: ${dir}/summary.json`);
 }

@@ -65,6 +65,7 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
       'junit.xml',
       'openapi.json',
       'run.json',
+      'spend.ndjson',
       'summary.json',
     ]);
     for (const f of files) {

@@ -1,10 +1,19 @@
 // GET /v1/media/models entries, derived from the media table: "`id`; `kind`; `capabilities`;
 // `prompt_contract`; `parameters` object: `reference` ... and one entry per parameter name with
-// `options` (items with `value`), or integer `minimum`/`maximum`/..., and `default`. Each entry also
+// `options` (items with `value`), or integer `minimum`/`maximum`/optional `step`/..., and `default`. Each entry also
 // links to data-handling details (processing region, recipients, retention) for the model."
 import type { RefContext } from '../context.ts';
 import type { Account } from '../state.ts';
-import { kindOf, MEDIA_IDS, type ModelDef, modelDef, type ParameterDef, TABLE } from './table.ts';
+import {
+  EXTRA_IDS,
+  kindOf,
+  MEDIA_IDS,
+  type ModelDef,
+  modelDef,
+  type ParameterDef,
+  TABLE,
+  UNDOCUMENTED_ID,
+} from './table.ts';
 
 // Variant media-subset: the account's media catalog lists only these eight.
 const SUBSET = [
@@ -18,14 +27,14 @@ const SUBSET = [
   'wc-100040',
 ];
 
-/** The media model ids the account may call. */
+/** The media model ids the account may call: the documented ones, then the reference's own. */
 export function mediaCatalog(ctx: RefContext, account: Account): string[] {
   if (account.catalog.length === 0) return [];
-  return ctx.variant === 'media-subset' ? SUBSET : [...MEDIA_IDS];
+  return ctx.variant === 'media-subset' ? SUBSET : [...MEDIA_IDS, ...EXTRA_IDS];
 }
 
-/** The model as the server enforces it, with the faults that change its limits. */
-export function enforced(ctx: RefContext, id: string): ModelDef | undefined {
+/** The model as the catalog advertises it, with the faults that change what it advertises. */
+export function advertised(ctx: RefContext, id: string): ModelDef | undefined {
   const def = modelDef(id);
   if (!def || id !== 'wc-100014' || ctx.fault !== 'catalog-wider') return def;
   // Fault catalog-wider: wc-100014 advertises and accepts durations up to 60.
@@ -33,6 +42,22 @@ export function enforced(ctx: RefContext, id: string): ModelDef | undefined {
   return {
     ...def,
     parameters: { ...def.parameters, duration: { ...duration, integer: { min: 4, max: 60 } } },
+  };
+}
+
+/** The model as the server enforces it, with the faults that change its limits. */
+export function enforced(ctx: RefContext, id: string): ModelDef | undefined {
+  const def = advertised(ctx, id);
+  if (!def || id !== UNDOCUMENTED_ID || ctx.fault !== 'undocumented-unenforced') return def;
+  // Fault undocumented-unenforced: wc-900001 is advertised as above but hardly checked.
+  return {
+    ...def,
+    prompt: { ...def.prompt, min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
+    parameters: {
+      ...def.parameters,
+      steps: { integer: { min: 1, max: 1000 }, default: 20 },
+      style: { string: true, default: 'line' },
+    },
   };
 }
 
@@ -48,9 +73,18 @@ function capabilities(def: ModelDef): string[] {
 
 function parameter(p: ParameterDef): Record<string, unknown> {
   if (p.values) return { type: 'string', options: p.values.map((value) => ({ value })), default: p.default };
-  if (p.integer)
-    return { type: 'integer', minimum: p.integer.min, maximum: p.integer.max, default: p.default };
+  if (p.integer) {
+    const { min, max, step } = p.integer;
+    return {
+      type: 'integer',
+      minimum: min,
+      maximum: max,
+      ...(step === undefined ? {} : { step }),
+      default: p.default,
+    };
+  }
   if (p.boolean) return { type: 'boolean', options: [{ value: true }, { value: false }], default: p.default };
+  if (p.string) return { type: 'string', default: p.default };
   const presets = TABLE.size_lists[p.presets ?? ''] ?? [];
   const custom = p.custom;
   return {
@@ -98,7 +132,7 @@ function reference(def: ModelDef): Record<string, unknown> | undefined {
 }
 
 export function catalogEntry(ctx: RefContext, id: string): Record<string, unknown> {
-  const def = enforced(ctx, id) as ModelDef;
+  const def = advertised(ctx, id) as ModelDef;
   const prompt = def.prompt;
   const ref = reference(def);
   const params: Record<string, unknown> = ref ? { reference: ref } : {};

@@ -11,6 +11,7 @@ const decimal = ref('Points/$defs/decimalString');
 const STATUSES = [
   'authorizing',
   'queued',
+  'submission_uncertain',
   'running',
   'output_fetching',
   'succeeded',

@@ -42,6 +42,8 @@ export interface MediaJob {
   quote: string;
   hold: string;
   fails: boolean;
+  /** Capability media-uncertain-prompt: submission_uncertain where the job would read queued. */
+  uncertain: boolean;
   assetId: string;
   settlement: Settlement;
   /** Fault failed-flips: the job was read as failed once. */
@@ -88,7 +90,7 @@ export const kindOfInput = (input: MediaInput): 'image' | 'video' =>
 
 // ------------------------------------------------------------------ lifecycle
 
-export const ACTIVE = ['authorizing', 'queued', 'running', 'output_fetching'];
+export const ACTIVE = ['authorizing', 'queued', 'submission_uncertain', 'running', 'output_fetching'];
 const STAGES = ['authorizing', 'queued', 'running', 'output_fetching'];
 
 /** Steps after creation at which a job's outcome is settled. */
@@ -108,7 +110,10 @@ export function statusOf(ctx: RefContext, store: MediaStore, job: MediaJob, now 
   }
   const stage = STAGES[Math.min(step, STAGES.length - 1)] as string;
   if (stage === 'authorizing') return { status: stage, percent: null };
-  if (stage === 'queued') return { status: stage, percent: 0 };
+  if (stage === 'queued') {
+    if (job.uncertain) return { status: 'submission_uncertain', percent: null };
+    return { status: stage, percent: 0 };
+  }
   if (stage === 'running') {
     if (ctx.fault === 'progress-101') return { status: stage, percent: 101 };
     const fraction = (elapsed - 2 * store.stepMs) / store.stepMs;

@@ -1,6 +1,8 @@
 // The documented media models, read from fixtures/media-models.yaml (the single source of truth the
 // suite shares; never copied here). Where the table says "not stated" (wc-100019's prompt, references
-// and seed), the reference makes its own choice, kept in OWN_CHOICES below.
+// and seed), the reference makes its own choice, kept in OWN_CHOICES below. The reference also has
+// one model of its own the contract does not document (EXTRA_MODELS: wc-900001), which it lists in
+// account catalogs and runs like the others (the contract: the model catalog takes precedence).
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
@@ -14,8 +16,11 @@ export interface CustomSize {
 
 export interface ParameterDef {
   values?: string[];
-  integer?: { min: number; max: number };
+  /** `step`: valid values are min + k * step. */
+  integer?: { min: number; max: number; step?: number };
   boolean?: true;
+  /** Any string (never advertised: only fault undocumented-unenforced enforces it). */
+  string?: true;
   presets?: string;
   custom?: CustomSize | null;
   stated?: false;
@@ -99,10 +104,48 @@ const OWN_CHOICES: Record<string, Partial<ModelDef>> = {
 };
 const OWN_SEED: ParameterDef = { integer: { min: 0, max: 2147483647 }, default: 0 };
 
+/** The undocumented model of the reference (not in fixtures/media-models.yaml). */
+export const UNDOCUMENTED_ID = 'wc-900001';
+
+/** Models of the reference's own that the contract does not document: catalog entries only. */
+const EXTRA_MODELS: Record<string, ModelDef> = {
+  [UNDOCUMENTED_ID]: {
+    output: 'image',
+    prompt: {
+      stated: true,
+      required: true,
+      empty_only: false,
+      min_chars: 2,
+      max_chars: 300,
+      max_utf8_bytes: 900,
+    },
+    references: {
+      stated: true,
+      accepted: ['image'],
+      min: 0,
+      max: 2,
+      required: false,
+      first_frame_rule: null,
+      video: null,
+      no_mixing: null,
+    },
+    parameters_complete: true,
+    parameters: {
+      output_format: { values: ['png', 'webp'], default: 'png' },
+      steps: { integer: { min: 10, max: 50, step: 5 }, default: 20 },
+      style: { values: ['line', 'ink', 'wash'], default: 'line' },
+    },
+  },
+};
+
+/** The undocumented ids, listed after the documented ones. */
+export const EXTRA_IDS: readonly string[] = Object.keys(EXTRA_MODELS);
+
 /** A model as the reference enforces it: the table, completed by the reference's own choices. */
 export function modelDef(id: string): ModelDef | undefined {
-  const table = TABLE.models[id];
-  if (!table) return undefined;
+  if (Object.hasOwn(EXTRA_MODELS, id)) return EXTRA_MODELS[id];
+  if (!Object.hasOwn(TABLE.models, id)) return undefined;
+  const table = TABLE.models[id] as ModelDef;
   const own = OWN_CHOICES[id] ?? {};
   const parameters = Object.fromEntries(
     Object.entries(table.parameters).map(([name, p]) => [name, p.stated === false ? OWN_SEED : p]),

@@ -125,9 +125,13 @@ function valueOk(ctx: RefContext, model: string, name: string, p: ParameterDef, 
   if (p.integer) {
     const max =
       ctx.fault === 'duration-max-31' && model === 'wc-100014' && name === 'duration' ? 31 : p.integer.max;
-    return Number.isInteger(value) && (value as number) >= p.integer.min && (value as number) <= max;
+    if (!Number.isInteger(value) || (value as number) < p.integer.min || (value as number) > max)
+      return false;
+    const step = p.integer.step;
+    return step === undefined || ((value as number) - p.integer.min) % step === 0;
   }
   if (p.boolean) return typeof value === 'boolean';
+  if (p.string) return typeof value === 'string';
   if (p.presets) return sizeOk(ctx, model, p, value);
   return false;
 }
@@ -177,7 +181,10 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (params[a] !== undefined && params[b] !== undefined && ctx.fault !== 'both-id-fields')
     return `Send \`${a}\` or \`${b}\`, not both.`;
   const ids = params[a] ?? params[b];
-  if (ids === undefined) return `This model needs reference inputs in \`parameters.${a}\`.`;
+  if (ids === undefined)
+    return def.references.required === false
+      ? undefined
+      : `This model needs reference inputs in \`parameters.${a}\`.`;
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
     return 'Reference ids must be an array of non-empty strings.';
   const max = TABLE.reference_id_max_utf8_bytes;
@@ -198,7 +205,8 @@ function resolveReferences(
   const accepted = def.references.accepted ?? [];
   if (accepted.length === 0) return [];
   const [a, b] = TABLE.reference_fields as [string, string];
-  const ids = [...new Set((params[a] ?? params[b]) as string[])];
+  // Optional references (wc-900001): none sent is none used.
+  const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image.
   const isLong = (id: string) => ctx.fault === 'ref-id-161' && bytes(id) > TABLE.reference_id_max_utf8_bytes;
   const ghosts = ids.filter(isLong).length;

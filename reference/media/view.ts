@@ -3,6 +3,8 @@ import type { RefContext } from '../context.ts';
 import { type MediaJob, type MediaStore, statusOf } from './store.ts';
 
 export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
+/** Capability media-uncertain-prompt: the job reads submission_uncertain instead of queued. */
+export const UNCERTAIN_MARKER = 'CONFORMANCE_UNCERTAIN_JOB';
 
 /** The job's price: what its hold reserves and what success charges. */
 export function quoteOf(output: MediaJob['output']): string {

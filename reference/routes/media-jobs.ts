@@ -1,6 +1,7 @@
 // POST /v1/media/jobs and GET /v1/media/jobs/{job_id}: MediaJobCreate validated (media/validate.ts),
 // a points hold placed on creation, Idempotency-Key replays of the same job, and reads that show the
-// time-driven lifecycle (media/store.ts), in the legacy currency format too.
+// time-driven lifecycle (media/store.ts), in the legacy currency format too. Variant create-drop-once
+// creates the first job of each Idempotency-Key, then drops the connection without an answer.
 import type { FastifyInstance } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
@@ -8,14 +9,25 @@ import { sendError } from '../errors.ts';
 import { canonicalJson, REPLAYED_HEADER } from '../inference.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
-import { type MediaJob, type MediaStore, placeHold, settleDue } from '../media/store.ts';
+import { type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '../media/store.ts';
 import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
-import { FAIL_MARKER, jobView, quoteOf } from '../media/view.ts';
+import { FAIL_MARKER, jobView, quoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
+
+/** Faults under which a replay of a job in the given status creates a new job and hold. */
+const REPLAY_NEW: Record<string, string> = {
+  'settlement-replay-new-job': 'settlement_pending',
+  'uncertain-replay-new-job': 'submission_uncertain',
+};
+/** Faults under which a read of a job in the given status answers 404. */
+const READ_LOST: Record<string, string> = {
+  'settlement-pending-lost': 'settlement_pending',
+  'uncertain-job-lost': 'submission_uncertain',
+};
 
 export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
   const created = ctx.variant === 'job-202' ? 202 : 201;
@@ -38,16 +50,22 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         'This Idempotency-Key was used for another request.',
       );
     const now = Date.now();
-    if (stored && ctx.fault !== 'job-replay-new') {
-      const job = store.jobs.get(stored.result as string) as MediaJob;
-      settleDue(store, account, now);
+    const storedJob = stored ? (store.jobs.get(stored.result as string) as MediaJob) : undefined;
+    if (storedJob) settleDue(store, account, now);
+    // Faults settlement-replay-new-job and uncertain-replay-new-job: a replay of a job in that status
+    // runs as a new job.
+    const replayNew =
+      ctx.fault === 'job-replay-new' ||
+      (storedJob !== undefined &&
+        ctx.fault !== undefined &&
+        REPLAY_NEW[ctx.fault] === statusOf(ctx, store, storedJob, now).status);
+    if (storedJob && !replayNew)
       return sendJson(
         ctx,
         request,
         reply.code(created).header(REPLAYED_HEADER, 'true'),
-        jobView(ctx, store, job, now),
+        jobView(ctx, store, storedJob, now),
       );
-    }
 
     const outcome = validateJob(ctx, store, account, mediaCatalog(ctx, account), request.body);
     if ('error' in outcome) {
@@ -78,6 +96,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       quote,
       hold: placeHold(account, quote),
       fails: spec.prompt.includes(FAIL_MARKER),
+      uncertain: spec.prompt.includes(UNCERTAIN_MARKER),
       assetId: newId('asset_'),
       settlement: 'open',
       charged: '0',
@@ -85,7 +104,15 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);
-    if (key !== undefined && !stored) account.idempotency.set(key, { fingerprint, result: job.id });
+    if (key !== undefined && !stored) {
+      account.idempotency.set(key, { fingerprint, result: job.id });
+      // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
+      if (ctx.variant === 'create-drop-once') {
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      }
+    }
     return sendJson(ctx, request, reply.code(created), jobView(ctx, store, job, now));
   });
 
@@ -102,6 +129,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const now = Date.now();
     const owner = ctx.state.accounts.find((a) => a.id === job.accountId);
     if (owner) settleDue(store, owner, now);
+    // Faults settlement-pending-lost and uncertain-job-lost: a job in that status cannot be read.
+    if (ctx.fault !== undefined && READ_LOST[ctx.fault] === statusOf(ctx, store, job, now).status)
+      return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
     return sendJson(ctx, request, reply, jobView(ctx, store, job, now));
   });
 }

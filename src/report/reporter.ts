@@ -60,6 +60,7 @@ export class ConformanceReporter implements Reporter {
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.effect) rec.effect = meta.effect;
+    if (meta?.planned) rec.planned = true;
     if (result.state === 'skipped') {
       rec.outcome = 'not_run';
       rec.reason =
@@ -143,6 +144,11 @@ export function writeJunit(file: string, tests: TestResultRecord[], harnessError
         tc.error(t.error ?? 'harness error', 'harness_error');
       } else if (outcome === 'not_run') {
         tc.skipped().standardOutput(`not run: ${t.reason ?? ''}`);
+      } else if (outcome === 'known_failure') {
+        // Listed in the target's expectations file: visible, but not a failure of this run.
+        tc.skipped().standardOutput(
+          `known failure: ${t.reason ?? ''}\n${t.violations.map((v) => `[${v.id}] ${v.message}`).join('\n')}`,
+        );
       } else if (outcome === 'advisory') {
         tc.standardOutput(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n'));
       }

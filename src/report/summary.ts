@@ -14,6 +14,8 @@ export interface TestResultRecord {
   exchanges: Exchange[];
   exchangeCount: number;
   cleanup?: { done: string[]; failed: string[] };
+  /** Dry run: the test would have run. */
+  planned?: boolean;
 }
 
 export interface Summary {
@@ -41,6 +43,39 @@ export interface Summary {
   /** Things the run created and removed again; what it could not remove is listed by name. */
   cleanup: { cleaned: number; leftBehind: string[] };
   tests: TestResultRecord[];
+  /** quick | standard | thorough. */
+  profile?: string;
+  /** Points the run spent as the target reported them (billing objects of its replies; media holds in full). */
+  points?: { spent: string; budget: string | null; source: string };
+  /** Why the run stopped early (Ctrl-C, its deadline): the tests it did not reach are not run. */
+  interrupted?: string;
+  /** This report is one shard (i/n) of a run; or, after a merge, the shards it combines. */
+  shard?: string;
+  shards?: string[];
+  dryRun?: boolean;
+  /** Tests not run because their side-effect class is not allowed, per class. */
+  skippedByClass?: Record<string, number>;
+  expectations?: Array<{
+    id: string;
+    test?: string;
+    reason: string;
+    expires: string;
+    status: string;
+    tests: string[];
+  }>;
+  /** What changed in the target's live description since the previous (or a pinned) run's. */
+  drift?: {
+    against: string;
+    changes: Array<{ kind: string; path: string; detail: string; breaking: boolean }>;
+    breaking: number;
+  };
 }
 
-export const OUTCOMES: Outcome[] = ['passed', 'failed', 'advisory', 'not_run', 'harness_error'];
+export const OUTCOMES: Outcome[] = [
+  'passed',
+  'failed',
+  'advisory',
+  'known_failure',
+  'not_run',
+  'harness_error',
+];

@@ -29,11 +29,13 @@ export interface CustomSize {
 
 export interface ParameterRule {
   values?: Array<string | number>;
-  integer?: { min: number; max: number };
+  integer?: { min: number; max: number; step?: number; allowed?: number[] };
   boolean?: true;
   presets?: string;
   custom?: CustomSize | null;
   stated?: false;
+  /** From a live catalog: the options look like sizes, so a custom size may also be accepted. */
+  custom_sizes_possible?: true;
   default: unknown;
 }
 
@@ -111,12 +113,17 @@ export function sizeValid(table: MediaTable, rule: ParameterRule, size: unknown)
 export function parameterValid(rule: ParameterRule, value: unknown): boolean | undefined {
   if (rule.stated === false) return undefined;
   if (rule.values) return rule.values.includes(value as string);
-  if (rule.integer)
+  if (rule.integer) {
+    const { min, max, step, allowed } = rule.integer;
+    const v = value as number;
     return (
       Number.isInteger(value) &&
-      (value as number) >= rule.integer.min &&
-      (value as number) <= rule.integer.max
+      v >= min &&
+      v <= max &&
+      (step === undefined || step <= 1 || (v - min) % step === 0) &&
+      (allowed === undefined || allowed.includes(v))
     );
+  }
   if (rule.boolean) return typeof value === 'boolean';
   return undefined;
 }
@@ -244,8 +251,10 @@ export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
         .map((v) => (v.toUpperCase() === v ? v.toLowerCase() : v.toUpperCase())),
     );
   if (rule.integer) {
-    const { min, max } = rule.integer;
+    const { min, max, step, allowed } = rule.integer;
     candidates.push(min - 1, min, min + 1, max - 1, max, max + 1, String(min), min + 0.5);
+    if (step && step > 1) candidates.push(min + step, min + step - 1, min + step + 1, max - step);
+    for (const a of allowed ?? []) candidates.push(a, a + 1);
   }
   if (rule.boolean) candidates.push(true, false, 'true', 0);
   return [...new Set(candidates)].map((value) => ({
@@ -278,4 +287,99 @@ export function promptBoundaryValid(rule: PromptRule): Array<Generated<string>> 
     note: `${ascii.length} ASCII code points padded with white space`,
   });
   return out.filter((c) => promptValid(rule, c.value) === true);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const SIZE_SHAPED = /^\s*\d+\s*[xX*\u00d7]\s*\d+\s*$/;
+
+/** A string some size reading could accept (`WxH`, `W*H`, either case): never judged invalid for a catalog model. */
+export const sizeShaped = (v: unknown): boolean => typeof v === 'string' && SIZE_SHAPED.test(v);
+
+/**
+ * The rules of a model the contract does not document, read from its live catalog entry in the shape
+ * the contract sketches: `prompt_contract` {empty_only, minimum_characters, maximum_characters,
+ * maximum_utf8_bytes}; `parameters`: `reference` {accepted, minimum, maximum} and per parameter
+ * `options` (items with `value`) or integer `minimum`/`maximum`/optional `step`/optional
+ * `allowed_values`, and `default`. A bound the entry does not give stays unknown (null / not stated).
+ */
+export function catalogModel(entry: Record<string, unknown>, table: MediaTable): MediaModel {
+  const pc = isObject(entry.prompt_contract) ? entry.prompt_contract : {};
+  const [min, max, bytes] = [pc.minimum_characters, pc.maximum_characters, pc.maximum_utf8_bytes].map(
+    finite,
+  ) as [number | null, number | null, number | null];
+  const emptyOnly = pc.empty_only === true;
+  const prompt: PromptRule = {
+    stated: emptyOnly || min !== null || max !== null || bytes !== null,
+    required: typeof pc.required === 'boolean' ? pc.required : (min ?? 0) > 0 ? true : null,
+    empty_only: emptyOnly,
+    min_chars: emptyOnly ? null : min,
+    max_chars: emptyOnly ? null : max,
+    max_utf8_bytes: emptyOnly ? null : bytes,
+  };
+  const params = isObject(entry.parameters) ? entry.parameters : {};
+  const ref = isObject(params.reference) ? params.reference : undefined;
+  const refMin = finite(ref?.minimum);
+  const accepted = (Array.isArray(ref?.accepted) ? ref.accepted : []).filter(
+    (k): k is 'image' | 'video' => k === 'image' || k === 'video',
+  );
+  const references: MediaModel['references'] = {
+    stated: ref !== undefined,
+    accepted,
+    min: refMin,
+    max: finite(ref?.maximum),
+    required: typeof ref?.required === 'boolean' ? ref.required : (refMin ?? 0) > 0 ? true : null,
+    video: null,
+    no_mixing: null,
+  };
+  const skip = new Set(['reference', table.acknowledgement, ...table.reference_fields]);
+  const parameters: Record<string, ParameterRule> = {};
+  for (const [name, p] of Object.entries(params)) {
+    if (skip.has(name) || !isObject(p)) continue;
+    parameters[name] = catalogParameter(p);
+  }
+  const kind = String(entry.kind ?? '');
+  const output = kind.startsWith('video')
+    ? 'video'
+    : kind.startsWith('image')
+      ? 'image'
+      : kind.includes('3d')
+        ? 'glb'
+        : null;
+  return { output, prompt, references, parameters_complete: false, parameters };
+}
+
+function catalogParameter(p: Record<string, unknown>): ParameterRule {
+  if (Array.isArray(p.options) && p.options.length > 0) {
+    const values = p.options.map((o) => (isObject(o) ? o.value : o));
+    if (values.every((v) => typeof v === 'boolean')) return { boolean: true, default: p.default };
+    if (values.every((v) => typeof v === 'string' || typeof v === 'number'))
+      return {
+        values: values as Array<string | number>,
+        ...(values.some(sizeShaped) ? { custom_sizes_possible: true as const } : {}),
+        default: p.default,
+      };
+  }
+  const [min, max, step] = [finite(p.minimum), finite(p.maximum), finite(p.step)];
+  if (min !== null && max !== null) {
+    const allowed = Array.isArray(p.allowed_values)
+      ? p.allowed_values.filter((v): v is number => Number.isInteger(v))
+      : undefined;
+    return {
+      integer: {
+        min,
+        max,
+        ...(step !== null && step > 0 ? { step } : {}),
+        ...(allowed?.length ? { allowed } : {}),
+      },
+      default: p.default,
+    };
+  }
+  return { stated: false, default: p.default };
+}
+
+/** The value cases of a catalog parameter whose verdict no reading disputes. */
+export function catalogParameterCases(rule: ParameterRule): Array<Generated<unknown>> {
+  return parameterCases(rule).filter((c) => c.valid || !(rule.custom_sizes_possible && sizeShaped(c.value)));
 }

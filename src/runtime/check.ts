@@ -7,6 +7,7 @@ import type { TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
 import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
+import { recordSpend, spentPoints, stopReason } from './control.ts';
 import { runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
@@ -20,6 +21,8 @@ export interface TestRecord {
   exchangeCount: number;
   reason?: string;
   error?: string;
+  /** Dry run: the test would have run (it is reported as not run with that reason). */
+  planned?: boolean;
   /** What the test created and then cleaned up, and what it could not clean up. */
   cleanup?: { done: string[]; failed: string[] };
 }
@@ -50,6 +53,8 @@ export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
 }
 
 class SkipSignal extends Error {}
+/** The run was asked to stop (Ctrl-C, deadline): the test ends where it is, its cleanups still run. */
+class StopSignal extends Error {}
 class AbortSignalError extends Error {}
 
 /** What a test body gets: requests that check themselves, and a way to report violations by id. */
@@ -66,6 +71,7 @@ export class CheckContext {
     private readonly w: WorkerState,
     readonly title: string,
     private readonly skipFn: (note: string) => never,
+    readonly effect: Effect = 'read',
   ) {
     this.target = w.run.target;
     this.client = new HttpClient({
@@ -122,7 +128,19 @@ export class CheckContext {
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
     Object.assign(headers, req.headers ?? {});
     const spec: RequestSpec = { ...req, method, path, headers };
+    // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
+    const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
+    if (stop) throw new StopSignal(stop);
+    const budget = this.w.run.budgetPoints;
+    if (budget !== undefined && this.effect === 'billable' && method === 'POST' && !this.cleaning) {
+      const spent = spentPoints(this.w.run.reportDir);
+      if (spent.gte(budget))
+        throw new StopSignal(
+          `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
+        );
+    }
     const res = await this.client.send(spec);
+    recordSpend(this.w.run.reportDir, res);
     if (!req.raw) this.checkExchange(res);
     return res;
   }
@@ -202,7 +220,10 @@ export class CheckContext {
     this.cleanups.push({ label, fn });
   }
 
+  private cleaning = false;
+
   async runCleanups(): Promise<{ done: string[]; failed: string[] }> {
+    this.cleaning = true;
     const out = { done: [] as string[], failed: [] as string[] };
     for (const c of this.cleanups.reverse()) {
       let ok = false;
@@ -283,12 +304,28 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       if (!w.run.target.capabilities.includes(cap))
         notRun(`capability '${cap}' is not declared for target '${w.run.target.name}'`);
     }
-    const t = new CheckContext(w, fullTitle, notRun);
+    const stop = stopReason(w.run.reportDir);
+    if (stop) notRun(stop);
+    if (spec.effect === 'billable' && w.run.budgetPoints !== undefined) {
+      const spent = spentPoints(w.run.reportDir);
+      if (spent.gte(w.run.budgetPoints))
+        notRun(
+          `points budget reached: ${spent.toString()} of ${w.run.budgetPoints} points spent (--budget-points)`,
+        );
+    }
+    if (w.run.dryRun) {
+      record.planned = true;
+      notRun('dry run: would run');
+    }
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect);
+    let stoppedBy: string | undefined;
     try {
       await fn(t);
     } catch (err) {
       record.cleanup = await t.runCleanups();
-      if (err instanceof TransportError) {
+      if (err instanceof StopSignal) {
+        stoppedBy = err.message;
+      } else if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
         t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
       } else if (!(err instanceof AbortSignalError)) {
@@ -306,6 +343,8 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
     const failures = t.violations.filter((v) => v.severity === 'failure');
+    // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
+    if (stoppedBy && failures.length === 0) notRun(`${stoppedBy} (stopped while running)`);
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
   });

@@ -12,8 +12,25 @@ export interface RunConfig {
   seed: number;
   /** Runs per property test. */
   propertyRuns: number;
+  /** quick | standard | thorough: scales property runs and scenario depth. */
+  profile: Profile;
+  /** Billable tests stop once the points the target reports as spent reach this (decimal string). */
+  budgetPoints?: string;
+  /** List the plan without sending a request: every test records whether it would run, and why not. */
+  dryRun?: boolean;
   /** The live description as fetched once by the CLI. */
   openapi?: { file: string; sha256: string; valid: boolean; errors: string[] };
+}
+
+export const PROFILES = ['quick', 'standard', 'thorough'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+/** Property runs per profile (--property-runs overrides). */
+export const PROFILE_PROPERTY_RUNS: Record<Profile, number> = { quick: 5, standard: 25, thorough: 100 };
+
+/** A scenario depth by profile, e.g. depth(run, {quick: 1, standard: 4, thorough: 12}). */
+export function depth<T>(run: Pick<RunConfig, 'profile'>, by: Record<Profile, T>): T {
+  return by[run.profile ?? 'standard'];
 }
 
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';

@@ -1,4 +1,6 @@
 /** Shared by the media suites: the documented table, base requests per model and the refusal judge. */
+import { randomUUID } from 'node:crypto';
+import { TransportError } from '../../src/errors.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { mediaCatalog, pollJob, TERMINAL_STATUSES, upload } from '../../src/media.ts';
 import { type MediaModel, mediaTable } from '../../src/rules/media.ts';
@@ -88,11 +90,16 @@ export async function postJob(
   body: unknown,
   req: Omit<Req, 'json'> = {},
 ): Promise<HttpResponse> {
-  const res = await t.post('/v1/media/jobs', body, req);
+  // Every create carries an Idempotency-Key, so that a create whose answer is lost can be repeated.
+  const headers = { ...req.headers };
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key'))
+    headers['idempotency-key'] = `conformance-job-${randomUUID()}`;
+  const res = await createOnce(t, body, { ...req, headers });
   const id = (res.json as { id?: unknown } | undefined)?.id;
   if (isSuccess(res.status) && typeof id === 'string') {
     t.onCleanup(`media job ${id} (waited for its end)`, async () => {
-      const trace = await pollJob(t, id, { until: (s) => SETTLED.includes(s) });
+      const as = req.as && req.as !== 'none' ? req.as : 'primary';
+      const trace = await pollJob(t, id, { as, until: (s) => SETTLED.includes(s) });
       return SETTLED.includes(trace.statuses.at(-1) ?? '');
     });
   }
@@ -100,3 +107,24 @@ export async function postJob(
 }
 
 const SETTLED = [...TERMINAL_STATUSES, 'settlement_pending'];
+
+/**
+ * POST /v1/media/jobs, following the contract's submission_uncertain rule when no answer comes: "if no
+ * id was obtained, repeat the same create request with the same Idempotency-Key; never use a new key".
+ * The repeat is sent once; the lost answer is advisory when the repeat answers (GEN-001 reading).
+ */
+async function createOnce(t: CheckContext, body: unknown, req: Omit<Req, 'json'>): Promise<HttpResponse> {
+  try {
+    return await t.post('/v1/media/jobs', body, req);
+  } catch (err) {
+    if (!(err instanceof TransportError)) throw err;
+    const res = await t.post('/v1/media/jobs', body, req);
+    const lost = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
+    t.violate(
+      'GEN-001',
+      `${err.message}; the same create repeated with the same Idempotency-Key was answered ${res.status}`,
+      { level: 'notable', ...(lost ? { exchange: lost } : {}) },
+    );
+    return res;
+  }
+}

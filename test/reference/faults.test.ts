@@ -1,8 +1,8 @@
 import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
-import { type CallOptions, call, parseSse, referencePool, streamEnds } from './helpers.ts';
-import { createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
+import { type CallOptions, call, type Exchange, parseSse, referencePool, streamEnds } from './helpers.ts';
+import { ACK, createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
 
 const pool = referencePool();
 // Short media stages keep the lifecycle probes quick; 40 ms still lets a poll see every stage.
@@ -76,6 +76,30 @@ const uploaded = async (ref: ReferenceHandle, file: string, opts: Parameters<typ
 const succeededJob = async (ref: ReferenceHandle, model = 'wc-100010') => {
   const created = await createJob(ref, jobBody(model));
   return (await pollJob(ref, created.body.id)).last.body;
+};
+const UNCERTAIN = { ...jobBody('wc-100010'), prompt: 'CONFORMANCE_UNCERTAIN_JOB' };
+const keyed = (k: string, role = 'primary'): CallOptions => ({ role, headers: { 'idempotency-key': k } });
+/** Reads the job until `stop` holds for a read (true) or the job ends (false). */
+const readsUntil = async (
+  ref: ReferenceHandle,
+  id: string,
+  stop: (read: Exchange) => boolean,
+  role = 'primary',
+) => {
+  const until = Date.now() + 3000;
+  while (Date.now() < until) {
+    const read = await readJob(ref, id, role);
+    if (stop(read)) return true;
+    if (['succeeded', 'failed', 'settlement_pending'].includes(read.body?.status)) return false;
+    await sleep(3);
+  }
+  return false;
+};
+/** A settlement_pending job of the poor account, created with the key. */
+const pendingJob = async (ref: ReferenceHandle, k: string) => {
+  const created = await createJob(ref, jobBody('wc-100010'), keyed(k, 'poor'));
+  await sleep(250);
+  return created.body.id as string;
 };
 const catalogEntry = async (ref: ReferenceHandle, id: string) =>
   (await call(ref, '/v1/media/models', { role: 'primary' })).body.data.find(
@@ -340,6 +364,29 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'kind-missing': async (ref) => !('kind' in (await createJob(ref, jobBody('wc-100010'))).body),
   'invalid-code': async (ref) =>
     (await createJob(ref, withParams('wc-100010', { quality: 'high' }))).body.error.code === 'bad_parameter',
+  'undocumented-unenforced': async (ref) =>
+    (await catalogEntry(ref, 'wc-900001')).parameters.steps.step === 5 &&
+    (await accepted(ref, { model: 'wc-900001', prompt: 'x', parameters: { ...ACK, steps: 12 } })),
+  'settlement-pending-lost': async (ref) =>
+    (await readJob(ref, await pendingJob(ref, 'probe-pending'), 'poor')).status === 404,
+  'settlement-replay-new-job': async (ref) => {
+    const id = await pendingJob(ref, 'probe-pending');
+    return (await createJob(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))).body.id !== id;
+  },
+  'uncertain-job-lost': async (ref) =>
+    readsUntil(ref, (await createJob(ref, UNCERTAIN)).body.id, (read) => read.status === 404),
+  'uncertain-replay-new-job': async (ref) => {
+    // The replay must meet submission_uncertain (one 40 ms stage); a miss is tried again with a new key.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const k = `probe-uncertain-${attempt}`;
+      const id = (await createJob(ref, UNCERTAIN, keyed(k))).body.id;
+      await readsUntil(ref, id, (read) => read.body?.status === 'submission_uncertain');
+      const again = await createJob(ref, UNCERTAIN, keyed(k));
+      if (again.body.id !== id) return true;
+      if (again.body.status === 'submission_uncertain') return false;
+    }
+    return false;
+  },
   // ==== end of the media block
 };
 
@@ -400,6 +447,14 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'foreign-ids-403': async (ref) =>
     (await readJob(ref, (await createJob(ref, jobBody('wc-100010'))).body.id, 'other_tenant')).status === 403,
   'job-202': async (ref) => (await jobStatus(ref, jobBody('wc-100010'))) === 202,
+  'create-drop-once': async (ref) => {
+    const dropped = await createJob(ref, jobBody('wc-100010'), keyed('probe-drop')).then(
+      () => false,
+      () => true,
+    );
+    const again = await createJob(ref, jobBody('wc-100010'), keyed('probe-drop'));
+    return dropped && again.status === 201 && again.headers.get('idempotent-replayed') === 'true';
+  },
   // ==== end of the media block
 };
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  catalogModel,
+  catalogParameterCases,
   codePoints,
   mediaTable,
   parameterArbitrary,
@@ -90,5 +92,91 @@ describe('parameter verdicts', () => {
     expect(parameterValid(p.generate_audio!, 'true')).toBe(false);
     expect(parameterValid(model('wc-100019').parameters.seed!, 1)).toBeUndefined();
     expect(new Set(fc.sample(parameterArbitrary(p.seed!), 200).map((c) => c.valid)).size).toBe(2);
+  });
+});
+
+describe('rules read from a catalog entry (models the contract does not document)', () => {
+  const entry = {
+    id: 'x-model',
+    kind: 'image_generation',
+    prompt_contract: {
+      empty_only: false,
+      minimum_characters: 2,
+      maximum_characters: 30,
+      maximum_utf8_bytes: 60,
+    },
+    parameters: {
+      reference: { accepted: ['image'], minimum: 1, maximum: 3 },
+      provider_processing_acknowledged: { options: [{ value: true }] },
+      input_asset_ids: {},
+      steps: { minimum: 10, maximum: 50, step: 5, default: 20 },
+      level: { minimum: 1, maximum: 9, allowed_values: [1, 3, 9], default: 3 },
+      style: { options: [{ value: 'line' }, { value: 'ink' }], default: 'line' },
+      size: { options: [{ value: '1024x1024' }, { value: '512x512' }], default: '1024x1024' },
+      hd: { options: [{ value: true }, { value: false }], default: false },
+      opaque: { description: 'no bounds given' },
+    },
+  };
+  const m = catalogModel(entry, table);
+
+  it('reads the prompt contract, references and output kind', () => {
+    expect(m.output).toBe('image');
+    expect(m.prompt).toMatchObject({
+      stated: true,
+      required: true,
+      min_chars: 2,
+      max_chars: 30,
+      max_utf8_bytes: 60,
+    });
+    expect(promptValid(m.prompt, 'a')).toBe(false);
+    expect(promptValid(m.prompt, ' ab ')).toBe(true);
+    expect(promptValid(m.prompt, '漢'.repeat(20))).toBe(true);
+    expect(promptValid(m.prompt, '漢'.repeat(21))).toBe(false);
+    expect(m.references).toMatchObject({ stated: true, accepted: ['image'], min: 1, max: 3, required: true });
+    expect(Object.keys(m.parameters).sort()).toEqual(['hd', 'level', 'opaque', 'size', 'steps', 'style']);
+  });
+
+  it('honours an integer step and allowed_values', () => {
+    const steps = m.parameters.steps!;
+    expect([10, 15, 50].map((v) => parameterValid(steps, v))).toEqual([true, true, true]);
+    expect([9, 12, 51, 55, '10', 10.5].map((v) => parameterValid(steps, v))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const level = m.parameters.level!;
+    expect([1, 3, 9].every((v) => parameterValid(level, v))).toBe(true);
+    expect([2, 4, 0, 10].some((v) => parameterValid(level, v))).toBe(false);
+    const cases = catalogParameterCases(steps);
+    expect(cases.filter((c) => c.valid).map((c) => c.value)).toEqual(
+      expect.arrayContaining([10, 15, 45, 50]),
+    );
+    expect(cases.filter((c) => !c.valid).map((c) => c.value)).toEqual(expect.arrayContaining([9, 14, 51]));
+  });
+
+  it('never judges a size-shaped value invalid where options look like sizes (a custom size may be allowed)', () => {
+    const size = m.parameters.size!;
+    expect(size.custom_sizes_possible).toBe(true);
+    const invalid = catalogParameterCases(size).filter((c) => !c.valid);
+    expect(invalid.map((c) => c.value)).toEqual([null, 'not-a-value']);
+    const style = catalogParameterCases(m.parameters.style!).filter((c) => !c.valid);
+    expect(style.map((c) => c.value)).toContain('LINE');
+  });
+
+  it('reads boolean options as a boolean and leaves a parameter without bounds unjudged', () => {
+    expect(m.parameters.hd).toMatchObject({ boolean: true });
+    expect(m.parameters.opaque?.stated).toBe(false);
+    expect(parameterValid(m.parameters.opaque!, 'anything')).toBeUndefined();
+  });
+
+  it('leaves unknown bounds unknown: an entry without a prompt contract states no prompt rule', () => {
+    const bare = catalogModel({ id: 'y', kind: 'video_generation' }, table);
+    expect(bare.output).toBe('video');
+    expect(bare.prompt.stated).toBe(false);
+    expect(bare.references.stated).toBe(false);
+    expect(promptValid(bare.prompt, '')).toBeUndefined();
   });
 });

@@ -1,0 +1,151 @@
+/**
+ * Models the live catalog lists that the contract does not document (MCAT-004: "the model catalog and
+ * account permissions take precedence over it"). The same prompt and parameter generators as for the
+ * documented models run from each such model's own catalog entry; every verdict is advisory, since the
+ * contract only sketches what a catalog entry means (judging.md, notable).
+ */
+
+import { mediaCatalog } from '../../src/media.ts';
+import {
+  catalogModel,
+  catalogParameterCases,
+  type MediaModel,
+  promptArbitrary,
+  promptBoundaryValid,
+  promptValid,
+} from '../../src/rules/media.ts';
+import { type CheckContext, check, checkProperty, isSuccess } from '../../src/suite.ts';
+import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
+
+interface Undocumented {
+  id: string;
+  model: MediaModel;
+}
+
+let found: Promise<Undocumented[]> | undefined;
+
+/** The catalog's models the contract does not document, each with the rules its entry publishes. */
+async function undocumented(t: CheckContext): Promise<Undocumented[]> {
+  found ??= mediaCatalog(t).then((c) =>
+    c.entries
+      .filter((e) => typeof e.id === 'string' && !(e.id in table.models))
+      .map((e) => ({ id: e.id as string, model: catalogModel(e, table) })),
+  );
+  const list = await found;
+  if (list.length === 0) t.skip('the media catalog lists only models the contract documents');
+  return list;
+}
+
+/** A request the entry allows: acknowledgement, a prompt within the published bounds, the minimum of references. */
+async function baseJob(t: CheckContext, u: Undocumented): Promise<Record<string, unknown>> {
+  const m = u.model;
+  const parameters: Record<string, unknown> = { [ACK]: true };
+  if (m.references.required && (m.references.min ?? 0) > 0) {
+    const kind = m.references.accepted.includes('image') ? 'image' : 'video';
+    parameters[table.reference_fields[0]!] = await references(t, m, m.references.min ?? 1, kind);
+  }
+  const body: Record<string, unknown> = { model: u.id, parameters };
+  if (!m.prompt.empty_only) {
+    const prompt = [PROMPT, 'a'.repeat(Math.max(1, m.prompt.min_chars ?? 1))].find(
+      (p) => promptValid(m.prompt, p) !== false,
+    );
+    if (prompt === undefined) t.skip(`${u.id}: its prompt_contract admits no prompt the suite can build`);
+    body.prompt = prompt;
+  }
+  return body;
+}
+
+function refusedMessage(t: CheckContext, res: Awaited<ReturnType<typeof postJob>>, what: string) {
+  // Only advisory: the code of the refusal is not judged for a model the contract does not document.
+  return judgeRefusal(t, res, what, false);
+}
+
+check(
+  { ids: ['MCAT-004'], effect: 'write' },
+  'refuses prompts outside an undocumented model’s catalog prompt_contract',
+  async (t) => {
+    for (const u of await undocumented(t)) {
+      const r = u.model.prompt;
+      if (!r.stated) continue;
+      const base = await baseJob(t, u);
+      await checkProperty(t, {
+        id: 'MCAT-004',
+        // An absent prompt is judged only where the entry says whether it is required.
+        arbitrary: promptArbitrary(r).filter(
+          (c) => !c.valid && (c.value !== undefined || r.required !== null),
+        ),
+        run: async (c) => {
+          const body: Record<string, unknown> = { ...base };
+          if (c.value === undefined) delete body.prompt;
+          else body.prompt = c.value;
+          const res = await postJob(t, body);
+          return refusedMessage(t, res, `${u.id} (catalog prompt_contract): prompt of ${c.note}`);
+        },
+      });
+    }
+  },
+);
+
+check(
+  { ids: ['MCAT-004'], effect: 'write' },
+  'refuses parameter values outside an undocumented model’s catalog options and bounds',
+  async (t) => {
+    for (const u of await undocumented(t)) {
+      const base = await baseJob(t, u);
+      for (const [name, rule] of Object.entries(u.model.parameters)) {
+        if (rule.stated === false) continue;
+        for (const c of catalogParameterCases(rule).filter((c) => !c.valid)) {
+          const res = await postJob(t, {
+            ...base,
+            parameters: { ...(base.parameters as object), [name]: c.value },
+          });
+          const msg = refusedMessage(t, res, `${u.id} (catalog): ${name} ${JSON.stringify(c.value)}`);
+          if (msg) t.violate('MCAT-004', msg, { received: c.value, exchange: res.exchange });
+        }
+      }
+      const max = u.model.references.max;
+      if (max !== null && u.model.references.accepted.includes('image')) {
+        const ids = await references(t, u.model, max + 1, 'image');
+        const res = await postJob(t, {
+          ...base,
+          parameters: { ...(base.parameters as object), [table.reference_fields[0]!]: ids },
+        });
+        const msg = refusedMessage(t, res, `${u.id} (catalog): ${max + 1} references (maximum ${max})`);
+        if (msg) t.violate('MCAT-004', msg, { exchange: res.exchange });
+      }
+    }
+  },
+);
+
+check(
+  { ids: ['MCAT-004'], effect: 'billable' },
+  'accepts the prompts and values an undocumented model’s catalog entry allows',
+  async (t) => {
+    for (const u of await undocumented(t)) {
+      const base = await baseJob(t, u);
+      const accepted = async (body: Record<string, unknown>, what: string) => {
+        const res = await postJob(t, body);
+        t.ensure(
+          isSuccess(res.status),
+          'MCAT-004',
+          `${u.id}: ${what} is allowed by its catalog entry but was answered ${res.status}`,
+          { received: res.status, expected: '2xx', exchange: res.exchange },
+        );
+        return isSuccess(res.status);
+      };
+      if (!(await accepted(base, 'a minimal request'))) continue;
+      for (const c of promptBoundaryValid(u.model.prompt))
+        await accepted({ ...base, prompt: c.value }, `a prompt of ${c.note}`);
+      for (const [name, rule] of Object.entries(u.model.parameters)) {
+        if (rule.stated === false) continue;
+        // Every allowed case is sent (the bounds, the step's neighbours, each option): they are few.
+        for (const c of catalogParameterCases(rule).filter((c) => c.valid)) {
+          await accepted(
+            { ...base, parameters: { ...(base.parameters as object), [name]: c.value } },
+            `${name} ${JSON.stringify(c.value)}`,
+          );
+        }
+      }
+    }
+  },
+);
