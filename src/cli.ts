@@ -3,12 +3,18 @@ import { resolveTarget, type TargetConfig } from './config/targets.ts';
 import { UsageError } from './errors.ts';
 import { ROLES } from './model.ts';
 import { SUITE_VERSION } from './paths.ts';
-import { EXIT, runConformance, stopActiveRun } from './run.ts';
+import { verifyBundle } from './report/bundle.ts';
+import { loadExpectations } from './report/expectations.ts';
+import { mergeReports } from './report/merge.ts';
+import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
 import { PROFILES, type Profile } from './runtime/run-config.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
 
-Usage: gateway-conformance [options]
+Usage: gateway-conformance [options]                  run the suite
+       gateway-conformance merge --report-dir OUT DIR...  combine the reports of --shard runs
+       gateway-conformance verify DIR                     check a report (bundle): files, digests,
+                                                          completeness; exit 0 only if certified
 
 Target (flags > environment > targets file > defaults; no target: the embedded reference server)
   --target NAME          run against the entry NAME of the targets file
@@ -32,8 +38,8 @@ Run
                          running tests end at their next request, cleanups still run
   --shard I/N            run the I-th of N shards (combine them with 'merge')
   --expectations FILE    the target's known failures (id, reason, expires; see README)
-  --drift-against FILE   diff the live /openapi.json against FILE, or 'previous' (the latest earlier
-                         report of this target in the reports folder)
+  --drift-against FILE   diff the live /openapi.json against FILE, or 'previous' (the newest other
+                         report beside this one, e.g. reports/<target>/*)
   --dry-run              the plan: which tests would run or not and why; sends no request
   --quiet                print only the verdict line
   --help, --version
@@ -41,7 +47,51 @@ Run
 Exit codes: 0 every check that ran passed; 1 a check failed; 2 usage or configuration error, target
 unreachable or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
 
+/** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
+async function subcommand(name: string, argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'report-dir': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  if (name === 'verify') {
+    if (positionals.length !== 1) throw new UsageError('verify: name one report directory (a bundle)');
+    const v = verifyBundle(positionals[0]!);
+    for (const line of v.lines) console.log(line);
+    return v.certified ? EXIT.passed : EXIT.failed;
+  }
+  const out = values['report-dir'];
+  if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
+  const summary = mergeReports(positionals, out);
+  finalizeReport(out, summary);
+  const c = summary.counts;
+  console.log(
+    `${summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
+  );
+  return summary.verdict === 'harness_error'
+    ? EXIT.harness
+    : summary.verdict === 'failed'
+      ? EXIT.failed
+      : EXIT.passed;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -119,6 +169,8 @@ export async function main(argv: string[]): Promise<number> {
     ...(concurrency !== undefined ? { concurrency } : {}),
   };
   let target = resolveTarget(flags);
+  // Bad input fails before anything starts.
+  if (typeof values.expectations === 'string') loadExpectations(values.expectations);
   const quiet = values.quiet === true;
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {
@@ -159,7 +211,7 @@ export async function main(argv: string[]): Promise<number> {
     if (quiet) {
       const c = result.summary.counts;
       console.log(
-        `${result.summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors`,
+        `${result.summary.interrupted ? `INCOMPLETE (${result.summary.interrupted}) ` : ''}${result.summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors`,
       );
     }
     return result.exitCode;

@@ -1,16 +1,20 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
 import { Redactor } from './http/redact.ts';
 import type { Role } from './model.ts';
+import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
+import { writeManifest } from './report/bundle.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
-import { ConformanceReporter, coverage, writeJunit } from './report/reporter.ts';
-import { OUTCOMES, type Summary, type TestResultRecord } from './report/summary.ts';
+import { writeHtmlReport } from './report/html.ts';
+import { ConformanceReporter, writeJunit } from './report/reporter.ts';
+import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { requestStop, spentPoints } from './runtime/control.ts';
 import { PROFILE_PROPERTY_RUNS, type Profile, RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
 
@@ -237,9 +241,13 @@ async function runSuites(
   {
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
-    const { startVitest } = await import('vitest/node');
+    const { createVitest } = await import('vitest/node');
     // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
     // traffic of this run (balance-delta checks need a quiet account).
+    // The target's concurrency is the number of tests in flight: worker threads up to the cores, the
+    // rest as concurrent tests within each worker (tests wait on the network, not on the CPU).
+    const workers = Math.max(1, Math.min(target.concurrency, availableParallelism()));
+    const perWorker = Math.ceil(target.concurrency / workers);
     const projects = [
       {
         test: {
@@ -248,7 +256,10 @@ async function runSuites(
           exclude: ['suites/**/*.serial.test.ts'],
           pool: 'threads',
           isolate: false,
-          sequence: { groupOrder: 0 },
+          // Tests are independent (each creates and cleans up its own resources): within a file they
+          // run concurrently up to the share of the target's concurrency each worker gets.
+          sequence: { groupOrder: 0, concurrent: perWorker > 1 },
+          maxConcurrency: perWorker,
         },
       },
       {
@@ -262,22 +273,31 @@ async function runSuites(
         },
       },
     ];
-    const vitest = await startVitest(
+    const signals = ['SIGINT', 'SIGTERM'] as const;
+    const ours = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
+    const vitest = await createVitest(
       'test',
-      opts.files ?? [],
       {
         config: false,
         root: PKG_ROOT,
         watch: false,
         reporters: opts.quiet ? [reporter] : [reporter, 'default'],
-        maxWorkers: target.concurrency,
+        maxWorkers: workers,
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         passWithNoTests: !!opts.shard,
       },
       { test: { projects } } as never,
     );
-    await vitest.close();
+    // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
+    // and the report still happen), so vitest's handlers are removed.
+    for (const sig of signals)
+      for (const l of process.listeners(sig)) if (!ours.get(sig)?.includes(l)) process.off(sig, l);
+    try {
+      await vitest.start(opts.files ?? []);
+    } finally {
+      await vitest.close();
+    }
     return reporter.collected;
   }
 }
@@ -302,19 +322,14 @@ async function finish(c: {
   const tests = c.tests;
   const expectationStatus = c.expectations ? applyExpectations(tests, c.expectations) : undefined;
   if (expectationStatus && opts.expectationsFile)
-    tests.push(...expectationFailures(expectationStatus, opts.expectationsFile));
+    // One shard cannot tell a stale entry (its failing test may be in another shard): merge judges those.
+    tests.push(
+      ...expectationFailures(
+        expectationStatus.filter((e) => !(opts.shard && e.status === 'stale')),
+        opts.expectationsFile,
+      ),
+    );
 
-  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
-  for (const t of tests) counts[t.outcome]++;
-  counts.harness_error += harnessErrors.length;
-  counts.total = tests.length;
-  const tally = (sev: 'failure' | 'advisory') => {
-    const out: Record<string, number> = {};
-    for (const t of tests)
-      for (const id of new Set(t.violations.filter((v) => v.severity === sev).map((v) => v.id)))
-        out[id] = (out[id] ?? 0) + 1;
-    return out;
-  };
   const summary: Summary = {
     suite: { name: 'gateway-conformance', version: SUITE_VERSION },
     target: {
@@ -332,16 +347,8 @@ async function finish(c: {
     openapi: openapi
       ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
       : { valid: false, errors: ['not fetched'] },
-    verdict: counts.harness_error > 0 ? 'harness_error' : counts.failed > 0 ? 'failed' : 'passed',
-    counts,
-    failedRequirements: tally('failure'),
-    advisoryRequirements: tally('advisory'),
-    coverage: coverage(tests),
+    ...aggregate(tests, harnessErrors),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
-    cleanup: {
-      cleaned: tests.reduce((n, t) => n + (t.cleanup?.done.length ?? 0), 0),
-      leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
-    },
     tests,
     profile: run.profile,
     points: {
@@ -353,8 +360,10 @@ async function finish(c: {
   };
   if (c.interrupted) summary.interrupted = c.interrupted;
   if (opts.shard) summary.shard = opts.shard;
+  if (opts.filter) summary.filter = opts.filter;
   if (run.dryRun) summary.dryRun = true;
   if (expectationStatus) summary.expectations = expectationStatus;
+  if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
   summary.exchanges.count = countLines(exchangesFile);
   // A last redaction pass over everything written: a secret must not reach the report by any path.
   writeFileSync(
@@ -362,6 +371,7 @@ async function finish(c: {
     redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
   );
   writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
+  finalizeReport(reportDir, summary);
   const exitCode =
     summary.verdict === 'harness_error'
       ? EXIT.harness
@@ -375,6 +385,43 @@ async function finish(c: {
     else printVerdict(summary, harnessErrors, reportDir, log);
   }
   return { summary, reportDir, exitCode };
+}
+
+/**
+ * What changed in the live description since `against`: a file, or `previous` (the newest other report
+ * directory beside this one holding an openapi.json). Written to drift.json as well.
+ */
+function drift(against: string, currentFile: string, reportDir: string): Summary['drift'] {
+  let file = against;
+  if (against === 'previous') {
+    // Reports of one target sit side by side (reports/<target>/<timestamp>/): the siblings.
+    const root = dirname(reportDir);
+    const candidates = existsSync(root)
+      ? readdirSync(root)
+          .map((d) => join(root, d, 'openapi.json'))
+          .filter((f) => existsSync(f) && resolve(dirname(f)) !== resolve(reportDir))
+          .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
+      : [];
+    if (!candidates[0]) return { against: 'previous (none found)', changes: [], breaking: 0 };
+    file = candidates[0];
+  }
+  let previous: unknown;
+  try {
+    previous = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--drift-against: cannot read ${file} as JSON (${(err as Error).message})`);
+  }
+  const diff = diffDescriptions(previous, JSON.parse(readFileSync(currentFile, 'utf8')));
+  const out = { against: file, changes: diff.changes, breaking: diff.breaking };
+  writeFileSync(join(reportDir, 'drift.json'), JSON.stringify(out, null, 2));
+  return out;
+}
+
+/** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
+export function finalizeReport(reportDir: string, summary: Summary): void {
+  for (const f of ['stop-requested']) rmSync(join(reportDir, f), { force: true });
+  writeHtmlReport(reportDir);
+  writeManifest(reportDir, summary);
 }
 
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
@@ -420,6 +467,12 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
     log(`  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}`);
   for (const e of s.expectations ?? [])
     if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
+  if (s.drift) {
+    log(
+      `  description drift against ${s.drift.against}: ${s.drift.changes.length} change(s), ${s.drift.breaking} breaking`,
+    );
+    for (const line of formatChanges(s.drift.changes).slice(0, 10)) log(`    ${line}`);
+  }
   if (s.interrupted) log(`  INCOMPLETE: ${s.interrupted}; the tests it did not reach are not run`);
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);

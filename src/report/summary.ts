@@ -1,5 +1,6 @@
 import type { Exchange } from '../http/client.ts';
 import type { Effect, Outcome, Role, Violation } from '../model.ts';
+import { coverage } from './reporter.ts';
 
 export interface TestResultRecord {
   title: string;
@@ -53,6 +54,8 @@ export interface Summary {
   shard?: string;
   shards?: string[];
   dryRun?: boolean;
+  /** --filter of the run: the tests it excluded are not run. */
+  filter?: string;
   /** Tests not run because their side-effect class is not allowed, per class. */
   skippedByClass?: Record<string, number>;
   expectations?: Array<{
@@ -79,3 +82,37 @@ export const OUTCOMES: Outcome[] = [
   'not_run',
   'harness_error',
 ];
+
+/** The verdict and tallies of a list of test records (a run, or shards merged into one). */
+export function aggregate(
+  tests: TestResultRecord[],
+  harnessErrors: string[],
+): Pick<
+  Summary,
+  'verdict' | 'counts' | 'failedRequirements' | 'advisoryRequirements' | 'coverage' | 'cleanup'
+> {
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
+  for (const t of tests) counts[t.outcome]++;
+  counts.harness_error += harnessErrors.length;
+  counts.total = tests.length;
+  const tally = (sev: 'failure' | 'advisory') => {
+    const out: Record<string, number> = {};
+    for (const t of tests) {
+      if (sev === 'failure' && t.outcome === 'known_failure') continue;
+      for (const id of new Set(t.violations.filter((v) => v.severity === sev).map((v) => v.id)))
+        out[id] = (out[id] ?? 0) + 1;
+    }
+    return out;
+  };
+  return {
+    verdict: counts.harness_error > 0 ? 'harness_error' : counts.failed > 0 ? 'failed' : 'passed',
+    counts,
+    failedRequirements: tally('failure'),
+    advisoryRequirements: tally('advisory'),
+    coverage: coverage(tests),
+    cleanup: {
+      cleaned: tests.reduce((n, t) => n + (t.cleanup?.done.length ?? 0), 0),
+      leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The certification bundle: a report directory (summary.json, junit.xml, report.html, exchanges.ndjson,
+ * openapi.json, ...) plus manifest.json with the sha256 of every file, the suite's version, git commit
+ * and a digest of its own source tree, the target's openapi sha256 and the run's options. `verify`
+ * checks a bundle's integrity, recomputes the source digest when it runs as the claimed version, and
+ * judges completeness against fixtures/certification.yaml from summary.json itself (never from the
+ * manifest's own claim).
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { parse } from 'yaml';
+import { UsageError } from '../errors.ts';
+import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
+import type { Summary } from './summary.ts';
+
+export const MANIFEST = 'manifest.json';
+/** What the source digest covers: everything that decides a verdict against a real target. */
+export const SOURCE_PARTS = [
+  'bin',
+  'src',
+  'suites',
+  'fixtures',
+  'schemas',
+  'package.json',
+  'package-lock.json',
+];
+
+export interface Manifest {
+  format: 'gateway-conformance-bundle/1';
+  createdAt: string;
+  suite: { name: string; version: string; commit: string | null; sourceDigest: string };
+  target: { name: string; baseUrl: string; openapiSha256: string | null };
+  options: Record<string, unknown>;
+  files: Array<{ path: string; sha256: string; bytes: number }>;
+}
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  if (statSync(dir).isFile()) return [dir];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.name !== 'node_modules' && !e.name.startsWith('.'))
+    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+}
+
+/**
+ * sha256 over the sorted lines `<sha256 of file>  <path>` of the suite's source parts: recomputable
+ * from a checkout of a released version (`gateway-conformance verify` does it for its own version).
+ */
+export function sourceDigest(root = PKG_ROOT): string {
+  const files = SOURCE_PARTS.flatMap((p) => walk(join(root, p)))
+    .map((f) => relative(root, f).split(sep).join('/'))
+    .sort();
+  return sha256(files.map((f) => `${sha256(readFileSync(join(root, f)))}  ${f}\n`).join(''));
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PKG_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Write manifest.json for a finished report directory. */
+export function writeManifest(dir: string, summary: Summary): Manifest {
+  const files = walk(dir)
+    .map((f) => relative(dir, f).split(sep).join('/'))
+    .filter((f) => f !== MANIFEST)
+    .sort()
+    .map((path) => {
+      const data = readFileSync(join(dir, path));
+      return { path, sha256: sha256(data), bytes: data.length };
+    });
+  const manifest: Manifest = {
+    format: 'gateway-conformance-bundle/1',
+    createdAt: new Date().toISOString(),
+    suite: {
+      name: 'gateway-conformance',
+      version: SUITE_VERSION,
+      commit: gitCommit(),
+      sourceDigest: sourceDigest(),
+    },
+    target: {
+      name: summary.target.name,
+      baseUrl: summary.target.baseUrl,
+      openapiSha256: summary.openapi.sha256 ?? null,
+    },
+    options: {
+      strict: summary.strict,
+      profile: summary.profile ?? null,
+      seed: summary.seed,
+      filter: summary.filter ?? null,
+      shard: summary.shard ?? null,
+      shards: summary.shards ?? null,
+      allow: summary.target.allow,
+      roles: summary.target.roles,
+      budgetPoints: summary.points?.budget ?? null,
+      dryRun: !!summary.dryRun,
+      interrupted: summary.interrupted ?? null,
+    },
+    files,
+  };
+  writeFileSync(join(dir, MANIFEST), JSON.stringify(manifest, null, 2));
+  return manifest;
+}
+
+interface CertificationProfile {
+  classes: string[];
+  roles: string[];
+  profiles: string[];
+  forbid: Record<string, string>;
+}
+
+/** Why a run cannot certify (empty: it covered everything the certification profile requires). */
+export function incompleteness(s: Summary): string[] {
+  const p = parse(readFileSync(pkgPath('fixtures', 'certification.yaml'), 'utf8')) as CertificationProfile;
+  const out: string[] = [];
+  for (const c of p.classes)
+    if (!s.target.allow.includes(c as never)) out.push(`side-effect class '${c}' was not allowed`);
+  for (const r of p.roles) if (!s.target.roles.includes(r as never)) out.push(`role '${r}' had no key`);
+  if (!p.profiles.includes(s.profile ?? 'standard'))
+    out.push(`profile '${s.profile}' (needs ${p.profiles.join(' or ')})`);
+  if (s.strict) out.push(`--strict: ${p.forbid.strict}`);
+  if (s.filter) out.push(`--filter ${s.filter}: ${p.forbid.filter}`);
+  if (s.dryRun) out.push(`--dry-run: ${p.forbid.dry_run}`);
+  if (s.interrupted) out.push(`${s.interrupted}: ${p.forbid.interrupted}`);
+  if (s.shard) out.push(`shard ${s.shard}: ${p.forbid.partial_shard}`);
+  if (s.shards) {
+    const n = Number(s.shards[0]?.split('/')[1]);
+    const have = new Set(s.shards);
+    for (let i = 1; i <= n; i++)
+      if (!have.has(`${i}/${n}`)) out.push(`shard ${i}/${n} is missing from the merge`);
+  }
+  return out;
+}
+
+export interface Verification {
+  intact: boolean;
+  complete: boolean;
+  verdict: string;
+  certified: boolean;
+  lines: string[];
+}
+
+/** Check a bundle: every file listed and unchanged, the suite's digest, and completeness. */
+export function verifyBundle(dir: string): Verification {
+  const mf = join(dir, MANIFEST);
+  if (!existsSync(mf))
+    throw new UsageError(`${dir}: no ${MANIFEST} (not a report directory of gateway-conformance)`);
+  let m: Manifest;
+  let s: Summary;
+  try {
+    m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
+    s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+  } catch (err) {
+    throw new UsageError(`${dir}: cannot read the manifest or summary.json (${(err as Error).message})`);
+  }
+  const lines: string[] = [];
+  let intact = m.format === 'gateway-conformance-bundle/1' && Array.isArray(m.files);
+  if (!intact) lines.push(`✗ ${MANIFEST} is not a gateway-conformance bundle manifest`);
+  const listed = new Set<string>();
+  for (const f of m.files ?? []) {
+    listed.add(f.path);
+    const file = join(dir, f.path);
+    if (!existsSync(file)) {
+      intact = false;
+      lines.push(`✗ missing file ${f.path}`);
+    } else if (sha256(readFileSync(file)) !== f.sha256) {
+      intact = false;
+      lines.push(`✗ ${f.path} does not match its sha256 in the manifest (changed after the run)`);
+    }
+  }
+  for (const f of walk(dir).map((x) => relative(dir, x).split(sep).join('/')))
+    if (f !== MANIFEST && !listed.has(f)) {
+      intact = false;
+      lines.push(`✗ ${f} is not listed in the manifest`);
+    }
+  for (const required of ['summary.json', 'junit.xml', 'exchanges.ndjson', 'report.html'])
+    if (!listed.has(required)) {
+      intact = false;
+      lines.push(`✗ the bundle lacks ${required}`);
+    }
+  if (m.target?.openapiSha256 && existsSync(join(dir, 'openapi.json'))) {
+    const live = sha256(readFileSync(join(dir, 'openapi.json')));
+    if (live !== m.target.openapiSha256 || s.openapi?.sha256 !== live) {
+      intact = false;
+      lines.push('✗ openapi.json, the manifest and summary.json disagree on the description sha256');
+    }
+  }
+  if (m.suite?.version === SUITE_VERSION) {
+    const mine = sourceDigest();
+    if (mine === m.suite.sourceDigest)
+      lines.push(`✓ suite ${m.suite.version}: source digest matches this installation`);
+    else {
+      intact = false;
+      lines.push(
+        `✗ suite ${m.suite.version}: the source digest ${m.suite.sourceDigest.slice(0, 12)}… differs from this installation's ${mine.slice(0, 12)}… (a modified suite, or another build of the version)`,
+      );
+    }
+  } else {
+    lines.push(
+      `• suite ${m.suite?.version}: this is ${SUITE_VERSION}; check the source digest ${m.suite?.sourceDigest} with that version's verify`,
+    );
+  }
+  if (intact) lines.push(`✓ ${m.files.length} files present and unchanged`);
+  const missing = incompleteness(s);
+  for (const r of missing) lines.push(`✗ incomplete: ${r}`);
+  const complete = missing.length === 0;
+  const certified = intact && complete && s.verdict === 'passed';
+  lines.push(
+    certified
+      ? `CERTIFIED: target ${s.target.name} passed a complete run of gateway-conformance ${s.suite.version}`
+      : `NOT CERTIFIED: ${[!intact && 'the bundle is not intact', !complete && 'the run is incomplete', s.verdict !== 'passed' && `the verdict is ${s.verdict}`].filter(Boolean).join('; ')}`,
+  );
+  return { intact, complete, verdict: s.verdict, certified, lines };
+}

@@ -1,0 +1,933 @@
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
+import type { Exchange, RecordedBody } from '../http/client.ts';
+import type { Outcome } from '../model.ts';
+import type { Summary, TestResultRecord } from './summary.ts';
+
+/**
+ * The HTML report: one self-contained file (inline CSS, one small inline script, no external asset,
+ * a Content-Security-Policy that allows nothing else), readable without a network. Every string in it
+ * may come from the remote target, so every string is escaped; the script carries no data (it reads
+ * data-* attributes), and the CSP admits only that script, by its hash.
+ */
+
+/** Optional summary fields that later runs add; each is rendered when present. */
+export interface SummaryExtras {
+  harnessErrors?: string[];
+  /** Why the run stopped early: the tests it did not reach are not run. */
+  interrupted?: string;
+  /** This report is one shard (i/n) of a run. */
+  shard?: string;
+  dryRun?: boolean;
+  points?: { spent: string | null; budget?: string | null; source?: string };
+  skippedByClass?: Record<string, number>;
+  expectations?: Array<{
+    id: string;
+    test?: string;
+    reason: string;
+    expires: string;
+    status: string;
+    tests?: string[];
+  }>;
+  drift?: {
+    against: string;
+    changes: Array<{ kind: string; path: string; detail: string; breaking: boolean }>;
+    breaking?: number;
+  };
+  shards?: string[];
+  profile?: string;
+}
+
+export type HtmlSummary = Omit<Summary, keyof SummaryExtras> & SummaryExtras;
+
+export interface HtmlReportInput {
+  summary: HtmlSummary;
+  /** The requirement catalogue (fixtures/requirements.yaml), in catalogue order. */
+  requirements: Iterable<Requirement>;
+  /** Exchanges cited by violations but missing from their test record (read from exchanges.ndjson). */
+  extraExchanges?: ReadonlyMap<string, Exchange>;
+  /** When the report was written (default: now). */
+  generatedAt?: string;
+}
+
+/** Cited exchanges embedded in full per test; more are listed by one line each. */
+const MAX_EXCHANGES_PER_TEST = 3;
+const MAX_VIOLATIONS_PER_TEST = 40;
+const MAX_TITLES_PER_REASON = 300;
+/** Failure cards open when the page loads; the others open on a click. */
+const OPEN_CARDS = 8;
+
+type RowOutcome = Outcome | 'no_test';
+
+const LABEL: Record<RowOutcome, string> = {
+  passed: 'passed',
+  failed: 'failed',
+  advisory: 'advisory',
+  known_failure: 'known failure',
+  not_run: 'not run',
+  harness_error: 'harness error',
+  no_test: 'no test',
+};
+
+// ------------------------------------------------------------------------------------------ escaping
+
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const str = (value: unknown): string =>
+  typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+
+/** Element text, HTML-escaped (& < >; quotes are inert in text and cost bytes in JSON bodies). */
+export function esc(value: unknown): string {
+  return str(value).replace(/[&<>]/g, (c) => ESC[c]!);
+}
+
+/** An attribute value (always written in double quotes), HTML-escaped. */
+export function attr(value: unknown): string {
+  return str(value).replace(/[&<>"']/g, (c) => ESC[c]!);
+}
+
+/** Ids for element attributes: only [A-Za-z0-9_-]. */
+const anchor = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, '_');
+
+// ------------------------------------------------------------------------------------------ curl
+
+const REDACTED = /\[REDACTED(?::([A-Za-z0-9_]+))?\]/g;
+
+/** The environment variable that holds a role's key (CONFORMANCE_API_KEY for primary). */
+export function keyVariable(role?: string): string {
+  return !role || role === 'primary' ? 'CONFORMANCE_API_KEY' : `CONFORMANCE_KEY_${role.toUpperCase()}`;
+}
+
+/** Single-quoted shell word. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+interface CurlContext {
+  vars: Set<string>;
+  unlabeled: boolean;
+}
+
+/** A shell word for s where every redaction marker becomes a variable reference ("$CONFORMANCE_API_KEY"). */
+function shellWord(s: string, ctx: CurlContext): string {
+  const parts: Array<{ lit: string } | { v: string }> = [];
+  let last = 0;
+  for (const m of s.matchAll(REDACTED)) {
+    if (m.index > last) parts.push({ lit: s.slice(last, m.index) });
+    const v = keyVariable(m[1]);
+    if (!m[1]) ctx.unlabeled = true;
+    ctx.vars.add(v);
+    parts.push({ v });
+    last = m.index + m[0].length;
+  }
+  if (parts.length === 0) return shellQuote(s);
+  if (last < s.length) parts.push({ lit: s.slice(last) });
+  // One double-quoted word when the literal parts need no escaping there; else concatenated pieces.
+  if (parts.every((p) => !('lit' in p) || !/[$`"\\!\n]/.test(p.lit))) {
+    let out = '';
+    parts.forEach((p, i) => {
+      if ('lit' in p) out += p.lit;
+      else {
+        const next = parts[i + 1];
+        out += next && 'lit' in next && /^[A-Za-z0-9_]/.test(next.lit) ? `\${${p.v}}` : `$${p.v}`;
+      }
+    });
+    return `"${out}"`;
+  }
+  return parts.map((p) => ('lit' in p ? shellQuote(p.lit) : `"$${p.v}"`)).join('');
+}
+
+/** The base URL a summary's target names (`embedded (http://127.0.0.1:1234)` gives the URL inside). */
+export function targetUrl(baseUrl: string): string {
+  const m = /^embedded \((.*)\)$/.exec(baseUrl);
+  return (m ? m[1]! : baseUrl).replace(/\/+$/, '');
+}
+
+function isTextBody(body: RecordedBody): boolean {
+  const mt = body.contentType?.split(';')[0]?.trim().toLowerCase();
+  return (
+    body.preview !== undefined &&
+    (!mt || mt === 'application/json' || mt.endsWith('+json') || mt.startsWith('text/') || mt.includes('xml'))
+  );
+}
+
+/**
+ * A curl command that repeats a recorded request: the key comes from $CONFORMANCE_API_KEY (other roles
+ * from $CONFORMANCE_KEY_<ROLE>) wherever the record shows a redacted credential; every other part is
+ * quoted for a POSIX shell. Notes say where the command cannot be exact.
+ */
+export function curlCommand(ex: Exchange, baseUrl: string): { command: string; notes: string[] } {
+  const ctx: CurlContext = { vars: new Set(), unlabeled: false };
+  const notes: string[] = [];
+  const url = targetUrl(baseUrl) + ex.path;
+  const body = ex.requestBody;
+  const hasText = !!body && body.bytes > 0 && isTextBody(body);
+  const method = ex.method.toUpperCase();
+  const args: string[] = ['curl -sS -i'];
+  if (method === 'HEAD') args[0] += ' --head';
+  else if (method !== 'GET' || (body && body.bytes > 0))
+    args[0] += ` -X ${shellQuote(method).replace(/^'([A-Z]+)'$/, '$1')}`;
+  if (/[[\]{}]/.test(url.replace(REDACTED, ''))) args[0] += ' --globoff';
+  args.push(shellWord(url, ctx));
+  for (const [name, value] of Object.entries(ex.requestHeaders))
+    args.push(`-H ${shellWord(`${name}: ${value}`, ctx)}`);
+  if (body && body.bytes > 0) {
+    if (hasText) {
+      let text = body.preview!;
+      if (text.endsWith('…') && Buffer.byteLength(text) - Buffer.byteLength('…') < body.bytes) {
+        text = text.slice(0, -1);
+        notes.push(
+          `The record keeps only the first ${Buffer.byteLength(text)} of the body's ${body.bytes} bytes; the command sends that prefix (sha256 of the full body: ${body.sha256}).`,
+        );
+      }
+      args.push(`--data-binary ${shellWord(text, ctx)}`);
+    } else {
+      notes.push(
+        `The request had a ${body.contentType ? `${body.contentType} ` : ''}body of ${body.bytes} bytes (sha256 ${body.sha256}) that the report does not keep (binary or multipart): add it with --data-binary @FILE.`,
+      );
+    }
+  }
+  if (baseUrl.startsWith('embedded ('))
+    notes.push(
+      'The embedded reference stopped with the run: start one with `npm run reference` and put its URL (and keys) in place.',
+    );
+  if (ctx.unlabeled)
+    notes.push(
+      'A probe credential (truncated, altered or foreign) was redacted: $CONFORMANCE_API_KEY stands in for it.',
+    );
+  const others = [...ctx.vars].filter((v) => v !== 'CONFORMANCE_API_KEY');
+  if (others.length)
+    notes.push(
+      `Set ${others.join(', ')} to the key${others.length > 1 ? 's of those roles' : ' of that role'}.`,
+    );
+  return { command: args.join(' \\\n  '), notes };
+}
+
+// ------------------------------------------------------------------------------------------ helpers
+
+function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+function badge(o: RowOutcome, text = LABEL[o]): string {
+  return `<span class="badge b-${o}">${esc(text)}</span>`;
+}
+
+function chips(items: string[], cls = 'chip'): string {
+  return items.length
+    ? items.map((i) => `<span class="${cls}">${esc(i)}</span>`).join(' ')
+    : '<span class="muted">none</span>';
+}
+
+/** A JSON preview, pretty-printed when it parses and stays short; else as recorded. */
+function prettyBody(preview: string): string {
+  if (preview.endsWith('…')) return preview;
+  try {
+    const pretty = JSON.stringify(JSON.parse(preview), null, 2);
+    return pretty.split('\n').length <= 60 ? pretty : preview;
+  } catch {
+    return preview;
+  }
+}
+
+/** A test title without the requirement ids it opens with. */
+const withoutIds = (title: string): string => title.split(/\s+/).slice(idsOfTitle(title).length).join(' ');
+
+function short(v: unknown, max = 300): string {
+  let s: string;
+  try {
+    s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  } catch {
+    s = String(v);
+  }
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+// ------------------------------------------------------------------------------------------ model
+
+interface ReqRow {
+  req: Requirement | undefined;
+  id: string;
+  section: string;
+  outcome: RowOutcome;
+  citing: number[];
+  failedIn: number[];
+  knownIn: number[];
+  advisoryIn: number[];
+  reasons: string[];
+}
+
+function requirementRows(s: HtmlSummary, reqs: Requirement[]): ReqRow[] {
+  const byId = new Map<string, ReqRow>();
+  const row = (id: string, req: Requirement | undefined): ReqRow => {
+    let r = byId.get(id);
+    if (!r) {
+      r = {
+        req,
+        id,
+        section: req?.section ?? 'Not in the catalogue',
+        outcome: 'no_test',
+        citing: [],
+        failedIn: [],
+        knownIn: [],
+        advisoryIn: [],
+        reasons: [],
+      };
+      byId.set(id, r);
+    }
+    return r;
+  };
+  for (const r of reqs) row(r.id, r);
+  s.tests.forEach((t, i) => {
+    for (const id of new Set(t.ids)) row(id, undefined).citing.push(i);
+    const failing = new Set(t.violations.filter((v) => v.severity === 'failure').map((v) => v.id));
+    for (const id of failing) {
+      if (t.outcome === 'failed') row(id, undefined).failedIn.push(i);
+      else if (t.outcome === 'known_failure') row(id, undefined).knownIn.push(i);
+    }
+    for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
+      row(id, undefined).advisoryIn.push(i);
+  });
+  for (const r of byId.values()) {
+    const citing = r.citing.map((i) => s.tests[i]!);
+    if (r.failedIn.length) r.outcome = 'failed';
+    else if (citing.some((t) => t.outcome === 'harness_error')) r.outcome = 'harness_error';
+    else if (r.knownIn.length) r.outcome = 'known_failure';
+    else if (r.advisoryIn.length) r.outcome = 'advisory';
+    else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'passed';
+    else if (citing.length) r.outcome = 'not_run';
+    r.reasons = [
+      ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
+    ];
+  }
+  return [...byId.values()];
+}
+
+// ------------------------------------------------------------------------------------------ sections
+
+function idLinks(list: Array<[string, number]>, max = 24): string {
+  const shown = list
+    .slice(0, max)
+    .map(
+      ([id, n]) => `<a class="rid" href="#req-${anchor(id)}">${esc(id)}</a><span class="x">×${esc(n)}</span>`,
+    )
+    .join(' ');
+  return list.length > max ? `${shown} <span class="x">+${esc(list.length - max)} more</span>` : shown;
+}
+
+function verdictSection(s: HtmlSummary, rows: ReqRow[]): string {
+  const c = s.counts;
+  const known = c.known_failure ?? 0;
+  const verdictText = s.verdict === 'harness_error' ? 'harness error' : s.verdict;
+  const ids = (pick: (r: ReqRow) => number[]) =>
+    rows.filter((r) => pick(r).length > 0).map((r) => [r.id, pick(r).length] as [string, number]);
+  const failedIds = ids((r) => r.failedIn);
+  const knownIds = ids((r) => r.knownIn);
+  const advIds = ids((r) => r.advisoryIn);
+  const tile = (key: Outcome | 'total', label: string, n: number) =>
+    `<div class="tile t-${key}"><span class="n" data-count="${key}">${esc(n)}</span><span class="l">${esc(label)}</span></div>`;
+  const line = s.dryRun
+    ? 'Dry run: the plan only, no request was sent'
+    : s.verdict === 'failed'
+      ? `${plural(c.failed, 'test')} failed${failedIds.length ? ` on ${plural(failedIds.length, 'requirement')}` : ''}`
+      : s.verdict === 'harness_error'
+        ? `${plural(c.harness_error, 'harness error')}: a fault of the suite, not of the target`
+        : 'Every check that ran held';
+  return `<section class="verdict v-${attr(s.verdict)}" id="verdict">
+<div class="vmain"><div class="vlabel">Verdict</div><div class="vtext" id="verdict-text" data-verdict="${attr(s.verdict)}">${esc(verdictText.toUpperCase())}</div>
+<div class="vline">${esc(line)}</div>
+${s.interrupted ? `<div class="vwarn">INCOMPLETE: ${esc(s.interrupted)}; the tests it did not reach are not run</div>` : ''}
+${failedIds.length ? `<div class="vids">failed: ${idLinks(failedIds)}</div>` : ''}
+${knownIds.length ? `<div class="vids">known failures: ${idLinks(knownIds)}</div>` : ''}
+${advIds.length ? `<div class="vids">advisory: ${idLinks(advIds)}</div>` : ''}
+</div>
+<div class="tiles">${tile('passed', 'passed', c.passed)}${tile('failed', 'failed', c.failed)}${known ? tile('known_failure', 'known failures', known) : ''}${tile('advisory', 'advisory', c.advisory)}${tile('not_run', 'not run', c.not_run)}${tile('harness_error', 'harness errors', c.harness_error)}${tile('total', 'tests', c.total)}</div>
+</section>`;
+}
+
+function factsSection(s: HtmlSummary, generatedAt: string): string {
+  const t = s.target;
+  const fact = (k: string, v: string) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`;
+  const models = Object.entries(t.models ?? {});
+  const rows = [
+    fact(
+      'Target',
+      `<strong>${esc(t.name)}</strong>${t.embedded ? ' <span class="chip">embedded reference</span>' : ''}`,
+    ),
+    fact('Base URL', `<code>${esc(t.baseUrl)}</code>`),
+    fact('Suite', `${esc(s.suite.name)} <code>${esc(s.suite.version)}</code>`),
+    s.profile !== undefined ? fact('Profile', `<code>${esc(s.profile)}</code>`) : '',
+    s.shard ? fact('Shard', `<code>${esc(s.shard)}</code>`) : '',
+    s.shards?.length ? fact('Shards', chips(s.shards)) : '',
+    s.dryRun ? fact('Dry run', 'yes: no request was sent') : '',
+    s.interrupted ? fact('Interrupted', `<span class="c-failed">${esc(s.interrupted)}</span>`) : '',
+    fact(
+      'Live OpenAPI',
+      s.openapi.sha256
+        ? `sha256 <code class="hash">${esc(s.openapi.sha256)}</code> ${s.openapi.valid ? '<span class="chip ok">valid 3.1</span>' : `<span class="chip bad">invalid: ${esc(plural(s.openapi.errors.length, 'error'))}</span>`}`
+        : `<span class="chip bad">not fetched</span> ${esc(s.openapi.errors.join('; '))}`,
+    ),
+    fact('Started at', `<code>${esc(s.startedAt)}</code>`),
+    fact('Duration', esc(fmtMs(s.durationMs))),
+    fact(
+      'Seed',
+      `<code>${esc(s.seed)}</code> <span class="muted">replay with</span> <code>--seed ${esc(s.seed)}</code>`,
+    ),
+    fact('Strict', s.strict ? 'yes: implied invariants fail the run' : 'no: implied invariants are advisory'),
+    fact('Allowed side effects', chips(t.allow ?? [])),
+    fact('Roles', `${chips(t.roles ?? [])} <span class="muted">(${esc((t.roles ?? []).length)})</span>`),
+    models.length
+      ? fact(
+          'Models',
+          models.map(([h, m]) => `<span class="chip">${esc(h)}: <code>${esc(m)}</code></span>`).join(' '),
+        )
+      : '',
+    fact(
+      'Exchanges',
+      `${esc(s.exchanges?.count ?? 0)} recorded in <code>${esc(s.exchanges?.file ?? '')}</code>`,
+    ),
+    fact('Report written', `<code>${esc(generatedAt)}</code>`),
+  ];
+  return `<section id="run"><h2>Run</h2><table class="facts">${rows.join('')}</table></section>`;
+}
+
+function coverageSection(s: HtmlSummary): string {
+  const cov = s.coverage;
+  const pct = cov.testable ? Math.round((cov.tested / cov.testable) * 1000) / 10 : 100;
+  return `<section id="coverage"><h2>Coverage</h2>
+<div class="cov"><div class="bar"><div class="fill" style="width:${attr(pct)}%"></div></div>
+<div><strong data-coverage="tested">${esc(cov.tested)}</strong> of <strong data-coverage="testable">${esc(cov.testable)}</strong> testable requirements have a test (${esc(pct)}%)</div></div>
+${cov.untested.length ? `<p>Untested: ${cov.untested.map((id) => `<a class="rid" href="#req-${anchor(id)}">${esc(id)}</a>`).join(' ')}</p>` : ''}
+${cov.unknownIds.length ? `<p class="warn">Ids cited by tests that the catalogue lacks: ${chips(cov.unknownIds, 'rid')}</p>` : ''}
+</section>`;
+}
+
+function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
+  const order: RowOutcome[] = [
+    'failed',
+    'harness_error',
+    'known_failure',
+    'advisory',
+    'not_run',
+    'passed',
+    'no_test',
+  ];
+  const counts = new Map<RowOutcome, number>(
+    order.map((o) => [o, rows.filter((r) => r.outcome === o).length]),
+  );
+  const sections = new Map<string, ReqRow[]>();
+  for (const r of rows) sections.set(r.section, [...(sections.get(r.section) ?? []), r]);
+  const firstCard = (list: number[]) => (list.length ? `#t-${list[0]}` : '');
+  const bodies = [...sections].map(([section, list]) => {
+    const bad = list.filter((r) => r.outcome === 'failed').length;
+    const head = `<tr class="sec-h"><th colspan="5">${esc(section)} <span class="muted">${esc(plural(list.length, 'requirement'))}${bad ? ` · <span class="c-failed">${esc(bad)} failed</span>` : ''}</span></th></tr>`;
+    const trs = list.map((r) => {
+      const words = r.req?.words ?? '';
+      // Test titles (without their leading ids) for the text filter; the row's own text covers the rest.
+      const titles = [...new Set(r.citing.map((i) => withoutIds(s.tests[i]!.title)))];
+      let detail = '';
+      if (r.outcome === 'failed')
+        detail = `<a href="${firstCard(r.failedIn)}">failed in ${esc(plural(r.failedIn.length, 'test'))}</a>`;
+      else if (r.outcome === 'advisory')
+        detail = `<a href="${firstCard(r.advisoryIn)}">advisory in ${esc(plural(r.advisoryIn.length, 'test'))}</a>`;
+      else if (r.outcome === 'known_failure')
+        detail = `<a href="${firstCard(r.knownIn)}">known failure in ${esc(plural(r.knownIn.length, 'test'))}</a>`;
+      else if (r.outcome === 'harness_error') detail = 'a test citing it hit a harness error';
+      else if (r.outcome === 'not_run')
+        detail = `<span class="reason">${esc(r.reasons[0] ?? '')}</span>${r.reasons.length > 1 ? ` <span class="muted">(+${esc(r.reasons.length - 1)} more)</span>` : ''}`;
+      else if (r.outcome === 'no_test')
+        detail = r.req
+          ? r.req.testable
+            ? '<span class="c-failed">testable, but no test cites it</span>'
+            : `<span class="muted clamp" title="${attr(r.req.why ?? '')}">not testable${r.req.why ? `: ${esc(r.req.why)}` : ''}</span>`
+          : '';
+      const ran = r.citing.filter((i) => s.tests[i]!.outcome !== 'not_run').length;
+      if (r.outcome === 'passed') {
+        // Its own checks held; a citing test may still have failed on another requirement.
+        const other = r.citing.filter((i) => s.tests[i]!.outcome === 'failed');
+        detail = `<span class="muted">held in ${esc(plural(ran, 'test'))}</span>${other.length ? ` · <a href="#t-${other[0]}">${esc(other.length)} failed on other requirements</a>` : ''}`;
+      }
+      const testsCell = r.citing.length
+        ? `${esc(ran)}<span class="muted">/${esc(r.citing.length)}</span>`
+        : '<span class="muted">0</span>';
+      const readings = r.req?.readings?.length
+        ? `<ul class="readings">${r.req.readings.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`
+        : '';
+      const wordsCell = r.req
+        ? `<details class="words"><summary title="${attr(words)}">${esc(words)}</summary>${readings}</details>`
+        : '<span class="muted">cited by a test, missing from fixtures/requirements.yaml</span>';
+      return `<tr class="req o-${r.outcome}" id="req-${anchor(r.id)}" data-outcome="${r.outcome}" data-tests="${attr(titles.join(' | '))}">
+<td class="id"><span class="rid">${esc(r.id)}</span>${r.req ? `<span class="lvl l-${attr(r.req.level)}">${esc(r.req.level)}</span>` : ''}</td>
+<td class="oc">${badge(r.outcome)}</td><td class="detail">${detail}</td><td class="num" title="tests that ran / tests citing it">${testsCell}</td><td class="w">${wordsCell}</td></tr>`;
+    });
+    return `<tbody class="sec">${head}${trs.join('')}</tbody>`;
+  });
+  const buttons = [
+    `<button type="button" data-filter="all" aria-pressed="true">all <span class="n">${esc(rows.length)}</span></button>`,
+    ...order
+      // Rare outcomes get a button only when some requirement has them.
+      .filter((o) => (o !== 'harness_error' && o !== 'known_failure') || (counts.get(o) ?? 0) > 0)
+      .map(
+        (o) =>
+          `<button type="button" data-filter="${o}" class="f-${o}" aria-pressed="false">${esc(LABEL[o])} <span class="n">${esc(counts.get(o) ?? 0)}</span></button>`,
+      ),
+  ].join('');
+  return `<section id="requirements"><h2>Requirements <span class="muted">${esc(plural(rows.length, 'requirement'))} by contract section</span></h2>
+<div class="filters" role="group" aria-label="filter requirements"><div class="seg">${buttons}</div>
+<input type="search" id="q" placeholder="filter by id, section, words or test title" aria-label="filter text" autocomplete="off">
+<span class="muted" id="shown">${esc(rows.length)} of ${esc(rows.length)}</span></div>
+<table class="matrix" id="matrix"><thead><tr><th>Requirement</th><th>Outcome</th><th>Detail</th><th class="num">Tests</th><th>The contract's words</th></tr></thead>
+${bodies.join('\n')}</table></section>`;
+}
+
+function headersTable(h: Record<string, string> | undefined): string {
+  const entries = Object.entries(h ?? {});
+  if (!entries.length) return '<div class="muted small">no headers recorded</div>';
+  return `<table class="hdrs">${entries.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
+}
+
+function bodyBlock(b: RecordedBody | undefined): string {
+  if (!b || b.bytes === 0) return '<div class="muted small">no body</div>';
+  const meta = `<div class="bmeta">${esc(plural(b.bytes, 'byte'))}${b.contentType ? ` · ${esc(b.contentType)}` : ''} · sha256 <code class="hash">${esc(b.sha256.slice(0, 16))}…</code></div>`;
+  if (b.preview === undefined) return `${meta}<div class="muted small">binary body: digest only</div>`;
+  return `${meta}<pre class="body">${esc(prettyBody(b.preview))}</pre>`;
+}
+
+function exchangeBlock(ex: Exchange, key: string, baseUrl: string): string {
+  const status =
+    ex.status !== undefined
+      ? `<span class="status s${anchor(String(ex.status).slice(0, 1))}xx">${esc(ex.status)}</span>`
+      : `<span class="status s5xx">no response${ex.error ? `: ${esc(ex.error.code)}` : ''}</span>`;
+  const { command, notes } = curlCommand(ex, baseUrl);
+  const rid = ex.requestId ?? ex.responseHeaders?.['x-request-id'];
+  return `<div class="exchange" id="x-${key}">
+<div class="reqline"><span class="method">${esc(ex.method)}</span> <code class="path">${esc(ex.path)}</code> <span class="arrow">→</span> ${status}
+<span class="muted">${esc(fmtMs(ex.durationMs))}</span> <span class="xrid">X-Request-ID <code>${rid ? esc(rid) : '<span class="muted">none</span>'}</code></span>
+<span class="muted small">exchange ${esc(ex.id)} · ${esc(ex.startedAt)}</span></div>
+${ex.error ? `<div class="err">${esc(ex.error.code)}: ${esc(ex.error.message)}</div>` : ''}
+${ex.retries?.length ? `<div class="muted small">after ${esc(ex.retries.map((r) => `${r.status} (waited ${fmtMs(r.waitedMs)})`).join(', '))}</div>` : ''}
+<div class="cols"><div class="col"><h4>Request</h4>${headersTable(ex.requestHeaders)}${bodyBlock(ex.requestBody)}</div>
+<div class="col"><h4>Response</h4>${ex.status !== undefined ? `${headersTable(ex.responseHeaders)}${bodyBlock(ex.responseBody)}` : '<div class="muted small">none</div>'}</div></div>
+<div class="curl"><div class="curl-h"><h4>Reproduce</h4><button type="button" class="copy" data-copy="c-${key}">copy</button></div>
+<pre class="cmd" id="c-${key}">${esc(command)}</pre>${notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}</div>
+</div>`;
+}
+
+function testCard(
+  t: TestResultRecord,
+  i: number,
+  s: HtmlSummary,
+  reqs: Map<string, Requirement>,
+  extra: ReadonlyMap<string, Exchange> | undefined,
+  open: boolean,
+): string {
+  const ids = [...new Set([...t.ids, ...t.violations.map((v) => v.id)])];
+  const reqList = ids
+    .map((id) => {
+      const r = reqs.get(id);
+      return `<li><a class="rid" href="#req-${anchor(id)}">${esc(id)}</a>${r ? ` <span class="lvl l-${attr(r.level)}">${esc(r.level)}</span> <span class="sect">${esc(r.section)}</span> <q>${esc(r.words)}</q>` : ' <span class="muted">not in the catalogue</span>'}</li>`;
+    })
+    .join('');
+  // Exchanges: those the record carries, in the order violations cite them, then any others it carries.
+  const own = new Map(t.exchanges.map((e) => [e.id, e]));
+  const cited: Exchange[] = [];
+  const seen = new Set<string>();
+  const missing: string[] = [];
+  for (const id of [...t.violations.map((v) => v.exchangeId), ...t.exchanges.map((e) => e.id)]) {
+    if (!id || seen.has(id)) continue;
+    seen.add(id);
+    const ex = own.get(id) ?? extra?.get(id);
+    if (ex) cited.push(ex);
+    else missing.push(id);
+  }
+  const keyOf = new Map(cited.map((e, j) => [e.id, `${i}-${j}`]));
+  const shown = t.violations.slice(0, MAX_VIOLATIONS_PER_TEST);
+  const violations = shown
+    .map((v) => {
+      const k = v.exchangeId ? keyOf.get(v.exchangeId) : undefined;
+      const ev = [
+        v.expected !== undefined ? `expected <code>${esc(short(v.expected))}</code>` : '',
+        v.received !== undefined ? `received <code>${esc(short(v.received))}</code>` : '',
+        v.pointer ? `at <code>${esc(v.pointer)}</code>` : '',
+        k
+          ? `<a href="#x-${k}">exchange</a>`
+          : v.exchangeId
+            ? `exchange <code>${esc(v.exchangeId)}</code>`
+            : '',
+      ].filter(Boolean);
+      return `<li class="v v-${attr(v.severity)}"><span class="rid">${esc(v.id)}</span> ${badge(v.severity === 'failure' ? 'failed' : 'advisory', v.severity)} <span class="msg">${esc(v.message)}</span>${v.count > 1 ? ` <span class="x">×${esc(v.count)}</span>` : ''}${ev.length ? `<div class="ev">${ev.join(' · ')}</div>` : ''}</li>`;
+    })
+    .join('');
+  const more =
+    t.violations.length > shown.length
+      ? `<li class="muted">… ${esc(t.violations.length - shown.length)} more in summary.json</li>`
+      : '';
+  const full = cited.slice(0, MAX_EXCHANGES_PER_TEST);
+  const rest = cited.slice(MAX_EXCHANGES_PER_TEST);
+  const restList = rest.length
+    ? `<ul class="more-x">${rest.map((e) => `<li id="x-${keyOf.get(e.id)}"><code>${esc(e.method)} ${esc(e.path)}</code> → ${esc(e.status ?? e.error?.code ?? '?')} <span class="muted">X-Request-ID ${esc(e.requestId ?? 'none')} · exchange ${esc(e.id)}</span></li>`).join('')}</ul>`
+    : '';
+  const missingNote = missing.length
+    ? `<p class="muted small">Cited exchanges not embedded (see exchanges.ndjson): ${missing.map((m) => `<code>${esc(m)}</code>`).join(' ')}</p>`
+    : '';
+  const cleanup = t.cleanup?.failed.length
+    ? `<p class="warn">Left behind: ${t.cleanup.failed.map((x) => `<code>${esc(x)}</code>`).join(' ')}</p>`
+    : '';
+  const first = t.violations.find((v) => v.severity === 'failure') ?? t.violations[0];
+  const gist = first ? `[${first.id}] ${first.message}` : (t.error ?? t.reason ?? '');
+  return `<details class="card o-${t.outcome}" id="t-${i}"${open ? ' open' : ''}>
+<summary>${badge(t.outcome)} <h3>${esc(t.title)}</h3><div class="gist">${esc(gist.length > 240 ? `${gist.slice(0, 240)}…` : gist)}</div></summary>
+<div class="meta"><code>${esc(t.file)}</code>${t.effect ? ` · <span class="chip">${esc(t.effect)}</span>` : ''} · ${esc(fmtMs(t.durationMs))} · ${esc(plural(t.exchangeCount, 'exchange'))}</div>
+<ul class="reqs">${reqList}</ul>
+${t.outcome === 'known_failure' && t.reason ? `<p class="known">Expected: ${esc(t.reason)}</p>` : ''}
+${t.error ? `<pre class="error">${esc(t.error)}</pre>` : ''}
+${t.violations.length ? `<ul class="violations">${violations}${more}</ul>` : ''}
+${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target.baseUrl)).join('')}${restList}${missingNote}${cleanup}
+</details>`;
+}
+
+function failuresSection(
+  s: HtmlSummary,
+  reqs: Map<string, Requirement>,
+  extra?: ReadonlyMap<string, Exchange>,
+): string {
+  const idx = (o: Outcome) => s.tests.map((t, i) => [t, i] as const).filter(([t]) => t.outcome === o);
+  const cards = (list: ReadonlyArray<readonly [TestResultRecord, number]>, openFirst: number) =>
+    list.map(([t, i], j) => testCard(t, i, s, reqs, extra, j < openFirst)).join('');
+  const tools = (id: string, n: number) =>
+    n > 1
+      ? `<span class="tools"><button type="button" data-expand="${id}">expand all</button><button type="button" data-collapse="${id}">collapse all</button></span>`
+      : '';
+  const failed = idx('failed');
+  const advisory = idx('advisory');
+  const harness = idx('harness_error');
+  const known = idx('known_failure');
+  const out: string[] = [];
+  const harnessList = s.harnessErrors ?? [];
+  if (harness.length || harnessList.length) {
+    out.push(`<section id="harness"><h2>Harness errors <span class="count c-harness_error">${esc(harness.length + harnessList.length)}</span>${tools('harness', harness.length)}</h2>
+<p class="muted">Faults of the suite itself, kept apart from the target's.</p>
+${harnessList.map((e) => `<pre class="error">${esc(e)}</pre>`).join('')}
+${cards(harness, OPEN_CARDS)}</section>`);
+  }
+  out.push(`<section id="failures"><h2>Failures <span class="count c-failed">${esc(failed.length)}</span>${tools('failures', failed.length)}</h2>
+${failed.length ? `${failed.length > OPEN_CARDS ? `<p class="muted small">The first ${OPEN_CARDS} are open; click a title to open the others.</p>` : ''}${cards(failed, OPEN_CARDS)}` : '<p class="muted">No test failed.</p>'}</section>`);
+  if (known.length)
+    out.push(`<section id="known"><h2>Known failures <span class="count c-known_failure">${esc(known.length)}</span>${tools('known', known.length)}</h2>
+<p class="muted">Failed tests that the target's expectations file lists with a reason and an expiry date: they do not fail the run.</p>
+${cards(known, 0)}</section>`);
+  if (advisory.length)
+    out.push(`<section id="advisories"><h2>Advisories <span class="count c-advisory">${esc(advisory.length)}</span>${tools('advisories', advisory.length)}</h2>
+<p class="muted">Implied invariants (failures under --strict) and what the contract leaves open but a user would want to know.</p>
+${cards(advisory, 0)}</section>`);
+  return out.join('\n');
+}
+
+function notRunSection(s: HtmlSummary): string {
+  const groups = new Map<string, TestResultRecord[]>();
+  for (const t of s.tests)
+    if (t.outcome === 'not_run') {
+      const r = t.reason ?? 'no reason given';
+      groups.set(r, [...(groups.get(r) ?? []), t]);
+    }
+  const byClass = Object.entries(s.skippedByClass ?? {});
+  const classes = byClass.length
+    ? `<p>Not run by side-effect class: ${byClass.map(([k, n]) => `<span class="chip">${esc(k)} <strong>${esc(n)}</strong></span>`).join(' ')}</p>`
+    : '';
+  const list = [...groups]
+    .sort((a, b) => b[1].length - a[1].length)
+    .map(([reason, tests]) => {
+      const shown = tests.slice(0, MAX_TITLES_PER_REASON);
+      return `<details class="reason-g"><summary><span class="count c-not_run">${esc(tests.length)}</span> ${esc(reason)}</summary><ul class="titles">${shown.map((t) => `<li>${esc(t.title)}</li>`).join('')}${tests.length > shown.length ? `<li class="muted">… ${esc(tests.length - shown.length)} more in summary.json</li>` : ''}</ul></details>`;
+    })
+    .join('');
+  return `<section id="notrun"><h2>Not run <span class="count c-not_run">${esc(s.counts.not_run)}</span></h2>${classes}
+${list || '<p class="muted">Every test ran.</p>'}</section>`;
+}
+
+function cleanupSection(s: HtmlSummary): string {
+  const kind = (label: string) => {
+    const words: string[] = [];
+    for (const w of label.split(/\s+/)) {
+      if (!/^[A-Za-z-]+$/.test(w)) break;
+      words.push(w);
+    }
+    return words.join(' ') || 'other';
+  };
+  const done = new Map<string, number>();
+  const failed = new Map<string, number>();
+  for (const t of s.tests) {
+    for (const d of t.cleanup?.done ?? []) done.set(kind(d), (done.get(kind(d)) ?? 0) + 1);
+    for (const d of t.cleanup?.failed ?? []) failed.set(kind(d), (failed.get(kind(d)) ?? 0) + 1);
+  }
+  const kinds = [...new Set([...done.keys(), ...failed.keys()])].sort();
+  const left = s.cleanup?.leftBehind ?? [];
+  const table = kinds.length
+    ? `<table class="small-t"><thead><tr><th>what</th><th class="num">created</th><th class="num">cleaned</th><th class="num">left behind</th></tr></thead>${kinds
+        .map((k) => {
+          const d = done.get(k) ?? 0;
+          const f = failed.get(k) ?? 0;
+          return `<tr><td>${esc(k)}</td><td class="num">${esc(d + f)}</td><td class="num">${esc(d)}</td><td class="num${f ? ' c-failed' : ''}">${esc(f)}</td></tr>`;
+        })
+        .join('')}</table>`
+    : '';
+  return `<section id="cleanup"><h2>Cleanup</h2>
+<p><strong data-cleanup="cleaned">${esc(s.cleanup?.cleaned ?? 0)}</strong> created things removed again; <strong data-cleanup="left" class="${left.length ? 'c-failed' : ''}">${esc(left.length)}</strong> left behind.</p>
+${table}
+${left.length ? `<div class="warn"><p>Left behind on the target (remove by hand):</p><ul>${left.map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul></div>` : ''}
+</section>`;
+}
+
+function extrasSections(s: HtmlSummary): string {
+  const out: string[] = [];
+  if (s.points) {
+    const p = s.points;
+    out.push(`<section id="points"><h2>Points</h2><table class="facts">
+<tr><th>Spent</th><td><strong>${p.spent === null ? '<span class="muted">unknown</span>' : `<code>${esc(p.spent)}</code>`}</strong></td></tr>
+${p.budget !== undefined ? `<tr><th>Budget</th><td>${p.budget === null ? '<span class="muted">none</span>' : `<code>${esc(p.budget)}</code>`}</td></tr>` : ''}
+${p.source ? `<tr><th>Source</th><td>${esc(p.source)}</td></tr>` : ''}</table></section>`);
+  }
+  if (s.expectations?.length) {
+    out.push(`<section id="expectations"><h2>Expectations <span class="muted">known deviations accepted until they expire</span></h2>
+<table class="small-t"><thead><tr><th>id</th><th>test</th><th>reason</th><th>expires</th><th>status</th></tr></thead>${s.expectations
+      .map(
+        (e) =>
+          `<tr><td><span class="rid">${esc(e.id)}</span></td><td>${e.test ? `<code>/${esc(e.test)}/</code>` : '<span class="muted">any</span>'}${e.tests?.length ? `<div class="muted small">${esc(plural(e.tests.length, 'test'))} matched</div>` : ''}</td><td>${esc(e.reason)}</td><td><code>${esc(e.expires)}</code></td><td><span class="chip st-${anchor(e.status)}">${esc(e.status)}</span></td></tr>`,
+      )
+      .join('')}</table></section>`);
+  }
+  if (s.drift) {
+    const d = s.drift;
+    const breaking = d.changes.filter((c) => c.breaking).length;
+    out.push(`<section id="drift"><h2>Drift <span class="muted">of the live description against <code>${esc(d.against)}</code></span></h2>
+<p>${esc(plural(d.changes.length, 'change'))}${breaking ? `, <span class="c-failed">${esc(breaking)} breaking</span>` : ''}</p>
+${d.changes.length ? `<table class="small-t"><thead><tr><th>kind</th><th>path</th><th>detail</th><th>breaking</th></tr></thead>${d.changes.map((c) => `<tr${c.breaking ? ' class="breaking"' : ''}><td>${esc(c.kind)}</td><td><code>${esc(c.path)}</code></td><td>${esc(c.detail)}</td><td>${c.breaking ? '<span class="badge b-failed">breaking</span>' : '<span class="muted">no</span>'}</td></tr>`).join('')}</table>` : ''}</section>`);
+  }
+  return out.join('\n');
+}
+
+// ------------------------------------------------------------------------------------------ page
+
+const CSS = `
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;--adv:#9a6700;--skip:#6e7781;--harn:#8250df;--known:#0550ae;--none:#afb8c1;--mono:ui-monospace,SFMono-Regular,"DejaVu Sans Mono",Menlo,Consolas,monospace}
+*{box-sizing:border-box}[hidden]{display:none!important}
+body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI","DejaVu Sans",Helvetica,Arial,sans-serif;color:var(--fg);background:var(--soft)}
+main{max-width:1280px;margin:0 auto;padding:0 24px 48px}
+nav{position:sticky;top:0;z-index:5;background:#24292f;color:#fff;padding:8px 24px;display:flex;gap:18px;align-items:center;flex-wrap:wrap}
+nav strong{font-size:15px;margin-right:8px}nav a{color:#d0d7de;text-decoration:none}nav a:hover{color:#fff}
+nav .nb{display:inline-block;min-width:18px;padding:0 6px;margin-left:4px;border-radius:9px;background:#57606a;color:#fff;font-size:12px;text-align:center}
+section{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin:18px 0}
+h2{font-size:18px;margin:0 0 12px}h2 .muted{font-size:13px;font-weight:400;margin-left:6px}h3{font-size:15px;margin:0;display:inline}h4{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:10px 0 6px}
+code,pre,.rid,.method{font-family:var(--mono);font-size:12.5px}
+pre{margin:0;white-space:pre-wrap;word-break:break-all;background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 10px}
+a{color:#0969da}.muted{color:var(--muted)}.small{font-size:12px}
+.verdict{display:flex;justify-content:space-between;align-items:center;gap:24px;flex-wrap:wrap;color:#fff;border:0;padding:22px 28px}
+.v-passed{background:linear-gradient(135deg,#1a7f37,#2da44e)}.v-failed{background:linear-gradient(135deg,#a40e26,#cf222e)}.v-harness_error{background:linear-gradient(135deg,#6639ba,#8250df)}
+.vlabel{text-transform:uppercase;letter-spacing:.12em;font-size:12px;opacity:.85}.vtext{font-size:44px;font-weight:800;line-height:1.1;letter-spacing:.02em}
+.vline{font-size:15px;opacity:.95;margin-top:4px}.vids{margin-top:6px;font-size:13px}.vwarn{margin-top:8px;font-weight:700;background:rgba(0,0,0,.22);display:inline-block;padding:2px 10px;border-radius:4px}.verdict a.rid{color:#fff;background:rgba(255,255,255,.18);padding:1px 6px;border-radius:4px;text-decoration:none}.verdict .x{color:#fff;opacity:.9;margin:0 8px 0 3px}
+.tiles{display:flex;gap:10px;flex-wrap:wrap}.tile{background:rgba(255,255,255,.95);color:var(--fg);border-radius:8px;padding:8px 14px;min-width:92px;text-align:center;border-top:4px solid var(--none)}
+.tile .n{display:block;font-size:26px;font-weight:700;line-height:1.2}.tile .l{font-size:12px;color:var(--muted)}
+.t-passed{border-color:var(--ok)}.t-failed{border-color:var(--bad)}.t-advisory{border-color:var(--adv)}.t-not_run{border-color:var(--skip)}.t-harness_error{border-color:var(--harn)}.t-known_failure{border-color:var(--known)}.t-total{border-color:#24292f}
+.grid{display:grid;grid-template-columns:3fr 2fr;gap:18px}.grid>section,.grid>div>section:first-child{margin-top:0}.grid>section{margin-bottom:0}@media(max-width:900px){.grid{grid-template-columns:1fr}}
+table{border-collapse:collapse;width:100%}
+.facts th{text-align:left;font-weight:600;color:var(--muted);padding:5px 14px 5px 0;white-space:nowrap;vertical-align:top;width:1%}.facts td{padding:5px 0;border-bottom:1px solid #eef1f4}
+.hash{word-break:break-all}
+.chip{display:inline-block;background:#eef1f4;border:1px solid var(--line);border-radius:12px;padding:0 8px;font-size:12px;margin:1px 0}.chip.ok{background:#dafbe1;border-color:#aceebb;color:var(--ok)}.chip.bad{background:#ffebe9;border-color:#ffcecb;color:var(--bad)}
+.cov{display:flex;flex-direction:column;gap:8px}.bar{height:12px;background:#eef1f4;border-radius:6px;overflow:hidden}.fill{height:100%;background:var(--ok)}
+.rid{font-weight:600;white-space:nowrap}a.rid{text-decoration:none}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap;vertical-align:1px}
+.b-known_failure{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
+.c-failed{color:var(--bad);font-weight:600}.c-advisory{color:var(--adv)}.c-not_run{color:var(--skip)}.c-harness_error{color:var(--harn)}.c-known_failure{color:var(--known)}
+h2 .count{display:inline-block;font-size:13px;border:1px solid currentColor;border-radius:10px;padding:0 8px;margin-left:6px;vertical-align:2px}
+.filters{display:flex;gap:12px;align-items:center;flex-wrap:wrap;margin-bottom:12px}
+.seg{display:inline-flex;border:1px solid var(--line);border-radius:6px;overflow:hidden}
+.seg button{font:inherit;font-size:13px;border:0;border-right:1px solid var(--line);background:#fff;padding:5px 11px;cursor:pointer;color:var(--fg)}.seg button:last-child{border-right:0}
+.seg button .n{color:var(--muted);font-size:12px;margin-left:2px}.seg button[aria-pressed=true]{background:#24292f;color:#fff}.seg button[aria-pressed=true] .n{color:#d0d7de}
+#q{font:inherit;padding:5px 10px;border:1px solid var(--line);border-radius:6px;min-width:320px;flex:1}
+.matrix{font-size:13px}.matrix thead th{position:sticky;top:38px;background:#fff;z-index:2;text-align:left;font-size:12px;color:var(--muted);border-bottom:2px solid var(--line);padding:6px 8px}
+.matrix td{padding:5px 8px;border-bottom:1px solid #eef1f4;vertical-align:top}.matrix .id{white-space:nowrap;width:1%}.matrix .oc{width:1%}.matrix .detail{width:26%}
+.num{text-align:right;white-space:nowrap;width:1%}
+.sec-h th{text-align:left;background:var(--soft);padding:8px;font-size:13px;border-bottom:1px solid var(--line);border-top:1px solid var(--line)}.sec-h .muted{font-weight:400;margin-left:8px}
+tr.o-failed td:first-child{box-shadow:inset 3px 0 var(--bad)}tr.o-advisory td:first-child{box-shadow:inset 3px 0 var(--adv)}tr.o-harness_error td:first-child{box-shadow:inset 3px 0 var(--harn)}tr.o-known_failure td:first-child{box-shadow:inset 3px 0 var(--known)}
+.lvl{display:inline-block;margin-left:6px;font-size:11px;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 4px}.l-failure{}.l-implied{color:var(--adv)}.l-notable{color:#0969da}
+details.words summary{cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:520px;color:#3d444d}
+details.words[open] summary{white-space:normal;color:var(--muted)}
+.readings{margin:4px 0 2px 18px;padding:0;color:var(--muted);font-size:12px}
+.reason{color:var(--muted)}.clamp{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.card{border:1px solid var(--line);border-left:4px solid var(--bad);border-radius:6px;padding:12px 16px;margin:12px 0;background:#fff}
+.card.o-advisory{border-left-color:var(--adv)}.card.o-harness_error{border-left-color:var(--harn)}.card.o-known_failure{border-left-color:var(--known)}
+.known{color:var(--known);margin:4px 0}
+.card>summary{cursor:pointer;list-style:none;position:relative;padding-left:18px}.card>summary::-webkit-details-marker{display:none}
+.card>summary::before{content:"▸";position:absolute;left:0;top:1px;color:var(--muted)}.card[open]>summary::before{content:"▾"}
+.card>summary h3{margin-left:6px}.gist{display:none;color:var(--muted);font-size:13px;margin-top:3px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.card:not([open])>summary .gist{display:block}
+.card:not([open]){padding-top:7px;padding-bottom:7px;margin:6px 0}.card:not([open])>summary h3{font-size:14px}
+h2 .tools{float:right;display:flex;gap:6px}.tools button{font:inherit;font-size:12px;font-weight:400;border:1px solid var(--line);background:#fff;border-radius:6px;padding:2px 10px;cursor:pointer;color:var(--fg)}.card .meta{color:var(--muted);font-size:12px;margin:4px 0 8px}
+.reqs{list-style:none;margin:6px 0;padding:0}.reqs li{margin:3px 0}.reqs q{color:#3d444d;font-style:italic}.reqs .sect{color:var(--muted);font-size:12px}
+.violations{margin:8px 0;padding:0;list-style:none}.v{padding:6px 10px;border-radius:6px;margin:4px 0;background:#fff5f5;border:1px solid #ffd8d3}.v-advisory{background:#fff8e6;border-color:#f5dd9a}
+.v .msg{font-weight:500}.v .ev{font-size:12px;color:var(--muted);margin-top:2px}.x{color:var(--muted);font-size:12px}
+.exchange{border:1px solid var(--line);border-radius:6px;margin:10px 0;overflow:hidden}
+.reqline{background:var(--soft);padding:7px 10px;border-bottom:1px solid var(--line);display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
+.method{font-weight:700;color:#0550ae}.path{word-break:break-all}.arrow{color:var(--muted)}.xrid{font-size:12px}
+.status{font-family:var(--mono);font-weight:700;padding:0 6px;border-radius:4px;color:#fff}.s2xx{background:var(--ok)}.s3xx{background:#0969da}.s4xx{background:var(--adv)}.s5xx{background:var(--bad)}
+.cols{display:grid;grid-template-columns:1fr 1fr;gap:0}.col{padding:4px 12px 10px;min-width:0}.col+.col{border-left:1px solid var(--line)}
+@media(max-width:900px){.cols{grid-template-columns:1fr}.col+.col{border-left:0;border-top:1px solid var(--line)}}
+.hdrs{font-family:var(--mono);font-size:12px;margin-bottom:6px}.hdrs th{text-align:left;color:var(--muted);font-weight:400;padding:1px 10px 1px 0;white-space:nowrap;vertical-align:top;width:1%}.hdrs td{word-break:break-all;padding:1px 0}
+.bmeta{font-size:12px;color:var(--muted);margin:6px 0 4px}pre.body{max-height:260px;overflow:auto;font-size:12px}
+.curl{padding:4px 12px 12px;border-top:1px solid var(--line)}.curl-h{display:flex;justify-content:space-between;align-items:center}
+pre.cmd{background:#24292f;color:#e6edf3;border-color:#24292f;white-space:pre;overflow-x:auto;word-break:normal}
+button.copy{font:inherit;font-size:12px;border:1px solid var(--line);background:#fff;border-radius:6px;padding:2px 10px;cursor:pointer}
+.note{font-size:12px;color:var(--muted);margin:6px 0 0}
+pre.error{background:#fbefff;border-color:#e3c6ff;color:#512a97;margin:6px 0}
+.err{padding:6px 10px;color:var(--bad);font-family:var(--mono);font-size:12px}
+.warn{color:#7d4e00;background:#fff8c5;border:1px solid #f5dd9a;border-radius:6px;padding:6px 10px}
+details.group>summary,details.reason-g>summary{cursor:pointer;padding:6px 0;font-weight:500}
+.titles{columns:2;column-gap:28px;font-size:12.5px;margin:4px 0 10px;padding-left:18px}.titles li{break-inside:avoid}
+.small-t{font-size:13px}.small-t th{text-align:left;color:var(--muted);font-weight:600;border-bottom:1px solid var(--line);padding:4px 8px}.small-t td{padding:4px 8px;border-bottom:1px solid #eef1f4}
+tr.breaking td{background:#fff5f5}
+footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
+@media print{nav{position:static}.filters{display:none}}
+`;
+
+/** The only script of the page: filters for the requirement matrix and copy buttons. It carries no data. */
+const SCRIPT = `(function(){
+var $$=function(sel,root){return [].slice.call((root||document).querySelectorAll(sel));};
+var rows=$$('#matrix tr.req'),groups=$$('#matrix tbody.sec'),buttons=$$('#requirements [data-filter]');
+var q=document.getElementById('q'),shown=document.getElementById('shown'),current='all';
+var text=rows.map(function(r){var h=r.parentNode.querySelector('.sec-h');
+return (r.textContent+' '+(h?h.textContent:'')+' '+(r.getAttribute('data-tests')||'')).toLowerCase();});
+function apply(){
+var words=(q?q.value:'').toLowerCase().split(/\\s+/).filter(Boolean),n=0;
+rows.forEach(function(r,i){
+var ok=(current==='all'||r.getAttribute('data-outcome')===current)&&words.every(function(w){return text[i].indexOf(w)>=0;});
+r.hidden=!ok;if(ok)n++;});
+groups.forEach(function(g){g.hidden=!g.querySelector('tr.req:not([hidden])');});
+if(shown)shown.textContent=n+' of '+rows.length;}
+function choose(f){current=f;buttons.forEach(function(x){x.setAttribute('aria-pressed',String(x.getAttribute('data-filter')===f));});apply();}
+buttons.forEach(function(b){b.addEventListener('click',function(){choose(b.getAttribute('data-filter'));});});
+if(q)q.addEventListener('input',apply);
+document.addEventListener('click',function(e){
+var t=e.target&&e.target.closest?e.target:null;if(!t)return;
+var x=t.closest('[data-expand],[data-collapse]');
+if(x){var id=x.getAttribute('data-expand')||x.getAttribute('data-collapse');
+$$('#'+id+' details.card').forEach(function(d){d.open=x.hasAttribute('data-expand');});return;}
+var b=t.closest('button.copy');if(!b)return;
+var pre=document.getElementById(b.getAttribute('data-copy'));if(!pre||!navigator.clipboard)return;
+navigator.clipboard.writeText(pre.textContent).then(function(){b.textContent='copied';
+setTimeout(function(){b.textContent='copy';},1500);},function(){});});
+function reveal(){var id=decodeURIComponent(location.hash.slice(1)),el=id&&document.getElementById(id);if(!el)return;
+if(el.hidden||(el.parentNode&&el.parentNode.hidden)){if(q)q.value='';choose('all');}
+for(var p=el;p;p=p.parentElement)if(p.tagName==='DETAILS')p.open=true;el.scrollIntoView();}
+window.addEventListener('hashchange',reveal);reveal();
+})();`;
+
+const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
+
+/** The report as one HTML document. */
+export function renderHtmlReport(input: HtmlReportInput): string {
+  const s = input.summary;
+  const reqList = [...input.requirements];
+  const reqs = new Map(reqList.map((r) => [r.id, r]));
+  const rows = requirementRows(s, reqList);
+  const generatedAt = input.generatedAt ?? new Date().toISOString();
+  const c = s.counts;
+  const nav = [
+    ['#verdict', 'Verdict', ''],
+    ['#run', 'Run', ''],
+    ['#requirements', 'Requirements', String(rows.length)],
+    ...((s.harnessErrors?.length ?? 0) + c.harness_error > 0
+      ? [['#harness', 'Harness errors', String(c.harness_error)]]
+      : []),
+    ['#failures', 'Failures', String(c.failed)],
+    ...((c.known_failure ?? 0) ? [['#known', 'Known failures', String(c.known_failure)]] : []),
+    ...(c.advisory ? [['#advisories', 'Advisories', String(c.advisory)]] : []),
+    ['#notrun', 'Not run', String(c.not_run)],
+    ['#cleanup', 'Cleanup', ''],
+    ...(s.points ? [['#points', 'Points', '']] : []),
+    ...(s.expectations?.length ? [['#expectations', 'Expectations', String(s.expectations.length)]] : []),
+    ...(s.drift ? [['#drift', 'Drift', String(s.drift.changes.length)]] : []),
+  ]
+    .map(
+      ([href, label, n]) =>
+        `<a href="${href}">${esc(label)}${n ? `<span class="nb">${esc(n)}</span>` : ''}</a>`,
+    )
+    .join('');
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(s.verdict.toUpperCase().replace('_', ' '))} · ${esc(s.target.name)} · gateway-conformance</title>
+<style>${CSS}</style></head>
+<body><nav><strong>gateway-conformance</strong>${nav}</nav><main>
+${verdictSection(s, rows)}
+<div class="grid">${factsSection(s, generatedAt)}<div>${coverageSection(s)}${cleanupSection(s)}${extrasSections(s)}</div></div>
+${matrixSection(rows, s)}
+${failuresSection(s, reqs, input.extraExchanges)}
+${notRunSection(s)}
+<footer>gateway-conformance ${esc(s.suite.version)} · target ${esc(s.target.name)} · started ${esc(s.startedAt)} · report written ${esc(generatedAt)}. Secrets are redacted; reproduce requests with <code>$CONFORMANCE_API_KEY</code>.</footer>
+</main><script>${SCRIPT}</script></body></html>
+`;
+}
+
+// ------------------------------------------------------------------------------------------ files
+
+/** Exchanges with the given ids from an NDJSON file, read in chunks (the file can be large). */
+export function readExchanges(file: string, ids: ReadonlySet<string>): Map<string, Exchange> {
+  const found = new Map<string, Exchange>();
+  if (!ids.size || !existsSync(file)) return found;
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    let rest = '';
+    const line = (l: string) => {
+      const m = /^\{"id":"([^"]+)"/.exec(l);
+      if (m ? !ids.has(m[1]!) : ![...ids].some((id) => l.includes(id))) return;
+      try {
+        const ex = JSON.parse(l) as Exchange;
+        if (ids.has(ex.id)) found.set(ex.id, ex);
+      } catch {
+        // a torn last line of an interrupted run
+      }
+    };
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const lines = (rest + buf.subarray(0, n).toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const l of lines) if (l) line(l);
+      if (found.size === ids.size) break;
+    }
+    if (rest) line(rest);
+  } finally {
+    closeSync(fd);
+  }
+  return found;
+}
+
+/**
+ * Reads summary.json (and, only for cited exchanges missing from the test records, exchanges.ndjson)
+ * from a report directory, writes report.html beside them and returns its path.
+ */
+export function writeHtmlReport(reportDir: string): string {
+  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as HtmlSummary;
+  const missing = new Set<string>();
+  for (const t of summary.tests) {
+    if (t.outcome === 'passed' || t.outcome === 'not_run') continue;
+    const own = new Set(t.exchanges.map((e) => e.id));
+    for (const v of t.violations) if (v.exchangeId && !own.has(v.exchangeId)) missing.add(v.exchangeId);
+  }
+  const file = summary.exchanges?.file ?? 'exchanges.ndjson';
+  const extraExchanges = readExchanges(isAbsolute(file) ? file : join(reportDir, file), missing);
+  const html = renderHtmlReport({ summary, requirements: catalogue().values(), extraExchanges });
+  const out = join(reportDir, 'report.html');
+  writeFileSync(out, html);
+  return out;
+}

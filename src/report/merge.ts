@@ -1,0 +1,110 @@
+/**
+ * `gateway-conformance merge --report-dir OUT DIR...`: combine the reports of the shards of one run
+ * (`--shard i/n`) into one summary, JUnit file, exchange log, HTML report and manifest. The shards must
+ * be of one target and one live description; known-failure entries that no shard saw fail are judged
+ * stale here (a single shard cannot tell).
+ */
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Decimal } from 'decimal.js';
+import { UsageError } from '../errors.ts';
+import { expectationFailures } from './expectations.ts';
+import { writeJunit } from './reporter.ts';
+import { aggregate, type Summary, type TestResultRecord } from './summary.ts';
+
+type Stored = Summary & { harnessErrors?: string[] };
+
+function load(dir: string): Stored {
+  const file = join(dir, 'summary.json');
+  if (!existsSync(file)) throw new UsageError(`${dir}: no summary.json (not a report directory)`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Stored;
+  } catch (err) {
+    throw new UsageError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+const RANK = { matched: 3, stale: 2, expired: 1, unused: 0 } as Record<string, number>;
+
+export function mergeReports(dirs: string[], out: string): Summary {
+  if (dirs.length < 1) throw new UsageError('merge: name the shard report directories to combine');
+  const parts = dirs.map((d) => ({ dir: resolve(d), s: load(d) }));
+  const first = parts[0]!.s;
+  for (const { dir, s } of parts) {
+    // Each embedded run starts its own reference on its own port: the name identifies it.
+    const sameUrl = s.target.embedded || s.target.baseUrl === first.target.baseUrl;
+    if (s.target.name !== first.target.name || !sameUrl)
+      throw new UsageError(
+        `merge: ${dir} is a report of target ${s.target.name} (${s.target.baseUrl}), not ${first.target.name} (${first.target.baseUrl})`,
+      );
+    if (s.openapi.sha256 !== first.openapi.sha256)
+      throw new UsageError(`merge: ${dir} saw another live description (sha256 ${s.openapi.sha256})`);
+    if (!s.shard) throw new UsageError(`merge: ${dir} is not a shard (run with --shard i/n)`);
+  }
+  const shards = parts.map((p) => p.s.shard!);
+  const dup = shards.find((x, i) => shards.indexOf(x) !== i);
+  if (dup) throw new UsageError(`merge: shard ${dup} appears twice`);
+  const n = new Set(shards.map((x) => x.split('/')[1]));
+  if (n.size !== 1) throw new UsageError(`merge: the shards do not split one run (${shards.join(', ')})`);
+
+  // Expectation failures each shard wrote are recomputed here from the combined statuses.
+  const isExpectationRecord = (t: TestResultRecord) => t.title.startsWith('expectations: ');
+  const tests = parts.flatMap((p) => p.s.tests.filter((t) => !isExpectationRecord(t)));
+  const harnessErrors = parts.flatMap((p) => p.s.harnessErrors ?? []);
+  let expectations: Summary['expectations'];
+  if (first.expectations) {
+    expectations = first.expectations.map((e, i) => {
+      const all = parts.map((p) => p.s.expectations?.[i]).filter((x) => x !== undefined);
+      const best = all.reduce((a, b) => ((RANK[b.status] ?? 0) > (RANK[a.status] ?? 0) ? b : a), e);
+      return { ...best, tests: all.flatMap((x) => x.tests) };
+    });
+    tests.push(
+      ...expectationFailures(
+        expectations.map((e) => ({ ...e, status: e.status as 'matched' | 'expired' | 'stale' | 'unused' })),
+        'expectations',
+      ),
+    );
+  }
+  const starts = parts.map((p) => Date.parse(p.s.startedAt));
+  const ends = parts.map((p) => Date.parse(p.s.startedAt) + p.s.durationMs);
+  const spent = parts.reduce((a, p) => a.plus(p.s.points?.spent ?? '0'), new Decimal(0));
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'exchanges.ndjson'), '');
+  let exchanges = 0;
+  for (const { dir } of parts) {
+    const f = join(dir, 'exchanges.ndjson');
+    if (!existsSync(f)) continue;
+    const text = readFileSync(f, 'utf8');
+    exchanges += text.split('\n').filter(Boolean).length;
+    writeFileSync(join(out, 'exchanges.ndjson'), text, { flag: 'a' });
+  }
+  if (existsSync(join(parts[0]!.dir, 'openapi.json')))
+    copyFileSync(join(parts[0]!.dir, 'openapi.json'), join(out, 'openapi.json'));
+  const skippedByClass: Record<string, number> = {};
+  for (const p of parts)
+    for (const [k, v] of Object.entries(p.s.skippedByClass ?? {}))
+      skippedByClass[k] = (skippedByClass[k] ?? 0) + v;
+  const { shard: _shard, ...rest } = first;
+  const summary: Summary = {
+    ...rest,
+    startedAt: new Date(Math.min(...starts)).toISOString(),
+    durationMs: Math.max(...ends) - Math.min(...starts),
+    ...aggregate(tests, harnessErrors),
+    exchanges: { file: 'exchanges.ndjson', count: exchanges },
+    tests,
+    shards: shards.sort(),
+    skippedByClass,
+    points: {
+      spent: spent.toString(),
+      budget: first.points?.budget ?? null,
+      source: first.points?.source ?? '',
+    },
+  };
+  if (expectations) summary.expectations = expectations;
+  const interrupted = parts.map((p) => p.s.interrupted).find(Boolean);
+  if (interrupted) summary.interrupted = interrupted;
+  else delete summary.interrupted;
+  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...summary, harnessErrors }, null, 2));
+  writeJunit(join(out, 'junit.xml'), tests, harnessErrors);
+  return summary;
+}

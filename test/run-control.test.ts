@@ -1,0 +1,253 @@
+/**
+ * Acceptance tests of how a run is controlled: dry run, points budget, deadline, Ctrl-C, profiles,
+ * expectations, shards with merge, the certification bundle and `verify`, and description drift. Each
+ * runs the real CLI in a child process against the reference.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pkgPath } from '../src/paths.ts';
+import type { Summary } from '../src/report/summary.ts';
+import { runCli } from './helpers.ts';
+import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
+
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-control-')), name);
+
+describe('run control', { timeout: 180_000 }, () => {
+  let ref: RefTarget;
+  beforeAll(async () => {
+    ref = await refTarget();
+  });
+  afterAll(async () => {
+    await ref.close();
+  });
+
+  it('--dry-run lists the plan and sends no request (an unreachable URL is fine)', async () => {
+    const dir = tmp('dry');
+    const run = await runCli(
+      ['--base-url', 'http://127.0.0.1:9', '--allow', 'read,write', '--dry-run', '--report-dir', dir],
+      { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('DRY RUN');
+    expect(run.stdout).toMatch(/would run \d+ of \d+ tests/);
+    expect(run.stdout).toContain('would not run');
+    const s = summaryOf(dir);
+    expect(s.dryRun).toBe(true);
+    expect(s.exchanges.count).toBe(0);
+    const planned = s.tests.filter((t) => t.planned);
+    expect(planned.length).toBeGreaterThan(100);
+    expect(planned.every((t) => t.effect === 'read' || t.effect === 'write')).toBe(true);
+    const billable = s.tests.filter((t) => t.effect === 'billable');
+    expect(billable.length).toBeGreaterThan(10);
+    for (const t of billable) expect(t.reason).toMatch(/side-effect class 'billable' is not allowed/);
+    expect(s.skippedByClass?.billable).toBe(billable.length);
+  });
+
+  it('--budget-points stops billable tests once the reported spend reaches the budget', async () => {
+    const dir = tmp('budget');
+    const run = await runCli(
+      [...targetArgs(ref), '--budget-points', '1', '--filter', 'MJOB-020', '--report-dir', dir, '--quiet'],
+      ref.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const s = summaryOf(dir);
+    const budgetStopped = s.tests.filter((t) => /points budget reached/.test(t.reason ?? ''));
+    const ran = s.tests.filter((t) => t.effect === 'billable' && t.outcome === 'passed');
+    expect(budgetStopped.length, 'some billable tests stopped for budget').toBeGreaterThan(0);
+    expect(ran.length, 'the first billable tests ran').toBeGreaterThan(0);
+    expect(Number(s.points?.spent)).toBeGreaterThanOrEqual(1);
+    expect(s.points?.budget).toBe('1');
+    // a stopped test is never a pass
+    for (const t of budgetStopped) expect(t.outcome).toBe('not_run');
+  });
+
+  it('--deadline stops the run bounded, reports it incomplete and cleans up', async () => {
+    const dir = tmp('deadline');
+    const started = Date.now();
+    const run = await runCli([...targetArgs(ref), '--deadline', '2', '--report-dir', dir], ref.env);
+    const s = summaryOf(dir);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(s.interrupted).toMatch(/run deadline of 2 s reached/);
+    expect(run.stdout).toContain('INCOMPLETE');
+    const stopped = s.tests.filter((t) => /run deadline/.test(t.reason ?? ''));
+    expect(stopped.length).toBeGreaterThan(50);
+    expect(s.cleanup.leftBehind).toEqual([]);
+  });
+
+  it('Ctrl-C: the run stops, cleans up, writes its report and exits 130', async () => {
+    const dir = tmp('sigint');
+    const child = spawn(
+      process.execPath,
+      [pkgPath('bin', 'gateway-conformance.mjs'), ...targetArgs(ref), '--report-dir', dir, '--quiet'],
+      { env: { ...process.env, ...ref.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    await new Promise((r) => setTimeout(r, 5_000));
+    const sent = Date.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(Date.now() - sent).toBeLessThan(45_000);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain('stopping after cleanup');
+    const s = summaryOf(dir);
+    expect(s.interrupted).toBe('interrupted by SIGINT');
+    expect(s.tests.some((t) => /interrupted by SIGINT/.test(t.reason ?? ''))).toBe(true);
+    expect(s.cleanup.leftBehind).toEqual([]);
+  });
+
+  it('--profile scales the property runs; an unknown profile is a usage error', async () => {
+    const dir = tmp('profile');
+    const run = await runCli(
+      [...targetArgs(ref), '--profile', 'quick', '--filter', 'HEALTH', '--report-dir', dir, '--quiet'],
+      ref.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(summaryOf(dir).profile).toBe('quick');
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).propertyRuns).toBe(5);
+    const bad = await runCli(['--profile', 'fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--profile: 'fast' is not one of quick, standard, thorough");
+  });
+});
+
+describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => {
+  let faulty: RefTarget;
+  beforeAll(async () => {
+    faulty = await refTarget({ fault: 'auth-query-key' });
+  });
+  afterAll(async () => {
+    await faulty.close();
+  });
+
+  const expectationsFile = (entries: string[]) => {
+    const f = tmp('expectations.yaml');
+    writeFileSync(f, ['expectations:', ...entries].join('\n'));
+    return f;
+  };
+
+  it('a listed failure with a future expiry does not fail the run; an expired or stale one does', async () => {
+    const args = [...targetArgs(faulty), '--filter', 'AUTH-005|AUTH-003', '--quiet'];
+    const listed = await runCli(
+      [
+        ...args,
+        '--report-dir',
+        tmp('known'),
+        '--expectations',
+        expectationsFile([
+          '  - id: AUTH-005',
+          '    reason: the gateway still reads ?api_key= (ticket SEC-42)',
+          '    expires: 2999-12-31',
+        ]),
+      ],
+      faulty.env,
+    );
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^PASSED/m);
+
+    const expiredDir = tmp('expired');
+    const expired = await runCli(
+      [
+        ...args,
+        '--report-dir',
+        expiredDir,
+        '--expectations',
+        expectationsFile(['  - id: AUTH-005', '    reason: old', '    expires: 2020-01-01']),
+      ],
+      faulty.env,
+    );
+    expect(expired.code).toBe(1);
+    const e = summaryOf(expiredDir);
+    expect(e.tests.some((t) => /expired on 2020-01-01/.test(t.title))).toBe(true);
+
+    const staleDir = tmp('stale');
+    const stale = await runCli(
+      [
+        ...args,
+        '--report-dir',
+        staleDir,
+        '--expectations',
+        expectationsFile([
+          '  - id: AUTH-005',
+          '    reason: known',
+          '    expires: 2999-12-31',
+          '  - id: AUTH-003',
+          '    reason: was broken once',
+          '    expires: 2999-12-31',
+        ]),
+      ],
+      faulty.env,
+    );
+    expect(stale.code).toBe(1);
+    const st = summaryOf(staleDir);
+    expect(st.expectations?.find((x) => x.id === 'AUTH-003')?.status).toBe('stale');
+    expect(st.counts.known_failure).toBeGreaterThan(0);
+
+    const bad = await runCli([
+      '--expectations',
+      expectationsFile(['  - id: NOPE-001', '    reason: xyz', '    expires: 2030-01-01']),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown requirement id NOPE-001');
+  });
+
+  it('shards merge into one report that verify accepts as intact; a changed file is caught', async () => {
+    const dirs = [tmp('s1'), tmp('s2')];
+    for (const [i, d] of dirs.entries()) {
+      const r = await runCli(
+        [...targetArgs(faulty), '--shard', `${i + 1}/2`, '--filter', 'AUTH-00', '--report-dir', d, '--quiet'],
+        faulty.env,
+      );
+      expect([0, 1]).toContain(r.code);
+    }
+    const out = tmp('merged');
+    const merged = await runCli(['merge', '--report-dir', out, ...dirs]);
+    expect(merged.code, merged.stderr).toBe(1); // the fault fails AUTH-005
+    const s = summaryOf(out);
+    const parts = dirs.map(summaryOf);
+    expect(s.counts.total).toBe(parts[0]!.counts.total + parts[1]!.counts.total);
+    expect(s.shards).toEqual(['1/2', '2/2']);
+    expect(s.failedRequirements['AUTH-005']).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('AUTH-005');
+
+    const v = await runCli(['verify', out]);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toContain('files present and unchanged');
+    expect(v.stdout).toContain('incomplete: --filter');
+    expect(v.stdout).toMatch(/NOT CERTIFIED: .*the verdict is failed/);
+
+    writeFileSync(join(out, 'junit.xml'), '<testsuites/>');
+    const tampered = await runCli(['verify', out]);
+    expect(tampered.stdout).toContain('junit.xml does not match its sha256');
+    expect(tampered.code).toBe(1);
+
+    const bad = await runCli(['merge', '--report-dir', tmp('x'), dirs[0]!, dirs[0]!]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('shard 1/2 appears twice');
+  });
+
+  it('--drift-against lists breaking changes of the live description', async () => {
+    const first = tmp('d1');
+    await runCli([...targetArgs(faulty), '--filter', 'HEALTH', '--report-dir', first, '--quiet'], faulty.env);
+    const pinned = JSON.parse(readFileSync(join(first, 'openapi.json'), 'utf8'));
+    // The pinned description had an endpoint the live one lacks: removing it is breaking.
+    pinned.paths['/v1/removed-endpoint'] = { get: { responses: { 200: { description: 'ok' } } } };
+    const pinnedFile = tmp('pinned.json');
+    writeFileSync(pinnedFile, JSON.stringify(pinned));
+    const dir = tmp('d2');
+    const run = await runCli(
+      [...targetArgs(faulty), '--filter', 'HEALTH', '--report-dir', dir, '--drift-against', pinnedFile],
+      faulty.env,
+    );
+    expect(run.stdout).toContain('BREAKING endpoint-removed');
+    const s = summaryOf(dir);
+    expect(s.drift?.breaking).toBe(1);
+    expect(JSON.parse(readFileSync(join(dir, 'drift.json'), 'utf8')).changes).toHaveLength(1);
+  });
+});

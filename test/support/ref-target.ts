@@ -1,0 +1,55 @@
+/** A reference server (optionally with a fault) described in a targets.yaml, for acceptance tests of the CLI. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startReference } from '../../reference/start.ts';
+
+export interface RefTarget {
+  dir: string;
+  targetsFile: string;
+  env: NodeJS.ProcessEnv;
+  keys: Record<string, string>;
+  url: string;
+  close: () => Promise<void>;
+}
+
+export async function refTarget(
+  opts: { fault?: string; variant?: string; extra?: string[] } = {},
+): Promise<RefTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-acceptance-'));
+  const ref = await startReference({
+    port: 0,
+    ...(opts.fault ? { fault: opts.fault } : {}),
+    ...(opts.variant ? { variant: opts.variant } : {}),
+  });
+  const env: NodeJS.ProcessEnv = {};
+  const keys: string[] = [];
+  for (const [role, value] of Object.entries(ref.keys)) {
+    env[`REF_KEY_${role.toUpperCase()}`] = value;
+    keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
+  }
+  const targetsFile = join(dir, 'targets.yaml');
+  writeFileSync(
+    targetsFile,
+    [
+      'targets:',
+      '  - name: ref',
+      `    base_url: ${ref.url}`,
+      '    allow: all',
+      '    keys:',
+      ...keys,
+      '    models:',
+      ...Object.entries(ref.hints).map(([h, m]) => `      ${h}: ${JSON.stringify(m)}`),
+      `    capabilities: ${JSON.stringify(ref.capabilities)}`,
+      ...(ref.canaries?.length ? [`    canaries: ${JSON.stringify(ref.canaries)}`] : []),
+      ...(ref.limits ? [`    limits: ${JSON.stringify(ref.limits)}`] : []),
+      '    timeouts: { stream_ms: 3000 }',
+      '    media: { poll_interval_ms: 50, poll_cap: 200 }',
+      ...(opts.extra ?? []),
+      '',
+    ].join('\n'),
+  );
+  return { dir, targetsFile, env, keys: ref.keys, url: ref.url, close: () => ref.close() };
+}
+
+export const targetArgs = (t: RefTarget) => ['--targets', t.targetsFile, '--target', 'ref'];
