@@ -1,4 +1,7 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Decimal } from 'decimal.js';
 import { resolveTarget, type TargetConfig } from './config/targets.ts';
 import { UsageError } from './errors.ts';
 import { ROLES } from './model.ts';
@@ -6,6 +9,8 @@ import { SUITE_VERSION } from './paths.ts';
 import { verifyBundle } from './report/bundle.ts';
 import { loadExpectations } from './report/expectations.ts';
 import { mergeReports } from './report/merge.ts';
+import { billableByModel } from './report/plan.ts';
+import type { Summary } from './report/summary.ts';
 import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
 import { PROFILES, type Profile } from './runtime/run-config.ts';
 
@@ -208,6 +213,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(typeof values['drift-against'] === 'string' ? { driftAgainst: values['drift-against'] } : {}),
       ...(values['dry-run'] === true ? { dryRun: true } : {}),
     });
+    if (result.summary.dryRun) await planBillable(result.summary, result.reportDir, target, quiet);
     if (quiet) {
       const c = result.summary.counts;
       console.log(
@@ -219,6 +225,63 @@ export async function main(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await stop?.();
+  }
+}
+
+/**
+ * A dry run's billable estimate: the planned billable tests run against a fresh embedded reference
+ * (loopback; the target gets no request), and their billable requests are counted by model with the
+ * points the reference charged. Model ids of the reference's model hints are shown with the target's.
+ */
+async function planBillable(summary: Summary, reportDir: string, target: TargetConfig, quiet: boolean) {
+  const titles = summary.tests.filter((t) => t.planned && t.effect === 'billable').map((t) => t.title);
+  const basis =
+    "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
+  let plan: NonNullable<Summary['plan']> = { basis, billable: [], totalRequests: 0, totalPoints: '0' };
+  if (titles.length > 0) {
+    const started = await startEmbedded({ ...target, embedded: true, allow: target.allow });
+    const dir = join(reportDir, '.plan');
+    try {
+      await runConformance(
+        {
+          target: started.target,
+          quiet: true,
+          reportDir: dir,
+          filter: titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+          ...(summary.profile ? { profile: summary.profile as Profile } : {}),
+        },
+        () => {},
+      );
+    } finally {
+      await started.stop();
+    }
+    const hints = (m: string) =>
+      (Object.entries(started.target.models) as Array<[keyof TargetConfig['models'], string]>)
+        .filter(([, id]) => id === m)
+        .map(([h]) => h);
+    const billable = billableByModel(dir, (m) => {
+      const hs = hints(m);
+      if (hs.length === 0) return m;
+      const theirs = [...new Set(hs.map((h) => target.models[h] ?? 'as discovered'))].join(', ');
+      return `${hs.join('/')} model (the target's ${theirs}; ${m} on the reference)`;
+    });
+    rmSync(dir, { recursive: true, force: true });
+    plan = {
+      basis,
+      billable,
+      totalRequests: billable.reduce((n, b) => n + b.requests, 0),
+      totalPoints: billable.reduce((n, b) => n.plus(b.points), new Decimal(0)).toString(),
+    };
+  }
+  summary.plan = plan;
+  writeFileSync(join(reportDir, 'summary.json'), JSON.stringify(summary, null, 2));
+  finalizeReport(reportDir, summary);
+  if (!quiet) {
+    console.log(
+      `  billable requests the plan would make: ${plan.totalRequests} (about ${plan.totalPoints} points)`,
+    );
+    for (const b of plan.billable) console.log(`    ${b.model}: ${b.requests} requests, ${b.points} points`);
+    console.log(`  (${basis})`);
   }
 }
 

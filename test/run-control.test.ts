@@ -47,6 +47,31 @@ describe('run control', { timeout: 180_000 }, () => {
     expect(s.skippedByClass?.billable).toBe(billable.length);
   });
 
+  it('--dry-run estimates the billable requests by model on the embedded reference, never on the target', async () => {
+    const dir = tmp('dry-billable');
+    const run = await runCli(
+      [
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--allow',
+        'all',
+        '--dry-run',
+        '--filter',
+        'MJOB-020',
+        '--report-dir',
+        dir,
+      ],
+      { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/billable requests the plan would make: \d+/);
+    const s = summaryOf(dir);
+    expect(s.exchanges.count).toBe(0);
+    expect(s.plan?.totalRequests).toBeGreaterThan(0);
+    expect(s.plan?.billable.map((b) => b.model)).toContain('wc-100010');
+    expect(Number(s.plan?.totalPoints)).toBeGreaterThan(0);
+  });
+
   it('--budget-points stops billable tests once the reported spend reaches the budget', async () => {
     const dir = tmp('budget');
     const run = await runCli(

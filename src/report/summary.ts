@@ -54,6 +54,13 @@ export interface Summary {
   shard?: string;
   shards?: string[];
   dryRun?: boolean;
+  /** Dry run: the billable requests the planned tests make, by model, measured on the embedded reference. */
+  plan?: {
+    basis: string;
+    billable: Array<{ model: string; requests: number; points: string }>;
+    totalRequests: number;
+    totalPoints: string;
+  };
   /** --filter of the run: the tests it excluded are not run. */
   filter?: string;
   /** Tests not run because their side-effect class is not allowed, per class. */
