@@ -24,12 +24,15 @@ import { registerPublic } from './routes/public.ts';
 import { registerResponses } from './routes/responses.ts';
 import { registerTickets } from './routes/tickets.ts';
 import { registerUsage } from './routes/usage.ts';
+import { registerTransport } from './transport.ts';
 
 export interface AppOptions {
   latencyMs?: number;
   logger?: boolean;
   /** Duration of each media job stage (authorizing, queued, running, output_fetching); default 150. */
   mediaStepMs?: number;
+  /** Fault transport-hang: how long a hanging request holds its socket; default 120 s. */
+  hangLimitMs?: number;
 }
 
 /** Areas the reference implements beyond 501 stubs; grows as routes are added. */
@@ -88,6 +91,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   registerAuth(app, ctx);
   registerGuards(app, ctx);
   registerInternal(app, ctx);
+  // Transport faults act on requests the key, scopes and guards accepted.
+  registerTransport(app, ctx, options.hangLimitMs);
   if (ctx.fault === 'key-echo') {
     app.addHook('onSend', async (request, reply) => {
       if (request.caller) reply.header('X-Debug-Key', request.caller.value);

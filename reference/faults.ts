@@ -9,6 +9,11 @@ export interface Fault {
   description: string;
   breaks: string[];
   level?: 'implied' | 'notable';
+  /**
+   * The request timeout (ms) the fault's matrix run gives the suite (`timeouts.request_ms` of its
+   * targets file), for a fault that makes requests hang: the run then ends in seconds, not minutes.
+   */
+  requestMs?: number;
 }
 
 export interface Variant {
@@ -761,6 +766,43 @@ const FAULT_LIST = [
     breaks: ['MJOB-024', 'MJOB-027'],
   },
   // ==== end of the media block
+  // ==== transport (transport.ts; one block, keep together). Each fault hits one read endpoint. A
+  // request that gets no complete response is reported under GEN-001 (the suite's client turns a
+  // timeout, reset or short body into a TransportError, the test into a GEN-001 failure), whatever
+  // the test checks; `breaks` also names the endpoint's own id so that the filtered run selects the
+  // tests requesting it (GEN-001 alone selects only the response-conformance test).
+  // transport.ts: GET /v1/balance holds the socket without answering (dropped by the server after 120 s)
+  {
+    name: 'transport-hang',
+    description: 'GET /v1/balance never answers: no status line, the connection stays open (120 s)',
+    breaks: ['GEN-001', 'BAL-001'],
+    requestMs: 2000,
+  },
+  // transport.ts: GET /v1/usage resets the connection
+  {
+    name: 'transport-reset',
+    description: 'GET /v1/usage resets the connection (TCP RST) without a response',
+    breaks: ['GEN-001', 'USAGE-001'],
+  },
+  // transport.ts: GET /v1/ledger answers 500 (not described)
+  {
+    name: 'transport-500',
+    description: 'GET /v1/ledger answers 500 with an APIError body',
+    breaks: ['ERR-002', 'LEDGER-001'],
+  },
+  // transport.ts: GET /v1/models announces its whole length, sends half the body, then closes
+  {
+    name: 'transport-truncated',
+    description: 'GET /v1/models sends half its body under a Content-Length of the whole, then closes',
+    breaks: ['GEN-001', 'MODELS-001'],
+  },
+  // transport.ts: GET /v1/support/tickets answers 200 application/json with `{"data": [`
+  {
+    name: 'transport-invalid-json',
+    description: 'GET /v1/support/tickets answers 200 application/json with a body that is not JSON',
+    breaks: ['RESP-003', 'TICKET-002'],
+  },
+  // ==== end of the transport block
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

@@ -18,6 +18,8 @@ export interface ReferenceOptions {
   logger?: boolean;
   /** Duration of each media job stage; default 150 ms (a job succeeds after 4 stages). */
   mediaStepMs?: number;
+  /** Fault transport-hang: how long the server holds a hanging request's socket; default 120 s. */
+  hangLimitMs?: number;
 }
 
 export interface ReferenceHandle {
@@ -41,7 +43,12 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   const state = createState(toggles);
   const app = buildApp(
     { ...toggles, state },
-    { latencyMs: opts.latencyMs, logger: opts.logger, mediaStepMs: opts.mediaStepMs },
+    {
+      latencyMs: opts.latencyMs,
+      logger: opts.logger,
+      mediaStepMs: opts.mediaStepMs,
+      hangLimitMs: opts.hangLimitMs,
+    },
   );
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ port: opts.port ?? 0, host });

@@ -100,8 +100,15 @@ export async function runConformance(
 
   let openapi: RunConfig['openapi'];
   let preflightFailure: TestResultRecord | undefined;
+  let preflightNote: TestResultRecord | undefined;
   if (!opts.dryRun) {
-    ({ openapi, preflightFailure } = await preflight(target, client, auth, reportDir));
+    ({ openapi, preflightFailure, preflightNote } = await preflight(
+      target,
+      client,
+      auth,
+      reportDir,
+      preflightExchanges,
+    ));
   }
 
   const run: RunConfig = {
@@ -140,6 +147,7 @@ export async function runConformance(
       if (deadline) clearTimeout(deadline);
     }
   }
+  if (preflightNote) tests.unshift(preflightNote);
   const interrupted = active?.interrupted;
   active = undefined;
   return finish({
@@ -165,7 +173,12 @@ async function preflight(
   client: HttpClient,
   auth: Record<string, string>,
   reportDir: string,
-): Promise<{ openapi?: RunConfig['openapi']; preflightFailure?: TestResultRecord }> {
+  preflightExchanges: Exchange[],
+): Promise<{
+  openapi?: RunConfig['openapi'];
+  preflightFailure?: TestResultRecord;
+  preflightNote?: TestResultRecord;
+}> {
   // Preflight 1: the description. A transport failure here means the target is unreachable (exit 2).
   let desc: HttpResponse;
   try {
@@ -177,15 +190,36 @@ async function preflight(
     throw err;
   }
   // Preflight 2: the primary key. A refusal is a configuration error (exit 2), not a verdict.
-  let models: HttpResponse;
+  // The target answered its description, so it is reachable: a broken answer here (reset, truncated
+  // body, timeout) is the target's failure with evidence, and the suite still runs.
+  let models: HttpResponse | undefined;
+  let preflightNote: TestResultRecord | undefined;
   try {
     models = await client.send({ method: 'GET', path: '/v1/models', headers: auth });
   } catch (err) {
-    if (err instanceof TransportError)
-      throw new UsageError(`target '${target.name}' failed on GET /v1/models: ${err.message}`);
-    throw err;
+    if (!(err instanceof TransportError)) throw err;
+    const ex = preflightExchanges.find((e) => e.id === err.exchangeId);
+    preflightNote = {
+      title: 'GEN-001 preflight: GET /v1/models with the primary key gets a complete answer',
+      file: 'preflight',
+      ids: ['GEN-001'],
+      outcome: 'failed',
+      durationMs: ex?.durationMs ?? 0,
+      violations: [
+        {
+          id: 'GEN-001',
+          level: 'failure',
+          severity: 'failure',
+          message: err.message,
+          ...(ex ? { exchangeId: ex.id } : {}),
+          count: 1,
+        },
+      ],
+      exchanges: ex ? [ex] : [],
+      exchangeCount: 1,
+    };
   }
-  if (models.status === 401 || models.status === 403) {
+  if (models && (models.status === 401 || models.status === 403)) {
     throw new UsageError(
       `target '${target.name}' refuses the primary key (GET /v1/models answered ${models.status}); check ${target.keys.primary ?? 'the primary key variable'}`,
     );
@@ -228,7 +262,11 @@ async function preflight(
       errors: check.errors,
     };
   }
-  return { ...(openapi ? { openapi } : {}), ...(preflightFailure ? { preflightFailure } : {}) };
+  return {
+    ...(openapi ? { openapi } : {}),
+    ...(preflightFailure ? { preflightFailure } : {}),
+    ...(preflightNote ? { preflightNote } : {}),
+  };
 }
 
 /** The vitest suites: every suite in parallel, then the serial ones. */

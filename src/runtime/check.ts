@@ -8,6 +8,7 @@ import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
 import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
 import { recordSpend, spentPoints, stopReason } from './control.ts';
+import { AccountLock, LockTimeout } from './lock.ts';
 import { runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
@@ -41,6 +42,11 @@ export interface CheckSpec {
   roles?: Role[];
   capabilities?: string[];
   timeoutMs?: number;
+  /**
+   * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
+   * alone (across the workers and shards of the run); billable tests hold it shared.
+   */
+  account?: 'exclusive';
 }
 
 /** Who a request authenticates as: a role's key (Bearer), or no Authorization header. */
@@ -319,10 +325,25 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     }
     const t = new CheckContext(w, fullTitle, notRun, spec.effect);
     let stoppedBy: string | undefined;
+    let release: (() => void) | undefined;
+    if (spec.account === 'exclusive' || spec.effect === 'billable') {
+      const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
+      const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
+      try {
+        release =
+          spec.account === 'exclusive'
+            ? await lock.acquireExclusive(waitMs)
+            : await lock.acquireShared(waitMs);
+      } catch (err) {
+        if (err instanceof LockTimeout) notRun(`account lock: ${err.message}`);
+        throw err;
+      }
+    }
     try {
       await fn(t);
     } catch (err) {
       record.cleanup = await t.runCleanups();
+      release?.();
       if (err instanceof StopSignal) {
         stoppedBy = err.message;
       } else if (err instanceof TransportError) {
@@ -339,6 +360,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       }
     }
     if (!record.cleanup) record.cleanup = await t.runCleanups();
+    release?.(); // a second call (after the catch) removes nothing
     record.violations = t.violations;
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;

@@ -25,7 +25,7 @@ async function snapshot(t: CheckContext, role: 'enterprise' | 'enterprise_second
 }
 
 check(
-  { ids: ['ENT-001'], effect: 'read', roles: ['enterprise', 'enterprise_second'] },
+  { ids: ['ENT-001'], effect: 'read', account: 'exclusive', roles: ['enterprise', 'enterprise_second'] },
   'shows two keys of one enterprise account one balance, usage and ledger',
   async (t) => {
     const a = await snapshot(t, 'enterprise');

@@ -11,7 +11,7 @@ async function balance(t: CheckContext) {
 const REQUIRED = ['id', 'tenant_id', 'amount_credits', 'points', 'status', 'has_qr_code', 'created_at'];
 
 check(
-  { ids: ['PAY-003', 'PAY-004', 'PAY-008'], effect: 'payments' },
+  { ids: ['PAY-003', 'PAY-004', 'PAY-008'], effect: 'payments', account: 'exclusive' },
   'creates an order awaiting review that adds no points',
   async (t) => {
     const min = t.target.limits.payment_min_cny;

@@ -34,7 +34,7 @@ async function chatBody(t: CheckContext) {
 const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
 
 check(
-  { ids: ['BAL-004'], effect: 'billable' },
+  { ids: ['BAL-004'], effect: 'billable', account: 'exclusive' },
   'moves the balance by exactly the charged points of a chat call',
   async (t) => {
     const before = await total(t);
@@ -61,7 +61,7 @@ check(
 );
 
 check(
-  { ids: ['LEDGER-002'], effect: 'billable' },
+  { ids: ['LEDGER-002'], effect: 'billable', account: 'exclusive' },
   'keeps running balances consistent between consecutive ledger entries',
   async (t) => {
     // Two charges first, so that the ledger holds consecutive movements to compare.
@@ -102,32 +102,36 @@ check(
   },
 );
 
-check({ ids: ['PTS-006'], effect: 'billable' }, 'never changes a settled charge afterwards', async (t) => {
-  const charges = async () => {
-    const res = await t.get('/v1/usage');
-    const map = new Map<string, string>();
-    for (const r of (findEntryList(res.json)?.entries ?? []).filter(isPlainObject)) {
-      if (typeof r.id === 'string' && r.charged_points !== undefined)
-        map.set(r.id, JSON.stringify(r.charged_points));
+check(
+  { ids: ['PTS-006'], effect: 'billable', account: 'exclusive' },
+  'never changes a settled charge afterwards',
+  async (t) => {
+    const charges = async () => {
+      const res = await t.get('/v1/usage');
+      const map = new Map<string, string>();
+      for (const r of (findEntryList(res.json)?.entries ?? []).filter(isPlainObject)) {
+        if (typeof r.id === 'string' && r.charged_points !== undefined)
+          map.set(r.id, JSON.stringify(r.charged_points));
+      }
+      return { map, res };
+    };
+    await t.post('/v1/chat/completions', await chatBody(t));
+    const first = await charges();
+    if (first.map.size === 0) return t.skip('usage records carry no id and charged_points to follow');
+    await t.post('/v1/chat/completions', await chatBody(t));
+    await t.post('/v1/chat/completions', await chatBody(t));
+    const second = await charges();
+    for (const [id, v] of first.map) {
+      const now = second.map.get(id);
+      if (now === undefined) continue;
+      t.ensure(now === v, 'PTS-006', `the settled charge of usage record ${id} changed from ${v} to ${now}`, {
+        received: now,
+        expected: v,
+        exchange: second.res.exchange,
+      });
     }
-    return { map, res };
-  };
-  await t.post('/v1/chat/completions', await chatBody(t));
-  const first = await charges();
-  if (first.map.size === 0) return t.skip('usage records carry no id and charged_points to follow');
-  await t.post('/v1/chat/completions', await chatBody(t));
-  await t.post('/v1/chat/completions', await chatBody(t));
-  const second = await charges();
-  for (const [id, v] of first.map) {
-    const now = second.map.get(id);
-    if (now === undefined) continue;
-    t.ensure(now === v, 'PTS-006', `the settled charge of usage record ${id} changed from ${v} to ${now}`, {
-      received: now,
-      expected: v,
-      exchange: second.res.exchange,
-    });
-  }
-});
+  },
+);
 
 async function replay(
   t: CheckContext,
@@ -159,7 +163,7 @@ async function replay(
 }
 
 check(
-  { ids: ['IDEM-001'], effect: 'billable' },
+  { ids: ['IDEM-001'], effect: 'billable', account: 'exclusive' },
   'does not execute a request replayed with the same Idempotency-Key twice',
   async (t) => {
     await replay(t, { id: 'IDEM-001', what: 'replaying the same request with the same Idempotency-Key' });
@@ -167,7 +171,7 @@ check(
 );
 
 check(
-  { ids: ['IDEM-003'], effect: 'billable' },
+  { ids: ['IDEM-003'], effect: 'billable', account: 'exclusive' },
   'does not re-execute a replay that only changes the currency format',
   async (t) => {
     await replay(t, {
@@ -179,7 +183,7 @@ check(
 );
 
 check(
-  { ids: ['IDEM-002'], effect: 'billable' },
+  { ids: ['IDEM-002'], effect: 'billable', account: 'exclusive' },
   'refuses the same Idempotency-Key with a different body',
   async (t) => {
     const key = `conformance-${randomUUID()}`;

@@ -79,6 +79,8 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
     keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
   }
   const models = Object.entries(ref.hints).map(([h, m]) => `      ${h}: ${JSON.stringify(m)}`);
+  // A fault that makes requests hang asks for a short request timeout, so that its run stays bounded.
+  const requestMs = job.kind === 'fault' ? FAULTS.find((f) => f.name === job.name)?.requestMs : undefined;
   writeFileSync(
     join(dir, 'targets.yaml'),
     [
@@ -93,7 +95,7 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
       `    capabilities: ${JSON.stringify(ref.capabilities)}`,
       ...(handle.canaries?.length ? [`    canaries: ${JSON.stringify(handle.canaries)}`] : []),
       ...(handle.limits ? [`    limits: ${JSON.stringify(handle.limits)}`] : []),
-      '    timeouts: { stream_ms: 3000 }',
+      `    timeouts: { stream_ms: 3000${requestMs !== undefined ? `, request_ms: ${requestMs}` : ''} }`,
       '    media: { poll_interval_ms: 50, poll_cap: 200 }',
       '    concurrency: 2',
       '',

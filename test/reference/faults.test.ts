@@ -1,7 +1,16 @@
 import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
-import { type CallOptions, call, type Exchange, parseSse, referencePool, streamEnds } from './helpers.ts';
+import {
+  type CallOptions,
+  call,
+  type Exchange,
+  errorCode,
+  fetchWithin,
+  parseSse,
+  referencePool,
+  streamEnds,
+} from './helpers.ts';
 import { ACK, createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
 
 const pool = referencePool();
@@ -388,6 +397,29 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     return false;
   },
   // ==== end of the media block
+  // ==== transport (transport.test.ts has the details)
+  'transport-hang': async (ref) =>
+    fetchWithin(ref, '/v1/balance', { role: 'primary', ms: 300 }).then(
+      () => false,
+      (e) => errorCode(e) === 'TIMEOUT',
+    ),
+  'transport-reset': async (ref) =>
+    fetchWithin(ref, '/v1/usage', { role: 'primary' }).then(
+      () => false,
+      (e) => errorCode(e) === 'ECONNRESET',
+    ),
+  'transport-500': async (ref) => (await call(ref, '/v1/ledger', { role: 'primary' })).status === 500,
+  'transport-truncated': async (ref) =>
+    fetchWithin(ref, '/v1/models', { role: 'primary' }).then(
+      () => false,
+      (e) => errorCode(e) === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+    ),
+  'transport-invalid-json': async (ref) => {
+    const res = await call(ref, '/v1/support/tickets', { role: 'primary' });
+    const json = (res.headers.get('content-type') ?? '').startsWith('application/json');
+    return res.status === 200 && json && res.body === undefined;
+  },
+  // ==== end of the transport block
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {

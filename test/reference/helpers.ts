@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { request as undiciRequest } from 'undici';
 import { afterEach } from 'vitest';
 import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
 
@@ -168,4 +169,42 @@ function validatorOf(doc: Doc, schema: object): ValidateFunction {
 /** Points the response schema's local refs at the registered description. */
 function rebase(schema: object): object {
   return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${BASE}#/components/`));
+}
+
+export interface Transport {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/**
+ * One request through undici (the suite's client) with a deadline for the whole exchange: resolves
+ * with a complete response, rejects with the transport error (timeout, reset, short body) otherwise.
+ */
+export async function fetchWithin(
+  ref: ReferenceHandle,
+  path: string,
+  opts: { role?: string; ms?: number } = {},
+): Promise<Transport> {
+  const headers: Record<string, string> = {};
+  if (opts.role) headers.authorization = `Bearer ${ref.keys[opts.role]}`;
+  const ms = opts.ms ?? 2000;
+  const res = await undiciRequest(ref.url + path, {
+    headers,
+    signal: AbortSignal.timeout(ms),
+    headersTimeout: ms,
+    bodyTimeout: ms,
+  });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+/**
+ * The code of a transport error, as the suite's client names it: TIMEOUT for the deadline (the
+ * AbortSignal's TimeoutError or undici's header/body timeout), else the code undici or the socket gives.
+ */
+export function errorCode(error: unknown): string | undefined {
+  const e = error as { name?: string; code?: unknown; cause?: { code?: string } };
+  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT')
+    return 'TIMEOUT';
+  return typeof e.code === 'string' ? e.code : (e.cause?.code ?? e.name);
 }

@@ -1,0 +1,107 @@
+/**
+ * An account lock across the worker threads and the shards of one run on one machine: tests that
+ * compare a balance before and after take it exclusively; every billable test takes it shared (it may
+ * move a balance). Why files: shards are separate processes, and mkdir / unlink are atomic. A holder
+ * that died (its pid is gone) no longer counts. Shards on different machines cannot share it: run the
+ * balance-comparing `*.serial` tests in one shard only there, or declare `shared_account: true`.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const POLL_MS = 50;
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class AccountLock {
+  readonly dir: string;
+  private readonly sharedDir: string;
+  private readonly exclusiveDir: string;
+
+  constructor(key: string, root = join(tmpdir(), 'gateway-conformance-locks')) {
+    this.dir = join(root, createHash('sha256').update(key).digest('hex').slice(0, 20));
+    this.sharedDir = join(this.dir, 'shared');
+    this.exclusiveDir = join(this.dir, 'exclusive');
+    mkdirSync(this.sharedDir, { recursive: true });
+  }
+
+  private exclusiveHeld(): boolean {
+    if (!existsSync(this.exclusiveDir)) return false;
+    let pid = Number.NaN;
+    try {
+      pid = Number(readFileSync(join(this.exclusiveDir, 'pid'), 'utf8'));
+    } catch {
+      return true; // being created right now
+    }
+    if (alive(pid)) return true;
+    rmSync(this.exclusiveDir, { recursive: true, force: true });
+    return false;
+  }
+
+  private sharedHolders(): number {
+    let n = 0;
+    for (const f of readdirSync(this.sharedDir)) {
+      const pid = Number(f.split('-')[0]);
+      if (alive(pid)) n++;
+      else rmSync(join(this.sharedDir, f), { force: true });
+    }
+    return n;
+  }
+
+  /** Take the lock shared (waits while an exclusive holder runs), at most `waitMs`; returns the release. */
+  async acquireShared(waitMs: number): Promise<() => void> {
+    const mine = join(this.sharedDir, `${process.pid}-${randomUUID()}`);
+    const until = Date.now() + waitMs;
+    for (;;) {
+      // Announce first, then look: an exclusive taker that announced meanwhile sees us and waits.
+      writeFileSync(mine, '');
+      if (!this.exclusiveHeld()) break;
+      rmSync(mine, { force: true });
+      if (Date.now() > until)
+        throw new LockTimeout(`the account was held exclusively for more than ${waitMs} ms`);
+      await sleep(POLL_MS);
+    }
+    return () => rmSync(mine, { force: true });
+  }
+
+  /** Take the lock alone (no other exclusive or shared holder), at most `waitMs`; returns the release. */
+  async acquireExclusive(waitMs: number): Promise<() => void> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      try {
+        mkdirSync(this.exclusiveDir);
+        writeFileSync(join(this.exclusiveDir, 'pid'), String(process.pid));
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        this.exclusiveHeld(); // clears a dead holder's lock
+      }
+      if (Date.now() > until)
+        throw new LockTimeout(`another test kept the account exclusively for more than ${waitMs} ms`);
+      await sleep(POLL_MS);
+    }
+    const release = () => rmSync(this.exclusiveDir, { recursive: true, force: true });
+    while (this.sharedHolders() > 0) {
+      if (Date.now() > until) {
+        release();
+        throw new LockTimeout(`billable tests kept the account busy for more than ${waitMs} ms`);
+      }
+      await sleep(POLL_MS);
+    }
+    return release;
+  }
+}
+
+export class LockTimeout extends Error {
+  override name = 'LockTimeout';
+}

@@ -1,0 +1,80 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { AccountLock, LockTimeout } from '../../src/runtime/lock.ts';
+
+const root = () => mkdtempSync(join(tmpdir(), 'gc-lock-'));
+
+describe('the account lock (balance checks exclusive, billable tests shared)', () => {
+  it('lets shared holders overlap', async () => {
+    const lock = new AccountLock('t', root());
+    const a = await lock.acquireShared(1000);
+    const b = await lock.acquireShared(1000);
+    a();
+    b();
+  });
+
+  it('makes an exclusive taker wait until every shared holder is gone', async () => {
+    const r = root();
+    const shared = await new AccountLock('t', r).acquireShared(1000);
+    const events: string[] = [];
+    const exclusive = new AccountLock('t', r).acquireExclusive(5000).then((release) => {
+      events.push('exclusive');
+      return release;
+    });
+    await sleep(200);
+    events.push('shared released');
+    shared();
+    (await exclusive)();
+    expect(events).toEqual(['shared released', 'exclusive']);
+  });
+
+  it('makes shared takers wait while an exclusive holder runs, and exclusive takers queue', async () => {
+    const r = root();
+    const release = await new AccountLock('t', r).acquireExclusive(1000);
+    const events: string[] = [];
+    const shared = new AccountLock('t', r).acquireShared(5000).then((rel) => {
+      events.push('shared');
+      rel();
+    });
+    const second = new AccountLock('t', r).acquireExclusive(5000).then((rel) => {
+      events.push('second exclusive');
+      rel();
+    });
+    await sleep(200);
+    events.push('first released');
+    release();
+    await Promise.all([shared, second]);
+    expect(events[0]).toBe('first released');
+    expect(events).toHaveLength(3);
+  });
+
+  it('times out with LockTimeout instead of waiting forever', async () => {
+    const r = root();
+    const release = await new AccountLock('t', r).acquireExclusive(1000);
+    await expect(new AccountLock('t', r).acquireShared(150)).rejects.toBeInstanceOf(LockTimeout);
+    await expect(new AccountLock('t', r).acquireExclusive(150)).rejects.toBeInstanceOf(LockTimeout);
+    release();
+  });
+
+  it('ignores holders whose process is gone (a crashed shard)', async () => {
+    const r = root();
+    const lock = new AccountLock('t', r);
+    const dead = 2 ** 22 + 12345; // above Linux's default pid_max: never a live process
+    mkdirSync(join(lock.dir, 'exclusive'), { recursive: true });
+    writeFileSync(join(lock.dir, 'exclusive', 'pid'), String(dead));
+    writeFileSync(join(lock.dir, 'shared', `${dead}-x`), '');
+    const release = await lock.acquireExclusive(1000);
+    release();
+  });
+
+  it('keeps different targets apart', async () => {
+    const r = root();
+    const a = await new AccountLock('target a', r).acquireExclusive(500);
+    const b = await new AccountLock('target b', r).acquireExclusive(500);
+    a();
+    b();
+  });
+});
