@@ -34,8 +34,12 @@ Target (flags > environment > targets file > defaults; no target: the embedded r
 Run
   --strict               implied invariants fail the run (for a service's own release pipeline)
   --seed N               fast-check seed (every property failure prints the seed that replays it)
+  --path P               with --seed (and --filter naming the test), replay exactly the one failing
+                         case of a model-based test whose failure printed this path
   --property-runs N      runs per property test (default 25)
   --filter PATTERN       only tests whose title matches PATTERN (a regular expression)
+  --suite LIST           only suite files whose path contains one of these comma-separated strings
+                         (e.g. media,auth); the tests of the other files are not collected
   --report-dir DIR       where to write the report (default reports/<target>/<timestamp>/)
   --profile NAME         quick | standard | thorough: property runs (5/25/100) and scenario depth
   --budget-points N      stop billable tests once the points the target reports as spent reach N
@@ -111,8 +115,10 @@ export async function main(argv: string[]): Promise<number> {
         concurrency: { type: 'string' },
         strict: { type: 'boolean' },
         seed: { type: 'string' },
+        path: { type: 'string' },
         'property-runs': { type: 'string' },
         filter: { type: 'string' },
+        suite: { type: 'string' },
         'report-dir': { type: 'string' },
         profile: { type: 'string' },
         'budget-points': { type: 'string' },
@@ -146,6 +152,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const seed = wholeNumber(values.seed, '--seed', 0, 2 ** 31 - 1);
   const propertyRuns = wholeNumber(values['property-runs'], '--property-runs', 1, 10_000);
+  const path = values.path as string | undefined;
+  if (path !== undefined && !/^\d+(:\d+)*(@[A-Za-z0-9+/]*:[A-Za-z0-9+/]*)?$/.test(path))
+    throw new UsageError(`--path: '${path}' is not a path a failure printed (e.g. 12:0:3@AAB:C)`);
   if (typeof values.filter === 'string') {
     try {
       new RegExp(values.filter);
@@ -166,6 +175,15 @@ export async function main(argv: string[]): Promise<number> {
     if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
       throw new UsageError(`--shard: '${shard}' is not I/N with 1 <= I <= N (e.g. 2/4)`);
   }
+  const suiteFiles =
+    typeof values.suite === 'string'
+      ? values.suite
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : undefined;
+  if (suiteFiles && suiteFiles.length === 0)
+    throw new UsageError('--suite: name at least one suite file or folder');
   const flags = {
     ...(typeof values.target === 'string' ? { target: values.target } : {}),
     ...(typeof values.targets === 'string' ? { targets: values.targets } : {}),
@@ -179,7 +197,8 @@ export async function main(argv: string[]): Promise<number> {
   const quiet = values.quiet === true;
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {
-    const started = await startEmbedded(target);
+    // Loopback and in memory: the embedded reference takes more tests at once than a real target's default.
+    const started = await startEmbedded(concurrency === undefined ? { ...target, concurrency: 8 } : target);
     target = started.target;
     stop = started.stop;
     if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
@@ -202,9 +221,11 @@ export async function main(argv: string[]): Promise<number> {
       strict: values.strict === true,
       quiet,
       ...(seed !== undefined ? { seed } : {}),
+      ...(path !== undefined ? { path } : {}),
       ...(propertyRuns !== undefined ? { propertyRuns } : {}),
       ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
+      ...(suiteFiles ? { files: suiteFiles } : {}),
       ...(profile ? { profile: profile as Profile } : {}),
       ...(budget !== undefined ? { budgetPoints: budget } : {}),
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),

@@ -16,7 +16,13 @@ import { writeHtmlReport } from './report/html.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { requestStop, spentPoints } from './runtime/control.ts';
-import { PROFILE_PROPERTY_RUNS, type Profile, RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
+import {
+  concurrencySplit,
+  PROFILE_PROPERTY_RUNS,
+  type Profile,
+  RUN_FILE_ENV,
+  type RunConfig,
+} from './runtime/run-config.ts';
 
 export interface RunOptions {
   target: TargetConfig;
@@ -25,6 +31,8 @@ export interface RunOptions {
   filter?: string;
   quiet?: boolean;
   seed?: number;
+  /** Replays one failing case of a model-based test (with its seed); see RunConfig.path. */
+  path?: string;
   propertyRuns?: number;
   /** Restrict to suite files whose path contains one of these strings. */
   files?: string[];
@@ -121,6 +129,7 @@ export async function runConformance(
     propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
     profile,
   };
+  if (opts.path !== undefined) run.path = opts.path;
   if (opts.budgetPoints !== undefined) run.budgetPoints = opts.budgetPoints;
   if (opts.dryRun) run.dryRun = true;
   if (openapi) run.openapi = openapi;
@@ -284,8 +293,7 @@ async function runSuites(
     // traffic of this run (balance-delta checks need a quiet account).
     // The target's concurrency is the number of tests in flight: worker threads up to the cores, the
     // rest as concurrent tests within each worker (tests wait on the network, not on the CPU).
-    const workers = Math.max(1, Math.min(target.concurrency, availableParallelism()));
-    const perWorker = Math.ceil(target.concurrency / workers);
+    const { workers, perWorker } = concurrencySplit(target.concurrency, availableParallelism());
     const projects = [
       {
         test: {
@@ -399,6 +407,7 @@ async function finish(c: {
   if (c.interrupted) summary.interrupted = c.interrupted;
   if (opts.shard) summary.shard = opts.shard;
   if (opts.filter) summary.filter = opts.filter;
+  if (opts.files?.length) summary.suites = opts.files;
   if (run.dryRun) summary.dryRun = true;
   if (expectationStatus) summary.expectations = expectationStatus;
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);

@@ -13,7 +13,7 @@ export { entryId, findEntryList, findField, isPlainObject } from './checks/json.
 export { judgePoints, pointsFields } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export * as rules from './rules/chat.ts';
-export { type CheckContext, check } from './runtime/check.ts';
+export { type CheckContext, check, group } from './runtime/check.ts';
 export { worker } from './runtime/worker.ts';
 export { checkProperty, documented };
 

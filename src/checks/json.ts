@@ -7,20 +7,59 @@ export interface Found {
 
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** A JSON Pointer from path segments. */
+export function pointerOf(path: ReadonlyArray<string | number>, base = ''): string {
+  let out = base;
+  for (const seg of path) out += `/${typeof seg === 'number' ? seg : esc(seg)}`;
+  return out;
+}
+
+/**
+ * Visit every property of a JSON value, depth first in document order. Why a walker with one shared
+ * path: every reply of a run is searched several times, and building a pointer string per node (or a
+ * generator per level) made these searches the harness's main cost; pointers are built on a match only.
+ */
+export function walkFields(
+  root: unknown,
+  visit: (
+    key: string,
+    value: unknown,
+    parent: Record<string, unknown>,
+    path: ReadonlyArray<string | number>,
+  ) => void,
+): void {
+  const path: Array<string | number> = [];
+  const go = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v = node[i];
+        if (v !== null && typeof v === 'object') {
+          path.push(i);
+          go(v);
+          path.pop();
+        }
+      }
+    } else if (node !== null && typeof node === 'object') {
+      const obj = node as Record<string, unknown>;
+      for (const k in obj) {
+        if (!Object.hasOwn(obj, k)) continue;
+        const v = obj[k];
+        path.push(k);
+        visit(k, v, obj, path);
+        if (v !== null && typeof v === 'object') go(v);
+        path.pop();
+      }
+    }
+  };
+  go(root);
+}
+
 /** Every occurrence of a property named `name` anywhere in a JSON value. */
 export function findField(root: unknown, name: string, pointer = ''): Found[] {
   const out: Found[] = [];
-  if (Array.isArray(root)) {
-    root.forEach((v, i) => {
-      out.push(...findField(v, name, `${pointer}/${i}`));
-    });
-  } else if (root && typeof root === 'object') {
-    for (const [k, v] of Object.entries(root)) {
-      if (k === name)
-        out.push({ pointer: `${pointer}/${esc(k)}`, value: v, parent: root as Record<string, unknown> });
-      out.push(...findField(v, name, `${pointer}/${esc(k)}`));
-    }
-  }
+  walkFields(root, (k, value, parent, path) => {
+    if (k === name) out.push({ pointer: pointerOf(path, pointer), value, parent });
+  });
   return out;
 }
 

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import type { Finding } from './generic.ts';
+import { pointerOf, walkFields } from './json.ts';
 
 interface Kind {
   description: string;
@@ -39,20 +40,15 @@ export function leakPatterns(): Patterns {
   return cached;
 }
 
-const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
-function* namedValues(
-  root: unknown,
-  pointer = '',
-): Generator<{ name: string; value: unknown; pointer: string }> {
-  if (Array.isArray(root)) {
-    for (const [i, v] of root.entries()) yield* namedValues(v, `${pointer}/${i}`);
-  } else if (root && typeof root === 'object') {
-    for (const [k, v] of Object.entries(root)) {
-      yield { name: k, value: v, pointer: `${pointer}/${esc(k)}` };
-      yield* namedValues(v, `${pointer}/${esc(k)}`);
-    }
+const nameKinds = new Map<string, [string, Kind] | null>();
+/** The leak kind a field or header name suggests (names repeat across replies: cached). */
+function kindOfName(p: Patterns, name: string): [string, Kind] | null {
+  let kind = nameKinds.get(name);
+  if (kind === undefined) {
+    kind = p.kinds.find(([, k]) => k.names.some((re) => re.test(name))) ?? null;
+    if (nameKinds.size < 50_000) nameKinds.set(name, kind);
   }
+  return kind;
 }
 
 /**
@@ -64,24 +60,29 @@ export function suspiciousFields(res: HttpResponse): Finding[] {
   const out: Finding[] = [];
   const where = `${res.method} ${res.exchange.path}`;
   const judge = (name: string, value: unknown, location: string, pointer?: string) => {
-    for (const [kind, k] of p.kinds) {
-      if (!k.names.some((re) => re.test(name))) continue;
+    const kind = kindOfName(p, name);
+    if (kind) {
+      const k = kind[1];
       const text = typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
       const looks = text !== undefined && k.values.some((re) => re.test(text));
       out.push({
         id: 'SEC-002',
-        message: `${where}: ${location} is named like ${k.description} (${kind})${looks ? ' and its value looks like one' : ''}`,
+        message: `${where}: ${location} is named like ${k.description} (${kind[0]})${looks ? ' and its value looks like one' : ''}`,
         ...(pointer ? { pointer } : {}),
         ...(looks ? {} : { level: 'notable' as const }),
       });
-      return;
     }
   };
   for (const [name, value] of Object.entries(res.headers)) {
     if (!p.ignoreHeaders.has(name)) judge(name, value, `header ${name}`);
   }
   if (res.json !== undefined && !res.rawPath.startsWith('/openapi.json')) {
-    for (const f of namedValues(res.json)) judge(f.name, f.value, `field ${f.pointer}`, f.pointer);
+    walkFields(res.json, (name, value, _parent, path) => {
+      if (kindOfName(p, name)) {
+        const pointer = pointerOf(path);
+        judge(name, value, `field ${pointer}`, pointer);
+      }
+    });
   }
   return out;
 }

@@ -1,19 +1,17 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './generic.ts';
+import { pointerOf, walkFields } from './json.ts';
 import { pointsFields } from './points.ts';
 
 /** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */
 const POINTS_PATHS = /^\/v1\/(chat\/completions|responses|embeddings|balance|usage|ledger|models)(\?|$)/;
 
-const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
-function creditsNames(root: unknown, pointer = ''): string[] {
-  if (Array.isArray(root)) return root.flatMap((v, i) => creditsNames(v, `${pointer}/${i}`));
-  if (!root || typeof root !== 'object') return [];
-  return Object.entries(root).flatMap(([k, v]) => [
-    ...(/_credits$/.test(k) ? [`${pointer}/${esc(k)}`] : []),
-    ...creditsNames(v, `${pointer}/${esc(k)}`),
-  ]);
+function creditsNames(root: unknown): string[] {
+  const out: string[] = [];
+  walkFields(root, (k, _v, _p, path) => {
+    if (k.endsWith('_credits')) out.push(pointerOf(path));
+  });
+  return out;
 }
 
 /**

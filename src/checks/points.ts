@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type Found, findField } from './json.ts';
+import { type Found, pointerOf, walkFields } from './json.ts';
 
 /** The points fields of the contract's points table ("Points representation"). */
 export const POINTS_FIELDS = [
@@ -59,17 +59,21 @@ export interface PointsField extends Found {
 
 /** Every points field at any depth of a body, judged. */
 export function pointsFields(body: unknown, fields: readonly string[] = POINTS_FIELDS): PointsField[] {
-  return fields.flatMap((field) =>
-    findField(body, field).map((f) => ({ ...f, field, verdict: judgePoints(f.value) })),
-  );
+  const wanted = new Set(fields);
+  const out: PointsField[] = [];
+  walkFields(body, (field, value, parent, path) => {
+    if (wanted.has(field))
+      out.push({ pointer: pointerOf(path), value, parent, field, verdict: judgePoints(value) });
+  });
+  return out;
 }
 
 /** Pointers of every field of the points table at any depth (the legacy format must have none). */
 export function pointsFieldPointers(root: unknown, pointer = ''): string[] {
-  if (Array.isArray(root)) return root.flatMap((v, i) => pointsFieldPointers(v, `${pointer}/${i}`));
-  if (!root || typeof root !== 'object') return [];
-  return Object.entries(root).flatMap(([k, v]) => [
-    ...((POINTS_FIELDS as readonly string[]).includes(k) ? [`${pointer}/${k}`] : []),
-    ...pointsFieldPointers(v, `${pointer}/${k}`),
-  ]);
+  const names = new Set<string>(POINTS_FIELDS);
+  const out: string[] = [];
+  walkFields(root, (k, _v, _p, path) => {
+    if (names.has(k)) out.push(pointerOf(path, pointer));
+  });
+  return out;
 }

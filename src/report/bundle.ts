@@ -96,6 +96,7 @@ export function writeManifest(dir: string, summary: Summary): Manifest {
       profile: summary.profile ?? null,
       seed: summary.seed,
       filter: summary.filter ?? null,
+      suites: summary.suites ?? null,
       shard: summary.shard ?? null,
       shards: summary.shards ?? null,
       allow: summary.target.allow,
@@ -128,6 +129,7 @@ export function incompleteness(s: Summary): string[] {
     out.push(`profile '${s.profile}' (needs ${p.profiles.join(' or ')})`);
   if (s.strict) out.push(`--strict: ${p.forbid.strict}`);
   if (s.filter) out.push(`--filter ${s.filter}: ${p.forbid.filter}`);
+  if (s.suites?.length) out.push(`--suite ${s.suites.join(',')}: ${p.forbid.suite}`);
   if (s.dryRun) out.push(`--dry-run: ${p.forbid.dry_run}`);
   if (s.interrupted) out.push(`${s.interrupted}: ${p.forbid.interrupted}`);
   if (s.shard) out.push(`shard ${s.shard}: ${p.forbid.partial_shard}`);

@@ -63,6 +63,8 @@ export interface Summary {
   };
   /** --filter of the run: the tests it excluded are not run. */
   filter?: string;
+  /** --suite of the run: only these suite files were collected. */
+  suites?: string[];
   /** Tests not run because their side-effect class is not allowed, per class. */
   skippedByClass?: Record<string, number>;
   expectations?: Array<{

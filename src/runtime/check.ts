@@ -1,4 +1,5 @@
-import { test } from 'vitest';
+import { availableParallelism } from 'node:os';
+import { describe, test } from 'vitest';
 import { requirement } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
 import { suspiciousFields } from '../checks/leaks.ts';
@@ -9,7 +10,7 @@ import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '
 import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
 import { recordSpend, spentPoints, stopReason } from './control.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { runConfig } from './run-config.ts';
+import { concurrencySplit, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -272,6 +273,16 @@ function formatFailure(violations: Violation[]): string {
 function short(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}
+
+/**
+ * A group of tests (vitest `describe`). Why not describe itself: vitest runs describe blocks one after
+ * another even when tests are concurrent; a group runs its tests alongside the other groups of its file
+ * when the target's concurrency gives each worker more than one test at a time.
+ */
+export function group(name: string, fn: () => void): void {
+  const { perWorker } = concurrencySplit(runConfig().target.concurrency, availableParallelism());
+  describe(name, perWorker > 1 ? { concurrent: true } : {}, fn);
 }
 
 /**

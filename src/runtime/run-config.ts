@@ -10,6 +10,11 @@ export interface RunConfig {
   suiteVersion: string;
   /** fast-check seed of the run (printed in every property failure; --seed replays it). */
   seed: number;
+  /**
+   * fast-check path of one failing case of a model-based (stateful) test, as its failure prints it
+   * (`--path`): with the same seed that case alone runs again, exactly on the reference.
+   */
+  path?: string;
   /** Runs per property test. */
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
@@ -31,6 +36,15 @@ export const PROFILE_PROPERTY_RUNS: Record<Profile, number> = { quick: 5, standa
 /** A scenario depth by profile, e.g. depth(run, {quick: 1, standard: 4, thorough: 12}). */
 export function depth<T>(run: Pick<RunConfig, 'profile'>, by: Record<Profile, T>): T {
   return by[run.profile ?? 'standard'];
+}
+
+/**
+ * How a target's concurrency (tests in flight) splits: worker threads up to the cores, the rest as
+ * concurrent tests within each worker.
+ */
+export function concurrencySplit(concurrency: number, cores: number): { workers: number; perWorker: number } {
+  const workers = Math.max(1, Math.min(concurrency, cores));
+  return { workers, perWorker: Math.ceil(concurrency / workers) };
 }
 
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';

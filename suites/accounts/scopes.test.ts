@@ -1,4 +1,3 @@
-import { describe } from 'vitest';
 import type { Role } from '../../src/model.ts';
 import {
   businessEndpoints,
@@ -6,6 +5,7 @@ import {
   check,
   concretePath,
   type Endpoint,
+  group,
   label,
   probeRequest,
 } from '../../src/suite.ts';
@@ -25,7 +25,7 @@ async function send(t: CheckContext, e: Endpoint, role: Role) {
 }
 
 for (const [role, scope] of RESTRICTED) {
-  describe(`a key restricted to ${scope}`, () => {
+  group(`a key restricted to ${scope}`, () => {
     for (const e of businessEndpoints()) {
       const scopes = e.scopes ?? [];
       if (scopes.length === 0) continue;

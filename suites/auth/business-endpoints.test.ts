@@ -1,4 +1,3 @@
-import { describe } from 'vitest';
 import type { Role } from '../../src/model.ts';
 import {
   businessEndpoints,
@@ -7,6 +6,7 @@ import {
   concretePath,
   type Endpoint,
   errorCode,
+  group,
   label,
   probeRequest,
 } from '../../src/suite.ts';
@@ -165,7 +165,7 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
 }
 
 for (const e of businessEndpoints()) {
-  describe(label(e), () => {
+  group(label(e), () => {
     for (const p of probes) {
       check(
         { ids: p.ids, effect: p.keyMaterial ? e.effect : 'read', ...(p.role ? { roles: [p.role] } : {}) },

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { describe } from 'vitest';
 import { isPlainObject } from '../../src/checks/json.ts';
 import { pointsFieldPointers } from '../../src/checks/points.ts';
 import { ACTIVE_STATUSES, JOB_STATUSES, type JobTrace, pollJob, sniff } from '../../src/media.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { type CheckContext, check, group, isSuccess } from '../../src/suite.ts';
 import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
@@ -51,7 +50,7 @@ function checkReads(t: CheckContext, trace: JobTrace): void {
 
 for (const id of documentedIds) {
   const model = table.models[id]!;
-  describe(id, () => {
+  group(id, () => {
     check(
       { ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MASSET-001'], effect: 'billable' },
       `${id}: runs a job to its end and serves an asset of the output kind`,

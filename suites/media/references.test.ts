@@ -1,6 +1,5 @@
-import { describe } from 'vitest';
 import { upload } from '../../src/media.ts';
-import { check } from '../../src/suite.ts';
+import { check, group } from '../../src/suite.ts';
 import {
   ACK,
   baseJob,
@@ -19,7 +18,7 @@ for (const id of documentedIds) {
   const model = table.models[id]!;
   const r = model.references;
   if (!r.stated) continue;
-  describe(id, () => {
+  group(id, () => {
     if (r.accepted.length === 0) {
       check(
         { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },

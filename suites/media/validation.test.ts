@@ -1,4 +1,3 @@
-import { describe } from 'vitest';
 import {
   parameterArbitrary,
   parameterCases,
@@ -9,7 +8,7 @@ import {
   sizeCases,
   utf8Bytes,
 } from '../../src/rules/media.ts';
-import { type CheckContext, check, checkProperty, isSuccess } from '../../src/suite.ts';
+import { type CheckContext, check, checkProperty, group, isSuccess } from '../../src/suite.ts';
 import { ACK, baseJob, documentedIds, judgeRefusal, listedModel, postJob, table } from './support.ts';
 
 async function refused(
@@ -27,7 +26,7 @@ const allParameterNames = [...new Set(Object.values(table.models).flatMap((m) =>
 
 for (const id of documentedIds) {
   const model = table.models[id]!;
-  describe(id, () => {
+  group(id, () => {
     check(
       { ids: ['MJOB-001'], effect: 'write' },
       `${id}: refuses a job without a true acknowledgement`,

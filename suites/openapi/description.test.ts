@@ -1,7 +1,6 @@
-import { describe } from 'vitest';
 import { DriftComparer } from '../../src/openapi/drift.ts';
 import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
-import { type CheckContext, check, documented, endpoints, label } from '../../src/suite.ts';
+import { type CheckContext, check, documented, endpoints, group, label } from '../../src/suite.ts';
 
 let fetched: Promise<{ live?: LiveDescription; error?: string }> | undefined;
 
@@ -53,7 +52,7 @@ check(
   },
 );
 
-describe('every endpoint of the contract is described', () => {
+group('every endpoint of the contract is described', () => {
   for (const e of endpoints()) {
     const spec = e.public
       ? { ids: ['OAS-005'], effect: 'read' as const }
@@ -103,7 +102,7 @@ function bodySchema(
   return undefined;
 }
 
-describe('the description agrees with the contract on what the contract shows', () => {
+group('the description agrees with the contract on what the contract shows', () => {
   for (const e of endpoints()) {
     for (const side of ['request', 'response'] as Side[]) {
       const docName = side === 'request' ? e.request_schema : e.response_schema;

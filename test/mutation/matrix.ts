@@ -61,7 +61,36 @@ export function faultFilter(ids: string[]): string {
   return `\\b(${ids.map((id) => id.replace(/[-]/g, '\\-')).join('|')})\\b`;
 }
 
-async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<MatrixRow> {
+/**
+ * Which suite files hold the tests citing each requirement id, from a dry run of the whole suite (no
+ * request is sent). A fault run then collects only those files (`--suite`), not every suite file.
+ */
+export async function filesById(): Promise<Map<string, Set<string>>> {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-plan-'));
+  const run = await runCli(
+    ['--base-url', 'http://127.0.0.1:9', '--allow', 'read', '--dry-run', '--quiet', '--report-dir', dir],
+    { CONFORMANCE_API_KEY: 'sk-plan-only-0123456789' },
+  );
+  const map = new Map<string, Set<string>>();
+  try {
+    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    for (const t of s.tests) for (const id of t.ids) map.set(id, (map.get(id) ?? new Set()).add(t.file));
+  } catch {
+    throw new Error(
+      `the dry run that maps ids to suite files failed (exit ${run.code}): ${run.stderr.slice(0, 300)}`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return map;
+}
+
+async function runOne(
+  job: Job,
+  timeoutMs: number,
+  full: boolean,
+  files?: Map<string, Set<string>>,
+): Promise<MatrixRow> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gc-mutant-'));
   const ref = await startReference({
@@ -97,7 +126,7 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
       ...(handle.limits ? [`    limits: ${JSON.stringify(handle.limits)}`] : []),
       `    timeouts: { stream_ms: 3000${requestMs !== undefined ? `, request_ms: ${requestMs}` : ''} }`,
       '    media: { poll_interval_ms: 50, poll_cap: 200 }',
-      '    concurrency: 2',
+      '    concurrency: 6',
       '',
     ].join('\n'),
   );
@@ -111,7 +140,11 @@ async function runOne(job: Job, timeoutMs: number, full: boolean): Promise<Matri
     '--quiet',
   ];
   if (job.strict) args.push('--strict');
-  if (job.kind === 'fault' && !full) args.push('--filter', faultFilter(job.expected));
+  if (job.kind === 'fault' && !full) {
+    args.push('--filter', faultFilter(job.expected));
+    const suites = new Set(job.expected.flatMap((id) => [...(files?.get(id) ?? [])]));
+    if (suites.size > 0) args.push('--suite', [...suites].join(','));
+  }
   const row: MatrixRow = {
     kind: job.kind,
     name: job.name,
@@ -188,12 +221,13 @@ export async function runMatrix(
   const jobs = plan(opts.only);
   const parallel = opts.parallel ?? Math.max(1, Math.min(3, cpus().length));
   const rows: MatrixRow[] = new Array(jobs.length);
+  const files = !opts.full && jobs.some((j) => j.kind === 'fault') ? await filesById() : undefined;
   let next = 0;
   const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async () => {
     for (;;) {
       const i = next++;
       if (i >= jobs.length) return;
-      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false);
+      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false, files);
       opts.log?.(formatRow(rows[i]!));
     }
   });
