@@ -4,12 +4,13 @@
  * the conformant reference itself. Each run is the real CLI in a child process against a reference
  * started here, configured through a targets file, exactly as a user would run it.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULTS, startReference, VARIANTS } from '../../reference/start.ts';
 import type { Summary } from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
+import { writeRefTargets } from '../support/ref-target.ts';
 
 export interface MatrixRow {
   kind: 'reference' | 'fault' | 'variant';
@@ -98,38 +99,9 @@ async function runOne(
     ...(job.kind === 'fault' ? { fault: job.name } : {}),
     ...(job.kind === 'variant' ? { variant: job.name } : {}),
   });
-  // Optional parts of the handle that later reference versions add (canaries, limits).
-  const handle = ref as typeof ref & { canaries?: string[]; limits?: Record<string, string | number> };
-  // runCli starts from the process environment without CONFORMANCE_* variables; these are added.
-  const env: NodeJS.ProcessEnv = {};
-  const keys: string[] = [];
-  for (const [role, value] of Object.entries(ref.keys)) {
-    env[`REF_KEY_${role.toUpperCase()}`] = value;
-    keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
-  }
-  const models = Object.entries(ref.hints).map(([h, m]) => `      ${h}: ${JSON.stringify(m)}`);
   // A fault that makes requests hang asks for a short request timeout, so that its run stays bounded.
   const requestMs = job.kind === 'fault' ? FAULTS.find((f) => f.name === job.name)?.requestMs : undefined;
-  writeFileSync(
-    join(dir, 'targets.yaml'),
-    [
-      'targets:',
-      '  - name: ref',
-      `    base_url: ${ref.url}`,
-      '    allow: all',
-      '    keys:',
-      ...keys,
-      '    models:',
-      ...models,
-      `    capabilities: ${JSON.stringify(ref.capabilities)}`,
-      ...(handle.canaries?.length ? [`    canaries: ${JSON.stringify(handle.canaries)}`] : []),
-      ...(handle.limits ? [`    limits: ${JSON.stringify(handle.limits)}`] : []),
-      `    timeouts: { stream_ms: 3000${requestMs !== undefined ? `, request_ms: ${requestMs}` : ''} }`,
-      '    media: { poll_interval_ms: 50, poll_cap: 200 }',
-      '    concurrency: 6',
-      '',
-    ].join('\n'),
-  );
+  const env = writeRefTargets(ref, join(dir, 'targets.yaml'), requestMs !== undefined ? { requestMs } : {});
   const args = [
     '--targets',
     join(dir, 'targets.yaml'),

@@ -29,6 +29,7 @@ import {
 } from '../../src/report/html.ts';
 import { OUTCOMES, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
+import { writeRefTargets } from '../support/ref-target.ts';
 
 const KEY = 'sk-live-0123456789abcdef';
 const OTHER = 'sk-live-fedcba9876543210';
@@ -452,30 +453,7 @@ describe.skipIf(!haveChromium)(
     beforeAll(async () => {
       // The real CLI against a reference started with a seeded fault, through a targets file.
       ref = await startReference({ port: 0, fault: 'auth-query-key' });
-      const env: NodeJS.ProcessEnv = {};
-      const keys: string[] = [];
-      for (const [role, value] of Object.entries(ref.keys)) {
-        env[`REF_KEY_${role.toUpperCase()}`] = value;
-        keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
-      }
-      writeFileSync(
-        join(tmp, 'targets.yaml'),
-        [
-          'targets:',
-          '  - name: ref',
-          `    base_url: ${ref.url}`,
-          '    allow: all',
-          '    keys:',
-          ...keys,
-          '    models:',
-          ...Object.entries(ref.hints).map(([h, m]) => `      ${h}: ${JSON.stringify(m)}`),
-          `    capabilities: ${JSON.stringify(ref.capabilities)}`,
-          `    canaries: ${JSON.stringify(ref.canaries)}`,
-          `    limits: ${JSON.stringify(ref.limits)}`,
-          '    concurrency: 2',
-          '',
-        ].join('\n'),
-      );
+      const env = writeRefTargets(ref, join(tmp, 'targets.yaml'), { concurrency: 2 });
       const run = await runCli(
         [
           '--targets',

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/start.ts';
 
+type Reference = Awaited<ReturnType<typeof startReference>>;
+
 export interface RefTarget {
   dir: string;
   targetsFile: string;
@@ -13,24 +15,24 @@ export interface RefTarget {
   close: () => Promise<void>;
 }
 
-export async function refTarget(
-  opts: { fault?: string; variant?: string; extra?: string[] } = {},
-): Promise<RefTarget> {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-acceptance-'));
-  const ref = await startReference({
-    port: 0,
-    ...(opts.fault ? { fault: opts.fault } : {}),
-    ...(opts.variant ? { variant: opts.variant } : {}),
-  });
+/**
+ * Write a targets.yaml (target `ref`) for a started reference: keys through environment variables
+ * REF_KEY_<ROLE> (returned as `env`; runCli starts from an environment without CONFORMANCE_*), its
+ * model hints, capabilities, canaries and limits, fast media polling, and the given settings.
+ */
+export function writeRefTargets(
+  ref: Reference,
+  file: string,
+  opts: { requestMs?: number; concurrency?: number; extra?: string[] } = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   const keys: string[] = [];
   for (const [role, value] of Object.entries(ref.keys)) {
     env[`REF_KEY_${role.toUpperCase()}`] = value;
     keys.push(`      ${role}: REF_KEY_${role.toUpperCase()}`);
   }
-  const targetsFile = join(dir, 'targets.yaml');
   writeFileSync(
-    targetsFile,
+    file,
     [
       'targets:',
       '  - name: ref',
@@ -43,12 +45,27 @@ export async function refTarget(
       `    capabilities: ${JSON.stringify(ref.capabilities)}`,
       ...(ref.canaries?.length ? [`    canaries: ${JSON.stringify(ref.canaries)}`] : []),
       ...(ref.limits ? [`    limits: ${JSON.stringify(ref.limits)}`] : []),
-      '    timeouts: { stream_ms: 3000 }',
+      `    timeouts: { stream_ms: 3000${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
       '    media: { poll_interval_ms: 50, poll_cap: 200 }',
+      `    concurrency: ${opts.concurrency ?? 6}`,
       ...(opts.extra ?? []),
       '',
     ].join('\n'),
   );
+  return env;
+}
+
+export async function refTarget(
+  opts: { fault?: string; variant?: string; extra?: string[] } = {},
+): Promise<RefTarget> {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-acceptance-'));
+  const ref = await startReference({
+    port: 0,
+    ...(opts.fault ? { fault: opts.fault } : {}),
+    ...(opts.variant ? { variant: opts.variant } : {}),
+  });
+  const targetsFile = join(dir, 'targets.yaml');
+  const env = writeRefTargets(ref, targetsFile, opts.extra ? { extra: opts.extra } : {});
   return { dir, targetsFile, env, keys: ref.keys, url: ref.url, close: () => ref.close() };
 }
 
