@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { Decimal } from 'decimal.js';
+import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
@@ -138,11 +140,13 @@ export async function runConformance(
 
   let tests: TestResultRecord[] = [];
   let harnessErrors: string[] = [];
+  let balanceBefore: Decimal | undefined;
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
   } else {
     active = { reportDir };
+    balanceBefore = await totalPoints(client, auth, target);
     const deadline =
       opts.deadlineMs !== undefined
         ? setTimeout(
@@ -157,6 +161,7 @@ export async function runConformance(
     }
   }
   if (preflightNote) tests.unshift(preflightNote);
+  const balanceAfter = balanceBefore !== undefined ? await totalPoints(client, auth, target) : undefined;
   const interrupted = active?.interrupted;
   active = undefined;
   return finish({
@@ -172,6 +177,10 @@ export async function runConformance(
     harnessErrors,
     expectations,
     interrupted,
+    balanceDelta:
+      balanceBefore !== undefined && balanceAfter !== undefined
+        ? balanceBefore.minus(balanceAfter).toString()
+        : undefined,
     log,
   });
 }
@@ -361,6 +370,7 @@ async function finish(c: {
   harnessErrors: string[];
   expectations: ReturnType<typeof loadExpectations> | undefined;
   interrupted: string | undefined;
+  balanceDelta: string | undefined;
   log: (s: string) => void;
 }): Promise<RunResult> {
   const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
@@ -401,6 +411,7 @@ async function finish(c: {
       spent: spentPoints(reportDir).toString(),
       budget: run.budgetPoints ?? null,
       source: 'charged_points and media pending_points reported in the replies of billable requests',
+      ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
     },
     skippedByClass: skippedByClass(tests),
   };
@@ -471,6 +482,25 @@ export function finalizeReport(reportDir: string, summary: Summary): void {
   writeManifest(reportDir, summary);
 }
 
+/**
+ * The primary account's total_points (GET /v1/balance, a read), to cross-check the spend the replies
+ * reported against the balance; undefined where it cannot be read as a decimal.
+ */
+async function totalPoints(
+  client: HttpClient,
+  auth: Record<string, string>,
+  target: TargetConfig,
+): Promise<Decimal | undefined> {
+  if (!target.allow.includes('read')) return undefined;
+  try {
+    const res = await client.send({ method: 'GET', path: '/v1/balance', headers: auth });
+    const f = res.status < 300 ? pointsFields(res.json, ['total_points'])[0] : undefined;
+    return f?.verdict.ok ? f.verdict.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const t of tests)
@@ -511,7 +541,9 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
     );
   }
   if (s.points && (s.points.spent !== '0' || s.points.budget))
-    log(`  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}`);
+    log(
+      `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,
+    );
   for (const e of s.expectations ?? [])
     if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
   if (s.drift) {

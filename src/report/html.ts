@@ -21,7 +21,7 @@ export interface SummaryExtras {
   /** This report is one shard (i/n) of a run. */
   shard?: string;
   dryRun?: boolean;
-  points?: { spent: string | null; budget?: string | null; source?: string };
+  points?: { spent: string | null; budget?: string | null; source?: string; balanceDelta?: string };
   skippedByClass?: Record<string, number>;
   expectations?: Array<{
     id: string;
@@ -692,7 +692,8 @@ function extrasSections(s: HtmlSummary): string {
     out.push(`<section id="points"><h2>Points</h2><table class="facts">
 <tr><th>Spent</th><td><strong>${p.spent === null ? '<span class="muted">unknown</span>' : `<code>${esc(p.spent)}</code>`}</strong></td></tr>
 ${p.budget !== undefined ? `<tr><th>Budget</th><td>${p.budget === null ? '<span class="muted">none</span>' : `<code>${esc(p.budget)}</code>`}</td></tr>` : ''}
-${p.source ? `<tr><th>Source</th><td>${esc(p.source)}</td></tr>` : ''}</table></section>`);
+${p.source ? `<tr><th>Source</th><td>${esc(p.source)}</td></tr>` : ''}
+${p.balanceDelta !== undefined ? `<tr><th>Primary balance moved</th><td><code>${esc(p.balanceDelta)}</code> <span class="muted">(total_points before minus after; other traffic on the account moves it too)</span></td></tr>` : ''}</table></section>`);
   }
   if (s.expectations?.length) {
     out.push(`<section id="expectations"><h2>Expectations <span class="muted">known deviations accepted until they expire</span></h2>

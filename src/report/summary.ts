@@ -47,7 +47,13 @@ export interface Summary {
   /** quick | standard | thorough. */
   profile?: string;
   /** Points the run spent as the target reported them (billing objects of its replies; media holds in full). */
-  points?: { spent: string; budget: string | null; source: string };
+  points?: {
+    spent: string;
+    budget: string | null;
+    source: string;
+    /** The primary account's total_points before minus after the run (other traffic may move it too). */
+    balanceDelta?: string;
+  };
   /** Why the run stopped early (Ctrl-C, its deadline): the tests it did not reach are not run. */
   interrupted?: string;
   /** This report is one shard (i/n) of a run; or, after a merge, the shards it combines. */

@@ -1,0 +1,16 @@
+/** What every executed inference call tells the model: token figures, and the points it charged. */
+import type { HttpResponse } from '../http/client.ts';
+import { chargedOf, tokenProblems } from './invariants.ts';
+import { type AccountModel, spend } from './model.ts';
+import { fail } from './real.ts';
+
+/**
+ * PTS-005 / CHAT-004 on the reply's usage; the charge counts against the run's points cap and, on a
+ * quiet account, moves the balance the model expects (unknown when the reply does not say).
+ */
+export function settled(m: AccountModel, res: HttpResponse, where: string): void {
+  fail(tokenProblems(res.json, where)[0], res);
+  const charged = chargedOf(res.json);
+  spend(m, charged);
+  if (m.env.mode === 'exclusive') m.total = charged && m.total ? m.total.minus(charged) : undefined;
+}

@@ -1,0 +1,58 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sniff } from '../../media.ts';
+import { assetProblem, isEnded } from '../invariants.ts';
+import { readJob } from '../jobs.ts';
+import { type AccountModel, pickOf } from '../model.ts';
+import { fail, is2xx, type Real } from '../real.ts';
+import { named, Step } from './step.ts';
+
+/**
+ * Poll a job to its end (at the target's interval, within its poll cap and the run's deadline; once per
+ * run), then download the asset of a succeeded job: it must be a real file of the model's output
+ * (MASSET-001; MJOB-021 and MJOB-025 on every read).
+ */
+export class DownloadAsset extends Step {
+  constructor(readonly pick: number) {
+    super();
+  }
+
+  check(m: Readonly<AccountModel>): boolean {
+    return !m.waited && m.jobs.length > 0;
+  }
+
+  protected async act(m: AccountModel, r: Real): Promise<void> {
+    m.waited = true;
+    const job = pickOf(m.jobs, this.pick)!;
+    this.target = job.label;
+    const { pollIntervalMs, pollCap } = r.t.target.media;
+    let status = job.seen.at(-1);
+    for (let i = 0; i < pollCap && !isEnded(status) && status !== 'settlement_pending'; i++) {
+      if (i > 0) {
+        if (Date.now() + pollIntervalMs > r.deadline) return;
+        await sleep(pollIntervalMs);
+      }
+      status = (await readJob(r, job)) ?? status;
+    }
+    if (status !== 'succeeded' || !job.assetId) return;
+    const res = await r.t.get(`/v1/media/assets/${encodeURIComponent(job.assetId)}`);
+    if (!is2xx(res.status)) {
+      // "expired means preview or asset is no longer available"
+      if ((await readJob(r, job)) === 'expired') return;
+      fail(
+        {
+          id: 'MASSET-001',
+          message: `the asset of the succeeded ${job.label} was answered ${res.status}`,
+          received: res.status,
+          expected: '2xx with the output bytes',
+        },
+        res,
+      );
+      return;
+    }
+    fail(assetProblem(job.label, job.output, job.format, await sniff(res.body), res.body), res);
+  }
+
+  toString(): string {
+    return `${named('wait for the end of', this.target, this.pick, 'job')} and download its asset`;
+  }
+}

@@ -1,0 +1,36 @@
+import { allStrings, findEntryList } from '../../checks/json.ts';
+import type { AccountModel } from '../model.ts';
+import { fail, is2xx, type Real } from '../real.ts';
+import { Step } from './step.ts';
+
+/** GET /v1/support/tickets: every ticket the run created is listed (TICKET-010). */
+export class ListTickets extends Step {
+  check(): boolean {
+    return true;
+  }
+
+  protected async act(m: AccountModel, r: Real): Promise<void> {
+    const res = await r.t.get('/v1/support/tickets');
+    if (!is2xx(res.status)) return;
+    const listed = (findEntryList(res.json)?.entries ?? []).map((e) =>
+      allStrings(e)
+        .map((s) => s.value)
+        .join('\n'),
+    );
+    for (const ticket of m.tickets) {
+      if (!listed.some((text) => text.includes(ticket.tag)))
+        fail(
+          {
+            id: 'TICKET-010',
+            message: `${ticket.label} (created with 201, subject tag ${ticket.tag}) is not in the tenant's ticket list of ${listed.length} ticket(s)`,
+            expected: ticket.tag,
+          },
+          res,
+        );
+    }
+  }
+
+  toString(): string {
+    return 'list tickets';
+  }
+}

@@ -1,0 +1,35 @@
+import type { Decimal } from 'decimal.js';
+import { availableProblem, balanceMoveProblem, balanceOf } from '../invariants.ts';
+import type { AccountModel } from '../model.ts';
+import { fail, is2xx, type Real } from '../real.ts';
+import { Step } from './step.ts';
+
+/**
+ * GET /v1/balance: available = total - held (BAL-003); on a quiet account the total is what the model
+ * expects from the charges the replies reported since the last read (BAL-004). Returns the total read.
+ */
+export async function readBalance(m: AccountModel, r: Real): Promise<Decimal | undefined> {
+  const res = await r.t.get('/v1/balance');
+  const b = is2xx(res.status) ? balanceOf(res.json) : undefined;
+  if (!b) return undefined;
+  fail(availableProblem(b), res);
+  if (m.env.mode !== 'exclusive') return b.total;
+  if (m.total)
+    fail(balanceMoveProblem(m.total, b.total, 'after the charges reported since the last read'), res);
+  m.total = b.total;
+  return b.total;
+}
+
+export class ReadBalance extends Step {
+  check(): boolean {
+    return true;
+  }
+
+  protected async act(m: AccountModel, r: Real): Promise<void> {
+    await readBalance(m, r);
+  }
+
+  toString(): string {
+    return 'read the balance';
+  }
+}

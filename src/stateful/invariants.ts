@@ -1,0 +1,290 @@
+/**
+ * The invariants the model-based tests check after every command: pure functions of what the target
+ * answered (and what the model remembers), each returning the broken rule under its requirement id.
+ * Levels come from the catalogue (implied ones are advisory unless --strict).
+ */
+import { Decimal } from 'decimal.js';
+import { findEntryList, findField, isPlainObject } from '../checks/json.ts';
+import { judgePoints, pointsFields } from '../checks/points.ts';
+import { ENDED } from './model.ts';
+
+export interface Problem {
+  id: string;
+  message: string;
+  received?: unknown;
+  expected?: unknown;
+}
+
+const decimal = (v: unknown): Decimal | undefined => {
+  const j = judgePoints(v);
+  return j.ok ? j.value : undefined;
+};
+
+// ------------------------------------------------------------------ balance
+
+export interface BalanceFigures {
+  total: Decimal;
+  held?: Decimal;
+  available?: Decimal;
+}
+
+/** total/held/available_points of a balance reply, at any depth (the envelope is not shown). */
+export function balanceOf(body: unknown): BalanceFigures | undefined {
+  const first = (field: string) => {
+    const f = pointsFields(body, [field])[0];
+    return f?.verdict.ok ? f.verdict.value : undefined;
+  };
+  const total = first('total_points');
+  if (!total) return undefined;
+  const out: BalanceFigures = { total };
+  const held = first('held_points');
+  const available = first('available_points');
+  if (held) out.held = held;
+  if (available) out.available = available;
+  return out;
+}
+
+/** BAL-003: available = total - held, exactly. */
+export function availableProblem(b: BalanceFigures): Problem | undefined {
+  if (!b.held || !b.available) return undefined;
+  const want = b.total.minus(b.held);
+  if (b.available.equals(want)) return undefined;
+  return {
+    id: 'BAL-003',
+    message: `available_points ${b.available} is not total_points ${b.total} - held_points ${b.held}`,
+    received: b.available.toString(),
+    expected: want.toString(),
+  };
+}
+
+/** BAL-004: on a quiet account the total moved by exactly what the replies said they charged. */
+export function balanceMoveProblem(expected: Decimal, actual: Decimal, since: string): Problem | undefined {
+  if (expected.equals(actual)) return undefined;
+  return {
+    id: 'BAL-004',
+    message: `total_points is ${actual}, but ${since} it should be ${expected} (moved by ${expected.minus(actual)} more than charged)`,
+    received: actual.toString(),
+    expected: expected.toString(),
+  };
+}
+
+/** The points a reply reports as charged (`charged_points` at any depth, e.g. in `billing`). */
+export function chargedOf(body: unknown): Decimal | undefined {
+  const f = pointsFields(body, ['charged_points'])[0];
+  return f?.verdict.ok ? f.verdict.value : undefined;
+}
+
+/** What a billable reply reports as spent or held: charged_points, else pending_points (a media job's hold). */
+export function reportedSpend(body: unknown): Decimal | undefined {
+  return chargedOf(body) ?? decimal(pointsFields(body, ['pending_points'])[0]?.value);
+}
+
+// ------------------------------------------------------------------ ledger
+
+export interface LedgerLine {
+  id?: string;
+  amount?: Decimal;
+  after?: Decimal;
+}
+
+/** Entries of a ledger reply (envelope not shown), with the points fields judged. */
+export function ledgerOf(body: unknown): LedgerLine[] {
+  return (findEntryList(body)?.entries ?? []).filter(isPlainObject).map((e) => {
+    const line: LedgerLine = {};
+    if (typeof e.id === 'string') line.id = e.id;
+    const amount = decimal(e.amount_points);
+    const after = decimal(e.balance_after_points);
+    if (amount) line.amount = amount;
+    if (after) line.after = after;
+    return line;
+  });
+}
+
+/** LEDGER-002: consecutive entries agree in one of the two listing orders. */
+export function ledgerChainProblem(lines: LedgerLine[]): Problem | undefined {
+  const pairs = lines
+    .slice(1)
+    .map((b, i) => [lines[i]!, b] as const)
+    .filter(([a, b]) => a.amount && a.after && b.amount && b.after);
+  if (pairs.length === 0) return undefined;
+  const newestFirst = pairs.filter(([a, b]) => !a.after!.equals(b.after!.plus(a.amount!)));
+  const oldestFirst = pairs.filter(([a, b]) => !b.after!.equals(a.after!.plus(b.amount!)));
+  const broken = newestFirst.length <= oldestFirst.length ? newestFirst : oldestFirst;
+  if (broken.length === 0) return undefined;
+  const [a, b] = broken[0]!;
+  return {
+    id: 'LEDGER-002',
+    message: `${broken.length} of ${pairs.length} consecutive ledger entries disagree with balance_after_points in either order`,
+    received: [a, b].map((l) => ({
+      amount_points: l.amount!.toString(),
+      balance_after_points: l.after!.toString(),
+    })),
+  };
+}
+
+/** LEDGER-003: the newest entry (first or last listed) states the total read right after the ledger. */
+export function ledgerBalanceProblem(lines: LedgerLine[], total: Decimal): Problem | undefined {
+  const ends = [lines[0], lines.at(-1)].filter((l): l is LedgerLine => !!l?.after);
+  if (ends.length === 0 || ends.some((l) => l.after!.equals(total))) return undefined;
+  return {
+    id: 'LEDGER-003',
+    message: `neither end of the ledger states the balance: balance_after_points ${ends.map((l) => l.after!.toString()).join(' and ')}, total_points ${total}`,
+    received: ends.map((l) => l.after!.toString()),
+    expected: total.toString(),
+  };
+}
+
+/**
+ * LEDGER-003: the entries added between two reads (told apart by id) add up to the move of the total
+ * between the balance reads next to them. Undefined when the entries carry no ids.
+ */
+export function ledgerAddsUpProblem(
+  before: LedgerLine[],
+  after: LedgerLine[],
+  moved: Decimal,
+): Problem | undefined {
+  if (after.some((l) => l.id === undefined) || before.some((l) => l.id === undefined)) return undefined;
+  const known = new Set(before.map((l) => l.id));
+  const added = after.filter((l) => !known.has(l.id));
+  const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new Decimal(0));
+  if (sum.equals(moved)) return undefined;
+  return {
+    id: 'LEDGER-003',
+    message: `the ${added.length} ledger entries added meanwhile sum to ${sum}, but total_points moved by ${moved}`,
+    received: sum.toString(),
+    expected: moved.toString(),
+  };
+}
+
+// ------------------------------------------------------------------ usage
+
+/** Fields that carry a usage record's id (its field names are not shown). */
+const RECORD_ID = ['id', 'usage_id', 'record_id'];
+
+/** Usage record id -> its charged_points as sent (JSON text), for records that carry both. */
+export function usageChargesOf(body: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const r of (findEntryList(body)?.entries ?? []).filter(isPlainObject)) {
+    const idField = RECORD_ID.find((f) => typeof r[f] === 'string');
+    if (idField && r.charged_points !== undefined)
+      out.set(r[idField] as string, JSON.stringify(r.charged_points));
+  }
+  return out;
+}
+
+/** PTS-006: a settled charge read again never changed. */
+export function chargeChanges(
+  seen: ReadonlyMap<string, string>,
+  now: ReadonlyMap<string, string>,
+): Problem[] {
+  const out: Problem[] = [];
+  for (const [id, was] of seen) {
+    const is = now.get(id);
+    if (is === undefined || is === was) continue;
+    out.push({
+      id: 'PTS-006',
+      message: `the settled charge of usage record ${id} changed from ${was} to ${is}`,
+      received: is,
+      expected: was,
+    });
+  }
+  return out;
+}
+
+/** PTS-005 and CHAT-004: usage token figures are integers (never points); total = prompt + completion. */
+export function tokenProblems(body: unknown, where: string): Problem[] {
+  const out: Problem[] = [];
+  for (const u of findField(body, 'usage')) {
+    if (!isPlainObject(u.value)) continue;
+    for (const [k, v] of Object.entries(u.value)) {
+      if (/_tokens$/.test(k) && !Number.isInteger(v))
+        out.push({
+          id: 'PTS-005',
+          message: `${where}: ${u.pointer}/${k} is ${JSON.stringify(v)}, not an integer token count`,
+          received: v,
+        });
+    }
+    const { prompt_tokens: p, completion_tokens: c, total_tokens: tt } = u.value;
+    if ([p, c, tt].every(Number.isInteger) && (p as number) + (c as number) !== tt)
+      out.push({
+        id: 'CHAT-004',
+        message: `${where}: total_tokens ${tt} is not prompt_tokens ${p} + completion_tokens ${c}`,
+        received: tt,
+        expected: (p as number) + (c as number),
+      });
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ media
+
+const FAILED_ENDS = ['failed', 'cancelled', 'expired'];
+
+/**
+ * MJOB-025: failed, cancelled and expired never change; succeeded may only become expired (judging.md).
+ * Other transitions are not shown, so not judged.
+ */
+export function statusProblem(label: string, seen: readonly string[], next: string): Problem | undefined {
+  const last = seen.at(-1);
+  if (last === undefined || last === next) return undefined;
+  const ok = FAILED_ENDS.includes(last) ? false : last === 'succeeded' ? next === 'expired' : true;
+  if (ok) return undefined;
+  return {
+    id: 'MJOB-025',
+    message: `${label} read ${next} after ${seen.join(' > ')}: a ${last} job ${last === 'succeeded' ? 'may only become expired' : 'never changes'}`,
+    received: next,
+    expected: last === 'succeeded' ? 'succeeded or expired' : last,
+  };
+}
+
+export const isEnded = (status: string | undefined): boolean => ENDED.includes(status ?? '');
+
+/** MJOB-021: a succeeded job names its asset. */
+export function assetIdProblem(label: string, job: Record<string, unknown>): Problem | undefined {
+  if (job.status !== 'succeeded' || (typeof job.asset_id === 'string' && job.asset_id !== ''))
+    return undefined;
+  return { id: 'MJOB-021', message: `${label} is succeeded but carries no asset_id`, received: job.asset_id };
+}
+
+const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+
+/** MASSET-001: the asset's real type is the model's output (the requested image format; video; GLB). */
+export function assetProblem(
+  label: string,
+  output: 'image' | 'video' | 'glb' | null,
+  format: string | undefined,
+  sniffed: { ext: string; mime: string } | undefined,
+  head: Buffer,
+): Problem | undefined {
+  const got = sniffed?.mime ?? 'not a known file type';
+  if (output === 'image') {
+    const want = format ? IMAGE_MIME[format] : undefined;
+    if (sniffed?.mime.startsWith('image/') && (!want || sniffed.mime === want)) return undefined;
+    return {
+      id: 'MASSET-001',
+      message: `the asset of ${label} is ${got}, not ${want ?? 'an image'}`,
+      received: sniffed?.mime ?? null,
+      expected: want ?? 'an image',
+    };
+  }
+  if (output === 'video') {
+    if (sniffed && (sniffed.mime.startsWith('video/') || ['mp4', 'mov', 'webm', 'mkv'].includes(sniffed.ext)))
+      return undefined;
+    return {
+      id: 'MASSET-001',
+      message: `the asset of ${label} is ${got}, not a video container`,
+      received: sniffed?.mime ?? null,
+      expected: 'a video container',
+    };
+  }
+  if (output === 'glb') {
+    if (sniffed?.ext === 'glb' || head.subarray(0, 4).toString('latin1') === 'glTF') return undefined;
+    return {
+      id: 'MASSET-001',
+      message: `the asset of ${label} is ${got}, not binary glTF`,
+      received: sniffed?.mime ?? null,
+      expected: 'model/gltf-binary',
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,22 @@
+/** Reading a job the model follows: every read is held against the statuses it showed before. */
+import { isPlainObject } from '../checks/json.ts';
+import type { HttpResponse } from '../http/client.ts';
+import { assetIdProblem, statusProblem } from './invariants.ts';
+import type { JobRecord } from './model.ts';
+import { fail, is2xx, type Real } from './real.ts';
+
+/** MJOB-025 and MJOB-021 on one reply carrying the job; the model then remembers the status. */
+export function observeJob(job: JobRecord, res: HttpResponse): string | undefined {
+  if (!is2xx(res.status) || !isPlainObject(res.json) || typeof res.json.status !== 'string') return undefined;
+  const status = res.json.status;
+  fail(statusProblem(job.label, job.seen, status), res);
+  fail(assetIdProblem(job.label, res.json), res);
+  if (job.seen.at(-1) !== status) job.seen.push(status);
+  if (typeof res.json.asset_id === 'string') job.assetId = res.json.asset_id;
+  return status;
+}
+
+export async function readJob(r: Real, job: JobRecord): Promise<string | undefined> {
+  const res = await r.t.get(`/v1/media/jobs/${encodeURIComponent(job.id)}`);
+  return observeJob(job, res);
+}
