@@ -23,7 +23,7 @@ export interface RefTarget {
 export function writeRefTargets(
   ref: Reference,
   file: string,
-  opts: { requestMs?: number; concurrency?: number; extra?: string[] } = {},
+  opts: { requestMs?: number; streamMs?: number; concurrency?: number; extra?: string[] } = {},
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   const keys: string[] = [];
@@ -45,7 +45,7 @@ export function writeRefTargets(
       `    capabilities: ${JSON.stringify(ref.capabilities)}`,
       ...(ref.canaries?.length ? [`    canaries: ${JSON.stringify(ref.canaries)}`] : []),
       ...(ref.limits ? [`    limits: ${JSON.stringify(ref.limits)}`] : []),
-      `    timeouts: { stream_ms: 3000${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
+      `    timeouts: { stream_ms: ${opts.streamMs ?? 3000}${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
       '    media: { poll_interval_ms: 50, poll_cap: 200 }',
       `    concurrency: ${opts.concurrency ?? 6}`,
       ...(opts.extra ?? []),

@@ -1,0 +1,184 @@
+/**
+ * Shared helpers of the benchmark scripts: argument parsing, timing, spawning the real CLI, machine
+ * info and the JSON result file (reports/bench/<name>-<timestamp>.json; reports/ is git-ignored).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root (bench/ sits directly under it). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const stamp = (): string => new Date().toISOString().replace(/[:.]/g, '-');
+
+export function median(xs: number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export const round = (n: number, digits = 1): number => Number(n.toFixed(digits));
+
+/** A whole-number flag value, or a usage error. */
+export function intFlag(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min = 1,
+  max = 1e9,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    usage(`${flag}: '${value}' is not a whole number from ${min} to ${max}`);
+  return n;
+}
+
+export function usage(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+export interface Machine {
+  nproc: number;
+  cpu: string;
+  memGiB: number;
+  os: string;
+  node: string;
+  commit: string;
+  /** The working tree had uncommitted changes when the benchmark ran (others edit it concurrently). */
+  dirty: boolean;
+  /** 1, 5 and 15 minute load averages when the result was written: above nproc, other work shared the cores. */
+  loadavg: number[];
+}
+
+export function machine(): Machine {
+  let commit = 'unknown';
+  let dirty = false;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).trim() !== '';
+  } catch {
+    // not a git checkout: leave unknown
+  }
+  return {
+    nproc: availableParallelism(),
+    cpu: cpus()[0]?.model ?? 'unknown',
+    memGiB: round(totalmem() / 2 ** 30, 1),
+    os: `${type()} ${release()}`,
+    node: process.version,
+    commit,
+    dirty,
+    loadavg: loadavg().map((l) => round(l, 2)),
+  };
+}
+
+/** Write reports/bench/<name>-<timestamp>.json and return its path. */
+export function writeResult(name: string, result: Record<string, unknown>): string {
+  const dir = join(ROOT, 'reports', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}-${stamp()}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ bench: name, at: new Date().toISOString(), machine: machine(), ...result }, null, 2)}\n`,
+  );
+  return file;
+}
+
+export interface Spawned {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+/**
+ * Run `node <script> ...args` from the package root, with the process environment minus every
+ * CONFORMANCE_* variable (like test/helpers.ts runCli) plus `env`; bounded by `timeoutMs`.
+ * `onLine` sees each stdout line as it arrives.
+ */
+export function spawnNode(
+  script: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; onLine?: (line: string) => void } = {},
+): Promise<Spawned> {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
+  return new Promise((done) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+      env: { ...clean, ...(opts.env ?? {}) },
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let partial = '';
+    child.stdout.on('data', (d: Buffer) => {
+      const s = d.toString();
+      stdout += s;
+      if (!opts.onLine) return;
+      partial += s;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const l of lines) opts.onLine(l);
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (partial && opts.onLine) opts.onLine(partial);
+      done({ code, stdout, stderr, wallMs: performance.now() - started });
+    });
+  });
+}
+
+/** The parts of a run's summary.json the benchmarks read. */
+export interface RunSummary {
+  durationMs: number;
+  verdict: string;
+  counts: Record<string, number> & { total: number };
+  exchanges: { count: number };
+  tests: Array<{ title: string; file: string; outcome: string; durationMs: number; exchangeCount: number }>;
+}
+
+export function readSummary(reportDir: string): RunSummary {
+  return JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as RunSummary;
+}
+
+/** The last few lines of a failed child's output, for the message. */
+export function tail(run: Spawned, lines = 4): string {
+  return `${run.stdout}\n${run.stderr}`.trim().split('\n').slice(-lines).join(' | ');
+}
+
+export function table(rows: Array<Array<string | number>>): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) =>
+          typeof c === 'number' ? String(c).padStart(widths[i]!) : String(c).padEnd(widths[i]!),
+        )
+        .join('  '),
+    )
+    .join('\n');
+}
+
+/** Warn when other work already loads the machine: the figures would be pessimistic. */
+export function warnIfBusy(): void {
+  const [one] = loadavg();
+  const n = availableParallelism();
+  if (one !== undefined && one > n)
+    console.log(
+      `note: load average ${one.toFixed(1)} on ${n} cores before the benchmark: other work shares the machine, figures will be pessimistic`,
+    );
+}
