@@ -12,6 +12,7 @@ Options:
   --host H            address to bind (default 127.0.0.1)
   --latency-ms N      delay every response by N milliseconds
   --media-step-ms N   duration of each media job stage (default 150; a job succeeds after 4)
+  --race-window-ms N  race faults: delay between a check and its write (default 200)
   --fault NAME        seed one named fault (see below)
   --variant NAME      flip one contract-silent choice (see below)
   --help              show this help
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
       host: values.host,
       latencyMs: integer('latency-ms', values['latency-ms'], 600_000),
       mediaStepMs: positive('media-step-ms', integer('media-step-ms', values['media-step-ms'], 3_600_000)),
+      raceWindowMs: integer('race-window-ms', values['race-window-ms'], 60_000),
       fault: values.fault,
       variant: values.variant,
     });
@@ -95,6 +97,7 @@ function parse() {
       host: { type: 'string' },
       'latency-ms': { type: 'string' },
       'media-step-ms': { type: 'string' },
+      'race-window-ms': { type: 'string' },
       fault: { type: 'string' },
       variant: { type: 'string' },
       help: { type: 'boolean' },

@@ -3,6 +3,8 @@ import type { ApiKey, State, Toggles } from './state.ts';
 /** What every reference module gets: the run's state and its one fault and/or variant. */
 export interface RefContext extends Toggles {
   state: State;
+  /** Race faults: the delay window between a check and its write (race.ts); default 200 ms. */
+  raceWindowMs?: number;
 }
 
 declare module 'fastify' {

@@ -803,6 +803,58 @@ const FAULT_LIST = [
     breaks: ['RESP-003', 'TICKET-002'],
   },
   // ==== end of the transport block
+  // ==== sequences and races (race.ts; one block, keep together). The race faults open a delay window
+  // (--race-window-ms, default 200 ms) between a check and its write: requests sent at once fall inside
+  // it, one after the other never do, so only the concurrency tests see them. The replay faults show
+  // only after a particular order of operations, which the model-based sequences produce.
+  // routes/media-jobs.ts: creates with one Idempotency-Key inside the window each create a job
+  {
+    name: 'race-job-double',
+    description: 'media job creates with one Idempotency-Key sent at once each create a job and a hold',
+    breaks: ['MJOB-024'],
+  },
+  // routes/chat.ts: chat requests with one Idempotency-Key inside the window each execute and charge
+  {
+    name: 'race-chat-double',
+    description: 'chat requests with one Idempotency-Key sent at once each execute and charge',
+    breaks: ['IDEM-001'],
+  },
+  // routes/media-inputs.ts: uploads with one Idempotency-Key inside the window each create an input
+  {
+    name: 'race-upload-double',
+    description: 'uploads with one Idempotency-Key sent at once each create an input',
+    breaks: ['MIN-008'],
+  },
+  // routes/media-jobs.ts + media-inputs.ts: a window between checking the references and storing the job,
+  // and between the delete's check for active jobs and the delete: whichever comes first, both succeed
+  {
+    name: 'race-delete-vs-job',
+    description:
+      'a delete and a job creation referencing the input, sent at once, both succeed: the job holds a deleted input',
+    breaks: ['MIN-010'],
+  },
+  // routes/chat.ts: the ledger entry of a charge is written over a copy taken before the window
+  {
+    name: 'race-ledger-skip',
+    description: 'chat charges settled at the same time lose ledger entries (the balance still moves)',
+    breaks: ['LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+  },
+  // routes/media-jobs.ts: a replayed create drops the job's references
+  {
+    name: 'replay-releases-input',
+    description:
+      "after a job's create is replayed, the inputs it references can be deleted while it is still active",
+    breaks: ['MIN-010'],
+  },
+  // routes/chat.ts: a replay re-prices the settled usage record of the first call
+  {
+    name: 'replay-reprices-usage',
+    description:
+      'a replayed chat request is not charged again, but its usage record now shows 1% more charged_points',
+    breaks: ['PTS-006'],
+  },
+  // ==== end of the sequences and races block
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

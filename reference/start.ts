@@ -20,6 +20,8 @@ export interface ReferenceOptions {
   mediaStepMs?: number;
   /** Fault transport-hang: how long the server holds a hanging request's socket; default 120 s. */
   hangLimitMs?: number;
+  /** Race faults: the delay window between a check and the write that depends on it; default 200 ms. */
+  raceWindowMs?: number;
 }
 
 export interface ReferenceHandle {
@@ -42,7 +44,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   const toggles = { fault: parseFault(opts.fault), variant: parseVariant(opts.variant) };
   const state = createState(toggles);
   const app = buildApp(
-    { ...toggles, state },
+    { ...toggles, state, ...(opts.raceWindowMs !== undefined ? { raceWindowMs: opts.raceWindowMs } : {}) },
     {
       latencyMs: opts.latencyMs,
       logger: opts.logger,

@@ -1,7 +1,7 @@
 // POST /v1/chat/completions: the ChatCompletionRequest table, model resolution, settlement in points,
 // streaming (SSE, or NDJSON under a variant) and Idempotency-Key replays.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { billingOf, newId, type Settlement, settle } from '../billing.ts';
+import { billingOf, Exact, newId, points, type Settlement, settle } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import {
@@ -18,6 +18,7 @@ import {
   streams,
 } from '../inference.ts';
 import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
+import { lostLedgerUpdate, raceWindow } from '../race.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/chat/completions';
@@ -100,9 +101,16 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
       );
     }
     if (idem.kind === 'replay') {
+      // Fault replay-reprices-usage: the replay (not charged again) re-prices the settled usage record.
+      if (ctx.fault === 'replay-reprices-usage') {
+        const record = account.usage.find((u) => u.id === (idem.result as ChatResult).settlement.usageId);
+        if (record) record.chargedPoints = points(new Exact(record.chargedPoints).times('1.01'));
+      }
       reply.header(REPLAYED_HEADER, 'true');
       return answer(request, reply, idem.result as ChatResult);
     }
+    // Fault race-chat-double: a window between the key lookup and the settlement that stores it.
+    if (idem.kind === 'new' && ctx.fault === 'race-chat-double') await raceWindow(ctx);
 
     const resolved = resolveModel(ctx, account, body.model as string, 'chat');
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
@@ -141,6 +149,8 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
       stream: body.stream === true,
     };
     remember(account, idem, result);
+    // Fault race-ledger-skip: the charge's ledger entry is written back over an older copy of the ledger.
+    if (ctx.fault === 'race-ledger-skip') await lostLedgerUpdate(ctx, account);
     return answer(request, reply, result);
   });
 

@@ -11,6 +11,7 @@ import { isH264, type Measured, measure } from '../media/sniff.ts';
 import { isActive, type MediaInput, type MediaStore, usedBytes } from '../media/store.ts';
 import { isUpload, type Upload } from '../media/upload.ts';
 import { VIDEO_MS } from '../media/validate.ts';
+import { raceWindow } from '../race.ts';
 import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
@@ -113,7 +114,22 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
     }
 
+    // Fault race-upload-double: a window between the key lookup and the write that stores the key.
+    if (!stored && key !== undefined && ctx.fault === 'race-upload-double') await raceWindow(ctx);
     const measured = await measure(upload.bytes, upload.declared);
+    // Another request with this key may have created the input while this one was measured: replay it.
+    const settled = key === undefined || stored ? undefined : account.idempotency.get(key);
+    if (settled && ctx.fault !== 'race-upload-double') {
+      if (settled.fingerprint !== fingerprint)
+        return sendError(
+          reply,
+          ctx,
+          'idempotency_conflict',
+          'This Idempotency-Key was used for another request.',
+        );
+      const input = store.inputs.get(settled.result as string) as MediaInput;
+      return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
+    }
     const refusal = uploadProblem(ctx, upload.declared, measured);
     if (refusal) return sendError(reply, ctx, refusal.error, refusal.message);
     const left = account.inputQuotaBytes - usedBytes(store, account.id);
@@ -145,7 +161,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     );
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);
-    input.deletedAt = now;
+    // Fault race-delete-vs-job: a window between the check for active jobs and the delete itself.
+    if (ctx.fault === 'race-delete-vs-job') await raceWindow(ctx);
+    input.deletedAt = Date.now();
     return reply.code(204).send();
   });
 }

@@ -14,6 +14,7 @@ import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
 import { FAIL_MARKER, jobView, quoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
+import { raceWindow } from '../race.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
@@ -49,7 +50,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         'idempotency_conflict',
         'This Idempotency-Key was used for another request.',
       );
-    const now = Date.now();
+    // Fault race-job-double: a window between the key lookup and the write that stores the key.
+    if (!stored && key !== undefined && ctx.fault === 'race-job-double') await raceWindow(ctx);
+    let now = Date.now();
     const storedJob = stored ? (store.jobs.get(stored.result as string) as MediaJob) : undefined;
     if (storedJob) settleDue(store, account, now);
     // Faults settlement-replay-new-job and uncertain-replay-new-job: a replay of a job in that status
@@ -59,6 +62,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       (storedJob !== undefined &&
         ctx.fault !== undefined &&
         REPLAY_NEW[ctx.fault] === statusOf(ctx, store, storedJob, now).status);
+    // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
+    if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)
       return sendJson(
         ctx,
@@ -80,6 +85,11 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       return sendError(reply, ctx, kind, outcome.message);
     }
     const spec = outcome.job;
+    // Fault race-delete-vs-job: a window between the check of the references and the job that holds them.
+    if (ctx.fault === 'race-delete-vs-job' && spec.references.length > 0) {
+      await raceWindow(ctx);
+      now = Date.now();
+    }
     const output = outputOf(spec.def);
     const quote = quoteOf(output);
     const job: MediaJob = {

@@ -5,12 +5,13 @@
  * it read, and (on a quiet account only) the balance it expects. One model per fast-check run.
  */
 import { Decimal } from 'decimal.js';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES } from '../media.ts';
 import type { MediaModel } from '../rules/media.ts';
 
-/** Statuses after which an input's delete must succeed (judging.md: "active" is undefined beyond the obvious). */
-export const ENDED = ['succeeded', 'failed', 'cancelled', 'expired'];
-/** Statuses during which an input the job references cannot be deleted (judging.md). */
-export const ACTIVE = ['authorizing', 'queued', 'running', 'output_fetching'];
+/** Statuses after which no job holds its inputs: their delete must succeed. */
+export const ENDED: readonly string[] = TERMINAL_STATUSES;
+/** Statuses during which an input the job references cannot be deleted ("active" per judging.md). */
+export const ACTIVE: readonly string[] = ACTIVE_STATUSES;
 
 export type Mode = 'free' | 'billable' | 'exclusive';
 
@@ -28,9 +29,13 @@ export interface Env {
   embedding?: string;
   /** Documented media models the account's catalog lists, cheapest outputs first. */
   media: MediaChoice[];
-  /** The target declares the capability media-fail-prompt: a job with the fail marker fails. */
+  /**
+   * The target declares the capability media-fail-prompt: a job with the fail marker fails. At most
+   * `failingLeft` such jobs in a run (a target that revives failed jobs keeps them polled to the cap).
+   */
   failPrompt: boolean;
-  /** Side-effect class `tickets` is allowed; at most `ticketsLeft` are created by the whole test. */
+  failingLeft: { n: number };
+  /** Side-effect class `tickets` is allowed; at most `ticketsLeft` are created in a run. */
   tickets: boolean;
   ticketsLeft: { n: number };
   /** Billable commands stop once a run has spent this many points (charges and holds it was told of). */
@@ -85,6 +90,8 @@ export interface AccountModel {
   total?: Decimal;
   /** Points the run's billable replies reported (charged or held), against env.pointsCap. */
   spent: Decimal;
+  /** The job most recently created or replayed (its id). */
+  lastJob?: string;
   /** The run already waited once for a job to end (one wait per run keeps runs short). */
   waited: boolean;
   /** The kinds of the commands run, in order (for the statistics of the run). */

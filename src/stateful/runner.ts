@@ -28,8 +28,12 @@ export interface Host {
 
 export interface ModelRunSpec<M extends object, R> {
   commands: fc.Arbitrary<Step<M, R>>;
-  /** A fresh model and the real side for one run. */
-  setup: () => Promise<{ model: M; real: R }>;
+  /**
+   * A fresh model and the real side for one run. `run` is the index of the generated run (0 first); a
+   * shrink or a replay of a failure gets the index of the run that failed, so that what a test allows
+   * only in some runs (one ticket per test) is the same when the failure is replayed.
+   */
+  setup: (run: number) => Promise<{ model: M; real: R }>;
   /** The kinds of the commands a run executed, in order (for the statistics). */
   steps: (model: M) => string[];
   runs: number;
@@ -86,6 +90,8 @@ export async function runModel<M extends object, R>(
   let fatal: { error: unknown } | undefined;
   let last: ModelViolation | undefined;
   let shrinking = false;
+  // The index of the run being generated, or of the failing run while shrinking and when replaying.
+  let index = path === undefined ? -1 : Number(path.split(':')[0]) - 1;
   let runs = 0;
   let commands = 0;
   const kinds: Record<string, number> = {};
@@ -100,9 +106,10 @@ export async function runModel<M extends object, R>(
       // After a harness or transport error nothing more is sent; the error is raised after fast-check.
       if (fatal) return;
       const generated = !shrinking;
+      if (generated) index += 1;
       let s: { model: M; real: R } | undefined;
       try {
-        s = await spec.setup();
+        s = await spec.setup(index);
         await fc.asyncModelRun(() => s!, cmds);
       } catch (err) {
         if (err instanceof ModelViolation) {
@@ -114,8 +121,6 @@ export async function runModel<M extends object, R>(
       } finally {
         if (generated) {
           runs += 1;
-          if (process.env.TRACE_TMP && s)
-            appendFileSync(process.env.TRACE_TMP, `${JSON.stringify(cmds.toString())}\n`);
           for (const kind of s ? spec.steps(s.model) : []) {
             commands += 1;
             kinds[kind] = (kinds[kind] ?? 0) + 1;
@@ -186,6 +191,8 @@ export async function runModel<M extends object, R>(
       { level: 'notable' },
     );
   }
+  // CONFORMANCE_STATEFUL_STATS=FILE appends the statistics of each model-based run (runs, commands,
+  // average length, time, command kinds) as one JSON line: how the profile sizes were measured.
   const stats = process.env.CONFORMANCE_STATEFUL_STATS;
   if (stats)
     appendFileSync(

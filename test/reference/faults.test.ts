@@ -12,6 +12,7 @@ import {
   streamEnds,
 } from './helpers.ts';
 import { ACK, createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
+import { RACE_FAULT_PROBES } from './race-probes.ts';
 
 const pool = referencePool();
 // Short media stages keep the lifecycle probes quick; 40 ms still lets a poll see every stage.
@@ -420,6 +421,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     return res.status === 200 && json && res.body === undefined;
   },
   // ==== end of the transport block
+  ...RACE_FAULT_PROBES,
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {

@@ -5,6 +5,7 @@ import { observeJob } from '../jobs.ts';
 import {
   type AccountModel,
   canSpend,
+  holders,
   liveInputs,
   type MediaChoice,
   nextLabel,
@@ -20,7 +21,8 @@ export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
 
 /**
  * valid: the model's required references from the model's live inputs; the others are refused by the
- * contract: no acknowledgement (MJOB-001), a never-accepted parameter name (MJOB-003), a reference to a
+ * contract: the acknowledgement missing or false (MJOB-001), a never-accepted parameter name (MJOB-003), a
+ * reference to a
  * deleted input (MIN-009).
  */
 export type JobKind = 'valid' | 'no-ack' | 'never-accepted' | 'deleted-ref';
@@ -31,37 +33,55 @@ const EXPECTED_ID: Record<Exclude<JobKind, 'valid'>, string> = {
   'deleted-ref': 'MIN-009',
 };
 
-/** Reference ids a valid job of the model can use from the model's inputs ([] when it takes none), or undefined. */
-export function referencesFor(c: MediaChoice, m: AccountModel, pick: number): string[] | undefined {
+/**
+ * Reference ids a valid job of the model can use from the model's live inputs ([] when it takes none),
+ * or undefined. `fresh`: only inputs no other job may still hold, like a client that uploads the inputs
+ * of each task; otherwise those come first.
+ */
+export function referencesFor(
+  c: MediaChoice,
+  m: AccountModel,
+  pick: number,
+  fresh = false,
+): string[] | undefined {
   const refs = c.rule.references;
   const accepted = refs.accepted ?? [];
   if (accepted.length === 0) return [];
   const min = refs.min ?? 1;
-  const images = liveInputs(m, 'image');
+  const free = (kind: 'image' | 'video') => liveInputs(m, kind).filter((i) => holders(m, i.id).length === 0);
+  const usable = (kind: 'image' | 'video') =>
+    fresh || free(kind).length >= min ? free(kind) : liveInputs(m, kind);
+  const images = usable('image');
   if (accepted.includes('image') && images.length >= min) {
     const n = Math.max(min, Math.min(1 + (pick % 2), refs.max ?? 1, images.length));
     return Array.from({ length: n }, (_, i) => images[(pick + i) % images.length]!.id);
   }
-  const videos = liveInputs(m, 'video');
+  const videos = usable('video');
   if (accepted.includes('video') && refs.video && videos.length > 0) return [pickOf(videos, pick)!.id];
   return refs.required === false ? [] : undefined;
 }
 
-/** Models a job of the kind can use now; `refs`: only those that reference inputs (none without inputs). */
+/** Models a job of the kind can use now; `refs`: only those that reference fresh inputs. */
 function choices(m: AccountModel, kind: JobKind, pick: number, refs: boolean): MediaChoice[] {
   if (kind === 'deleted-ref') {
     if (!m.inputs.some((i) => i.deleted && i.kind === 'image')) return [];
     return m.env.media.filter((c) => (c.rule.references.accepted ?? []).includes('image'));
   }
-  const usable = m.env.media.filter((c) => referencesFor(c, m, pick) !== undefined);
-  const referencing = usable.filter((c) => (referencesFor(c, m, pick) ?? []).length > 0);
-  return refs ? referencing : usable;
+  if (refs) return m.env.media.filter((c) => (referencesFor(c, m, pick, true) ?? []).length > 0);
+  return m.env.media.filter((c) => referencesFor(c, m, pick) !== undefined);
 }
 
 /** POST /v1/media/jobs for a documented model the account lists, with a new Idempotency-Key. */
 export class CreateJob extends Step {
   constructor(
-    readonly p: { model: number; refs: number; kind: JobKind; failing: boolean; withRefs: boolean },
+    readonly p: {
+      model: number;
+      refs: number;
+      kind: JobKind;
+      variant: number;
+      failing: boolean;
+      withRefs: boolean;
+    },
   ) {
     super();
   }
@@ -77,7 +97,9 @@ export class CreateJob extends Step {
   protected async act(m: AccountModel, r: Real): Promise<void> {
     const table = mediaTable();
     const c = pickOf(choices(m, this.p.kind, this.p.refs, this.p.withRefs), this.p.model)!;
-    const failing = this.p.failing && m.env.failPrompt && !c.rule.prompt.empty_only;
+    const failing =
+      this.p.failing && m.env.failPrompt && m.env.failingLeft.n > 0 && !c.rule.prompt.empty_only;
+    if (failing) m.env.failingLeft.n -= 1;
     const refs =
       this.p.kind === 'deleted-ref'
         ? [
@@ -86,10 +108,16 @@ export class CreateJob extends Step {
               this.p.refs,
             )!.id,
           ]
-        : referencesFor(c, m, this.p.refs)!;
+        : referencesFor(c, m, this.p.refs, this.p.withRefs)!;
     const parameters: Record<string, unknown> = { [table.acknowledgement]: true };
-    if (this.p.kind === 'no-ack') delete parameters[table.acknowledgement];
-    if (this.p.kind === 'never-accepted') parameters.image_urls = ['https://example.com/reference.png'];
+    // `variant` picks the flavour of an invalid job: the acknowledgement missing or false, and which name.
+    const never = table.never_accepted_parameters[this.p.variant % table.never_accepted_parameters.length]!;
+    const noAck = this.p.variant % 2 === 0 ? 'missing' : 'false';
+    if (this.p.kind === 'no-ack') {
+      if (noAck === 'missing') delete parameters[table.acknowledgement];
+      else parameters[table.acknowledgement] = false;
+    }
+    if (this.p.kind === 'never-accepted') parameters[never] = ['https://example.com/reference.png'];
     if (refs.length > 0) parameters[table.reference_fields[0]!] = refs;
     const body: Record<string, unknown> = { model: c.id, parameters };
     if (!c.rule.prompt.empty_only) body.prompt = failing ? `${FAIL_MARKER} ${PROMPT}` : PROMPT;
@@ -104,7 +132,7 @@ export class CreateJob extends Step {
         fail(
           {
             id: EXPECTED_ID[this.p.kind],
-            message: `a ${c.id} job ${this.p.kind === 'no-ack' ? 'without the acknowledgement' : this.p.kind === 'never-accepted' ? 'with the never-accepted parameter image_urls' : `referencing the deleted ${labels.join(', ')}`} was accepted (${res.status})`,
+            message: `a ${c.id} job ${this.p.kind === 'no-ack' ? `with the acknowledgement ${noAck}` : this.p.kind === 'never-accepted' ? `with the never-accepted parameter ${never}` : `referencing the deleted ${labels.join(', ')}`} was accepted (${res.status})`,
             received: res.status,
             expected: 'a 4xx refusal',
           },
@@ -129,6 +157,7 @@ export class CreateJob extends Step {
       seen: [] as string[],
     };
     m.jobs.push(job);
+    m.lastJob = job.id;
     observeJob(job, res);
   }
 

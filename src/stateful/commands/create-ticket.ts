@@ -5,7 +5,7 @@ import { Step } from './step.ts';
 
 /**
  * POST /v1/support/tickets (class `tickets`): tickets cannot be deleted and a tenant keeps at most 10
- * unresolved, so a whole model-based test creates at most `env.ticketsLeft` of them.
+ * unresolved, so a run creates at most `env.ticketsLeft` of them (the suite allows one per test).
  */
 export class CreateTicket extends Step {
   check(m: Readonly<AccountModel>): boolean {
@@ -20,7 +20,7 @@ export class CreateTicket extends Step {
       subject: `Conformance ${tag}`,
       message: 'Automated conformance probe (model-based sequence); please ignore.',
     });
-    // At its limit of unresolved tickets (429) the tenant gets no more from this test.
+    // At its limit of unresolved tickets (429) the tenant gets no more from this run.
     if (res.status === 429) m.env.ticketsLeft.n = 0;
     if (!is2xx(res.status)) return;
     const label = nextLabel('ticket', m.tickets);

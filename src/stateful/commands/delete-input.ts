@@ -8,10 +8,14 @@ import { named, Step } from './step.ts';
  * Deleted: refused (MIN-009). No job the model knows may still hold it: succeeds (MIN-009). A job that
  * may still hold it: either outcome, but a success while that job reads active breaks MIN-010.
  */
-export type DeleteChoice = 'any' | 'held' | 'again';
+export type DeleteChoice = 'any' | 'held' | 'recent' | 'again';
 
 export class DeleteInput extends Step {
-  /** any: a live input; held: preferably one a job may still hold; again: preferably a deleted one. */
+  /**
+   * any: preferably an input no job holds (its delete must succeed); held: preferably one a job may
+   * still hold; recent: preferably one the job created or replayed last references (what a client
+   * deletes once it is done with a job); again: preferably a deleted one.
+   */
   constructor(
     readonly pick: number,
     readonly choice: DeleteChoice,
@@ -27,14 +31,17 @@ export class DeleteInput extends Step {
     const deleted = m.inputs.filter((i) => i.deleted);
     const live = liveInputs(m);
     const held = live.filter((i) => holders(m, i.id).length > 0);
+    const free = live.filter((i) => !held.includes(i));
+    const recent = held.filter((i) => m.jobs.find((j) => j.id === m.lastJob)?.refs.includes(i.id));
+    const first = <T>(...pools: T[][]): T[] => pools.find((p) => p.length > 0) ?? [];
     const pool =
-      this.choice === 'again' && deleted.length > 0
-        ? deleted
-        : this.choice === 'held' && held.length > 0
-          ? held
-          : live.length > 0
-            ? live
-            : deleted;
+      this.choice === 'again'
+        ? first(deleted, live)
+        : this.choice === 'recent'
+          ? first(recent, held, live, deleted)
+          : this.choice === 'held'
+            ? first(held, live, deleted)
+            : first(free, live, deleted);
     const input = pickOf(pool, this.pick)!;
     this.target = input.label;
     const res = await r.t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`);

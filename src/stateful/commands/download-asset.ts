@@ -22,7 +22,9 @@ export class DownloadAsset extends Step {
 
   protected async act(m: AccountModel, r: Real): Promise<void> {
     m.waited = true;
-    const job = pickOf(m.jobs, this.pick)!;
+    // The oldest job that has not ended is the first to end: the shortest wait.
+    const open = m.jobs.filter((j) => !isEnded(j.seen.at(-1)));
+    const job = (this.pick % 2 === 0 ? open[0] : undefined) ?? pickOf(m.jobs, this.pick)!;
     this.target = job.label;
     const { pollIntervalMs, pollCap } = r.t.target.media;
     let status = job.seen.at(-1);

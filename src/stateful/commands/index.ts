@@ -33,7 +33,7 @@ const upload = () =>
 const replayUpload = () => pick.map((p) => new ReplayUpload(p));
 const del = () =>
   fc
-    .tuple(pick, fc.constantFrom<DeleteChoice>('any', 'held', 'held', 'held', 'again'))
+    .tuple(pick, fc.constantFrom<DeleteChoice>('any', 'held', 'recent', 'recent', 'recent', 'again'))
     .map(([p, c]) => new DeleteInput(p, c));
 const job = () =>
   fc
@@ -44,7 +44,9 @@ const job = () =>
         { weight: 9, arbitrary: fc.constant<JobKind>('valid') },
         { weight: 2, arbitrary: fc.constantFrom<JobKind>('no-ack', 'never-accepted', 'deleted-ref') },
       ),
-      failing: fc.boolean(),
+      variant: fc.nat({ max: 13 }),
+      // A failing job (capability media-fail-prompt) never charges, but sees fewer statuses: one in six.
+      failing: often(1, 6),
       withRefs: often(4, 5),
     })
     .map((p) => new CreateJob(p));
@@ -64,6 +66,8 @@ export function commandsFor(mode: Mode): fc.Arbitrary<Step> {
   const balance = fc.constant(new ReadBalance());
   const usage = fc.constant(new ReadUsage());
   const tickets = fc.constant(new ListTickets());
+  const poll = pick.map((p) => new PollJob(p));
+  const download = pick.map((p) => new DownloadAsset(p));
   const weighted: Weighted[] =
     mode === 'exclusive'
       ? [
@@ -79,20 +83,15 @@ export function commandsFor(mode: Mode): fc.Arbitrary<Step> {
         ]
       : mode === 'billable'
         ? [
-            w(3, upload()),
-            w(1, replayUpload()),
-            w(4, del()),
-            w(4, job()),
-            w(4, replayJob()),
-            w(
-              1,
-              pick.map((p) => new PollJob(p)),
-            ),
-            w(
-              1,
-              pick.map((p) => new DownloadAsset(p)),
-            ),
-            w(1, balance),
+            w(12, upload()),
+            w(4, replayUpload()),
+            w(16, del()),
+            w(16, job()),
+            w(16, replayJob()),
+            w(4, poll),
+            // Rare: its wait lets the run's jobs end, and with them the chance of a delete while active.
+            w(1, download),
+            w(2, balance),
           ]
         : [w(4, upload()), w(2, replayUpload()), w(3, del()), w(1, balance), w(1, usage), w(1, tickets)];
   return fc.oneof(...weighted);

@@ -28,6 +28,7 @@ export class ReplayJob extends Step {
     const job = pickOf(this.referencing && holding.length > 0 ? holding : m.jobs, this.pick)!;
     this.target = job.label;
     const res = await r.postJob(job.body, { 'idempotency-key': job.key, ...(this.legacy ? LEGACY : {}) });
+    m.lastJob = job.id;
     if (!is2xx(res.status)) return;
     const id = isPlainObject(res.json) ? res.json.id : undefined;
     if (id !== job.id)

@@ -1,0 +1,155 @@
+// Serial (a quiet account: after every other suite, one test at a time, the account lock exclusive):
+// the model-based run that judges balance deltas, and the races whose evidence is a charge or a hold.
+import { randomUUID } from 'node:crypto';
+import { Decimal } from 'decimal.js';
+import { isPlainObject } from '../../src/checks/json.ts';
+import type { Exchange } from '../../src/http/client.ts';
+import {
+  type BalanceFigures,
+  balanceOf,
+  ledgerAddsUpProblem,
+  ledgerBalanceProblem,
+  ledgerChainProblem,
+  ledgerOf,
+  type Problem,
+  reportedSpend,
+} from '../../src/stateful/invariants.ts';
+import { newKey } from '../../src/stateful/real.ts';
+import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { ACK, PROMPT, postJob } from '../media/support.ts';
+import { atOnce, idOf, modelBasedTest, raceModel, raceSize } from './support.ts';
+
+/** On a target whose account other clients use, balance deltas are only indicative. */
+const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
+
+async function balance(t: CheckContext): Promise<BalanceFigures> {
+  const res = await t.get('/v1/balance');
+  const b = isSuccess(res.status) ? balanceOf(res.json) : undefined;
+  if (!b) return t.skip('the balance has no decimal total_points to compare (see BAL-001, PTS-001)');
+  return b;
+}
+
+function report(t: CheckContext, p: Problem | undefined, exchange?: Exchange) {
+  if (p)
+    t.violate(p.id, p.message, {
+      ...(p.received !== undefined ? { received: p.received } : {}),
+      ...(p.expected !== undefined ? { expected: p.expected } : {}),
+      ...(exchange ? { exchange } : {}),
+      ...deltaLevel(t),
+    });
+}
+
+check(
+  {
+    ids: [
+      'BAL-003',
+      'BAL-004',
+      'LEDGER-002',
+      'LEDGER-003',
+      'PTS-005',
+      'CHAT-004',
+      'PTS-006',
+      'IDEM-001',
+      'IDEM-003',
+      'TICKET-010',
+    ],
+    effect: 'billable',
+    account: 'exclusive',
+  },
+  'keeps balance, ledger and usage consistent through random sequences of calls, replays, reads and tickets',
+  async (t) => {
+    await modelBasedTest(t, 'exclusive');
+  },
+);
+
+check(
+  { ids: ['IDEM-001', 'IDEM-004', 'LEDGER-002', 'LEDGER-003'], effect: 'billable', account: 'exclusive' },
+  'charges once for a chat sent several times at once with one key, once per key for different keys, and the ledger adds up',
+  async (t) => {
+    const model = await t.hint('chat');
+    const n = raceSize(t);
+    const body = { model, messages: [{ role: 'user', content: `Say ok. ${randomUUID()}` }], max_tokens: 2 };
+    const chat = (key: string) =>
+      t.post('/v1/chat/completions', body, { headers: { 'idempotency-key': key }, retry429: false });
+    const ledger0 = ledgerOf((await t.get('/v1/ledger')).json);
+    const b0 = await balance(t);
+    const first = await chat(newKey('race-chat'));
+    if (!isSuccess(first.status)) return t.skip(`a chat call was answered ${first.status}`);
+    const b1 = await balance(t);
+    const one = b0.total.minus(b1.total);
+    if (!one.isPositive()) return t.skip('a chat call moved no points: a second execution could not be seen');
+
+    const key = newKey('race-chat');
+    const same = await atOnce(n, () => chat(key));
+    const b2 = await balance(t);
+    const moved = b1.total.minus(b2.total);
+    const executed = same.some((r) => isSuccess(r.status)) ? one : new Decimal(0);
+    t.ensure(
+      moved.equals(executed),
+      'IDEM-001',
+      `${n} identical chat requests sent at once with one Idempotency-Key moved total_points by ${moved}, ${moved.div(one).toSignificantDigits(3)} times the charge of one call (${one})`,
+      {
+        received: moved.toString(),
+        expected: executed.toString(),
+        exchange: same.at(-1)?.exchange,
+        ...deltaLevel(t),
+      },
+    );
+
+    const distinct = await atOnce(n, () => chat(newKey('race-chat')));
+    const b3 = await balance(t);
+    const accepted = distinct.filter((r) => isSuccess(r.status)).length;
+    const movedAll = b2.total.minus(b3.total);
+    const want = one.times(accepted);
+    if (!movedAll.equals(want))
+      t.violate(
+        movedAll.lt(want) ? 'IDEM-004' : 'BAL-004',
+        `${n} chat requests sent at once with different Idempotency-Keys: ${accepted} accepted, total_points moved by ${movedAll}, not ${accepted} x ${one}`,
+        { received: movedAll.toString(), expected: want.toString(), ...deltaLevel(t) },
+      );
+
+    const res = await t.get('/v1/ledger');
+    const ledger1 = ledgerOf(res.json);
+    const b4 = await balance(t);
+    report(t, ledgerChainProblem(ledger1), res.exchange);
+    report(t, ledgerBalanceProblem(ledger1, b4.total), res.exchange);
+    report(t, ledgerAddsUpProblem(ledger0, ledger1, b4.total.minus(b0.total)), res.exchange);
+  },
+);
+
+check(
+  { ids: ['MJOB-024'], effect: 'billable', account: 'exclusive' },
+  'holds points once for a job create sent several times at once with one Idempotency-Key',
+  async (t) => {
+    const m = await raceModel(t, false);
+    const n = raceSize(t);
+    const b0 = await balance(t);
+    if (!b0.held) return t.skip('the balance has no held_points to compare');
+    const body = {
+      model: m.id,
+      ...(m.rule.prompt.empty_only ? {} : { prompt: PROMPT }),
+      parameters: { [ACK]: true },
+    };
+    const key = newKey('race-hold');
+    const same = await atOnce(n, () => postJob(t, body, { headers: { 'idempotency-key': key } }));
+    const b1 = await balance(t);
+    const hold = same
+      .filter((r) => isSuccess(r.status) && isPlainObject(r.json))
+      .map((r) => reportedSpend(r.json))
+      .find((d) => d !== undefined);
+    if (!hold || !b1.held) return t.skip('the job replies report no pending_points to compare the hold with');
+    const ids = new Set(same.map((r) => idOf(r)).filter(Boolean));
+    const heldMore = b1.held.minus(b0.held);
+    t.ensure(
+      heldMore.lte(hold),
+      'MJOB-024',
+      `${n} identical job creates sent at once with one Idempotency-Key (${ids.size} job id(s)) raised held_points by ${heldMore}, more than one hold of ${hold}`,
+      {
+        received: heldMore.toString(),
+        expected: `at most ${hold}`,
+        exchange: same.at(-1)?.exchange,
+        ...deltaLevel(t),
+      },
+    );
+  },
+);

@@ -1,0 +1,160 @@
+/**
+ * Shared by the stateful suites: the environment a model-based test runs in (what the target and the
+ * allowed classes offer), its size by profile, and the concurrency of the races.
+ */
+import { Decimal } from 'decimal.js';
+import type { HttpResponse } from '../../src/http/client.ts';
+import { mediaCatalog } from '../../src/media.ts';
+import type { Hint } from '../../src/model.ts';
+import { depth, PROFILE_PROPERTY_RUNS, type Profile } from '../../src/runtime/run-config.ts';
+import { discoverHints } from '../../src/runtime/worker.ts';
+import { commandsFor } from '../../src/stateful/commands/index.ts';
+import { readBalance } from '../../src/stateful/commands/read-balance.ts';
+import { UploadInput } from '../../src/stateful/commands/upload-input.ts';
+import { type Env, type MediaChoice, type Mode, newModel } from '../../src/stateful/model.ts';
+import type { Real } from '../../src/stateful/real.ts';
+import { runModel } from '../../src/stateful/runner.ts';
+import type { CheckContext } from '../../src/suite.ts';
+import { postJob, table } from '../media/support.ts';
+
+/** Runs and the longest command list of one model-based test, by profile (--property-runs scales the runs). */
+type Size = Record<Profile, { runs: number; commands: number }>;
+const SIZE: Record<Mode, Size> = {
+  free: {
+    quick: { runs: 4, commands: 16 },
+    standard: { runs: 10, commands: 32 },
+    thorough: { runs: 50, commands: 60 },
+  },
+  billable: {
+    quick: { runs: 4, commands: 24 },
+    standard: { runs: 14, commands: 48 },
+    thorough: { runs: 50, commands: 80 },
+  },
+  exclusive: {
+    quick: { runs: 3, commands: 16 },
+    standard: { runs: 10, commands: 32 },
+    thorough: { runs: 50, commands: 60 },
+  },
+};
+
+/** The points one run may spend (charges and holds its replies report). */
+const POINTS_PER_RUN = { quick: '4', standard: '8', thorough: '20' };
+const TIME_LIMIT_MS = { quick: 20_000, standard: 60_000, thorough: 300_000 };
+
+/** Checks that compare the balance over time: only indicative where other clients share the account. */
+const QUIET_ONLY = ['BAL-004', 'LEDGER-002', 'LEDGER-003', 'IDEM-001', 'IDEM-003', 'IDEM-004'];
+
+const OUTPUT_ORDER = ['image', 'glb', null, 'video'];
+
+/** Documented media models the account lists, cheapest output first; models whose prompt rule is not shown are left out. */
+export async function mediaChoices(t: CheckContext): Promise<MediaChoice[]> {
+  const listed = new Set((await mediaCatalog(t)).ids);
+  return Object.entries(table.models)
+    .filter(([id, rule]) => listed.has(id) && rule.prompt.stated)
+    .map(([id, rule]) => ({ id, rule }))
+    .sort((a, b) => OUTPUT_ORDER.indexOf(a.rule.output) - OUTPUT_ORDER.indexOf(b.rule.output));
+}
+
+async function hint(t: CheckContext, h: Hint): Promise<string | undefined> {
+  return t.target.models[h] ?? (await discoverHints())[h];
+}
+
+async function environment(t: CheckContext, mode: Mode): Promise<Env> {
+  const billable = mode !== 'free';
+  const env: Env = {
+    mode,
+    // Video outputs cost several times an image: they join the sequences in the thorough profile.
+    media:
+      mode === 'billable'
+        ? (await mediaChoices(t)).filter((c) => t.run.profile === 'thorough' || c.rule.output !== 'video')
+        : [],
+    failPrompt: t.target.capabilities.includes('media-fail-prompt'),
+    failingLeft: { n: 0 },
+    tickets: mode === 'exclusive' && t.target.allow.includes('tickets'),
+    ticketsLeft: { n: 0 },
+    pointsCap: new Decimal(depth(t.run, POINTS_PER_RUN)),
+  };
+  if (billable) {
+    const [chat, responses, embedding] = await Promise.all([
+      hint(t, 'chat'),
+      hint(t, 'responses'),
+      hint(t, 'embedding'),
+    ]);
+    if (chat) env.chat = chat;
+    if (responses) env.responses = responses;
+    if (embedding) env.embedding = embedding;
+  }
+  return env;
+}
+
+/**
+ * One model-based test: random command lists of the mode against the target, the invariants checked
+ * after every command, a failure reported once for the shrunk list with its seed and path.
+ */
+export async function modelBasedTest(t: CheckContext, mode: Mode): Promise<void> {
+  const env = await environment(t, mode);
+  const size = depth(t.run, SIZE[mode]);
+  const scale = t.run.propertyRuns / PROFILE_PROPERTY_RUNS[t.run.profile];
+  const timeLimitMs = Math.max(
+    5_000,
+    Math.min(depth(t.run, TIME_LIMIT_MS), t.target.timeouts.testMs - 15_000),
+  );
+  const deadline = Date.now() + timeLimitMs;
+  const post = (body: Record<string, unknown>, headers: Record<string, string>) =>
+    postJob(t, body, { headers });
+  const result = await runModel(t, {
+    commands: commandsFor(mode),
+    setup: async (run) => {
+      // One ticket and one failing job per test, in its first run (so a replayed failure sees the same).
+      const first = run === 0 ? 1 : 0;
+      const model = newModel({ ...env, ticketsLeft: { n: first }, failingLeft: { n: first } });
+      const real: Real = { t, postJob: post, deadline };
+      // On a quiet account every run starts from the balance as read; a media sequence starts with one
+      // image input, so that jobs can reference it from the first command.
+      if (mode === 'exclusive') await readBalance(model, real);
+      if (mode === 'billable') await new UploadInput('png-64x48.png').run(model, real);
+      model.steps = [];
+      return { model, real };
+    },
+    steps: (m) => m.steps,
+    runs: Math.max(1, Math.round(size.runs * scale)),
+    maxCommands: size.commands,
+    timeLimitMs,
+    ...(mode === 'billable' ? { preamble: 'upload png-64x48.png as input#1' } : {}),
+    levelOf: (id) => (t.target.sharedAccount && QUIET_ONLY.includes(id) ? 'notable' : undefined),
+  });
+  if (result.notApplicable) t.skip(result.notApplicable);
+}
+
+/** How many identical requests a race sends at once: by profile, at most twice the target's concurrency. */
+export function raceSize(t: CheckContext): number {
+  return Math.max(
+    2,
+    Math.min(depth(t.run, { quick: 2, standard: 4, thorough: 8 }), 2 * t.target.concurrency),
+  );
+}
+
+/** Send `n` requests at the same moment. */
+export function atOnce<T>(n: number, send: (i: number) => Promise<T>): Promise<T[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => send(i)));
+}
+
+export const idOf = (res: HttpResponse, inner?: string): string | undefined => {
+  const json = res.json as Record<string, unknown> | undefined;
+  const holder = inner ? (json?.[inner] as Record<string, unknown> | undefined) : json;
+  return typeof holder?.id === 'string' ? holder.id : undefined;
+};
+
+/** The documented models of a kind the account lists: without references, or taking image references. */
+export async function raceModel(t: CheckContext, refs: boolean): Promise<MediaChoice> {
+  const found = (await mediaChoices(t)).find((c) =>
+    refs
+      ? (c.rule.references.accepted ?? []).includes('image') && c.rule.references.required === true
+      : c.rule.references.required === false && c.rule.output === 'image',
+  );
+  if (!found)
+    return t.skip(
+      `the media catalog lists no documented image model ${refs ? 'taking image references' : 'without references'}`,
+    );
+  return found;
+}

@@ -1,0 +1,142 @@
+import { Decimal } from 'decimal.js';
+import { describe, expect, it } from 'vitest';
+import {
+  assetIdProblem,
+  assetProblem,
+  availableProblem,
+  balanceMoveProblem,
+  balanceOf,
+  chargeChanges,
+  chargedOf,
+  ledgerAddsUpProblem,
+  ledgerBalanceProblem,
+  ledgerChainProblem,
+  ledgerOf,
+  reportedSpend,
+  statusProblem,
+  tokenProblems,
+  usageChargesOf,
+} from '../../src/stateful/invariants.ts';
+
+const d = (v: string) => new Decimal(v);
+
+describe('balance invariants', () => {
+  it('finds the balance figures at any depth and checks available = total - held (BAL-003)', () => {
+    const flat = balanceOf({ total_points: '100.5', held_points: '0.5', available_points: '100' });
+    expect(flat?.total.toString()).toBe('100.5');
+    expect(availableProblem(flat!)).toBeUndefined();
+    const nested = balanceOf({ data: { total_points: '10', held_points: '1', available_points: '10' } });
+    expect(availableProblem(nested!)?.id).toBe('BAL-003');
+    expect(availableProblem(nested!)?.expected).toBe('9');
+    expect(balanceOf({ total_points: 10 })).toBeUndefined();
+    expect(availableProblem(balanceOf({ total_points: '10' })!)).toBeUndefined();
+  });
+
+  it('judges a move of the total exactly (BAL-004)', () => {
+    expect(balanceMoveProblem(d('9.999'), d('9.999'), 'now')).toBeUndefined();
+    const p = balanceMoveProblem(d('9.999'), d('9.998'), 'after one call');
+    expect(p?.id).toBe('BAL-004');
+    expect(p?.message).toContain('0.001');
+  });
+
+  it('reads what a reply charged or held', () => {
+    expect(chargedOf({ billing: { charged_points: '0.25' } })?.toString()).toBe('0.25');
+    expect(chargedOf({ billing: {} })).toBeUndefined();
+    expect(reportedSpend({ pending_points: '0.75' })?.toString()).toBe('0.75');
+    expect(reportedSpend({ pending_points: '0', charged_points: '0.75' })?.toString()).toBe('0.75');
+  });
+});
+
+describe('ledger invariants', () => {
+  const newestFirst = {
+    data: [
+      { id: 'c', amount_points: '-1', balance_after_points: '7' },
+      { id: 'b', amount_points: '-2', balance_after_points: '8' },
+      { id: 'a', amount_points: '10', balance_after_points: '10' },
+    ],
+  };
+  it('accepts running balances in either listing order (LEDGER-002)', () => {
+    expect(ledgerChainProblem(ledgerOf(newestFirst))).toBeUndefined();
+    expect(ledgerChainProblem(ledgerOf({ entries: [...newestFirst.data].reverse() }))).toBeUndefined();
+  });
+
+  it('finds a skipped entry in the chain (LEDGER-002)', () => {
+    const skipped = ledgerOf({ data: [newestFirst.data[0], newestFirst.data[2]] });
+    expect(ledgerChainProblem(skipped)?.id).toBe('LEDGER-002');
+  });
+
+  it('requires an end of the ledger to state the balance (LEDGER-003)', () => {
+    const lines = ledgerOf(newestFirst);
+    expect(ledgerBalanceProblem(lines, d('7'))).toBeUndefined();
+    expect(ledgerBalanceProblem(ledgerOf({ data: [...newestFirst.data].reverse() }), d('7'))).toBeUndefined();
+    expect(ledgerBalanceProblem(lines, d('6.99'))?.id).toBe('LEDGER-003');
+    expect(ledgerBalanceProblem([], d('1'))).toBeUndefined();
+  });
+
+  it('requires the entries added between two reads to add up to the move (LEDGER-003)', () => {
+    const before = ledgerOf({ data: newestFirst.data.slice(1) });
+    const after = ledgerOf(newestFirst);
+    expect(ledgerAddsUpProblem(before, after, d('-1'))).toBeUndefined();
+    expect(ledgerAddsUpProblem(before, after, d('-3'))?.id).toBe('LEDGER-003');
+    const anonymous = ledgerOf({ data: [{ amount_points: '-1', balance_after_points: '7' }] });
+    expect(ledgerAddsUpProblem(before, anonymous, d('-3'))).toBeUndefined();
+  });
+});
+
+describe('usage invariants', () => {
+  it('follows settled charges by record id and reports a change (PTS-006)', () => {
+    const first = usageChargesOf({ data: [{ id: 'u1', charged_points: '0.1' }, { id: 'u2' }] });
+    expect([...first]).toEqual([['u1', '"0.1"']]);
+    const renamed = usageChargesOf({ records: [{ usage_id: 'u1', charged_points: '0.1' }] });
+    expect(chargeChanges(first, renamed)).toEqual([]);
+    const changed = chargeChanges(first, usageChargesOf({ data: [{ id: 'u1', charged_points: '0.101' }] }));
+    expect(changed.map((p) => p.id)).toEqual(['PTS-006']);
+    expect(chargeChanges(first, new Map())).toEqual([]);
+  });
+
+  it('keeps token figures integers and totals consistent (PTS-005, CHAT-004)', () => {
+    const ok = { usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } };
+    expect(tokenProblems(ok, 'chat')).toEqual([]);
+    const asPoints = { usage: { prompt_tokens: '5', completion_tokens: 2, total_tokens: 7 } };
+    expect(tokenProblems(asPoints, 'chat').map((p) => p.id)).toEqual(['PTS-005']);
+    const off = { usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 8 } };
+    expect(tokenProblems(off, 'chat').map((p) => p.id)).toEqual(['CHAT-004']);
+    expect(tokenProblems({ usage: { input_tokens: 3, output_tokens: 1 } }, 'responses')).toEqual([]);
+  });
+});
+
+describe('media job invariants', () => {
+  it.each([
+    [['queued'], 'running', undefined],
+    [['running', 'succeeded'], 'expired', undefined],
+    [['running', 'succeeded'], 'succeeded', undefined],
+    [['running', 'succeeded'], 'running', 'MJOB-025'],
+    [['running', 'failed'], 'running', 'MJOB-025'],
+    [['cancelled'], 'succeeded', 'MJOB-025'],
+    [['expired'], 'expired', undefined],
+    [[], 'failed', undefined],
+  ])('after %j, %s is %s', (seen, next, id) => {
+    expect(statusProblem('job#1', seen as string[], next as string)?.id).toBe(id);
+  });
+
+  it('requires the asset of a succeeded job (MJOB-021)', () => {
+    expect(assetIdProblem('job#1', { status: 'succeeded', asset_id: 'a1' })).toBeUndefined();
+    expect(assetIdProblem('job#1', { status: 'running' })).toBeUndefined();
+    expect(assetIdProblem('job#1', { status: 'succeeded' })?.id).toBe('MJOB-021');
+  });
+
+  it("judges the asset's real type by the model's output (MASSET-001)", () => {
+    const png = { ext: 'png', mime: 'image/png' };
+    const empty = Buffer.alloc(0);
+    expect(assetProblem('job#1', 'image', 'png', png, empty)).toBeUndefined();
+    expect(assetProblem('job#1', 'image', 'jpeg', png, empty)?.expected).toBe('image/jpeg');
+    expect(assetProblem('job#1', 'image', undefined, png, empty)).toBeUndefined();
+    expect(
+      assetProblem('job#1', 'video', undefined, { ext: 'mp4', mime: 'video/mp4' }, empty),
+    ).toBeUndefined();
+    expect(assetProblem('job#1', 'video', undefined, png, empty)?.id).toBe('MASSET-001');
+    expect(assetProblem('job#1', 'glb', undefined, undefined, Buffer.from('glTF....'))).toBeUndefined();
+    expect(assetProblem('job#1', 'glb', undefined, png, empty)?.id).toBe('MASSET-001');
+    expect(assetProblem('job#1', null, undefined, undefined, empty)).toBeUndefined();
+  });
+});
