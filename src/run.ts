@@ -146,7 +146,8 @@ export async function runConformance(
     tests = [preflightFailure];
   } else {
     active = { reportDir };
-    balanceBefore = await totalPoints(client, auth, target);
+    // A dry run sends the target nothing, not even this read.
+    if (!opts.dryRun) balanceBefore = await totalPoints(client, auth, target);
     const deadline =
       opts.deadlineMs !== undefined
         ? setTimeout(
