@@ -37,6 +37,9 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
       CONFORMANCE_BASE_URL: r.url,
       CONFORMANCE_API_KEY: r.keys.primary,
       CONFORMANCE_ALLOW: 'all',
+      // The reference ends a media job in well under a second: poll it quickly, as the embedded target does.
+      CONFORMANCE_MEDIA_POLL_INTERVAL_MS: '50',
+      CONFORMANCE_MEDIA_POLL_CAP: '200',
     };
     for (const [role, key] of Object.entries(r.keys))
       if (role !== 'primary') env[`CONFORMANCE_KEY_${role.toUpperCase()}`] = key;
@@ -47,7 +50,7 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
 
   it('passes in single-target mode, writes the report, and no key value reaches it', async () => {
     const dir = join(tmp, 'single');
-    const run = await runCli(['--report-dir', dir], envFor(ref));
+    const run = await runCli(['--report-dir', dir, '--concurrency', '6'], envFor(ref), 220_000);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.code, run.stdout.slice(-2000)).toBe(0);
     expect(run.stdout).toContain('VERDICT: PASSED');
