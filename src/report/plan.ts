@@ -7,12 +7,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import type { Exchange } from '../http/client.ts';
-import { SPEND_FILE } from '../runtime/control.ts';
+import { BILLABLE, SPEND_FILE } from '../runtime/control.ts';
 import type { Summary } from './summary.ts';
 
 export type BillablePlan = NonNullable<Summary['plan']>;
-
-const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
 
 /** Count the billable requests of a run's report directory by model, with the points spent on each. */
 export function billableByModel(

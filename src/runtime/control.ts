@@ -4,7 +4,16 @@
  * the report directory: workers are separate threads with separate module state, and appends of one
  * short line are atomic, so no lock is needed.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
@@ -29,7 +38,7 @@ export function stopReason(reportDir: string): string | undefined {
 }
 
 /** The billable endpoints whose replies report what a request charged or held. */
-const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
+export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
 
 /**
  * The points a reply says the request spent: `charged_points` (call settlement, in `billing` or
@@ -58,18 +67,41 @@ export function recordSpend(reportDir: string, res: HttpResponse): void {
   );
 }
 
-/** The points the run has spent so far, as the target reported them. */
+/** What this worker has already summed of each spend file: complete lines only, by byte offset. */
+const tallies = new Map<string, { offset: number; total: Decimal }>();
+
+/**
+ * The points the run has spent so far, as the target reported them. Called before every billable
+ * request when a budget is set: only the bytes appended since the last call are read.
+ */
 export function spentPoints(reportDir: string): Decimal {
   const file = join(reportDir, SPEND_FILE);
   if (!existsSync(file)) return new Decimal(0);
-  let total = new Decimal(0);
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
+  const size = statSync(file).size;
+  let tally = tallies.get(file);
+  // A new spend file at the same path (a later run into the same directory) starts a new tally.
+  if (!tally || size < tally.offset) tally = { offset: 0, total: new Decimal(0) };
+  if (size > tally.offset) {
+    const buf = Buffer.alloc(size - tally.offset);
+    const fd = openSync(file, 'r');
     try {
-      total = total.plus(new Decimal((JSON.parse(line) as { points: string }).points));
-    } catch {
-      // a torn line of a concurrent append: ignored (the budget errs only by that line)
+      readSync(fd, buf, 0, buf.length, tally.offset);
+    } finally {
+      closeSync(fd);
     }
+    const text = buf.toString('utf8');
+    // A line still being appended (no newline yet) is read next time.
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    for (const line of complete.split('\n')) {
+      if (!line) continue;
+      try {
+        tally.total = tally.total.plus(new Decimal((JSON.parse(line) as { points: string }).points));
+      } catch {
+        // a malformed line: ignored (the budget errs only by that line)
+      }
+    }
+    tally.offset += Buffer.byteLength(complete);
+    tallies.set(file, tally);
   }
-  return total;
+  return tally.total;
 }
