@@ -69,7 +69,7 @@ const result = {
   args,
   parallel: values.parallel
     ? Number(values.parallel)
-    : `default (min(3, cores) = ${Math.min(3, availableParallelism())})`,
+    : `default (3 per core, at most 8: ${Math.max(2, Math.min(8, 3 * availableParallelism()))}, of which ${availableParallelism() + 1} may run the whole suite)`,
   exitCode: run.code,
   wallMs: Math.round(run.wallMs),
   targetMs: TARGET_MS,

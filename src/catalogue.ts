@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import type { Level } from './model.ts';
 import { pkgPath } from './paths.ts';
+import { readYaml } from './yaml-cache.ts';
 
 export interface Requirement {
   id: string;
@@ -20,7 +19,7 @@ let cached: Map<string, Requirement> | undefined;
 /** The requirement catalogue (fixtures/requirements.yaml), by id. */
 export function catalogue(): Map<string, Requirement> {
   if (!cached) {
-    const doc = parse(readFileSync(pkgPath('fixtures', 'requirements.yaml'), 'utf8')) as {
+    const doc = readYaml(pkgPath('fixtures', 'requirements.yaml')) as {
       requirements: Requirement[];
     };
     cached = new Map(doc.requirements.map((r) => [r.id, r]));

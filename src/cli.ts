@@ -368,17 +368,21 @@ function wholeNumber(value: unknown, flag: string, min: number, max: number): nu
   return n;
 }
 
-export async function cliEntry(): Promise<void> {
+/** The CLI on these arguments: its exit code, with a usage or internal error said on stderr. */
+export async function runArgs(argv: string[]): Promise<number> {
   try {
-    process.exitCode = await main(process.argv.slice(2));
+    return await main(argv);
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`gateway-conformance: ${err.message}`);
-      process.exitCode = EXIT.usage;
-    } else {
-      console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
-      if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
-      process.exitCode = EXIT.harness;
+      return EXIT.usage;
     }
+    console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
+    return EXIT.harness;
   }
+}
+
+export async function cliEntry(): Promise<void> {
+  process.exitCode = await runArgs(process.argv.slice(2));
 }

@@ -7,12 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileTypeFromBuffer } from 'file-type';
-import { parse } from 'yaml';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext } from './runtime/check.ts';
+import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [
   'authorizing',
@@ -47,9 +47,10 @@ export interface SampleMedia {
 let manifest: Map<string, SampleMedia> | undefined;
 export function sample(file: string): SampleMedia & { data: Buffer } {
   manifest ??= new Map(
-    (
-      parse(readFileSync(pkgPath('fixtures', 'media', 'manifest.yaml'), 'utf8')) as { files: SampleMedia[] }
-    ).files.map((f) => [f.file, f]),
+    (readYaml(pkgPath('fixtures', 'media', 'manifest.yaml')) as { files: SampleMedia[] }).files.map((f) => [
+      f.file,
+      f,
+    ]),
   );
   const m = manifest.get(file);
   if (!m) throw new Error(`no sample media ${file} in fixtures/media/manifest.yaml`);

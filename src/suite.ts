@@ -1,13 +1,12 @@
 /** What suite files import: the check wrapper, the shared endpoint table, and helpers to build probes. */
-import { readFileSync } from 'node:fs';
 import type { Arbitrary } from 'fast-check';
-import { parse } from 'yaml';
 import type { HttpResponse } from './http/client.ts';
 import type { Effect } from './model.ts';
 import { documented } from './openapi/documented.ts';
 import { pkgPath } from './paths.ts';
 import { type CheckContext, check, type Req } from './runtime/check.ts';
 import { checkProperty } from './runtime/property.ts';
+import { readYaml } from './yaml-cache.ts';
 
 export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
 export { judgePoints, pointsFields } from './checks/points.ts';
@@ -33,9 +32,7 @@ export interface Endpoint {
 
 let endpointsCache: Endpoint[] | undefined;
 export function endpoints(): Endpoint[] {
-  endpointsCache ??= (
-    parse(readFileSync(pkgPath('fixtures', 'endpoints.yaml'), 'utf8')) as { endpoints: Endpoint[] }
-  ).endpoints;
+  endpointsCache ??= (readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Endpoint[] }).endpoints;
   return endpointsCache;
 }
 
@@ -86,8 +83,7 @@ export interface Case {
 
 /** A YAML case table of fixtures/cases/. */
 export function cases(name: string): Case[] {
-  return (parse(readFileSync(pkgPath('fixtures', 'cases', `${name}.yaml`), 'utf8')) as { cases: Case[] })
-    .cases;
+  return (readYaml(pkgPath('fixtures', 'cases', `${name}.yaml`)) as { cases: Case[] }).cases;
 }
 
 /** `{ $repeat: 'ab', times: 3 }` in a case table stands for 'ababab' (long strings stay readable). */

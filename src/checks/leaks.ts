@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
+import { readYaml } from '../yaml-cache.ts';
 import type { Finding } from './generic.ts';
 import { pointerOf, walkFields } from './json.ts';
 
@@ -21,7 +20,7 @@ let cached: Patterns | undefined;
 /** The leak patterns of fixtures/leak-patterns.yaml, compiled once. */
 export function leakPatterns(): Patterns {
   if (!cached) {
-    const doc = parse(readFileSync(pkgPath('fixtures', 'leak-patterns.yaml'), 'utf8')) as {
+    const doc = readYaml(pkgPath('fixtures', 'leak-patterns.yaml')) as {
       ignore_headers: string[];
       kinds: Record<string, { description: string; names: string[]; values: string[] }>;
     };

@@ -9,6 +9,8 @@ export interface DescriptionCheck {
   errors: string[];
 }
 
+let oasValidator: Validator | undefined;
+
 /** Validate a document as OpenAPI 3.1 (ajv alone cannot compile the 3.1 meta-schema: ajv issue 1745). */
 export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc))
@@ -17,8 +19,9 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   if (typeof declared !== 'string' || !/^3\.1\.\d+/.test(declared)) {
     return { valid: false, errors: [`openapi is ${JSON.stringify(declared)}, expected 3.1.x`] };
   }
-  const validator = new Validator({ strict: false, allErrors: true });
-  const res = await validator.validate(structuredClone(doc) as Record<string, unknown>);
+  // Building the validator compiles the 3.1 meta-schema: once per process (runs in one process are sequential).
+  oasValidator ??= new Validator({ strict: false, allErrors: true });
+  const res = await oasValidator.validate(structuredClone(doc) as Record<string, unknown>);
   if (res.valid) return { valid: true, version: declared, errors: [] };
   const errors = Array.isArray(res.errors)
     ? res.errors.slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)

@@ -57,14 +57,23 @@ export function sourceDigest(root = PKG_ROOT): string {
   return sha256(files.map((f) => `${sha256(readFileSync(join(root, f)))}  ${f}\n`).join(''));
 }
 
+let commit: { value: string | null } | undefined;
+/** The checkout's commit, asked of git once per process. */
 function gitCommit(): string | null {
+  if (commit) return commit.value;
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: PKG_ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim();
+    commit = {
+      value: execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: PKG_ROOT,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      })
+        .toString()
+        .trim(),
+    };
   } catch {
-    return null;
+    commit = { value: null };
   }
+  return commit.value;
 }
 
 /** Write manifest.json for a finished report directory. */

@@ -5,10 +5,9 @@
  * of Unicode white space; the UTF-8 cap applies to the trimmed prompt; wc-100018 "must be empty" counts
  * absent, empty and whitespace-only as empty.
  */
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { parse } from 'yaml';
 import { pkgPath } from '../paths.ts';
+import { readYaml } from '../yaml-cache.ts';
 
 export interface PromptRule {
   stated: boolean;
@@ -67,7 +66,7 @@ export interface MediaTable {
 
 let cached: MediaTable | undefined;
 export function mediaTable(): MediaTable {
-  cached ??= parse(readFileSync(pkgPath('fixtures', 'media-models.yaml'), 'utf8')) as MediaTable;
+  cached ??= readYaml(pkgPath('fixtures', 'media-models.yaml')) as MediaTable;
   return cached;
 }
 

@@ -28,13 +28,17 @@ export function requestStop(reportDir: string, reason: string): void {
   if (!existsSync(join(reportDir, STOP_FILE))) writeFileSync(join(reportDir, STOP_FILE), reason);
 }
 
-let stopped: string | undefined;
+/** Stop reasons seen, by report directory (one process may hold several runs one after another). */
+const stopped = new Map<string, string>();
 /** The reason the run was asked to stop, if it was. */
 export function stopReason(reportDir: string): string | undefined {
-  if (stopped) return stopped;
+  const seen = stopped.get(reportDir);
+  if (seen) return seen;
   const file = join(reportDir, STOP_FILE);
-  if (existsSync(file)) stopped = readFileSync(file, 'utf8') || 'the run was stopped';
-  return stopped;
+  if (!existsSync(file)) return undefined;
+  const reason = readFileSync(file, 'utf8') || 'the run was stopped';
+  stopped.set(reportDir, reason);
+  return reason;
 }
 
 /** The billable endpoints whose replies report what a request charged or held. */

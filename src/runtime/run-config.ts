@@ -49,17 +49,15 @@ export function concurrencySplit(concurrency: number, cores: number): { workers:
 
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';
 
-let cached: RunConfig | undefined;
+let cached: { file: string; config: RunConfig } | undefined;
 
 export function runConfig(): RunConfig {
-  if (!cached) {
-    const file = process.env[RUN_FILE_ENV];
-    if (!file) {
-      throw new Error(
-        `${RUN_FILE_ENV} is not set: run the suites through the CLI (npm run conformance), not with vitest directly`,
-      );
-    }
-    cached = JSON.parse(readFileSync(file, 'utf8')) as RunConfig;
+  const file = process.env[RUN_FILE_ENV];
+  if (!file) {
+    throw new Error(
+      `${RUN_FILE_ENV} is not set: run the suites through the CLI (npm run conformance), not with vitest directly`,
+    );
   }
-  return cached;
+  if (cached?.file !== file) cached = { file, config: JSON.parse(readFileSync(file, 'utf8')) as RunConfig };
+  return cached.config;
 }

@@ -2,10 +2,18 @@ import { parseArgs } from 'node:util';
 import { FAULTS } from '../../reference/start.ts';
 import { formatRow, runMatrix } from './matrix.ts';
 
-/** `npm run mutants [-- --only NAME[,NAME] --parallel N --full]` (--full: every fault runs the whole suite): prints the table, exits 1 if any row is wrong. */
+/**
+ * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --spawn]` (--full: every fault runs the whole
+ * suite; --spawn: one CLI process per row): prints the table, exits 1 if any row is wrong.
+ */
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { only: { type: 'string' }, parallel: { type: 'string' }, full: { type: 'boolean' } },
+    options: {
+      only: { type: 'string' },
+      parallel: { type: 'string' },
+      full: { type: 'boolean' },
+      spawn: { type: 'boolean' },
+    },
     strict: true,
   });
   const started = Date.now();
@@ -13,6 +21,7 @@ async function main(): Promise<number> {
     ...(values.only ? { only: values.only.split(',') } : {}),
     ...(values.parallel ? { parallel: Number(values.parallel) } : {}),
     ...(values.full ? { full: true } : {}),
+    ...(values.spawn ? { spawn: true } : {}),
     log: (s) => console.log(s),
   });
   const bad = rows.filter((r) => !r.ok);

@@ -1,16 +1,85 @@
 /**
  * The mutation matrix: the suite against every seeded fault of the reference (each must be killed by
  * the requirement ids it breaks) and every conformant variant (each must pass with 0 failures), plus
- * the conformant reference itself. Each run is the real CLI in a child process against a reference
- * started here, configured through a targets file, exactly as a user would run it.
+ * the conformant reference itself. Each run is the CLI's own entry on a user's arguments (a targets
+ * file, keys in environment variables, a report directory) against a reference started here. Rows run
+ * in a few long-lived child processes (row-runner.ts), each running one row after another with its own
+ * vitest instance, worker threads and report; `spawn: true` starts one CLI process per row instead.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULTS, startReference, VARIANTS } from '../../reference/start.ts';
+import { pkgPath } from '../../src/paths.ts';
 import type { Summary } from '../../src/report/summary.ts';
-import { runCli } from '../helpers.ts';
+import { type CliRun, runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
+
+/** A runner process is replaced after this many rows, or once it holds this much memory. */
+const RUNNER_MAX_ROWS = 40;
+const RUNNER_MAX_RSS = 1_500_000_000;
+
+/** One long-lived row runner: a child process running the CLI's entry on one row at a time. */
+class RowRunner {
+  private child: ChildProcess | undefined;
+  private rows = 0;
+  private output = '';
+
+  run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
+    const child = this.child ?? this.start();
+    this.output = '';
+    return new Promise((resolve) => {
+      const done = (code: number | null, note?: string) => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve({ code, stdout: this.output, stderr: note ?? '' });
+      };
+      const onMessage = (m: { code: number; rss: number }) => {
+        done(m.code);
+        if (++this.rows >= RUNNER_MAX_ROWS || m.rss > RUNNER_MAX_RSS) this.close();
+      };
+      const onExit = (code: number | null) => {
+        this.child = undefined;
+        done(null, `the row runner exited (${code}) before the row ended`);
+      };
+      const timer = setTimeout(() => {
+        this.close(true);
+        done(null, `the row did not end within ${timeoutMs} ms`);
+      }, timeoutMs);
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ argv, env });
+    });
+  }
+
+  close(kill = false): void {
+    const child = this.child;
+    this.child = undefined;
+    this.rows = 0;
+    if (!child) return;
+    if (kill) child.kill('SIGKILL');
+    else if (child.connected) child.disconnect();
+  }
+
+  private start(): ChildProcess {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) env[k] = v;
+    const child = fork(pkgPath('test', 'mutation', 'row-runner.mjs'), [], {
+      cwd: pkgPath(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const keep = (d: Buffer) => {
+      this.output = (this.output + d.toString()).slice(-4000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.child = child;
+    return child;
+  }
+}
 
 export interface MatrixRow {
   kind: 'reference' | 'fault' | 'variant';
@@ -90,7 +159,8 @@ async function runOne(
   job: Job,
   timeoutMs: number,
   full: boolean,
-  files?: Map<string, Set<string>>,
+  files: Map<string, Set<string>> | undefined,
+  runner: RowRunner | undefined,
 ): Promise<MatrixRow> {
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gc-mutant-'));
@@ -129,7 +199,7 @@ async function runOne(
     ms: 0,
   };
   try {
-    const run = await runCli(args, env, timeoutMs);
+    const run = runner ? await runner.run(args, env, timeoutMs) : await runCli(args, env, timeoutMs);
     const code = run.code;
     const output = run.stdout + run.stderr;
     let summary: Summary | undefined;
@@ -184,23 +254,45 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
 export async function runMatrix(
   opts: {
     only?: string[];
+    /** Rows at once (default 3 per core, at most 8). */
     parallel?: number;
+    /** Of those, how many may run the whole suite at once (default cores + 1). */
+    wholeSuiteSlots?: number;
     timeoutMs?: number;
     full?: boolean;
+    /** One CLI process per row (slower: start-up is paid by every row). */
+    spawn?: boolean;
     log?: (s: string) => void;
   } = {},
 ): Promise<MatrixRow[]> {
   const jobs = plan(opts.only);
-  const parallel = opts.parallel ?? Math.max(1, Math.min(3, cpus().length));
+  const cores = cpus().length;
+  // Rows running the whole suite keep the cores busy; fault rows mostly wait (start-up, polling, race
+  // windows). So a few whole-suite rows run at a time while the other slots run fault rows beside them.
+  const parallel = opts.parallel ?? Math.max(2, Math.min(8, 3 * cores));
+  const wholeSlots = Math.max(1, Math.min(parallel - 1, opts.wholeSuiteSlots ?? cores + 1));
   const rows: MatrixRow[] = new Array(jobs.length);
   const files = !opts.full && jobs.some((j) => j.kind === 'fault') ? await filesById() : undefined;
-  let next = 0;
-  const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= jobs.length) return;
-      rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false, files);
-      opts.log?.(formatRow(rows[i]!));
+  const index = jobs.map((_, i) => i);
+  const whole = index.filter((i) => jobs[i]!.kind !== 'fault' || opts.full);
+  // Faults tested by the model-based and race suites have the longest rows: they start first.
+  const slow = (i: number) =>
+    jobs[i]!.expected.some((id) => [...(files?.get(id) ?? [])].some((f) => f.includes('/stateful/')));
+  const faults = index
+    .filter((i) => !whole.includes(i))
+    .sort((a, b) => Number(slow(b)) - Number(slow(a)) || a - b);
+  const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async (_, slot) => {
+    const runner = opts.spawn ? undefined : new RowRunner();
+    const [first, then] = slot < wholeSlots ? [whole, faults] : [faults, whole];
+    try {
+      for (;;) {
+        const i = first.shift() ?? then.shift();
+        if (i === undefined) return;
+        rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false, files, runner);
+        opts.log?.(formatRow(rows[i]!));
+      }
+    } finally {
+      runner?.close();
     }
   });
   await Promise.all(workers);

@@ -1,0 +1,51 @@
+/**
+ * The suite's YAML fixtures, parsed once per content: every worker thread of every run needs the
+ * requirement catalogue and the media table, and parsing them cold costs more than the rest of a
+ * worker's start-up. The parsed value is kept as JSON in a cache directory under the system's
+ * temporary directory, named by the sha256 of the file's text, so an edited fixture is parsed again;
+ * a value JSON cannot hold exactly (e.g. .inf) is never cached. Cache trouble (read-only, full disk)
+ * only costs the parse.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+export const YAML_CACHE_DIR = join(
+  tmpdir(),
+  `gateway-conformance-cache-${process.getuid?.() ?? 'user'}`,
+  'yaml-v1',
+);
+
+export function readYaml(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  const cached = join(YAML_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8'));
+  } catch {
+    // not cached yet (or unreadable): parse it
+  }
+  const value: unknown = parse(text);
+  if (jsonExact(value)) {
+    try {
+      mkdirSync(YAML_CACHE_DIR, { recursive: true });
+      const tmp = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+      writeFileSync(tmp, JSON.stringify(value));
+      renameSync(tmp, cached);
+    } catch {
+      // no cache: the next reader parses again
+    }
+  }
+  return value;
+}
+
+/** Whether JSON round-trips the value unchanged: null, booleans, finite numbers, strings, arrays, plain objects. */
+export function jsonExact(v: unknown): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(jsonExact);
+  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)
+    return Object.values(v as object).every(jsonExact);
+  return false;
+}

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { jsonExact, readYaml, YAML_CACHE_DIR } from '../../src/yaml-cache.ts';
+
+const cacheFile = (text: string) =>
+  join(YAML_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
+
+describe('readYaml (fixtures parsed once per content)', () => {
+  it('returns what the YAML parser returns, from the cache on the second read, and re-parses an edited file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-yaml-'));
+    const file = join(dir, 'f.yaml');
+    const text = `a: 1\nb: [x, "y", {c: true}]\nnonce: ${Math.random()}\n`;
+    writeFileSync(file, text);
+    expect(existsSync(cacheFile(text))).toBe(false);
+    expect(readYaml(file)).toEqual(parse(text));
+    expect(existsSync(cacheFile(text))).toBe(true);
+    expect(readYaml(file)).toEqual(parse(text));
+    writeFileSync(file, `${text}d: 2\n`);
+    expect(readYaml(file)).toMatchObject({ d: 2 });
+  });
+
+  it('never caches what JSON cannot hold exactly', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-yaml-'));
+    const file = join(dir, 'inf.yaml');
+    const text = `big: .inf\nnonce: ${Math.random()}\n`;
+    writeFileSync(file, text);
+    expect(readYaml(file)).toMatchObject({ big: Number.POSITIVE_INFINITY });
+    expect(existsSync(cacheFile(text))).toBe(false);
+    expect(readYaml(file)).toMatchObject({ big: Number.POSITIVE_INFINITY });
+    expect(jsonExact({ a: [1, 'x', null, false] })).toBe(true);
+    expect(jsonExact({ a: Number.NaN })).toBe(false);
+    expect(jsonExact({ d: new Date(0) })).toBe(false);
+  });
+
+  it('reads every fixture of the suite the same as the YAML parser does', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { pkgPath } = await import('../../src/paths.ts');
+    const files = [
+      ...readdirSync(pkgPath('fixtures'))
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => pkgPath('fixtures', f)),
+      ...readdirSync(pkgPath('fixtures', 'cases')).map((f) => pkgPath('fixtures', 'cases', f)),
+    ];
+    for (const f of files) {
+      readYaml(f);
+      expect(readYaml(f), f).toEqual(parse(readFileSync(f, 'utf8')));
+    }
+  });
+});
