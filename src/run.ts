@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Decimal } from 'decimal.js';
+import type { TestSpecification } from 'vitest/node';
 import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
@@ -288,6 +289,14 @@ async function preflight(
   };
 }
 
+/** Suite files whose tests are the longest chains of sequential requests (model-based sequences first). */
+const LONG_CHAIN_FILES = [
+  'suites/stateful/sequences.test.ts',
+  'suites/media/validation-image.test.ts',
+  'suites/media/validation-other.test.ts',
+  'suites/media/references.test.ts',
+];
+
 /** The vitest suites: every suite in parallel, then the serial ones. */
 async function runSuites(
   opts: RunOptions,
@@ -298,7 +307,22 @@ async function runSuites(
   {
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
-    const { createVitest } = await import('vitest/node');
+    const { createVitest, BaseSequencer } = await import('vitest/node');
+    // The files holding the longest chains of dependent requests start first, so that they do not set
+    // the end of a run against a slow target; the rest in vitest's order (longest last time, or largest).
+    class LongChainsFirst extends BaseSequencer {
+      override async sort(files: TestSpecification[]) {
+        const sorted = await super.sort(files);
+        const rank = (moduleId: string) => {
+          const i = LONG_CHAIN_FILES.findIndex((f) => moduleId.replaceAll('\\', '/').endsWith(f));
+          return i < 0 ? LONG_CHAIN_FILES.length : i;
+        };
+        return sorted
+          .map((spec, i) => ({ spec, i, rank: rank(spec.moduleId) }))
+          .sort((a, b) => a.rank - b.rank || a.i - b.i)
+          .map(({ spec }) => spec);
+      }
+    }
     // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
     // traffic of this run (balance-delta checks need a quiet account).
     // The target's concurrency is the number of tests in flight: worker threads up to the cores, the
@@ -313,8 +337,9 @@ async function runSuites(
           pool: 'threads',
           isolate: false,
           // Tests are independent (each creates and cleans up its own resources): within a file they
-          // run concurrently up to the share of the target's concurrency each worker gets.
-          sequence: { groupOrder: 0, concurrent: perWorker > 1 },
+          // run concurrently (check() marks them) up to the share of the target's concurrency each
+          // worker gets. (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
+          sequence: { groupOrder: 0 },
           maxConcurrency: perWorker,
         },
       },
@@ -325,6 +350,8 @@ async function runSuites(
           pool: 'threads',
           isolate: false,
           fileParallelism: false,
+          // One test at a time, even those check() marks concurrent.
+          maxConcurrency: 1,
           sequence: { groupOrder: 1 },
         },
       },
@@ -343,7 +370,7 @@ async function runSuites(
         ...(opts.shard ? { shard: opts.shard } : {}),
         passWithNoTests: !!opts.shard,
       },
-      { test: { projects } } as never,
+      { test: { projects, sequence: { sequencer: LongChainsFirst } } } as never,
     );
     // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
     // and the report still happen), so vitest's handlers are removed.

@@ -293,7 +293,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs }, async (ctx) => {
+  // Concurrent with the other tests of its file when the worker's share of the concurrency allows (the
+  // serial project caps its files at one test at a time).
+  const concurrent = concurrencySplit(run.target.concurrency, availableParallelism()).perWorker > 1;
+  test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {
       ids: spec.ids,

@@ -39,12 +39,21 @@ export function depth<T>(run: Pick<RunConfig, 'profile'>, by: Record<Profile, T>
 }
 
 /**
- * How a target's concurrency (tests in flight) splits: worker threads up to the cores, the rest as
- * concurrent tests within each worker.
+ * How a target's concurrency (tests in flight) splits into worker threads and concurrent tests within
+ * each worker, never above the concurrency: worker threads up to the cores first (a fast target makes
+ * the run CPU-bound); beyond that at most PER_WORKER tests per worker, more workers taking the rest
+ * (a worker runs one file at a time, so against a slow, remote target a file whose last tests are long
+ * would otherwise leave its share of the concurrency idle). The fewest workers that fill the concurrency
+ * exactly.
  */
+export const PER_WORKER = 4;
 export function concurrencySplit(concurrency: number, cores: number): { workers: number; perWorker: number } {
-  const workers = Math.max(1, Math.min(concurrency, cores));
-  return { workers, perWorker: Math.ceil(concurrency / workers) };
+  const c = Math.max(1, Math.floor(concurrency));
+  for (let workers = Math.max(1, Math.min(c, cores)); workers < c; workers++) {
+    const perWorker = c / workers;
+    if (Number.isInteger(perWorker) && perWorker <= PER_WORKER) return { workers, perWorker };
+  }
+  return { workers: c, perWorker: 1 };
 }
 
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';

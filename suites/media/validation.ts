@@ -1,0 +1,256 @@
+// The job validation arithmetic of the documented models, shared by validation-image.test.ts and
+// validation-other.test.ts.
+import {
+  parameterArbitrary,
+  parameterCases,
+  promptArbitrary,
+  promptBoundaryValid,
+  promptValid,
+  sizeArbitrary,
+  sizeCases,
+  utf8Bytes,
+} from '../../src/rules/media.ts';
+import { type CheckContext, check, checkProperty, group, isSuccess } from '../../src/suite.ts';
+import { ACK, baseJob, documentedIds, judgeRefusal, listedModel, postJob, table } from './support.ts';
+
+async function refused(
+  t: CheckContext,
+  id: string,
+  body: unknown,
+  what: string,
+  namedCause = true,
+): Promise<string | undefined> {
+  const res = await postJob(t, body);
+  return judgeRefusal(t, res, `${id}: ${what}`, namedCause);
+}
+
+const allParameterNames = [...new Set(Object.values(table.models).flatMap((m) => Object.keys(m.parameters)))];
+
+/**
+ * The job validation tests of each given documented model (registered by the test files that call it:
+ * the models are split over files so that their tests spread over the run's worker threads).
+ */
+export function validationTests(ids: string[]): void {
+  for (const id of ids) {
+    const model = table.models[id]!;
+    group(id, () => {
+      check(
+        { ids: ['MJOB-001'], effect: 'write' },
+        `${id}: refuses a job without a true acknowledgement`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          const params = base.parameters as Record<string, unknown>;
+          for (const [what, value] of [
+            ['no acknowledgement', undefined],
+            ['acknowledgement false', false],
+            ['acknowledgement "true"', 'true'],
+          ] as const) {
+            const p = { ...params };
+            if (value === undefined) delete p[ACK];
+            else p[ACK] = value;
+            const msg = await refused(t, id, { ...base, parameters: p }, what, false);
+            if (msg) t.violate('MJOB-001', msg);
+          }
+        },
+      );
+
+      check(
+        { ids: ['MJOB-002'], effect: 'write' },
+        `${id}: refuses top-level fields beyond kind, model, prompt and parameters`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          for (const extra of [{ seed: 1 }, { callback_url: 'https://example.com/hook' }, { [ACK]: true }]) {
+            const msg = await refused(
+              t,
+              id,
+              { ...base, ...extra },
+              `top-level ${Object.keys(extra)[0]}`,
+              false,
+            );
+            if (msg) t.violate('MJOB-002', msg);
+          }
+        },
+      );
+
+      check(
+        { ids: ['MJOB-003', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses every never-accepted parameter name`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          for (const name of table.never_accepted_parameters) {
+            const msg = await refused(
+              t,
+              id,
+              { ...base, parameters: { ...(base.parameters as object), [name]: [] } },
+              `parameter ${name}`,
+            );
+            if (msg) t.violate('MJOB-003', msg);
+          }
+        },
+      );
+
+      if (model.parameters_complete) {
+        const foreign = allParameterNames.filter((n) => !(n in model.parameters));
+        check(
+          { ids: ['MJOB-004', 'MJOB-014'], effect: 'write' },
+          `${id}: refuses parameters the model does not support`,
+          async (t) => {
+            const m = await listedModel(t, id);
+            const base = await baseJob(t, id, m);
+            for (const name of [...foreign, 'unimplemented_option']) {
+              const value =
+                table.models[documentedIds.find((d) => name in table.models[d]!.parameters) ?? id]
+                  ?.parameters[name]?.default ?? true;
+              const msg = await refused(
+                t,
+                id,
+                { ...base, parameters: { ...(base.parameters as object), [name]: value } },
+                `unsupported parameter ${name}`,
+              );
+              if (msg) t.violate('MJOB-004', msg);
+            }
+          },
+        );
+      }
+
+      if (model.prompt.stated) {
+        const { ids } = model.prompt.empty_only
+          ? { ids: ['MJOB-008', 'MJOB-007', 'MJOB-014'] }
+          : { ids: ['MJOB-006', 'MJOB-007', 'MJOB-014'] };
+        const promptId = ids[0]!;
+        check({ ids, effect: 'write' }, `${id}: refuses generated prompts outside its bounds`, async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          const r = m.prompt;
+          // A prompt refused only for its UTF-8 bytes breaks the byte cap (MJOB-007); any other, the count.
+          const bytesOnly = (v: string | undefined) => {
+            const c = v?.trim() ?? '';
+            return (
+              promptValid({ ...r, max_utf8_bytes: null }, v) === true &&
+              utf8Bytes(c) > (r.max_utf8_bytes ?? Infinity)
+            );
+          };
+          const bytesBind = (r.max_chars ?? 0) * 4 > (r.max_utf8_bytes ?? Number.POSITIVE_INFINITY);
+          for (const [ruleId, pick] of [
+            [promptId, (v: string | undefined) => !bytesOnly(v)],
+            ['MJOB-007', bytesOnly],
+          ] as const) {
+            if (ruleId === 'MJOB-007' && !bytesBind) continue;
+            await checkProperty(t, {
+              id: ruleId,
+              arbitrary: promptArbitrary(r).filter((c) => !c.valid && pick(c.value)),
+              run: async (c) => {
+                const body: Record<string, unknown> = { ...base };
+                if (c.value === undefined) delete body.prompt;
+                else body.prompt = c.value;
+                return refused(t, id, body, `prompt of ${c.note}`);
+              },
+            });
+          }
+        });
+      }
+
+      for (const [name, rule] of Object.entries(model.parameters)) {
+        if (rule.stated === false) continue;
+        const spec =
+          rule.presets !== undefined ? { ids: ['MJOB-009', 'MJOB-014'] } : { ids: ['MJOB-005', 'MJOB-014'] };
+        // The value cases are few and their bounds matter: each is sent, none left to sampling.
+        check(
+          { ...spec, effect: 'write' },
+          `${id}: refuses every ${name} value outside the contract's set`,
+          async (t) => {
+            const m = await listedModel(t, id);
+            const base = await baseJob(t, id, m);
+            const r = m.parameters[name]!;
+            const invalid = (r.presets !== undefined ? sizeCases(table, r) : parameterCases(r)).filter(
+              (c) => !c.valid,
+            );
+            for (const c of invalid) {
+              const msg = await refused(
+                t,
+                id,
+                { ...base, parameters: { ...(base.parameters as object), [name]: c.value } },
+                `${name} ${JSON.stringify(c.value)}`,
+              );
+              if (msg) t.violate(spec.ids[0]!, msg, { received: c.value });
+            }
+          },
+        );
+      }
+
+      check(
+        { ids: ['MJOB-005', 'MJOB-006', 'MJOB-009'], effect: 'billable' },
+        `${id}: accepts generated valid prompts and parameter values`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          const runs = Math.min(4, t.run.propertyRuns);
+          const fields: Array<[string, string, ReturnType<typeof parameterArbitrary>]> = Object.entries(
+            m.parameters,
+          )
+            .filter(([, r]) => r.stated !== false)
+            .map(([n, r]) => [
+              r.presets ? 'MJOB-009' : 'MJOB-005',
+              n,
+              r.presets ? sizeArbitrary(table, r) : parameterArbitrary(r),
+            ]);
+          for (const [ruleId, name, arbitrary] of fields) {
+            // The first and last valid value of each set are always sent (the last of a size list is
+            // one only that list has); a few more are sampled.
+            const r = m.parameters[name]!;
+            const valid = r.presets
+              ? (table.size_lists[r.presets] ?? []).map((value) => ({ value, valid: true }))
+              : parameterCases(r).filter((c) => c.valid);
+            for (const c of new Set([valid[0], valid[valid.length - 1]])) {
+              if (!c) continue;
+              const res = await postJob(t, {
+                ...base,
+                parameters: { ...(base.parameters as object), [name]: c.value },
+              });
+              t.ensure(
+                isSuccess(res.status),
+                ruleId,
+                `${id}: ${name} ${JSON.stringify(c.value)} is valid per the contract but was answered ${res.status}`,
+                {
+                  received: res.status,
+                  expected: '2xx',
+                  exchange: res.exchange,
+                },
+              );
+            }
+            await checkProperty(t, {
+              id: ruleId,
+              numRuns: runs,
+              arbitrary: arbitrary.filter((c) => c.valid),
+              run: async (c) => {
+                const res = await postJob(t, {
+                  ...base,
+                  parameters: { ...(base.parameters as object), [name]: c.value },
+                });
+                return isSuccess(res.status)
+                  ? undefined
+                  : `${id}: ${name} ${JSON.stringify(c.value)} is valid per the contract but was answered ${res.status}`;
+              },
+            });
+          }
+          for (const c of promptBoundaryValid(m.prompt)) {
+            const res = await postJob(t, { ...base, prompt: c.value });
+            t.ensure(
+              isSuccess(res.status),
+              'MJOB-006',
+              `${id}: a prompt of ${c.note} is valid per the contract but was answered ${res.status}`,
+              {
+                received: res.status,
+                expected: '2xx',
+                exchange: res.exchange,
+              },
+            );
+          }
+        },
+      );
+    });
+  }
+}
