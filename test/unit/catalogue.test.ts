@@ -6,10 +6,14 @@ import { catalogue, ID_PATTERN } from '../../src/catalogue.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { contractText, fold } from '../helpers.ts';
 
+/** Test files, and the suite modules that register tests for them (they call check()). */
 function suiteFiles(dir = pkgPath('suites')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? suiteFiles(join(dir, d.name)) : d.name.endsWith('.test.ts') ? [join(dir, d.name)] : [],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const f = join(dir, d.name);
+    if (d.isDirectory()) return suiteFiles(f);
+    if (d.name.endsWith('.test.ts')) return [f];
+    return d.name.endsWith('.ts') && /\bcheck\(/.test(readFileSync(f, 'utf8')) ? [f] : [];
+  });
 }
 
 /**
