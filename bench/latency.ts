@@ -4,7 +4,7 @@
  * CLI runs against it in a child process through a temporary targets file (as test/mutation/matrix.ts
  * does), with the target's `concurrency` set from --concurrency.
  *
- *   node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard]
+ *   node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N]
  *   node --import tsx bench/latency.ts --sweep 2,8,16,32
  *
  * The run's critical path, from summary.json (every test's file and exchangeCount; the requests of a
@@ -44,19 +44,22 @@ const { values } = parseArgs({
     'latency-ms': { type: 'string' },
     sweep: { type: 'string' },
     profile: { type: 'string' },
+    seed: { type: 'string' },
     help: { type: 'boolean' },
   },
   strict: true,
 });
 if (values.help) {
   console.log(
-    'node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--sweep 2,8,16,32]',
+    'node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N] [--sweep 2,8,16,32]',
   );
   process.exit(0);
 }
 warnIfBusy();
 const latencyMs = intFlag(values['latency-ms'], '--latency-ms', 100, 1, 10_000);
 const profile = values.profile ?? 'standard';
+// A fixed seed makes the random parts (the model-based sequences' lengths) the same at every level.
+const seed = values.seed === undefined ? undefined : intFlag(values.seed, '--seed', 0, 0, 2 ** 31 - 1);
 const levels = values.sweep
   ? values.sweep.split(',').map((s) => intFlag(s.trim(), '--sweep', 0, 1, 64))
   : [intFlag(values.concurrency, '--concurrency', 16, 1, 64)];
@@ -110,6 +113,7 @@ async function measure(concurrency: number): Promise<Measure> {
         '--quiet',
         '--profile',
         profile,
+        ...(seed !== undefined ? ['--seed', String(seed)] : []),
       ],
       { env, timeoutMs: 900_000 },
     );
@@ -239,6 +243,6 @@ if (results.length > 1) {
   console.log(table(rows));
 }
 
-const file = writeResult('latency', { latencyMs, profile, targetRatio: TARGET_RATIO, results });
+const file = writeResult('latency', { latencyMs, profile, seed: seed ?? null, targetRatio: TARGET_RATIO, results });
 console.log(`result: ${file}`);
 if (results.every((m) => m.error)) process.exitCode = 1;
