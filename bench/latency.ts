@@ -243,6 +243,12 @@ if (results.length > 1) {
   console.log(table(rows));
 }
 
-const file = writeResult('latency', { latencyMs, profile, seed: seed ?? null, targetRatio: TARGET_RATIO, results });
+const file = writeResult('latency', {
+  latencyMs,
+  profile,
+  seed: seed ?? null,
+  targetRatio: TARGET_RATIO,
+  results,
+});
 console.log(`result: ${file}`);
 if (results.every((m) => m.error)) process.exitCode = 1;
