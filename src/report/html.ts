@@ -13,34 +13,8 @@ import type { Summary, TestResultRecord } from './summary.ts';
  * data-* attributes), and the CSP admits only that script, by its hash.
  */
 
-/** Optional summary fields that later runs add; each is rendered when present. */
-export interface SummaryExtras {
-  harnessErrors?: string[];
-  /** Why the run stopped early: the tests it did not reach are not run. */
-  interrupted?: string;
-  /** This report is one shard (i/n) of a run. */
-  shard?: string;
-  dryRun?: boolean;
-  points?: { spent: string | null; budget?: string | null; source?: string; balanceDelta?: string };
-  skippedByClass?: Record<string, number>;
-  expectations?: Array<{
-    id: string;
-    test?: string;
-    reason: string;
-    expires: string;
-    status: string;
-    tests?: string[];
-  }>;
-  drift?: {
-    against: string;
-    changes: Array<{ kind: string; path: string; detail: string; breaking: boolean }>;
-    breaking?: number;
-  };
-  shards?: string[];
-  profile?: string;
-}
-
-export type HtmlSummary = Omit<Summary, keyof SummaryExtras> & SummaryExtras;
+/** A run's summary.json as written: the summary and the harness errors beside it. */
+export type HtmlSummary = Summary & { harnessErrors?: string[] };
 
 export interface HtmlReportInput {
   summary: HtmlSummary;

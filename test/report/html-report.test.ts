@@ -362,10 +362,13 @@ describe('the HTML report (rendered from a summary)', () => {
         shards: ['1/2', '2/2'],
         points: { spent: '12.5', budget: '100', source: 'charged_points' },
         skippedByClass: { payments: 3 },
-        expectations: [{ id: 'AUTH-005', reason: 'OPS-1 <b>', expires: '2027-01-31', status: 'matched' }],
+        expectations: [
+          { id: 'AUTH-005', reason: 'OPS-1 <b>', expires: '2027-01-31', status: 'matched', tests: [] },
+        ],
         drift: {
           against: 'previous',
           changes: [{ kind: 'removed', path: '/v1/x', detail: 'gone', breaking: true }],
+          breaking: 1,
         },
       },
       requirements: REQUIREMENTS,
