@@ -119,9 +119,12 @@ describe('run control', { timeout: 180_000 }, () => {
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(Date.now() - sent).toBeLessThan(45_000);
-    expect(code, stderr).toBe(130);
-    expect(stderr).toContain('stopping after cleanup');
     const s = summaryOf(dir);
+    const failed = s.tests.filter((t) => t.outcome === 'failed');
+    expect(code, `${stderr}\nfailed: ${JSON.stringify(failed.map((t) => [t.title, t.violations]))}`).toBe(
+      130,
+    );
+    expect(stderr).toContain('stopping after cleanup');
     expect(s.interrupted).toBe('interrupted by SIGINT');
     expect(s.tests.some((t) => /interrupted by SIGINT/.test(t.reason ?? ''))).toBe(true);
     expect(s.cleanup.leftBehind).toEqual([]);

@@ -17,9 +17,20 @@ export interface PropertySpec<T> {
  */
 export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): Promise<void> {
   let lastMessage = '';
+  // An error thrown while sending a case (the run was stopped, a transport failure, a harness error) is
+  // not a counterexample of the property: nothing more is sent and the error is raised after fast-check,
+  // for the test to judge as any other (not run, GEN-001 with its exchange, harness error).
+  let thrown: { error: unknown } | undefined;
   const details = await fc.check(
     fc.asyncProperty(spec.arbitrary, async (value) => {
-      const msg = await spec.run(value);
+      if (thrown) return true;
+      let msg: string | undefined;
+      try {
+        msg = await spec.run(value);
+      } catch (error) {
+        thrown = { error };
+        return true;
+      }
       if (msg) lastMessage = msg;
       return msg === undefined;
     }),
@@ -30,6 +41,7 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
       interruptAfterTimeLimit: Math.max(5_000, t.target.timeouts.testMs - 10_000),
     },
   );
+  if (thrown) throw thrown.error;
   if (details.failed) {
     const example = JSON.stringify(details.counterexample?.[0]);
     t.violate(
