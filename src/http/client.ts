@@ -81,6 +81,14 @@ function agent(): Agent {
   return sharedAgent;
 }
 
+/** Whether a request may be sent again after a 429: an idempotent method, or a keyed POST. */
+export function safeToRepeat(spec: Pick<RequestSpec, 'method' | 'headers'>): boolean {
+  if (IDEMPOTENT.has(spec.method.toUpperCase())) return true;
+  return Object.entries(spec.headers ?? {}).some(
+    ([name, value]) => name.toLowerCase() === 'idempotency-key' && typeof value === 'string' && value !== '',
+  );
+}
+
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   return contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
 }
@@ -129,7 +137,9 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 /**
  * HTTP client on undici. Every request has a deadline; every exchange is recorded redacted.
  * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
- * safe to repeat wait out a 429 with Retry-After, a bounded number of times.
+ * safe to repeat wait out a 429 with Retry-After ("wait for the limit window"), a bounded number of
+ * times: idempotent methods, and a POST carrying an Idempotency-Key (the contract's own rule makes the
+ * same key return the same resource or charge, never a second one).
  */
 export class HttpClient {
   private seq = 0;
@@ -140,7 +150,7 @@ export class HttpClient {
     const maxWaits = this.opts.max429Waits ?? 3;
     for (;;) {
       const res = await this.once(spec, retries);
-      const canRetry = spec.retry429 ?? IDEMPOTENT.has(spec.method.toUpperCase());
+      const canRetry = spec.retry429 ?? safeToRepeat(spec);
       if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
         this.opts.onExchange?.(res.exchange, res);
         return res;

@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient, safeToRepeat } from '../../src/http/client.ts';
+import { Redactor } from '../../src/http/redact.ts';
+
+/** A target that answers the first request of each path 429 with Retry-After: 0, then 200. */
+let server: Server;
+let baseUrl = '';
+const seen = new Map<string, number>();
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const n = (seen.get(req.url ?? '') ?? 0) + 1;
+    seen.set(req.url ?? '', n);
+    req.resume();
+    req.on('end', () => {
+      if (n === 1) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const client = () => new HttpClient({ baseUrl, timeoutMs: 5_000, redactor: new Redactor({}) });
+
+describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () => {
+  it('waits out a 429 and repeats a GET', async () => {
+    const res = await client().send({ method: 'GET', path: '/get' });
+    expect(res.status).toBe(200);
+    expect(seen.get('/get')).toBe(2);
+  });
+
+  it('waits out a 429 and repeats a POST carrying an Idempotency-Key (the same key cannot create twice)', async () => {
+    const res = await client().send({
+      method: 'POST',
+      path: '/keyed',
+      json: { a: 1 },
+      headers: { 'Idempotency-Key': 'k-1' },
+    });
+    expect(res.status).toBe(200);
+    expect(seen.get('/keyed')).toBe(2);
+  });
+
+  it('never repeats a POST without a key, nor a request that asks not to be repeated', async () => {
+    expect((await client().send({ method: 'POST', path: '/bare', json: {} })).status).toBe(429);
+    expect(seen.get('/bare')).toBe(1);
+    const res = await client().send({
+      method: 'GET',
+      path: '/probe',
+      retry429: false,
+    });
+    expect(res.status).toBe(429);
+    expect(seen.get('/probe')).toBe(1);
+  });
+
+  it('safeToRepeat: idempotent methods and keyed POSTs only', () => {
+    expect(safeToRepeat({ method: 'get' })).toBe(true);
+    expect(safeToRepeat({ method: 'DELETE' })).toBe(true);
+    expect(safeToRepeat({ method: 'POST' })).toBe(false);
+    expect(safeToRepeat({ method: 'POST', headers: { 'idempotency-key': '' } })).toBe(false);
+    expect(safeToRepeat({ method: 'POST', headers: { 'IDEMPOTENCY-KEY': 'x' } })).toBe(true);
+  });
+});
