@@ -984,6 +984,13 @@ const VARIANT_LIST = [
       'the first job create of each Idempotency-Key creates the job and drops the connection unanswered; its replay returns the job',
   },
   // ==== end of the media block
+  // guards.ts: "four guards exist per account ... requests per minute, tokens per minute, concurrency and
+  // spend"; a 429 "rate limit or protection" may meet any request
+  {
+    name: 'guard-429-sometimes',
+    description:
+      'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

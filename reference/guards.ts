@@ -13,8 +13,32 @@ const WINDOW_MS = 60_000;
 export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   // Account id -> times of the requests accepted in the last window, oldest first.
   const windows = new Map<string, number[]>();
+  // Variant guard-429-sometimes: POSTs to the billable endpoints counted per account.
+  const posts = new Map<string, number>();
+  const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
   app.addHook('onRequest', async (request, reply) => {
     const account = request.caller?.account;
+    if (
+      ctx.variant === 'guard-429-sometimes' &&
+      account &&
+      request.method === 'POST' &&
+      BILLABLE.test(request.url)
+    ) {
+      // Every 5th POST without an Idempotency-Key, every 25th with one (those are repeated after the wait).
+      const keyed = typeof request.headers['idempotency-key'] === 'string';
+      const counter = `${account.id}:${keyed}`;
+      const n = (posts.get(counter) ?? 0) + 1;
+      posts.set(counter, n);
+      if (n % (keyed ? 25 : 5) === 0) {
+        reply.header('Retry-After', '1');
+        return sendError(
+          reply,
+          ctx,
+          'rate_limited',
+          'A guard of this account refused the request; retry later.',
+        );
+      }
+    }
     const limit = account?.requestsPerMinute;
     if (!account || limit === undefined || ctx.fault === 'ratelimit-missing') return;
     const now = Date.now();

@@ -48,6 +48,12 @@ export interface CheckSpec {
    * alone (across the workers and shards of the run); billable tests hold it shared.
    */
   account?: 'exclusive';
+  /**
+   * The test judges 429 answers themselves (a guard, a quota, the ticket limit). Otherwise a failure of
+   * one of its own rules that cites a 429 answer is not judged: the contract allows 429 for any "rate
+   * limit or protection" ("wait for the limit window"), so the test is not run, never passed.
+   */
+  judges429?: true;
 }
 
 /** Who a request authenticates as: a role's key (Bearer), or no Authorization header. */
@@ -89,10 +95,14 @@ export class CheckContext {
       onExchange: (ex) => {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
+        this.lastExchange = ex;
         w.record(ex);
       },
     });
   }
+
+  /** The newest exchange of this test (a property reads the answer to the case it just sent). */
+  lastExchange: Exchange | undefined;
 
   get strict(): boolean {
     return this.w.run.strict;
@@ -378,7 +388,26 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.violations = t.violations;
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
-    const failures = t.violations.filter((v) => v.severity === 'failure');
+    let failures = t.violations.filter((v) => v.severity === 'failure');
+    // A limit or protection of the target refused a request the rule needed answered: not judged.
+    const limited = spec.judges429
+      ? []
+      : failures.filter(
+          (v) =>
+            spec.ids.includes(v.id) && v.exchangeId !== undefined && t.exchange(v.exchangeId)?.status === 429,
+        );
+    if (limited.length > 0) {
+      for (const v of limited) {
+        v.level = 'notable';
+        v.severity = 'advisory';
+        v.message = `not judged, the target answered 429: ${v.message}`;
+      }
+      failures = failures.filter((v) => !limited.includes(v));
+      if (failures.length === 0)
+        notRun(
+          `the target answered 429 (a limit or protection, which the contract allows: "wait for the limit window"): ${[...new Set(limited.map((v) => v.id))].join(' ')} not judged; run again when its limits allow`,
+        );
+    }
     // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
     if (stoppedBy && failures.length === 0) notRun(`${stoppedBy} (stopped while running)`);
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';

@@ -21,6 +21,9 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
   // not a counterexample of the property: nothing more is sent and the error is raised after fast-check,
   // for the test to judge as any other (not run, GEN-001 with its exchange, harness error).
   let thrown: { error: unknown } | undefined;
+  // A case the target refused with 429 ("rate limit or protection", which the contract allows) is not
+  // judged: fast-check discards it and draws another (bounded by its skip limit).
+  let notJudged = 0;
   const details = await fc.check(
     fc.asyncProperty(spec.arbitrary, async (value) => {
       if (thrown) return true;
@@ -30,6 +33,10 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
       } catch (error) {
         thrown = { error };
         return true;
+      }
+      if (msg && t.lastExchange?.status === 429) {
+        notJudged += 1;
+        fc.pre(false);
       }
       if (msg) lastMessage = msg;
       return msg === undefined;
@@ -42,6 +49,10 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
     },
   );
   if (thrown) throw thrown.error;
+  if (details.failed && details.counterexample === null && notJudged > 0)
+    return t.skip(
+      `property ${spec.id}: the target answered 429 to ${notJudged} case(s) (a limit or protection, which the contract allows) and too few were judged`,
+    );
   if (details.failed) {
     const example = JSON.stringify(details.counterexample?.[0]);
     t.violate(

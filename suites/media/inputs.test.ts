@@ -228,7 +228,7 @@ check(
 );
 
 check(
-  { ids: ['MIN-011'], effect: 'write', roles: ['quota_nearly_full'] },
+  { ids: ['MIN-011'], effect: 'write', roles: ['quota_nearly_full'], judges429: true },
   'refuses uploads past the input quota with 429',
   async (t) => {
     for (let i = 0; i < 10; i++) {

@@ -4,7 +4,7 @@ import { check } from '../../src/suite.ts';
 const MAX_REQUESTS = 60;
 
 check(
-  { ids: ['RATE-001', 'RATE-002'], effect: 'read', roles: ['ratelimited'] },
+  { ids: ['RATE-001', 'RATE-002'], effect: 'read', roles: ['ratelimited'], judges429: true },
   'answers a burst past the requests-per-minute guard with 429',
   async (t) => {
     for (let i = 1; i <= MAX_REQUESTS; i++) {

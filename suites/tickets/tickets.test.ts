@@ -73,7 +73,7 @@ check(
 );
 
 check(
-  { ids: ['TICKET-008'], effect: 'tickets', roles: ['ticket_limit'] },
+  { ids: ['TICKET-008'], effect: 'tickets', roles: ['ticket_limit'], judges429: true },
   'refuses an 11th unresolved ticket with 429',
   async (t) => {
     for (let i = 1; i <= 11; i++) {

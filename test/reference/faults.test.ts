@@ -490,6 +490,19 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     return dropped && again.status === 201 && again.headers.get('idempotent-replayed') === 'true';
   },
   // ==== end of the media block
+  'guard-429-sometimes': async (ref) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await call(ref, '/v1/embeddings', {
+        method: 'POST',
+        role: 'primary',
+        json: { model: ref.hints.embedding, input: 'probe' },
+      });
+      statuses.push(res.status);
+      if (res.status === 429 && res.headers.get('retry-after') !== '1') return false;
+    }
+    return statuses.slice(0, 4).every((s) => s === 200) && statuses[4] === 429;
+  },
 };
 
 describe('faults', () => {
