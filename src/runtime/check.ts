@@ -291,8 +291,15 @@ function short(v: unknown): string {
  * when the target's concurrency gives each worker more than one test at a time.
  */
 export function group(name: string, fn: () => void): void {
-  const { perWorker } = concurrencySplit(runConfig().target.concurrency, availableParallelism());
-  describe(name, perWorker > 1 ? { concurrent: true } : {}, fn);
+  describe(name, testsConcurrent() ? { concurrent: true } : {}, fn);
+}
+
+/**
+ * Whether the tests of a file run concurrently: when the worker's share of the target's concurrency is
+ * more than one (the serial project caps its files at one test at a time).
+ */
+function testsConcurrent(): boolean {
+  return concurrencySplit(runConfig().target.concurrency, availableParallelism()).perWorker > 1;
 }
 
 /**
@@ -303,9 +310,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  // Concurrent with the other tests of its file when the worker's share of the concurrency allows (the
-  // serial project caps its files at one test at a time).
-  const concurrent = concurrencySplit(run.target.concurrency, availableParallelism()).perWorker > 1;
+  const concurrent = testsConcurrent();
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {

@@ -274,13 +274,15 @@ export async function runMatrix(
   const rows: MatrixRow[] = new Array(jobs.length);
   const files = !opts.full && jobs.some((j) => j.kind === 'fault') ? await filesById() : undefined;
   const index = jobs.map((_, i) => i);
-  const whole = index.filter((i) => jobs[i]!.kind !== 'fault' || opts.full);
+  const isWhole = (j: Job) => j.kind !== 'fault' || !!opts.full;
+  const whole = index.filter((i) => isWhole(jobs[i]!));
   // Faults tested by the model-based and race suites have the longest rows: they start first.
-  const slow = (i: number) =>
-    jobs[i]!.expected.some((id) => [...(files?.get(id) ?? [])].some((f) => f.includes('/stateful/')));
-  const faults = index
-    .filter((i) => !whole.includes(i))
-    .sort((a, b) => Number(slow(b)) - Number(slow(a)) || a - b);
+  const slow = (j: Job) =>
+    j.expected.some((id) => [...(files?.get(id) ?? [])].some((f) => f.includes('/stateful/')));
+  const faults = [
+    ...index.filter((i) => !isWhole(jobs[i]!) && slow(jobs[i]!)),
+    ...index.filter((i) => !isWhole(jobs[i]!) && !slow(jobs[i]!)),
+  ];
   const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async (_, slot) => {
     const runner = opts.spawn ? undefined : new RowRunner();
     const [first, then] = slot < wholeSlots ? [whole, faults] : [faults, whole];

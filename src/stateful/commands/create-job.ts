@@ -21,9 +21,8 @@ export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
 
 /**
  * valid: the model's required references from the model's live inputs; the others are refused by the
- * contract: the acknowledgement missing or false (MJOB-001), a never-accepted parameter name (MJOB-003), a
- * reference to a
- * deleted input (MIN-009).
+ * contract: the acknowledgement missing or false (MJOB-001), a never-accepted parameter name (MJOB-003),
+ * a reference to a deleted input (MIN-009).
  */
 export type JobKind = 'valid' | 'no-ack' | 'never-accepted' | 'deleted-ref';
 
@@ -49,8 +48,10 @@ export function referencesFor(
   if (accepted.length === 0) return [];
   const min = refs.min ?? 1;
   const free = (kind: 'image' | 'video') => liveInputs(m, kind).filter((i) => holders(m, i.id).length === 0);
-  const usable = (kind: 'image' | 'video') =>
-    fresh || free(kind).length >= min ? free(kind) : liveInputs(m, kind);
+  const usable = (kind: 'image' | 'video') => {
+    const unheld = free(kind);
+    return fresh || unheld.length >= min ? unheld : liveInputs(m, kind);
+  };
   const images = usable('image');
   if (accepted.includes('image') && images.length >= min) {
     const n = Math.max(min, Math.min(1 + (pick % 2), refs.max ?? 1, images.length));
