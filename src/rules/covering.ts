@@ -1,0 +1,306 @@
+/**
+ * The covering design of media acceptance: for a documented model, the few valid jobs that together
+ * put every valid value at stake once at least — every value of every enum and boolean, both ends of
+ * every integer range, both ends of every prompt bound (and the UTF-8 cap where it binds), the least
+ * and the most references, the first and the last preset of a size list (every preset in `thorough`)
+ * and custom sizes at each bound with both separators. Each job carries many values at once; a value
+ * set shorter than the job count fills the other jobs with its cheapest value (shortest duration,
+ * lowest resolution, smallest size, no audio, fewest references), and the costly values of different
+ * parameters go to different jobs. Every verdict comes from the table (src/rules/media.ts), never from
+ * a target; a job's `proves` names each value it carries and the requirement it is judged under.
+ */
+import type { Profile } from '../runtime/run-config.ts';
+import {
+  type MediaModel,
+  type MediaTable,
+  type ParameterRule,
+  type PromptRule,
+  parameterValid,
+  promptBoundaryValid,
+  promptValid,
+  sizeValid,
+  utf8Bytes,
+} from './media.ts';
+
+export type CoveringRule =
+  | 'MJOB-005'
+  | 'MJOB-006'
+  | 'MJOB-007'
+  | 'MJOB-008'
+  | 'MJOB-009'
+  | 'MJOB-010'
+  | 'MJOB-013';
+
+export interface CoveringReferences {
+  kind: 'image' | 'video';
+  count: number;
+}
+
+/** One value a job puts at stake: `subject` is a parameter name, `prompt` or `references`. */
+export interface CoveredValue {
+  rules: CoveringRule[];
+  subject: string;
+  value: unknown;
+  note: string;
+}
+
+export interface CoveringCase {
+  /** A string is sent; undefined leaves the field out; null: the model's prompt is not under test (send the base prompt). */
+  prompt: string | undefined | null;
+  /** The model's parameters under test (the acknowledgement and the reference ids are the caller's). */
+  parameters: Record<string, unknown>;
+  /** The references to send, or null for a model that takes none (or whose rule is not stated). */
+  references: CoveringReferences | null;
+  proves: CoveredValue[];
+}
+
+/** A value set: the cheapest value first; the rest are what the set adds to the plan. */
+interface Axis {
+  subject: string;
+  values: CoveredValue[];
+}
+
+/** The jobs of a model's covering design, about as many as its largest value set. */
+export function coveringDesign(table: MediaTable, model: MediaModel, profile: Profile): CoveringCase[] {
+  const axes = [
+    ...promptAxis(model.prompt),
+    ...referenceAxis(model),
+    ...Object.entries(model.parameters).flatMap(([name, rule]) => parameterAxis(table, name, rule, profile)),
+  ];
+  const jobs = Math.max(1, ...axes.map((a) => a.values.length));
+  const cases: CoveringCase[] = Array.from({ length: jobs }, () => ({
+    prompt: null,
+    parameters: {},
+    references: null,
+    proves: [],
+  }));
+  // The non-cheapest values of successive sets start where the previous set's ended, so that the
+  // longest duration, the highest resolution and the audio do not meet in one job.
+  let offset = 0;
+  for (const axis of axes) {
+    const [cheapest, ...rest] = axis.values as [CoveredValue, ...CoveredValue[]];
+    const at = new Array<CoveredValue>(jobs).fill(cheapest);
+    rest.forEach((v, i) => {
+      at[(offset + i) % jobs] = v;
+    });
+    if (!at.includes(cheapest)) at[(offset + rest.length) % jobs] = cheapest;
+    offset = (offset + rest.length) % jobs;
+    at.forEach((v, j) => {
+      const c = cases[j]!;
+      if (axis.subject === 'prompt') c.prompt = v.value as string | undefined;
+      else if (axis.subject === 'references') c.references = v.value as CoveringReferences;
+      else c.parameters[axis.subject] = v.value;
+      c.proves.push(v);
+    });
+  }
+  return cases;
+}
+
+/** The static size of the covering designs of the documented models: jobs per model and per output kind. */
+export function coveringPlan(
+  table: MediaTable,
+  profile: Profile,
+): {
+  models: Array<{ id: string; output: string; jobs: number }>;
+  byOutput: Record<string, number>;
+  total: number;
+} {
+  const models = Object.entries(table.models).map(([id, m]) => ({
+    id,
+    output: m.output ?? 'not stated',
+    jobs: coveringDesign(table, m, profile).length,
+  }));
+  const byOutput: Record<string, number> = {};
+  for (const m of models) byOutput[m.output] = (byOutput[m.output] ?? 0) + m.jobs;
+  return { models, byOutput, total: models.reduce((n, m) => n + m.jobs, 0) };
+}
+
+/** One line for the first lines of a run: the plan's media acceptance jobs by output kind. */
+export function coveringPlanLine(table: MediaTable, profile: Profile): string {
+  const p = coveringPlan(table, profile);
+  const kinds = Object.entries(p.byOutput)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  return `media acceptance (covering design, ${profile}): ${p.total} billable jobs over ${p.models.length} documented models (${kinds})`;
+}
+
+function promptAxis(rule: PromptRule): Axis[] {
+  if (!rule.stated) return [];
+  if (rule.empty_only)
+    return [
+      {
+        subject: 'prompt',
+        values: [
+          { rules: ['MJOB-008'], subject: 'prompt', value: undefined, note: 'prompt absent' },
+          // ASCII white space only: whether other Unicode white space is trimmed is not stated.
+          { rules: ['MJOB-008'], subject: 'prompt', value: ' \t\n ', note: 'a prompt of white space only' },
+        ],
+      },
+    ];
+  const min = Math.max(1, rule.min_chars ?? 1);
+  const cases = [
+    { value: 'a'.repeat(min), note: `${min} ASCII code points (the minimum)` },
+    ...promptBoundaryValid(rule),
+  ].filter((c) => promptValid(rule, c.value) === true);
+  const cap = rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY;
+  return [
+    {
+      subject: 'prompt',
+      values: cases.map((c) => ({
+        // At the byte cap when one more code point of its kind would break it.
+        rules: utf8Bytes(c.value.trim()) + 4 > cap ? ['MJOB-006', 'MJOB-007'] : ['MJOB-006'],
+        subject: 'prompt',
+        value: c.value,
+        note: `a prompt of ${c.note}`,
+      })),
+    },
+  ];
+}
+
+function referenceAxis(model: MediaModel): Axis[] {
+  const r = model.references;
+  if (!r.stated || r.accepted.length === 0) return [];
+  const values: CoveredValue[] = [];
+  if (r.accepted.includes('image') && r.min !== null && r.max !== null)
+    for (const count of new Set([Math.max(1, r.min), r.max]))
+      values.push({
+        rules: ['MJOB-010'],
+        subject: 'references',
+        value: { kind: 'image', count },
+        note: `${count} reference image${count === 1 ? '' : 's'}`,
+      });
+  if (r.accepted.includes('video') && r.video)
+    values.push({
+      rules: ['MJOB-010', 'MJOB-013'],
+      subject: 'references',
+      value: { kind: 'video', count: r.video.count },
+      note: `${r.video.count} reference video`,
+    });
+  return values.length ? [{ subject: 'references', values }] : [];
+}
+
+function parameterAxis(table: MediaTable, name: string, rule: ParameterRule, profile: Profile): Axis[] {
+  if (rule.stated === false) return [];
+  const entry = (value: unknown, note?: string): CoveredValue => ({
+    rules: [rule.presets !== undefined ? 'MJOB-009' : 'MJOB-005'],
+    subject: name,
+    value,
+    note: `${name} ${JSON.stringify(value)}${note ? ` (${note})` : ''}`,
+  });
+  let values: CoveredValue[] = [];
+  if (rule.presets !== undefined)
+    values = sizeValues(table, rule, profile).map((s) => entry(s.value, s.note));
+  else if (rule.values) values = cheapestFirst(name, rule).map((v) => entry(v));
+  else if (rule.integer) values = integerEnds(rule).map((v) => entry(v, 'an end of the range'));
+  else if (rule.boolean) values = [entry(false), entry(true)];
+  const valid = values.filter((v) =>
+    rule.presets !== undefined ? sizeValid(table, rule, v.value) : parameterValid(rule, v.value) === true,
+  );
+  const unique = valid.filter((v, i) => valid.findIndex((w) => w.value === v.value) === i);
+  return unique.length ? [{ subject: name, values: unique }] : [];
+}
+
+/** The smallest and the largest valid integer, respecting step and allowed values. */
+function integerEnds(rule: ParameterRule): number[] {
+  const { min, max, step, allowed } = rule.integer!;
+  if (allowed?.length) {
+    const ok = allowed.filter((v) => parameterValid(rule, v) === true).sort((a, b) => a - b);
+    return ok.length ? [ok[0]!, ok[ok.length - 1]!] : [];
+  }
+  const s = step && step > 1 ? step : 1;
+  return [min, min + Math.floor((max - min) / s) * s];
+}
+
+const RESOLUTION = /^(\d+(?:\.\d+)?)([pPkK])$/;
+
+/** Enum values, the cheapest first: the lowest resolution, `low` quality, else the default. */
+function cheapestFirst(name: string, rule: ParameterRule): Array<string | number> {
+  const values = [...rule.values!];
+  const res = (v: unknown) => {
+    const m = RESOLUTION.exec(String(v));
+    return m ? Number(m[1]) * (/k/i.test(m[2]!) ? 1000 : 1) : undefined;
+  };
+  let cheapest: string | number | undefined;
+  if (values.every((v) => res(v) !== undefined))
+    cheapest = values.reduce((a, b) => (res(b)! < res(a)! ? b : a));
+  else if (name === 'quality' && values.includes('low')) cheapest = 'low';
+  else if (values.includes(rule.default as string)) cheapest = rule.default as string;
+  return cheapest === undefined ? values : [cheapest, ...values.filter((v) => v !== cheapest)];
+}
+
+const dims = (s: string): [number, number] | undefined => {
+  const m = /^(\d+)[x*](\d+)$/.exec(s);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+};
+
+/**
+ * The sizes a model's covering design sends: its smallest preset (the filler), the first and the last
+ * preset of its list (every preset in `thorough`), and custom sizes at each bound.
+ */
+function sizeValues(
+  table: MediaTable,
+  rule: ParameterRule,
+  profile: Profile,
+): Array<{ value: string; note: string }> {
+  const list = rule.presets ? (table.size_lists[rule.presets] ?? []) : [];
+  const px = (s: string) => {
+    const d = dims(s);
+    return d ? d[0] * d[1] : Number.POSITIVE_INFINITY;
+  };
+  const smallest = [...list].sort((a, b) => px(a) - px(b))[0];
+  const presets = profile === 'thorough' ? list : [list[0], list[list.length - 1]];
+  const out: Array<{ value: string; note: string }> = [];
+  if (smallest) out.push({ value: smallest, note: 'the smallest preset' });
+  for (const p of presets)
+    if (p !== undefined) out.push({ value: p, note: `a preset of list ${rule.presets}` });
+  out.push(...customSizes(table, rule));
+  return out;
+}
+
+/**
+ * Custom sizes at the bounds: the exact minimum and maximum pixel counts (as square as the step
+ * allows, and at the widest aspect ratio), the longest edge the bounds allow, and a width one step
+ * off the most square minimum. Both separators appear at both pixel bounds.
+ */
+export function customSizes(table: MediaTable, rule: ParameterRule): Array<{ value: string; note: string }> {
+  const c = rule.custom;
+  if (!c) return [];
+  const s = c.step > 1 ? c.step : 1;
+  const custom = { ...rule, presets: undefined };
+  const presets = new Set(rule.presets ? table.size_lists[rule.presets] : []);
+  // A custom size that is also a preset of the list would not prove the custom rule.
+  const valid = ([w, h]: [number, number]) =>
+    sizeValid(table, custom, `${w}x${h}`) && !presets.has(`${w}x${h}`) && !presets.has(`${w}*${h}`);
+  /** Exact pixel count: the most square (short edge from the square root down) or the widest (short edge up). */
+  const exact = (pixels: number, widest: boolean): [number, number] | undefined => {
+    const sq = Math.floor(Math.sqrt(pixels) / s) * s;
+    const lowH = Math.ceil(Math.max(Math.sqrt(pixels / c.max_aspect_ratio), pixels / c.max_edge) / s) * s;
+    for (let i = 0; i <= sq / s; i++) {
+      const h = widest ? lowH + i * s : sq - i * s;
+      if (h < lowH || h > sq) break;
+      if (pixels % h === 0 && valid([pixels / h, h])) return [pixels / h, h];
+    }
+    return undefined;
+  };
+  const edge = Math.floor(Math.min(c.max_edge, Math.sqrt(c.max_pixels * c.max_aspect_ratio)) / s) * s;
+  const edgeShort = Math.ceil(Math.max(edge / c.max_aspect_ratio, c.min_pixels / edge) / s) * s;
+  const minSquare = exact(c.min_pixels, false);
+  const cases: Array<[[number, number] | undefined, string, string]> = [
+    [minSquare, 'x', 'the minimum pixels'],
+    [exact(c.min_pixels, true), '*', 'the minimum pixels at the widest aspect ratio'],
+    [exact(c.max_pixels, false), '*', 'the maximum pixels'],
+    [flip(exact(c.max_pixels, true)), 'x', 'the maximum pixels at the widest aspect ratio, portrait'],
+    [[edge, edgeShort], '*', 'the longest edge the bounds allow'],
+    [
+      minSquare && flip([minSquare[0] + s, minSquare[1]]),
+      'x',
+      `one ${s}-pixel step off the minimum, portrait`,
+    ],
+  ];
+  const out: Array<{ value: string; note: string }> = [];
+  for (const [d, sep, note] of cases)
+    if (d && valid(d)) out.push({ value: `${d[0]}${sep}${d[1]}`, note: `a custom size at ${note}` });
+  return out;
+}
+
+const flip = (d: [number, number] | undefined): [number, number] | undefined => d && [d[1], d[0]];

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { coveringDesign, coveringPlan, customSizes } from '../../src/rules/covering.ts';
+import {
+  mediaTable,
+  parameterValid,
+  promptBoundaryValid,
+  promptValid,
+  sizeValid,
+  utf8Bytes,
+} from '../../src/rules/media.ts';
+
+const table = mediaTable();
+const models = Object.entries(table.models);
+const PROFILES = ['quick', 'standard', 'thorough'] as const;
+
+describe('the covering design of media acceptance', () => {
+  it.each(models)('%s: every job is valid per the table', (_id, m) => {
+    for (const profile of PROFILES)
+      for (const c of coveringDesign(table, m, profile)) {
+        if (c.prompt !== null) expect(promptValid(m.prompt, c.prompt), JSON.stringify(c.prompt)).toBe(true);
+        else expect(m.prompt.stated).toBe(false);
+        for (const [name, value] of Object.entries(c.parameters)) {
+          const rule = m.parameters[name]!;
+          const ok = rule.presets ? sizeValid(table, rule, value) : parameterValid(rule, value);
+          expect(ok, `${name} ${JSON.stringify(value)}`).toBe(true);
+        }
+        if (c.references?.kind === 'image') {
+          expect(c.references.count).toBeGreaterThanOrEqual(m.references.min ?? 1);
+          expect(c.references.count).toBeLessThanOrEqual(m.references.max ?? 1);
+        }
+        if (c.references?.kind === 'video') expect(c.references.count).toBe(m.references.video?.count);
+        if (m.references.required) expect(c.references).not.toBeNull();
+        // Every value the job sends is named among what it proves.
+        const subjects = new Set(c.proves.map((p) => p.subject));
+        for (const name of Object.keys(c.parameters)) expect(subjects.has(name)).toBe(true);
+        if (c.prompt !== null) expect(subjects.has('prompt')).toBe(true);
+        if (c.references) expect(subjects.has('references')).toBe(true);
+      }
+  });
+
+  it.each(models)('%s: every valid value appears in some job', (_id, m) => {
+    for (const profile of PROFILES) {
+      const cases = coveringDesign(table, m, profile);
+      const sent = (name: string) => cases.map((c) => c.parameters[name]);
+      for (const [name, rule] of Object.entries(m.parameters)) {
+        if (rule.stated === false) {
+          expect(sent(name).every((v) => v === undefined)).toBe(true);
+          continue;
+        }
+        if (rule.values) expect(new Set(sent(name))).toEqual(new Set(rule.values));
+        if (rule.boolean) expect(new Set(sent(name))).toEqual(new Set([true, false]));
+        if (rule.integer)
+          expect(sent(name)).toEqual(expect.arrayContaining([rule.integer.min, rule.integer.max]));
+        if (rule.presets) {
+          const list = table.size_lists[rule.presets]!;
+          const presets = profile === 'thorough' ? list : [list[0], list[list.length - 1]];
+          expect(sent(name)).toEqual(expect.arrayContaining(presets));
+          const customs = sent(name).filter((s) => !list.includes(s as string)) as string[];
+          const px = customs.map((s) => s.split(/[x*]/).map(Number) as [number, number]);
+          const c = rule.custom!;
+          expect(px.some(([w, h]) => w * h === c.min_pixels)).toBe(true);
+          expect(px.some(([w, h]) => w * h === c.max_pixels)).toBe(true);
+          expect(px.some(([w, h]) => Math.max(w, h) / Math.min(w, h) === c.max_aspect_ratio)).toBe(true);
+          // Both separators at both pixel bounds.
+          for (const bound of [c.min_pixels, c.max_pixels])
+            for (const sep of ['x', '*'])
+              expect(
+                customs.some(
+                  (s) =>
+                    s.includes(sep) &&
+                    s
+                      .split(sep)
+                      .map(Number)
+                      .reduce((a, b) => a * b) === bound,
+                ),
+                `${sep} at ${bound}`,
+              ).toBe(true);
+        }
+      }
+      if (m.prompt.stated && !m.prompt.empty_only) {
+        const prompts = cases.map((c) => c.prompt);
+        for (const b of promptBoundaryValid(m.prompt)) expect(prompts).toContain(b.value);
+        expect(prompts).toContain('a'.repeat(Math.max(1, m.prompt.min_chars ?? 1)));
+        const cap = m.prompt.max_utf8_bytes!;
+        if ((m.prompt.max_chars ?? 0) * 4 > cap)
+          expect(prompts.some((p) => utf8Bytes((p as string).trim()) === cap)).toBe(true);
+      }
+      if (m.prompt.empty_only)
+        expect(new Set(cases.map((c) => c.prompt))).toEqual(new Set([undefined, ' \t\n ']));
+      if (m.references.stated && m.references.accepted.includes('image')) {
+        const counts = cases.filter((c) => c.references?.kind === 'image').map((c) => c.references!.count);
+        expect(counts).toEqual(expect.arrayContaining([m.references.min, m.references.max]));
+      }
+      if (m.references.video) expect(cases.some((c) => c.references?.kind === 'video')).toBe(true);
+    }
+  });
+
+  it.each(models)('%s: as many jobs as its largest value set, the costly values apart', (_id, m) => {
+    const cases = coveringDesign(table, m, 'standard');
+    const sizes = [...new Set(cases.flatMap((c) => c.proves.map((p) => p.subject)))].map(
+      (subject) =>
+        new Set(
+          cases.flatMap((c) =>
+            c.proves.filter((p) => p.subject === subject).map((p) => JSON.stringify(p.value)),
+          ),
+        ).size,
+    );
+    expect(cases.length).toBe(Math.max(1, ...sizes));
+    // The longest duration, the highest resolution and the audio never meet in one job.
+    const costly = (c: (typeof cases)[number]) =>
+      [
+        m.parameters.duration?.integer && c.parameters.duration === m.parameters.duration.integer.max,
+        c.parameters.generate_audio === true,
+        ['1080p', '1080P', '4K'].includes(c.parameters.resolution as string),
+      ].filter(Boolean).length;
+    for (const c of cases) expect(costly(c)).toBeLessThanOrEqual(1);
+    // Fewest references unless the count is under test.
+    expect(
+      cases.filter((c) => c.references?.kind === 'image' && c.references.count === m.references.max).length,
+    ).toBeLessThanOrEqual(m.references.max === m.references.min ? cases.length : 1);
+  });
+
+  it('sizes the plan per profile: thorough adds every preset', () => {
+    const standard = coveringPlan(table, 'standard');
+    const thorough = coveringPlan(table, 'thorough');
+    expect(standard.total).toBe(standard.models.reduce((n, m) => n + m.jobs, 0));
+    expect(Object.values(standard.byOutput).reduce((a, b) => a + b, 0)).toBe(standard.total);
+    expect(standard.models.find((m) => m.id === 'wc-100033')!.jobs).toBe(15);
+    expect(standard.models.find((m) => m.id === 'wc-100014')!.jobs).toBe(7);
+    expect(thorough.models.find((m) => m.id === 'wc-100012')!.jobs).toBeGreaterThanOrEqual(
+      table.size_lists.B!.length,
+    );
+    expect(thorough.total).toBeGreaterThan(standard.total);
+    expect(coveringPlan(table, 'quick').total).toBe(standard.total);
+  });
+
+  it.each([
+    ['wc-100040', ['1024x640', '1280*512', '2880*2880', '2304x3600', '3840*1280', '640x1040']],
+    ['wc-100010', ['2048x512', '4096*256', '4096*1024', '512x8192', '8192*512', '512x2049']],
+  ])('%s: custom sizes at the exact bounds, none a preset of its list', (id, want) => {
+    expect(customSizes(table, table.models[id]!.parameters.size!).map((s) => s.value)).toEqual(want);
+  });
+});
