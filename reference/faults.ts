@@ -567,6 +567,30 @@ const FAULT_LIST = [
     description: 'wc-100013 refuses list B presets such as auto_4K',
     breaks: ['MJOB-009'],
   },
+  // media/validate.ts: wc-100034 refuses a middle aspect_ratio value (sampling may never send it)
+  {
+    name: 'aspect-4-1-refused',
+    description: 'wc-100034 refuses its aspect_ratio 4:1, a listed value',
+    breaks: ['MJOB-005'],
+  },
+  // media/validate.ts: custom sizes written W*H refused (presets with * still accepted)
+  {
+    name: 'custom-star-refused',
+    description: 'custom sizes written with the separator * are refused; only WxH is read',
+    breaks: ['MJOB-009'],
+  },
+  // media/validate.ts: the exact maximum pixel count of a custom size refused (< instead of <=)
+  {
+    name: 'max-pixels-exclusive',
+    description: 'a custom size of exactly the maximum pixel count is refused',
+    breaks: ['MJOB-009'],
+  },
+  // media/validate.ts: wc-100032 refuses its largest reference count (14 images)
+  {
+    name: 'ref-max-refused',
+    description: 'wc-100032 refuses 14 reference images, its stated maximum',
+    breaks: ['MJOB-010'],
+  },
   // media/validate.ts: wc-100014 duration up to 31
   { name: 'duration-max-31', description: 'wc-100014 accepts duration 31', breaks: ['MJOB-005'] },
   // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted

@@ -60,6 +60,9 @@ export function validateJob(
     promptProblem(ctx, model, def, body.prompt) ??
     referenceShapeProblem(ctx, def, params);
   if (problem) return invalid(problem);
+  const sent = params[TABLE.reference_fields[0] as string];
+  if (ctx.fault === 'ref-max-refused' && model === 'wc-100032' && Array.isArray(sent) && sent.length === 14)
+    return invalid('This model takes 1 to 13 reference images.');
   const refs = resolveReferences(ctx, store, account, def, params);
   if (typeof refs === 'string') return invalid(refs);
   const format = params.output_format ?? def.parameters.output_format?.default ?? 'png';
@@ -114,6 +117,13 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
 function valueOk(ctx: RefContext, model: string, name: string, p: ParameterDef, value: unknown): boolean {
   if (p.values) {
     if (
+      ctx.fault === 'aspect-4-1-refused' &&
+      model === 'wc-100034' &&
+      name === 'aspect_ratio' &&
+      value === '4:1'
+    )
+      return false;
+    if (
       ctx.fault === 'resolution-case' &&
       model === 'wc-100019' &&
       name === 'resolution' &&
@@ -146,8 +156,10 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown)
   if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
   const c = p.custom;
   if (!c || !new RegExp(TABLE.custom_size_pattern).test(value)) return false;
+  if (ctx.fault === 'custom-star-refused' && value.includes('*')) return false;
   const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
   if (w < 1 || h < 1 || w * h < c.min_pixels || w * h > c.max_pixels) return false;
+  if (ctx.fault === 'max-pixels-exclusive' && w * h === c.max_pixels) return false;
   if (w > c.max_edge || h > c.max_edge) return false;
   const stepIgnored = ctx.fault === 'size-step-ignored' && model === 'wc-100040';
   if (!stepIgnored && (w % c.step !== 0 || h % c.step !== 0)) return false;

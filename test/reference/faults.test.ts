@@ -293,6 +293,17 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'size-ratio-ignored': async (ref) => accepted(ref, withParams('wc-100010', { size: '4352x241' })),
   'list-b-refused': async (ref) =>
     (await jobStatus(ref, withParams('wc-100013', { size: 'auto_4K' }, [await inputId(ref)]))) === 400,
+  'aspect-4-1-refused': async (ref) =>
+    (await jobStatus(ref, withParams('wc-100034', { aspect_ratio: '4:1' }, [await inputId(ref)]))) === 400,
+  'custom-star-refused': async (ref) =>
+    (await jobStatus(ref, withParams('wc-100010', { size: '4096*256' }))) === 400,
+  'max-pixels-exclusive': async (ref) =>
+    (await jobStatus(ref, withParams('wc-100010', { size: '2048x2048' }))) === 400,
+  'ref-max-refused': async (ref) =>
+    (await jobStatus(
+      ref,
+      jobBody('wc-100032', await Promise.all(Array.from({ length: 14 }, () => inputId(ref)))),
+    )) === 400,
   'duration-max-31': async (ref) => accepted(ref, withParams('wc-100014', { duration: 31 })),
   'resolution-case': async (ref) => accepted(ref, withParams('wc-100019', { resolution: '1080p' })),
   'ref-max-off-by-one': async (ref) =>
