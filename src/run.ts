@@ -18,6 +18,8 @@ import { applyExpectations, expectationFailures, loadExpectations } from './repo
 import { writeHtmlReport } from './report/html.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
+import { coveringPlanLine } from './rules/covering.ts';
+import { mediaTable } from './rules/media.ts';
 import { requestStop, spentPoints } from './runtime/control.ts';
 import {
   concurrencySplit,
@@ -149,6 +151,16 @@ export async function runConformance(
     active = { reportDir };
     // A dry run sends the target nothing, not even this read.
     if (!opts.dryRun) balanceBefore = await totalPoints(client, auth, target);
+    // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
+    const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
+    const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
+    if (
+      !opts.quiet &&
+      collected &&
+      target.allow.includes('billable') &&
+      (profile === 'thorough' || opts.dryRun)
+    )
+      log(coveringPlanLine(mediaTable(), profile));
     const deadline =
       opts.deadlineMs !== undefined
         ? setTimeout(

@@ -65,6 +65,7 @@ describe('run control', { timeout: 180_000 }, () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/billable requests the plan would make: \d+/);
+    expect(run.stdout).toMatch(/media acceptance \(covering design, profile standard\): \d+ billable jobs/);
     const s = summaryOf(dir);
     expect(s.exchanges.count).toBe(0);
     expect(s.plan?.totalRequests).toBeGreaterThan(0);

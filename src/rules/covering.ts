@@ -121,7 +121,8 @@ export function coveringPlanLine(table: MediaTable, profile: Profile): string {
   const kinds = Object.entries(p.byOutput)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
-  return `media acceptance (covering design, ${profile}): ${p.total} billable jobs over ${p.models.length} documented models (${kinds})`;
+  const standard = profile === 'standard' ? undefined : coveringPlan(table, 'standard').total;
+  return `media acceptance (covering design, profile ${profile}): ${p.total} billable jobs for the ${p.models.length} documented models (${kinds})${standard === undefined || standard === p.total ? '' : `; standard buys ${standard}`}`;
 }
 
 function promptAxis(rule: PromptRule): Axis[] {
