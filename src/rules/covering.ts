@@ -38,7 +38,8 @@ export interface CoveringReferences {
 
 /** One value a job puts at stake: `subject` is a parameter name, `prompt` or `references`. */
 export interface CoveredValue {
-  rules: CoveringRule[];
+  /** The requirement ids a refusal of this value breaks. */
+  rules: string[];
   subject: string;
   value: unknown;
   note: string;
@@ -55,18 +56,25 @@ export interface CoveringCase {
 }
 
 /** A value set: the cheapest value first; the rest are what the set adds to the plan. */
-interface Axis {
+export interface Axis {
   subject: string;
   values: CoveredValue[];
 }
 
 /** The jobs of a model's covering design, about as many as its largest value set. */
 export function coveringDesign(table: MediaTable, model: MediaModel, profile: Profile): CoveringCase[] {
-  const axes = [
+  return packAxes([
     ...promptAxis(model.prompt),
     ...referenceAxis(model),
     ...Object.entries(model.parameters).flatMap(([name, rule]) => parameterAxis(table, name, rule, profile)),
-  ];
+  ]);
+}
+
+/**
+ * Value sets packed into as many jobs as the largest has: each value once at least, the other jobs
+ * of a set at its first (cheapest) value.
+ */
+export function packAxes(axes: Axis[]): CoveringCase[] {
   const jobs = Math.max(1, ...axes.map((a) => a.values.length));
   const cases: CoveringCase[] = Array.from({ length: jobs }, () => ({
     prompt: null,
@@ -94,6 +102,20 @@ export function coveringDesign(table: MediaTable, model: MediaModel, profile: Pr
     });
   }
   return cases;
+}
+
+/**
+ * A model's parameters at their cheapest values where those differ from its defaults (shortest
+ * duration, lowest resolution, smallest size, no audio, `low` quality): for a test that buys a job
+ * and does not care which.
+ */
+export function cheapestParameters(table: MediaTable, model: MediaModel): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, rule] of Object.entries(model.parameters)) {
+    const cheapest = parameterAxis(table, name, rule, 'standard')[0]?.values[0]?.value;
+    if (cheapest !== undefined && cheapest !== rule.default) out[name] = cheapest;
+  }
+  return out;
 }
 
 /** The static size of the covering designs of the documented models: jobs per model and per output kind. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../src/checks/json.ts';
 import { pointsFieldPointers } from '../../src/checks/points.ts';
 import { ACTIVE_STATUSES, JOB_STATUSES, type JobTrace, pollJob, sniff } from '../../src/media.ts';
+import { cheapestParameters } from '../../src/rules/covering.ts';
 import { type CheckContext, check, group, isSuccess } from '../../src/suite.ts';
 import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
 
@@ -15,7 +16,9 @@ async function createJob(
   headers: Record<string, string> = {},
 ) {
   const m = await listedModel(t, id);
-  const body = { ...(await baseJob(t, id, m)), ...extra };
+  const base = await baseJob(t, id, m);
+  const parameters = { ...(base.parameters as object), ...cheapestParameters(table, m) };
+  const body = { ...base, parameters, ...extra };
   const res = await postJob(t, body, {
     headers: { 'idempotency-key': `conformance-job-${randomUUID()}`, ...headers },
   });

@@ -6,6 +6,7 @@
  */
 
 import { mediaCatalog } from '../../src/media.ts';
+import { type Axis, packAxes } from '../../src/rules/covering.ts';
 import {
   catalogModel,
   catalogParameterCases,
@@ -134,17 +135,35 @@ check(
         return isSuccess(res.status);
       };
       if (!(await accepted(base, 'a minimal request'))) continue;
-      for (const c of promptBoundaryValid(u.model.prompt))
-        await accepted({ ...base, prompt: c.value }, `a prompt of ${c.note}`);
-      for (const [name, rule] of Object.entries(u.model.parameters)) {
-        if (rule.stated === false) continue;
-        // Every allowed case is sent (the bounds, the step's neighbours, each option): they are few.
-        for (const c of catalogParameterCases(rule).filter((c) => c.valid)) {
-          await accepted(
-            { ...base, parameters: { ...(base.parameters as object), [name]: c.value } },
-            `${name} ${JSON.stringify(c.value)}`,
-          );
-        }
+      // Every allowed case (the prompt bounds; the bounds, the step's neighbours and each option of a
+      // parameter) is sent once at least, many at once per job.
+      const axis = (subject: string, cases: Array<{ value: unknown; note: string }>): Axis => ({
+        subject,
+        values: cases.map((c) => ({ rules: ['MCAT-004'], subject, value: c.value, note: c.note })),
+      });
+      const axes = [
+        axis(
+          'prompt',
+          promptBoundaryValid(u.model.prompt).map((c) => ({ value: c.value, note: `a prompt of ${c.note}` })),
+        ),
+        ...Object.entries(u.model.parameters)
+          .filter(([, rule]) => rule.stated !== false)
+          .map(([name, rule]) =>
+            axis(
+              name,
+              catalogParameterCases(rule)
+                .filter((c) => c.valid)
+                .map((c) => ({ value: c.value, note: `${name} ${c.note}` })),
+            ),
+          ),
+      ].filter((a) => a.values.length > 0);
+      for (const c of axes.length > 0 ? packAxes(axes) : []) {
+        const body: Record<string, unknown> = {
+          ...base,
+          parameters: { ...(base.parameters as object), ...c.parameters },
+        };
+        if (typeof c.prompt === 'string') body.prompt = c.prompt;
+        await accepted(body, c.proves.map((p) => p.note).join('; '));
       }
     }
   },

@@ -63,10 +63,11 @@ async function environment(t: CheckContext, mode: Mode): Promise<Env> {
   const billable = mode !== 'free';
   const env: Env = {
     mode,
-    // Video outputs cost several times an image: they join the sequences in the thorough profile.
+    // The sequences do not care which model: image models (the cheapest outputs) outside thorough;
+    // 3D, unstated and video outputs join them in the thorough profile.
     media:
       mode === 'billable'
-        ? (await mediaChoices(t)).filter((c) => t.run.profile === 'thorough' || c.rule.output !== 'video')
+        ? (await mediaChoices(t)).filter((c) => t.run.profile === 'thorough' || c.rule.output === 'image')
         : [],
     failPrompt: t.target.capabilities.includes('media-fail-prompt'),
     failingLeft: { n: 0 },

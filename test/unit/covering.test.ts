@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coveringDesign, coveringPlan, customSizes } from '../../src/rules/covering.ts';
+import { cheapestParameters, coveringDesign, coveringPlan, customSizes } from '../../src/rules/covering.ts';
 import {
   mediaTable,
   parameterValid,
@@ -132,6 +132,16 @@ describe('the covering design of media acceptance', () => {
     );
     expect(thorough.total).toBeGreaterThan(standard.total);
     expect(coveringPlan(table, 'quick').total).toBe(standard.total);
+  });
+
+  it('gives the cheapest values that differ from the defaults', () => {
+    const cheapest = (id: string) => cheapestParameters(table, table.models[id]!);
+    expect(cheapest('wc-100014')).toEqual({ generate_audio: false, resolution: '480p' });
+    expect(cheapest('wc-100019')).toEqual({ duration: 2, resolution: '720P' });
+    expect(cheapest('wc-100040')).toEqual({ quality: 'low', size: '1344x576' });
+    expect(cheapest('wc-100010')).toEqual({ size: '1024*1024' });
+    expect(cheapest('wc-100033')).toEqual({ resolution: '0.5K' });
+    expect(cheapest('wc-100017')).toEqual({});
   });
 
   it.each([
