@@ -104,7 +104,8 @@ console.log(
       'points',
       'media jobs',
       'media points',
-      'covering jobs',
+      // The static design is this checkout's, whichever CLI made the plan.
+      values.cli ? 'covering jobs (this checkout)' : 'covering jobs',
       'covering points',
     ],
     ...rows

@@ -270,14 +270,20 @@ function sizeValues(
     const d = dims(s);
     return d ? d[0] * d[1] : Number.POSITIVE_INFINITY;
   };
-  const smallest = [...list].sort((a, b) => px(a) - px(b))[0];
   const presets = profile === 'thorough' ? list : [list[0], list[list.length - 1]];
-  const out: Array<{ value: string; note: string }> = [];
-  if (smallest) out.push({ value: smallest, note: 'the smallest preset' });
-  for (const p of presets)
-    if (p !== undefined) out.push({ value: p, note: `a preset of list ${rule.presets}` });
-  out.push(...customSizes(table, rule));
-  return out;
+  const out: Array<{ value: string; note: string }> = [
+    ...presets.flatMap((p) =>
+      p === undefined ? [] : [{ value: p, note: `a preset of list ${rule.presets}` }],
+    ),
+    ...customSizes(table, rule),
+  ];
+  // The cheapest comes first (the filler of the other jobs): the fewest pixels, a preset only when
+  // the model takes no custom size.
+  const smallest = [...out].sort((a, b) => px(a.value) - px(b.value))[0];
+  if (smallest && px(smallest.value) < Number.POSITIVE_INFINITY)
+    return [smallest, ...out.filter((v) => v !== smallest)];
+  const preset = [...list].sort((a, b) => px(a) - px(b))[0];
+  return preset ? [{ value: preset, note: 'the smallest preset' }, ...out] : out;
 }
 
 /**

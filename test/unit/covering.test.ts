@@ -138,8 +138,8 @@ describe('the covering design of media acceptance', () => {
     const cheapest = (id: string) => cheapestParameters(table, table.models[id]!);
     expect(cheapest('wc-100014')).toEqual({ generate_audio: false, resolution: '480p' });
     expect(cheapest('wc-100019')).toEqual({ duration: 2, resolution: '720P' });
-    expect(cheapest('wc-100040')).toEqual({ quality: 'low', size: '1344x576' });
-    expect(cheapest('wc-100010')).toEqual({ size: '1024*1024' });
+    expect(cheapest('wc-100040')).toEqual({ quality: 'low', size: '1024x640' });
+    expect(cheapest('wc-100010')).toEqual({ size: '2048x512' });
     expect(cheapest('wc-100033')).toEqual({ resolution: '0.5K' });
     expect(cheapest('wc-100017')).toEqual({});
   });
