@@ -5,6 +5,8 @@ export interface RefContext extends Toggles {
   state: State;
   /** Race faults: the delay window between a check and its write (race.ts); default 200 ms. */
   raceWindowMs?: number;
+  /** Media job prices: flat per output kind (default), or scaled like a real deployment's (view.ts). */
+  mediaPricing?: 'flat' | 'scaled';
 }
 
 declare module 'fastify' {

@@ -22,6 +22,11 @@ export interface ReferenceOptions {
   hangLimitMs?: number;
   /** Race faults: the delay window between a check and the write that depends on it; default 200 ms. */
   raceWindowMs?: number;
+  /**
+   * Media job prices: `flat` (default) per output kind; `scaled` by duration x resolution (audio extra)
+   * for video and by pixels and quality for images, like a real deployment's price list.
+   */
+  mediaPricing?: 'flat' | 'scaled';
 }
 
 export interface ReferenceHandle {
@@ -44,7 +49,12 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
   const toggles = { fault: parseFault(opts.fault), variant: parseVariant(opts.variant) };
   const state = createState(toggles);
   const app = buildApp(
-    { ...toggles, state, ...(opts.raceWindowMs !== undefined ? { raceWindowMs: opts.raceWindowMs } : {}) },
+    {
+      ...toggles,
+      state,
+      ...(opts.raceWindowMs !== undefined ? { raceWindowMs: opts.raceWindowMs } : {}),
+      ...(opts.mediaPricing ? { mediaPricing: opts.mediaPricing } : {}),
+    },
     {
       latencyMs: opts.latencyMs,
       logger: opts.logger,

@@ -20,6 +20,8 @@ export interface ValidJob {
   prompt: string;
   references: MediaInput[];
   format: string;
+  /** The parameters as sent (option mediaPricing 'scaled' prices by them). */
+  parameters: Record<string, unknown>;
 }
 
 type Body = Record<string, unknown>;
@@ -75,6 +77,7 @@ export function validateJob(
       prompt: typeof body.prompt === 'string' ? body.prompt : '',
       references: refs,
       format: FORMATS.includes(format as string) ? (format as string) : 'png',
+      parameters: params,
     },
   };
 }

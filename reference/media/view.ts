@@ -1,6 +1,8 @@
 // The MediaJob as sent: status and progress computed now, points of its hold and settlement.
+import { Decimal } from 'decimal.js';
 import type { RefContext } from '../context.ts';
 import { type MediaJob, type MediaStore, statusOf } from './store.ts';
+import { type ModelDef, outputOf } from './table.ts';
 
 export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
 /** Capability media-uncertain-prompt: the job reads submission_uncertain instead of queued. */
@@ -11,6 +13,46 @@ export function quoteOf(output: MediaJob['output']): string {
   if (output === 'video') return '3.125';
   if (output === 'glb') return '1.5';
   return '0.75';
+}
+
+/** Option mediaPricing 'scaled': the flat quote is that of a 4 s 720p video without audio, a 1-megapixel image. */
+const VIDEO_RESOLUTION: Record<string, number> = { '480p': 0.5, '720p': 1, '1080p': 2.25 };
+const IMAGE_RESOLUTION: Record<string, number> = { '0.5k': 0.25, '1k': 1, '2k': 4, '3k': 9, '4k': 16 };
+const QUALITY: Record<string, number> = { low: 0.5, medium: 1, auto: 1, high: 1.5, xhigh: 2, max: 3 };
+
+/**
+ * A price like a real deployment's (option mediaPricing 'scaled'): video by seconds x resolution, 25%
+ * more with audio; images by megapixels (of a custom size, a named `auto_NK` preset or `resolution`,
+ * else 1) and quality; 3D flat. Parameters left out count at the model's defaults.
+ */
+export function scaledQuoteOf(def: ModelDef, sent: Record<string, unknown>): string {
+  const value = (name: string) => sent[name] ?? def.parameters[name]?.default;
+  const output = outputOf(def);
+  const flat = new Decimal(quoteOf(output));
+  if (output === 'video') {
+    const seconds = typeof value('duration') === 'number' ? (value('duration') as number) : 4;
+    const res = VIDEO_RESOLUTION[String(value('resolution')).toLowerCase()] ?? 1;
+    return flat
+      .times(seconds / 4)
+      .times(res)
+      .times(value('generate_audio') === true ? 1.25 : 1)
+      .toDecimalPlaces(6)
+      .toString();
+  }
+  if (output !== 'image') return flat.toString();
+  const size = String(value('size') ?? '');
+  const dims = /^(\d+)[x*](\d+)$/.exec(size);
+  const named = /^auto_(\d)K$/.exec(size);
+  const megapixels = dims
+    ? (Number(dims[1]) * Number(dims[2])) / 2 ** 20
+    : named
+      ? Number(named[1]) ** 2
+      : (IMAGE_RESOLUTION[String(value('resolution')).toLowerCase()] ?? 1);
+  return flat
+    .times(megapixels)
+    .times(QUALITY[String(value('quality'))] ?? 1)
+    .toDecimalPlaces(6)
+    .toString();
 }
 
 const TERMINAL = ['succeeded', 'failed', 'settlement_pending'];

@@ -13,7 +13,7 @@ import { type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '
 import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
-import { FAIL_MARKER, jobView, quoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
+import { FAIL_MARKER, jobView, quoteOf, scaledQuoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
 import { raceWindow } from '../race.ts';
 import { callerOf } from './caller.ts';
 
@@ -91,7 +91,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       now = Date.now();
     }
     const output = outputOf(spec.def);
-    const quote = quoteOf(output);
+    const quote = ctx.mediaPricing === 'scaled' ? scaledQuoteOf(spec.def, spec.parameters) : quoteOf(output);
     const job: MediaJob = {
       id: newId('job_'),
       accountId: account.id,

@@ -408,3 +408,20 @@ describe('variant create-drop-once', () => {
     expect((await createJob(ref, jobBody('wc-100010'), key('d-4'))).body.id).toBe(first.body.id);
   });
 });
+
+describe('option mediaPricing scaled (bench/points.ts --pricing scaled)', () => {
+  const held = async (ref: ReferenceHandle, model: string, parameters: Record<string, unknown>) =>
+    (await createJob(ref, jobBody(model, [], parameters))).body.pending_points;
+
+  test('prices video by seconds x resolution with audio extra, images by pixels; flat by default', async () => {
+    const scaled = await start({ mediaPricing: 'scaled' });
+    expect(await held(scaled, 'wc-100014', { duration: 30, resolution: '1080p', generate_audio: true })).toBe(
+      '65.917969',
+    );
+    expect(await held(scaled, 'wc-100014', { resolution: '480p', generate_audio: false })).toBe('1.5625');
+    expect(await held(scaled, 'wc-100010', { size: '2048x2048' })).toBe('3');
+    expect(await held(scaled, 'wc-100040', { size: '1024x640', quality: 'low' })).toBe('0.234375');
+    const flat = await start();
+    expect(await held(flat, 'wc-100014', { duration: 30, resolution: '1080p' })).toBe('3.125');
+  });
+});
