@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../checks/json.ts';
+import { cheapestParameters } from '../../rules/covering.ts';
 import { mediaTable } from '../../rules/media.ts';
 import { reportedSpend } from '../invariants.ts';
 import { observeJob } from '../jobs.ts';
@@ -110,7 +111,12 @@ export class CreateJob extends Step {
             )!.id,
           ]
         : referencesFor(c, m, this.p.refs, this.p.withRefs)!;
-    const parameters: Record<string, unknown> = { [table.acknowledgement]: true };
+    // The sequences do not care what the job makes: its cheapest parameters (also for the jobs the
+    // contract refuses, which a faulty target might accept and charge).
+    const parameters: Record<string, unknown> = {
+      [table.acknowledgement]: true,
+      ...cheapestParameters(table, c.rule),
+    };
     // `variant` picks the flavour of an invalid job: the acknowledgement missing or false, and which name.
     const never = table.never_accepted_parameters[this.p.variant % table.never_accepted_parameters.length]!;
     const noAck = this.p.variant % 2 === 0 ? 'missing' : 'false';
