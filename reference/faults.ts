@@ -1015,6 +1015,11 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
+  {
+    name: 'trim-ascii-only',
+    description: 'prompts are trimmed of ASCII white space only; other Unicode white space counts',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

@@ -33,6 +33,8 @@ export const VIDEO_MS = { min: 1000, max: 30000 };
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 export const trimUnicode = (s: string) => s.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '');
+/** Variant trim-ascii-only: only ASCII white space is trimmed (the contract does not define "whitespace"). */
+const trimAscii = (s: string) => s.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
 const invalid = (message: string): JobProblem => ({ error: 'invalid', message });
 
 export function validateJob(
@@ -172,13 +174,13 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown)
 function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: unknown): string | undefined {
   const rule = def.prompt;
   if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.';
+  const trim = ctx.variant === 'trim-ascii-only' ? trimAscii : trimUnicode;
   if (rule.empty_only) {
-    if (prompt === undefined || trimUnicode(prompt) === '' || ctx.fault === 'prompt-wc100018')
-      return undefined;
+    if (prompt === undefined || trim(prompt) === '' || ctx.fault === 'prompt-wc100018') return undefined;
     return `${model} takes no text prompt: \`prompt\` must be empty or absent.`;
   }
   if (prompt === undefined) return '`prompt` is required.';
-  const text = ctx.fault === 'prompt-untrimmed' ? prompt : trimUnicode(prompt);
+  const text = ctx.fault === 'prompt-untrimmed' ? prompt : trim(prompt);
   const chars = ctx.fault === 'prompt-utf16' ? text.length : [...text].length;
   const min = ctx.fault === 'min3-unenforced' && model === 'wc-100031' ? 1 : (rule.min_chars ?? 1);
   const max = rule.max_chars ?? 4000;

@@ -73,10 +73,24 @@ export function mediaTable(): MediaTable {
 export const codePoints = (s: string): number => [...s].length;
 export const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-/** The contract's verdict for a prompt (undefined = the field is absent). */
+/** ASCII white space (space, tab, LF, VT, FF, CR): certainly trimmed (judging.md). */
+const trimAscii = (s: string): string => s.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+
+/**
+ * The contract's verdict for a prompt (undefined = the field is absent). "Surrounding whitespace" is not
+ * defined: ASCII white space is certainly trimmed, other Unicode white space (NBSP, U+3000) perhaps; a
+ * prompt whose verdict depends on that difference proves nothing either way and is judged neither
+ * valid nor invalid (undefined).
+ */
 export function promptValid(rule: PromptRule, prompt: string | undefined): boolean | undefined {
   if (!rule.stated) return undefined;
-  const trimmed = prompt === undefined ? undefined : prompt.trim();
+  const unicode = trimmedValid(rule, prompt?.trim());
+  return unicode === trimmedValid(rule, prompt === undefined ? undefined : trimAscii(prompt))
+    ? unicode
+    : undefined;
+}
+
+function trimmedValid(rule: PromptRule, trimmed: string | undefined): boolean {
   if (rule.empty_only) return trimmed === undefined || trimmed === '';
   if (trimmed === undefined) return rule.required === false;
   const n = codePoints(trimmed);
@@ -145,6 +159,11 @@ const UNITS = [
  * surrounding white space. Combining sequences are avoided (graphemes and code points agree here).
  */
 export function promptArbitrary(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>> {
+  // Cases whose verdict depends on which white space is trimmed are left out: they prove nothing.
+  return anyPrompt(rule).filter((c) => !rule.stated || promptValid(rule, c.value) !== undefined);
+}
+
+function anyPrompt(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>> {
   const lengths = new Set<number>([0, 1, 2, 3]);
   for (const b of [rule.min_chars, rule.max_chars])
     if (b !== null) for (const d of [-1, 0, 1]) if (b + d >= 0) lengths.add(b + d);
@@ -281,7 +300,7 @@ export function promptBoundaryValid(rule: PromptRule): Array<Generated<string>> 
   }
   const ascii = 'a'.repeat(Math.min(rule.max_chars, rule.max_utf8_bytes ?? rule.max_chars));
   out.push({
-    value: ` \u3000${ascii}\n `,
+    value: ` \t${ascii}\n `,
     valid: true,
     note: `${ascii.length} ASCII code points padded with white space`,
   });

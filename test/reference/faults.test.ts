@@ -514,6 +514,7 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     }
     return statuses.slice(0, 4).every((s) => s === 200) && statuses[4] === 429;
   },
+  'trim-ascii-only': async (ref) => accepted(ref, withPrompt('wc-100031', 'ab\u3000')),
 };
 
 describe('faults', () => {

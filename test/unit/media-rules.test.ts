@@ -34,7 +34,18 @@ describe('prompt verdicts', () => {
 
   it('treats absent, empty and white space as the empty prompt of wc-100018', () => {
     const r = model('wc-100018').prompt;
-    expect([undefined, '', ' \n\u3000'].map((p) => promptValid(r, p))).toEqual([true, true, true]);
+    expect([undefined, '', ' \n\t'].map((p) => promptValid(r, p))).toEqual([true, true, true]);
+    // Whether U+3000 is trimmed is not stated: a verdict that depends on it is no verdict.
+    expect(promptValid(r, ' \n\u3000')).toBeUndefined();
+  });
+
+  it('judges no prompt whose verdict depends on whether Unicode white space is trimmed', () => {
+    const r = model('wc-100031').prompt;
+    expect(promptValid(r, 'ab\u3000')).toBeUndefined();
+    expect(promptValid(r, '\u00a0abc\u00a0')).toBe(true);
+    expect(promptValid(r, ` \u3000${'a'.repeat(4000)}`)).toBeUndefined();
+    expect(promptValid(r, `\t${'a'.repeat(4000)}\n`)).toBe(true);
+    expect(promptValid(r, `\u3000${'a'.repeat(4001)}`)).toBe(false);
     expect(promptValid(r, 'x')).toBe(false);
   });
 
