@@ -991,6 +991,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // state.ts + routes/media-inputs.ts: a real account that runs dry mid-run (issue 12)
+  {
+    name: 'account-runs-out',
+    description:
+      'the primary account starts with 50 points (0 held); a job it cannot pay stays settlement_pending forever and still holds its inputs (their delete answers 409)',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
+import type { RunBudget } from './control.ts';
 
 /** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {
@@ -19,8 +20,8 @@ export interface RunConfig {
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
   profile: Profile;
-  /** Billable tests stop once the points the target reports as spent reach this (decimal string). */
-  budgetPoints?: string;
+  /** The points budget of billable work (absent: none), applied run-wide by admission (control.ts). */
+  budget?: RunBudget;
   /** List the plan without sending a request: every test records whether it would run, and why not. */
   dryRun?: boolean;
   /** The live description as fetched once by the CLI. */
