@@ -60,4 +60,6 @@ export interface CleanupRecord {
   done: string[];
   failed: string[];
   leftBehind?: LeftBehind[];
+  /** How long the test's cleanups took (ms), waits for jobs included. */
+  ms?: number;
 }

@@ -201,11 +201,14 @@ export class CheckContext {
     if (signal.kind === 'settlement_pending') {
       reason = `the account's balance ran out: job ${signal.job} is settlement_pending (the account cannot pay; it is tracked by its id, never created again)`;
     } else {
+      // The test reads the answer to what it sent (a property discards a case answered 429), not this read.
+      const answer = this.lastExchange;
       const read = await this.client.send({
         method: 'GET',
         path: '/v1/balance',
         headers: { authorization: `Bearer ${this.keyOf('primary')}` },
       });
+      this.lastExchange = answer;
       this.checkExchange(read);
       const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
       if (available?.verdict.ok && available.verdict.value.lte(spendOf(this.w.run.reportDir).max))
@@ -299,7 +302,8 @@ export class CheckContext {
    */
   async runCleanups(): Promise<CleanupRecord> {
     this.cleaning = true;
-    this.cleanupDeadline = Date.now() + cleanupBoundMs(this.target);
+    const started = Date.now();
+    this.cleanupDeadline = started + cleanupBoundMs(this.target);
     const out: CleanupRecord = { done: [], failed: [] };
     for (const c of this.cleanups.reverse()) {
       let result: CleanupOutcome;
@@ -317,6 +321,7 @@ export class CheckContext {
       out.leftBehind = [...(out.leftBehind ?? []), { item: c.label, at: new Date().toISOString(), ...why }];
     }
     this.cleanups.length = 0;
+    out.ms = Date.now() - started;
     return out;
   }
 
