@@ -11,7 +11,8 @@ import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
-import { type CheckContext, type CleanupOutcome, cleanupBoundMs } from './runtime/check.ts';
+import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
+import { cleanupBoundMs } from './runtime/run-config.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [

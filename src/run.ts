@@ -21,6 +21,7 @@ import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
 import {
+  cleanupBoundMs,
   concurrencySplit,
   PROFILE_PROPERTY_RUNS,
   type Profile,
@@ -142,6 +143,10 @@ export async function runConformance(
     const planned = await planBudget(target, balance.available, client, auth);
     if (planned.budget) run.budget = planned.budget;
     if (!opts.quiet) for (const line of planned.lines) log(line);
+    if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
+      log(
+        `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
+      );
   } else if (opts.dryRun && !opts.quiet) {
     for (const line of planBudgetLines(target)) log(line);
   }

@@ -19,7 +19,7 @@ import {
   stopReason,
 } from './control.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { concurrencySplit, runConfig } from './run-config.ts';
+import { cleanupBoundMs, concurrencySplit, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -40,15 +40,6 @@ export interface TestRecord {
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
 export type CleanupOutcome = true | false | Omit<LeftBehind, 'item' | 'at'>;
-
-/**
- * How long one test's cleanups may take in all (waiting for jobs that hold its inputs included): twelve
- * poll intervals of the target (60 s at the default 5 s), at least 10 s, at most half the test timeout.
- * Why: a holder is waited for only while it progresses, and never silently for minutes.
- */
-export function cleanupBoundMs(target: TargetConfig): number {
-  return Math.min(target.timeouts.testMs / 2, Math.max(10_000, 12 * target.media.pollIntervalMs));
-}
 
 declare module 'vitest' {
   interface TaskMeta {

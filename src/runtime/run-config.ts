@@ -57,6 +57,15 @@ export function concurrencySplit(concurrency: number, cores: number): { workers:
   return { workers: c, perWorker: 1 };
 }
 
+/**
+ * How long one test's cleanups may take in all (waiting for jobs that hold its inputs included): twelve
+ * poll intervals of the target (60 s at the default 5 s), at least 10 s, at most half the test timeout.
+ * Why: a holder is waited for only while it progresses, and never silently for minutes.
+ */
+export function cleanupBoundMs(target: TargetConfig): number {
+  return Math.min(target.timeouts.testMs / 2, Math.max(10_000, 12 * target.media.pollIntervalMs));
+}
+
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';
 
 let cached: { file: string; config: RunConfig } | undefined;
