@@ -91,7 +91,8 @@ export function trackJob(t: CheckContext, id: string, references: string[], as: 
 function noteJob(t: CheckContext, id: string, job: Record<string, unknown>): void {
   const seen = jobs(t).get(id);
   if (!seen) return;
-  const fingerprint = JSON.stringify([job.status, job.progress_percent, job.progress]);
+  // Status and percentage only: a progress object may carry the time of the read itself.
+  const fingerprint = JSON.stringify([job.status, job.progress_percent]);
   seen.unchanged = seen.fingerprint === fingerprint ? seen.unchanged + 1 : 0;
   seen.fingerprint = fingerprint;
   seen.status = String(job.status);
