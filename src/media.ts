@@ -74,13 +74,17 @@ interface JobSeen {
   unchanged: number;
 }
 
-/** The jobs each test created (a test's inputs are referenced only by its own jobs). */
-const jobsOf = new WeakMap<CheckContext, Map<string, JobSeen>>();
-const jobs = (t: CheckContext) => {
-  const m = jobsOf.get(t) ?? new Map<string, JobSeen>();
-  jobsOf.set(t, m);
+/**
+ * What the media helpers know of a test: the jobs it created (a test's inputs are referenced only by its
+ * own jobs) and the inputs it will delete.
+ */
+const media = new WeakMap<CheckContext, { jobs: Map<string, JobSeen>; inputs: Set<string> }>();
+const mediaOf = (t: CheckContext) => {
+  const m = media.get(t) ?? { jobs: new Map<string, JobSeen>(), inputs: new Set<string>() };
+  media.set(t, m);
   return m;
 };
+const jobs = (t: CheckContext) => mediaOf(t).jobs;
 
 /** A job the test created, with the inputs its request references (they are held while it runs). */
 export function trackJob(t: CheckContext, id: string, references: string[], as: Role = 'primary'): void {
@@ -193,7 +197,11 @@ export async function upload(
   });
   const input = isPlainObject(res.json) && isPlainObject(res.json.input) ? res.json.input : undefined;
   const id = typeof input?.id === 'string' ? input.id : undefined;
-  if (id && res.status < 300) t.onCleanup(`media input ${id} (${file})`, () => deleteInput(t, id, as));
+  // One cleanup per input: replays of an upload (same Idempotency-Key) answer the same input.
+  if (id && res.status < 300 && !mediaOf(t).inputs.has(id)) {
+    mediaOf(t).inputs.add(id);
+    t.onCleanup(`media input ${id} (${file})`, () => deleteInput(t, id, as));
+  }
   const out: Upload = { res };
   if (id) out.id = id;
   if (input) out.input = input;
