@@ -1020,6 +1020,12 @@ const VARIANT_LIST = [
     name: 'trim-ascii-only',
     description: 'prompts are trimmed of ASCII white space only; other Unicode white space counts',
   },
+  // state.ts + routes/media-inputs.ts: a real account that runs dry mid-run (issue 12)
+  {
+    name: 'account-runs-out',
+    description:
+      'the primary account starts with 50 points (0 held); a job it cannot pay stays settlement_pending forever and still holds its inputs (their delete answers 409)',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

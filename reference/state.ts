@@ -155,6 +155,8 @@ const ROLES: Record<string, KeySpec> = {
   ratelimited: { account: 'ratelimited' },
 };
 
+// Variant account-runs-out: a primary account of 50 points, which a whole run spends long before its end.
+const RUNS_OUT_BALANCE = { total: '50', held: '0' };
 const FRACTIONAL_BALANCE = { total: '1234567.123456789012', held: '0.123456789012345678' };
 
 type ModelSet = Record<'chat' | 'noResponses' | 'embedding' | 'unpriced' | 'premium', TextModel>;
@@ -211,7 +213,12 @@ export function createState(toggles: Toggles): State {
   const accounts = {} as Record<AccountName, Account>;
   for (const name of Object.keys(ACCOUNTS) as AccountName[]) {
     const spec: AccountSpec = ACCOUNTS[name];
-    const balance = toggles.variant === 'fractional-prices' && name !== 'poor' ? FRACTIONAL_BALANCE : spec;
+    const balance =
+      toggles.variant === 'fractional-prices' && name !== 'poor'
+        ? FRACTIONAL_BALANCE
+        : toggles.variant === 'account-runs-out' && name === 'primary'
+          ? RUNS_OUT_BALANCE
+          : spec;
     accounts[name] = {
       id: `acct_${name}`,
       kind: spec.kind,

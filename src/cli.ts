@@ -42,7 +42,11 @@ Run
                          (e.g. media,auth); the tests of the other files are not collected
   --report-dir DIR       where to write the report (default reports/<target>/<timestamp>/)
   --profile NAME         quick | standard | thorough: property runs (5/25/100) and scenario depth
-  --budget-points N      stop billable tests once the points the target reports as spent reach N
+  --budget-points N      the points billable tests may spend (as the target reports them); 0 runs
+                         free tests only; unlimited: no budget. A real target with billable allowed
+                         defaults to 100 (or CONFORMANCE_BUDGET_POINTS, or budget_points in the
+                         targets file); the embedded reference has none. Never more than the primary
+                         account's available points (read before the run)
   --deadline DURATION    stop starting tests and requests after DURATION (e.g. 900, 15m, 1h);
                          running tests end at their next request, cleanups still run
   --shard I/N            run the I-th of N shards (combine them with 'merge')
@@ -104,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: negativeBudget(argv),
       strict: true,
       allowPositionals: false,
       options: {
@@ -165,9 +169,6 @@ export async function main(argv: string[]): Promise<number> {
   const profile = values.profile as string | undefined;
   if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile))
     throw new UsageError(`--profile: '${profile}' is not one of ${PROFILES.join(', ')}`);
-  const budget = values['budget-points'] as string | undefined;
-  if (budget !== undefined && !/^(0|[1-9]\d*)(\.\d+)?$/.test(budget))
-    throw new UsageError(`--budget-points: '${budget}' is not a non-negative decimal number of points`);
   const deadlineMs = values.deadline === undefined ? undefined : duration(String(values.deadline));
   const shard = values.shard as string | undefined;
   if (shard !== undefined) {
@@ -190,6 +191,7 @@ export async function main(argv: string[]): Promise<number> {
     ...(typeof values['base-url'] === 'string' ? { baseUrl: values['base-url'] } : {}),
     ...(typeof values.allow === 'string' ? { allow: values.allow } : {}),
     ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(typeof values['budget-points'] === 'string' ? { budgetPoints: values['budget-points'] } : {}),
   };
   let target = resolveTarget(flags);
   // Bad input fails before anything starts.
@@ -227,7 +229,6 @@ export async function main(argv: string[]): Promise<number> {
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
       ...(suiteFiles ? { files: suiteFiles } : {}),
       ...(profile ? { profile: profile as Profile } : {}),
-      ...(budget !== undefined ? { budgetPoints: budget } : {}),
       ...(deadlineMs !== undefined ? { deadlineMs } : {}),
       ...(shard ? { shard } : {}),
       ...(typeof values.expectations === 'string' ? { expectationsFile: values.expectations } : {}),
@@ -260,7 +261,12 @@ async function planBillable(summary: Summary, reportDir: string, target: TargetC
     "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
   let plan: NonNullable<Summary['plan']> = { basis, billable: [], totalRequests: 0, totalPoints: '0' };
   if (titles.length > 0) {
-    const started = await startEmbedded({ ...target, embedded: true, allow: target.allow });
+    const started = await startEmbedded({
+      ...target,
+      embedded: true,
+      allow: target.allow,
+      budget: { points: null, source: 'default' },
+    });
     const dir = join(reportDir, '.plan');
     try {
       await runConformance(
@@ -349,6 +355,23 @@ async function startEmbedded(
     },
     stop: () => ref.close(),
   };
+}
+
+/**
+ * `--budget-points -1` as one option with its value: node's parseArgs takes a value starting with a
+ * dash for another option ("argument is ambiguous"), so a negative budget would never reach the check
+ * that says what is wrong with it.
+ */
+function negativeBudget(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    if (argv[i] === '--budget-points' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`--budget-points=${next}`);
+      i++;
+    } else out.push(argv[i]!);
+  }
+  return out;
 }
 
 /** A duration: seconds (`900`), or with a unit (`90s`, `15m`, `1h`). */

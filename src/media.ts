@@ -11,7 +11,8 @@ import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
-import type { CheckContext } from './runtime/check.ts';
+import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
+import { cleanupBoundMs } from './runtime/run-config.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [
@@ -63,15 +64,117 @@ export interface Upload {
   input?: Record<string, unknown>;
 }
 
-/** Delete an input, waiting (bounded) while an active job still holds it. */
-export async function deleteInput(t: CheckContext, id: string, as: Role = 'primary'): Promise<boolean> {
-  for (let i = 0; i < Math.max(3, t.target.media.pollCap); i++) {
+/** What a test knows of a job it created: the inputs it references and its last status as read. */
+interface JobSeen {
+  references: string[];
+  as: Role;
+  status?: string;
+  /** The last read's status and progress, and for how many reads in a row it stayed the same. */
+  fingerprint?: string;
+  unchanged: number;
+}
+
+/**
+ * What the media helpers know of a test: the jobs it created (a test's inputs are referenced only by its
+ * own jobs) and the inputs it will delete.
+ */
+const media = new WeakMap<CheckContext, { jobs: Map<string, JobSeen>; inputs: Set<string> }>();
+const mediaOf = (t: CheckContext) => {
+  const m = media.get(t) ?? { jobs: new Map<string, JobSeen>(), inputs: new Set<string>() };
+  media.set(t, m);
+  return m;
+};
+const jobs = (t: CheckContext) => mediaOf(t).jobs;
+
+/** A job the test created, with the inputs its request references (they are held while it runs). */
+export function trackJob(t: CheckContext, id: string, references: string[], as: Role = 'primary'): void {
+  jobs(t).set(id, { references, as, unchanged: 0 });
+}
+
+/** Note a read of a tracked job: its status, and whether anything (status, progress) moved. */
+function noteJob(t: CheckContext, id: string, job: Record<string, unknown>): void {
+  const seen = jobs(t).get(id);
+  if (!seen) return;
+  // Status and percentage only: a progress object may carry the time of the read itself.
+  const fingerprint = JSON.stringify([job.status, job.progress_percent]);
+  seen.unchanged = seen.fingerprint === fingerprint ? seen.unchanged + 1 : 0;
+  seen.fingerprint = fingerprint;
+  seen.status = String(job.status);
+}
+
+/**
+ * Statuses in which a job will not release its inputs by itself while the suite waits: the client
+ * keeps tracking a settlement_pending or submission_uncertain job (contract: top up, or repeat the same
+ * create), and a terminal one is done.
+ */
+const NO_PROGRESS = ['settlement_pending', 'submission_uncertain', ...TERMINAL_STATUSES];
+const cannotProgress = (status: string) => NO_PROGRESS.includes(status) || status.startsWith('unreadable');
+/** Reads in a row with no change of status or progress after which a job is taken as not progressing. */
+export const STALL_POLLS = 6;
+
+/**
+ * Delete an input. While a delete is refused (409/423/429) the input is waited for only while a job of
+ * this test that references it can still progress: a holder that is settlement_pending,
+ * submission_uncertain or terminal, or unchanged for STALL_POLLS reads, ends the wait at once; so do
+ * the test's cleanup deadline and, with no known holder, a third refusal. What is left behind says why,
+ * with the holder's id and status.
+ */
+export async function deleteInput(
+  t: CheckContext,
+  id: string,
+  as: Role = 'primary',
+): Promise<CleanupOutcome> {
+  const deadline = t.cleanupDeadline ?? Date.now() + t.target.media.pollIntervalMs * STALL_POLLS;
+  for (let refusals = 1; ; refusals++) {
     const res = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(id)}`, { as });
     if (res.status < 300 || res.status === 404) return true;
-    if (res.status !== 409 && res.status !== 429 && res.status !== 423) return false;
+    if (res.status !== 409 && res.status !== 429 && res.status !== 423)
+      return { reason: `DELETE answered ${res.status}` };
+    const holderId = [...jobs(t)].findLast(([, j]) => j.references.includes(id))?.[0];
+    if (holderId === undefined) {
+      if (refusals >= 3)
+        return {
+          reason: `DELETE answered ${res.status} ${refusals} times; no job of this test references it`,
+        };
+    } else {
+      const holder = jobs(t).get(holderId)!;
+      // Read the holder unless the last read is fresh (a wait for the job's end just read it).
+      if (holder.status === undefined || refusals > 1) await readJob(t, holderId, holder.as);
+      const status = holder.status ?? 'unreadable';
+      const held = { job: holderId, status };
+      if (cannotProgress(status) && refusals > 1)
+        return {
+          reason: `DELETE answered ${res.status}: held by job ${holderId}, which is ${status} and will not release it while the suite waits`,
+          holder: held,
+        };
+      if (holder.unchanged >= STALL_POLLS)
+        return {
+          reason: `DELETE answered ${res.status}: held by job ${holderId}, unchanged (${status}) for ${holder.unchanged} reads`,
+          holder: held,
+        };
+      if (Date.now() + t.target.media.pollIntervalMs > deadline)
+        return {
+          reason: `DELETE answered ${res.status}: held by job ${holderId} (${status}) when the cleanup bound of ${Math.round(cleanupBoundMs(t.target) / 1000)} s was reached`,
+          holder: held,
+          bound: true,
+        };
+      // A holder read as done just now: the delete is tried again at once.
+      if (cannotProgress(status)) continue;
+    }
+    if (Date.now() + t.target.media.pollIntervalMs > deadline)
+      return {
+        reason: `DELETE answered ${res.status} when the cleanup bound of ${Math.round(cleanupBoundMs(t.target) / 1000)} s was reached`,
+        bound: true,
+      };
     await sleep(t.target.media.pollIntervalMs);
   }
-  return false;
+}
+
+/** One read of a job (noted for the job's holder checks). */
+async function readJob(t: CheckContext, id: string, as: Role): Promise<HttpResponse> {
+  const res = await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as });
+  noteJob(t, id, isPlainObject(res.json) ? res.json : { status: `unreadable (${res.status})` });
+  return res;
 }
 
 /** Upload a sample (declared with its declared type unless told otherwise); deleted again when the test ends. */
@@ -94,7 +197,11 @@ export async function upload(
   });
   const input = isPlainObject(res.json) && isPlainObject(res.json.input) ? res.json.input : undefined;
   const id = typeof input?.id === 'string' ? input.id : undefined;
-  if (id && res.status < 300) t.onCleanup(`media input ${id} (${file})`, () => deleteInput(t, id, as));
+  // One cleanup per input: replays of an upload (same Idempotency-Key) answer the same input.
+  if (id && res.status < 300 && !mediaOf(t).inputs.has(id)) {
+    mediaOf(t).inputs.add(id);
+    t.onCleanup(`media input ${id} (${file})`, () => deleteInput(t, id, as));
+  }
   const out: Upload = { res };
   if (id) out.id = id;
   if (input) out.input = input;
@@ -123,30 +230,57 @@ export interface JobTrace {
   statuses: string[];
   last?: Record<string, unknown>;
   responses: HttpResponse[];
+  /**
+   * Why polling ended: `until` (the status asked for), `cap` (the poll cap), `unreadable`; with
+   * `bounded`: `stalled` (no change for STALL_POLLS reads), `deadline` (the cleanup bound); `balance`:
+   * settlement_pending after the account's balance ran out (the job is kept, never created again).
+   */
+  end?: 'until' | 'cap' | 'unreadable' | 'stalled' | 'deadline' | 'balance';
 }
 
 /**
  * Poll a job until it reaches a terminal status (or settlement_pending, which the client keeps
- * tracking: bounded here), at the target's interval, at most its poll cap.
+ * tracking: bounded here), at the target's interval, at most its poll cap. `bounded` (cleanups): also
+ * end when the job stops progressing or the test's cleanup deadline comes.
  */
 export async function pollJob(
   t: CheckContext,
   id: string,
-  opts: { as?: Role; until?: (status: string) => boolean } = {},
+  opts: { as?: Role; until?: (status: string) => boolean; bounded?: true } = {},
 ): Promise<JobTrace> {
-  const trace: JobTrace = { id, statuses: [], responses: [] };
+  const trace: JobTrace = { id, statuses: [], responses: [], end: 'cap' };
   const stop = opts.until ?? ((s: string) => TERMINAL_STATUSES.includes(s));
   for (let i = 0; i < t.target.media.pollCap; i++) {
-    const res = await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as: opts.as ?? 'primary' });
+    const res = await readJob(t, id, opts.as ?? 'primary');
     trace.responses.push(res);
-    if (!isPlainObject(res.json)) break;
+    if (!isPlainObject(res.json)) {
+      trace.end = 'unreadable';
+      break;
+    }
     trace.last = res.json;
     const status = String(res.json.status);
     if (trace.statuses[trace.statuses.length - 1] !== status) trace.statuses.push(status);
-    if (stop(status)) break;
+    const end = stop(status)
+      ? 'until'
+      : status === 'settlement_pending' && t.balanceRanOut
+        ? 'balance'
+        : opts.bounded
+          ? boundedEnd(t, id)
+          : undefined;
+    if (end) {
+      trace.end = end;
+      break;
+    }
     await sleep(t.target.media.pollIntervalMs);
   }
   return trace;
+}
+
+function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undefined {
+  if ((jobs(t).get(id)?.unchanged ?? 0) >= STALL_POLLS) return 'stalled';
+  if (t.cleanupDeadline !== undefined && Date.now() + t.target.media.pollIntervalMs > t.cleanupDeadline)
+    return 'deadline';
+  return undefined;
 }
 
 /** The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. */

@@ -44,3 +44,22 @@ export interface Violation {
   expected?: unknown;
   exchangeId?: string;
 }
+
+/** Something a test created and could not remove, with why, when, and the job holding it if one does. */
+export interface LeftBehind {
+  item: string;
+  reason: string;
+  /** When the cleanup gave up on it (ISO 8601). */
+  at: string;
+  holder?: { job: string; status: string };
+  /** The cleanup ended here because the test's cleanup bound was reached. */
+  bound?: true;
+}
+
+export interface CleanupRecord {
+  done: string[];
+  failed: string[];
+  leftBehind?: LeftBehind[];
+  /** How long the test's cleanups took (ms), waits for jobs included. */
+  ms?: number;
+}

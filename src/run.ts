@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { Decimal } from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import type { TestSpecification } from 'vitest/node';
+import { findEntryList, isPlainObject } from './checks/json.ts';
 import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
@@ -20,8 +21,9 @@ import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
 import { mediaTable } from './rules/media.ts';
-import { requestStop, spentPoints } from './runtime/control.ts';
+import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
 import {
+  cleanupBoundMs,
   concurrencySplit,
   PROFILE_PROPERTY_RUNS,
   type Profile,
@@ -42,8 +44,6 @@ export interface RunOptions {
   /** Restrict to suite files whose path contains one of these strings. */
   files?: string[];
   profile?: Profile;
-  /** Stop billable tests once the spend the target reports reaches this many points (decimal string). */
-  budgetPoints?: string;
   /** The plan without a single request to the target. */
   dryRun?: boolean;
   /** A global deadline: when it passes, no test or request starts any more; cleanups still run. */
@@ -135,22 +135,33 @@ export async function runConformance(
     profile,
   };
   if (opts.path !== undefined) run.path = opts.path;
-  if (opts.budgetPoints !== undefined) run.budgetPoints = opts.budgetPoints;
   if (opts.dryRun) run.dryRun = true;
   if (openapi) run.openapi = openapi;
+  // A dry run sends the target nothing, not even these reads.
+  let balanceBefore: Decimal | undefined;
+  if (!preflightFailure && !opts.dryRun) {
+    const balance = await readBalance(client, auth, target);
+    balanceBefore = balance.total;
+    const planned = await planBudget(target, balance.available, client, auth);
+    if (planned.budget) run.budget = planned.budget;
+    if (!opts.quiet) for (const line of planned.lines) log(line);
+    if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
+      log(
+        `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
+      );
+  } else if (opts.dryRun && !opts.quiet) {
+    for (const line of planBudgetLines(target)) log(line);
+  }
   const runFile = join(reportDir, 'run.json');
   writeFileSync(runFile, JSON.stringify(run, null, 2));
 
   let tests: TestResultRecord[] = [];
   let harnessErrors: string[] = [];
-  let balanceBefore: Decimal | undefined;
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
   } else {
     active = { reportDir };
-    // A dry run sends the target nothing, not even this read.
-    if (!opts.dryRun) balanceBefore = await totalPoints(client, auth, target);
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
     const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
     const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
@@ -175,7 +186,8 @@ export async function runConformance(
     }
   }
   if (preflightNote) tests.unshift(preflightNote);
-  const balanceAfter = balanceBefore !== undefined ? await totalPoints(client, auth, target) : undefined;
+  const balanceAfter =
+    balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
   const interrupted = active?.interrupted;
   active = undefined;
   return finish({
@@ -449,7 +461,9 @@ async function finish(c: {
     profile: run.profile,
     points: {
       spent: spentPoints(reportDir).toString(),
-      budget: run.budgetPoints ?? null,
+      budget: run.budget?.points ?? null,
+      ...(run.budget ? { budgetSource: run.budget.source } : {}),
+      ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
       source: 'charged_points and media pending_points reported in the replies of billable requests',
       ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
     },
@@ -517,27 +531,98 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary): void {
-  for (const f of ['stop-requested']) rmSync(join(reportDir, f), { force: true });
+  for (const f of ['stop-requested', BALANCE_FILE]) rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
   writeManifest(reportDir, summary);
 }
 
 /**
- * The primary account's total_points (GET /v1/balance, a read), to cross-check the spend the replies
- * reported against the balance; undefined where it cannot be read as a decimal.
+ * The primary account's total_points and available_points (GET /v1/balance, a read; the envelope is not
+ * shown, so the fields are found at any depth): the total cross-checks the spend the replies reported,
+ * the available points bound the budget. Each undefined where it cannot be read as a decimal.
  */
-async function totalPoints(
+async function readBalance(
   client: HttpClient,
   auth: Record<string, string>,
   target: TargetConfig,
-): Promise<Decimal | undefined> {
-  if (!target.allow.includes('read')) return undefined;
+): Promise<{ total?: Decimal; available?: Decimal }> {
+  if (!target.allow.includes('read')) return {};
   try {
     const res = await client.send({ method: 'GET', path: '/v1/balance', headers: auth });
-    const f = res.status < 300 ? pointsFields(res.json, ['total_points'])[0] : undefined;
-    return f?.verdict.ok ? f.verdict.value : undefined;
+    if (res.status >= 300) return {};
+    const [total] = pointsFields(res.json, ['total_points']);
+    const [available] = pointsFields(res.json, ['available_points']);
+    return {
+      ...(total?.verdict.ok ? { total: total.verdict.value } : {}),
+      ...(available?.verdict.ok ? { available: available.verdict.value } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
+  }
+}
+
+const BUDGET_HOW =
+  'change it with --budget-points N, CONFORMANCE_BUDGET_POINTS or budget_points in the targets file; unlimited lifts it, 0 runs free tests only';
+
+/** The first lines about the budget, before anything is known of the balance (also a dry run's). */
+function planBudgetLines(target: TargetConfig): string[] {
+  if (!target.allow.includes('billable')) return [];
+  const { points, source } = target.budget;
+  const from =
+    source === 'default'
+      ? target.embedded
+        ? 'the embedded reference'
+        : 'the default for a real target'
+      : source;
+  return [
+    points === null
+      ? `points budget: none (${from}); ${BUDGET_HOW}`
+      : `points budget: ${points} points for billable tests (${from}); ${BUDGET_HOW}`,
+  ];
+}
+
+/**
+ * The run's budget: the configured one, bounded by the primary account's available points (read in
+ * preflight) on a real target or when a budget is set ("plan within what is there"), with the media
+ * models of the primary catalog for the admission reserve; and the first lines that say so.
+ */
+async function planBudget(
+  target: TargetConfig,
+  available: Decimal | undefined,
+  client: HttpClient,
+  auth: Record<string, string>,
+): Promise<{ budget?: RunBudget; lines: string[] }> {
+  const lines = planBudgetLines(target);
+  if (!target.allow.includes('billable')) return { lines };
+  let { points } = target.budget;
+  let source =
+    target.budget.source === 'default' ? 'the default budget of a real target' : target.budget.source;
+  let kind: RunBudget['kind'] = 'budget';
+  if (points === null && target.embedded) return { lines };
+  if (available !== undefined && (points === null || available.lt(points))) {
+    lines.push(
+      `balance: the primary account has ${available.toString()} points available, ${points === null ? 'and no budget is set' : `less than the budget of ${points}`}: the run plans within ${available.toString()} points`,
+    );
+    points = Decimal.max(available, 0).toString();
+    source = `the primary account's available points before the run`;
+    kind = 'balance';
+  } else if (available !== undefined) {
+    lines.push(`balance: the primary account has ${available.toString()} points available`);
+  }
+  if (points === null) return { lines };
+  return { budget: { points, source, kind, models: await mediaModels(client, auth) }, lines };
+}
+
+/** The ids of the primary account's media catalog (GET /v1/media/models, any envelope); [] if unreadable. */
+async function mediaModels(client: HttpClient, auth: Record<string, string>): Promise<string[]> {
+  try {
+    const res = await client.send({ method: 'GET', path: '/v1/media/models', headers: auth });
+    if (res.status >= 300) return [];
+    return (findEntryList(res.json)?.entries ?? [])
+      .map((e) => (isPlainObject(e) ? e.id : undefined))
+      .filter((id): id is string => typeof id === 'string');
+  } catch {
+    return [];
   }
 }
 
@@ -577,9 +662,19 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
   for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
   if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
     log(
-      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
+      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
     );
+    for (const l of s.cleanup.details?.slice(0, 10) ?? [])
+      log(
+        `    left behind: ${l.item}${l.holder ? ` (job ${l.holder.job}, ${l.holder.status})` : ''} at ${l.at}: ${l.reason}`,
+      );
+    if ((s.cleanup.details?.length ?? 0) > 10)
+      log(`    ... ${(s.cleanup.details?.length ?? 0) - 10} more in summary.json`);
   }
+  if (s.cleanup.boundReached)
+    log(`  cleanup bound reached in ${s.cleanup.boundReached} test(s): what they still held is left behind`);
+  if (s.points?.balanceRanOut)
+    log(`  ${s.points.balanceRanOut}: billable work stopped there, the remaining billable tests not run`);
   if (s.points && (s.points.spent !== '0' || s.points.budget))
     log(
       `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,

@@ -8,7 +8,14 @@ import type { RefContext } from '../context.ts';
 import { type ErrorKind, sendError } from '../errors.ts';
 import { REPLAYED_HEADER } from '../inference.ts';
 import { isH264, type Measured, measure } from '../media/sniff.ts';
-import { isActive, type MediaInput, type MediaStore, usedBytes } from '../media/store.ts';
+import {
+  isActive,
+  type MediaInput,
+  type MediaJob,
+  type MediaStore,
+  statusOf,
+  usedBytes,
+} from '../media/store.ts';
 import { isUpload, type Upload } from '../media/upload.ts';
 import { VIDEO_MS } from '../media/validate.ts';
 import { raceWindow } from '../race.ts';
@@ -156,9 +163,12 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       return sendError(reply, ctx, kind, kind === 'not_found' ? `No input ${id}.` : 'Not your input.');
     }
     const now = Date.now();
-    const inUse = [...store.jobs.values()].some(
-      (job) => job.referenceIds.includes(id) && isActive(ctx, store, job, now),
-    );
+    // Variant account-runs-out: a job waiting for points (settlement_pending) still holds its inputs
+    // (the contract defines "active" no further; a settlement_pending job is kept alive).
+    const holds = (job: MediaJob) =>
+      isActive(ctx, store, job, now) ||
+      (ctx.variant === 'account-runs-out' && statusOf(ctx, store, job, now).status === 'settlement_pending');
+    const inUse = [...store.jobs.values()].some((job) => job.referenceIds.includes(id) && holds(job));
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);
     // Fault race-delete-vs-job: a window between the check for active jobs and the delete itself.

@@ -63,6 +63,8 @@ export const targetsFileSchema = {
             additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] },
           },
           shared_account: { type: 'boolean' },
+          // Validated further by parseBudget (negative or non-numeric: a message saying so).
+          budget_points: { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string' }] },
         },
       },
     },

@@ -626,6 +626,19 @@ function notRunSection(s: HtmlSummary): string {
 ${list || '<p class="muted">Every test ran.</p>'}</section>`;
 }
 
+/** What was left behind: with why, when and the holding job where the cleanup knew them (else by name). */
+function leftBehindList(s: HtmlSummary): string {
+  const details = s.cleanup?.details;
+  if (!details?.length)
+    return `<ul>${(s.cleanup?.leftBehind ?? []).map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul>`;
+  return `<table class="small-t" data-cleanup="details"><thead><tr><th>what</th><th>held by job</th><th>its status</th><th>when</th><th>why</th></tr></thead>${details
+    .map(
+      (l) =>
+        `<tr><td><code>${esc(l.item)}</code></td><td>${l.holder ? `<code>${esc(l.holder.job)}</code>` : '<span class="muted">none known</span>'}</td><td>${l.holder ? esc(l.holder.status) : ''}</td><td><code>${esc(l.at)}</code></td><td>${esc(l.reason)}</td></tr>`,
+    )
+    .join('')}</table>`;
+}
+
 function cleanupSection(s: HtmlSummary): string {
   const kind = (label: string) => {
     const words: string[] = [];
@@ -655,7 +668,8 @@ function cleanupSection(s: HtmlSummary): string {
   return `<section id="cleanup"><h2>Cleanup</h2>
 <p><strong data-cleanup="cleaned">${esc(s.cleanup?.cleaned ?? 0)}</strong> created things removed again; <strong data-cleanup="left" class="${left.length ? 'c-failed' : ''}">${esc(left.length)}</strong> left behind.</p>
 ${table}
-${left.length ? `<div class="warn"><p>Left behind on the target (remove by hand):</p><ul>${left.map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul></div>` : ''}
+${left.length ? `<div class="warn"><p>Left behind on the target (remove by hand):</p>${leftBehindList(s)}</div>` : ''}
+${s.cleanup?.boundReached ? `<p class="warn" data-cleanup="bound">The cleanup bound was reached in ${esc(plural(s.cleanup.boundReached, 'test'))}.</p>` : ''}
 </section>`;
 }
 
@@ -666,6 +680,8 @@ function extrasSections(s: HtmlSummary): string {
     out.push(`<section id="points"><h2>Points</h2><table class="facts">
 <tr><th>Spent</th><td><strong>${p.spent === null ? '<span class="muted">unknown</span>' : `<code>${esc(p.spent)}</code>`}</strong></td></tr>
 ${p.budget !== undefined ? `<tr><th>Budget</th><td>${p.budget === null ? '<span class="muted">none</span>' : `<code>${esc(p.budget)}</code>`}</td></tr>` : ''}
+${p.budgetSource ? `<tr><th>Budget from</th><td>${esc(p.budgetSource)}</td></tr>` : ''}
+${p.balanceRanOut ? `<tr><th>Balance</th><td class="c-failed">${esc(p.balanceRanOut)}: billable work stopped there</td></tr>` : ''}
 ${p.source ? `<tr><th>Source</th><td>${esc(p.source)}</td></tr>` : ''}
 ${p.balanceDelta !== undefined ? `<tr><th>Primary balance moved</th><td><code>${esc(p.balanceDelta)}</code> <span class="muted">(total_points before minus after; other traffic on the account moves it too)</span></td></tr>` : ''}</table></section>`);
   }

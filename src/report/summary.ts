@@ -1,5 +1,5 @@
 import type { Exchange } from '../http/client.ts';
-import type { Effect, Outcome, Role, Violation } from '../model.ts';
+import type { CleanupRecord, Effect, LeftBehind, Outcome, Role, Violation } from '../model.ts';
 import { coverage } from './reporter.ts';
 
 export interface TestResultRecord {
@@ -14,7 +14,7 @@ export interface TestResultRecord {
   violations: Array<Violation & { count: number }>;
   exchanges: Exchange[];
   exchangeCount: number;
-  cleanup?: { done: string[]; failed: string[] };
+  cleanup?: CleanupRecord;
   /** Dry run: the test would have run. */
   planned?: boolean;
 }
@@ -41,8 +41,11 @@ export interface Summary {
   advisoryRequirements: Record<string, number>;
   coverage: { testable: number; tested: number; untested: string[]; unknownIds: string[] };
   exchanges: { file: string; count: number };
-  /** Things the run created and removed again; what it could not remove is listed by name. */
-  cleanup: { cleaned: number; leftBehind: string[] };
+  /**
+   * Things the run created and removed again; what it could not remove is listed by name, and in
+   * `details` with why, when, and the job holding it; `boundReached`: tests whose cleanup bound ended it.
+   */
+  cleanup: { cleaned: number; leftBehind: string[]; details?: LeftBehind[]; boundReached?: number };
   tests: TestResultRecord[];
   /** quick | standard | thorough. */
   profile?: string;
@@ -53,6 +56,10 @@ export interface Summary {
     source: string;
     /** The primary account's total_points before minus after the run (other traffic may move it too). */
     balanceDelta?: string;
+    /** Where the budget came from (a flag, the environment, the file, the default, the available balance). */
+    budgetSource?: string;
+    /** Why billable work stopped: the primary account could not pay any more. */
+    balanceRanOut?: string;
   };
   /** Why the run stopped early (Ctrl-C, its deadline): the tests it did not reach are not run. */
   interrupted?: string;
@@ -98,6 +105,17 @@ export const OUTCOMES: Outcome[] = [
   'harness_error',
 ];
 
+function cleanupOf(tests: TestResultRecord[]): Summary['cleanup'] {
+  const details = tests.flatMap((t) => t.cleanup?.leftBehind ?? []);
+  const boundReached = tests.filter((t) => t.cleanup?.leftBehind?.some((l) => l.bound)).length;
+  return {
+    cleaned: tests.reduce((n, t) => n + (t.cleanup?.done.length ?? 0), 0),
+    leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
+    ...(details.length ? { details } : {}),
+    ...(boundReached ? { boundReached } : {}),
+  };
+}
+
 /** The verdict and tallies of a list of test records (a run, or shards merged into one). */
 export function aggregate(
   tests: TestResultRecord[],
@@ -125,9 +143,6 @@ export function aggregate(
     failedRequirements: tally('failure'),
     advisoryRequirements: tally('advisory'),
     coverage: coverage(tests),
-    cleanup: {
-      cleaned: tests.reduce((n, t) => n + (t.cleanup?.done.length ?? 0), 0),
-      leftBehind: tests.flatMap((t) => t.cleanup?.failed ?? []),
-    },
+    cleanup: cleanupOf(tests),
   };
 }

@@ -3,14 +3,23 @@ import { describe, test } from 'vitest';
 import { requirement } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
 import { suspiciousFields } from '../checks/leaks.ts';
+import { pointsFields } from '../checks/points.ts';
 import { pointsChecks } from '../checks/points-generic.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
-import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
-import { recordSpend, spentPoints, stopReason } from './control.ts';
+import type { CleanupRecord, Effect, Hint, LeftBehind, Outcome, Role, Violation } from '../model.ts';
+import {
+  admission,
+  balanceOut,
+  balanceSignal,
+  markBalanceOut,
+  recordSpend,
+  spendOf,
+  stopReason,
+} from './control.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { concurrencySplit, runConfig } from './run-config.ts';
+import { cleanupBoundMs, concurrencySplit, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -26,8 +35,11 @@ export interface TestRecord {
   /** Dry run: the test would have run (it is reported as not run with that reason). */
   planned?: boolean;
   /** What the test created and then cleaned up, and what it could not clean up. */
-  cleanup?: { done: string[]; failed: string[] };
+  cleanup?: CleanupRecord;
 }
+
+/** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
+export type CleanupOutcome = true | false | Omit<LeftBehind, 'item' | 'at'>;
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -77,7 +89,14 @@ export class CheckContext {
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
   exchangeCount = 0;
-  private readonly cleanups: Array<{ label: string; fn: () => Promise<boolean> }> = [];
+  private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
+  /**
+   * Why the primary account's balance ran out, when one of this test's own replies showed it, and how
+   * many violations the test had recorded by then.
+   */
+  balanceRanOut: { reason: string; violations: number } | undefined;
+  /** While cleanups run: when they must end (epoch ms). */
+  cleanupDeadline: number | undefined;
   private readonly client: HttpClient;
 
   constructor(
@@ -148,18 +167,47 @@ export class CheckContext {
     // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
     const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
     if (stop) throw new StopSignal(stop);
-    const budget = this.w.run.budgetPoints;
-    if (budget !== undefined && this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-      const spent = spentPoints(this.w.run.reportDir);
-      if (spent.gte(budget))
-        throw new StopSignal(
-          `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
-        );
+    const model = modelOf(req.json);
+    if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
+      const refused =
+        balanceOut(this.w.run.reportDir) ?? admission(this.w.run.reportDir, this.w.run.budget, model);
+      if (refused) throw new StopSignal(refused);
     }
     const res = await this.client.send(spec);
-    recordSpend(this.w.run.reportDir, res);
+    recordSpend(this.w.run.reportDir, res, model);
     if (!req.raw) this.checkExchange(res);
+    if (as === 'primary') await this.noteBalance(res);
     return res;
+  }
+
+  /**
+   * A reply of the primary account that shows its balance ran out stops billable work run-wide: a job
+   * waiting for points, or a billable refusal (402/429) after which the balance read shows less
+   * available than the costliest reply of the run (a 429 may be any protection, so it alone proves nothing).
+   */
+  private async noteBalance(res: HttpResponse): Promise<void> {
+    const signal = balanceSignal(res);
+    if (!signal) return;
+    let reason: string | undefined;
+    if (signal.kind === 'settlement_pending') {
+      reason = `the account's balance ran out: job ${signal.job} is settlement_pending (the account cannot pay; it is tracked by its id, never created again)`;
+    } else {
+      // The test reads the answer to what it sent (a property discards a case answered 429), not this read.
+      const answer = this.lastExchange;
+      const read = await this.client.send({
+        method: 'GET',
+        path: '/v1/balance',
+        headers: { authorization: `Bearer ${this.keyOf('primary')}` },
+      });
+      this.lastExchange = answer;
+      this.checkExchange(read);
+      const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
+      if (available?.verdict.ok && available.verdict.value.lte(spendOf(this.w.run.reportDir).max))
+        reason = `the account's balance ran out: ${res.method} ${res.rawPath} answered ${res.status} with ${available.verdict.value.toString()} points available`;
+    }
+    if (!reason) return;
+    this.balanceRanOut ??= { reason, violations: this.violations.length };
+    markBalanceOut(this.w.run.reportDir, reason);
   }
 
   get(path: string, req: Req = {}): Promise<HttpResponse> {
@@ -233,25 +281,38 @@ export class CheckContext {
    * Register something the test created, to be removed when the test ends, failed or not (last in,
    * first out). `fn` resolves true when the thing is gone; false or a throw lists it as left behind.
    */
-  onCleanup(label: string, fn: () => Promise<boolean>): void {
+  onCleanup(label: string, fn: () => Promise<CleanupOutcome>): void {
     this.cleanups.push({ label, fn });
   }
 
   private cleaning = false;
 
-  async runCleanups(): Promise<{ done: string[]; failed: string[] }> {
+  /**
+   * Run the cleanups, last in first out, within cleanupBoundMs in all (each cleanup reads
+   * cleanupDeadline; one that starts after it still tries once, without waiting).
+   */
+  async runCleanups(): Promise<CleanupRecord> {
     this.cleaning = true;
-    const out = { done: [] as string[], failed: [] as string[] };
+    const started = Date.now();
+    this.cleanupDeadline = started + cleanupBoundMs(this.target);
+    const out: CleanupRecord = { done: [], failed: [] };
     for (const c of this.cleanups.reverse()) {
-      let ok = false;
+      let result: CleanupOutcome;
       try {
-        ok = await c.fn();
-      } catch {
-        ok = false;
+        result = await c.fn();
+      } catch (err) {
+        result = { reason: `the cleanup threw: ${err instanceof Error ? err.message : String(err)}` };
       }
-      (ok ? out.done : out.failed).push(c.label);
+      if (result === true) {
+        out.done.push(c.label);
+        continue;
+      }
+      out.failed.push(c.label);
+      const why = result === false ? { reason: 'not removed' } : result;
+      out.leftBehind = [...(out.leftBehind ?? []), { item: c.label, at: new Date().toISOString(), ...why }];
     }
     this.cleanups.length = 0;
+    out.ms = Date.now() - started;
     return out;
   }
 
@@ -266,6 +327,12 @@ export class CheckContext {
 
 export class ConformanceFailure extends Error {
   override name = 'ConformanceFailure';
+}
+
+/** The model a request body names, if any (what a billable request buys). */
+function modelOf(json: unknown): string | undefined {
+  const model = (json as { model?: unknown } | null | undefined)?.model;
+  return typeof json === 'object' && json !== null && typeof model === 'string' ? model : undefined;
 }
 
 function formatFailure(violations: Violation[]): string {
@@ -341,12 +408,9 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     }
     const stop = stopReason(w.run.reportDir);
     if (stop) notRun(stop);
-    if (spec.effect === 'billable' && w.run.budgetPoints !== undefined) {
-      const spent = spentPoints(w.run.reportDir);
-      if (spent.gte(w.run.budgetPoints))
-        notRun(
-          `points budget reached: ${spent.toString()} of ${w.run.budgetPoints} points spent (--budget-points)`,
-        );
+    if (spec.effect === 'billable') {
+      const refused = balanceOut(w.run.reportDir) ?? admission(w.run.reportDir, w.run.budget);
+      if (refused) notRun(refused);
     }
     if (w.run.dryRun) {
       record.planned = true;
@@ -394,6 +458,18 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
     let failures = t.violations.filter((v) => v.severity === 'failure');
+    // The account could not pay for what this test asked: not the target's failure. What the test found
+    // before its balance ran out stands; what came after is not judged, and a test with nothing else is not run.
+    if (t.balanceRanOut) {
+      const after = t.violations.slice(t.balanceRanOut.violations);
+      for (const v of failures.filter((f) => after.includes(f))) {
+        v.level = 'notable';
+        v.severity = 'advisory';
+        v.message = `not judged, the account's balance ran out: ${v.message}`;
+      }
+      failures = failures.filter((f) => !after.includes(f));
+      if (failures.length === 0) notRun(t.balanceRanOut.reason);
+    }
     // A limit or protection of the target refused a request the rule needed answered: not judged.
     const limited = spec.judges429
       ? []

@@ -23,23 +23,33 @@ import type { HttpResponse } from '../http/client.ts';
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
 
-/** Ask every worker of the run to stop starting tests and requests (running cleanups still run). */
-export function requestStop(reportDir: string, reason: string): void {
-  if (!existsSync(join(reportDir, STOP_FILE))) writeFileSync(join(reportDir, STOP_FILE), reason);
+/**
+ * A run-wide flag with its reason: a file of the report directory, set once by any worker, read by
+ * every one (cached once set, by report directory: one process may hold several runs one after another).
+ */
+function runFlag(name: string, fallback: string) {
+  const seen = new Map<string, string>();
+  return {
+    set(reportDir: string, reason: string): void {
+      if (!existsSync(join(reportDir, name))) writeFileSync(join(reportDir, name), reason);
+    },
+    get(reportDir: string): string | undefined {
+      const known = seen.get(reportDir);
+      if (known) return known;
+      const file = join(reportDir, name);
+      if (!existsSync(file)) return undefined;
+      const reason = readFileSync(file, 'utf8') || fallback;
+      seen.set(reportDir, reason);
+      return reason;
+    },
+  };
 }
 
-/** Stop reasons seen, by report directory (one process may hold several runs one after another). */
-const stopped = new Map<string, string>();
+const stopFlag = runFlag(STOP_FILE, 'the run was stopped');
+/** Ask every worker of the run to stop starting tests and requests (running cleanups still run). */
+export const requestStop = stopFlag.set;
 /** The reason the run was asked to stop, if it was. */
-export function stopReason(reportDir: string): string | undefined {
-  const seen = stopped.get(reportDir);
-  if (seen) return seen;
-  const file = join(reportDir, STOP_FILE);
-  if (!existsSync(file)) return undefined;
-  const reason = readFileSync(file, 'utf8') || 'the run was stopped';
-  stopped.set(reportDir, reason);
-  return reason;
-}
+export const stopReason = stopFlag.get;
 
 /** The billable endpoints whose replies report what a request charged or held. */
 export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
@@ -62,29 +72,37 @@ export function spentBy(res: HttpResponse): Decimal | undefined {
   return total.isZero() ? undefined : total;
 }
 
-export function recordSpend(reportDir: string, res: HttpResponse): void {
+export function recordSpend(reportDir: string, res: HttpResponse, model?: string): void {
   const points = spentBy(res);
   if (!points) return;
   appendFileSync(
     join(reportDir, SPEND_FILE),
-    `${JSON.stringify({ exchange: res.exchange.id, path: res.rawPath, points: points.toString() })}\n`,
+    `${JSON.stringify({ exchange: res.exchange.id, path: res.rawPath, points: points.toString(), ...(model ? { model } : {}) })}\n`,
   );
 }
 
+/** The run's spend so far, as the target reported it: the total, the costliest reply, the models bought. */
+export interface Spend {
+  total: Decimal;
+  max: Decimal;
+  models: Set<string>;
+}
+
 /** What this worker has already summed of each spend file: complete lines only, by byte offset. */
-const tallies = new Map<string, { offset: number; total: Decimal }>();
+const tallies = new Map<string, { offset: number; spend: Spend }>();
 
 /**
- * The points the run has spent so far, as the target reported them. Called before every billable
- * request when a budget is set: only the bytes appended since the last call are read.
+ * The run's spend so far (all workers). Called before every billable request when a budget is set:
+ * only the bytes appended since the last call are read.
  */
-export function spentPoints(reportDir: string): Decimal {
+export function spendOf(reportDir: string): Spend {
   const file = join(reportDir, SPEND_FILE);
-  if (!existsSync(file)) return new Decimal(0);
+  const empty = (): Spend => ({ total: new Decimal(0), max: new Decimal(0), models: new Set() });
+  if (!existsSync(file)) return empty();
   const size = statSync(file).size;
   let tally = tallies.get(file);
   // A new spend file at the same path (a later run into the same directory) starts a new tally.
-  if (!tally || size < tally.offset) tally = { offset: 0, total: new Decimal(0) };
+  if (!tally || size < tally.offset) tally = { offset: 0, spend: empty() };
   if (size > tally.offset) {
     const buf = Buffer.alloc(size - tally.offset);
     const fd = openSync(file, 'r');
@@ -99,7 +117,11 @@ export function spentPoints(reportDir: string): Decimal {
     for (const line of complete.split('\n')) {
       if (!line) continue;
       try {
-        tally.total = tally.total.plus(new Decimal((JSON.parse(line) as { points: string }).points));
+        const entry = JSON.parse(line) as { points: string; model?: string };
+        const points = new Decimal(entry.points);
+        tally.spend.total = tally.spend.total.plus(points);
+        tally.spend.max = Decimal.max(tally.spend.max, points);
+        if (entry.model) tally.spend.models.add(entry.model);
       } catch {
         // a malformed line: ignored (the budget errs only by that line)
       }
@@ -107,5 +129,91 @@ export function spentPoints(reportDir: string): Decimal {
     tally.offset += Buffer.byteLength(complete);
     tallies.set(file, tally);
   }
-  return tally.total;
+  return tally.spend;
+}
+
+/** The points the run has spent so far, as the target reported them. */
+export function spentPoints(reportDir: string): Decimal {
+  return spendOf(reportDir).total;
+}
+
+/** The budget of a run's billable work, as the workers apply it. */
+export interface RunBudget {
+  /**
+   * The effective budget (decimal string): the configured one, or the primary account's available
+   * points (preflight) when those are fewer.
+   */
+  points: string;
+  /** Where it came from, as every reason citing it says. */
+  source: string;
+  /** `balance`: the budget is the primary account's available points (fewer than any budget set). */
+  kind: 'budget' | 'balance';
+  /**
+   * The media models of the primary account's catalog (preflight): while one is not bought yet, a part of
+   * the budget is kept for its first job (see admission).
+   */
+  models: string[];
+}
+
+/** The most of a budget kept for first jobs of models not bought yet. */
+export const RESERVE_SHARE = 0.25;
+
+/**
+ * Whether a billable request (or test, without a model) may start under the run's budget; the reason
+ * it may not. Why a reserve: a budget too small for the whole plan should buy what proves most per
+ * point first, and a model's first job proves more than its second; tests run in file order, so while
+ * some media model is not bought yet, a model bought already gets no more than the budget minus a
+ * reserve of (models not bought) x (the costliest reply so far), at most RESERVE_SHARE of the budget.
+ * Run-wide: the spend file is shared by every worker thread.
+ */
+export function admission(
+  reportDir: string,
+  budget: RunBudget | undefined,
+  model?: string,
+): string | undefined {
+  if (!budget) return undefined;
+  const limit = new Decimal(budget.points);
+  if (limit.isZero()) return `points budget of 0 (${budget.source}): billable tests are not run`;
+  const spend = spendOf(reportDir);
+  if (spend.total.gte(limit))
+    return budget.kind === 'balance'
+      ? `the account's balance ran out: ${spend.total.toString()} of the ${budget.points} points available before the run spent`
+      : `points budget reached: ${spend.total.toString()} of ${budget.points} points spent (${budget.source})`;
+  if (model === undefined || !spend.models.has(model)) return undefined;
+  const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
+  const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
+  if (spend.total.plus(reserve).lt(limit)) return undefined;
+  return `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`;
+}
+
+export const BALANCE_FILE = 'balance-ran-out';
+
+const balanceFlag = runFlag(BALANCE_FILE, "the account's balance ran out");
+/**
+ * The primary account cannot pay any more: billable work stops run-wide (every worker reads the flag),
+ * the remaining billable tests are not run with this reason. Not a failure of the target.
+ */
+export const markBalanceOut = balanceFlag.set;
+/** Why the primary account's balance ran out, if it did. */
+export const balanceOut = balanceFlag.get;
+
+const JOB_REPLY = /^\/v1\/media\/jobs(\/[^/?]+)?(\?|$)/;
+
+/**
+ * What a reply to the primary key says about its balance: a media job waiting for points
+ * (`settlement_pending`: "top up needed points, then keep tracking the same job"), or a billable
+ * request refused with 402 or 429 (the code of an insufficient-balance refusal is not shown, and a
+ * 429 may be any protection: the caller confirms it against the balance).
+ */
+export function balanceSignal(
+  res: HttpResponse,
+): { kind: 'settlement_pending'; job: string } | { kind: 'refused' } | undefined {
+  if (res.status >= 200 && res.status < 300 && JOB_REPLY.test(res.rawPath) && isPlainObject(res.json)) {
+    if (res.json.status === 'settlement_pending')
+      return { kind: 'settlement_pending', job: String(res.json.id ?? res.rawPath.split('/').pop()) };
+    return undefined;
+  }
+  if (res.method === 'POST' && BILLABLE.test(res.rawPath) && (res.status === 402 || res.status === 429))
+    return { kind: 'refused' };
+  return undefined;
 }

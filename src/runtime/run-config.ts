@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
+import type { RunBudget } from './control.ts';
 
 /** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {
@@ -19,8 +20,8 @@ export interface RunConfig {
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
   profile: Profile;
-  /** Billable tests stop once the points the target reports as spent reach this (decimal string). */
-  budgetPoints?: string;
+  /** The points budget of billable work (absent: none), applied run-wide by admission (control.ts). */
+  budget?: RunBudget;
   /** List the plan without sending a request: every test records whether it would run, and why not. */
   dryRun?: boolean;
   /** The live description as fetched once by the CLI. */
@@ -54,6 +55,15 @@ export function concurrencySplit(concurrency: number, cores: number): { workers:
     if (Number.isInteger(perWorker) && perWorker <= PER_WORKER) return { workers, perWorker };
   }
   return { workers: c, perWorker: 1 };
+}
+
+/**
+ * How long one test's cleanups may take in all (waiting for jobs that hold its inputs included): twelve
+ * poll intervals of the target (60 s at the default 5 s), at least 10 s, at most half the test timeout.
+ * Why: a holder is waited for only while it progresses, and never silently for minutes.
+ */
+export function cleanupBoundMs(target: TargetConfig): number {
+  return Math.min(target.timeouts.testMs / 2, Math.max(10_000, 12 * target.media.pollIntervalMs));
 }
 
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';

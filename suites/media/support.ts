@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { TransportError } from '../../src/errors.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
-import { mediaCatalog, pollJob, TERMINAL_STATUSES, upload } from '../../src/media.ts';
+import { mediaCatalog, pollJob, TERMINAL_STATUSES, trackJob, upload } from '../../src/media.ts';
 import { type MediaModel, mediaTable } from '../../src/rules/media.ts';
 import type { Req } from '../../src/runtime/check.ts';
 import { type CheckContext, errorCode, isSuccess } from '../../src/suite.ts';
@@ -97,13 +97,30 @@ export async function postJob(
   const res = await createOnce(t, body, { ...req, headers });
   const id = (res.json as { id?: unknown } | undefined)?.id;
   if (isSuccess(res.status) && typeof id === 'string') {
+    const as = req.as && req.as !== 'none' ? req.as : 'primary';
+    trackJob(t, id, referencesIn(body), as);
     t.onCleanup(`media job ${id} (waited for its end)`, async () => {
-      const as = req.as && req.as !== 'none' ? req.as : 'primary';
-      const trace = await pollJob(t, id, { as, until: (s) => SETTLED.includes(s) });
-      return SETTLED.includes(trace.statuses.at(-1) ?? '');
+      const trace = await pollJob(t, id, { as, until: (s) => SETTLED.includes(s), bounded: true });
+      const status = trace.statuses.at(-1) ?? 'unreadable';
+      if (SETTLED.includes(status)) return true;
+      return {
+        reason: `job not settled when the wait ended (${trace.end}): still ${status}`,
+        holder: { job: id, status },
+        ...(trace.end === 'deadline' ? { bound: true as const } : {}),
+      };
     });
   }
   return res;
+}
+
+/** The input ids a job request references (the contract's reference fields, under `parameters`). */
+function referencesIn(body: unknown): string[] {
+  const parameters = (body as { parameters?: unknown } | undefined)?.parameters;
+  if (typeof parameters !== 'object' || parameters === null) return [];
+  return table.reference_fields.flatMap((f) => {
+    const v = (parameters as Record<string, unknown>)[f];
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  });
 }
 
 const SETTLED = [...TERMINAL_STATUSES, 'settlement_pending'];

@@ -501,6 +501,16 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     return dropped && again.status === 201 && again.headers.get('idempotent-replayed') === 'true';
   },
   // ==== end of the media block
+  'account-runs-out': async (ref) => {
+    if ((await balance(ref)).body.total_points !== '50') return false;
+    // 67 images at 0.75 points hold 50.25: the account is spent before the last one settles.
+    for (let i = 0; i < 67; i++) await createJob(ref, jobBody('wc-100010'));
+    const input = await inputId(ref);
+    const job = await createJob(ref, jobBody('wc-100011', [input]));
+    const pending = await readsUntil(ref, job.body.id, (read) => read.body?.status === 'settlement_pending');
+    const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
+    return pending && del.status === 409;
+  },
   'guard-429-sometimes': async (ref) => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {

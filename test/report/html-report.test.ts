@@ -381,6 +381,40 @@ describe('the HTML report (rendered from a summary)', () => {
     expect(more).toMatch(/id="drift".*\/v1\/x.*breaking/s);
   });
 
+  it('lists what was left behind with the job holding it, its status, the time and why', () => {
+    const held = renderHtmlReport({
+      summary: {
+        ...summary,
+        points: {
+          spent: '50.5',
+          budget: '50',
+          source: 'charged_points',
+          budgetSource: "the primary account's available points before the run",
+          balanceRanOut: "the account's balance ran out: job job_9 is settlement_pending",
+        },
+        cleanup: {
+          cleaned: 1,
+          leftBehind: ['media input in_2 (b.png)'],
+          details: [
+            {
+              item: 'media input in_2 (b.png)',
+              reason: 'DELETE answered 409: held by job job_9, which is settlement_pending',
+              at: '2026-11-23T22:00:00.000Z',
+              holder: { job: 'job_9', status: 'settlement_pending' },
+            },
+          ],
+          boundReached: 1,
+        },
+      },
+      requirements: REQUIREMENTS,
+    });
+    expect(held).toMatch(
+      /data-cleanup="details".*<code>media input in_2 \(b\.png\)<\/code><\/td><td><code>job_9<\/code><\/td><td>settlement_pending<\/td><td><code>2026-11-23T22:00:00\.000Z<\/code><\/td><td>DELETE answered 409/s,
+    );
+    expect(held).toContain('data-cleanup="bound"');
+    expect(held).toContain(`Balance</th><td class="c-failed">the account's balance ran out: job job_9`);
+  });
+
   it('shows known failures apart from failures, and an interrupted run as incomplete', () => {
     const base = unitSummary();
     const tests = base.tests.map((t) =>

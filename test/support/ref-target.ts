@@ -48,6 +48,8 @@ export function writeRefTargets(
       `    timeouts: { stream_ms: ${opts.streamMs ?? 3000}${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
       '    media: { poll_interval_ms: 50, poll_cap: 200 }',
       `    concurrency: ${opts.concurrency ?? 6}`,
+      // No budget of its own (the reference's primary account bounds the run with its available points).
+      '    budget_points: unlimited',
       ...(opts.extra ?? []),
       '',
     ].join('\n'),

@@ -2,7 +2,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTargetsFile, resolveTarget } from '../../src/config/targets.ts';
+import {
+  DEFAULT_BUDGET_POINTS,
+  loadTargetsFile,
+  parseBudget,
+  resolveTarget,
+} from '../../src/config/targets.ts';
 import { UsageError } from '../../src/errors.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-targets-'));
@@ -116,5 +121,52 @@ describe('target resolution', () => {
       /must be an http or https URL/,
     );
     expect(() => resolveTarget({ allow: 'read,pay' }, {})).toThrowError(/unknown side-effect class 'pay'/);
+  });
+});
+
+describe('points budget', () => {
+  const env = { K: 'sk-test-0123456789' };
+  const real = (extra = '') =>
+    file(
+      `budget-${Math.random()}.yaml`,
+      `targets:\n  - name: a\n    base_url: http://x.test\n    keys: { primary: K }\n${extra}`,
+    );
+
+  it('a real target defaults to 100 points, the embedded reference to none', () => {
+    expect(resolveTarget({ targets: real(), target: 'a' }, env).budget).toEqual({
+      points: DEFAULT_BUDGET_POINTS,
+      source: 'default',
+    });
+    expect(DEFAULT_BUDGET_POINTS).toBe('100');
+    expect(resolveTarget({}, {}).budget).toEqual({ points: null, source: 'default' });
+  });
+
+  it('resolves flags > environment > file > default; unlimited is no budget', () => {
+    const p = real('    budget_points: 40\n');
+    expect(resolveTarget({ targets: p, target: 'a' }, env).budget).toEqual({
+      points: '40',
+      source: 'targets file',
+    });
+    expect(
+      resolveTarget({ targets: p, target: 'a' }, { ...env, CONFORMANCE_BUDGET_POINTS: '12.5' }).budget,
+    ).toEqual({ points: '12.5', source: 'CONFORMANCE_BUDGET_POINTS' });
+    expect(
+      resolveTarget(
+        { targets: p, target: 'a', budgetPoints: 'unlimited' },
+        { ...env, CONFORMANCE_BUDGET_POINTS: '12.5' },
+      ).budget,
+    ).toEqual({ points: null, source: '--budget-points' });
+    expect(resolveTarget({ budgetPoints: '0' }, {}).budget).toEqual({
+      points: '0',
+      source: '--budget-points',
+    });
+  });
+
+  it('refuses a negative or non-numeric budget, saying which', () => {
+    expect(() => parseBudget('-1', '--budget-points')).toThrowError(UsageError);
+    expect(() => parseBudget('-1', '--budget-points')).toThrowError(/'-1' is negative/);
+    expect(() => parseBudget('ten', '--budget-points')).toThrowError(/'ten' is not a number of points/);
+    expect(() => parseBudget('1e3', 'X')).toThrowError(/not a number of points/);
+    expect(parseBudget(' 7.25 ', 'X')).toBe('7.25');
   });
 });

@@ -1,0 +1,219 @@
+/**
+ * Acceptance tests of a run on a real account (issue 12): the default budget and how it is changed,
+ * a budget of 0, bad budgets, a primary account of 50 points (variant account-runs-out) that the run
+ * plans within, and the same account drained by another client mid-run, so that the run's jobs wait
+ * for points (settlement_pending) and hold their inputs: the run stops billable work and ends bounded,
+ * the held inputs listed as left behind with the job holding them. Each runs the real CLI.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pkgPath } from '../src/paths.ts';
+import type { Summary } from '../src/report/summary.ts';
+import { runCli } from './helpers.ts';
+import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
+
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-account-')), name);
+const BALANCE_OUT = /^the account's balance ran out/;
+/** The cleanup bound of the reference targets (50 ms polls): cleanupBoundMs gives its 10 s floor. */
+const CLEANUP_BOUND_MS = 10_000;
+
+/** Billable POSTs the run sent (exchanges.ndjson). */
+const billablePosts = (dir: string) =>
+  readFileSync(join(dir, 'exchanges.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method: string; path: string })
+    .filter((e) => e.method === 'POST' && /^\/v1\/(chat|responses|embeddings|media\/jobs)/.test(e.path));
+
+describe('budget flags', { timeout: 120_000 }, () => {
+  const key = { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' };
+  const offline = ['--base-url', 'http://127.0.0.1:9', '--allow', 'all', '--dry-run', '--quiet'];
+
+  it.for([
+    [['--budget-points', '-1'], /--budget-points: '-1' is negative/],
+    [['--budget-points=-1'], /--budget-points: '-1' is negative/],
+    [['--budget-points', '-0.5'], /--budget-points: '-0.5' is negative/],
+    [['--budget-points', 'lots'], /--budget-points: 'lots' is not a number of points/],
+    [['--budget-points', '1e3'], /--budget-points: '1e3' is not a number of points/],
+  ] as const)('%s is a usage error saying what is wrong (exit 2)', async ([args, message]) => {
+    const run = await runCli([...offline, ...args], key);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).not.toMatch(/ambiguous|\n\s+at /);
+  });
+
+  it('a bad CONFORMANCE_BUDGET_POINTS or budget_points is a usage error too', async () => {
+    const env = await runCli(offline, { ...key, CONFORMANCE_BUDGET_POINTS: '-3' });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/CONFORMANCE_BUDGET_POINTS: '-3' is negative/);
+    const file = tmp('targets.yaml');
+    writeFileSync(
+      file,
+      'targets:\n  - name: t\n    base_url: http://127.0.0.1:9\n    keys: { primary: K }\n    budget_points: many\n',
+    );
+    const bad = await runCli(['--targets', file, '--dry-run', '--quiet'], { K: 'sk-not-used-0123456789' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/target 't': budget_points: 'many' is not a number of points/);
+    writeFileSync(
+      file,
+      'targets:\n  - name: t\n    base_url: http://127.0.0.1:9\n    keys: { primary: K }\n    budget_points: -1\n',
+    );
+    const negative = await runCli(['--targets', file, '--dry-run', '--quiet'], {
+      K: 'sk-not-used-0123456789',
+    });
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(/line 5, \/targets\/0\/budget_points/);
+  });
+});
+
+describe('a run on a real account', { timeout: 300_000 }, () => {
+  let ref: RefTarget;
+  beforeAll(async () => {
+    ref = await refTarget({ variant: 'account-runs-out' });
+  });
+  afterAll(async () => {
+    await ref.close();
+  });
+
+  it('a real target gets the default budget, said in the first lines with how to change it', async () => {
+    const dir = tmp('default');
+    const run = await runCli(['--suite', 'health', '--report-dir', dir], {
+      CONFORMANCE_BASE_URL: ref.url,
+      CONFORMANCE_API_KEY: ref.keys.primary,
+      CONFORMANCE_ALLOW: 'all',
+    });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const first = run.stdout.split('\n').slice(0, 3).join('\n');
+    expect(first).toContain('points budget: 100 points for billable tests (the default for a real target)');
+    expect(first).toContain('--budget-points N, CONFORMANCE_BUDGET_POINTS or budget_points');
+    expect(first).toMatch(
+      /balance: the primary account has 50 points available, less than the budget of 100/,
+    );
+    expect(summaryOf(dir).points?.budget).toBe('50');
+  });
+
+  it('--budget-points 0 runs only the free tests', async () => {
+    const dir = tmp('zero');
+    const run = await runCli(
+      [...targetArgs(ref), '--budget-points', '0', '--suite', 'media/lifecycle,health', '--report-dir', dir],
+      ref.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const s = summaryOf(dir);
+    const billable = s.tests.filter((t) => t.effect === 'billable');
+    expect(billable.length).toBeGreaterThan(0);
+    for (const t of billable) {
+      expect(t.outcome).toBe('not_run');
+      expect(t.reason).toMatch(/points budget of 0 \(--budget-points\): billable tests are not run/);
+    }
+    expect(s.tests.filter((t) => t.effect !== 'billable' && t.outcome === 'passed').length).toBeGreaterThan(
+      0,
+    );
+    expect(billablePosts(dir)).toEqual([]);
+  });
+
+  it('an account of 50 points: the run plans within them and ends bounded, the rest not run for the balance', async () => {
+    const dir = tmp('fifty');
+    const started = Date.now();
+    const run = await runCli([...targetArgs(ref), '--report-dir', dir, '--quiet'], ref.env, 240_000);
+    const wallMs = Date.now() - started;
+    const s = summaryOf(dir);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(s.counts.failed).toBe(0);
+    const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
+    expect(out.length, 'billable tests not run for the balance').toBeGreaterThan(10);
+    for (const t of out) expect(t.effect).toBe('billable');
+    expect(s.points?.budget).toBe('50');
+    console.log(`50-point run: ${(wallMs / 1000).toFixed(1)} s wall, ${s.points?.spent} points spent`);
+    expect(wallMs).toBeLessThan(200_000);
+  });
+
+  it('an account drained mid-run by another client: billable work stops, held inputs are left behind with their holder, within the cleanup bound', async () => {
+    // A fresh account of 50 points, which another user of the account spends once the run has read it.
+    const ref = await refTarget({ variant: 'account-runs-out' });
+    try {
+      await drainedRun(ref);
+    } finally {
+      await ref.close();
+    }
+  });
+});
+
+/** The run, with another client spending the account's points once the run has read its balance. */
+async function drainedRun(ref: RefTarget): Promise<void> {
+  const dir = tmp('drained');
+  const started = Date.now();
+  const child = spawn(
+    process.execPath,
+    [pkgPath('bin', 'gateway-conformance.mjs'), ...targetArgs(ref), '--report-dir', dir],
+    {
+      env: { ...process.env, ...ref.env },
+      cwd: pkgPath(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let drained: Promise<void> | undefined;
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    // The run has read the balance (50 points): now someone else spends them.
+    if (!drained && /^balance: /m.test(stdout)) drained = drain(ref);
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const kill = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  clearTimeout(kill);
+  const wallMs = Date.now() - started;
+  await drained;
+  const s = summaryOf(dir);
+  const failed = s.tests.filter((t) => t.outcome === 'failed');
+  expect(code, `${stderr}\nfailed: ${JSON.stringify(failed.map((t) => [t.title, t.violations]))}`).toBe(0);
+  expect(s.points?.balanceRanOut).toMatch(BALANCE_OUT);
+  const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
+  expect(out.length).toBeGreaterThan(10);
+  for (const t of out) expect(t.outcome).toBe('not_run');
+  expect(stdout).toMatch(/the account's balance ran out.*: billable work stopped there/);
+  // Held inputs: left behind with the job that holds them, its status and the time; never waited for long.
+  const held = (s.cleanup.details ?? []).filter((l) => l.holder?.status === 'settlement_pending');
+  expect(held.length, JSON.stringify(s.cleanup)).toBeGreaterThan(0);
+  for (const l of held) {
+    expect(l.item).toMatch(/^media input /);
+    expect(l.holder?.job).toMatch(/\S/);
+    expect(Number.isNaN(Date.parse(l.at))).toBe(false);
+  }
+  expect(stdout).toMatch(/left behind: media input \S+ .*\(job \S+, settlement_pending\)/);
+  const slowest = Math.max(
+    ...s.tests.filter((t) => t.cleanup?.leftBehind?.some((l) => l.holder)).map((t) => t.cleanup?.ms ?? 0),
+  );
+  console.log(
+    `drained run: ${(wallMs / 1000).toFixed(1)} s wall; slowest cleanup with a held input ${slowest} ms (bound ${CLEANUP_BOUND_MS} ms); ${held.length} inputs left behind held by settlement_pending jobs`,
+  );
+  expect(slowest).toBeLessThanOrEqual(CLEANUP_BOUND_MS);
+  expect(wallMs).toBeLessThan(200_000);
+}
+
+/** Spend what the primary account has left, as another user of the account would. */
+async function drain(ref: RefTarget): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${ref.url}/v1/balance`, {
+      headers: { authorization: `Bearer ${ref.keys.primary}` },
+    });
+    if (Number(((await res.json()) as { available_points: string }).available_points) <= 0) return;
+    await fetch(`${ref.url}/v1/media/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ref.keys.primary}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'wc-100014',
+        prompt: 'drain',
+        parameters: { provider_processing_acknowledged: true },
+      }),
+    });
+  }
+}

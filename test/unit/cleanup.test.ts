@@ -1,0 +1,82 @@
+/**
+ * Bounded cleanup of inputs (src/media.ts deleteInput): a delete refused because a job holds the input
+ * is waited for only while that job progresses. A fake test context answers the requests.
+ */
+import { describe, expect, it } from 'vitest';
+import { deleteInput, pollJob, STALL_POLLS, trackJob } from '../../src/media.ts';
+import type { CheckContext } from '../../src/runtime/check.ts';
+
+/** A context whose deletes answer `deleteStatus` and whose job reads answer `job(readNumber)`. */
+function fakeContext(deleteStatus: number, job: (n: number) => Record<string, unknown>, boundMs = 5_000) {
+  const calls = { deletes: 0, reads: 0 };
+  const t = {
+    target: { media: { pollIntervalMs: 5, pollCap: 1_000 }, timeouts: { testMs: 300_000 } },
+    cleanupDeadline: Date.now() + boundMs,
+    balanceRanOut: undefined,
+    request: async () => {
+      calls.deletes++;
+      return { status: deleteStatus };
+    },
+    get: async () => ({ status: 200, json: { id: 'job_1', ...job(++calls.reads) } }),
+  } as unknown as CheckContext;
+  return { t, calls };
+}
+
+describe('deleteInput', () => {
+  it('is done at once when the delete succeeds', async () => {
+    const { t, calls } = fakeContext(204, () => ({ status: 'running' }));
+    expect(await deleteInput(t, 'in_1')).toBe(true);
+    expect(calls.deletes).toBe(1);
+  });
+
+  it('ends at once when the holder is settlement_pending, naming it', async () => {
+    const { t, calls } = fakeContext(409, () => ({ status: 'settlement_pending' }));
+    trackJob(t, 'job_1', ['in_1']);
+    const out = await deleteInput(t, 'in_1');
+    expect(out).toMatchObject({ holder: { job: 'job_1', status: 'settlement_pending' } });
+    expect(calls.deletes).toBe(2);
+    expect(calls.reads).toBeLessThanOrEqual(2);
+  });
+
+  it('ends when the holder is unchanged for several reads', async () => {
+    const { t, calls } = fakeContext(409, () => ({ status: 'running', progress_percent: 40 }));
+    trackJob(t, 'job_1', ['in_1']);
+    const out = await deleteInput(t, 'in_1');
+    expect(out).toMatchObject({ holder: { status: 'running' } });
+    expect((out as { reason: string }).reason).toMatch(/unchanged \(running\) for \d+ reads/);
+    expect(calls.reads).toBe(STALL_POLLS + 1);
+  });
+
+  it('waits for a holder that progresses, up to the cleanup bound', async () => {
+    const started = Date.now();
+    const { t } = fakeContext(409, (n) => ({ status: 'running', progress_percent: n % 100 }), 300);
+    trackJob(t, 'job_1', ['in_1']);
+    const out = await deleteInput(t, 'in_1');
+    expect(out).toMatchObject({ bound: true, holder: { job: 'job_1' } });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('gives up after three refusals when no job of the test references the input', async () => {
+    const { t, calls } = fakeContext(409, () => ({ status: 'running' }));
+    expect(await deleteInput(t, 'in_1')).toMatchObject({ reason: expect.stringMatching(/3 times/) });
+    expect(calls.deletes).toBe(3);
+    expect(calls.reads).toBe(0);
+  });
+});
+
+describe('pollJob, bounded', () => {
+  it('ends when the job stops changing', async () => {
+    const { t } = fakeContext(409, () => ({ status: 'running', progress_percent: 10 }));
+    trackJob(t, 'job_1', []);
+    const trace = await pollJob(t, 'job_1', { bounded: true });
+    expect(trace.end).toBe('stalled');
+  });
+
+  it('without the bound, polls to the cap', async () => {
+    const { t, calls } = fakeContext(409, () => ({ status: 'running', progress_percent: 10 }));
+    (t.target.media as { pollCap: number }).pollCap = 20;
+    trackJob(t, 'job_1', []);
+    expect((await pollJob(t, 'job_1')).end).toBe('cap');
+    expect(calls.reads).toBe(20);
+  });
+});
