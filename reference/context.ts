@@ -5,6 +5,12 @@ export interface RefContext extends Toggles {
   state: State;
   /** Race faults: the delay window between a check and its write (race.ts); default 200 ms. */
   raceWindowMs?: number;
+  /**
+   * A requests-per-minute guard on every account (start option, and variant guard-rpm): a token bucket
+   * refilled at N per minute holding at most N/6 (ten seconds' worth); an empty bucket answers 429 with
+   * Retry-After, the whole seconds until the next token.
+   */
+  rateLimitPerMinute?: number;
 }
 
 declare module 'fastify' {

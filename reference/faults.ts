@@ -991,6 +991,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // guards.ts: a requests-per-minute guard on every account (start option rateLimitPerMinute)
+  {
+    name: 'guard-rpm',
+    description:
+      'every account has a requests-per-minute guard of 6000 (a bucket of 1000 refilled at 100 a second): past it, 429 rate_limited with Retry-After in whole seconds',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

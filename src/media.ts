@@ -12,6 +12,7 @@ import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext } from './runtime/check.ts';
+import { Poller } from './runtime/poller.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [
@@ -127,7 +128,8 @@ export interface JobTrace {
 
 /**
  * Poll a job until it reaches a terminal status (or settlement_pending, which the client keeps
- * tracking: bounded here), at the target's interval, at most its poll cap.
+ * tracking: bounded here), at the target's interval, at most its poll cap. The waits go through the
+ * worker's one poller (one GET per job per interval, Retry-After honoured); the GETs are this test's.
  */
 export async function pollJob(
   t: CheckContext,
@@ -136,18 +138,26 @@ export async function pollJob(
 ): Promise<JobTrace> {
   const trace: JobTrace = { id, statuses: [], responses: [] };
   const stop = opts.until ?? ((s: string) => TERMINAL_STATUSES.includes(s));
-  for (let i = 0; i < t.target.media.pollCap; i++) {
-    const res = await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as: opts.as ?? 'primary' });
-    trace.responses.push(res);
-    if (!isPlainObject(res.json)) break;
-    trace.last = res.json;
-    const status = String(res.json.status);
-    if (trace.statuses[trace.statuses.length - 1] !== status) trace.statuses.push(status);
-    if (stop(status)) break;
-    await sleep(t.target.media.pollIntervalMs);
-  }
+  const as = opts.as ?? 'primary';
+  await jobPoller.wait({
+    key: `${as} ${id}`,
+    intervalMs: t.target.media.pollIntervalMs,
+    cap: t.target.media.pollCap,
+    read: () => t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }),
+    onResult: (res) => {
+      trace.responses.push(res);
+      if (!isPlainObject(res.json)) return true;
+      trace.last = res.json;
+      const status = String(res.json.status);
+      if (trace.statuses[trace.statuses.length - 1] !== status) trace.statuses.push(status);
+      return stop(status);
+    },
+  });
   return trace;
 }
+
+/** This worker thread's job poller (module state: one per worker). */
+const jobPoller = new Poller<HttpResponse>();
 
 /** The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. */
 export async function sniff(data: Buffer): Promise<{ ext: string; mime: string } | undefined> {

@@ -157,7 +157,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     }
     const now = Date.now();
     const inUse = [...store.jobs.values()].some(
-      (job) => job.referenceIds.includes(id) && isActive(ctx, store, job, now),
+      (job) => job.referenceIds.includes(id) && isActive(ctx, job, now),
     );
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);

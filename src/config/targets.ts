@@ -20,6 +20,11 @@ export interface TargetConfig {
   canaries: string[];
   timeouts: { requestMs: number; testMs: number; streamMs: number };
   concurrency: number;
+  /**
+   * Where `concurrency` came from: `default` on a URL target means adaptive (see concurrencyPlan);
+   * absent (older configs, tests) counts as set.
+   */
+  concurrencySource?: 'flag' | 'file' | 'default';
   media: { pollIntervalMs: number; pollCap: number };
   limits: Record<string, string | number>;
   sharedAccount: boolean;
@@ -35,7 +40,7 @@ export interface TargetFlags {
 
 const DEFAULTS = {
   timeouts: { requestMs: 30_000, testMs: 300_000 },
-  concurrency: 2,
+  concurrency: 4,
   media: { pollIntervalMs: 5_000, pollCap: 120 },
 };
 
@@ -167,6 +172,7 @@ function fromRaw(raw: RawTarget): TargetConfig {
       streamMs: raw.timeouts?.stream_ms ?? raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
     },
     concurrency: raw.concurrency ?? DEFAULTS.concurrency,
+    concurrencySource: raw.concurrency === undefined ? 'default' : 'file',
     media: {
       pollIntervalMs: raw.media?.poll_interval_ms ?? DEFAULTS.media.pollIntervalMs,
       pollCap: raw.media?.poll_cap ?? DEFAULTS.media.pollCap,
@@ -233,7 +239,10 @@ export function resolveTarget(
   }
   if (flags.allow !== undefined) target.allow = parseAllow(flags.allow, '--allow');
   else if (env.CONFORMANCE_ALLOW) target.allow = parseAllow(env.CONFORMANCE_ALLOW, 'CONFORMANCE_ALLOW');
-  if (flags.concurrency !== undefined) target.concurrency = flags.concurrency;
+  if (flags.concurrency !== undefined) {
+    target.concurrency = flags.concurrency;
+    target.concurrencySource = 'flag';
+  }
   if (!target.embedded) {
     if (!target.keys.primary) {
       throw new UsageError(

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { describe, test } from 'vitest';
 import { requirement } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
@@ -9,8 +8,9 @@ import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
 import type { Effect, Hint, Outcome, Role, Violation } from '../model.ts';
 import { recordSpend, spentPoints, stopReason } from './control.ts';
+import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { concurrencySplit, runConfig } from './run-config.ts';
+import { runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -79,6 +79,8 @@ export class CheckContext {
   exchangeCount = 0;
   private readonly cleanups: Array<{ label: string; fn: () => Promise<boolean> }> = [];
   private readonly client: HttpClient;
+  /** The test's requests take one of the worker's request slots while any of them is in flight. */
+  private readonly slot: TestSlot;
 
   constructor(
     private readonly w: WorkerState,
@@ -87,6 +89,7 @@ export class CheckContext {
     readonly effect: Effect = 'read',
   ) {
     this.target = w.run.target;
+    this.slot = new TestSlot(w.gate);
     this.client = new HttpClient({
       baseUrl: this.target.baseUrl,
       timeoutMs: this.target.timeouts.requestMs,
@@ -96,6 +99,7 @@ export class CheckContext {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
+        w.gate.observe(ex.status, ex.durationMs);
         w.record(ex);
       },
     });
@@ -156,7 +160,7 @@ export class CheckContext {
           `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
         );
     }
-    const res = await this.client.send(spec);
+    const res = await this.slot.run(() => this.client.send(spec));
     recordSpend(this.w.run.reportDir, res);
     if (!req.raw) this.checkExchange(res);
     return res;
@@ -287,19 +291,10 @@ function short(v: unknown): string {
 
 /**
  * A group of tests (vitest `describe`). Why not describe itself: vitest runs describe blocks one after
- * another even when tests are concurrent; a group runs its tests alongside the other groups of its file
- * when the target's concurrency gives each worker more than one test at a time.
+ * another even when tests are concurrent; a group runs its tests alongside the other groups of its file.
  */
 export function group(name: string, fn: () => void): void {
-  describe(name, testsConcurrent() ? { concurrent: true } : {}, fn);
-}
-
-/**
- * Whether the tests of a file run concurrently: when the worker's share of the target's concurrency is
- * more than one (the serial project caps its files at one test at a time).
- */
-function testsConcurrent(): boolean {
-  return concurrencySplit(runConfig().target.concurrency, availableParallelism()).perWorker > 1;
+  describe(name, { concurrent: true }, fn);
 }
 
 /**
@@ -310,7 +305,9 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  const concurrent = testsConcurrent();
+  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
+  // not tests; the serial project caps its files at one test at a time.
+  const concurrent = true;
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {

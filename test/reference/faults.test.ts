@@ -503,6 +503,15 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     }
     return statuses.slice(0, 4).every((s) => s === 200) && statuses[4] === 429;
   },
+  // A bucket of 1000 requests: the 1001st at once is refused, with Retry-After in whole seconds.
+  'guard-rpm': async (ref) => {
+    for (let sent = 0; sent < 1100; sent += 50) {
+      const batch = await Promise.all(Array.from({ length: 50 }, () => models(ref)));
+      const limited = batch.find((r) => r.status === 429);
+      if (limited) return sent >= 950 && /^[1-9]\d*$/.test(limited.headers.get('retry-after') ?? '');
+    }
+    return false;
+  },
 };
 
 describe('faults', () => {
