@@ -138,26 +138,38 @@ export async function pollJob(
 ): Promise<JobTrace> {
   const trace: JobTrace = { id, statuses: [], responses: [] };
   const stop = opts.until ?? ((s: string) => TERMINAL_STATUSES.includes(s));
-  const as = opts.as ?? 'primary';
-  await jobPoller.wait({
-    key: `${as} ${id}`,
-    intervalMs: t.target.media.pollIntervalMs,
-    cap: t.target.media.pollCap,
-    read: () => t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }),
-    onResult: (res) => {
-      trace.responses.push(res);
-      if (!isPlainObject(res.json)) return true;
-      trace.last = res.json;
-      const status = String(res.json.status);
-      if (trace.statuses[trace.statuses.length - 1] !== status) trace.statuses.push(status);
-      return stop(status);
-    },
+  await watchJob(t, id, opts.as ?? 'primary', (res) => {
+    trace.responses.push(res);
+    if (!isPlainObject(res.json)) return true;
+    trace.last = res.json;
+    const status = String(res.json.status);
+    if (trace.statuses[trace.statuses.length - 1] !== status) trace.statuses.push(status);
+    return stop(status);
   });
   return trace;
 }
 
 /** This worker thread's job poller (module state: one per worker). */
 const jobPoller = new Poller<HttpResponse>();
+
+/**
+ * Wait on a job through the worker's poller: `onResult` sees every read (a GET by this test) and ends
+ * the wait by returning true; at most the target's poll cap of reads, at its interval.
+ */
+export function watchJob(
+  t: CheckContext,
+  id: string,
+  as: Role,
+  onResult: (res: HttpResponse) => boolean,
+): Promise<void> {
+  return jobPoller.wait({
+    key: `${as} ${id}`,
+    intervalMs: t.target.media.pollIntervalMs,
+    cap: t.target.media.pollCap,
+    read: () => t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }),
+    onResult,
+  });
+}
 
 /** The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. */
 export async function sniff(data: Buffer): Promise<{ ext: string; mime: string } | undefined> {
