@@ -134,13 +134,16 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   return app;
 }
 
+/** Variant jobs-slow: image (and 3D) jobs take 2 s, video jobs 6 s, unless the start option sets durations. */
+const SLOW_JOBS_MS: JobDurations = { image: 2_000, glb: 2_000, video: 6_000 };
+
 function registerMedia(
   app: FastifyInstance,
   ctx: RefContext,
   stepMs: number | undefined,
   jobMs: JobDurations | undefined,
 ): void {
-  const store = mediaStore(ctx.state, stepMs, jobMs);
+  const store = mediaStore(ctx.state, stepMs, jobMs ?? (ctx.variant === 'jobs-slow' ? SLOW_JOBS_MS : {}));
   // Media jobs settle when due; doing it before any request of the account keeps balance and ledger exact.
   app.addHook('preHandler', async (request) => {
     if (request.caller) settleDue(store, request.caller.account);

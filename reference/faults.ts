@@ -991,6 +991,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // app.ts + media/store.ts: longer generation times (the start option mediaJobMs sets any)
+  {
+    name: 'jobs-slow',
+    description:
+      'image and 3D jobs take 2 s and video jobs 6 s instead of 0.6 s (a suite must not assume how long generation takes)',
+  },
   // guards.ts: a requests-per-minute guard on every account (start option rateLimitPerMinute)
   {
     name: 'guard-rpm',

@@ -87,6 +87,8 @@ export class CheckContext {
     readonly title: string,
     private readonly skipFn: (note: string) => never,
     readonly effect: Effect = 'read',
+    /** The test provokes 429s on purpose (CheckSpec.judges429): they say nothing of the run's pace. */
+    private readonly provokes429 = false,
   ) {
     this.target = w.run.target;
     this.slot = new TestSlot(w.gate);
@@ -99,7 +101,7 @@ export class CheckContext {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
-        w.gate.observe(ex.status, ex.durationMs);
+        if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
         w.record(ex);
       },
     });
@@ -349,7 +351,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       record.planned = true;
       notRun('dry run: would run');
     }
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
     let stoppedBy: string | undefined;
     let release: (() => void) | undefined;
     if (spec.account === 'exclusive' || spec.effect === 'billable') {
