@@ -70,6 +70,11 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   max429Waits?: number;
   max429WaitMs?: number;
+  /**
+   * Where each attempt waits for a slot (the run's request gate): held for the round trip only, not
+   * while a 429's Retry-After is waited out.
+   */
+  gate?: { run<T>(fn: () => Promise<T>): Promise<T> };
 }
 
 const PREVIEW_BYTES = 4096;
@@ -161,7 +166,9 @@ export class HttpClient {
     const retries: Array<{ status: number; waitedMs: number }> = [];
     const maxWaits = this.opts.max429Waits ?? 3;
     for (;;) {
-      const res = await this.once(spec, retries);
+      const res = this.opts.gate
+        ? await this.opts.gate.run(() => this.once(spec, retries))
+        : await this.once(spec, retries);
       const canRetry = spec.retry429 ?? safeToRepeat(spec);
       if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
         this.opts.onExchange?.(res.exchange, res);

@@ -97,6 +97,7 @@ export class CheckContext {
       timeoutMs: this.target.timeouts.requestMs,
       redactor: w.redactor,
       testName: title,
+      gate: this.slot,
       onExchange: (ex) => {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
@@ -162,7 +163,7 @@ export class CheckContext {
           `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
         );
     }
-    const res = await this.slot.run(() => this.client.send(spec));
+    const res = await this.client.send(spec);
     recordSpend(this.w.run.reportDir, res);
     if (!req.raw) this.checkExchange(res);
     return res;
