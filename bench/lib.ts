@@ -113,7 +113,7 @@ export function spawnNode(
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
   return new Promise((done) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+    const child = spawn(process.execPath, [resolve(ROOT, script), ...args], {
       env: { ...clean, ...(opts.env ?? {}) },
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { pathOf, type RefContext } from './context.ts';
 import { type ErrorKind, errorResponse, sendError } from './errors.ts';
 import { registerGuards } from './guards.ts';
 import { registerInternal } from './internal.ts';
-import { mediaStore, settleDue } from './media/store.ts';
+import { type JobDurations, mediaStore, settleDue } from './media/store.ts';
 import { registerUploadParser } from './media/upload.ts';
 import { buildOpenApi } from './openapi.ts';
 import { registerBalance } from './routes/balance.ts';
@@ -31,6 +31,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Duration of each media job stage (authorizing, queued, running, output_fetching); default 150. */
   mediaStepMs?: number;
+  /** Whole media job durations by output kind (start option mediaJobMs). */
+  mediaJobMs?: JobDurations;
   /** Fault transport-hang: how long a hanging request holds its socket; default 120 s. */
   hangLimitMs?: number;
 }
@@ -127,13 +129,21 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   registerLedger(app, ctx);
   registerTickets(app, ctx);
   registerPayments(app, ctx);
-  registerMedia(app, ctx, options.mediaStepMs);
+  registerMedia(app, ctx, options.mediaStepMs, options.mediaJobMs);
   openapi = buildOpenApi(ctx, registerPending(app, ctx));
   return app;
 }
 
-function registerMedia(app: FastifyInstance, ctx: RefContext, stepMs: number | undefined): void {
-  const store = mediaStore(ctx.state, stepMs);
+/** Variant jobs-slow: image (and 3D) jobs take 2 s, video jobs 6 s, unless the start option sets durations. */
+const SLOW_JOBS_MS: JobDurations = { image: 2_000, glb: 2_000, video: 6_000 };
+
+function registerMedia(
+  app: FastifyInstance,
+  ctx: RefContext,
+  stepMs: number | undefined,
+  jobMs: JobDurations | undefined,
+): void {
+  const store = mediaStore(ctx.state, stepMs, jobMs ?? (ctx.variant === 'jobs-slow' ? SLOW_JOBS_MS : {}));
   // Media jobs settle when due; doing it before any request of the account keeps balance and ledger exact.
   app.addHook('preHandler', async (request) => {
     if (request.caller) settleDue(store, request.caller.account);

@@ -1,5 +1,6 @@
 // `npm run reference`: start the reference server and print its settings as env lines.
 import { parseArgs } from 'node:util';
+import type { JobDurations } from './media/store.ts';
 import { FAULTS, startReference, VARIANTS } from './start.ts';
 
 const USAGE = `Usage: npm run reference -- [options]
@@ -12,6 +13,9 @@ Options:
   --host H            address to bind (default 127.0.0.1)
   --latency-ms N      delay every response by N milliseconds
   --media-step-ms N   duration of each media job stage (default 150; a job succeeds after 4)
+  --media-image-ms N  whole duration of an image job (e.g. 20000 for real generation times)
+  --media-video-ms N  whole duration of a video job (e.g. 60000)
+  --rate-limit N      a requests-per-minute guard of N on every account (429 with Retry-After)
   --race-window-ms N  race faults: delay between a check and its write (default 200)
   --fault NAME        seed one named fault (see below)
   --variant NAME      flip one contract-silent choice (see below)
@@ -41,6 +45,15 @@ function positive(name: string, value: number | undefined): number | undefined {
   return value;
 }
 
+function jobDurations(image: string | undefined, video: string | undefined): JobDurations {
+  const out: JobDurations = {};
+  const i = positive('media-image-ms', integer('media-image-ms', image, 3_600_000));
+  const v = positive('media-video-ms', integer('media-video-ms', video, 3_600_000));
+  if (i !== undefined) out.image = i;
+  if (v !== undefined) out.video = v;
+  return out;
+}
+
 async function main(): Promise<void> {
   let values: ReturnType<typeof parse>['values'];
   try {
@@ -60,6 +73,8 @@ async function main(): Promise<void> {
       latencyMs: integer('latency-ms', values['latency-ms'], 600_000),
       mediaStepMs: positive('media-step-ms', integer('media-step-ms', values['media-step-ms'], 3_600_000)),
       raceWindowMs: integer('race-window-ms', values['race-window-ms'], 60_000),
+      mediaJobMs: jobDurations(values['media-image-ms'], values['media-video-ms']),
+      rateLimitPerMinute: positive('rate-limit', integer('rate-limit', values['rate-limit'], 1_000_000)),
       fault: values.fault,
       variant: values.variant,
     });
@@ -98,6 +113,9 @@ function parse() {
       'latency-ms': { type: 'string' },
       'media-step-ms': { type: 'string' },
       'race-window-ms': { type: 'string' },
+      'media-image-ms': { type: 'string' },
+      'media-video-ms': { type: 'string' },
+      'rate-limit': { type: 'string' },
       fault: { type: 'string' },
       variant: { type: 'string' },
       help: { type: 'boolean' },

@@ -7,6 +7,12 @@ export interface RefContext extends Toggles {
   raceWindowMs?: number;
   /** Media job prices: flat per output kind (default), or scaled like a real deployment's (view.ts). */
   mediaPricing?: 'flat' | 'scaled';
+  /**
+   * A requests-per-minute guard on every account (start option, and variant guard-rpm): a token bucket
+   * refilled at N per minute holding at most N/6 (ten seconds' worth); an empty bucket answers 429 with
+   * Retry-After, the whole seconds until the next token.
+   */
+  rateLimitPerMinute?: number;
 }
 
 declare module 'fastify' {

@@ -1026,6 +1026,18 @@ const VARIANT_LIST = [
     description:
       'the primary account starts with 50 points (0 held); a job it cannot pay stays settlement_pending forever and still holds its inputs (their delete answers 409)',
   },
+  // app.ts + media/store.ts: longer generation times (the start option mediaJobMs sets any)
+  {
+    name: 'jobs-slow',
+    description:
+      'image and 3D jobs take 2 s and video jobs 6 s instead of 0.6 s (a suite must not assume how long generation takes)',
+  },
+  // guards.ts: a requests-per-minute guard on every account (start option rateLimitPerMinute)
+  {
+    name: 'guard-rpm',
+    description:
+      'every account has a requests-per-minute guard of 6000 (a bucket of 1000 refilled at 100 a second): past it, 429 rate_limited with Retry-After in whole seconds',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

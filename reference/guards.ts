@@ -9,6 +9,8 @@ import { sendError } from './errors.ts';
 import type { JsonObject } from './schemas.ts';
 
 const WINDOW_MS = 60_000;
+/** Variant guard-rpm: every account's requests-per-minute guard, unless the start option sets one. */
+export const GUARD_RPM_DEFAULT = 6000;
 
 export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   // Account id -> times of the requests accepted in the last window, oldest first.
@@ -16,8 +18,30 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   // Variant guard-429-sometimes: POSTs to the billable endpoints counted per account.
   const posts = new Map<string, number>();
   const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
+  const perMinute = ctx.rateLimitPerMinute ?? (ctx.variant === 'guard-rpm' ? GUARD_RPM_DEFAULT : undefined);
+  // Account id -> the bucket of the every-account guard: tokens left and when it was last refilled.
+  const buckets = new Map<string, { tokens: number; at: number }>();
   app.addHook('onRequest', async (request, reply) => {
     const account = request.caller?.account;
+    if (account && perMinute !== undefined) {
+      const now = Date.now();
+      const capacity = Math.max(1, perMinute / 6);
+      const b = buckets.get(account.id) ?? { tokens: capacity, at: now };
+      b.tokens = Math.min(capacity, b.tokens + ((now - b.at) * perMinute) / WINDOW_MS);
+      b.at = now;
+      buckets.set(account.id, b);
+      if (b.tokens < 1) {
+        const waitMs = ((1 - b.tokens) * WINDOW_MS) / perMinute;
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
+        return sendError(
+          reply,
+          ctx,
+          'rate_limited',
+          `More than ${perMinute} requests per minute; retry later.`,
+        );
+      }
+      b.tokens -= 1;
+    }
     if (
       ctx.variant === 'guard-429-sometimes' &&
       account &&

@@ -3,6 +3,7 @@ import { buildApp, CAPABILITIES } from './app.ts';
 import { setModelPrice } from './billing.ts';
 import { parseFault, parseVariant } from './faults.ts';
 import { CANARIES } from './internal.ts';
+import type { JobDurations } from './media/store.ts';
 import { PAYMENT_MIN_CNY } from './routes/payments.ts';
 import { createState, type Prices } from './state.ts';
 
@@ -18,6 +19,13 @@ export interface ReferenceOptions {
   logger?: boolean;
   /** Duration of each media job stage; default 150 ms (a job succeeds after 4 stages). */
   mediaStepMs?: number;
+  /**
+   * Whole-job durations by output kind, e.g. { image: 20_000, video: 60_000 } for real generation
+   * times (each of the 4 stages takes a quarter); kinds not given take 4 x mediaStepMs.
+   */
+  mediaJobMs?: JobDurations;
+  /** A requests-per-minute guard on every account (see RefContext.rateLimitPerMinute). */
+  rateLimitPerMinute?: number;
   /** Fault transport-hang: how long the server holds a hanging request's socket; default 120 s. */
   hangLimitMs?: number;
   /** Race faults: the delay window between a check and the write that depends on it; default 200 ms. */
@@ -54,11 +62,13 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
       state,
       ...(opts.raceWindowMs !== undefined ? { raceWindowMs: opts.raceWindowMs } : {}),
       ...(opts.mediaPricing ? { mediaPricing: opts.mediaPricing } : {}),
+      ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
     },
     {
       latencyMs: opts.latencyMs,
       logger: opts.logger,
       mediaStepMs: opts.mediaStepMs,
+      ...(opts.mediaJobMs ? { mediaJobMs: opts.mediaJobMs } : {}),
       hangLimitMs: opts.hangLimitMs,
     },
   );

@@ -29,7 +29,8 @@ Target (flags > environment > targets file > defaults; no target: the embedded r
                          from CONFORMANCE_MODEL_<HINT>
   --allow LIST           side-effect classes allowed: read,write,billable,tickets,payments or all
                          (or CONFORMANCE_ALLOW; a real target without a list: read)
-  --concurrency N        test files run at once (default: the target's, else 2)
+  --concurrency N        requests in flight at once (default: the target's; a URL target without one
+                         adapts from 4 to 16; the embedded reference 8)
 
 Run
   --strict               implied invariants fail the run (for a service's own release pipeline)

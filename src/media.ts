@@ -12,6 +12,7 @@ import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
+import { Poller } from './runtime/poller.ts';
 import { cleanupBoundMs } from './runtime/run-config.ts';
 import { readYaml } from './yaml-cache.ts';
 
@@ -241,7 +242,8 @@ export interface JobTrace {
 /**
  * Poll a job until it reaches a terminal status (or settlement_pending, which the client keeps
  * tracking: bounded here), at the target's interval, at most its poll cap. `bounded` (cleanups): also
- * end when the job stops progressing or the test's cleanup deadline comes.
+ * end when the job stops progressing or the test's cleanup deadline comes. The waits go through the
+ * worker's one poller (one GET per job per interval, Retry-After honoured); the GETs are this test's.
  */
 export async function pollJob(
   t: CheckContext,
@@ -250,12 +252,12 @@ export async function pollJob(
 ): Promise<JobTrace> {
   const trace: JobTrace = { id, statuses: [], responses: [], end: 'cap' };
   const stop = opts.until ?? ((s: string) => TERMINAL_STATUSES.includes(s));
-  for (let i = 0; i < t.target.media.pollCap; i++) {
-    const res = await readJob(t, id, opts.as ?? 'primary');
+  const as = opts.as ?? 'primary';
+  await watchJob(t, id, as, (res) => {
     trace.responses.push(res);
     if (!isPlainObject(res.json)) {
       trace.end = 'unreadable';
-      break;
+      return true;
     }
     trace.last = res.json;
     const status = String(res.json.status);
@@ -267,12 +269,9 @@ export async function pollJob(
         : opts.bounded
           ? boundedEnd(t, id)
           : undefined;
-    if (end) {
-      trace.end = end;
-      break;
-    }
-    await sleep(t.target.media.pollIntervalMs);
-  }
+    if (end) trace.end = end;
+    return end !== undefined;
+  });
   return trace;
 }
 
@@ -281,6 +280,29 @@ function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undef
   if (t.cleanupDeadline !== undefined && Date.now() + t.target.media.pollIntervalMs > t.cleanupDeadline)
     return 'deadline';
   return undefined;
+}
+
+/** This worker thread's job poller (module state: one per worker). */
+const jobPoller = new Poller<HttpResponse>();
+
+/**
+ * Wait on a job through the worker's poller: `onResult` sees every read (a GET by this test, noted for
+ * the job's holder checks) and ends the wait by returning true; at most the target's poll cap of reads,
+ * at its interval.
+ */
+export function watchJob(
+  t: CheckContext,
+  id: string,
+  as: Role,
+  onResult: (res: HttpResponse) => boolean,
+): Promise<void> {
+  return jobPoller.wait({
+    key: `${as} ${id}`,
+    intervalMs: t.target.media.pollIntervalMs,
+    cap: t.target.media.pollCap,
+    read: () => readJob(t, id, as),
+    onResult,
+  });
 }
 
 /** The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. */

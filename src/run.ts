@@ -24,7 +24,7 @@ import { mediaTable } from './rules/media.ts';
 import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
 import {
   cleanupBoundMs,
-  concurrencySplit,
+  concurrencyPlan,
   PROFILE_PROPERTY_RUNS,
   type Profile,
   RUN_FILE_ENV,
@@ -123,6 +123,8 @@ export async function runConformance(
       preflightExchanges,
     ));
   }
+
+  if (!opts.quiet && !opts.dryRun) log(concurrencyPlan(target, availableParallelism()).describe);
 
   const run: RunConfig = {
     target,
@@ -313,12 +315,21 @@ async function preflight(
   };
 }
 
-/** Suite files whose tests are the longest chains of sequential requests (model-based sequences first). */
+/**
+ * Suite files that start first: the longest chains of sequential requests (model-based sequences
+ * first), then the files whose tests create media jobs and wait for them (against a target whose jobs
+ * take a minute, the waits overlap only when these files start early).
+ */
 const LONG_CHAIN_FILES = [
   'suites/stateful/sequences.test.ts',
   'suites/media/validation-image.test.ts',
   'suites/media/validation-other.test.ts',
+  'suites/media/lifecycle.test.ts',
   'suites/media/references.test.ts',
+  'suites/stateful/races.test.ts',
+  'suites/media/undocumented.test.ts',
+  'suites/media/states.test.ts',
+  'suites/media/inputs.test.ts',
 ];
 
 /** The vitest suites: every suite in parallel, then the serial ones. */
@@ -349,9 +360,9 @@ async function runSuites(
     }
     // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
     // traffic of this run (balance-delta checks need a quiet account).
-    // The target's concurrency is the number of tests in flight: worker threads up to the cores, the
-    // rest as concurrent tests within each worker (tests wait on the network, not on the CPU).
-    const { workers, perWorker } = concurrencySplit(target.concurrency, availableParallelism());
+    // The target's concurrency is the number of requests in flight, split over the worker threads
+    // (concurrencyPlan); each worker runs more tests than it has request slots.
+    const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism());
     const projects = [
       {
         test: {
@@ -361,10 +372,11 @@ async function runSuites(
           pool: 'threads',
           isolate: false,
           // Tests are independent (each creates and cleans up its own resources): within a file they
-          // run concurrently (check() marks them) up to the share of the target's concurrency each
-          // worker gets. (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
+          // run concurrently (check() marks them); the worker's request gate keeps its requests in flight
+          // within its share of the target's concurrency, so a test that only waits costs nothing.
+          // (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
           sequence: { groupOrder: 0 },
-          maxConcurrency: perWorker,
+          maxConcurrency: testsPerWorker,
         },
       },
       {

@@ -54,6 +54,10 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.code, run.stdout.slice(-2000)).toBe(0);
     expect(run.stdout).toContain('VERDICT: PASSED');
+    // The first lines say which concurrency the run uses and why.
+    expect(run.stdout.split('\n').slice(0, 3).join('\n')).toContain(
+      'concurrency: 6 requests in flight (set by --concurrency)',
+    );
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
     expect(summary.counts.failed).toBe(0);
     for (const t of summary.tests.filter((x) => x.outcome === 'not_run'))

@@ -50,10 +50,17 @@ export interface MediaJob {
   failedShown?: boolean;
   charged: string;
   released: string;
+  /** Duration of each of its stages (the store's step, or its output kind's job duration / 4). */
+  stepMs: number;
 }
+
+/** Output kinds whose jobs can be given their own duration (start option mediaJobMs). */
+export type JobDurations = Partial<Record<MediaJob['output'], number>>;
 
 export interface MediaStore {
   stepMs: number;
+  /** Whole-job durations by output kind (succeeded after 4 stages); others take 4 x stepMs. */
+  jobMs: JobDurations;
   inputs: Map<string, MediaInput>;
   jobs: Map<string, MediaJob>;
   /** Asset id -> job id. */
@@ -62,13 +69,25 @@ export interface MediaStore {
 
 const stores = new WeakMap<State, MediaStore>();
 
-export function mediaStore(state: State, stepMs?: number): MediaStore {
+export function mediaStore(state: State, stepMs?: number, jobMs: JobDurations = {}): MediaStore {
   let store = stores.get(state);
   if (!store) {
-    store = { stepMs: Math.max(1, stepMs ?? 150), inputs: new Map(), jobs: new Map(), assets: new Map() };
+    store = {
+      stepMs: Math.max(1, stepMs ?? 150),
+      jobMs: { ...jobMs },
+      inputs: new Map(),
+      jobs: new Map(),
+      assets: new Map(),
+    };
     stores.set(state, store);
   }
   return store;
+}
+
+/** The stage duration of a new job of this output kind. */
+export function jobStepMs(store: MediaStore, output: MediaJob['output']): number {
+  const whole = store.jobMs[output];
+  return whole === undefined ? store.stepMs : Math.max(1, Math.round(whole / 4));
 }
 
 // ------------------------------------------------------------------ inputs and quota
@@ -101,9 +120,9 @@ export interface JobView {
   percent: number | null;
 }
 
-export function statusOf(ctx: RefContext, store: MediaStore, job: MediaJob, now = Date.now()): JobView {
+export function statusOf(ctx: RefContext, job: MediaJob, now = Date.now()): JobView {
   const elapsed = Math.max(0, now - job.createdMs);
-  const step = Math.floor(elapsed / store.stepMs);
+  const step = Math.floor(elapsed / job.stepMs);
   if (step >= doneStep(job) && job.settlement !== 'open') {
     if (job.fails) return { status: 'failed', percent: null };
     return { status: job.settlement === 'unpaid' ? 'settlement_pending' : 'succeeded', percent: 100 };
@@ -116,14 +135,14 @@ export function statusOf(ctx: RefContext, store: MediaStore, job: MediaJob, now 
   }
   if (stage === 'running') {
     if (ctx.fault === 'progress-101') return { status: stage, percent: 101 };
-    const fraction = (elapsed - 2 * store.stepMs) / store.stepMs;
+    const fraction = (elapsed - 2 * job.stepMs) / job.stepMs;
     return { status: stage, percent: Math.min(99, Math.max(1, Math.floor(fraction * 100))) };
   }
   return { status: stage, percent: 100 };
 }
 
-export function isActive(ctx: RefContext, store: MediaStore, job: MediaJob, now = Date.now()): boolean {
-  return ACTIVE.includes(statusOf(ctx, store, job, now).status);
+export function isActive(ctx: RefContext, job: MediaJob, now = Date.now()): boolean {
+  return ACTIVE.includes(statusOf(ctx, job, now).status);
 }
 
 // ------------------------------------------------------------------ points
@@ -153,7 +172,7 @@ export function placeHold(account: Account, quote: string): string {
 export function settleDue(store: MediaStore, account: Account, now = Date.now()): void {
   const due = [...store.jobs.values()]
     .filter((j) => j.accountId === account.id && j.settlement === 'open')
-    .map((j) => ({ job: j, at: j.createdMs + doneStep(j) * store.stepMs }))
+    .map((j) => ({ job: j, at: j.createdMs + doneStep(j) * j.stepMs }))
     .filter(({ at }) => at <= now)
     .sort((a, b) => a.at - b.at);
   for (const { job, at } of due) settle(account, job, new Date(at).toISOString());

@@ -1,7 +1,7 @@
 // The MediaJob as sent: status and progress computed now, points of its hold and settlement.
 import { Decimal } from 'decimal.js';
 import type { RefContext } from '../context.ts';
-import { type MediaJob, type MediaStore, statusOf } from './store.ts';
+import { type MediaJob, statusOf } from './store.ts';
 import { type ModelDef, outputOf } from './table.ts';
 
 export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
@@ -57,21 +57,16 @@ export function scaledQuoteOf(def: ModelDef, sent: Record<string, unknown>): str
 
 const TERMINAL = ['succeeded', 'failed', 'settlement_pending'];
 
-function progressOf(ctx: RefContext, store: MediaStore, job: MediaJob, status: string, now: number): object {
+function progressOf(ctx: RefContext, job: MediaJob, status: string, now: number): object {
   const observedAt = new Date(now).toISOString();
   if (ctx.variant !== 'progress-object') return { stage: status, observed_at: observedAt };
-  const end = job.createdMs + (job.fails ? 3 : 4) * store.stepMs;
+  const end = job.createdMs + (job.fails ? 3 : 4) * job.stepMs;
   const eta = TERMINAL.includes(status) ? 0 : Math.max(0, Math.ceil((end - now) / 1000));
   return { phase: status, updated_at: observedAt, eta_seconds: eta };
 }
 
-export function jobView(
-  ctx: RefContext,
-  store: MediaStore,
-  job: MediaJob,
-  now: number,
-): Record<string, unknown> {
-  let { status, percent } = statusOf(ctx, store, job, now);
+export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<string, unknown> {
+  let { status, percent } = statusOf(ctx, job, now);
   // Fault failed-flips: once a job was read as failed, later reads show it running again.
   if (ctx.fault === 'failed-flips' && status === 'failed') {
     if (job.failedShown) [status, percent] = ['running', 50];
@@ -88,7 +83,7 @@ export function jobView(
     ...(status === 'failed'
       ? { error_code: 'generation_failed', error_message: 'The provider could not generate the output.' }
       : {}),
-    progress: progressOf(ctx, store, job, status, now),
+    progress: progressOf(ctx, job, status, now),
     progress_percent: percent,
     pending_points: settled ? '0' : job.hold,
     ...(settled ? { charged_points: job.charged, released_points: job.released } : {}),

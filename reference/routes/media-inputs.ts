@@ -166,8 +166,8 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // Variant account-runs-out: a job waiting for points (settlement_pending) still holds its inputs
     // (the contract defines "active" no further; a settlement_pending job is kept alive).
     const holds = (job: MediaJob) =>
-      isActive(ctx, store, job, now) ||
-      (ctx.variant === 'account-runs-out' && statusOf(ctx, store, job, now).status === 'settlement_pending');
+      isActive(ctx, job, now) ||
+      (ctx.variant === 'account-runs-out' && statusOf(ctx, job, now).status === 'settlement_pending');
     const inUse = [...store.jobs.values()].some((job) => job.referenceIds.includes(id) && holds(job));
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);

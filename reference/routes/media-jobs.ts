@@ -9,7 +9,7 @@ import { sendError } from '../errors.ts';
 import { canonicalJson, REPLAYED_HEADER } from '../inference.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
-import { type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '../media/store.ts';
+import { jobStepMs, type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '../media/store.ts';
 import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
@@ -61,7 +61,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       ctx.fault === 'job-replay-new' ||
       (storedJob !== undefined &&
         ctx.fault !== undefined &&
-        REPLAY_NEW[ctx.fault] === statusOf(ctx, store, storedJob, now).status);
+        REPLAY_NEW[ctx.fault] === statusOf(ctx, storedJob, now).status);
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)
@@ -69,7 +69,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         ctx,
         request,
         reply.code(created).header(REPLAYED_HEADER, 'true'),
-        jobView(ctx, store, storedJob, now),
+        jobView(ctx, storedJob, now),
       );
 
     const outcome = validateJob(ctx, store, account, mediaCatalog(ctx, account), request.body);
@@ -111,6 +111,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       settlement: 'open',
       charged: '0',
       released: '0',
+      stepMs: jobStepMs(store, output),
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);
@@ -123,7 +124,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         return reply;
       }
     }
-    return sendJson(ctx, request, reply.code(created), jobView(ctx, store, job, now));
+    return sendJson(ctx, request, reply.code(created), jobView(ctx, job, now));
   });
 
   app.get(`${PATH}/:job_id`, async (request, reply) => {
@@ -140,8 +141,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const owner = ctx.state.accounts.find((a) => a.id === job.accountId);
     if (owner) settleDue(store, owner, now);
     // Faults settlement-pending-lost and uncertain-job-lost: a job in that status cannot be read.
-    if (ctx.fault !== undefined && READ_LOST[ctx.fault] === statusOf(ctx, store, job, now).status)
+    if (ctx.fault !== undefined && READ_LOST[ctx.fault] === statusOf(ctx, job, now).status)
       return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
-    return sendJson(ctx, request, reply, jobView(ctx, store, job, now));
+    return sendJson(ctx, request, reply, jobView(ctx, job, now));
   });
 }

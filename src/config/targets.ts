@@ -20,6 +20,11 @@ export interface TargetConfig {
   canaries: string[];
   timeouts: { requestMs: number; testMs: number; streamMs: number };
   concurrency: number;
+  /**
+   * Where `concurrency` came from: `default` on a URL target means adaptive (see concurrencyPlan);
+   * absent (older configs, tests) counts as set.
+   */
+  concurrencySource?: 'flag' | 'file' | 'default';
   media: { pollIntervalMs: number; pollCap: number };
   limits: Record<string, string | number>;
   sharedAccount: boolean;
@@ -67,7 +72,7 @@ export interface TargetFlags {
 
 const DEFAULTS = {
   timeouts: { requestMs: 30_000, testMs: 300_000 },
-  concurrency: 2,
+  concurrency: 4,
   media: { pollIntervalMs: 5_000, pollCap: 120 },
 };
 
@@ -200,6 +205,7 @@ function fromRaw(raw: RawTarget): TargetConfig {
       streamMs: raw.timeouts?.stream_ms ?? raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
     },
     concurrency: raw.concurrency ?? DEFAULTS.concurrency,
+    concurrencySource: raw.concurrency === undefined ? 'default' : 'file',
     media: {
       pollIntervalMs: raw.media?.poll_interval_ms ?? DEFAULTS.media.pollIntervalMs,
       pollCap: raw.media?.poll_cap ?? DEFAULTS.media.pollCap,
@@ -273,7 +279,10 @@ export function resolveTarget(
   }
   if (flags.allow !== undefined) target.allow = parseAllow(flags.allow, '--allow');
   else if (env.CONFORMANCE_ALLOW) target.allow = parseAllow(env.CONFORMANCE_ALLOW, 'CONFORMANCE_ALLOW');
-  if (flags.concurrency !== undefined) target.concurrency = flags.concurrency;
+  if (flags.concurrency !== undefined) {
+    target.concurrency = flags.concurrency;
+    target.concurrencySource = 'flag';
+  }
   if (flags.budgetPoints !== undefined)
     target.budget = { points: parseBudget(flags.budgetPoints, '--budget-points'), source: '--budget-points' };
   else if (env.CONFORMANCE_BUDGET_POINTS)

@@ -70,6 +70,11 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   max429Waits?: number;
   max429WaitMs?: number;
+  /**
+   * Where each attempt waits for a slot (the run's request gate): held for the round trip only, not
+   * while a 429's Retry-After is waited out.
+   */
+  gate?: { run<T>(fn: () => Promise<T>): Promise<T> };
 }
 
 const PREVIEW_BYTES = 4096;
@@ -126,12 +131,24 @@ function flatHeaders(h: Record<string, string | string[] | undefined>): Record<s
   return out;
 }
 
-/** Seconds or HTTP-date, per RFC 9110. */
+/** The three HTTP-date forms of RFC 9110 (IMF-fixdate, obsolete RFC 850, asctime). */
+const HTTP_DATE = [
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]+day, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * Retry-After as a wait in ms: delay-seconds or an HTTP-date in the future, per RFC 9110. Anything else
+ * (negative or fractional numbers, a date in the past, garbage) counts as absent: undefined.
+ */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+  const v = value?.trim();
+  if (!v) return undefined;
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!HTTP_DATE.some((re) => re.test(v))) return undefined;
+  const t = Date.parse(/GMT$/.test(v) ? v : `${v} GMT`);
+  return Number.isNaN(t) || t <= now ? undefined : t - now;
 }
 
 /**
@@ -149,7 +166,9 @@ export class HttpClient {
     const retries: Array<{ status: number; waitedMs: number }> = [];
     const maxWaits = this.opts.max429Waits ?? 3;
     for (;;) {
-      const res = await this.once(spec, retries);
+      const res = this.opts.gate
+        ? await this.opts.gate.run(() => this.once(spec, retries))
+        : await this.once(spec, retries);
       const canRetry = spec.retry429 ?? safeToRepeat(spec);
       if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
         this.opts.onExchange?.(res.exchange, res);

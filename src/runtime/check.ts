@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { describe, test } from 'vitest';
 import { requirement } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
@@ -18,8 +17,9 @@ import {
   spendOf,
   stopReason,
 } from './control.ts';
+import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { cleanupBoundMs, concurrencySplit, runConfig } from './run-config.ts';
+import { cleanupBoundMs, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -98,23 +98,30 @@ export class CheckContext {
   /** While cleanups run: when they must end (epoch ms). */
   cleanupDeadline: number | undefined;
   private readonly client: HttpClient;
+  /** The test's requests take one of the worker's request slots while any of them is in flight. */
+  private readonly slot: TestSlot;
 
   constructor(
     private readonly w: WorkerState,
     readonly title: string,
     private readonly skipFn: (note: string) => never,
     readonly effect: Effect = 'read',
+    /** The test provokes 429s on purpose (CheckSpec.judges429): they say nothing of the run's pace. */
+    private readonly provokes429 = false,
   ) {
     this.target = w.run.target;
+    this.slot = new TestSlot(w.gate);
     this.client = new HttpClient({
       baseUrl: this.target.baseUrl,
       timeoutMs: this.target.timeouts.requestMs,
       redactor: w.redactor,
       testName: title,
+      gate: this.slot,
       onExchange: (ex) => {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
+        if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
         w.record(ex);
       },
     });
@@ -354,19 +361,10 @@ function short(v: unknown): string {
 
 /**
  * A group of tests (vitest `describe`). Why not describe itself: vitest runs describe blocks one after
- * another even when tests are concurrent; a group runs its tests alongside the other groups of its file
- * when the target's concurrency gives each worker more than one test at a time.
+ * another even when tests are concurrent; a group runs its tests alongside the other groups of its file.
  */
 export function group(name: string, fn: () => void): void {
-  describe(name, testsConcurrent() ? { concurrent: true } : {}, fn);
-}
-
-/**
- * Whether the tests of a file run concurrently: when the worker's share of the target's concurrency is
- * more than one (the serial project caps its files at one test at a time).
- */
-function testsConcurrent(): boolean {
-  return concurrencySplit(runConfig().target.concurrency, availableParallelism()).perWorker > 1;
+  describe(name, { concurrent: true }, fn);
 }
 
 /**
@@ -377,7 +375,9 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  const concurrent = testsConcurrent();
+  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
+  // not tests; the serial project caps its files at one test at a time.
+  const concurrent = true;
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {
@@ -416,7 +416,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       record.planned = true;
       notRun('dry run: would run');
     }
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
     let stoppedBy: string | undefined;
     let release: (() => void) | undefined;
     if (spec.account === 'exclusive' || spec.effect === 'billable') {

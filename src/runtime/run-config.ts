@@ -66,6 +66,60 @@ export function cleanupBoundMs(target: TargetConfig): number {
   return Math.min(target.timeouts.testMs / 2, Math.max(10_000, 12 * target.media.pollIntervalMs));
 }
 
+/**
+ * A URL target without a set concurrency adapts (AIMD on each worker's request gate): 4 worker threads
+ * (more files at once: a file whose tests wait for media jobs keeps its worker), each starting with 1
+ * request in flight and rising to 4 while replies stay fast and no 429 comes, halved on a 429.
+ */
+export const ADAPTIVE = { workers: 4, start: 1, max: 4 } as const;
+/** Tests at once per worker: a waiting test holds no request slot, so a worker runs more tests than slots. */
+export const TESTS_PER_SLOT = 4;
+const MIN_TESTS_PER_WORKER = 16;
+
+export interface ConcurrencyPlan {
+  workers: number;
+  /** Requests in flight per worker: at the start, and the bounds when adaptive. */
+  slots: { start: number; min?: number; max?: number };
+  /** vitest maxConcurrency of the parallel project (the serial one runs one test at a time). */
+  testsPerWorker: number;
+  adaptive: boolean;
+  /** One line for the start of the run: which concurrency, and why. */
+  describe: string;
+}
+
+/** How a target's concurrency becomes worker threads, request slots per worker and tests per worker. */
+export function concurrencyPlan(
+  target: Pick<TargetConfig, 'concurrency' | 'concurrencySource' | 'embedded'>,
+  cores: number,
+): ConcurrencyPlan {
+  if (target.concurrencySource === 'default' && !target.embedded) {
+    const total = (n: number) => n * ADAPTIVE.workers;
+    return {
+      workers: ADAPTIVE.workers,
+      slots: { start: ADAPTIVE.start, min: 1, max: ADAPTIVE.max },
+      testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * ADAPTIVE.max),
+      adaptive: true,
+      describe: `concurrency: adaptive, ${total(ADAPTIVE.start)} requests in flight at the start, up to ${total(ADAPTIVE.max)} while replies stay fast and no 429 comes, halved on a 429 (the default for a URL target; --concurrency N or \`concurrency:\` in targets.yaml fixes it)`,
+    };
+  }
+  const { workers, perWorker } = concurrencySplit(target.concurrency, cores);
+  const why =
+    target.concurrencySource === 'flag'
+      ? 'set by --concurrency'
+      : target.concurrencySource === 'file'
+        ? "set by the target's `concurrency` in targets.yaml"
+        : target.embedded
+          ? "the embedded reference's default; --concurrency N changes it"
+          : 'as configured';
+  return {
+    workers,
+    slots: { start: perWorker },
+    testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * perWorker),
+    adaptive: false,
+    describe: `concurrency: ${target.concurrency} requests in flight (${why})`,
+  };
+}
+
 export const RUN_FILE_ENV = 'CONFORMANCE_RUN_FILE';
 
 let cached: { file: string; config: RunConfig } | undefined;

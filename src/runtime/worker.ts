@@ -1,10 +1,12 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import type { Hint, Role } from '../model.ts';
 import { LiveDescription } from '../openapi/live.ts';
-import { type RunConfig, runConfig } from './run-config.ts';
+import { RequestGate } from './gate.ts';
+import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
 
 /** Per-worker state shared by the tests of one worker: secrets, redactor, the compiled description. */
 export interface WorkerState {
@@ -14,6 +16,8 @@ export interface WorkerState {
   /** Values that must never appear in a response (SEC-001), with a label for messages. */
   secrets: Array<{ label: string; value: string }>;
   live?: LiveDescription;
+  /** This worker's share of the target's concurrency: the requests of its tests in flight at once. */
+  gate: RequestGate;
   record(exchange: Exchange): void;
 }
 
@@ -41,6 +45,7 @@ export function worker(): WorkerState {
     keys,
     redactor,
     secrets,
+    gate: new RequestGate(concurrencyPlan(run.target, availableParallelism()).slots),
     record(exchange) {
       appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
     },

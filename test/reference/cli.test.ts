@@ -50,6 +50,8 @@ describe('bin/reference.mjs', () => {
     { args: ['--fault', 'nope'], message: /Unknown fault "nope"/ },
     { args: ['--port', 'x'], message: /--port must be an integer/ },
     { args: ['--media-step-ms', '0'], message: /--media-step-ms must be at least 1/ },
+    { args: ['--media-video-ms', '1.5'], message: /--media-video-ms must be an integer/ },
+    { args: ['--rate-limit', '0'], message: /--rate-limit must be at least 1/ },
   ])('exits 2 with one line for $args', ({ args, message }) => {
     const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
     expect(run.status).toBe(2);
@@ -63,6 +65,8 @@ describe('bin/reference.mjs', () => {
     expect(run.stdout).toContain('auth-query-key');
     expect(run.stdout).toContain('models-envelope');
     expect(run.stdout).toContain('--media-step-ms');
+    expect(run.stdout).toContain('--media-image-ms');
+    expect(run.stdout).toContain('--rate-limit');
     expect(run.stdout).toContain('sniff-at-job');
   });
 });

@@ -11,7 +11,7 @@ import {
   referencePool,
   streamEnds,
 } from './helpers.ts';
-import { ACK, createJob, inputId, jobBody, pollJob, readJob, sleep, upload } from './media-helpers.ts';
+import { ACK, createJob, inputId, jobBody, pollJob, readJob, sleep, TABLE, upload } from './media-helpers.ts';
 import { RACE_FAULT_PROBES } from './race-probes.ts';
 
 const pool = referencePool();
@@ -525,6 +525,25 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     return statuses.slice(0, 4).every((s) => s === 200) && statuses[4] === 429;
   },
   'trim-ascii-only': async (ref) => accepted(ref, withPrompt('wc-100031', 'ab\u3000')),
+  // An image job still runs after 1 s (0.16 s with the pool's 40 ms stages otherwise).
+  'jobs-slow': async (ref) => {
+    const model = Object.keys(TABLE.models).find(
+      (id) => TABLE.models[id].output === 'image' && !TABLE.models[id].references.required,
+    )!;
+    const job = await createJob(ref, jobBody(model));
+    await sleep(1000);
+    return (await readJob(ref, job.body.id)).body.status !== 'succeeded';
+  },
+  // A bucket of 1000 requests: 1300 at once are not all served, and those refused carry Retry-After.
+  'guard-rpm': async (ref) => {
+    const replies = await Promise.all(Array.from({ length: 1300 }, () => models(ref)));
+    const limited = replies.filter((r) => r.status === 429);
+    return (
+      limited.length > 0 &&
+      replies.filter((r) => r.status === 200).length >= 1000 &&
+      limited.every((r) => /^[1-9]\d*$/.test(r.headers.get('retry-after') ?? ''))
+    );
+  },
 };
 
 describe('faults', () => {

@@ -425,3 +425,22 @@ describe('option mediaPricing scaled (bench/points.ts --pricing scaled)', () => 
     expect(await held(flat, 'wc-100014', { duration: 30, resolution: '1080p' })).toBe('3.125');
   });
 });
+
+describe('job durations by output kind (start option mediaJobMs: real generation times)', () => {
+  const free = (output: string) =>
+    MODELS.find((id) => TABLE.models[id].output === output && !TABLE.models[id].references.required)!;
+
+  test('an image job and a video job end after their own durations; the rest keep the stage time', async () => {
+    const ref = await start({ mediaJobMs: { image: 400, video: 1600 } });
+    const image = (await createJob(ref, jobBody(free('image')))).body.id as string;
+    const video = (await createJob(ref, jobBody(free('video')))).body.id as string;
+    await sleep(200);
+    expect((await readJob(ref, image)).body.status).not.toBe('succeeded');
+    await sleep(400);
+    expect((await readJob(ref, image)).body.status).toBe('succeeded');
+    expect((await readJob(ref, video)).body.status).toBe('queued');
+    const { seen } = await pollJob(ref, video);
+    expect(seen.at(-1)).toBe('succeeded');
+    expect(seen).toContain('running');
+  });
+});

@@ -23,7 +23,14 @@ export interface RefTarget {
 export function writeRefTargets(
   ref: Reference,
   file: string,
-  opts: { requestMs?: number; streamMs?: number; concurrency?: number; extra?: string[] } = {},
+  opts: {
+    requestMs?: number;
+    streamMs?: number;
+    concurrency?: number;
+    extra?: string[];
+    /** Leave concurrency and media polling to the suite's defaults for a URL target (bench/generation.ts). */
+    urlDefaults?: boolean;
+  } = {},
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   const keys: string[] = [];
@@ -46,8 +53,12 @@ export function writeRefTargets(
       ...(ref.canaries?.length ? [`    canaries: ${JSON.stringify(ref.canaries)}`] : []),
       ...(ref.limits ? [`    limits: ${JSON.stringify(ref.limits)}`] : []),
       `    timeouts: { stream_ms: ${opts.streamMs ?? 3000}${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
-      '    media: { poll_interval_ms: 50, poll_cap: 200 }',
-      `    concurrency: ${opts.concurrency ?? 6}`,
+      ...(opts.urlDefaults
+        ? []
+        : [
+            '    media: { poll_interval_ms: 50, poll_cap: 200 }',
+            `    concurrency: ${opts.concurrency ?? 6}`,
+          ]),
       // No budget of its own (the reference's primary account bounds the run with its available points).
       '    budget_points: unlimited',
       ...(opts.extra ?? []),

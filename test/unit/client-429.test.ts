@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient, safeToRepeat } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
+import { RequestGate } from '../../src/runtime/gate.ts';
 
-/** A target that answers the first request of each path 429 with Retry-After: 0, then 200. */
+/** A target that answers the first request of each path 429 with Retry-After: 0 (/wait*: 1), then 200. */
 let server: Server;
 let baseUrl = '';
 const seen = new Map<string, number>();
@@ -15,7 +16,8 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       if (n === 1) {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        const wait = req.url?.startsWith('/wait') ? '1' : '0';
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': wait });
         res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -35,6 +37,21 @@ describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () =>
     const res = await client().send({ method: 'GET', path: '/get' });
     expect(res.status).toBe(200);
     expect(seen.get('/get')).toBe(2);
+  });
+
+  it("holds the request gate's slot for each round trip, not while it waits out the 429", async () => {
+    const gate = new RequestGate({ start: 1 });
+    const c = new HttpClient({ baseUrl, timeoutMs: 5_000, redactor: new Redactor({}), gate });
+    const done: string[] = [];
+    const waiting = c.send({ method: 'GET', path: '/wait-gated' }).then(() => done.push('waiting'));
+    await new Promise((r) => setTimeout(r, 200));
+    await c.send({ method: 'GET', path: '/other-gated' }).then(() => done.push('other'));
+    await waiting;
+    // One slot: the other request went through while the first one waited out its Retry-After: 1.
+    expect(done).toEqual(['other', 'waiting']);
+    expect(seen.get('/wait-gated')).toBe(2);
+    expect(gate.active).toBe(0);
+    expect(gate.peak).toBe(1);
   });
 
   it('waits out a 429 and repeats a POST carrying an Idempotency-Key (the same key cannot create twice)', async () => {

@@ -105,6 +105,20 @@ describe('target resolution', () => {
     ]);
   });
 
+  it('records where the concurrency came from: a URL target without one adapts', () => {
+    const env = { STAGE_KEY: 'k', CONFORMANCE_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_API_KEY: 'k' };
+    expect(resolveTarget({ targets: p, target: 'stage' }, env).concurrencySource).toBe('default');
+    expect(resolveTarget({}, env).concurrencySource).toBe('default');
+    const flagged = resolveTarget({ targets: p, target: 'stage', concurrency: 3 }, env);
+    expect([flagged.concurrency, flagged.concurrencySource]).toEqual([3, 'flag']);
+    const q = file(
+      'concurrency.yaml',
+      'targets:\n  - name: c\n    base_url: https://c.test\n    keys: { primary: STAGE_KEY }\n    concurrency: 5\n',
+    );
+    const fromFile = resolveTarget({ targets: q, target: 'c' }, env);
+    expect([fromFile.concurrency, fromFile.concurrencySource]).toEqual([5, 'file']);
+  });
+
   it('drops a role whose variable is unset, and refuses a missing primary key', () => {
     expect(resolveTarget({ targets: p, target: 'stage' }, { STAGE_KEY: 'k' }).keys).toEqual({
       primary: 'STAGE_KEY',

@@ -1,7 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sniff } from '../../media.ts';
+import { sniff, watchJob } from '../../media.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
-import { readJob } from '../jobs.ts';
+import { observeJob, readJob } from '../jobs.ts';
 import { type AccountModel, pickOf } from '../model.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
@@ -26,15 +25,13 @@ export class DownloadAsset extends Step {
     const open = m.jobs.filter((j) => !isEnded(j.seen.at(-1)));
     const job = (this.pick % 2 === 0 ? open[0] : undefined) ?? pickOf(m.jobs, this.pick)!;
     this.target = job.label;
-    const { pollIntervalMs, pollCap } = r.t.target.media;
     let status = job.seen.at(-1);
-    for (let i = 0; i < pollCap && !isEnded(status) && status !== 'settlement_pending'; i++) {
-      if (i > 0) {
-        if (Date.now() + pollIntervalMs > r.deadline) return;
-        await sleep(pollIntervalMs);
-      }
-      status = (await readJob(r, job)) ?? status;
-    }
+    const waiting = () => !isEnded(status) && status !== 'settlement_pending';
+    if (waiting())
+      await watchJob(r.t, job.id, 'primary', (res) => {
+        status = observeJob(job, res) ?? status;
+        return !waiting() || Date.now() + r.t.target.media.pollIntervalMs > r.deadline;
+      });
     if (status !== 'succeeded' || !job.assetId) return;
     const res = await r.t.get(`/v1/media/assets/${encodeURIComponent(job.assetId)}`);
     if (!is2xx(res.status)) {
