@@ -84,10 +84,25 @@ export async function runConformance(
   opts: RunOptions,
   log: (s: string) => void = console.log,
 ): Promise<RunResult> {
+  // From the first step to the report written, a signal asks this run to stop (the preflight
+  // included) and the report is still written.
+  const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  active = { reportDir };
+  try {
+    return await conformanceRun({ ...opts, reportDir }, log);
+  } finally {
+    active = undefined;
+  }
+}
+
+async function conformanceRun(
+  opts: RunOptions & { reportDir: string },
+  log: (s: string) => void,
+): Promise<RunResult> {
   const { target } = opts;
   const startedAt = new Date();
-  const reportDir = resolve(opts.reportDir ?? join('reports', target.name, stamp()));
-  mkdirSync(reportDir, { recursive: true });
+  const { reportDir } = opts;
   const exchangesFile = join(reportDir, 'exchanges.ndjson');
   writeFileSync(exchangesFile, '');
   const keys: Partial<Record<Role, string>> = {};
@@ -145,8 +160,7 @@ export async function runConformance(
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
-  } else {
-    active = { reportDir };
+  } else if (!active?.interrupted) {
     // A dry run sends the target nothing, not even this read.
     if (!opts.dryRun) balanceBefore = await totalPoints(client, auth, target);
     const deadline =
@@ -165,7 +179,6 @@ export async function runConformance(
   if (preflightNote) tests.unshift(preflightNote);
   const balanceAfter = balanceBefore !== undefined ? await totalPoints(client, auth, target) : undefined;
   const interrupted = active?.interrupted;
-  active = undefined;
   return finish({
     opts,
     target,
