@@ -8,7 +8,7 @@ import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
-import { Redactor } from './http/redact.ts';
+import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
 import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
@@ -88,16 +88,25 @@ export async function runConformance(
   // included) and the report is still written.
   const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
   mkdirSync(reportDir, { recursive: true });
+  const keys: Partial<Record<Role, string>> = {};
+  for (const [role, env] of Object.entries(opts.target.keys))
+    if (process.env[env]) keys[role as Role] = process.env[env];
+  const redactor = new Redactor(keys);
+  // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
+  const restoreConsole = redactConsole(redactor);
   active = { reportDir };
   try {
-    return await conformanceRun({ ...opts, reportDir }, log);
+    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log);
   } finally {
     active = undefined;
+    restoreConsole();
   }
 }
 
 async function conformanceRun(
   opts: RunOptions & { reportDir: string },
+  keys: Partial<Record<Role, string>>,
+  redactor: Redactor,
   log: (s: string) => void,
 ): Promise<RunResult> {
   const { target } = opts;
@@ -105,10 +114,6 @@ async function conformanceRun(
   const { reportDir } = opts;
   const exchangesFile = join(reportDir, 'exchanges.ndjson');
   writeFileSync(exchangesFile, '');
-  const keys: Partial<Record<Role, string>> = {};
-  for (const [role, env] of Object.entries(target.keys))
-    if (process.env[env]) keys[role as Role] = process.env[env];
-  const redactor = new Redactor(keys);
   const preflightExchanges: Exchange[] = [];
   const client = new HttpClient({
     baseUrl: target.baseUrl,
@@ -470,7 +475,7 @@ async function finish(c: {
     redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
   );
   writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
-  finalizeReport(reportDir, summary);
+  finalizeReport(reportDir, summary, redactor);
   const exitCode =
     summary.verdict === 'harness_error'
       ? EXIT.harness
@@ -517,10 +522,14 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 }
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
-export function finalizeReport(reportDir: string, summary: Summary): void {
+export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
   for (const f of ['stop-requested']) rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
+  // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
+  // secret must not reach the report by any path. The manifest, written from these, comes after.
+  if (redactor) redactFiles(reportDir, redactor);
   writeManifest(reportDir, summary);
+  if (redactor) redactFiles(reportDir, redactor, ['manifest.json']);
 }
 
 /**

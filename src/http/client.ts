@@ -179,6 +179,8 @@ export class HttpClient {
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
     }
+    // What the request carries as a credential is redacted from everything recorded from now on.
+    redactor.registerSent(spec.path, headers);
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
     const exchange: Exchange = {
       id,
