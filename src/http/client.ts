@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { TransportError } from '../errors.ts';
+import { nestingDepth } from '../openapi/guard.ts';
 import type { Redactor } from './redact.ts';
 
 export interface RecordedBody {
@@ -73,6 +74,8 @@ export interface ClientOptions {
 }
 
 const PREVIEW_BYTES = 4096;
+/** Deeper than any shape of the contract, shallow enough for every recursive check of a body. */
+export const MAX_JSON_DEPTH = 512;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT']);
 
 let sharedAgent: Agent | undefined;
@@ -237,6 +240,11 @@ export class HttpClient {
       if (looksJson && buf.length > 0) {
         try {
           json = JSON.parse(text);
+          // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
+          if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+            json = undefined;
+            jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;
+          }
         } catch (err) {
           jsonError = (err as Error).message;
         }

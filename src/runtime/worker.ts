@@ -3,6 +3,7 @@ import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import type { Hint, Role } from '../model.ts';
+import { documentedFallback } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { type RunConfig, runConfig } from './run-config.ts';
 
@@ -14,6 +15,8 @@ export interface WorkerState {
   /** Values that must never appear in a response (SEC-001), with a label for messages. */
   secrets: Array<{ label: string; value: string }>;
   live?: LiveDescription;
+  /** Checks every response against the live description, or the documented schemas when it is unusable. */
+  responses: Pick<LiveDescription, 'checkResponse'>;
   record(exchange: Exchange): void;
 }
 
@@ -41,6 +44,7 @@ export function worker(): WorkerState {
     keys,
     redactor,
     secrets,
+    responses: live ?? documentedFallback,
     record(exchange) {
       appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
     },
