@@ -33,16 +33,18 @@ export const unjudgedPatterns = new Set<string>();
  * valid ECMA-262 regular expression throws (the description is at fault); one RE2 cannot run matches
  * everything and is listed in `unjudgedPatterns`.
  */
-export function re2Engine(pattern: string, _flags: string): { test(s: string): boolean } {
+export function re2Engine(pattern: string, flags: string): { test(s: string): boolean; toString(): string } {
+  // ajv shares compiled patterns by their toString(): it must name the pattern.
+  const name = () => `/${pattern}/${flags}`;
   let re: RE2JS;
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch {
     new RegExp(pattern, 'u');
     unjudgedPatterns.add(pattern);
-    return { test: () => true };
+    return { test: () => true, toString: name };
   }
-  return { test: (s: string) => re.matcher(s).find() };
+  return { test: (s: string) => re.matcher(s).find(), toString: name };
 }
 re2Engine.code = 're2js';
 
