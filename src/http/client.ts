@@ -48,6 +48,8 @@ export interface HttpResponse {
   /** Parsed JSON when the body is JSON text, else undefined. */
   json: unknown;
   jsonError?: string;
+  /** The body is JSON nested deeper than MAX_JSON_DEPTH: parsed, then left out (`json` undefined). */
+  jsonTooDeep?: true;
 }
 
 export interface RequestSpec {
@@ -236,6 +238,7 @@ export class HttpClient {
       const text = buf.toString('utf8');
       let json: unknown;
       let jsonError: string | undefined;
+      let jsonTooDeep = false;
       const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
       if (looksJson && buf.length > 0) {
         try {
@@ -243,6 +246,7 @@ export class HttpClient {
           // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
           if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
             json = undefined;
+            jsonTooDeep = true;
             jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;
           }
         } catch (err) {
@@ -261,6 +265,7 @@ export class HttpClient {
       };
       if (mediaType) out.mediaType = mediaType;
       if (jsonError) out.jsonError = jsonError;
+      if (jsonTooDeep) out.jsonTooDeep = true;
       return out;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };
