@@ -55,13 +55,14 @@ export interface RunOptions {
 }
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
-let active: { reportDir: string; interrupted?: string } | undefined;
+let active: { reportDir: string; interrupted?: string; preflight: AbortController } | undefined;
 
 /** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
 export function stopActiveRun(reason: string): boolean {
   if (!active) return false;
   active.interrupted ??= reason;
   requestStop(active.reportDir, reason);
+  active.preflight.abort(reason);
   return true;
 }
 
@@ -94,7 +95,7 @@ export async function runConformance(
   const redactor = new Redactor(keys);
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
-  active = { reportDir };
+  active = { reportDir, preflight: new AbortController() };
   try {
     return await conformanceRun({ ...opts, reportDir }, keys, redactor, log);
   } finally {
@@ -120,6 +121,8 @@ async function conformanceRun(
     timeoutMs: target.timeouts.requestMs,
     redactor,
     testName: 'preflight',
+    // A stop asked during the preflight ends its request in flight (the run then writes its report).
+    ...(active ? { signal: active.preflight.signal } : {}),
     onExchange: (ex) => {
       preflightExchanges.push(ex);
       writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
@@ -133,13 +136,18 @@ async function conformanceRun(
   let preflightFailure: TestResultRecord | undefined;
   let preflightNote: TestResultRecord | undefined;
   if (!opts.dryRun) {
-    ({ openapi, preflightFailure, preflightNote } = await preflight(
-      target,
-      client,
-      auth,
-      reportDir,
-      preflightExchanges,
-    ));
+    try {
+      ({ openapi, preflightFailure, preflightNote } = await preflight(
+        target,
+        client,
+        auth,
+        reportDir,
+        preflightExchanges,
+      ));
+    } catch (err) {
+      // Interrupted during the preflight: no verdict on the target, but a report all the same.
+      if (!active?.interrupted) throw err;
+    }
   }
 
   const run: RunConfig = {

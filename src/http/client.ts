@@ -73,6 +73,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   max429Waits?: number;
   max429WaitMs?: number;
+  /** Aborts every request in flight and refuses new ones (a stop asked during the preflight). */
+  signal?: AbortSignal;
 }
 
 const PREVIEW_BYTES = 4096;
@@ -211,7 +213,9 @@ export class HttpClient {
         headers,
         body,
         dispatcher: agent(),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: this.opts.signal
+          ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

@@ -14,8 +14,11 @@
  * - deep: the description holds an `x-deep` extension nested `depth` levels.
  * - allof-cycle, ref-cycle: the catalog's schema is a cycle through allOf / plain $ref.
  * - bad-regex: a pattern that is not a regular expression.
- * - hang: every request but GET /openapi.json is accepted and never answered.
+ * - hang: every request but GET /openapi.json, /v1/models and /v1/balance (what the preflight reads) is
+ *   accepted and never answered.
  * - hang-all: every request, the description included, is accepted and never answered.
+ * - slow: every request but the description is answered `delayMs` late (default 2 s): a run takes long.
+ * - bypass: an auth bypass: a request without a valid key acts as the primary account.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +34,9 @@ export type HostileMode =
   | 'ref-cycle'
   | 'bad-regex'
   | 'hang'
-  | 'hang-all';
+  | 'hang-all'
+  | 'bypass'
+  | 'slow';
 
 export interface HostileOptions {
   mode: HostileMode;
@@ -41,6 +46,8 @@ export interface HostileOptions {
   enumBytes?: number;
   /** deep: nesting of the x- extension (default 200,000). */
   depth?: number;
+  /** slow: delay of every answer (default 2,000 ms). */
+  delayMs?: number;
 }
 
 export interface HostileServer {
@@ -53,6 +60,8 @@ export interface HostileServer {
   limits: { payment_min_cny: string };
   /** Requests received (the description included). */
   requests(): number;
+  /** Requests other than GET/HEAD that the reference behind the proxy accepted (2xx): side effects. */
+  effects(): string[];
   close(): Promise<void>;
 }
 
@@ -137,13 +146,15 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
   };
   const description = hostileDescription((await (await fetch(`${ref.url}/openapi.json`)).json()) as Json, o);
   let count = 0;
+  const effects: string[] = [];
   const hanging = new Set<ServerResponse>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     count++;
     const url = req.url ?? '/';
     const isDescription = req.method === 'GET' && url.split('?')[0] === '/openapi.json';
-    if (o.mode === 'hang-all' || (o.mode === 'hang' && !isDescription)) {
+    const readsKept = req.method === 'GET' && ['/v1/models', '/v1/balance'].includes(url.split('?')[0]!);
+    if (o.mode === 'hang-all' || (o.mode === 'hang' && !isDescription && !readsKept)) {
       hanging.add(res);
       return;
     }
@@ -153,16 +164,21 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       return;
     }
     const body = await readBody(req);
+    if (o.mode === 'slow' && !isDescription) await new Promise((r) => setTimeout(r, o.delayMs ?? 2_000));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers))
       if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))
         headers[k] = mapKeys(v);
+    if (o.mode === 'bypass' && ![...toRef.values()].some((k) => headers.authorization === `Bearer ${k}`))
+      headers.authorization = `Bearer ${ref.keys.primary}`;
     const upstream = await fetch(`${ref.url}${mapKeys(url)}`, {
       method: req.method ?? 'GET',
       headers,
       ...(body.length > 0 ? { body } : {}),
       redirect: 'manual',
     });
+    if (!['GET', 'HEAD'].includes(req.method ?? 'GET') && upstream.status < 300)
+      effects.push(`${req.method} ${url.split('?')[0]} ${upstream.status}`);
     let out = Buffer.from(await upstream.arrayBuffer());
     const outHeaders: Record<string, string> = {};
     upstream.headers.forEach((v, k) => {
@@ -223,6 +239,7 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     canaries: ref.canaries,
     limits: ref.limits,
     requests: () => count,
+    effects: () => [...effects],
     close: async () => {
       for (const r of hanging) r.destroy();
       server.closeAllConnections();
