@@ -102,6 +102,18 @@ const FAULT_LIST = [
     description: 'GET /v1/models declares no 401 response',
     breaks: ['RESP-001'],
   },
+  // openapi.ts: the model entry applies a schema whose allOf applies itself
+  {
+    name: 'openapi-schema-cycle',
+    description: "the description's model entry applies a schema whose allOf includes itself (a cycle)",
+    breaks: ['OAS-001'],
+  },
+  // openapi.ts: the model entry's id has a pattern that is not a regular expression
+  {
+    name: 'openapi-invalid-pattern',
+    description: "the description's model entry id has pattern `([a-z`, not a regular expression",
+    breaks: ['OAS-001'],
+  },
   // routes/models.ts: entries lack context_length, which the description requires
   {
     name: 'models-undocumented-shape',
@@ -1008,6 +1020,11 @@ const VARIANT_LIST = [
       'the first job create of each Idempotency-Key creates the job and drops the connection unanswered; its replay returns the job',
   },
   // ==== end of the media block
+  // openapi.ts: a pattern in ECMA-262 syntax that RE2 cannot run (JSON Schema patterns are ECMA-262)
+  {
+    name: 'openapi-lookahead-pattern',
+    description: "the description's model entry id has pattern ^(?!\\s)\\S+$ (a lookahead)",
+  },
   // guards.ts: "four guards exist per account ... requests per minute, tokens per minute, concurrency and
   // spend"; a 429 "rate limit or protection" may meet any request
   {

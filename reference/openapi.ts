@@ -711,6 +711,15 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
   // Faults purchase-cost-field and routing-field-host (internal.ts): the leaked entry field, described.
   const leaked = leakedFieldSchema(ctx);
   if (leaked) (schemas.ModelEntry as { allOf: JsonObject[] }).allOf.push(leaked);
+  const entry = (schemas.ModelEntry as { allOf: JsonObject[] }).allOf;
+  if (ctx.fault === 'openapi-schema-cycle') {
+    schemas.EntryLoop = { allOf: [ref('EntryLoop')] };
+    entry.push(ref('EntryLoop'));
+  }
+  if (ctx.fault === 'openapi-invalid-pattern')
+    entry.push({ properties: { id: { type: 'string', pattern: '([a-z' } } });
+  if (ctx.variant === 'openapi-lookahead-pattern')
+    entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
   switch (ctx.fault) {
     case 'openapi-invalid':
       delete doc.info;

@@ -206,18 +206,24 @@ export async function main(argv: string[]): Promise<number> {
     stop = started.stop;
     if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
   }
-  // First Ctrl-C: the run stops starting tests and requests, cleans up and writes its report.
-  // A second one: stop at once.
+  // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
+  // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
+  // window: a signal sent to the process group reaches node twice (directly, and forwarded by npm),
+  // which is one request to stop, not two.
+  let firstSignalAt: number | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (stopActiveRun(`interrupted by ${signal}`)) {
+    const now = Date.now();
+    if (firstSignalAt !== undefined && now - firstSignalAt < SAME_SIGNAL_MS) return;
+    if (firstSignalAt === undefined && stopActiveRun(`interrupted by ${signal}`)) {
+      firstSignalAt = now;
       console.error(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
-      process.once(signal, onSignal);
       return;
     }
-    void stop?.().finally(() => process.exit(EXIT.interrupted));
+    console.error(`gateway-conformance: ${signal}: stopping at once`);
+    process.exit(EXIT.interrupted);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const result = await runConformance({
       target,
@@ -391,6 +397,9 @@ function wholeNumber(value: unknown, flag: string, min: number, max: number): nu
     throw new UsageError(`${flag}: '${String(value)}' is not a whole number from ${min} to ${max}`);
   return n;
 }
+
+/** Signals this close to the first one are the same request to stop (a group signal npm also forwards). */
+const SAME_SIGNAL_MS = 500;
 
 /** The CLI on these arguments: its exit code, with a usage or internal error said on stderr. */
 export async function runArgs(argv: string[]): Promise<number> {

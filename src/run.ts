@@ -9,7 +9,7 @@ import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
-import { Redactor } from './http/redact.ts';
+import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
 import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
@@ -57,13 +57,14 @@ export interface RunOptions {
 }
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
-let active: { reportDir: string; interrupted?: string } | undefined;
+let active: { reportDir: string; interrupted?: string; preflight: AbortController } | undefined;
 
 /** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
 export function stopActiveRun(reason: string): boolean {
   if (!active) return false;
   active.interrupted ??= reason;
   requestStop(active.reportDir, reason);
+  active.preflight.abort(reason);
   return true;
 }
 
@@ -86,22 +87,44 @@ export async function runConformance(
   opts: RunOptions,
   log: (s: string) => void = console.log,
 ): Promise<RunResult> {
-  const { target } = opts;
-  const startedAt = new Date();
-  const reportDir = resolve(opts.reportDir ?? join('reports', target.name, stamp()));
+  // From the first step to the report written, a signal asks this run to stop (the preflight
+  // included) and the report is still written.
+  const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
   mkdirSync(reportDir, { recursive: true });
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
-  writeFileSync(exchangesFile, '');
   const keys: Partial<Record<Role, string>> = {};
-  for (const [role, env] of Object.entries(target.keys))
+  for (const [role, env] of Object.entries(opts.target.keys))
     if (process.env[env]) keys[role as Role] = process.env[env];
   const redactor = new Redactor(keys);
+  // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
+  const restoreConsole = redactConsole(redactor);
+  active = { reportDir, preflight: new AbortController() };
+  try {
+    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log);
+  } finally {
+    active = undefined;
+    restoreConsole();
+  }
+}
+
+async function conformanceRun(
+  opts: RunOptions & { reportDir: string },
+  keys: Partial<Record<Role, string>>,
+  redactor: Redactor,
+  log: (s: string) => void,
+): Promise<RunResult> {
+  const { target } = opts;
+  const startedAt = new Date();
+  const { reportDir } = opts;
+  const exchangesFile = join(reportDir, 'exchanges.ndjson');
+  writeFileSync(exchangesFile, '');
   const preflightExchanges: Exchange[] = [];
   const client = new HttpClient({
     baseUrl: target.baseUrl,
     timeoutMs: target.timeouts.requestMs,
     redactor,
     testName: 'preflight',
+    // A stop asked during the preflight ends its request in flight (the run then writes its report).
+    ...(active ? { signal: active.preflight.signal } : {}),
     onExchange: (ex) => {
       preflightExchanges.push(ex);
       writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
@@ -115,13 +138,18 @@ export async function runConformance(
   let preflightFailure: TestResultRecord | undefined;
   let preflightNote: TestResultRecord | undefined;
   if (!opts.dryRun) {
-    ({ openapi, preflightFailure, preflightNote } = await preflight(
-      target,
-      client,
-      auth,
-      reportDir,
-      preflightExchanges,
-    ));
+    try {
+      ({ openapi, preflightFailure, preflightNote } = await preflight(
+        target,
+        client,
+        auth,
+        reportDir,
+        preflightExchanges,
+      ));
+    } catch (err) {
+      // Interrupted during the preflight: no verdict on the target, but a report all the same.
+      if (!active?.interrupted) throw err;
+    }
   }
 
   if (!opts.quiet && !opts.dryRun) log(concurrencyPlan(target, availableParallelism()).describe);
@@ -141,7 +169,7 @@ export async function runConformance(
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
-  if (!preflightFailure && !opts.dryRun) {
+  if (!preflightFailure && !opts.dryRun && !active?.interrupted) {
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
@@ -162,8 +190,7 @@ export async function runConformance(
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
-  } else {
-    active = { reportDir };
+  } else if (!active?.interrupted) {
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
     const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
     const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
@@ -191,7 +218,6 @@ export async function runConformance(
   const balanceAfter =
     balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
   const interrupted = active?.interrupted;
-  active = undefined;
   return finish({
     opts,
     target,
@@ -273,7 +299,17 @@ async function preflight(
 
   let openapi: RunConfig['openapi'];
   let preflightFailure: TestResultRecord | undefined;
-  if (desc.json === undefined || desc.status >= 400) {
+  if (desc.jsonTooDeep && desc.status < 400) {
+    // JSON too deep to examine: the target's failure (OAS-001); the run goes on with the documented schemas.
+    const file = join(reportDir, 'openapi.json');
+    writeFileSync(file, desc.body);
+    openapi = {
+      file,
+      sha256: createHash('sha256').update(desc.body).digest('hex'),
+      valid: false,
+      errors: [desc.jsonError ?? 'JSON too deep'],
+    };
+  } else if (desc.json === undefined || desc.status >= 400) {
     const what =
       desc.status >= 400
         ? `status ${desc.status}`
@@ -495,7 +531,7 @@ async function finish(c: {
     redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
   );
   writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
-  finalizeReport(reportDir, summary);
+  finalizeReport(reportDir, summary, redactor);
   const exitCode =
     summary.verdict === 'harness_error'
       ? EXIT.harness
@@ -542,10 +578,14 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 }
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
-export function finalizeReport(reportDir: string, summary: Summary): void {
+export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
   for (const f of ['stop-requested', BALANCE_FILE]) rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
+  // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
+  // secret must not reach the report by any path. The manifest, written from these, comes after.
+  if (redactor) redactFiles(reportDir, redactor);
   writeManifest(reportDir, summary);
+  if (redactor) redactFiles(reportDir, redactor, ['manifest.json']);
 }
 
 /**

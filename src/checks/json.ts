@@ -72,8 +72,9 @@ export function findEntryList(root: unknown): { pointer: string; entries: unknow
   if (Array.isArray(root)) return { pointer: '', entries: root };
   const queue: Array<[unknown, string]> = [[root, '']];
   let firstEmpty: { pointer: string; entries: unknown[] } | undefined;
-  while (queue.length > 0) {
-    const [node, ptr] = queue.shift()!;
+  // An index, not shift(): shift() is linear in the queue, so a wide body made this quadratic.
+  for (let head = 0; head < queue.length; head++) {
+    const [node, ptr] = queue[head]!;
     if (!node || typeof node !== 'object' || Array.isArray(node)) continue;
     for (const [k, v] of Object.entries(node)) {
       const p = `${ptr}/${esc(k)}`;

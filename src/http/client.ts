@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { TransportError } from '../errors.ts';
+import { nestingDepth } from '../openapi/guard.ts';
 import type { Redactor } from './redact.ts';
 
 export interface RecordedBody {
@@ -47,6 +48,8 @@ export interface HttpResponse {
   /** Parsed JSON when the body is JSON text, else undefined. */
   json: unknown;
   jsonError?: string;
+  /** The body is JSON nested deeper than MAX_JSON_DEPTH: parsed, then left out (`json` undefined). */
+  jsonTooDeep?: true;
 }
 
 export interface RequestSpec {
@@ -75,9 +78,13 @@ export interface ClientOptions {
    * while a 429's Retry-After is waited out.
    */
   gate?: { run<T>(fn: () => Promise<T>): Promise<T> };
+  /** Aborts every request in flight and refuses new ones (a stop asked during the preflight). */
+  signal?: AbortSignal;
 }
 
 const PREVIEW_BYTES = 4096;
+/** Deeper than any shape of the contract, shallow enough for every recursive check of a body. */
+export const MAX_JSON_DEPTH = 512;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT']);
 
 let sharedAgent: Agent | undefined;
@@ -198,6 +205,8 @@ export class HttpClient {
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
     }
+    // What the request carries as a credential is redacted from everything recorded from now on.
+    redactor.registerSent(spec.path, headers);
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
     const exchange: Exchange = {
       id,
@@ -223,7 +232,9 @@ export class HttpClient {
         headers,
         body,
         dispatcher: agent(),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: this.opts.signal
+          ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -250,10 +261,17 @@ export class HttpClient {
       const text = buf.toString('utf8');
       let json: unknown;
       let jsonError: string | undefined;
+      let jsonTooDeep = false;
       const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
       if (looksJson && buf.length > 0) {
         try {
           json = JSON.parse(text);
+          // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
+          if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+            json = undefined;
+            jsonTooDeep = true;
+            jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;
+          }
         } catch (err) {
           jsonError = (err as Error).message;
         }
@@ -270,6 +288,7 @@ export class HttpClient {
       };
       if (mediaType) out.mediaType = mediaType;
       if (jsonError) out.jsonError = jsonError;
+      if (jsonTooDeep) out.jsonTooDeep = true;
       return out;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };

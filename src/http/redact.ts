@@ -1,7 +1,14 @@
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
- * Redaction of secrets in everything the suite records or prints. Why both a value scan and header
- * masking: a probe may send a *part* of a key (a truncated key), which no value scan would find, so
- * credential-bearing request headers and query parameters are masked whole.
+ * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
+ * values: a probe sends *parts* and *encodings* of a key (truncated, appended, URL-encoded, in a cookie)
+ * and a target may echo any of them back ("Incorrect API key provided: sk-..."), so every run of at least
+ * FRAGMENT_CHARS characters of a key, in any of the forms a key travels in (raw, URL-encoded,
+ * JSON-escaped, base64 at each of the three byte alignments), is replaced wherever it appears.
+ * Credential-bearing request headers and query parameters are also masked whole, so what the suite
+ * sent never shows even a short piece of a key.
  */
 const CREDENTIAL_HEADERS = new Set([
   'authorization',
@@ -12,23 +19,103 @@ const CREDENTIAL_HEADERS = new Set([
 ]);
 const CREDENTIAL_PARAM = /key|token|auth|secret|password/i;
 
+/**
+ * The shortest run of a key's characters that is redacted. Why 12: a key's random part carries about
+ * 6 bits a character, so 12 characters (~70 bits) never occur by chance in a reply or a report (nothing
+ * but the key is redacted), while an echo long enough to matter is caught: the 30-character prefix of a
+ * 36-character key (the truncated-key probe) holds 19 such runs, and after URL-encoding (`+` -> `%2B`)
+ * or JSON-escaping (`/` -> `\/`) it only grows. Shorter keys are redacted whole.
+ */
+export const FRAGMENT_CHARS = 12;
+
+/** The forms a key takes on the wire and in files, each to be searched for fragments. */
+export function keyForms(key: string): string[] {
+  const forms = new Set<string>([key]);
+  const url = encodeURIComponent(key);
+  forms.add(url);
+  forms.add(url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  const json = JSON.stringify(key).slice(1, -1);
+  forms.add(json);
+  forms.add(json.replaceAll('/', '\\/'));
+  const bytes = Buffer.from(key, 'utf8');
+  for (const align of [0, 1, 2]) {
+    // The characters that encode only the key's bytes when `align` other bytes precede it.
+    const b64 = Buffer.concat([Buffer.alloc(align), bytes]).toString('base64');
+    const body = b64.slice(align ? 4 : 0, Math.floor((align + bytes.length) / 3) * 4);
+    forms.add(body);
+    forms.add(body.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...forms].filter((f) => f.length > 0);
+}
+
 export class Redactor {
-  private readonly secrets: Array<[string, string]>;
+  /** Every FRAGMENT_CHARS-long run of every form of every secret, with the secret's label. */
+  private readonly grams = new Map<string, string>();
+  /** Secrets shorter than a fragment, matched whole, longest first. */
+  private readonly whole: Array<[string, string]> = [];
+  /** Whole key values, for naming the role of a masked credential header. */
+  private readonly values: Array<[string, string]> = [];
 
   constructor(secrets: Record<string, string | undefined>) {
-    this.secrets = Object.entries(secrets)
-      .filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].length >= 4)
-      .map(([label, value]) => [value, label] as [string, string])
-      .sort((a, b) => b[0].length - a[0].length);
+    for (const [label, value] of Object.entries(secrets))
+      if (typeof value === 'string') this.register(value, label);
   }
 
-  /** Replace every secret value in a string. */
+  /**
+   * Redact `value` (and every long-enough fragment of it, in every form) from now on. Values shorter
+   * than 4 characters are not secrets anyone could use and are ignored.
+   */
+  register(value: string, label: string): void {
+    if (value.length < 4 || this.values.some(([v]) => v === value)) return;
+    this.values.push([value, label]);
+    this.values.sort((a, b) => b[0].length - a[0].length);
+    for (const form of keyForms(value)) {
+      if (form.length < FRAGMENT_CHARS) {
+        if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
+        continue;
+      }
+      for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) {
+        const g = form.slice(i, i + FRAGMENT_CHARS);
+        if (!this.grams.has(g)) this.grams.set(g, label);
+      }
+    }
+    this.whole.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** Replace every secret value, and every run of a secret's fragments, in a string. */
   text(s: string): string {
-    let out = s;
-    for (const [value, label] of this.secrets) {
+    let out = this.grams.size > 0 ? this.fragments(s) : s;
+    for (const [value, label] of this.whole) {
       if (out.includes(value)) out = out.split(value).join(`[REDACTED:${label}]`);
     }
     return out;
+  }
+
+  /** Linear in the text: one lookup of a FRAGMENT_CHARS-long window at each position. */
+  private fragments(s: string): string {
+    const L = FRAGMENT_CHARS;
+    let out = '';
+    let copied = 0;
+    let i = 0;
+    while (i + L <= s.length) {
+      const label = this.grams.get(s.slice(i, i + L));
+      if (label === undefined) {
+        i++;
+        continue;
+      }
+      // A run: extend while the next window still matches.
+      let end = i + L;
+      while (end < s.length && this.grams.has(s.slice(end - L + 1, end + 1))) end++;
+      let start = i;
+      // An escape's backslash left dangling before the mask would break JSON text (`\/` in a form).
+      let slashes = 0;
+      while (start - slashes - 1 >= copied && s[start - slashes - 1] === '\\') slashes++;
+      if (slashes % 2 === 1) start--;
+      out += `${s.slice(copied, start)}[REDACTED:${label}]`;
+      copied = end;
+      i = end;
+    }
+    return copied === 0 ? s : out + s.slice(copied);
   }
 
   /** Deep-redact a JSON-like value (strings inside are scanned). */
@@ -41,7 +128,7 @@ export class Redactor {
     for (const [name, value] of Object.entries(headers)) {
       if (CREDENTIAL_HEADERS.has(name.toLowerCase())) {
         const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
-        const label = this.secrets.find(([v]) => value.endsWith(` ${v}`))?.[1];
+        const label = this.values.find(([v]) => value.endsWith(` ${v}`))?.[1];
         const mask = `[REDACTED${label ? `:${label}` : ''}]`;
         out[name] =
           name.toLowerCase() === 'cookie'
@@ -54,6 +141,25 @@ export class Redactor {
       }
     }
     return out;
+  }
+
+  /**
+   * Register the credentials a request is about to carry (header values after their scheme, cookie
+   * values, credential-like query parameters), so that an echo of exactly what was sent is redacted
+   * even when it is not derived from a configured key.
+   */
+  registerSent(path: string, headers: Record<string, string>): void {
+    for (const [name, value] of Object.entries(headers)) {
+      const h = name.toLowerCase();
+      if (!CREDENTIAL_HEADERS.has(h)) continue;
+      if (h === 'cookie')
+        for (const m of value.matchAll(/=([^;]*)/g)) this.register(m[1]!.trim(), 'sent credential');
+      else this.register(value.replace(/^\S+\s+(?=\S)/, ''), 'sent credential');
+    }
+    const q = path.indexOf('?');
+    if (q < 0) return;
+    for (const [k, v] of new URLSearchParams(path.slice(q + 1)))
+      if (CREDENTIAL_PARAM.test(k)) this.register(v, 'sent credential');
   }
 
   /** Path with query: credential-like parameter values masked, every other secret value replaced. */
@@ -69,4 +175,42 @@ export class Redactor {
     }
     return this.text(`${path.slice(0, q)}?${parts.join('&')}`);
   }
+}
+
+/**
+ * Re-redact text files of a directory in place (all of them, or the named ones); a file that does not
+ * change is not rewritten.
+ */
+export function redactFiles(dir: string, redactor: Redactor, only?: string[]): void {
+  for (const name of only ?? readdirSync(dir)) {
+    const file = join(dir, name);
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
+    const text = readFileSync(file, 'utf8');
+    const out = redactor.text(text);
+    if (out !== text) writeFileSync(file, out);
+  }
+}
+
+/**
+ * Redact everything written to stdout and stderr until the returned function is called. Why at the
+ * stream: vitest's reporter and the worker logs it relays write there, outside the report's own paths.
+ */
+export function redactConsole(redactor: Redactor): () => void {
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((s) => s.write);
+  for (const [i, stream] of streams.entries()) {
+    const original = originals[i]!;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const text =
+        typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
+      return (original as (...a: unknown[]) => boolean).call(
+        stream,
+        typeof text === 'string' ? redactor.text(text) : text,
+        ...rest,
+      );
+    }) as typeof stream.write;
+  }
+  return () => {
+    for (const [i, stream] of streams.entries()) stream.write = originals[i]!;
+  };
 }

@@ -2,6 +2,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
+import { documentedBodyFindings } from './fallback.ts';
+import { capEvidence, re2Engine, screenDescription } from './guard.ts';
 
 export interface DescriptionCheck {
   valid: boolean;
@@ -19,6 +21,9 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   if (typeof declared !== 'string' || !/^3\.1\.\d+/.test(declared)) {
     return { valid: false, errors: [`openapi is ${JSON.stringify(declared)}, expected 3.1.x`] };
   }
+  // Bounds and cycles first: nothing below may clone or compile a document that would hang or crash it.
+  const hazards = screenDescription(doc);
+  if (hazards.length > 0) return { valid: false, version: declared, errors: hazards };
   // Building the validator compiles the 3.1 meta-schema: once per process (runs in one process are sequential).
   oasValidator ??= new Validator({ strict: false, allErrors: true });
   const res = await oasValidator.validate(structuredClone(doc) as Record<string, unknown>);
@@ -65,7 +70,14 @@ export class LiveDescription {
   private readonly cache = new Map<string, ValidateFunction | Error>();
 
   constructor(readonly doc: Record<string, unknown>) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true, logger: false });
+    // The target's patterns run on RE2: matching time is linear in the body whatever the pattern.
+    this.ajv = new Ajv2020({
+      strict: false,
+      allErrors: true,
+      validateFormats: true,
+      logger: false,
+      code: { regExp: re2Engine },
+    });
     addFormats.default(this.ajv);
     for (const [name, bits] of [
       ['int32', 32],
@@ -231,14 +243,15 @@ export class LiveDescription {
       ];
     }
     const v = this.validator(schemaPointer);
-    if (v instanceof Error) return [];
+    if (v instanceof Error)
+      return documentedBodyFindings(res, `the live schema does not compile: ${v.message.slice(0, 200)}`);
     if (v(res.json)) return [];
     return (v.errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
       id: 'RESP-003' as const,
       message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
       pointer: e.instancePath || '/',
-      received: valueAt(res.json, e.instancePath),
-      expected: e.params,
+      received: capEvidence(valueAt(res.json, e.instancePath)),
+      expected: capEvidence(e.params),
     }));
   }
 

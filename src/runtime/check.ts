@@ -8,6 +8,7 @@ import type { TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
 import type { CleanupRecord, Effect, Hint, LeftBehind, Outcome, Role, Violation } from '../model.ts';
+import { capEvidence } from '../openapi/guard.ts';
 import {
   admission,
   balanceOut,
@@ -86,6 +87,7 @@ class AbortSignalError extends Error {}
 export class CheckContext {
   readonly target: TargetConfig;
   readonly violations: Array<Violation & { count: number }> = [];
+  private readonly byKey = new Map<string, Violation & { count: number }>();
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
   exchangeCount = 0;
@@ -233,7 +235,7 @@ export class CheckContext {
       ...pointsChecks(res),
       ...suspiciousFields(res),
     ];
-    if (this.w.live) findings.push(...this.w.live.checkResponse(res));
+    findings.push(...this.w.responses.checkResponse(res));
     for (const f of findings) this.violate(f.id, f.message, { ...f, exchange: res.exchange });
   }
 
@@ -255,17 +257,21 @@ export class CheckContext {
     const redact = this.w.redactor;
     const v: Violation & { count: number } = { id, level, severity, message: redact.text(message), count: 1 };
     if (extra.pointer !== undefined) v.pointer = extra.pointer;
-    if (extra.received !== undefined) v.received = redact.value(extra.received);
-    if (extra.expected !== undefined) v.expected = redact.value(extra.expected);
+    // Evidence is capped in size (the rest counted, not copied): a body or enum may be megabytes.
+    if (extra.received !== undefined) v.received = redact.value(capEvidence(extra.received));
+    if (extra.expected !== undefined) v.expected = redact.value(capEvidence(extra.expected));
     if (extra.exchange) {
       v.exchangeId = extra.exchange.id;
       this.cited.set(extra.exchange.id, extra.exchange);
     }
-    const same = this.violations.find(
-      (o) => o.id === v.id && o.message === v.message && o.pointer === v.pointer,
-    );
+    // One entry per id, message and pointer, found by key: a reply may raise thousands of findings.
+    const key = `${v.id}\n${v.message}\n${v.pointer ?? ''}`;
+    const same = this.byKey.get(key);
     if (same) same.count++;
-    else this.violations.push(v);
+    else {
+      this.byKey.set(key, v);
+      this.violations.push(v);
+    }
   }
 
   /** Report a violation unless `ok`; returns `ok`. */

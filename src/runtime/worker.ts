@@ -4,6 +4,7 @@ import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import type { Hint, Role } from '../model.ts';
+import { documentedFallback } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { RequestGate } from './gate.ts';
 import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
@@ -18,6 +19,8 @@ export interface WorkerState {
   live?: LiveDescription;
   /** This worker's share of the target's concurrency: the requests of its tests in flight at once. */
   gate: RequestGate;
+  /** Checks every response against the live description, or the documented schemas when it is unusable. */
+  responses: Pick<LiveDescription, 'checkResponse'>;
   record(exchange: Exchange): void;
 }
 
@@ -46,6 +49,7 @@ export function worker(): WorkerState {
     redactor,
     secrets,
     gate: new RequestGate(concurrencyPlan(run.target, availableParallelism()).slots),
+    responses: live ?? documentedFallback,
     record(exchange) {
       appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
     },

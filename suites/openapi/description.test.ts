@@ -30,7 +30,7 @@ check(
         'OAS-001',
         'GET /openapi.json did not answer 200 with JSON',
         {
-          received: `${res.status} ${res.mediaType ?? ''}`,
+          received: `${res.status} ${res.mediaType ?? ''}${res.jsonError ? ` (${res.jsonError})` : ''}`,
           expected: '200 application/json',
           exchange: res.exchange,
         },

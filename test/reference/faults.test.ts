@@ -146,6 +146,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'openapi-missing-endpoint': async (ref) => (await openapi(ref)).paths['/v1/embeddings'] === undefined,
   'openapi-enum-drift': async (ref) =>
     (await openapi(ref)).components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
+  'openapi-schema-cycle': async (ref) =>
+    (await openapi(ref)).components.schemas.EntryLoop?.allOf?.[0]?.$ref === '#/components/schemas/EntryLoop',
+  'openapi-invalid-pattern': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.ModelEntry).includes('"pattern":"([a-z"'),
   'openapi-undeclared-401': async (ref) =>
     (await openapi(ref)).paths['/v1/models'].get.responses['401'] === undefined,
   'models-undocumented-shape': async (ref) => (await models(ref)).body.data[0].context_length === undefined,
@@ -456,6 +460,8 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'unpriced-omitted': async (ref) => !('points_configured' in unpriced((await models(ref)).body.data)),
   'fractional-prices': async (ref) => (await balance(ref)).body.total_points === '1234567.123456789012',
   'healthz-text': async (ref) => (await call(ref, '/healthz')).text === 'ok',
+  'openapi-lookahead-pattern': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.ModelEntry).includes('(?!\\\\s)'),
   'openapi-default-errors': async (ref) =>
     (await openapi(ref)).paths['/v1/models'].get.responses.default !== undefined,
   'chat-stream-ndjson': async (ref) =>

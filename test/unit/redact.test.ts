@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../src/http/redact.ts';
+import { FRAGMENT_CHARS, Redactor } from '../../src/http/redact.ts';
+import { findLeaks } from '../support/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
 
@@ -33,5 +34,72 @@ describe('redaction', () => {
 
   it('redacts inside JSON values', () => {
     expect(r.value({ a: ['x sk-ref-0123456789abcdef'] })).toEqual({ a: ['x [REDACTED:primary]'] });
+  });
+});
+
+describe('redaction of key fragments', () => {
+  // 36 characters with URL-special ones, as real keys have.
+  const key = 'sk-Ab+9/xY=Qr7+Lm/Zt2=Wv8+Kp/Hd4=Ns1';
+  const other = 'sk-zzNOTAKEY0123456789abcdefghijklmn';
+  const red = new Redactor({ primary: key, other_tenant: other });
+  const keys = { primary: key, other_tenant: other };
+  const prefix = key.slice(0, 30);
+
+  it(`FRAGMENT_CHARS (${FRAGMENT_CHARS}) catches a 30-char prefix of a 36-char key`, () => {
+    expect(key.length).toBe(36);
+    expect(FRAGMENT_CHARS).toBeLessThanOrEqual(30);
+  });
+
+  for (const [form, echo] of [
+    ['raw', prefix],
+    ['URL-encoded', encodeURIComponent(prefix)],
+    [
+      'URL-encoded, lower-case hex',
+      encodeURIComponent(prefix).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ],
+    ['JSON-escaped', JSON.stringify(prefix).slice(1, -1).replaceAll('/', '\\/')],
+    ['base64', Buffer.from(prefix).toString('base64')],
+    ['base64 behind a user name', Buffer.from(`user:${key}`).toString('base64')],
+    ['base64url', Buffer.from(`x${prefix}`).toString('base64url')],
+    ['appended', `${key}x9`],
+  ] as const) {
+    it(`redacts the echo of a ${form} prefix, leaving no ${FRAGMENT_CHARS}-char fragment`, () => {
+      const text = `Incorrect API key provided: ${echo}. See docs.`;
+      const out = red.text(text);
+      expect(out).toContain('[REDACTED:primary]');
+      expect(out.startsWith('Incorrect API key provided: ')).toBe(true);
+      expect(out.endsWith('. See docs.')).toBe(true);
+      expect(findLeaks(out, keys, FRAGMENT_CHARS)).toEqual([]);
+    });
+  }
+
+  it('keeps JSON valid when a fragment follows an escape', () => {
+    const json = JSON.stringify({ message: `key ${key.slice(3, 33)} and "${prefix}"` }).replaceAll(
+      '/',
+      '\\/',
+    );
+    const out = red.text(json);
+    expect(() => JSON.parse(out)).not.toThrow();
+    expect(findLeaks(out, keys, FRAGMENT_CHARS)).toEqual([]);
+  });
+
+  it('leaves text without key material alone, also short runs of a key', () => {
+    const text = `model sk-Ab+9 id ${key.slice(5, 5 + FRAGMENT_CHARS - 1)} end`;
+    expect(red.text(text)).toBe(text);
+  });
+
+  it('redacts what a request carried as a credential once registered, also if no key is configured', () => {
+    const r2 = new Redactor({});
+    r2.registerSent('/v1/models?api_key=made-up-credential-123', { cookie: 'session=another-made-up-one' });
+    expect(r2.text('echo made-up-credential-123 and another-made-up-one')).toBe(
+      'echo [REDACTED:sent credential] and [REDACTED:sent credential]',
+    );
+  });
+
+  it('is linear: 4 MB of text in well under a second', () => {
+    const big = 'abcdefghij'.repeat(400_000) + prefix;
+    const started = performance.now();
+    expect(red.text(big).endsWith('[REDACTED:primary]')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,0 +1,104 @@
+/**
+ * Hostile targets, before and after: runs a CLI (this checkout's, or another checkout's with --cli) as a
+ * child process against the hostile-server fixture in one mode, and reports its wall time, peak memory
+ * (VmHWM of the CLI process, sampled from /proc every 100 ms; worker threads are in it), exit code, the
+ * report files written and the size of summary.json. The child is killed (SIGKILL) at --limit-s.
+ *
+ *   node --import tsx bench/hostile.ts --mode biglist [--items 40000] [--suite models] [--limit-s 300]
+ *        [--cli /work/main/bin/gateway-conformance.mjs] [--allow read] [--enum-bytes N] [--depth N]
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pkgPath } from '../src/paths.ts';
+import { type HostileMode, startHostile } from '../test/support/hostile-server.ts';
+import { writeRefTargets } from '../test/support/ref-target.ts';
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'biglist' },
+    items: { type: 'string' },
+    'enum-bytes': { type: 'string' },
+    depth: { type: 'string' },
+    suite: { type: 'string', default: 'models' },
+    allow: { type: 'string', default: 'read' },
+    cli: { type: 'string', default: pkgPath('bin', 'gateway-conformance.mjs') },
+    'limit-s': { type: 'string', default: '300' },
+  },
+});
+
+function peakKb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const server = await startHostile({
+  mode: values.mode as HostileMode,
+  ...(values.items ? { items: Number(values.items) } : {}),
+  ...(values['enum-bytes'] ? { enumBytes: Number(values['enum-bytes']) } : {}),
+  ...(values.depth ? { depth: Number(values.depth) } : {}),
+});
+const dir = mkdtempSync(join(tmpdir(), 'gc-hostile-bench-'));
+const targets = join(dir, 'targets.yaml');
+const env = writeRefTargets(server as never, targets, { requestMs: 30_000, concurrency: 2 });
+const reportDir = join(dir, 'report');
+const clean: NodeJS.ProcessEnv = {};
+for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
+const args = [values.cli, '--targets', targets, '--target', 'ref', '--allow', values.allow, '--quiet'];
+if (values.suite) args.push('--suite', values.suite);
+args.push('--report-dir', reportDir);
+const started = performance.now();
+const child = spawn(process.execPath, args, {
+  cwd: join(values.cli, '..', '..'),
+  env: { ...clean, ...env },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let out = '';
+child.stdout.on('data', (d) => {
+  out += d;
+});
+child.stderr.on('data', (d) => {
+  out += d;
+});
+let peak = 0;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, peakKb(child.pid!));
+}, 100);
+let killed = false;
+const limit = setTimeout(() => {
+  killed = true;
+  child.kill('SIGKILL');
+}, Number(values['limit-s']) * 1000);
+const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+clearInterval(sampler);
+clearTimeout(limit);
+const wallS = (performance.now() - started) / 1000;
+const files = existsSync(reportDir) ? readdirSync(reportDir).sort() : [];
+const summaryBytes = files.includes('summary.json')
+  ? statSync(join(reportDir, 'summary.json')).size
+  : undefined;
+console.log(
+  JSON.stringify(
+    {
+      mode: values.mode,
+      cli: values.cli,
+      wallS: Math.round(wallS * 10) / 10,
+      peakMb: Math.round(peak / 1024),
+      exit: killed ? `killed at ${values['limit-s']} s` : code,
+      report: files.includes('summary.json') ? 'written' : 'none',
+      summaryBytes,
+      files,
+      requests: server.requests(),
+      tail: out.trim().split('\n').slice(-3),
+    },
+    null,
+    2,
+  ),
+);
+await server.close();

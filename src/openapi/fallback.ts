@@ -1,0 +1,53 @@
+/**
+ * Body validation when the live description cannot be used (invalid, over a bound, or a schema of it
+ * that does not compile): a 2xx JSON body is checked against the documented schema (`schemas/`) of its
+ * endpoint (fixtures/endpoints.yaml `response_schema`), so RESP-003 never silently switches off.
+ */
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import type { HttpResponse } from '../http/client.ts';
+import { pkgPath } from '../paths.ts';
+import { readYaml } from '../yaml-cache.ts';
+import { documented } from './documented.ts';
+import { capEvidence } from './guard.ts';
+import { type ResponseFinding, valueAt } from './live.ts';
+
+interface Row {
+  method: string;
+  path: string;
+  response_schema?: string;
+}
+
+let rows: Array<{ method: string; re: RegExp; schema: string }> | undefined;
+function documentedRows() {
+  rows ??= (readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Row[] }).endpoints
+    .filter((e) => e.response_schema)
+    .map((e) => ({
+      method: e.method,
+      re: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      schema: e.response_schema!,
+    }));
+  return rows;
+}
+
+/** RESP-003 findings of a 2xx JSON body against its endpoint's documented schema; why names the cause. */
+export function documentedBodyFindings(res: HttpResponse, why: string): ResponseFinding[] {
+  if (res.status < 200 || res.status >= 300 || res.json === undefined) return [];
+  const path = res.rawPath.split('?')[0]!;
+  const row = documentedRows().find((r) => r.method === res.method && r.re.test(path));
+  if (!row) return [];
+  const v = documented().validator(row.schema);
+  if (v(res.json)) return [];
+  return (v.errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
+    id: 'RESP-003' as const,
+    message: `${res.method} ${path} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (documented schema ${row.schema}; ${why})`,
+    pointer: e.instancePath || '/',
+    received: capEvidence(valueAt(res.json, e.instancePath)),
+    expected: capEvidence(e.params),
+  }));
+}
+
+/** The response checker of a run whose live description is unusable. */
+export const documentedFallback = {
+  checkResponse: (res: HttpResponse): ResponseFinding[] =>
+    documentedBodyFindings(res, 'the live description is not usable, see OAS-001'),
+};

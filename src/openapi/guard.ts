@@ -1,0 +1,236 @@
+/**
+ * What the target's own description and bodies may cost the harness. The description comes from a
+ * deployment nobody here controls: its regular expressions run on a linear-time engine (RE2), and
+ * before anything compiles or clones it, one iterative walk bounds its nesting, size and enums and finds
+ * cycles that would make a validator recurse forever. A description over a bound is the target's
+ * failure (OAS-001, with the pointer as evidence), never a harness error.
+ */
+import { RE2JS } from 're2js';
+
+export const DESCRIPTION_LIMITS = {
+  /** Nesting of objects and arrays (real descriptions stay under 30). */
+  depth: 128,
+  /** Objects and arrays in all. */
+  nodes: 500_000,
+  /** Characters of all strings and keys (about the document's size). */
+  chars: 16_000_000,
+  /** Values of one enum. */
+  enumValues: 2_000,
+  /** Values of all enums together. */
+  enumTotal: 50_000,
+} as const;
+
+/** Problems found, each naming where (a JSON Pointer); at most this many are listed. */
+const MAX_FINDINGS = 10;
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Patterns valid in ECMA-262 that RE2 cannot run (lookaround, backreferences): not judged, listed. */
+export const unjudgedPatterns = new Set<string>();
+
+/**
+ * ajv's RegExp engine: RE2 (re2js), linear in the input whatever the pattern. A pattern that is not a
+ * valid ECMA-262 regular expression throws (the description is at fault); one RE2 cannot run matches
+ * everything and is listed in `unjudgedPatterns`.
+ */
+export function re2Engine(pattern: string, flags: string): { test(s: string): boolean; toString(): string } {
+  // ajv shares compiled patterns by their toString(): it must name the pattern.
+  const name = () => `/${pattern}/${flags}`;
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch {
+    new RegExp(pattern, 'u');
+    unjudgedPatterns.add(pattern);
+    return { test: () => true, toString: name };
+  }
+  return { test: (s: string) => re.matcher(s).find(), toString: name };
+}
+re2Engine.code = 're2js';
+
+/** Why `pattern` is not a valid ECMA-262 regular expression, or undefined when it is. */
+function invalidPattern(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, 'u');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * Bounds and cycles of a description, in one iterative walk (no recursion: a document nested 200,000
+ * levels deep must not overflow the stack). Returns what is wrong; empty when the description is safe
+ * to compile.
+ */
+export function screenDescription(doc: unknown): string[] {
+  const L = DESCRIPTION_LIMITS;
+  const findings: string[] = [];
+  const add = (s: string) => {
+    if (findings.length < MAX_FINDINGS) findings.push(s);
+  };
+  let nodes = 0;
+  let chars = 0;
+  let enumTotal = 0;
+  let deepest = false;
+  const pointers = new Map<object, string>();
+  const stack: Array<[unknown, string, number]> = [[doc, '', 0]];
+  while (stack.length > 0) {
+    const [node, ptr, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') {
+      if (typeof node === 'string') chars += node.length;
+      continue;
+    }
+    if (++nodes > L.nodes) {
+      add(`more than ${L.nodes} objects and arrays`);
+      break;
+    }
+    if (depth > L.depth) {
+      if (!deepest) add(`${ptr || '/'}: nested deeper than ${L.depth} levels`);
+      deepest = true;
+      continue;
+    }
+    pointers.set(node, ptr);
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${ptr}/${i}`, depth + 1]);
+      continue;
+    }
+    const obj = node as Record<string, unknown>;
+    for (const k of Object.keys(obj)) {
+      chars += k.length;
+      stack.push([obj[k], `${ptr}/${esc(k)}`, depth + 1]);
+    }
+    if (Array.isArray(obj.enum)) {
+      enumTotal += obj.enum.length;
+      if (obj.enum.length > L.enumValues)
+        add(`${ptr}/enum: ${obj.enum.length} values (at most ${L.enumValues})`);
+    }
+    if (typeof obj.pattern === 'string') {
+      const why = invalidPattern(obj.pattern);
+      if (why) add(`${ptr}/pattern: not a valid regular expression (${why})`);
+    }
+    if (obj.patternProperties && typeof obj.patternProperties === 'object')
+      for (const p of Object.keys(obj.patternProperties)) {
+        const why = invalidPattern(p);
+        if (why) add(`${ptr}/patternProperties: key not a valid regular expression (${why})`);
+      }
+    if (chars > L.chars) {
+      add(`more than ${L.chars} characters of strings and keys`);
+      break;
+    }
+  }
+  if (enumTotal > L.enumTotal) add(`${enumTotal} enum values in all (at most ${L.enumTotal})`);
+  if (findings.length === 0) findings.push(...cycles(doc, pointers));
+  return findings.slice(0, MAX_FINDINGS);
+}
+
+/** The node a local `$ref` points at, or undefined. */
+function resolveRef(doc: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  let cur: unknown = doc;
+  for (const seg of ref.slice(1).split('/').slice(1)) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return cur;
+}
+
+/**
+ * Cycles through `$ref` and the in-place applicators (`allOf`, `anyOf`, `oneOf`): a schema that applies
+ * itself to the same value, so that a validator (or a merge of allOf) never ends. A recursion through
+ * `properties` or `items` is fine (each step goes one level into the value) and is not followed.
+ */
+function cycles(doc: unknown, pointers: Map<object, string>): string[] {
+  const edges = (node: object): object[] => {
+    const obj = node as Record<string, unknown>;
+    const out: unknown[] = [];
+    if (typeof obj.$ref === 'string') out.push(resolveRef(doc, obj.$ref));
+    for (const kw of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(obj[kw])) out.push(...(obj[kw] as unknown[]));
+    return out.filter((n): n is object => n !== null && typeof n === 'object' && !Array.isArray(n));
+  };
+  const state = new Map<object, 1 | 2>();
+  for (const start of pointers.keys()) {
+    if (Array.isArray(start) || state.has(start)) continue;
+    // Iterative depth-first search; `on` holds the current path (state 1).
+    const stack: Array<{ node: object; next: object[] }> = [{ node: start, next: edges(start) }];
+    state.set(start, 1);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const n = top.next.pop();
+      if (n === undefined) {
+        state.set(top.node, 2);
+        stack.pop();
+        continue;
+      }
+      const s = state.get(n);
+      if (s === 1) {
+        const from = stack.findIndex((f) => f.node === n);
+        const path = stack.slice(from).map((f) => pointers.get(f.node) ?? '?');
+        return [`${path[0] || '/'}: a $ref/allOf/anyOf/oneOf cycle (${[...path, path[0]].join(' -> ')})`];
+      }
+      if (s === undefined) {
+        state.set(n, 1);
+        stack.push({ node: n, next: edges(n) });
+      }
+    }
+  }
+  return [];
+}
+
+/** How deep a JSON value nests, counted without recursion; stops counting past `limit`. */
+export function nestingDepth(root: unknown, limit: number): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, d] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (d + 1 > max) max = d + 1;
+    if (max > limit) return max;
+    for (const v of Array.isArray(node) ? node : Object.values(node)) {
+      if (v !== null && typeof v === 'object') stack.push([v, d + 1]);
+    }
+  }
+  return max;
+}
+
+/**
+ * Evidence kept in a violation: the value itself when its JSON is short, else its head and what was
+ * left out (counted, not copied). Why: one violation citing a 1 MB enum, repeated per response, made a
+ * 198 MB summary.
+ */
+export function capEvidence(value: unknown, maxChars = 2_000): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' && value.length > maxChars
+      ? `${value.slice(0, maxChars)}… (${value.length} characters)`
+      : value;
+  }
+  if (nestingDepth(value, 32) > 32) return `(a value nested deeper than 32 levels: not copied)`;
+  if (Array.isArray(value)) {
+    const head: unknown[] = [];
+    let used = 2;
+    for (const v of value) {
+      const s = JSON.stringify(capEvidence(v, maxChars)) ?? 'null';
+      if (used + s.length + 1 > maxChars) break;
+      head.push(JSON.parse(s));
+      used += s.length + 1;
+    }
+    return head.length === value.length
+      ? value
+      : { first: head, of: value.length, omitted: value.length - head.length };
+  }
+  const out: Record<string, unknown> = {};
+  let used = 2;
+  let omitted = 0;
+  for (const [k, v] of Object.entries(value)) {
+    const s = JSON.stringify(capEvidence(v, maxChars)) ?? 'null';
+    if (used + k.length + s.length + 4 > maxChars) {
+      omitted++;
+      continue;
+    }
+    out[k] = JSON.parse(s);
+    used += k.length + s.length + 4;
+  }
+  if (omitted) out['…omitted'] = `${omitted} more properties`;
+  return out;
+}

@@ -1,0 +1,224 @@
+/**
+ * Acceptance tests against hostile targets (test/support/hostile-server.ts): whatever the target sends,
+ * the run ends, the report is written, the exit code is right, the target is blamed (never the
+ * harness), no fragment of a key reaches any output, a read-only run causes no side effect, and signals
+ * work through `npm run conformance`. Bounds are generous (the machine is shared): these are not timing
+ * tests.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FRAGMENT_CHARS } from '../src/http/redact.ts';
+import { pkgPath } from '../src/paths.ts';
+import type { Summary } from '../src/report/summary.ts';
+import { runCli } from './helpers.ts';
+import {
+  type HostileMode,
+  type HostileOptions,
+  type HostileServer,
+  startHostile,
+} from './support/hostile-server.ts';
+import { findLeaks } from './support/leaks.ts';
+import { writeRefTargets } from './support/ref-target.ts';
+
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A hostile server in `mode` and a targets file for it (target `ref`). */
+async function hostile(o: HostileOptions, requestMs = 10_000) {
+  server = await startHostile(o);
+  const dir = mkdtempSync(join(tmpdir(), 'gc-hostile-'));
+  const targets = join(dir, 'targets.yaml');
+  const env = writeRefTargets(server as never, targets, { requestMs, concurrency: 4 });
+  return { dir, env, args: ['--targets', targets, '--target', 'ref'], report: join(dir, 'report') };
+}
+
+describe('hostile targets', { timeout: 900_000 }, () => {
+  it('echo: the whole suite, every class, keys with + / = for every role: no key fragment in any output', async () => {
+    const h = await hostile({ mode: 'echo' });
+    const keys = server!.keys;
+    expect(Object.keys(keys).length).toBeGreaterThan(8);
+    for (const k of Object.values(keys)) expect(k).toMatch(/^.{36}$/);
+    const run = await runCli([...h.args, '--allow', 'all', '--report-dir', h.report], h.env, 800_000);
+    // The echoes put keys into replies: SEC-001 fails, so the run fails; it is not a harness error.
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error).toBe(0);
+    expect(s.tests.some((t) => t.violations?.some((v) => v.id === 'SEC-001'))).toBe(true);
+    const outputs: Array<[string, string]> = [
+      ['stdout', run.stdout],
+      ['stderr', run.stderr],
+    ];
+    for (const f of readdirSync(h.report)) outputs.push([f, readFileSync(join(h.report, f), 'utf8')]);
+    expect(outputs.map(([f]) => f)).toEqual(
+      expect.arrayContaining([
+        'exchanges.ndjson',
+        'summary.json',
+        'junit.xml',
+        'report.html',
+        'manifest.json',
+      ]),
+    );
+    for (const [name, text] of outputs) expect(findLeaks(text, keys, FRAGMENT_CHARS), name).toEqual([]);
+    // The echoes were there to be found: redaction marks stand where they were.
+    expect(readFileSync(join(h.report, 'exchanges.ndjson'), 'utf8')).toContain('[REDACTED:');
+  });
+
+  const blamed: Array<[HostileMode, RegExp, Partial<HostileOptions>]> = [
+    ['regex', /must match pattern "\^\(a\+\)\+\$"/, {}],
+    ['enums', /enum: \d+ values \(at most/, { enumBytes: 1_000_000 }],
+    ['deep', /nested deeper than/, { depth: 200_000 }],
+    ['allof-cycle', /cycle/, {}],
+    ['ref-cycle', /cycle/, {}],
+    ['bad-regex', /not a valid regular expression/, {}],
+  ];
+  for (const [mode, evidence, extra] of blamed) {
+    it(`${mode}: the run ends with its report and exit 1, the target blamed with evidence, no harness error`, async () => {
+      const h = await hostile({ mode, ...extra });
+      const run = await runCli(
+        [...h.args, '--suite', 'models,openapi', '--report-dir', h.report, '--quiet'],
+        h.env,
+        600_000,
+      );
+      expect(run.code, run.stderr.slice(-2000)).toBe(1);
+      const s = summaryOf(h.report);
+      expect(s.counts.harness_error).toBe(0);
+      const messages = s.tests.flatMap((t) => (t.violations ?? []).map((v) => v.message));
+      expect(messages.some((m) => evidence.test(m)) || s.openapi.errors.some((e) => evidence.test(e))).toBe(
+        true,
+      );
+      if (mode !== 'regex') {
+        expect(s.openapi.valid).toBe(false);
+        expect(s.tests.find((t) => /^OAS-001 serves/.test(t.title))?.outcome).toBe('failed');
+      }
+      // Evidence is capped: the 1 MB enum is not copied into the summary.
+      expect(statSync(join(h.report, 'summary.json')).size).toBeLessThan(2_000_000);
+      expect(existsSync(join(h.report, 'report.html'))).toBe(true);
+    });
+  }
+
+  it('biglist: a valid 40,000-entry catalog is judged, the report written, no harness error', async () => {
+    const h = await hostile({ mode: 'biglist', items: 40_000 });
+    const run = await runCli(
+      [...h.args, '--suite', 'models', '--report-dir', h.report, '--quiet'],
+      h.env,
+      600_000,
+    );
+    expect([0, 1], run.stderr.slice(-2000)).toContain(run.code);
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error).toBe(0);
+    expect(s.counts.passed).toBeGreaterThan(0);
+  });
+
+  it('a read-only run against an auth bypass causes no side effect, and says which auth checks it leaves unjudged', async () => {
+    const h = await hostile({ mode: 'bypass' });
+    const run = await runCli(
+      [...h.args, '--allow', 'read', '--suite', 'auth', '--report-dir', h.report],
+      h.env,
+    );
+    expect(run.code, run.stderr.slice(-2000)).not.toBe(3);
+    expect(server!.effects()).toEqual([]);
+    const s = summaryOf(h.report);
+    const unjudged = s.tests.filter(
+      (t) => t.outcome === 'not_run' && /not judged: class '\w+' is not allowed/.test(t.reason ?? ''),
+    );
+    expect(unjudged.length).toBeGreaterThan(0);
+  });
+});
+
+/** `npm run conformance -- args` in its own process group; resolves with its exit and when it came. */
+function npmRun(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; done: Promise<{ code: number | null; at: number; out: string }> } {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('CONFORMANCE_') && !k.startsWith('npm_')) clean[k] = v;
+  const child = spawn('npm', ['run', '--silent', 'conformance', '--', ...args], {
+    cwd: pkgPath(),
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const kill = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 300_000);
+  const done = new Promise<{ code: number | null; at: number; out: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(kill);
+      resolve({ code, at: Date.now(), out });
+    }),
+  );
+  return { child, done };
+}
+
+/** Resolves once `file` exists (bounded). */
+async function until(file: string, ms = 120_000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100)))
+    if (existsSync(file)) return true;
+  return false;
+}
+
+describe('signals through npm run conformance', { timeout: 400_000 }, () => {
+  for (const [what, signal, toGroup] of [
+    ['SIGTERM to the process group', 'SIGTERM', true],
+    ['SIGINT to the process group (Ctrl-C)', 'SIGINT', true],
+    ['SIGTERM to npm alone', 'SIGTERM', false],
+    ['SIGINT to npm alone', 'SIGINT', false],
+  ] as const) {
+    it(`${what}: the run stops gracefully, writes its report, exits 130, and npm exits only after`, async () => {
+      const h = await hostile({ mode: 'slow' }, 30_000);
+      const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
+      // Tests are running (their requests hang) once vitest has started: the exchange log grows.
+      expect(await until(join(h.report, 'run.json'))).toBe(true);
+      await new Promise((r) => setTimeout(r, 4_000));
+      process.kill(toGroup ? -child.pid! : child.pid!, signal);
+      const end = await done;
+      expect(end.code, end.out.slice(-2000)).toBe(130);
+      const summary = join(h.report, 'summary.json');
+      expect(existsSync(summary)).toBe(true);
+      expect(statSync(summary).mtimeMs).toBeLessThanOrEqual(end.at);
+      expect(summaryOf(h.report).interrupted).toBe(`interrupted by ${signal}`);
+    });
+  }
+
+  it('a signal during the preflight is honoured: the report is written and the exit is 130', async () => {
+    const h = await hostile({ mode: 'hang-all' }, 60_000);
+    const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
+    await new Promise((r) => setTimeout(r, 6_000));
+    const sent = Date.now();
+    process.kill(-child.pid!, 'SIGINT');
+    const end = await done;
+    expect(end.code, end.out.slice(-2000)).toBe(130);
+    // Not after the 60 s request timeout: the preflight's request in flight was ended.
+    expect(end.at - sent).toBeLessThan(45_000);
+    expect(summaryOf(h.report).interrupted).toBe('interrupted by SIGINT');
+  });
+
+  it('a second signal stops at once, with requests in flight', async () => {
+    const h = await hostile({ mode: 'hang' }, 120_000);
+    const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
+    expect(await until(join(h.report, 'run.json'))).toBe(true);
+    await new Promise((r) => setTimeout(r, 4_000));
+    process.kill(-child.pid!, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 1_500));
+    const sent = Date.now();
+    process.kill(-child.pid!, 'SIGINT');
+    const end = await done;
+    expect(end.code).toBe(130);
+    // Requests hang for up to 120 s; at once means well before that.
+    expect(end.at - sent).toBeLessThan(30_000);
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * A hostile target for acceptance tests: a loopback proxy in front of a fresh reference server that
+ * turns it into one hostile case per mode. Keys are its own (36 characters with `+`, `/`, `=`, one per
+ * role), mapped to the reference's keys on the way in; what comes back is made hostile on the way out.
+ * Loopback only; every loop is bounded; hanging requests are released by close().
+ *
+ * Modes:
+ * - echo: every reply reflects the Authorization header, query string and cookies (headers and body;
+ *   a 401's message says "Incorrect API key provided: <what was presented>").
+ * - regex: the description gives the catalog a field with pattern ^(a+)+$; replies carry a value that
+ *   makes a backtracking engine run for ever.
+ * - biglist: GET /v1/models answers a valid list of `items` entries.
+ * - enums: the description gives the catalog a field with `enumBytes` of enum values; replies miss it.
+ * - deep: the description holds an `x-deep` extension nested `depth` levels.
+ * - allof-cycle, ref-cycle: the catalog's schema is a cycle through allOf / plain $ref.
+ * - bad-regex: a pattern that is not a regular expression.
+ * - hang: every request but GET /openapi.json, /v1/models and /v1/balance (what the preflight reads) is
+ *   accepted and never answered.
+ * - hang-all: every request, the description included, is accepted and never answered.
+ * - slow: every request but the description is answered `delayMs` late (default 2 s): a run takes long.
+ * - bypass: an auth bypass: a request without a valid key acts as the primary account.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startReference } from '../../reference/start.ts';
+
+export type HostileMode =
+  | 'echo'
+  | 'regex'
+  | 'biglist'
+  | 'enums'
+  | 'deep'
+  | 'allof-cycle'
+  | 'ref-cycle'
+  | 'bad-regex'
+  | 'hang'
+  | 'hang-all'
+  | 'bypass'
+  | 'slow';
+
+export interface HostileOptions {
+  mode: HostileMode;
+  /** biglist: entries in the list (default 40,000). */
+  items?: number;
+  /** enums: bytes of enum values in the description (default 1 MB). */
+  enumBytes?: number;
+  /** deep: nesting of the x- extension (default 200,000). */
+  depth?: number;
+  /** slow: delay of every answer (default 2,000 ms). */
+  delayMs?: number;
+}
+
+export interface HostileServer {
+  url: string;
+  /** Role -> this server's key (36 characters with `+`, `/`, `=`). */
+  keys: Record<string, string>;
+  hints: Record<string, string>;
+  capabilities: string[];
+  canaries: string[];
+  limits: { payment_min_cny: string };
+  /** Requests received (the description included). */
+  requests(): number;
+  /** Requests other than GET/HEAD that the reference behind the proxy accepted (2xx): side effects. */
+  effects(): string[];
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document edited in place by the fixture.
+type Json = Record<string, any>;
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
+
+/** A 36-character key with URL-special characters at fixed places. */
+function hostileKey(): string {
+  let k = 'sk-';
+  for (let i = 0; i < 33; i++) k += ALPHABET[Math.floor(Math.random() * 62)];
+  return `${k.slice(0, 8)}+${k.slice(9, 17)}/${k.slice(18, 26)}=${k.slice(27)}`;
+}
+
+/** The catalog's 200 schema, for the modes that change it. */
+function catalogSchema(doc: Json): { get(): unknown; set(s: unknown): void } {
+  const media = doc.paths['/v1/models'].get.responses['200'].content['application/json'];
+  return { get: () => media.schema, set: (s) => (media.schema = s) };
+}
+
+const EVIL = `${'a'.repeat(40)}!`;
+
+function hostileDescription(doc: Json, o: HostileOptions): string {
+  const cat = catalogSchema(doc);
+  const withField = (field: Record<string, unknown>) =>
+    cat.set({ allOf: [cat.get(), { type: 'object', properties: { x_note: field } }] });
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  switch (o.mode) {
+    case 'regex':
+      withField({ type: 'string', pattern: '^(a+)+$' });
+      break;
+    case 'bad-regex':
+      withField({ type: 'string', pattern: '([a-z' });
+      break;
+    case 'enums': {
+      const values: string[] = [];
+      for (let n = 0; n < (o.enumBytes ?? 1_000_000); n += 24)
+        values.push(`value-${String(values.length).padStart(16, '0')}`);
+      withField({ type: 'string', enum: values });
+      break;
+    }
+    case 'allof-cycle':
+      doc.components.schemas.Loop = { allOf: [{ $ref: '#/components/schemas/Loop' }, { type: 'object' }] };
+      cat.set({ $ref: '#/components/schemas/Loop' });
+      break;
+    case 'ref-cycle':
+      doc.components.schemas.PingA = { $ref: '#/components/schemas/PingB' };
+      doc.components.schemas.PingB = { $ref: '#/components/schemas/PingA' };
+      cat.set({ $ref: '#/components/schemas/PingA' });
+      break;
+    default:
+      break;
+  }
+  const text = JSON.stringify(doc);
+  if (o.mode !== 'deep') return text;
+  // Spliced as text: JSON.stringify itself cannot write a value nested this deep.
+  const d = o.depth ?? 200_000;
+  return `{"x-deep":${'['.repeat(d)}${']'.repeat(d)},${text.slice(1)}`;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export async function startHostile(o: HostileOptions): Promise<HostileServer> {
+  const ref = await startReference({ port: 0, mediaStepMs: 20 });
+  const keys: Record<string, string> = {};
+  const toRef = new Map<string, string>();
+  for (const [role, k] of Object.entries(ref.keys)) {
+    keys[role] = hostileKey();
+    toRef.set(keys[role]!, k);
+  }
+  /** A value with every hostile key (raw or URL-encoded) replaced by the reference's. */
+  const mapKeys = (s: string) => {
+    let out = s;
+    for (const [h, r] of toRef) out = out.split(h).join(r).split(encodeURIComponent(h)).join(r);
+    return out;
+  };
+  const description = hostileDescription((await (await fetch(`${ref.url}/openapi.json`)).json()) as Json, o);
+  let count = 0;
+  const effects: string[] = [];
+  const hanging = new Set<ServerResponse>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    const url = req.url ?? '/';
+    const isDescription = req.method === 'GET' && url.split('?')[0] === '/openapi.json';
+    const readsKept = req.method === 'GET' && ['/v1/models', '/v1/balance'].includes(url.split('?')[0]!);
+    if (o.mode === 'hang-all' || (o.mode === 'hang' && !isDescription && !readsKept)) {
+      hanging.add(res);
+      return;
+    }
+    if (isDescription && o.mode !== 'echo') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(description);
+      return;
+    }
+    const body = await readBody(req);
+    if (o.mode === 'slow' && !isDescription) await new Promise((r) => setTimeout(r, o.delayMs ?? 2_000));
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k))
+        headers[k] = mapKeys(v);
+    if (o.mode === 'bypass' && ![...toRef.values()].some((k) => headers.authorization === `Bearer ${k}`))
+      headers.authorization = `Bearer ${ref.keys.primary}`;
+    const upstream = await fetch(`${ref.url}${mapKeys(url)}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body.length > 0 ? { body } : {}),
+      redirect: 'manual',
+    });
+    if (!['GET', 'HEAD'].includes(req.method ?? 'GET') && upstream.status < 300)
+      effects.push(`${req.method} ${url.split('?')[0]} ${upstream.status}`);
+    let out = Buffer.from(await upstream.arrayBuffer());
+    const outHeaders: Record<string, string> = {};
+    upstream.headers.forEach((v, k) => {
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k))
+        outHeaders[k] = v;
+    });
+    const json = /json/.test(outHeaders['content-type'] ?? '')
+      ? (JSON.parse(out.toString('utf8')) as unknown)
+      : undefined;
+    const isCatalog = req.method === 'GET' && url.split('?')[0] === '/v1/models' && upstream.status === 200;
+    if (o.mode === 'echo') {
+      const auth = req.headers.authorization ?? '';
+      const presented = auth.replace(/^\S+\s+/, '');
+      const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+      const cookie = req.headers.cookie ?? '';
+      outHeaders['x-echo-authorization'] = auth;
+      outHeaders['x-echo-query'] = query;
+      outHeaders['x-echo-cookie'] = cookie;
+      outHeaders['www-authenticate'] = `Bearer error="invalid_token", error_description="${presented}"`;
+      if (json && typeof json === 'object' && !Array.isArray(json)) {
+        const j = json as Json;
+        if (upstream.status === 401 && j.error && typeof j.error === 'object')
+          j.error.message = `Incorrect API key provided: ${presented}. You passed ${url} with cookie ${cookie}.`;
+        else j.echo = { authorization: auth, url, cookie, json_escaped: JSON.stringify(auth) };
+        out = Buffer.from(JSON.stringify(j).replaceAll('/', '\\/'));
+      }
+    } else if (isCatalog && json && typeof json === 'object') {
+      const j = json as Json;
+      if (o.mode === 'biglist' && (j.data as unknown[]).length > 0) {
+        const base = j.data as Array<Record<string, unknown>>;
+        const n = o.items ?? 40_000;
+        const data = new Array(n);
+        for (let i = 0; i < n; i++)
+          data[i] = { ...base[i % base.length], id: `${base[i % base.length]!.id}-${i}` };
+        j.data = data;
+      } else if (o.mode !== 'biglist') j.x_note = o.mode === 'regex' ? EVIL : 'not-a-listed-value';
+      out = Buffer.from(JSON.stringify(j));
+    }
+    res.writeHead(upstream.status, outHeaders);
+    res.end(out);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`hostile proxy: ${err.message}`);
+    });
+  });
+  // Idle keep-alive sockets stay open longer than the client's (a busy proxy must not close one under it).
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    keys,
+    hints: ref.hints,
+    capabilities: ref.capabilities,
+    canaries: ref.canaries,
+    limits: ref.limits,
+    requests: () => count,
+    effects: () => [...effects],
+    close: async () => {
+      for (const r of hanging) r.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await ref.close();
+    },
+  };
+}

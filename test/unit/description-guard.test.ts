@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpResponse } from '../../src/http/client.ts';
+import { documentedFallback } from '../../src/openapi/fallback.ts';
+import { capEvidence, DESCRIPTION_LIMITS, nestingDepth, screenDescription } from '../../src/openapi/guard.ts';
+import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
+
+const doc = (schema: unknown, schemas: Record<string, unknown> = {}) => ({
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/v1/things': {
+      get: {
+        responses: { '200': { description: 'ok', content: { 'application/json': { schema } } } },
+      },
+    },
+  },
+  components: { schemas },
+});
+
+const response = (json: unknown, path = '/v1/things', method = 'GET'): HttpResponse => {
+  const text = JSON.stringify(json);
+  return {
+    exchange: { id: 'x', startedAt: '', method, path, requestHeaders: {}, durationMs: 0 },
+    method,
+    rawPath: path,
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(text),
+    text,
+    json,
+    mediaType: 'application/json',
+  };
+};
+
+describe('the target description cannot hurt the harness', () => {
+  it('runs patterns on a linear-time engine: ^(a+)+$ against 40 a and a ! answers at once', () => {
+    const live = new LiveDescription(
+      doc({
+        type: 'object',
+        properties: { a: { type: 'string', pattern: '^(a+)+$' }, b: { type: 'string', pattern: '^b+$' } },
+      }),
+    );
+    const started = performance.now();
+    const findings = live.checkResponse(response({ a: `${'a'.repeat(40)}!`, b: 'bbb' }));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/\/a must match pattern "\^\(a\+\)\+\$"/),
+    ]);
+    // Each pattern is its own (ajv shares compiled patterns by their name).
+    expect(live.checkResponse(response({ a: 'aaa', b: 'a' })).map((f) => f.pointer)).toEqual(['/b']);
+  });
+
+  it('finds an allOf cycle, a $ref cycle and an anyOf cycle, but not a recursion through properties', () => {
+    const loop = (k: string, s: unknown) =>
+      screenDescription(doc({ $ref: `#/components/schemas/${k}` }, { [k]: s }));
+    expect(loop('L', { allOf: [{ $ref: '#/components/schemas/L' }] })).toEqual([
+      expect.stringMatching(/cycle/),
+    ]);
+    expect(
+      screenDescription(
+        doc(
+          { $ref: '#/components/schemas/A' },
+          { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } },
+        ),
+      ),
+    ).toEqual([expect.stringMatching(/cycle/)]);
+    expect(loop('N', { anyOf: [{ type: 'string' }, { $ref: '#/components/schemas/N' }] })).toEqual([
+      expect.stringMatching(/cycle/),
+    ]);
+    expect(
+      loop('T', {
+        type: 'object',
+        properties: { children: { type: 'array', items: { $ref: '#/components/schemas/T' } } },
+      }),
+    ).toEqual([]);
+  });
+
+  it('bounds depth, enums and patterns, naming where, without recursion (200,000 levels)', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const d = { ...doc({ type: 'object' }), 'x-deep': deep };
+    expect(screenDescription(d)).toEqual([
+      expect.stringMatching(/^\/x-deep(\/0)+: nested deeper than 128 levels$/),
+    ]);
+    const many = Array.from({ length: DESCRIPTION_LIMITS.enumValues + 1 }, (_, i) => `v${i}`);
+    expect(screenDescription(doc({ enum: many }))).toEqual([
+      expect.stringMatching(/\/schema\/enum: 2001 values/),
+    ]);
+    expect(screenDescription(doc({ type: 'string', pattern: '([a-z' }))).toEqual([
+      expect.stringMatching(/\/schema\/pattern: not a valid regular expression/),
+    ]);
+    expect(screenDescription(doc({ type: 'string', pattern: '^(?=a)a$' }))).toEqual([]);
+  });
+
+  it('a description over a bound is invalid (the target fails OAS-001), not an exception', async () => {
+    const check = await checkOpenApi31(
+      doc(
+        { allOf: [{ $ref: '#/components/schemas/L' }] },
+        { L: { allOf: [{ $ref: '#/components/schemas/L' }] } },
+      ),
+    );
+    expect(check.valid).toBe(false);
+    expect(check.errors.join()).toMatch(/cycle/);
+  });
+
+  it('without a usable description, bodies are still checked against the documented schemas', () => {
+    const findings = documentedFallback.checkResponse(response({ id: 7 }, '/v1/chat/completions', 'POST'));
+    expect(findings.length).toBeGreaterThan(0);
+    expect(findings[0]!.id).toBe('RESP-003');
+    expect(findings[0]!.message).toMatch(
+      /documented schema chat-completion\.json; the live description is not usable/,
+    );
+  });
+
+  it('caps evidence: a 1 MB enum or a 40,000-item list is counted, not copied', () => {
+    const big = Array.from({ length: 40_000 }, (_, i) => `value-${i}`);
+    const capped = capEvidence({ allowedValues: big }) as { allowedValues: { of: number; omitted: number } };
+    expect(JSON.stringify(capped).length).toBeLessThan(4_000);
+    expect(JSON.stringify(capEvidence(big)).length).toBeLessThan(4_000);
+    expect((capEvidence(big) as { of: number }).of).toBe(40_000);
+    expect(capEvidence({ a: 1, b: ['x'] })).toEqual({ a: 1, b: ['x'] });
+    expect(nestingDepth([[[1]]], 10)).toBe(3);
+  });
+});
