@@ -131,7 +131,9 @@ export async function deleteInput(
     if (res.status < 300 || res.status === 404) return true;
     if (res.status !== 409 && res.status !== 429 && res.status !== 423)
       return { reason: `DELETE answered ${res.status}` };
-    const holderId = [...jobs(t)].findLast(([, j]) => j.references.includes(id))?.[0];
+    // The job that matters is one that can still progress; else the newest that references the input.
+    const holders = [...jobs(t)].filter(([, j]) => j.references.includes(id));
+    const holderId = (holders.find(([, j]) => !cannotProgress(j.status ?? '')) ?? holders.at(-1))?.[0];
     if (holderId === undefined) {
       if (refusals >= 3)
         return {

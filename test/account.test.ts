@@ -132,6 +132,31 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     expect(wallMs).toBeLessThan(200_000);
   });
 
+  it('a billable refusal with nothing available stops billable work: the rest not run, nothing failed', async () => {
+    // Spent before the run, and no balance read in preflight (read not allowed): the first chat is
+    // refused (429), and the balance read that follows shows nothing left.
+    const ref = await refTarget({ variant: 'account-runs-out' });
+    try {
+      await drain(ref);
+      const dir = tmp('refused');
+      const run = await runCli(
+        [...targetArgs(ref), '--allow', 'write,billable', '--suite', 'chat', '--report-dir', dir, '--quiet'],
+        ref.env,
+      );
+      const s = summaryOf(dir);
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(s.counts.failed).toBe(0);
+      expect(s.points?.balanceRanOut).toMatch(
+        /^the account's balance ran out: POST \/v1\/chat\/completions answered 429 with 0 points available/,
+      );
+      const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
+      expect(out.length).toBeGreaterThan(3);
+      expect(s.points?.spent).toBe('0');
+    } finally {
+      await ref.close();
+    }
+  });
+
   it('an account drained mid-run by another client: billable work stops, held inputs are left behind with their holder, within the cleanup bound', async () => {
     // A fresh account of 50 points, which another user of the account spends once the run has read it.
     const ref = await refTarget({ variant: 'account-runs-out' });

@@ -196,7 +196,7 @@ export class CheckContext {
    */
   private async noteBalance(res: HttpResponse): Promise<void> {
     const signal = balanceSignal(res);
-    if (!signal) return;
+    if (!signal || (signal.kind === 'refused' && this.balanceRanOut)) return;
     let reason: string | undefined;
     if (signal.kind === 'settlement_pending') {
       reason = `the account's balance ran out: job ${signal.job} is settlement_pending (the account cannot pay; it is tracked by its id, never created again)`;

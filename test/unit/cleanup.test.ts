@@ -7,7 +7,11 @@ import { deleteInput, pollJob, STALL_POLLS, trackJob } from '../../src/media.ts'
 import type { CheckContext } from '../../src/runtime/check.ts';
 
 /** A context whose deletes answer `deleteStatus` and whose job reads answer `job(readNumber)`. */
-function fakeContext(deleteStatus: number, job: (n: number) => Record<string, unknown>, boundMs = 5_000) {
+function fakeContext(
+  deleteStatus: number,
+  job: (n: number, path: string) => Record<string, unknown>,
+  boundMs = 5_000,
+) {
   const calls = { deletes: 0, reads: 0 };
   const t = {
     target: { media: { pollIntervalMs: 5, pollCap: 1_000 }, timeouts: { testMs: 300_000 } },
@@ -17,7 +21,7 @@ function fakeContext(deleteStatus: number, job: (n: number) => Record<string, un
       calls.deletes++;
       return { status: deleteStatus };
     },
-    get: async () => ({ status: 200, json: { id: 'job_1', ...job(++calls.reads) } }),
+    get: async (path: string) => ({ status: 200, json: { id: 'job_1', ...job(++calls.reads, path) } }),
   } as unknown as CheckContext;
   return { t, calls };
 }
@@ -54,6 +58,21 @@ describe('deleteInput', () => {
     const out = await deleteInput(t, 'in_1');
     expect(out).toMatchObject({ bound: true, holder: { job: 'job_1' } });
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('waits on the holder that can still progress, not a newer one that ended', async () => {
+    const { t } = fakeContext(
+      409,
+      (n, path) =>
+        path.endsWith('job_old') ? { status: 'running', progress_percent: n % 100 } : { status: 'succeeded' },
+      300,
+    );
+    trackJob(t, 'job_old', ['in_1']);
+    trackJob(t, 'job_new', ['in_1']);
+    expect(await deleteInput(t, 'in_1')).toMatchObject({
+      bound: true,
+      holder: { job: 'job_old', status: 'running' },
+    });
   });
 
   it('gives up after three refusals when no job of the test references the input', async () => {
