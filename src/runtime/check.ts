@@ -151,18 +151,22 @@ export class CheckContext {
     const as = req.as ?? 'primary';
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
     Object.assign(headers, req.headers ?? {});
-    const spec: RequestSpec = { ...req, method, path, headers };
-    // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-    const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
-    if (stop) throw new StopSignal(stop);
-    const budget = this.w.run.budgetPoints;
-    if (budget !== undefined && this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-      const spent = spentPoints(this.w.run.reportDir);
-      if (spent.gte(budget))
-        throw new StopSignal(
-          `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
-        );
-    }
+    // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
+    // waiting for a slot must see a stop or a spend that came meanwhile.
+    const mayStart = () => {
+      // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
+      const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
+      if (stop) throw new StopSignal(stop);
+      const budget = this.w.run.budgetPoints;
+      if (budget !== undefined && this.effect === 'billable' && method === 'POST' && !this.cleaning) {
+        const spent = spentPoints(this.w.run.reportDir);
+        if (spent.gte(budget))
+          throw new StopSignal(
+            `points budget reached: ${spent.toString()} of ${budget} points spent (--budget-points)`,
+          );
+      }
+    };
+    const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
     const res = await this.client.send(spec);
     recordSpend(this.w.run.reportDir, res);
     if (!req.raw) this.checkExchange(res);
