@@ -61,6 +61,8 @@ export interface RequestSpec {
   /** Wait out 429 + Retry-After (bounded). Only for requests that are safe to repeat. */
   retry429?: boolean;
   timeoutMs?: number;
+  /** Called when each attempt may start (after its gate slot is granted); a throw cancels the request. */
+  beforeAttempt?: () => void;
 }
 
 export interface ClientOptions {
@@ -173,9 +175,11 @@ export class HttpClient {
     const retries: Array<{ status: number; waitedMs: number }> = [];
     const maxWaits = this.opts.max429Waits ?? 3;
     for (;;) {
-      const res = this.opts.gate
-        ? await this.opts.gate.run(() => this.once(spec, retries))
-        : await this.once(spec, retries);
+      const attempt = () => {
+        spec.beforeAttempt?.();
+        return this.once(spec, retries);
+      };
+      const res = this.opts.gate ? await this.opts.gate.run(attempt) : await attempt();
       const canRetry = spec.retry429 ?? safeToRepeat(spec);
       if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
         this.opts.onExchange?.(res.exchange, res);

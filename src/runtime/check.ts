@@ -172,16 +172,20 @@ export class CheckContext {
     const as = req.as ?? 'primary';
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
     Object.assign(headers, req.headers ?? {});
-    const spec: RequestSpec = { ...req, method, path, headers };
-    // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-    const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
-    if (stop) throw new StopSignal(stop);
     const model = modelOf(req.json);
-    if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-      const refused =
-        balanceOut(this.w.run.reportDir) ?? admission(this.w.run.reportDir, this.w.run.budget, model);
-      if (refused) throw new StopSignal(refused);
-    }
+    // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
+    // waiting for a slot must see a stop or a spend that came meanwhile.
+    const mayStart = () => {
+      // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
+      const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
+      if (stop) throw new StopSignal(stop);
+      if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
+        const refused =
+          balanceOut(this.w.run.reportDir) ?? admission(this.w.run.reportDir, this.w.run.budget, model);
+        if (refused) throw new StopSignal(refused);
+      }
+    };
+    const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
     const res = await this.client.send(spec);
     recordSpend(this.w.run.reportDir, res, model);
     if (!req.raw) this.checkExchange(res);
