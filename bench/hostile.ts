@@ -20,6 +20,7 @@ const { values } = parseArgs({
   options: {
     mode: { type: 'string', default: 'biglist' },
     items: { type: 'string' },
+    'invalid-entries': { type: 'boolean' },
     'enum-bytes': { type: 'string' },
     depth: { type: 'string' },
     suite: { type: 'string', default: 'models' },
@@ -41,6 +42,7 @@ function peakKb(pid: number): number {
 const server = await startHostile({
   mode: values.mode as HostileMode,
   ...(values.items ? { items: Number(values.items) } : {}),
+  ...(values['invalid-entries'] ? { invalidEntries: true } : {}),
   ...(values['enum-bytes'] ? { enumBytes: Number(values['enum-bytes']) } : {}),
   ...(values.depth ? { depth: Number(values.depth) } : {}),
 });

@@ -118,18 +118,23 @@ async function conformanceRun(
   const exchangesFile = join(reportDir, 'exchanges.ndjson');
   writeFileSync(exchangesFile, '');
   const preflightExchanges: Exchange[] = [];
-  const client = new HttpClient({
+  const clientOptions = {
     baseUrl: target.baseUrl,
     timeoutMs: target.timeouts.requestMs,
     redactor,
     testName: 'preflight',
-    // A stop asked during the preflight ends its request in flight (the run then writes its report).
-    ...(active ? { signal: active.preflight.signal } : {}),
-    onExchange: (ex) => {
+    onExchange: (ex: Exchange) => {
       preflightExchanges.push(ex);
       writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
     },
+  };
+  // A stop asked during the preflight ends its request in flight (the run then writes its report);
+  // the balance reads around the suites use a client the stop does not end.
+  const preflightClient = new HttpClient({
+    ...clientOptions,
+    ...(active ? { signal: active.preflight.signal } : {}),
   });
+  const client = new HttpClient(clientOptions);
   const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';
@@ -141,7 +146,7 @@ async function conformanceRun(
     try {
       ({ openapi, preflightFailure, preflightNote } = await preflight(
         target,
-        client,
+        preflightClient,
         auth,
         reportDir,
         preflightExchanges,

@@ -117,6 +117,25 @@ describe('hostile targets', { timeout: 900_000 }, () => {
     expect(s.counts.passed).toBeGreaterThan(0);
   });
 
+  it('biglist with an error in every entry: judged without quadratic work, evidence counted not copied', async () => {
+    const h = await hostile({ mode: 'biglist', items: 40_000, invalidEntries: true });
+    const run = await runCli(
+      [...h.args, '--suite', 'models', '--report-dir', h.report, '--quiet'],
+      h.env,
+      600_000,
+    );
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error).toBe(0);
+    // 40,000 findings per reply: at most 25 listed per id and test, the rest in one counted entry.
+    const counted = s.tests
+      .flatMap((t) => t.violations ?? [])
+      .filter((v) => /counted here but not listed/.test(v.message));
+    expect(counted.length).toBeGreaterThan(0);
+    expect(Math.max(...counted.map((v) => v.count ?? 0))).toBeGreaterThan(1_000);
+    expect(statSync(join(h.report, 'summary.json')).size).toBeLessThan(2_000_000);
+  });
+
   it('a read-only run against an auth bypass causes no side effect, and says which auth checks it leaves unjudged', async () => {
     const h = await hostile({ mode: 'bypass' });
     const run = await runCli(

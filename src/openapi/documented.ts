@@ -12,8 +12,9 @@ export class Documented {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(dir = pkgPath('schemas')) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true });
+  /** `allErrors` false: validation stops at the first error (linear in a large body). */
+  constructor(dir = pkgPath('schemas'), allErrors = true) {
+    this.ajv = new Ajv2020({ strict: false, allErrors });
     addFormats.default(this.ajv);
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
       const s = JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')) as Schema;

@@ -25,6 +25,9 @@ const MAX_FINDINGS = 10;
 
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Results remembered per pattern (values up to 256 characters). */
+const REMEMBERED_VALUES = 10_000;
+
 /** Patterns valid in ECMA-262 that RE2 cannot run (lookaround, backreferences): not judged, listed. */
 export const unjudgedPatterns = new Set<string>();
 
@@ -44,7 +47,19 @@ export function re2Engine(pattern: string, flags: string): { test(s: string): bo
     unjudgedPatterns.add(pattern);
     return { test: () => true, toString: name };
   }
-  return { test: (s: string) => re.matcher(s).find(), toString: name };
+  // test(): any match, on RE2's DFA path (no Matcher, no capture groups). Values repeat across a list's
+  // entries (prices, kinds), so results are remembered, for a bounded number of values.
+  const seen = new Map<string, boolean>();
+  return {
+    test: (s: string) => {
+      const known = seen.get(s);
+      if (known !== undefined) return known;
+      const ok = re.test(s);
+      if (seen.size < REMEMBERED_VALUES && s.length <= 256) seen.set(s, ok);
+      return ok;
+    },
+    toString: name,
+  };
 }
 re2Engine.code = 're2js';
 

@@ -49,6 +49,39 @@ export interface ResponseFinding {
   expected?: unknown;
 }
 
+/** Bodies up to this size get every schema error (up to 8 listed); larger ones the first. */
+const ALL_ERRORS_MAX_BYTES = 1_000_000;
+
+/**
+ * An ajv for the live description: the target's patterns run on RE2 (matching time linear in the body
+ * whatever the pattern), OpenAPI's formats known, the whole document registered so that
+ * `#/components/...` references resolve inside it.
+ */
+function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors,
+    validateFormats: true,
+    logger: false,
+    code: { regExp: re2Engine },
+  });
+  addFormats.default(ajv);
+  for (const [name, bits] of [
+    ['int32', 32],
+    ['int64', 64],
+  ] as const) {
+    const lim = 2 ** (bits - 1);
+    ajv.addFormat(name, {
+      type: 'number',
+      validate: (n: number) => Number.isInteger(n) && n >= -lim && n < lim,
+    });
+  }
+  for (const f of ['float', 'double']) ajv.addFormat(f, { type: 'number', validate: () => true });
+  for (const f of ['binary', 'byte', 'password']) ajv.addFormat(f, () => true);
+  ajv.addSchema({ ...structuredClone(doc), $id: 'live://openapi' }, undefined, undefined, false);
+  return ajv;
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -66,33 +99,14 @@ function mediaMatches(range: string, mt: string): boolean {
  */
 export class LiveDescription {
   private readonly ajv: Ajv2020;
+  /** Stops at the first error: linear in the body (ajv concatenates errors across $ref calls). */
+  private readonly firstErrorAjv: Ajv2020;
   private readonly ops: Operation[] = [];
   private readonly cache = new Map<string, ValidateFunction | Error>();
 
   constructor(readonly doc: Record<string, unknown>) {
-    // The target's patterns run on RE2: matching time is linear in the body whatever the pattern.
-    this.ajv = new Ajv2020({
-      strict: false,
-      allErrors: true,
-      validateFormats: true,
-      logger: false,
-      code: { regExp: re2Engine },
-    });
-    addFormats.default(this.ajv);
-    for (const [name, bits] of [
-      ['int32', 32],
-      ['int64', 64],
-    ] as const) {
-      const lim = 2 ** (bits - 1);
-      this.ajv.addFormat(name, {
-        type: 'number',
-        validate: (n: number) => Number.isInteger(n) && n >= -lim && n < lim,
-      });
-    }
-    for (const f of ['float', 'double']) this.ajv.addFormat(f, { type: 'number', validate: () => true });
-    for (const f of ['binary', 'byte', 'password']) this.ajv.addFormat(f, () => true);
-    // The whole document is registered so that `#/components/...` references resolve inside it.
-    this.ajv.addSchema({ ...structuredClone(doc), $id: 'live://openapi' }, undefined, undefined, false);
+    this.ajv = liveAjv(doc, true);
+    this.firstErrorAjv = liveAjv(doc, false);
     const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
     for (const [template, item] of Object.entries(paths)) {
       if (!item || typeof item !== 'object') continue;
@@ -210,15 +224,16 @@ export class LiveDescription {
     return findings;
   }
 
-  private validator(pointer: string): ValidateFunction | Error {
-    let v = this.cache.get(pointer);
+  private validator(pointer: string, allErrors = true): ValidateFunction | Error {
+    const key = `${allErrors ? 'all' : 'first'}:${pointer}`;
+    let v = this.cache.get(key);
     if (!v) {
       try {
-        v = this.ajv.compile({ $ref: `live://openapi#${pointer}` });
+        v = (allErrors ? this.ajv : this.firstErrorAjv).compile({ $ref: `live://openapi#${pointer}` });
       } catch (err) {
         v = err as Error;
       }
-      this.cache.set(pointer, v);
+      this.cache.set(key, v);
     }
     return v;
   }
@@ -242,13 +257,18 @@ export class LiveDescription {
         },
       ];
     }
-    const v = this.validator(schemaPointer);
-    if (v instanceof Error)
-      return documentedBodyFindings(res, `the live schema does not compile: ${v.message.slice(0, 200)}`);
-    if (v(res.json)) return [];
-    return (v.errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
+    // First whether the body is valid at all (linear); every error only for a body small enough that
+    // collecting them all (quadratic in ajv across $ref calls) stays cheap.
+    const first = this.validator(schemaPointer, false);
+    if (first instanceof Error)
+      return documentedBodyFindings(res, `the live schema does not compile: ${first.message.slice(0, 200)}`);
+    if (first(res.json)) return [];
+    const all = res.body.length <= ALL_ERRORS_MAX_BYTES ? this.validator(schemaPointer) : undefined;
+    const errors = all && !(all instanceof Error) && !all(res.json) ? all.errors : first.errors;
+    const note = all ? '' : ` (the first error; a ${res.body.length}-byte body is not searched for more)`;
+    return (errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
       id: 'RESP-003' as const,
-      message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+      message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})${note}`,
       pointer: e.instancePath || '/',
       received: capEvidence(valueAt(res.json, e.instancePath)),
       expected: capEvidence(e.params),

@@ -83,11 +83,15 @@ class SkipSignal extends Error {}
 class StopSignal extends Error {}
 class AbortSignalError extends Error {}
 
+/** Distinct violations of one requirement id listed per test; the rest are counted in one entry. */
+const MAX_LISTED_PER_ID = 25;
+
 /** What a test body gets: requests that check themselves, and a way to report violations by id. */
 export class CheckContext {
   readonly target: TargetConfig;
   readonly violations: Array<Violation & { count: number }> = [];
   private readonly byKey = new Map<string, Violation & { count: number }>();
+  private readonly listedById = new Map<string, number>();
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
   exchangeCount = 0;
@@ -258,24 +262,42 @@ export class CheckContext {
     const req = requirement(id);
     const level = extra.level ?? req.level;
     const severity = level === 'failure' || (level === 'implied' && this.strict) ? 'failure' : 'advisory';
+    if (extra.exchange) this.cited.set(extra.exchange.id, extra.exchange);
+    // One entry per id, message and pointer, found by key; past MAX_LISTED_PER_ID entries of one id
+    // the rest are counted, not copied: a reply may raise a finding per entry of a 40,000-entry list.
+    const key = `${id}\n${message}\n${extra.pointer ?? ''}`;
+    const same = this.byKey.get(key);
+    if (same) {
+      same.count++;
+      return;
+    }
+    const listed = this.listedById.get(id) ?? 0;
+    if (listed >= MAX_LISTED_PER_ID) {
+      const more = this.byKey.get(`${id}\n(more)`);
+      if (more) more.count++;
+      else {
+        const v: Violation & { count: number } = {
+          id,
+          level,
+          severity,
+          message: `${id}: more violations like the ${MAX_LISTED_PER_ID} above, counted here but not listed`,
+          count: 1,
+        };
+        this.byKey.set(`${id}\n(more)`, v);
+        this.violations.push(v);
+      }
+      return;
+    }
+    this.listedById.set(id, listed + 1);
     const redact = this.w.redactor;
     const v: Violation & { count: number } = { id, level, severity, message: redact.text(message), count: 1 };
     if (extra.pointer !== undefined) v.pointer = extra.pointer;
     // Evidence is capped in size (the rest counted, not copied): a body or enum may be megabytes.
     if (extra.received !== undefined) v.received = redact.value(capEvidence(extra.received));
     if (extra.expected !== undefined) v.expected = redact.value(capEvidence(extra.expected));
-    if (extra.exchange) {
-      v.exchangeId = extra.exchange.id;
-      this.cited.set(extra.exchange.id, extra.exchange);
-    }
-    // One entry per id, message and pointer, found by key: a reply may raise thousands of findings.
-    const key = `${v.id}\n${v.message}\n${v.pointer ?? ''}`;
-    const same = this.byKey.get(key);
-    if (same) same.count++;
-    else {
-      this.byKey.set(key, v);
-      this.violations.push(v);
-    }
+    if (extra.exchange) v.exchangeId = extra.exchange.id;
+    this.byKey.set(key, v);
+    this.violations.push(v);
   }
 
   /** Report a violation unless `ok`; returns `ok`. */

@@ -42,6 +42,8 @@ export interface HostileOptions {
   mode: HostileMode;
   /** biglist: entries in the list (default 40,000). */
   items?: number;
+  /** biglist: every entry breaks a points rule (one finding per entry). */
+  invalidEntries?: boolean;
   /** enums: bytes of enum values in the description (default 1 MB). */
   enumBytes?: number;
   /** deep: nesting of the x- extension (default 200,000). */
@@ -211,8 +213,11 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
         const base = j.data as Array<Record<string, unknown>>;
         const n = o.items ?? 40_000;
         const data = new Array(n);
-        for (let i = 0; i < n; i++)
+        for (let i = 0; i < n; i++) {
           data[i] = { ...base[i % base.length], id: `${base[i % base.length]!.id}-${i}` };
+          // invalidEntries: every entry's price a JSON number (a points value must be a decimal string).
+          if (o.invalidEntries) data[i].request_points_per_million_tokens = i + 0.5;
+        }
         j.data = data;
       } else if (o.mode !== 'biglist') j.x_note = o.mode === 'regex' ? EVIL : 'not-a-listed-value';
       out = Buffer.from(JSON.stringify(j));
