@@ -73,6 +73,9 @@ interface JobSeen {
   /** The last read's status and progress, and for how many reads in a row it stayed the same. */
   fingerprint?: string;
   unchanged: number;
+  /** When the job was created, and when its status or progress last changed (ms since the epoch). */
+  createdAt: number;
+  changedAt: number;
 }
 
 /**
@@ -89,7 +92,20 @@ const jobs = (t: CheckContext) => mediaOf(t).jobs;
 
 /** A job the test created, with the inputs its request references (they are held while it runs). */
 export function trackJob(t: CheckContext, id: string, references: string[], as: Role = 'primary'): void {
-  jobs(t).set(id, { references, as, unchanged: 0 });
+  const now = Date.now();
+  jobs(t).set(id, { references, as, unchanged: 0, createdAt: now, changedAt: now });
+}
+
+/**
+ * The longest a job of this worker took from its create to a terminal status. Why: a real deployment's
+ * job may sit in one status for minutes with no progress shown (video generation); a holder is taken
+ * as stalled only once it has stayed unchanged longer than jobs of this run have taken to finish.
+ */
+let longestJobMs = 0;
+
+/** Whether a job has stopped progressing: unchanged for STALL_POLLS reads and past the longest job seen. */
+export function stalled(seen: Pick<JobSeen, 'unchanged' | 'changedAt'>, now = Date.now()): boolean {
+  return seen.unchanged >= STALL_POLLS && now - seen.changedAt >= longestJobMs;
 }
 
 /** Note a read of a tracked job: its status, and whether anything (status, progress) moved. */
@@ -98,9 +114,12 @@ function noteJob(t: CheckContext, id: string, job: Record<string, unknown>): voi
   if (!seen) return;
   // Status and percentage only: a progress object may carry the time of the read itself.
   const fingerprint = JSON.stringify([job.status, job.progress_percent]);
-  seen.unchanged = seen.fingerprint === fingerprint ? seen.unchanged + 1 : 0;
+  const now = Date.now();
+  if (seen.fingerprint === fingerprint) seen.unchanged++;
+  else [seen.unchanged, seen.changedAt] = [0, now];
   seen.fingerprint = fingerprint;
   seen.status = String(job.status);
+  if (TERMINAL_STATUSES.includes(seen.status)) longestJobMs = Math.max(longestJobMs, now - seen.createdAt);
 }
 
 /**
@@ -150,7 +169,7 @@ export async function deleteInput(
           reason: `DELETE answered ${res.status}: held by job ${holderId}, which is ${status} and will not release it while the suite waits`,
           holder: held,
         };
-      if (holder.unchanged >= STALL_POLLS)
+      if (stalled(holder))
         return {
           reason: `DELETE answered ${res.status}: held by job ${holderId}, unchanged (${status}) for ${holder.unchanged} reads`,
           holder: held,
@@ -278,7 +297,8 @@ export async function pollJob(
 }
 
 function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undefined {
-  if ((jobs(t).get(id)?.unchanged ?? 0) >= STALL_POLLS) return 'stalled';
+  const seen = jobs(t).get(id);
+  if (seen && stalled(seen)) return 'stalled';
   if (t.cleanupDeadline !== undefined && Date.now() + t.target.media.pollIntervalMs > t.cleanupDeadline)
     return 'deadline';
   return undefined;

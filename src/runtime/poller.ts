@@ -91,7 +91,8 @@ export class Poller<R extends { headers: Record<string, string> }> {
       return;
     }
     const interval = Math.max(...[...e.waiters].map((w) => w.intervalMs));
-    const later = retryAfterMs(result.headers['retry-after'], this.now());
+    // A reply without headers (never from the HTTP client; a stub's) must not leave the entry reading forever.
+    const later = retryAfterMs(result.headers?.['retry-after'], this.now());
     for (const w of [...e.waiters]) {
       w.reads++;
       let stop: boolean;

@@ -21,7 +21,11 @@ function fakeContext(
       calls.deletes++;
       return { status: deleteStatus };
     },
-    get: async (path: string) => ({ status: 200, json: { id: 'job_1', ...job(++calls.reads, path) } }),
+    get: async (path: string) => ({
+      status: 200,
+      headers: {},
+      json: { id: 'job_1', ...job(++calls.reads, path) },
+    }),
   } as unknown as CheckContext;
   return { t, calls };
 }
@@ -97,5 +101,25 @@ describe('pollJob, bounded', () => {
     trackJob(t, 'job_1', []);
     expect((await pollJob(t, 'job_1')).end).toBe('cap');
     expect(calls.reads).toBe(20);
+  });
+});
+
+// Last in the file: it raises the worker's longest job time, which the tests above assume small.
+describe('stall rule and the jobs of the run', () => {
+  it('takes a holder as stalled only once it is unchanged longer than a job of the run took to end', async () => {
+    const started = Date.now();
+    const { t: first } = fakeContext(409, () =>
+      Date.now() - started < 300 ? { status: 'running', progress_percent: null } : { status: 'succeeded' },
+    );
+    trackJob(first, 'job_1', []);
+    expect((await pollJob(first, 'job_1')).end).toBe('until');
+    const { t, calls } = fakeContext(409, () => ({ status: 'running', progress_percent: null }));
+    trackJob(t, 'job_2', ['in_1']);
+    const waitFrom = Date.now();
+    const out = await deleteInput(t, 'in_1');
+    expect((out as { reason: string }).reason).toMatch(/unchanged \(running\)/);
+    // Six reads take ~30 ms at 5 ms polls; the job that ended took ~300 ms.
+    expect(calls.reads).toBeGreaterThan(STALL_POLLS + 1);
+    expect(Date.now() - waitFrom).toBeGreaterThanOrEqual(250);
   });
 });
