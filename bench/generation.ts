@@ -208,7 +208,10 @@ export function analyse(reportDir: string): Analysis {
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let now = 0;
   let max = 0;
-  for (const [, d] of events) max = Math.max(max, (now += d));
+  for (const [, d] of events) {
+    now += d;
+    max = Math.max(max, now);
+  }
   const span = events.length ? events.at(-1)![0] - events[0]![0] : 0;
   const fileOf = new Map(s.tests.map((t) => [t.title, t.file]));
   const paths = [...byTest].map(([title, exs]) => testPath(title, exs, created));
