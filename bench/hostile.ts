@@ -2,9 +2,11 @@
  * Hostile targets, before and after: runs a CLI (this checkout's, or another checkout's with --cli) as a
  * child process against the hostile-server fixture in one mode, and reports its wall time, peak memory
  * (VmHWM of the CLI process, sampled from /proc every 100 ms; worker threads are in it), exit code, the
- * report files written and the size of summary.json. The child is killed (SIGKILL) at --limit-s.
+ * report files written, the size of summary.json, the windows of 12 characters of any key found in each
+ * output (raw, URL-encoded, JSON-escaped, base64) and the side effects the reference behind the proxy
+ * accepted (non-GET 2xx). The child is killed (SIGKILL) at --limit-s.
  *
- *   node --import tsx bench/hostile.ts --mode biglist [--items 40000] [--suite models] [--limit-s 300]
+ *   node --import tsx bench/hostile.ts --mode biglist [--items 40000] [--suite models|''] [--limit-s 300]
  *        [--cli /work/main/bin/gateway-conformance.mjs] [--allow read] [--enum-bytes N] [--depth N]
  */
 import { spawn } from 'node:child_process';
@@ -12,8 +14,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FRAGMENT_CHARS } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
 import { type HostileMode, startHostile } from '../test/support/hostile-server.ts';
+import { findLeaks } from '../test/support/leaks.ts';
 import { writeRefTargets } from '../test/support/ref-target.ts';
 
 const { values } = parseArgs({
@@ -82,6 +86,16 @@ clearInterval(sampler);
 clearTimeout(limit);
 const wallS = (performance.now() - started) / 1000;
 const files = existsSync(reportDir) ? readdirSync(reportDir).sort() : [];
+// Key material: windows of FRAGMENT_CHARS characters of any key (raw, URL-encoded, JSON-escaped,
+// base64) in each output, and the side effects the target behind the proxy accepted.
+const leaks: Record<string, number> = {};
+for (const [name, text] of [
+  ['stdout+stderr', out] as const,
+  ...files.map((f) => [f, readFileSync(join(reportDir, f), 'utf8')] as const),
+]) {
+  const n = findLeaks(text, server.keys, FRAGMENT_CHARS, 10_000_000).length;
+  if (n > 0) leaks[name] = n;
+}
 const summaryBytes = files.includes('summary.json')
   ? statSync(join(reportDir, 'summary.json')).size
   : undefined;
@@ -97,6 +111,8 @@ console.log(
       summaryBytes,
       files,
       requests: server.requests(),
+      keyFragmentWindows: leaks,
+      sideEffects: server.effects().length,
       tail: out.trim().split('\n').slice(-3),
     },
     null,

@@ -28,6 +28,9 @@ const CREDENTIAL_PARAM = /key|token|auth|secret|password/i;
  */
 export const FRAGMENT_CHARS = 12;
 
+/** Positions looked up in a text: every 6th (anchors of 7 characters, ~40 bits of a key's randomness). */
+const SAMPLE_STEP = 6;
+
 /** The forms a key takes on the wire and in files, each to be searched for fragments. */
 export function keyForms(key: string): string[] {
   const forms = new Set<string>([key]);
@@ -51,6 +54,8 @@ export function keyForms(key: string): string[] {
 export class Redactor {
   /** Every FRAGMENT_CHARS-long run of every form of every secret, with the secret's label. */
   private readonly grams = new Map<string, string>();
+  /** Every shorter run (FRAGMENT_CHARS - SAMPLE_STEP + 1) of the same forms: where to look closer. */
+  private readonly anchors = new Set<string>();
   /** Secrets shorter than a fragment, matched whole, longest first. */
   private readonly whole: Array<[string, string]> = [];
   /** Whole key values, for naming the role of a masked credential header. */
@@ -78,6 +83,8 @@ export class Redactor {
         const g = form.slice(i, i + FRAGMENT_CHARS);
         if (!this.grams.has(g)) this.grams.set(g, label);
       }
+      for (let i = 0; i + FRAGMENT_CHARS - SAMPLE_STEP + 1 <= form.length; i++)
+        this.anchors.add(form.slice(i, i + FRAGMENT_CHARS - SAMPLE_STEP + 1));
     }
     this.whole.sort((a, b) => b[0].length - a[0].length);
   }
@@ -91,29 +98,34 @@ export class Redactor {
     return out;
   }
 
-  /** Linear in the text: one lookup of a FRAGMENT_CHARS-long window at each position. */
+  /**
+   * Linear in the text, and cheap where it holds no key material: only every SAMPLE_STEP-th position is
+   * looked up, as a shorter anchor window; any run of FRAGMENT_CHARS key characters holds an anchor at
+   * one of those positions (the anchor is FRAGMENT_CHARS - SAMPLE_STEP + 1 long), and only around a hit
+   * are the full windows looked up.
+   */
   private fragments(s: string): string {
     const L = FRAGMENT_CHARS;
+    const G = L - SAMPLE_STEP + 1;
     let out = '';
     let copied = 0;
-    let i = 0;
-    while (i + L <= s.length) {
-      const label = this.grams.get(s.slice(i, i + L));
-      if (label === undefined) {
-        i++;
-        continue;
+    for (let p = 0; p + G <= s.length; p += SAMPLE_STEP) {
+      if (p < copied || !this.anchors.has(s.slice(p, p + G))) continue;
+      for (let i = Math.max(copied, p - (L - G)); i <= p && i + L <= s.length; i++) {
+        const label = this.grams.get(s.slice(i, i + L));
+        if (label === undefined) continue;
+        // A run: extend while the next window still matches.
+        let end = i + L;
+        while (end < s.length && this.grams.has(s.slice(end - L + 1, end + 1))) end++;
+        let start = i;
+        // An escape's backslash left dangling before the mask would break JSON text (`\/` in a form).
+        let slashes = 0;
+        while (start - slashes - 1 >= copied && s[start - slashes - 1] === '\\') slashes++;
+        if (slashes % 2 === 1) start--;
+        out += `${s.slice(copied, start)}[REDACTED:${label}]`;
+        copied = end;
+        break;
       }
-      // A run: extend while the next window still matches.
-      let end = i + L;
-      while (end < s.length && this.grams.has(s.slice(end - L + 1, end + 1))) end++;
-      let start = i;
-      // An escape's backslash left dangling before the mask would break JSON text (`\/` in a form).
-      let slashes = 0;
-      while (start - slashes - 1 >= copied && s[start - slashes - 1] === '\\') slashes++;
-      if (slashes % 2 === 1) start--;
-      out += `${s.slice(copied, start)}[REDACTED:${label}]`;
-      copied = end;
-      i = end;
     }
     return copied === 0 ? s : out + s.slice(copied);
   }

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, test } from 'vitest';
 import { ENDPOINTS } from '../../reference/fixtures.ts';
 import { FAULTS, type ReferenceHandle, type ReferenceOptions, VARIANTS } from '../../reference/start.ts';
+import { screenDescription } from '../../src/openapi/guard.ts';
 import { call, describedProblems, referencePool } from './helpers.ts';
 
 const start = referencePool();
@@ -46,7 +47,14 @@ const SETUPS: { name: string; opts: ReferenceOptions }[] = [
   })),
 ];
 
+/** Faults whose description no validator may compile (the suite's guard refuses it, OAS-001). */
+const UNCOMPILABLE = ['openapi-schema-cycle', 'openapi-invalid-pattern'];
+
 describe('/openapi.json', () => {
+  test.for(UNCOMPILABLE)('is refused by the description guard under fault %s', async (fault) => {
+    expect(screenDescription(await description({ fault }))).not.toEqual([]);
+  });
+
   test.for(SETUPS)('is valid OpenAPI 3.1 with resolvable refs: $name', async ({ opts }) => {
     const doc = await description(opts);
     const result = await validator.validate(doc);
@@ -399,19 +407,22 @@ describe('live responses against the live description', () => {
     );
   });
 
-  test.for(SETUPS)('conform for every probe: $name', async ({ opts }) => {
-    const ref = await start(opts);
-    const doc = (await call(ref, '/openapi.json')).body;
-    const problems: string[] = [];
-    for (const probe of PROBES) {
-      if (!doc.paths[probe.path] || (opts.fault && probe.skip?.includes(opts.fault))) continue;
-      const { method, path, role, headers } = probe;
-      const exchange = await call(ref, path, { method, role, headers, json: probe.json?.(ref) });
-      for (const p of describedProblems(doc, method, path, exchange)) {
-        problems.push(`${method} ${path} as ${role ?? 'anonymous'} (${exchange.status}): ${p}`);
+  test.for(SETUPS.filter((s) => !UNCOMPILABLE.includes(s.opts.fault ?? '')))(
+    'conform for every probe: $name',
+    async ({ opts }) => {
+      const ref = await start(opts);
+      const doc = (await call(ref, '/openapi.json')).body;
+      const problems: string[] = [];
+      for (const probe of PROBES) {
+        if (!doc.paths[probe.path] || (opts.fault && probe.skip?.includes(opts.fault))) continue;
+        const { method, path, role, headers } = probe;
+        const exchange = await call(ref, path, { method, role, headers, json: probe.json?.(ref) });
+        for (const p of describedProblems(doc, method, path, exchange)) {
+          problems.push(`${method} ${path} as ${role ?? 'anonymous'} (${exchange.status}): ${p}`);
+        }
       }
-    }
-    if (opts.fault && NONCONFORMING.has(opts.fault)) expect(problems).not.toEqual([]);
-    else expect(problems).toEqual([]);
-  });
+      if (opts.fault && NONCONFORMING.has(opts.fault)) expect(problems).not.toEqual([]);
+      else expect(problems).toEqual([]);
+    },
+  );
 });

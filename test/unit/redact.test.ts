@@ -73,6 +73,16 @@ describe('redaction of key fragments', () => {
     });
   }
 
+  it('finds every run of FRAGMENT_CHARS or more key characters at every offset and length', () => {
+    for (let pad = 0; pad < 14; pad++)
+      for (let from = 0; from + FRAGMENT_CHARS <= key.length; from += 5)
+        for (let len = FRAGMENT_CHARS; from + len <= key.length; len += 3) {
+          const text = `${'x'.repeat(pad)}<${key.slice(from, from + len)}>${'y'.repeat(pad)}`;
+          expect(findLeaks(red.text(text), keys, FRAGMENT_CHARS), `${pad}/${from}/${len}`).toEqual([]);
+          expect(red.text(text)).toBe(`${'x'.repeat(pad)}<[REDACTED:primary]>${'y'.repeat(pad)}`);
+        }
+  });
+
   it('keeps JSON valid when a fragment follows an escape', () => {
     const json = JSON.stringify({ message: `key ${key.slice(3, 33)} and "${prefix}"` }).replaceAll(
       '/',
