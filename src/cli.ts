@@ -12,7 +12,7 @@ import { mergeReports } from './report/merge.ts';
 import { billableByModel } from './report/plan.ts';
 import type { Summary } from './report/summary.ts';
 import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
-import { PROFILES, type Profile } from './runtime/run-config.ts';
+import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
 
@@ -201,7 +201,9 @@ export async function main(argv: string[]): Promise<number> {
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {
     // Loopback and in memory: the embedded reference takes more tests at once than a real target's default.
-    const started = await startEmbedded(concurrency === undefined ? { ...target, concurrency: 8 } : target);
+    const started = await startEmbedded(
+      concurrency === undefined ? { ...target, concurrency: EMBEDDED.concurrency } : target,
+    );
     target = started.target;
     stop = started.stop;
     if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { RequestGate, TestSlot } from '../../src/runtime/gate.ts';
-import { ADAPTIVE, concurrencyPlan } from '../../src/runtime/run-config.ts';
+import { ADAPTIVE, concurrencyPlan, EMBEDDED } from '../../src/runtime/run-config.ts';
 
 /** n tasks through the gate, each "in flight" for a few ms; the most in flight at once. */
 async function load(gate: RequestGate, n: number, status = 200): Promise<number> {
@@ -122,7 +122,7 @@ describe('concurrencyPlan', () => {
     expect(flag).toMatchObject({ adaptive: false, workers: 2, slots: { start: 1 } });
     expect(flag.describe).toMatch(/2 requests in flight \(set by --concurrency\)/);
     const embedded = concurrencyPlan({ concurrency: 8, concurrencySource: 'default', embedded: true }, 2);
-    expect(embedded).toMatchObject({ adaptive: false, workers: 2, slots: { start: 4 } });
+    expect(embedded).toMatchObject({ adaptive: false, workers: EMBEDDED.workers, slots: { start: 2 } });
     expect(embedded.describe).toMatch(/embedded reference's default/);
     expect(embedded.testsPerWorker).toBeGreaterThan(embedded.slots.start);
   });
