@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkgPath } from '../src/paths.ts';
+import { incompleteness } from '../src/report/bundle.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
@@ -109,7 +110,10 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     for (const t of billable) {
       expect(t.outcome).toBe('not_run');
       expect(t.reason).toMatch(/points budget of 0 \(--budget-points\): billable tests are not run/);
+      expect(t.unpaid).toBe(true);
     }
+    // A run cut by its budget certifies nothing (verify: incomplete).
+    expect(incompleteness(s).join('\n')).toMatch(/billable test\(s\) not run for want of points/);
     expect(s.tests.filter((t) => t.effect !== 'billable' && t.outcome === 'passed').length).toBeGreaterThan(
       0,
     );
@@ -126,7 +130,8 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     expect(s.counts.failed).toBe(0);
     const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
     expect(out.length, 'billable tests not run for the balance').toBeGreaterThan(10);
-    for (const t of out) expect(t.effect).toBe('billable');
+    for (const t of out) expect([t.effect, t.unpaid]).toEqual(['billable', true]);
+    expect(incompleteness(s).join('\n')).toMatch(/not run for want of points/);
     expect(s.points?.budget).toBe('50');
     console.log(`50-point run: ${(wallMs / 1000).toFixed(1)} s wall, ${s.points?.spent} points spent`);
     expect(wallMs).toBeLessThan(200_000);

@@ -141,6 +141,8 @@ export function incompleteness(s: Summary): string[] {
   if (s.suites?.length) out.push(`--suite ${s.suites.join(',')}: ${p.forbid.suite}`);
   if (s.dryRun) out.push(`--dry-run: ${p.forbid.dry_run}`);
   if (s.interrupted) out.push(`${s.interrupted}: ${p.forbid.interrupted}`);
+  const unpaid = s.tests.filter((t) => t.unpaid).length;
+  if (unpaid > 0) out.push(`${unpaid} billable test(s) not run for want of points: ${p.forbid.unpaid}`);
   if (s.shard) out.push(`shard ${s.shard}: ${p.forbid.partial_shard}`);
   if (s.shards) {
     const n = Number(s.shards[0]?.split('/')[1]);

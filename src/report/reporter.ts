@@ -61,6 +61,7 @@ export class ConformanceReporter implements Reporter {
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
+    if (meta?.unpaid && result.state === 'skipped') rec.unpaid = true;
     if (result.state === 'skipped') {
       rec.outcome = 'not_run';
       rec.reason =

@@ -17,6 +17,8 @@ export interface TestResultRecord {
   cleanup?: CleanupRecord;
   /** Dry run: the test would have run. */
   planned?: boolean;
+  /** Not run because the points budget or the account's balance could not pay for it. */
+  unpaid?: true;
 }
 
 export interface Summary {

@@ -35,6 +35,8 @@ export interface TestRecord {
   error?: string;
   /** Dry run: the test would have run (it is reported as not run with that reason). */
   planned?: boolean;
+  /** Not run (or stopped) because the points budget or the account's balance could not pay for it. */
+  unpaid?: true;
   /** What the test created and then cleaned up, and what it could not clean up. */
   cleanup?: CleanupRecord;
 }
@@ -80,7 +82,15 @@ export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
 
 class SkipSignal extends Error {}
 /** The run was asked to stop (Ctrl-C, deadline): the test ends where it is, its cleanups still run. */
-class StopSignal extends Error {}
+class StopSignal extends Error {
+  /** The stop came from the points budget or the account's balance, not from a stop of the run. */
+  constructor(
+    message: string,
+    readonly unpaid = false,
+  ) {
+    super(message);
+  }
+}
 class AbortSignalError extends Error {}
 
 /** Distinct violations of one requirement id listed per test; the rest are counted in one entry. */
@@ -186,7 +196,7 @@ export class CheckContext {
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
         const refused =
           balanceOut(this.w.run.reportDir) ?? admission(this.w.run.reportDir, this.w.run.budget, model);
-        if (refused) throw new StopSignal(refused);
+        if (refused) throw new StopSignal(refused, true);
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
@@ -442,7 +452,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     if (stop) notRun(stop);
     if (spec.effect === 'billable') {
       const refused = balanceOut(w.run.reportDir) ?? admission(w.run.reportDir, w.run.budget);
-      if (refused) notRun(refused);
+      if (refused) {
+        record.unpaid = true;
+        notRun(refused);
+      }
     }
     if (w.run.dryRun) {
       record.planned = true;
@@ -450,6 +463,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     }
     const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
     let stoppedBy: string | undefined;
+    let unpaid = false;
     let release: (() => void) | undefined;
     if (spec.account === 'exclusive' || spec.effect === 'billable') {
       const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
@@ -471,6 +485,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       release?.();
       if (err instanceof StopSignal) {
         stoppedBy = err.message;
+        if (err.unpaid) unpaid = true;
       } else if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
         t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
@@ -500,7 +515,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         v.message = `not judged, the account's balance ran out: ${v.message}`;
       }
       failures = failures.filter((f) => !after.includes(f));
-      if (failures.length === 0) notRun(t.balanceRanOut.reason);
+      if (failures.length === 0) {
+        record.unpaid = true;
+        notRun(t.balanceRanOut.reason);
+      }
     }
     // A limit or protection of the target refused a request the rule needed answered: not judged.
     const limited = spec.judges429
@@ -522,7 +540,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         );
     }
     // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
-    if (stoppedBy && failures.length === 0) notRun(`${stoppedBy} (stopped while running)`);
+    if (stoppedBy && failures.length === 0) {
+      if (unpaid) record.unpaid = true;
+      notRun(`${stoppedBy} (stopped while running)`);
+    }
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
   });
