@@ -36,8 +36,19 @@ async function hostile(o: HostileOptions, requestMs = 10_000) {
   server = await startHostile(o);
   const dir = mkdtempSync(join(tmpdir(), 'gc-hostile-'));
   const targets = join(dir, 'targets.yaml');
-  const env = writeRefTargets(server as never, targets, { requestMs, concurrency: 4 });
+  const env = writeRefTargets(server, targets, { requestMs, concurrency: 4 });
   return { dir, env, args: ['--targets', targets, '--target', 'ref'], report: join(dir, 'report') };
+}
+
+/** A hostile server in mode `o` and a quiet run of the CLI against it limited to `suite`. */
+async function quietRun(o: HostileOptions, suite: string) {
+  const h = await hostile(o);
+  const run = await runCli(
+    [...h.args, '--suite', suite, '--report-dir', h.report, '--quiet'],
+    h.env,
+    600_000,
+  );
+  return { h, run };
 }
 
 describe('hostile targets', { timeout: 900_000 }, () => {
@@ -81,12 +92,7 @@ describe('hostile targets', { timeout: 900_000 }, () => {
   ];
   for (const [mode, evidence, extra] of blamed) {
     it(`${mode}: the run ends with its report and exit 1, the target blamed with evidence, no harness error`, async () => {
-      const h = await hostile({ mode, ...extra });
-      const run = await runCli(
-        [...h.args, '--suite', 'models,openapi', '--report-dir', h.report, '--quiet'],
-        h.env,
-        600_000,
-      );
+      const { h, run } = await quietRun({ mode, ...extra }, 'models,openapi');
       expect(run.code, run.stderr.slice(-2000)).toBe(1);
       const s = summaryOf(h.report);
       expect(s.counts.harness_error).toBe(0);
@@ -105,12 +111,7 @@ describe('hostile targets', { timeout: 900_000 }, () => {
   }
 
   it('biglist: a valid 40,000-entry catalog is judged, the report written, no harness error', async () => {
-    const h = await hostile({ mode: 'biglist', items: 40_000 });
-    const run = await runCli(
-      [...h.args, '--suite', 'models', '--report-dir', h.report, '--quiet'],
-      h.env,
-      600_000,
-    );
+    const { h, run } = await quietRun({ mode: 'biglist', items: 40_000 }, 'models');
     expect([0, 1], run.stderr.slice(-2000)).toContain(run.code);
     const s = summaryOf(h.report);
     expect(s.counts.harness_error).toBe(0);
@@ -118,12 +119,7 @@ describe('hostile targets', { timeout: 900_000 }, () => {
   });
 
   it('biglist with an error in every entry: judged without quadratic work, evidence counted not copied', async () => {
-    const h = await hostile({ mode: 'biglist', items: 40_000, invalidEntries: true });
-    const run = await runCli(
-      [...h.args, '--suite', 'models', '--report-dir', h.report, '--quiet'],
-      h.env,
-      600_000,
-    );
+    const { h, run } = await quietRun({ mode: 'biglist', items: 40_000, invalidEntries: true }, 'models');
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     const s = summaryOf(h.report);
     expect(s.counts.harness_error).toBe(0);

@@ -23,6 +23,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReference } from '../../reference/start.ts';
+import type { TargetFacts } from './ref-target.ts';
 
 export type HostileMode =
   | 'echo'
@@ -52,14 +53,8 @@ export interface HostileOptions {
   delayMs?: number;
 }
 
-export interface HostileServer {
-  url: string;
-  /** Role -> this server's key (36 characters with `+`, `/`, `=`). */
-  keys: Record<string, string>;
-  hints: Record<string, string>;
-  capabilities: string[];
-  canaries: string[];
-  limits: { payment_min_cny: string };
+/** The reference's facts (its keys: 36 characters with `+`, `/`, `=`), behind the hostile proxy. */
+export interface HostileServer extends TargetFacts {
   /** Requests received (the description included). */
   requests(): number;
   /** Requests other than GET/HEAD that the reference behind the proxy accepted (2xx): side effects. */

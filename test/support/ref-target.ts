@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { startReference } from '../../reference/start.ts';
 
 type Reference = Awaited<ReturnType<typeof startReference>>;
+/** What a targets file needs of a running server: its URL, keys, hints, capabilities, canaries and limits. */
+export type TargetFacts = Pick<Reference, 'url' | 'keys' | 'hints' | 'capabilities' | 'canaries' | 'limits'>;
 
 export interface RefTarget {
   dir: string;
@@ -21,7 +23,7 @@ export interface RefTarget {
  * model hints, capabilities, canaries and limits, fast media polling, and the given settings.
  */
 export function writeRefTargets(
-  ref: Reference,
+  ref: TargetFacts,
   file: string,
   opts: {
     requestMs?: number;
