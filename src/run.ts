@@ -535,7 +535,12 @@ async function finish(c: {
     join(reportDir, 'summary.json'),
     redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
   );
-  writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
+  writeJunit(
+    join(reportDir, 'junit.xml'),
+    redactor.value(tests),
+    redactor.value(summary.requirements),
+    harnessErrors,
+  );
   finalizeReport(reportDir, summary, redactor);
   const exitCode =
     summary.verdict === 'harness_error'

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../reference/start.ts';
+import { catalogue } from '../src/catalogue.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
 
@@ -65,7 +66,15 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
     expect(summary.coverage.untested).toEqual([]);
     expect(summary.openapi.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(summary.exchanges.count).toBeGreaterThan(200);
-    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('<testsuites');
+    // Each requirement's outcome, computed once into summary.json and carried into JUnit.
+    for (const r of catalogue().values())
+      expect(summary.requirements[r.id]?.outcome, r.id).toMatch(
+        r.testable ? /^(passed|advisory|not_run)$/ : /^(passed|advisory|not_run|no_test)$/,
+      );
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<testsuites');
+    expect(junit).toContain('<testsuite name="requirements"');
+    expect(junit.match(/classname="requirements"/g)?.length).toBe(Object.keys(summary.requirements).length);
     const files = filesUnder(dir);
     expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([
       'exchanges.ndjson',

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
 import type { Outcome } from '../model.ts';
+import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
 /**
@@ -33,7 +34,7 @@ const MAX_TITLES_PER_REASON = 300;
 /** Failure cards open when the page loads; the others open on a click. */
 const OPEN_CARDS = 8;
 
-type RowOutcome = Outcome | 'no_test';
+type RowOutcome = RequirementOutcome;
 
 const LABEL: Record<RowOutcome, string> = {
   passed: 'passed',
@@ -238,50 +239,20 @@ interface ReqRow {
   reasons: string[];
 }
 
+/** The summary's per-requirement results (computed once, in summary.ts), with the catalogue's words. */
 function requirementRows(s: HtmlSummary, reqs: Requirement[]): ReqRow[] {
-  const byId = new Map<string, ReqRow>();
-  const row = (id: string, req: Requirement | undefined): ReqRow => {
-    let r = byId.get(id);
-    if (!r) {
-      r = {
-        req,
-        id,
-        section: req?.section ?? 'Not in the catalogue',
-        outcome: 'no_test',
-        citing: [],
-        failedIn: [],
-        knownIn: [],
-        advisoryIn: [],
-        reasons: [],
-      };
-      byId.set(id, r);
-    }
-    return r;
-  };
-  for (const r of reqs) row(r.id, r);
-  s.tests.forEach((t, i) => {
-    for (const id of new Set(t.ids)) row(id, undefined).citing.push(i);
-    const failing = new Set(t.violations.filter((v) => v.severity === 'failure').map((v) => v.id));
-    for (const id of failing) {
-      if (t.outcome === 'failed') row(id, undefined).failedIn.push(i);
-      else if (t.outcome === 'known_failure') row(id, undefined).knownIn.push(i);
-    }
-    for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
-      row(id, undefined).advisoryIn.push(i);
-  });
-  for (const r of byId.values()) {
-    const citing = r.citing.map((i) => s.tests[i]!);
-    if (r.failedIn.length) r.outcome = 'failed';
-    else if (citing.some((t) => t.outcome === 'harness_error')) r.outcome = 'harness_error';
-    else if (r.knownIn.length) r.outcome = 'known_failure';
-    else if (r.advisoryIn.length) r.outcome = 'advisory';
-    else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'passed';
-    else if (citing.length) r.outcome = 'not_run';
-    r.reasons = [
-      ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
-    ];
-  }
-  return [...byId.values()];
+  const byId = new Map(reqs.map((r) => [r.id, r]));
+  return Object.entries(s.requirements).map(([id, r]) => ({
+    req: byId.get(id),
+    id,
+    section: byId.get(id)?.section ?? 'Not in the catalogue',
+    outcome: r.outcome,
+    citing: r.tests,
+    failedIn: r.failed,
+    knownIn: r.known,
+    advisoryIn: r.advisory,
+    reasons: r.reasons,
+  }));
 }
 
 // ------------------------------------------------------------------------------------------ sections
@@ -909,6 +880,8 @@ export function readExchanges(file: string, ids: ReadonlySet<string>): Map<strin
  */
 export function writeHtmlReport(reportDir: string): string {
   const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as HtmlSummary;
+  // A summary.json written before the rollup was part of it.
+  summary.requirements ??= requirementResults(summary.tests, catalogue().values());
   const missing = new Set<string>();
   for (const t of summary.tests) {
     if (t.outcome === 'passed' || t.outcome === 'not_run') continue;

@@ -105,6 +105,6 @@ export function mergeReports(dirs: string[], out: string): Summary {
   if (interrupted) summary.interrupted = interrupted;
   else delete summary.interrupted;
   writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...summary, harnessErrors }, null, 2));
-  writeJunit(join(out, 'junit.xml'), tests, harnessErrors);
+  writeJunit(join(out, 'junit.xml'), tests, summary.requirements, harnessErrors);
   return summary;
 }

@@ -2,11 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import junitModule, { type Builder } from 'junit-report-builder';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
-import { catalogue, idsOfTitle } from '../catalogue.ts';
+import { idsOfTitle } from '../catalogue.ts';
 import type { Redactor } from '../http/redact.ts';
 import type { Outcome } from '../model.ts';
 import { PKG_ROOT } from '../paths.ts';
 import type { TestRecord } from '../runtime/check.ts';
+import type { RequirementResult } from './requirements.ts';
 import type { TestResultRecord } from './summary.ts';
 
 export interface CollectedRun {
@@ -103,25 +104,16 @@ export class ConformanceReporter implements Reporter {
   }
 }
 
-/** Coverage: testable requirements with no test citing them; ids cited that the catalogue lacks. */
-export function coverage(tests: TestResultRecord[]): {
-  testable: number;
-  tested: number;
-  untested: string[];
-  unknownIds: string[];
-} {
-  const cat = catalogue();
-  const cited = new Set(tests.flatMap((t) => t.ids));
-  const testable = [...cat.values()].filter((r) => r.testable);
-  return {
-    testable: testable.length,
-    tested: testable.filter((r) => cited.has(r.id)).length,
-    untested: testable.filter((r) => !cited.has(r.id)).map((r) => r.id),
-    unknownIds: [...cited].filter((id) => !cat.has(id)),
-  };
-}
-
-export function writeJunit(file: string, tests: TestResultRecord[], harnessErrors: string[]): void {
+/**
+ * junit.xml: a testcase per test (a suite per file), then a `requirements` suite with a testcase per
+ * requirement of the catalogue carrying its outcome over the run (summary.json `requirements`).
+ */
+export function writeJunit(
+  file: string,
+  tests: TestResultRecord[],
+  requirements: Record<string, RequirementResult>,
+  harnessErrors: string[],
+): void {
   // CJS module: under NodeNext typing its default export is the builder itself at run time.
   const b = (junitModule as unknown as Builder).newBuilder();
   const byFile = new Map<string, TestResultRecord[]>();
@@ -154,6 +146,25 @@ export function writeJunit(file: string, tests: TestResultRecord[], harnessError
         tc.standardOutput(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n'));
       }
     }
+  }
+  const reqSuite = b.testSuite().name('requirements');
+  const titles = (list: number[]) =>
+    list
+      .slice(0, 20)
+      .map((i) => tests[i]?.title ?? `test #${i}`)
+      .join('\n') + (list.length > 20 ? `\n... ${list.length - 20} more` : '');
+  for (const [id, r] of Object.entries(requirements)) {
+    const tc = reqSuite.testCase().className('requirements').name(id);
+    if (r.outcome === 'failed') tc.failure(`${id} failed in:\n${titles(r.failed)}`, id);
+    else if (r.outcome === 'harness_error')
+      tc.error(`a test citing ${id} hit a harness error`, 'harness_error');
+    else if (r.outcome === 'known_failure')
+      tc.skipped().standardOutput(
+        `known failure (the target's expectations list it) in:\n${titles(r.known)}`,
+      );
+    else if (r.outcome === 'not_run') tc.skipped().standardOutput(`not run: ${r.reasons.join('; ')}`);
+    else if (r.outcome === 'no_test') tc.skipped().standardOutput('no test of this run cites it');
+    else if (r.outcome === 'advisory') tc.standardOutput(`advisory in:\n${titles(r.advisory)}`);
   }
   if (harnessErrors.length > 0) {
     const suite = b.testSuite().name('harness');

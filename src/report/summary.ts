@@ -1,6 +1,7 @@
+import { catalogue } from '../catalogue.ts';
 import type { Exchange } from '../http/client.ts';
 import type { CleanupRecord, Effect, LeftBehind, Outcome, Role, Violation } from '../model.ts';
-import { coverage } from './reporter.ts';
+import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
 
 export interface TestResultRecord {
   title: string;
@@ -42,6 +43,11 @@ export interface Summary {
   failedRequirements: Record<string, number>;
   advisoryRequirements: Record<string, number>;
   coverage: { testable: number; tested: number; untested: string[]; unknownIds: string[] };
+  /**
+   * Each requirement's outcome over the run (failed > harness error > known failure > advisory > passed >
+   * not run > no test), with the indices of the tests citing it and why those not run did not run.
+   */
+  requirements: Record<string, RequirementResult>;
   exchanges: { file: string; count: number };
   /**
    * Things the run created and removed again; what it could not remove is listed by name, and in
@@ -124,7 +130,13 @@ export function aggregate(
   harnessErrors: string[],
 ): Pick<
   Summary,
-  'verdict' | 'counts' | 'failedRequirements' | 'advisoryRequirements' | 'coverage' | 'cleanup'
+  | 'verdict'
+  | 'counts'
+  | 'failedRequirements'
+  | 'advisoryRequirements'
+  | 'coverage'
+  | 'requirements'
+  | 'cleanup'
 > {
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
   for (const t of tests) counts[t.outcome]++;
@@ -144,7 +156,8 @@ export function aggregate(
     counts,
     failedRequirements: tally('failure'),
     advisoryRequirements: tally('advisory'),
-    coverage: coverage(tests),
+    coverage: coverage(tests, catalogue()),
+    requirements: requirementResults(tests, catalogue().values()),
     cleanup: cleanupOf(tests),
   };
 }

@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../../reference/start.ts';
-import type { Requirement } from '../../src/catalogue.ts';
+import { catalogue, type Requirement } from '../../src/catalogue.ts';
 import type { Exchange } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { pkgPath } from '../../src/paths.ts';
@@ -27,6 +27,7 @@ import {
   shellQuote,
   writeHtmlReport,
 } from '../../src/report/html.ts';
+import { requirementResults } from '../../src/report/requirements.ts';
 import { OUTCOMES, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
@@ -212,6 +213,7 @@ function unitSummary(): HtmlSummary {
     failedRequirements: { 'AUTH-005': 1 },
     advisoryRequirements: { 'BAL-003': 1 },
     coverage: { testable: 5, tested: 4, untested: ['TODO-001'], unknownIds: [] },
+    requirements: requirementResults(tests, REQUIREMENTS),
     exchanges: { file: 'exchanges.ndjson', count: 3979 },
     cleanup: { cleaned: 1, leftBehind: ['media input in_2 (b.png)'] },
     tests,
@@ -424,6 +426,7 @@ describe('the HTML report (rendered from a summary)', () => {
       summary: {
         ...base,
         tests,
+        requirements: requirementResults(tests, REQUIREMENTS),
         verdict: 'passed',
         counts: { ...base.counts, failed: 0, known_failure: 1 },
         interrupted: 'SIGINT',
@@ -452,6 +455,8 @@ describe('writeHtmlReport', () => {
         exchangeId: 'ex-lost',
         count: 1,
       });
+      // The rollup as a run writes it: over the real catalogue.
+      summary.requirements = requirementResults(summary.tests, catalogue().values());
       writeFileSync(join(dir, 'summary.json'), JSON.stringify(summary));
       const other = exchange({ id: 'ex-other', method: 'GET', path: '/v1/models' });
       writeFileSync(

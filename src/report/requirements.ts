@@ -1,0 +1,86 @@
+import type { Requirement } from '../catalogue.ts';
+import type { Outcome } from '../model.ts';
+
+/** The outcome of one requirement over a run: its tests' outcomes combined, or `no_test`. */
+export type RequirementOutcome = Outcome | 'no_test';
+
+/**
+ * What a run says of one requirement (summary.json `requirements`). The lists are indices into the
+ * summary's `tests`: the tests citing the id, those it failed in, those whose failure the target's
+ * expectations list (known), and those it was advisory in.
+ */
+export interface RequirementResult {
+  outcome: RequirementOutcome;
+  tests: number[];
+  failed: number[];
+  known: number[];
+  advisory: number[];
+  /** Why the citing tests that did not run did not run (each reason once). */
+  reasons: string[];
+}
+
+/** The parts of a test record the rollup reads. */
+interface Cited {
+  ids: string[];
+  outcome: Outcome;
+  reason?: string;
+  violations: ReadonlyArray<{ id: string; severity: 'failure' | 'advisory' }>;
+}
+
+/**
+ * Each requirement's outcome, in precedence order: failed > harness error > known failure > advisory >
+ * passed > not run > no test. Every catalogue id is listed (in catalogue order), then ids that tests
+ * cite or violations name but the catalogue lacks.
+ */
+export function requirementResults(
+  tests: readonly Cited[],
+  catalogue: Iterable<Requirement>,
+): Record<string, RequirementResult> {
+  const out = new Map<string, RequirementResult>();
+  const of = (id: string): RequirementResult => {
+    let r = out.get(id);
+    if (!r) {
+      r = { outcome: 'no_test', tests: [], failed: [], known: [], advisory: [], reasons: [] };
+      out.set(id, r);
+    }
+    return r;
+  };
+  for (const r of catalogue) of(r.id);
+  tests.forEach((t, i) => {
+    for (const id of new Set(t.ids)) of(id).tests.push(i);
+    for (const id of new Set(t.violations.filter((v) => v.severity === 'failure').map((v) => v.id))) {
+      if (t.outcome === 'failed') of(id).failed.push(i);
+      else if (t.outcome === 'known_failure') of(id).known.push(i);
+    }
+    for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
+      of(id).advisory.push(i);
+  });
+  for (const r of out.values()) {
+    const citing = r.tests.map((i) => tests[i] as Cited);
+    if (r.failed.length) r.outcome = 'failed';
+    else if (citing.some((t) => t.outcome === 'harness_error')) r.outcome = 'harness_error';
+    else if (r.known.length) r.outcome = 'known_failure';
+    else if (r.advisory.length) r.outcome = 'advisory';
+    else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'passed';
+    else if (citing.length) r.outcome = 'not_run';
+    r.reasons = [
+      ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
+    ];
+  }
+  return Object.fromEntries(out);
+}
+
+/** Coverage: testable requirements with no test citing them; ids cited that the catalogue lacks. */
+export function coverage(
+  tests: ReadonlyArray<{ ids: string[] }>,
+  catalogue: ReadonlyMap<string, Requirement>,
+): { testable: number; tested: number; untested: string[]; unknownIds: string[] } {
+  const cited = new Set(tests.flatMap((t) => t.ids));
+  const testable = [...catalogue.values()].filter((r) => r.testable);
+  return {
+    testable: testable.length,
+    tested: testable.filter((r) => cited.has(r.id)).length,
+    untested: testable.filter((r) => !cited.has(r.id)).map((r) => r.id),
+    unknownIds: [...cited].filter((id) => !catalogue.has(id)),
+  };
+}

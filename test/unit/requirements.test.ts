@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { Requirement } from '../../src/catalogue.ts';
+import type { Outcome } from '../../src/model.ts';
+import { requirementResults } from '../../src/report/requirements.ts';
+
+const req = (id: string): Requirement => ({ id, section: 'S', words: 'w', level: 'failure', testable: true });
+const test = (
+  ids: string[],
+  outcome: Outcome,
+  violations: Array<{ id: string; severity: 'failure' | 'advisory' }> = [],
+  reason?: string,
+) => ({ ids, outcome, violations, ...(reason ? { reason } : {}) });
+
+describe('requirementResults: one outcome per requirement', () => {
+  const results = requirementResults(
+    [
+      test(['A-001', 'B-001'], 'failed', [{ id: 'A-001', severity: 'failure' }]),
+      test(['A-001'], 'passed'),
+      test(['B-001'], 'harness_error'),
+      test(['C-001'], 'known_failure', [{ id: 'C-001', severity: 'failure' }]),
+      test(['C-001'], 'advisory', [{ id: 'C-001', severity: 'advisory' }]),
+      test(['D-001'], 'advisory', [{ id: 'D-001', severity: 'advisory' }]),
+      test(['E-001'], 'passed'),
+      test(['E-001'], 'not_run', [], 'role x missing'),
+      test(['F-001'], 'not_run', [], 'role x missing'),
+      test(['F-001'], 'not_run', [], 'role x missing'),
+      test(['RESP-001'], 'failed', [{ id: 'X-001', severity: 'failure' }]),
+    ],
+    ['A-001', 'B-001', 'C-001', 'D-001', 'E-001', 'F-001', 'G-001'].map(req),
+  );
+
+  it('takes the strongest outcome: failed > harness error > known > advisory > passed > not run > no test', () => {
+    expect(Object.fromEntries(Object.entries(results).map(([id, r]) => [id, r.outcome]))).toEqual({
+      'A-001': 'failed',
+      'B-001': 'harness_error',
+      'C-001': 'known_failure',
+      'D-001': 'advisory',
+      'E-001': 'passed',
+      'F-001': 'not_run',
+      'G-001': 'no_test',
+      'RESP-001': 'passed',
+      'X-001': 'failed',
+    });
+  });
+
+  it('lists the tests by index, and each not-run reason once', () => {
+    expect(results['A-001']).toMatchObject({ tests: [0, 1], failed: [0] });
+    expect(results['C-001']).toMatchObject({ tests: [3, 4], known: [3], advisory: [4] });
+    expect(results['F-001']?.reasons).toEqual(['role x missing']);
+    // An id a violation names without the test citing it is still listed (after the catalogue's).
+    expect(results['X-001']).toMatchObject({ tests: [], failed: [10] });
+  });
+});
