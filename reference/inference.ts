@@ -5,7 +5,7 @@ import type { Decimal } from 'decimal.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { available, cost } from './billing.ts';
 import type { RefContext } from './context.ts';
-import type { ErrorKind } from './errors.ts';
+import { type ErrorKind, sendError } from './errors.ts';
 import { wantsLegacy } from './legacy.ts';
 import type { Account, TextModel } from './state.ts';
 
@@ -112,18 +112,54 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export type Idempotency =
+/** What the account's key store says of a request's Idempotency-Key (media routes use it directly). */
+export type KeyLookup =
   | { kind: 'none' }
   | { kind: 'invalid'; message: string }
   | { kind: 'new'; key: string; fingerprint: string }
-  | { kind: 'replay'; result: unknown }
+  | { kind: 'stored'; key: string; fingerprint: string; result: unknown }
   | { kind: 'conflict' };
 
 /**
- * Looks the request's Idempotency-Key up in the account's store. Same key and same request
- * (method, path, canonical body) replays; same key and another request conflicts. The Accept
- * header is no part of the request's identity: "Changing the display currency format for the same
- * request never causes re-execution."
+ * Looks the request's Idempotency-Key up in the account's store: the same key with the same
+ * fingerprint (the request's identity) is `stored`, with another fingerprint a `conflict`.
+ */
+export function lookupKey(request: FastifyRequest, account: Account, fingerprint: string): KeyLookup {
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return { kind: 'none' };
+  const key = Array.isArray(header) ? header.join(',') : header;
+  if (key.length === 0 || key.length > 128) {
+    return { kind: 'invalid', message: 'Idempotency-Key must be 1 to 128 characters.' };
+  }
+  const stored = account.idempotency.get(key);
+  if (!stored) return { kind: 'new', key, fingerprint };
+  if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
+  return { kind: 'stored', key, fingerprint, result: stored.result };
+}
+
+/** The answer to a malformed key or a key used for another request; undefined when the request goes on. */
+export function refuseKey(
+  reply: FastifyReply,
+  ctx: RefContext,
+  found: { kind: string; message?: string },
+): FastifyReply | undefined {
+  if (found.kind === 'invalid') return sendError(reply, ctx, 'invalid_request', found.message ?? '');
+  if (found.kind === 'conflict')
+    return sendError(
+      reply,
+      ctx,
+      'idempotency_conflict',
+      'This Idempotency-Key was used with a different request.',
+    );
+  return undefined;
+}
+
+export type Idempotency = Exclude<KeyLookup, { kind: 'stored' }> | { kind: 'replay'; result: unknown };
+
+/**
+ * The inference routes' reading of the key: same key and same request (method, path, canonical body)
+ * replays; same key and another request conflicts. The Accept header is no part of the request's
+ * identity: "Changing the display currency format for the same request never causes re-execution."
  */
 export function idempotencyOf(
   ctx: RefContext,
@@ -131,20 +167,13 @@ export function idempotencyOf(
   account: Account,
   path: string,
 ): Idempotency {
-  const header = request.headers['idempotency-key'];
-  if (header === undefined) return { kind: 'none' };
-  const key = Array.isArray(header) ? header.join(',') : header;
-  if (key.length === 0 || key.length > 128) {
-    return { kind: 'invalid', message: 'Idempotency-Key must be 1 to 128 characters.' };
-  }
-  const fingerprint = `POST ${path}\n${canonicalJson(request.body)}`;
-  const stored = account.idempotency.get(key);
-  if (!stored) return { kind: 'new', key, fingerprint };
-  if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
+  const found = lookupKey(request, account, `POST ${path}\n${canonicalJson(request.body)}`);
+  if (found.kind !== 'stored') return found;
+  const { key, fingerprint } = found;
   // Faults: the replay executes (and charges) again.
   if (ctx.fault === 'idem-double-charge') return { kind: 'new', key, fingerprint };
   if (ctx.fault === 'legacy-reexecute' && wantsLegacy(ctx, request)) return { kind: 'new', key, fingerprint };
-  return { kind: 'replay', result: stored.result };
+  return { kind: 'replay', result: found.result };
 }
 
 /** Stores a settled result under its key; a key keeps its first result. */

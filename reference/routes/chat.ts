@@ -12,6 +12,7 @@ import {
   idempotencyOf,
   messageTokens,
   REPLAYED_HEADER,
+  refuseKey,
   remember,
   replyPieces,
   resolveModel,
@@ -91,15 +92,8 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     const body = request.body as Body;
 
     const idem = idempotencyOf(ctx, request, account, PATH);
-    if (idem.kind === 'invalid') return sendError(reply, ctx, 'invalid_request', idem.message);
-    if (idem.kind === 'conflict') {
-      return sendError(
-        reply,
-        ctx,
-        'idempotency_conflict',
-        'This Idempotency-Key was used with a different request.',
-      );
-    }
+    const refused = refuseKey(reply, ctx, idem);
+    if (refused) return refused;
     if (idem.kind === 'replay') {
       // Fault replay-reprices-usage: the replay (not charged again) re-prices the settled usage record.
       if (ctx.fault === 'replay-reprices-usage') {

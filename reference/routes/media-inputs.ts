@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { type ErrorKind, sendError } from '../errors.ts';
-import { REPLAYED_HEADER } from '../inference.ts';
+import { lookupKey, REPLAYED_HEADER, refuseKey } from '../inference.ts';
 import { isH264, type Measured, measure } from '../media/sniff.ts';
 import {
   isActive,
@@ -103,37 +103,24 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       );
     if (upload.size === 0) return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
 
-    const header = request.headers['idempotency-key'];
-    const key = Array.isArray(header) ? header.join(',') : header;
-    if (key !== undefined && (key.length === 0 || key.length > 128))
-      return sendError(reply, ctx, 'invalid_request', 'Idempotency-Key must be 1 to 128 characters.');
     const fingerprint = `POST ${PATH}\n${upload.declared}\n${upload.sha256}`;
-    const stored = key === undefined ? undefined : account.idempotency.get(key);
-    if (stored && stored.fingerprint !== fingerprint)
-      return sendError(
-        reply,
-        ctx,
-        'idempotency_conflict',
-        'This Idempotency-Key was used for another request.',
-      );
+    const found = lookupKey(request, account, fingerprint);
+    const refused = refuseKey(reply, ctx, found);
+    if (refused) return refused;
+    const stored = found.kind === 'stored' ? found : undefined;
     if (stored && ctx.fault !== 'upload-replay-new') {
       const input = store.inputs.get(stored.result as string) as MediaInput;
       return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
     }
 
     // Fault race-upload-double: a window between the key lookup and the write that stores the key.
-    if (!stored && key !== undefined && ctx.fault === 'race-upload-double') await raceWindow(ctx);
+    if (found.kind === 'new' && ctx.fault === 'race-upload-double') await raceWindow(ctx);
     const measured = await measure(upload.bytes, upload.declared);
     // Another request with this key may have created the input while this one was measured: replay it.
-    const settled = key === undefined || stored ? undefined : account.idempotency.get(key);
-    if (settled && ctx.fault !== 'race-upload-double') {
-      if (settled.fingerprint !== fingerprint)
-        return sendError(
-          reply,
-          ctx,
-          'idempotency_conflict',
-          'This Idempotency-Key was used for another request.',
-        );
+    const settled = found.kind === 'new' ? lookupKey(request, account, fingerprint) : undefined;
+    if (settled?.kind === 'conflict' && ctx.fault !== 'race-upload-double')
+      return refuseKey(reply, ctx, settled);
+    if (settled?.kind === 'stored' && ctx.fault !== 'race-upload-double') {
       const input = store.inputs.get(settled.result as string) as MediaInput;
       return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
     }
@@ -149,7 +136,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       );
     const input = createInput(request.headers['x-filename'], upload, measured, account);
     store.inputs.set(input.id, input);
-    if (key !== undefined && !stored) account.idempotency.set(key, { fingerprint, result: input.id });
+    if (found.kind === 'new') account.idempotency.set(found.key, { fingerprint, result: input.id });
     return send(reply, envelope(ctx, store, account, input));
   });
 

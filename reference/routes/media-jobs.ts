@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
-import { canonicalJson, REPLAYED_HEADER } from '../inference.ts';
+import { canonicalJson, lookupKey, REPLAYED_HEADER, refuseKey } from '../inference.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
 import { jobStepMs, type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '../media/store.ts';
@@ -37,21 +37,12 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const account = callerOf(request).account;
     if (Buffer.isBuffer(request.body) || isUpload(request.body))
       return sendError(reply, ctx, 'unsupported_media_type', 'The body of a media job is JSON.');
-    const header = request.headers['idempotency-key'];
-    const key = Array.isArray(header) ? header.join(',') : header;
-    if (key !== undefined && (key.length === 0 || key.length > 128))
-      return sendError(reply, ctx, 'invalid_request', 'Idempotency-Key must be 1 to 128 characters.');
-    const fingerprint = `POST ${PATH}\n${canonicalJson(request.body)}`;
-    const stored = key === undefined ? undefined : account.idempotency.get(key);
-    if (stored && stored.fingerprint !== fingerprint)
-      return sendError(
-        reply,
-        ctx,
-        'idempotency_conflict',
-        'This Idempotency-Key was used for another request.',
-      );
+    const found = lookupKey(request, account, `POST ${PATH}\n${canonicalJson(request.body)}`);
+    const refused = refuseKey(reply, ctx, found);
+    if (refused) return refused;
+    const stored = found.kind === 'stored' ? found : undefined;
     // Fault race-job-double: a window between the key lookup and the write that stores the key.
-    if (!stored && key !== undefined && ctx.fault === 'race-job-double') await raceWindow(ctx);
+    if (found.kind === 'new' && ctx.fault === 'race-job-double') await raceWindow(ctx);
     let now = Date.now();
     const storedJob = stored ? (store.jobs.get(stored.result as string) as MediaJob) : undefined;
     if (storedJob) settleDue(store, account, now);
@@ -115,8 +106,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);
-    if (key !== undefined && !stored) {
-      account.idempotency.set(key, { fingerprint, result: job.id });
+    if (found.kind === 'new') {
+      account.idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
       if (ctx.variant === 'create-drop-once') {
         reply.hijack();

@@ -12,6 +12,7 @@ import {
   idempotencyOf,
   messageTokens,
   REPLAYED_HEADER,
+  refuseKey,
   remember,
   replyPieces,
   resolveModel,
@@ -85,15 +86,8 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     }
 
     const idem = idempotencyOf(ctx, request, account, PATH);
-    if (idem.kind === 'invalid') return sendError(reply, ctx, 'invalid_request', idem.message);
-    if (idem.kind === 'conflict') {
-      return sendError(
-        reply,
-        ctx,
-        'idempotency_conflict',
-        'This Idempotency-Key was used with a different request.',
-      );
-    }
+    const refused = refuseKey(reply, ctx, idem);
+    if (refused) return refused;
     if (idem.kind === 'replay') {
       reply.header(REPLAYED_HEADER, 'true');
       return answer(request, reply, idem.result as ResponsesResult);
