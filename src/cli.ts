@@ -10,7 +10,7 @@ import { verifyBundle } from './report/bundle.ts';
 import { loadExpectations } from './report/expectations.ts';
 import { mergeReports } from './report/merge.ts';
 import { billableByModel } from './report/plan.ts';
-import type { Summary } from './report/summary.ts';
+import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from './report/summary.ts';
 import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
 import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
 
@@ -95,13 +95,10 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   finalizeReport(out, summary);
   const c = summary.counts;
   console.log(
-    `${summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
+    `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  return summary.verdict === 'harness_error'
-    ? EXIT.harness
-    : summary.verdict === 'failed'
-      ? EXIT.failed
-      : EXIT.passed;
+  console.log(verdictLine(summary));
+  return exitCodeOf(summary);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -206,7 +203,7 @@ export async function main(argv: string[]): Promise<number> {
     );
     target = started.target;
     stop = started.stop;
-    if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
+    if (!quiet) console.log(`${EMBEDDED_NOTE} (${target.baseUrl})`);
   }
   // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
   // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
@@ -245,12 +242,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(values['dry-run'] === true ? { dryRun: true } : {}),
     });
     if (result.summary.dryRun) await planBillable(result.summary, result.reportDir, target, quiet);
-    if (quiet) {
-      const c = result.summary.counts;
-      console.log(
-        `${result.summary.interrupted ? `INCOMPLETE (${result.summary.interrupted}) ` : ''}${result.summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors`,
-      );
-    }
+    if (quiet) console.log(verdictLine(result.summary));
     return result.exitCode;
   } finally {
     process.off('SIGINT', onSignal);

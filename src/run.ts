@@ -18,10 +18,27 @@ import { writeManifest } from './report/bundle.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
 import { writeHtmlReport } from './report/html.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
-import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
+import {
+  aggregate,
+  type CutKind,
+  exitCodeOf,
+  type RunCut,
+  type Summary,
+  type TestResultRecord,
+  verdictLine,
+} from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
 import { mediaTable } from './rules/media.ts';
-import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
+import {
+  BALANCE_FILE,
+  balanceOut,
+  DEAD_FILE,
+  deadTarget,
+  type RunBudget,
+  requestStop,
+  STREAK_FILE,
+  spentPoints,
+} from './runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -57,12 +74,12 @@ export interface RunOptions {
 }
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
-let active: { reportDir: string; interrupted?: string; preflight: AbortController } | undefined;
+let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
 
 /** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
-export function stopActiveRun(reason: string): boolean {
+export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean {
   if (!active) return false;
-  active.interrupted ??= reason;
+  active.cut ??= { kind, reason };
   requestStop(active.reportDir, reason);
   active.preflight.abort(reason);
   return true;
@@ -74,7 +91,7 @@ export interface RunResult {
   exitCode: number;
 }
 
-export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3, interrupted: 130 } as const;
+export { EXIT } from './report/summary.ts';
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -153,7 +170,7 @@ async function conformanceRun(
       ));
     } catch (err) {
       // Interrupted during the preflight: no verdict on the target, but a report all the same.
-      if (!active?.interrupted) throw err;
+      if (!active?.cut) throw err;
     }
   }
 
@@ -174,7 +191,7 @@ async function conformanceRun(
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
-  if (!preflightFailure && !opts.dryRun && !active?.interrupted) {
+  if (!preflightFailure && !opts.dryRun && !active?.cut) {
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
@@ -195,7 +212,7 @@ async function conformanceRun(
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
-  } else if (!active?.interrupted) {
+  } else if (!active?.cut) {
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
     const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
     const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
@@ -209,7 +226,8 @@ async function conformanceRun(
     const deadline =
       opts.deadlineMs !== undefined
         ? setTimeout(
-            () => stopActiveRun(`run deadline of ${Math.round(opts.deadlineMs! / 1000)} s reached`),
+            () =>
+              stopActiveRun(`run deadline of ${Math.round(opts.deadlineMs! / 1000)} s reached`, 'deadline'),
             opts.deadlineMs,
           )
         : undefined;
@@ -222,7 +240,7 @@ async function conformanceRun(
   if (preflightNote) tests.unshift(preflightNote);
   const balanceAfter =
     balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
-  const interrupted = active?.interrupted;
+  const cut = active?.cut;
   return finish({
     opts,
     target,
@@ -235,7 +253,7 @@ async function conformanceRun(
     tests,
     harnessErrors,
     expectations,
-    interrupted,
+    cut,
     balanceDelta:
       balanceBefore !== undefined && balanceAfter !== undefined
         ? balanceBefore.minus(balanceAfter).toString()
@@ -474,7 +492,7 @@ async function finish(c: {
   tests: TestResultRecord[];
   harnessErrors: string[];
   expectations: ReturnType<typeof loadExpectations> | undefined;
-  interrupted: string | undefined;
+  cut: RunCut | undefined;
   balanceDelta: string | undefined;
   log: (s: string) => void;
 }): Promise<RunResult> {
@@ -508,7 +526,10 @@ async function finish(c: {
     openapi: openapi
       ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
       : { valid: false, errors: ['not fetched'] },
-    ...aggregate(tests, harnessErrors),
+    ...aggregate(tests, harnessErrors, {
+      cut: runCut(c.cut, reportDir, tests, run.budget),
+      partial: !!(opts.filter || opts.files?.length || opts.shard),
+    }),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
     tests,
     profile: run.profile,
@@ -522,7 +543,7 @@ async function finish(c: {
     },
     skippedByClass: skippedByClass(tests),
   };
-  if (c.interrupted) summary.interrupted = c.interrupted;
+  if (summary.cut && STOPPED.includes(summary.cut.kind)) summary.interrupted = summary.cut.reason;
   if (opts.shard) summary.shard = opts.shard;
   if (opts.filter) summary.filter = opts.filter;
   if (opts.files?.length) summary.suites = opts.files;
@@ -537,19 +558,40 @@ async function finish(c: {
   );
   writeJunit(join(reportDir, 'junit.xml'), redactor.value(tests), harnessErrors);
   finalizeReport(reportDir, summary, redactor);
-  const exitCode =
-    summary.verdict === 'harness_error'
-      ? EXIT.harness
-      : summary.verdict === 'failed'
-        ? EXIT.failed
-        : c.interrupted && /SIG/.test(c.interrupted)
-          ? EXIT.interrupted
-          : EXIT.passed;
+  const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
     if (run.dryRun) printPlan(summary, reportDir, log);
     else printVerdict(summary, harnessErrors, reportDir, log);
   }
   return { summary, reportDir, exitCode };
+}
+
+/** Cuts that stop the whole run (no test or request starts any more): the report says interrupted. */
+const STOPPED: CutKind[] = ['signal', 'deadline', 'dead_target'];
+
+/**
+ * What cut the run short, if anything: a stop (signal, deadline: asked in this process), a dead target
+ * (a worker saw too many consecutive transport failures), the balance running out, or the points
+ * budget reached with billable tests left unrun. A budget of 0 is a choice (free tests only), not a cut.
+ */
+function runCut(
+  stop: RunCut | undefined,
+  reportDir: string,
+  tests: TestResultRecord[],
+  budget: RunBudget | undefined,
+): RunCut | undefined {
+  if (stop) return stop;
+  const dead = deadTarget(reportDir);
+  if (dead) return { kind: 'dead_target', reason: dead };
+  const balance = balanceOut(reportDir);
+  if (balance) return { kind: 'balance', reason: balance };
+  const unpaid = tests.filter((t) => t.unpaid).length;
+  if (unpaid > 0 && budget && budget.points !== '0')
+    return {
+      kind: budget.kind === 'balance' ? 'balance' : 'budget',
+      reason: `${unpaid} billable test(s) not run: ${budget.kind === 'balance' ? `the account's ${budget.points} available points` : `the points budget of ${budget.points}`} ran out`,
+    };
+  return undefined;
 }
 
 /**
@@ -584,7 +626,8 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
-  for (const f of ['stop-requested', BALANCE_FILE]) rmSync(join(reportDir, f), { force: true });
+  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE])
+    rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
   // secret must not reach the report by any path. The manifest, written from these, comes after.
@@ -748,7 +791,7 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
   log(`  report: ${dir}`);
-  log(`VERDICT: ${s.verdict.toUpperCase().replace('_', ' ')}`);
+  log(verdictLine(s));
 }
 
 /** --dry-run: what would run, what would not and why, by side-effect class. */

@@ -14,6 +14,7 @@ import {
   balanceOut,
   balanceSignal,
   markBalanceOut,
+  noteExchange,
   recordSpend,
   spendOf,
   stopReason,
@@ -139,6 +140,7 @@ export class CheckContext {
         this.lastExchange = ex;
         if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
         w.record(ex);
+        noteExchange(w.run.reportDir, ex);
       },
     });
   }
