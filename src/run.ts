@@ -156,6 +156,22 @@ async function conformanceRun(
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';
 
+  const run: RunConfig = {
+    target,
+    strict: !!opts.strict,
+    reportDir,
+    exchangesFile,
+    suiteVersion: SUITE_VERSION,
+    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
+    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
+    profile,
+  };
+  if (opts.path !== undefined) run.path = opts.path;
+  if (opts.dryRun) run.dryRun = true;
+  const runFile = join(reportDir, 'run.json');
+  // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
+  if (opts.filter !== undefined || opts.files?.length) await checkSelection(opts, run, runFile);
+
   let openapi: RunConfig['openapi'];
   let preflightFailure: TestResultRecord | undefined;
   let preflightNote: TestResultRecord | undefined;
@@ -176,18 +192,6 @@ async function conformanceRun(
 
   if (!opts.quiet && !opts.dryRun) log(concurrencyPlan(target, availableParallelism()).describe);
 
-  const run: RunConfig = {
-    target,
-    strict: !!opts.strict,
-    reportDir,
-    exchangesFile,
-    suiteVersion: SUITE_VERSION,
-    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
-    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
-    profile,
-  };
-  if (opts.path !== undefined) run.path = opts.path;
-  if (opts.dryRun) run.dryRun = true;
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
@@ -204,7 +208,6 @@ async function conformanceRun(
   } else if (opts.dryRun && !opts.quiet) {
     for (const line of planBudgetLines(target)) log(line);
   }
-  const runFile = join(reportDir, 'run.json');
   writeFileSync(runFile, JSON.stringify(run, null, 2));
 
   let tests: TestResultRecord[] = [];
@@ -391,6 +394,62 @@ const LONG_CHAIN_FILES = [
   'suites/media/inputs.test.ts',
 ];
 
+/** The suite files of the run and how vitest collects them (src/run.ts runSuites runs them). */
+const SUITE_GLOB = 'suites/**/*.test.ts';
+
+type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;
+const ourSignalHandlers = (): SignalHandlers =>
+  new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]));
+/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
+function keepOurSignalHandlers(ours: SignalHandlers): void {
+  for (const [sig, mine] of ours)
+    for (const l of process.listeners(sig)) if (!mine.includes(l)) process.off(sig, l);
+}
+
+/**
+ * Refuse a selection that matches no test (exit 2), before the target gets any request: the suite
+ * files of --suite are listed, and with --filter their tests are collected (vitest's collect: the files
+ * are loaded, no test body runs) and their full names matched as vitest matches them.
+ */
+async function checkSelection(opts: RunOptions, run: RunConfig, runFile: string): Promise<void> {
+  writeFileSync(runFile, JSON.stringify({ ...run, dryRun: true }, null, 2));
+  process.env[RUN_FILE_ENV] = runFile;
+  const { createVitest } = await import('vitest/node');
+  const ours = ourSignalHandlers();
+  const vitest = await createVitest(
+    'test',
+    { config: false, root: PKG_ROOT, watch: false, reporters: [], include: [SUITE_GLOB], pool: 'threads' },
+    {} as never,
+  );
+  keepOurSignalHandlers(ours);
+  try {
+    const files = opts.files ?? [];
+    const specs = await vitest.globTestSpecifications(files);
+    if (specs.length === 0)
+      throw new UsageError(
+        `--suite ${files.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
+      );
+    if (opts.filter === undefined) return;
+    const pattern = new RegExp(opts.filter);
+    const collected = await vitest.collect(files);
+    const fullName = (t: { name: string; parent: { type: string } }): string =>
+      t.parent.type === 'suite' ? `${fullName(t.parent as never)} ${t.name}` : t.name;
+    let total = 0;
+    let matched = 0;
+    for (const mod of collected.testModules)
+      for (const tc of mod.children.allTests()) {
+        total++;
+        if (pattern.test(fullName(tc))) matched++;
+      }
+    if (matched === 0)
+      throw new UsageError(
+        `--filter ${opts.filter}: no test title matches (of ${total} tests${files.length ? ` in --suite ${files.join(',')}` : ''}); titles start with their requirement ids, e.g. --filter AUTH-005`,
+      );
+  } finally {
+    await vitest.close();
+  }
+}
+
 /** The vitest suites: every suite in parallel, then the serial ones. */
 async function runSuites(
   opts: RunOptions,
@@ -426,7 +485,7 @@ async function runSuites(
       {
         test: {
           name: 'parallel',
-          include: ['suites/**/*.test.ts'],
+          include: [SUITE_GLOB],
           exclude: ['suites/**/*.serial.test.ts'],
           pool: 'threads',
           isolate: false,
@@ -451,8 +510,7 @@ async function runSuites(
         },
       },
     ];
-    const signals = ['SIGINT', 'SIGTERM'] as const;
-    const ours = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
+    const ours = ourSignalHandlers();
     const vitest = await createVitest(
       'test',
       {
@@ -469,8 +527,7 @@ async function runSuites(
     );
     // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
     // and the report still happen), so vitest's handlers are removed.
-    for (const sig of signals)
-      for (const l of process.listeners(sig)) if (!ours.get(sig)?.includes(l)) process.off(sig, l);
+    keepOurSignalHandlers(ours);
     try {
       await vitest.start(opts.files ?? []);
     } finally {

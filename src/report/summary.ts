@@ -167,9 +167,7 @@ export function verdictLine(
     s.shard && `shard ${s.shard}`,
   ].filter(Boolean);
   if (selection.length) detail.push(`a selection: ${selection.join(', ')}`);
-  detail.push(
-    `${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run (listed above)` : ''}`,
-  );
+  detail.push(`${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run` : ''}`);
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 
