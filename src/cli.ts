@@ -102,6 +102,8 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
+  const startedAt = Date.now();
   if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -235,7 +237,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
       ...(suiteFiles ? { files: suiteFiles } : {}),
       ...(profile ? { profile: profile as Profile } : {}),
-      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      ...(deadlineMs !== undefined ? { deadlineMs, startedAt } : {}),
       ...(shard ? { shard } : {}),
       ...(typeof values.expectations === 'string' ? { expectationsFile: values.expectations } : {}),
       ...(typeof values['drift-against'] === 'string' ? { driftAgainst: values['drift-against'] } : {}),

@@ -63,8 +63,12 @@ export interface RunOptions {
   profile?: Profile;
   /** The plan without a single request to the target. */
   dryRun?: boolean;
-  /** A global deadline: when it passes, no test or request starts any more; cleanups still run. */
+  /**
+   * A global deadline, counted from `startedAt` (the command's start; default: this call): when it
+   * passes, no test or request starts any more (the preflight and every wait included); cleanups still run.
+   */
   deadlineMs?: number;
+  startedAt?: number;
   /** `i/n`: run the i-th of n shards (vitest's file sharding); `merge` combines the shard reports. */
   shard?: string;
   /** The target's known failures (see src/report/expectations.ts). */
@@ -115,9 +119,20 @@ export async function runConformance(
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
   active = { reportDir, preflight: new AbortController() };
+  const deadline =
+    opts.deadlineMs !== undefined
+      ? {
+          at: (opts.startedAt ?? Date.now()) + opts.deadlineMs,
+          reason: `run deadline of ${Math.round(opts.deadlineMs / 1000)} s reached`,
+        }
+      : undefined;
+  const timer = deadline
+    ? setTimeout(() => stopActiveRun(deadline.reason, 'deadline'), Math.max(0, deadline.at - Date.now()))
+    : undefined;
   try {
-    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log);
+    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log, deadline);
   } finally {
+    if (timer) clearTimeout(timer);
     active = undefined;
     restoreConsole();
   }
@@ -128,6 +143,7 @@ async function conformanceRun(
   keys: Partial<Record<Role, string>>,
   redactor: Redactor,
   log: (s: string) => void,
+  deadline: RunConfig['deadline'],
 ): Promise<RunResult> {
   const { target } = opts;
   const startedAt = new Date();
@@ -140,6 +156,7 @@ async function conformanceRun(
     timeoutMs: target.timeouts.requestMs,
     redactor,
     testName: 'preflight',
+    ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
       preflightExchanges.push(ex);
       writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
@@ -168,6 +185,7 @@ async function conformanceRun(
   };
   if (opts.path !== undefined) run.path = opts.path;
   if (opts.dryRun) run.dryRun = true;
+  if (deadline) run.deadline = deadline;
   const runFile = join(reportDir, 'run.json');
   // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
   if (opts.filter !== undefined || opts.files?.length) await checkSelection(opts, run, runFile);
@@ -226,23 +244,14 @@ async function conformanceRun(
       (profile === 'thorough' || opts.dryRun)
     )
       log(coveringPlanLine(mediaTable(), profile));
-    const deadline =
-      opts.deadlineMs !== undefined
-        ? setTimeout(
-            () =>
-              stopActiveRun(`run deadline of ${Math.round(opts.deadlineMs! / 1000)} s reached`, 'deadline'),
-            opts.deadlineMs,
-          )
-        : undefined;
-    try {
-      ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
-    } finally {
-      if (deadline) clearTimeout(deadline);
-    }
+    ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
   }
   if (preflightNote) tests.unshift(preflightNote);
+  // Nothing is sent after the deadline (the balance read after the suites neither).
   const balanceAfter =
-    balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
+    balanceBefore !== undefined && active?.cut?.kind !== 'deadline'
+      ? (await readBalance(client, auth, target)).total
+      : undefined;
   const cut = active?.cut;
   return finish({
     opts,

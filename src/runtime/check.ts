@@ -21,7 +21,7 @@ import {
 } from './control.ts';
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { cleanupBoundMs, runConfig } from './run-config.ts';
+import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -134,6 +134,7 @@ export class CheckContext {
       redactor: w.redactor,
       testName: title,
       gate: this.slot,
+      ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
       onExchange: (ex) => {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
@@ -193,7 +194,7 @@ export class CheckContext {
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-      const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
+      const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
       if (stop) throw new StopSignal(stop);
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
         const refused =
