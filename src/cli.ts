@@ -101,40 +101,61 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   return exitCodeOf(summary);
 }
 
+const RUN_OPTIONS = {
+  target: { type: 'string' },
+  targets: { type: 'string' },
+  'base-url': { type: 'string' },
+  allow: { type: 'string' },
+  concurrency: { type: 'string' },
+  strict: { type: 'boolean' },
+  seed: { type: 'string' },
+  path: { type: 'string' },
+  'property-runs': { type: 'string' },
+  filter: { type: 'string' },
+  suite: { type: 'string' },
+  'report-dir': { type: 'string' },
+  profile: { type: 'string' },
+  'budget-points': { type: 'string' },
+  deadline: { type: 'string' },
+  shard: { type: 'string' },
+  expectations: { type: 'string' },
+  'drift-against': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const;
+
+/**
+ * `npm run conformance --filter X` (no `--`): npm takes the flags for its own configuration (it sets
+ * npm_config_filter=true for the script and passes X on as a bare argument), so the suite would run
+ * without them. Said in the user's words instead of "Unexpected argument 'X'". Only under our own
+ * npm script, and only for names of our flags (npm sets npm_config_* for its own settings too).
+ */
+function npmTookFlags(env: NodeJS.ProcessEnv): void {
+  if (env.npm_lifecycle_event !== 'conformance') return;
+  const taken = Object.keys(RUN_OPTIONS)
+    .filter((name) => !['help', 'version', 'quiet'].includes(name))
+    .filter((name) => env[`npm_config_${name.replaceAll('-', '_')}`])
+    .map((name) => `--${name}`);
+  if (taken.length === 0) return;
+  throw new UsageError(
+    `npm took ${taken.join(', ')} for its own options, so the suite never saw ${taken.length > 1 ? 'them' : 'it'}: put -- before the suite's flags, e.g. npm run conformance -- ${taken[0]} ...`,
+  );
+}
+
 export async function main(argv: string[]): Promise<number> {
   // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
   const startedAt = Date.now();
   if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
+  npmTookFlags(process.env);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: negativeBudget(argv),
+      args: negativeValues(argv),
       strict: true,
       allowPositionals: false,
-      options: {
-        target: { type: 'string' },
-        targets: { type: 'string' },
-        'base-url': { type: 'string' },
-        allow: { type: 'string' },
-        concurrency: { type: 'string' },
-        strict: { type: 'boolean' },
-        seed: { type: 'string' },
-        path: { type: 'string' },
-        'property-runs': { type: 'string' },
-        filter: { type: 'string' },
-        suite: { type: 'string' },
-        'report-dir': { type: 'string' },
-        profile: { type: 'string' },
-        'budget-points': { type: 'string' },
-        deadline: { type: 'string' },
-        shard: { type: 'string' },
-        expectations: { type: 'string' },
-        'drift-against': { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
+      options: RUN_OPTIONS,
     }));
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (see --help)`);
@@ -361,16 +382,18 @@ async function startEmbedded(
 }
 
 /**
- * `--budget-points -1` as one option with its value: node's parseArgs takes a value starting with a
- * dash for another option ("argument is ambiguous"), so a negative budget would never reach the check
- * that says what is wrong with it.
+ * `--budget-points -1`, `--concurrency -3` as one option with its value: node's parseArgs takes a value
+ * starting with a dash for another option ("argument is ambiguous"), so a negative number would never
+ * reach the check that says what is wrong with it.
  */
-function negativeBudget(argv: string[]): string[] {
+function negativeValues(argv: string[]): string[] {
   const out: string[] = [];
+  const takesValue = (arg: string) =>
+    arg.startsWith('--') && RUN_OPTIONS[arg.slice(2) as keyof typeof RUN_OPTIONS]?.type === 'string';
   for (let i = 0; i < argv.length; i++) {
     const next = argv[i + 1];
-    if (argv[i] === '--budget-points' && next !== undefined && /^-\d/.test(next)) {
-      out.push(`--budget-points=${next}`);
+    if (takesValue(argv[i]!) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
       i++;
     } else out.push(argv[i]!);
   }

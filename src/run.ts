@@ -291,9 +291,7 @@ async function preflight(
   try {
     desc = await client.send({ method: 'GET', path: '/openapi.json', headers: auth });
   } catch (err) {
-    if (err instanceof TransportError) {
-      throw new UsageError(`cannot reach target '${target.name}' at ${target.baseUrl}: ${err.message}`);
-    }
+    if (err instanceof TransportError) throw new UsageError(unreachable(target, err));
     throw err;
   }
   // Preflight 2: the primary key. A refusal is a configuration error (exit 2), not a verdict.
@@ -384,6 +382,17 @@ async function preflight(
     ...(preflightFailure ? { preflightFailure } : {}),
     ...(preflightNote ? { preflightNote } : {}),
   };
+}
+
+/** Why the target's first request got no HTTP answer, in the user's words (exit 2). */
+function unreachable(target: TargetConfig, err: TransportError): string {
+  const at = `target '${target.name}' at ${target.baseUrl}`;
+  const tls = target.baseUrl.startsWith('http:') ? ' (a TLS port needs an https:// URL)' : '';
+  if (err.code === 'HTTPParserError')
+    return `${at} answered, but not with HTTP: is this the API's port?${tls} (${err.message})`;
+  if (err.code === 'UND_ERR_SOCKET' || err.code === 'ECONNRESET')
+    return `${at} accepted the connection, then closed it without an HTTP answer: is this the API's port?${tls} (${err.message})`;
+  return `cannot reach ${at}: ${err.message}`;
 }
 
 /**
