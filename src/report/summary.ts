@@ -160,7 +160,8 @@ export function verdictLine(
   const c = s.counts;
   const judged = c.total - c.not_run;
   const detail: string[] = [];
-  if (s.cut) detail.push(s.cut.reason);
+  // A cut run that also failed says both: FAILED (INCOMPLETE: why).
+  if (s.cut) detail.push(s.verdict === 'incomplete' ? s.cut.reason : `INCOMPLETE: ${s.cut.reason}`);
   const selection = [
     s.filter !== undefined && `--filter ${s.filter}`,
     s.suites?.length && `--suite ${s.suites.join(',')}`,
