@@ -21,7 +21,8 @@ Usage: gateway-conformance [options]                  run the suite
        gateway-conformance verify DIR                     check a report (bundle): files, digests,
                                                           completeness; exit 0 only if certified
 
-Target (flags > environment > targets file > defaults; no target: the embedded reference server)
+Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
+embedded reference server)
   --target NAME          run against the entry NAME of the targets file
   --targets FILE         the targets file (default ./targets.yaml, else the package's)
   --base-url URL         single-target mode (or CONFORMANCE_BASE_URL); primary key from
@@ -58,8 +59,11 @@ Run
   --quiet                print only the verdict line
   --help, --version
 
-Exit codes: 0 every check that ran passed; 1 a check failed; 2 usage or configuration error, target
-unreachable or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
+Verdicts and exit codes: PASSED 0 (every test of the plan ran and passed); PARTIAL 0 (a selection:
+--filter, --suite, --shard); FAILED 1 (a check failed); INCOMPLETE 4 (cut short: deadline, budget,
+balance, a dead target) or 130 (stopped by a signal); 2 usage or configuration error (also: a selection
+that matches nothing, an unknown CONFORMANCE_* variable, a key without a base URL), target unreachable
+or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
 
 /** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
 async function subcommand(name: string, argv: string[]): Promise<number> {
@@ -299,6 +303,7 @@ async function planBillable(summary: Summary, reportDir: string, target: TargetC
           quiet: true,
           reportDir: dir,
           filter: titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+          selectionKnown: true,
           ...(summary.profile ? { profile: summary.profile as Profile } : {}),
         },
         () => {},
