@@ -10,7 +10,7 @@ import { verifyBundle } from './report/bundle.ts';
 import { loadExpectations } from './report/expectations.ts';
 import { mergeReports } from './report/merge.ts';
 import { billableByModel } from './report/plan.ts';
-import type { Summary } from './report/summary.ts';
+import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from './report/summary.ts';
 import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
 import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
 
@@ -21,7 +21,8 @@ Usage: gateway-conformance [options]                  run the suite
        gateway-conformance verify DIR                     check a report (bundle): files, digests,
                                                           completeness; exit 0 only if certified
 
-Target (flags > environment > targets file > defaults; no target: the embedded reference server)
+Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
+embedded reference server)
   --target NAME          run against the entry NAME of the targets file
   --targets FILE         the targets file (default ./targets.yaml, else the package's)
   --base-url URL         single-target mode (or CONFORMANCE_BASE_URL); primary key from
@@ -58,8 +59,11 @@ Run
   --quiet                print only the verdict line
   --help, --version
 
-Exit codes: 0 every check that ran passed; 1 a check failed; 2 usage or configuration error, target
-unreachable or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
+Verdicts and exit codes: PASSED 0 (every test of the plan ran and passed); PARTIAL 0 (a selection:
+--filter, --suite, --shard); FAILED 1 (a check failed); INCOMPLETE 4 (cut short: deadline, budget,
+balance, a dead target) or 130 (stopped by a signal); 2 usage or configuration error (also: a selection
+that matches nothing, an unknown CONFORMANCE_* variable, a key without a base URL), target unreachable
+or primary key refused; 3 harness error (a fault of the suite, not of the target).`;
 
 /** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
 async function subcommand(name: string, argv: string[]): Promise<number> {
@@ -95,47 +99,67 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   finalizeReport(out, summary);
   const c = summary.counts;
   console.log(
-    `${summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
+    `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  return summary.verdict === 'harness_error'
-    ? EXIT.harness
-    : summary.verdict === 'failed'
-      ? EXIT.failed
-      : EXIT.passed;
+  console.log(verdictLine(summary));
+  return exitCodeOf(summary);
+}
+
+const RUN_OPTIONS = {
+  target: { type: 'string' },
+  targets: { type: 'string' },
+  'base-url': { type: 'string' },
+  allow: { type: 'string' },
+  concurrency: { type: 'string' },
+  strict: { type: 'boolean' },
+  seed: { type: 'string' },
+  path: { type: 'string' },
+  'property-runs': { type: 'string' },
+  filter: { type: 'string' },
+  suite: { type: 'string' },
+  'report-dir': { type: 'string' },
+  profile: { type: 'string' },
+  'budget-points': { type: 'string' },
+  deadline: { type: 'string' },
+  shard: { type: 'string' },
+  expectations: { type: 'string' },
+  'drift-against': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const;
+
+/**
+ * `npm run conformance --filter X` (no `--`): npm takes the flags for its own configuration (it sets
+ * npm_config_filter=true for the script and passes X on as a bare argument), so the suite would run
+ * without them. Said in the user's words instead of "Unexpected argument 'X'". Only under our own
+ * npm script, and only for names of our flags (npm sets npm_config_* for its own settings too).
+ */
+function npmTookFlags(env: NodeJS.ProcessEnv): void {
+  if (env.npm_lifecycle_event !== 'conformance') return;
+  const taken = Object.keys(RUN_OPTIONS)
+    .filter((name) => !['help', 'version', 'quiet'].includes(name))
+    .filter((name) => env[`npm_config_${name.replaceAll('-', '_')}`])
+    .map((name) => `--${name}`);
+  if (taken.length === 0) return;
+  throw new UsageError(
+    `npm took ${taken.join(', ')} for its own options, so the suite never saw ${taken.length > 1 ? 'them' : 'it'}: put -- before the suite's flags, e.g. npm run conformance -- ${taken[0]} ...`,
+  );
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
+  const startedAt = Date.now();
   if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
+  npmTookFlags(process.env);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: negativeBudget(argv),
+      args: negativeValues(argv),
       strict: true,
       allowPositionals: false,
-      options: {
-        target: { type: 'string' },
-        targets: { type: 'string' },
-        'base-url': { type: 'string' },
-        allow: { type: 'string' },
-        concurrency: { type: 'string' },
-        strict: { type: 'boolean' },
-        seed: { type: 'string' },
-        path: { type: 'string' },
-        'property-runs': { type: 'string' },
-        filter: { type: 'string' },
-        suite: { type: 'string' },
-        'report-dir': { type: 'string' },
-        profile: { type: 'string' },
-        'budget-points': { type: 'string' },
-        deadline: { type: 'string' },
-        shard: { type: 'string' },
-        expectations: { type: 'string' },
-        'drift-against': { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
+      options: RUN_OPTIONS,
     }));
   } catch (err) {
     throw new UsageError(`${(err as Error).message.split('\n')[0]} (see --help)`);
@@ -206,7 +230,7 @@ export async function main(argv: string[]): Promise<number> {
     );
     target = started.target;
     stop = started.stop;
-    if (!quiet) console.log(`embedded reference server at ${target.baseUrl}`);
+    if (!quiet) console.log(`${EMBEDDED_NOTE} (${target.baseUrl})`);
   }
   // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
   // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
@@ -238,19 +262,14 @@ export async function main(argv: string[]): Promise<number> {
       ...(typeof values.filter === 'string' ? { filter: values.filter } : {}),
       ...(suiteFiles ? { files: suiteFiles } : {}),
       ...(profile ? { profile: profile as Profile } : {}),
-      ...(deadlineMs !== undefined ? { deadlineMs } : {}),
+      ...(deadlineMs !== undefined ? { deadlineMs, startedAt } : {}),
       ...(shard ? { shard } : {}),
       ...(typeof values.expectations === 'string' ? { expectationsFile: values.expectations } : {}),
       ...(typeof values['drift-against'] === 'string' ? { driftAgainst: values['drift-against'] } : {}),
       ...(values['dry-run'] === true ? { dryRun: true } : {}),
     });
     if (result.summary.dryRun) await planBillable(result.summary, result.reportDir, target, quiet);
-    if (quiet) {
-      const c = result.summary.counts;
-      console.log(
-        `${result.summary.interrupted ? `INCOMPLETE (${result.summary.interrupted}) ` : ''}${result.summary.verdict.toUpperCase()}: ${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors`,
-      );
-    }
+    if (quiet) console.log(verdictLine(result.summary));
     return result.exitCode;
   } finally {
     process.off('SIGINT', onSignal);
@@ -284,6 +303,7 @@ async function planBillable(summary: Summary, reportDir: string, target: TargetC
           quiet: true,
           reportDir: dir,
           filter: titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+          selectionKnown: true,
           ...(summary.profile ? { profile: summary.profile as Profile } : {}),
         },
         () => {},
@@ -367,16 +387,18 @@ async function startEmbedded(
 }
 
 /**
- * `--budget-points -1` as one option with its value: node's parseArgs takes a value starting with a
- * dash for another option ("argument is ambiguous"), so a negative budget would never reach the check
- * that says what is wrong with it.
+ * `--budget-points -1`, `--concurrency -3` as one option with its value: node's parseArgs takes a value
+ * starting with a dash for another option ("argument is ambiguous"), so a negative number would never
+ * reach the check that says what is wrong with it.
  */
-function negativeBudget(argv: string[]): string[] {
+function negativeValues(argv: string[]): string[] {
   const out: string[] = [];
+  const takesValue = (arg: string) =>
+    arg.startsWith('--') && RUN_OPTIONS[arg.slice(2) as keyof typeof RUN_OPTIONS]?.type === 'string';
   for (let i = 0; i < argv.length; i++) {
     const next = argv[i + 1];
-    if (argv[i] === '--budget-points' && next !== undefined && /^-\d/.test(next)) {
-      out.push(`--budget-points=${next}`);
+    if (takesValue(argv[i]!) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
       i++;
     } else out.push(argv[i]!);
   }

@@ -18,10 +18,27 @@ import { writeManifest } from './report/bundle.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
 import { writeHtmlReport } from './report/html.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
-import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
+import {
+  aggregate,
+  type CutKind,
+  exitCodeOf,
+  type RunCut,
+  type Summary,
+  type TestResultRecord,
+  verdictLine,
+} from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
 import { mediaTable } from './rules/media.ts';
-import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
+import {
+  BALANCE_FILE,
+  balanceOut,
+  DEAD_FILE,
+  deadTarget,
+  type RunBudget,
+  requestStop,
+  STREAK_FILE,
+  spentPoints,
+} from './runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -46,23 +63,29 @@ export interface RunOptions {
   profile?: Profile;
   /** The plan without a single request to the target. */
   dryRun?: boolean;
-  /** A global deadline: when it passes, no test or request starts any more; cleanups still run. */
+  /**
+   * A global deadline, counted from `startedAt` (the command's start; default: this call): when it
+   * passes, no test or request starts any more (the preflight and every wait included); cleanups still run.
+   */
   deadlineMs?: number;
+  startedAt?: number;
   /** `i/n`: run the i-th of n shards (vitest's file sharding); `merge` combines the shard reports. */
   shard?: string;
   /** The target's known failures (see src/report/expectations.ts). */
   expectationsFile?: string;
   /** Diff the live description against this file, or `previous` (the latest earlier report of the target). */
   driftAgainst?: string;
+  /** The selection names tests known to exist (a dry run's own titles): not checked again. */
+  selectionKnown?: boolean;
 }
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
-let active: { reportDir: string; interrupted?: string; preflight: AbortController } | undefined;
+let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
 
 /** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
-export function stopActiveRun(reason: string): boolean {
+export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean {
   if (!active) return false;
-  active.interrupted ??= reason;
+  active.cut ??= { kind, reason };
   requestStop(active.reportDir, reason);
   active.preflight.abort(reason);
   return true;
@@ -74,7 +97,7 @@ export interface RunResult {
   exitCode: number;
 }
 
-export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3, interrupted: 130 } as const;
+export { EXIT } from './report/summary.ts';
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -98,9 +121,20 @@ export async function runConformance(
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
   active = { reportDir, preflight: new AbortController() };
+  const deadline =
+    opts.deadlineMs !== undefined
+      ? {
+          at: (opts.startedAt ?? Date.now()) + opts.deadlineMs,
+          reason: `run deadline of ${Math.round(opts.deadlineMs / 1000)} s reached`,
+        }
+      : undefined;
+  const timer = deadline
+    ? setTimeout(() => stopActiveRun(deadline.reason, 'deadline'), Math.max(0, deadline.at - Date.now()))
+    : undefined;
   try {
-    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log);
+    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log, deadline);
   } finally {
+    if (timer) clearTimeout(timer);
     active = undefined;
     restoreConsole();
   }
@@ -111,6 +145,7 @@ async function conformanceRun(
   keys: Partial<Record<Role, string>>,
   redactor: Redactor,
   log: (s: string) => void,
+  deadline: RunConfig['deadline'],
 ): Promise<RunResult> {
   const { target } = opts;
   const startedAt = new Date();
@@ -123,6 +158,7 @@ async function conformanceRun(
     timeoutMs: target.timeouts.requestMs,
     redactor,
     testName: 'preflight',
+    ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
       preflightExchanges.push(ex);
       writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
@@ -139,6 +175,24 @@ async function conformanceRun(
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';
 
+  const run: RunConfig = {
+    target,
+    strict: !!opts.strict,
+    reportDir,
+    exchangesFile,
+    suiteVersion: SUITE_VERSION,
+    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
+    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
+    profile,
+  };
+  if (opts.path !== undefined) run.path = opts.path;
+  if (opts.dryRun) run.dryRun = true;
+  if (deadline) run.deadline = deadline;
+  const runFile = join(reportDir, 'run.json');
+  // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
+  if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown)
+    await checkSelection(opts, run, runFile);
+
   let openapi: RunConfig['openapi'];
   let preflightFailure: TestResultRecord | undefined;
   let preflightNote: TestResultRecord | undefined;
@@ -153,28 +207,16 @@ async function conformanceRun(
       ));
     } catch (err) {
       // Interrupted during the preflight: no verdict on the target, but a report all the same.
-      if (!active?.interrupted) throw err;
+      if (!active?.cut) throw err;
     }
   }
 
   if (!opts.quiet && !opts.dryRun) log(concurrencyPlan(target, availableParallelism()).describe);
 
-  const run: RunConfig = {
-    target,
-    strict: !!opts.strict,
-    reportDir,
-    exchangesFile,
-    suiteVersion: SUITE_VERSION,
-    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
-    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
-    profile,
-  };
-  if (opts.path !== undefined) run.path = opts.path;
-  if (opts.dryRun) run.dryRun = true;
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
-  if (!preflightFailure && !opts.dryRun && !active?.interrupted) {
+  if (!preflightFailure && !opts.dryRun && !active?.cut) {
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
@@ -187,7 +229,6 @@ async function conformanceRun(
   } else if (opts.dryRun && !opts.quiet) {
     for (const line of planBudgetLines(target)) log(line);
   }
-  const runFile = join(reportDir, 'run.json');
   writeFileSync(runFile, JSON.stringify(run, null, 2));
 
   let tests: TestResultRecord[] = [];
@@ -195,7 +236,7 @@ async function conformanceRun(
   if (preflightFailure) {
     log(`✗ ${preflightFailure.violations[0]!.message}`);
     tests = [preflightFailure];
-  } else if (!active?.interrupted) {
+  } else if (!active?.cut) {
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
     const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
     const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
@@ -206,23 +247,15 @@ async function conformanceRun(
       (profile === 'thorough' || opts.dryRun)
     )
       log(coveringPlanLine(mediaTable(), profile));
-    const deadline =
-      opts.deadlineMs !== undefined
-        ? setTimeout(
-            () => stopActiveRun(`run deadline of ${Math.round(opts.deadlineMs! / 1000)} s reached`),
-            opts.deadlineMs,
-          )
-        : undefined;
-    try {
-      ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
-    } finally {
-      if (deadline) clearTimeout(deadline);
-    }
+    ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
   }
   if (preflightNote) tests.unshift(preflightNote);
+  // Nothing is sent after the deadline (the balance read after the suites neither).
   const balanceAfter =
-    balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
-  const interrupted = active?.interrupted;
+    balanceBefore !== undefined && active?.cut?.kind !== 'deadline'
+      ? (await readBalance(client, auth, target)).total
+      : undefined;
+  const cut = active?.cut;
   return finish({
     opts,
     target,
@@ -235,7 +268,7 @@ async function conformanceRun(
     tests,
     harnessErrors,
     expectations,
-    interrupted,
+    cut,
     balanceDelta:
       balanceBefore !== undefined && balanceAfter !== undefined
         ? balanceBefore.minus(balanceAfter).toString()
@@ -261,9 +294,7 @@ async function preflight(
   try {
     desc = await client.send({ method: 'GET', path: '/openapi.json', headers: auth });
   } catch (err) {
-    if (err instanceof TransportError) {
-      throw new UsageError(`cannot reach target '${target.name}' at ${target.baseUrl}: ${err.message}`);
-    }
+    if (err instanceof TransportError) throw new UsageError(unreachable(target, err));
     throw err;
   }
   // Preflight 2: the primary key. A refusal is a configuration error (exit 2), not a verdict.
@@ -356,6 +387,17 @@ async function preflight(
   };
 }
 
+/** Why the target's first request got no HTTP answer, in the user's words (exit 2). */
+function unreachable(target: TargetConfig, err: TransportError): string {
+  const at = `target '${target.name}' at ${target.baseUrl}`;
+  const tls = target.baseUrl.startsWith('http:') ? ' (a TLS port needs an https:// URL)' : '';
+  if (err.code === 'HTTPParserError')
+    return `${at} answered, but not with HTTP: is this the API's port?${tls} (${err.message})`;
+  if (err.code === 'UND_ERR_SOCKET' || err.code === 'ECONNRESET')
+    return `${at} accepted the connection, then closed it without an HTTP answer: is this the API's port?${tls} (${err.message})`;
+  return `cannot reach ${at}: ${err.message}`;
+}
+
 /**
  * Suite files that start first: the longest chains of sequential requests (model-based sequences
  * first), then the files whose tests create media jobs and wait for them (against a target whose jobs
@@ -372,6 +414,62 @@ const LONG_CHAIN_FILES = [
   'suites/media/states.test.ts',
   'suites/media/inputs.test.ts',
 ];
+
+/** The suite files of the run and how vitest collects them (src/run.ts runSuites runs them). */
+const SUITE_GLOB = 'suites/**/*.test.ts';
+
+type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;
+const ourSignalHandlers = (): SignalHandlers =>
+  new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]));
+/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
+function keepOurSignalHandlers(ours: SignalHandlers): void {
+  for (const [sig, mine] of ours)
+    for (const l of process.listeners(sig)) if (!mine.includes(l)) process.off(sig, l);
+}
+
+/**
+ * Refuse a selection that matches no test (exit 2), before the target gets any request: the suite
+ * files of --suite are listed, and with --filter their tests are collected (vitest's collect: the files
+ * are loaded, no test body runs) and their full names matched as vitest matches them.
+ */
+async function checkSelection(opts: RunOptions, run: RunConfig, runFile: string): Promise<void> {
+  writeFileSync(runFile, JSON.stringify({ ...run, dryRun: true }, null, 2));
+  process.env[RUN_FILE_ENV] = runFile;
+  const { createVitest } = await import('vitest/node');
+  const ours = ourSignalHandlers();
+  const vitest = await createVitest(
+    'test',
+    { config: false, root: PKG_ROOT, watch: false, reporters: [], include: [SUITE_GLOB], pool: 'threads' },
+    {} as never,
+  );
+  keepOurSignalHandlers(ours);
+  try {
+    const files = opts.files ?? [];
+    const specs = await vitest.globTestSpecifications(files);
+    if (specs.length === 0)
+      throw new UsageError(
+        `--suite ${files.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
+      );
+    if (opts.filter === undefined) return;
+    const pattern = new RegExp(opts.filter);
+    const collected = await vitest.collect(files);
+    const fullName = (t: { name: string; parent: { type: string } }): string =>
+      t.parent.type === 'suite' ? `${fullName(t.parent as never)} ${t.name}` : t.name;
+    let total = 0;
+    let matched = 0;
+    for (const mod of collected.testModules)
+      for (const tc of mod.children.allTests()) {
+        total++;
+        if (pattern.test(fullName(tc))) matched++;
+      }
+    if (matched === 0)
+      throw new UsageError(
+        `--filter ${opts.filter}: no test title matches (of ${total} tests${files.length ? ` in --suite ${files.join(',')}` : ''}); titles start with their requirement ids, e.g. --filter AUTH-005`,
+      );
+  } finally {
+    await vitest.close();
+  }
+}
 
 /** The vitest suites: every suite in parallel, then the serial ones. */
 async function runSuites(
@@ -408,7 +506,7 @@ async function runSuites(
       {
         test: {
           name: 'parallel',
-          include: ['suites/**/*.test.ts'],
+          include: [SUITE_GLOB],
           exclude: ['suites/**/*.serial.test.ts'],
           pool: 'threads',
           isolate: false,
@@ -433,8 +531,7 @@ async function runSuites(
         },
       },
     ];
-    const signals = ['SIGINT', 'SIGTERM'] as const;
-    const ours = new Map(signals.map((sig) => [sig, process.listeners(sig)]));
+    const ours = ourSignalHandlers();
     const vitest = await createVitest(
       'test',
       {
@@ -451,8 +548,7 @@ async function runSuites(
     );
     // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
     // and the report still happen), so vitest's handlers are removed.
-    for (const sig of signals)
-      for (const l of process.listeners(sig)) if (!ours.get(sig)?.includes(l)) process.off(sig, l);
+    keepOurSignalHandlers(ours);
     try {
       await vitest.start(opts.files ?? []);
     } finally {
@@ -474,7 +570,7 @@ async function finish(c: {
   tests: TestResultRecord[];
   harnessErrors: string[];
   expectations: ReturnType<typeof loadExpectations> | undefined;
-  interrupted: string | undefined;
+  cut: RunCut | undefined;
   balanceDelta: string | undefined;
   log: (s: string) => void;
 }): Promise<RunResult> {
@@ -508,7 +604,10 @@ async function finish(c: {
     openapi: openapi
       ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
       : { valid: false, errors: ['not fetched'] },
-    ...aggregate(tests, harnessErrors),
+    ...aggregate(tests, harnessErrors, {
+      cut: runCut(c.cut, reportDir, tests, run.budget),
+      partial: !!(opts.filter || opts.files?.length || opts.shard),
+    }),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
     tests,
     profile: run.profile,
@@ -522,7 +621,7 @@ async function finish(c: {
     },
     skippedByClass: skippedByClass(tests),
   };
-  if (c.interrupted) summary.interrupted = c.interrupted;
+  if (summary.cut && STOPPED.includes(summary.cut.kind)) summary.interrupted = summary.cut.reason;
   if (opts.shard) summary.shard = opts.shard;
   if (opts.filter) summary.filter = opts.filter;
   if (opts.files?.length) summary.suites = opts.files;
@@ -542,19 +641,40 @@ async function finish(c: {
     harnessErrors,
   );
   finalizeReport(reportDir, summary, redactor);
-  const exitCode =
-    summary.verdict === 'harness_error'
-      ? EXIT.harness
-      : summary.verdict === 'failed'
-        ? EXIT.failed
-        : c.interrupted && /SIG/.test(c.interrupted)
-          ? EXIT.interrupted
-          : EXIT.passed;
+  const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
     if (run.dryRun) printPlan(summary, reportDir, log);
     else printVerdict(summary, harnessErrors, reportDir, log);
   }
   return { summary, reportDir, exitCode };
+}
+
+/** Cuts that stop the whole run (no test or request starts any more): the report says interrupted. */
+const STOPPED: CutKind[] = ['signal', 'deadline', 'dead_target'];
+
+/**
+ * What cut the run short, if anything: a stop (signal, deadline: asked in this process), a dead target
+ * (a worker saw too many consecutive transport failures), the balance running out, or the points
+ * budget reached with billable tests left unrun. A budget of 0 is a choice (free tests only), not a cut.
+ */
+function runCut(
+  stop: RunCut | undefined,
+  reportDir: string,
+  tests: TestResultRecord[],
+  budget: RunBudget | undefined,
+): RunCut | undefined {
+  if (stop) return stop;
+  const dead = deadTarget(reportDir);
+  if (dead) return { kind: 'dead_target', reason: dead };
+  const balance = balanceOut(reportDir);
+  if (balance) return { kind: 'balance', reason: balance };
+  const unpaid = tests.filter((t) => t.unpaid).length;
+  if (unpaid > 0 && budget && budget.points !== '0')
+    return {
+      kind: budget.kind === 'balance' ? 'balance' : 'budget',
+      reason: `${unpaid} billable test(s) not run: ${budget.kind === 'balance' ? `the account's ${budget.points} available points` : `the points budget of ${budget.points}`} ran out`,
+    };
+  return undefined;
 }
 
 /**
@@ -589,7 +709,8 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
-  for (const f of ['stop-requested', BALANCE_FILE]) rmSync(join(reportDir, f), { force: true });
+  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE])
+    rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
   // secret must not reach the report by any path. The manifest, written from these, comes after.
@@ -753,7 +874,7 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
   log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
   log(`  report: ${dir}`);
-  log(`VERDICT: ${s.verdict.toUpperCase().replace('_', ' ')}`);
+  log(verdictLine(s));
 }
 
 /** --dry-run: what would run, what would not and why, by side-effect class. */

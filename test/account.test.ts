@@ -103,7 +103,9 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
       [...targetArgs(ref), '--budget-points', '0', '--suite', 'media/lifecycle,health', '--report-dir', dir],
       ref.env,
     );
+    // A budget of 0 is a choice (free tests only), not a cut: a selection that passed says PARTIAL.
     expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^VERDICT: PARTIAL \(/m);
     const s = summaryOf(dir);
     const billable = s.tests.filter((t) => t.effect === 'billable');
     expect(billable.length).toBeGreaterThan(0);
@@ -126,7 +128,10 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     const run = await runCli([...targetArgs(ref), '--report-dir', dir, '--quiet'], ref.env, 240_000);
     const wallMs = Date.now() - started;
     const s = summaryOf(dir);
-    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // Cut short by the balance: INCOMPLETE (exit 4), never PASSED.
+    expect(run.code, run.stdout + run.stderr).toBe(4);
+    expect(run.stdout).toMatch(/^VERDICT: INCOMPLETE \(/m);
+    expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'balance']);
     expect(s.counts.failed).toBe(0);
     const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
     expect(out.length, 'billable tests not run for the balance').toBeGreaterThan(10);
@@ -149,7 +154,8 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
         ref.env,
       );
       const s = summaryOf(dir);
-      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.code, run.stdout + run.stderr).toBe(4);
+      expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'balance']);
       expect(s.counts.failed).toBe(0);
       expect(s.points?.balanceRanOut).toMatch(
         /^the account's balance ran out: POST \/v1\/chat\/completions answered 429 with 0 points available/,
@@ -204,7 +210,8 @@ async function drainedRun(ref: RefTarget): Promise<void> {
   await drained;
   const s = summaryOf(dir);
   const failed = s.tests.filter((t) => t.outcome === 'failed');
-  expect(code, `${stderr}\nfailed: ${JSON.stringify(failed.map((t) => [t.title, t.violations]))}`).toBe(0);
+  // The balance ran out: INCOMPLETE (exit 4), with nothing failed.
+  expect(code, `${stderr}\nfailed: ${JSON.stringify(failed.map((t) => [t.title, t.violations]))}`).toBe(4);
   expect(s.points?.balanceRanOut).toMatch(BALANCE_OUT);
   const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
   expect(out.length).toBeGreaterThan(10);

@@ -183,6 +183,6 @@ describe('the CLI on bad input and broken targets', () => {
     expect(bad.stderr.trim()).toMatch(/^gateway-conformance: Unknown option '--colour'.*\(see --help\)$/);
     const help = await runCli(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Exit codes');
+    expect(help.stdout).toContain('Verdicts and exit codes');
   });
 });

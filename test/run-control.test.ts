@@ -79,8 +79,13 @@ describe('run control', { timeout: 180_000 }, () => {
       [...targetArgs(ref), '--budget-points', '1', '--filter', 'MJOB-020', '--report-dir', dir, '--quiet'],
       ref.env,
     );
-    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // Cut short by the budget: INCOMPLETE (exit 4), never PASSED.
+    expect(run.code, run.stdout + run.stderr).toBe(4);
+    expect(run.stdout).toMatch(
+      /^VERDICT: INCOMPLETE \(\d+ billable test\(s\) not run: the points budget of 1 ran out/m,
+    );
     const s = summaryOf(dir);
+    expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'budget']);
     const budgetStopped = s.tests.filter((t) => /points budget reached/.test(t.reason ?? ''));
     const ran = s.tests.filter((t) => t.effect === 'billable' && t.outcome === 'passed');
     expect(budgetStopped.length, 'some billable tests stopped for budget').toBeGreaterThan(0);
@@ -94,11 +99,18 @@ describe('run control', { timeout: 180_000 }, () => {
   it('--deadline stops the run bounded, reports it incomplete and cleans up', async () => {
     const dir = tmp('deadline');
     const started = Date.now();
-    const run = await runCli([...targetArgs(ref), '--deadline', '2', '--report-dir', dir], ref.env);
+    // Counted from the command's start (the preflight and vitest's start included).
+    const run = await runCli([...targetArgs(ref), '--deadline', '10', '--report-dir', dir], ref.env);
     const s = summaryOf(dir);
     expect(Date.now() - started).toBeLessThan(60_000);
-    expect(s.interrupted).toMatch(/run deadline of 2 s reached/);
-    expect(run.stdout).toContain('INCOMPLETE');
+    expect(s.interrupted).toMatch(/run deadline of 10 s reached/);
+    // Cut by its deadline: INCOMPLETE with its own exit code, never PASSED, the verdict last.
+    expect(run.code, run.stdout.slice(-2000)).toBe(4);
+    expect(run.stdout).not.toContain('PASSED');
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(
+      /^VERDICT: INCOMPLETE \(run deadline of 10 s reached; \d+ of \d+ tests judged/,
+    );
+    expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'deadline']);
     const stopped = s.tests.filter((t) => /run deadline/.test(t.reason ?? ''));
     expect(stopped.length).toBeGreaterThan(50);
     expect(s.cleanup.leftBehind).toEqual([]);
@@ -127,6 +139,7 @@ describe('run control', { timeout: 180_000 }, () => {
     );
     expect(stderr).toContain('stopping after cleanup');
     expect(s.interrupted).toBe('interrupted by SIGINT');
+    expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'signal']);
     expect(s.tests.some((t) => /interrupted by SIGINT/.test(t.reason ?? ''))).toBe(true);
     expect(s.cleanup.leftBehind).toEqual([]);
   });
@@ -178,7 +191,7 @@ describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => 
       faulty.env,
     );
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
-    expect(listed.stdout).toMatch(/^PASSED/m);
+    expect(listed.stdout).toMatch(/^VERDICT: PARTIAL \(a selection: --filter /m);
 
     const expiredDir = tmp('expired');
     const expired = await runCli(

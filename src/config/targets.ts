@@ -5,6 +5,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../model.ts';
 import { pkgPath } from '../paths.ts';
+import { checkSettingsWithoutUrl, checkUnknownVariables } from './env.ts';
 import { targetsFileSchema } from './schema.ts';
 
 export interface TargetConfig {
@@ -253,8 +254,13 @@ export function resolveTarget(
     for (const role of ROLES)
       if (role !== 'primary' && env[envRoleName(role)]) target.keys[role] = envRoleName(role);
   } else {
+    // Nothing says which deployment: the embedded reference, only if nothing was configured for one.
+    // A misspelled name first: it is the cause (CONFORMANCE_BASEURL leaves the key without a URL).
+    checkUnknownVariables(env);
+    checkSettingsWithoutUrl(env);
     target = fromRaw({ name: 'embedded', base_url: 'embedded' });
   }
+  checkUnknownVariables(env, Object.values(target.keys));
   for (const hint of HINTS) {
     const v = env[envHintName(hint)];
     if (v) target.models[hint] = v;

@@ -82,6 +82,8 @@ export interface ClientOptions {
   gate?: { run<T>(fn: () => Promise<T>): Promise<T> };
   /** Aborts every request in flight and refuses new ones (a stop asked during the preflight). */
   signal?: AbortSignal;
+  /** The run's deadline (ms since the epoch): a Retry-After is waited at most until then. */
+  deadlineAt?: number;
 }
 
 const PREVIEW_BYTES = 4096;
@@ -191,8 +193,13 @@ export class HttpClient {
         return res;
       }
       this.opts.onExchange?.(res.exchange, res);
-      retries.push({ status: 429, waitedMs: wait });
-      await sleep(wait);
+      // Waited at most until the run's deadline (the next attempt is then refused), and a stop ends it.
+      const bounded = Math.max(
+        0,
+        Math.min(wait, (this.opts.deadlineAt ?? Number.POSITIVE_INFINITY) - Date.now()),
+      );
+      retries.push({ status: 429, waitedMs: bounded });
+      await sleep(bounded, undefined, this.opts.signal ? { signal: this.opts.signal } : {});
     }
   }
 

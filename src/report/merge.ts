@@ -84,12 +84,15 @@ export function mergeReports(dirs: string[], out: string): Summary {
   for (const p of parts)
     for (const [k, v] of Object.entries(p.s.skippedByClass ?? {}))
       skippedByClass[k] = (skippedByClass[k] ?? 0) + v;
-  const { shard: _shard, ...rest } = first;
+  const { shard: _shard, cut: _cut, ...rest } = first;
   const summary: Summary = {
     ...rest,
     startedAt: new Date(Math.min(...starts)).toISOString(),
     durationMs: Math.max(...ends) - Math.min(...starts),
-    ...aggregate(tests, harnessErrors),
+    ...aggregate(tests, harnessErrors, {
+      cut: parts.map((p) => p.s.cut).find(Boolean),
+      partial: !!(first.filter || first.suites?.length) || shards.length < Number([...n][0]),
+    }),
     exchanges: { file: 'exchanges.ndjson', count: exchanges },
     tests,
     shards: shards.sort(),

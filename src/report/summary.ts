@@ -37,7 +37,9 @@ export interface Summary {
   startedAt: string;
   durationMs: number;
   openapi: { sha256?: string; valid: boolean; errors: string[] };
-  verdict: 'passed' | 'failed' | 'harness_error';
+  verdict: Verdict;
+  /** Why the run was cut short (a typed cause): its verdict is INCOMPLETE unless something failed. */
+  cut?: RunCut;
   counts: Record<Outcome, number> & { total: number };
   /** Every failing requirement id, with how many tests it failed. */
   failedRequirements: Record<string, number>;
@@ -104,6 +106,78 @@ export interface Summary {
   };
 }
 
+/**
+ * The run's one verdict word, decided once (aggregate) from typed facts, in this order: a harness error,
+ * a failure among what ran, a run cut short (incomplete), a partial selection (--filter, --suite, one
+ * shard), else passed (every test of the plan for the allowed classes ran; tests not run for a class
+ * not allowed, a role or capability missing are counted on the verdict line).
+ */
+export type Verdict = 'passed' | 'failed' | 'harness_error' | 'incomplete' | 'partial';
+
+/** What cut a run short: a signal, its deadline, a dead target, the points budget or the balance. */
+export type CutKind = 'signal' | 'deadline' | 'dead_target' | 'budget' | 'balance';
+export interface RunCut {
+  kind: CutKind;
+  reason: string;
+}
+
+/** The facts beside the test records that decide the verdict word. */
+export interface VerdictFacts {
+  cut?: RunCut | undefined;
+  /** The run judged a selection of the plan only (--filter, --suite, a shard, a merge missing shards). */
+  partial?: boolean;
+}
+
+/**
+ * Exit codes, one mapping for every command (run, merge): 0 passed (or a partial selection that
+ * passed), 1 a check failed, 2 usage/configuration, 3 harness error, 4 incomplete (deadline, dead
+ * target, budget, balance), 130 incomplete because a signal stopped it (Ctrl-C, SIGTERM).
+ */
+export const EXIT = { passed: 0, failed: 1, usage: 2, harness: 3, incomplete: 4, interrupted: 130 } as const;
+
+export function exitCodeOf(s: { verdict: Verdict; cut?: RunCut | undefined }): number {
+  switch (s.verdict) {
+    case 'harness_error':
+      return EXIT.harness;
+    case 'failed':
+      return EXIT.failed;
+    case 'incomplete':
+      return s.cut?.kind === 'signal' ? EXIT.interrupted : EXIT.incomplete;
+    default:
+      return EXIT.passed;
+  }
+}
+
+/** The verdict word as printed: `PASSED`, `HARNESS ERROR`, ... */
+export const verdictWord = (v: Verdict): string => v.toUpperCase().replace('_', ' ');
+
+/** What the first and the last line say of a run against the embedded reference. */
+export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deployment';
+
+/**
+ * The last line of a run: the verdict word, then how much of the plan it judged and why not all of it
+ * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
+ */
+export function verdictLine(
+  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard'> & {
+    target: { embedded: boolean };
+  },
+): string {
+  const c = s.counts;
+  const judged = c.total - c.not_run;
+  const detail: string[] = [];
+  // A cut run that also failed says both: FAILED (INCOMPLETE: why).
+  if (s.cut) detail.push(s.verdict === 'incomplete' ? s.cut.reason : `INCOMPLETE: ${s.cut.reason}`);
+  const selection = [
+    s.filter !== undefined && `--filter ${s.filter}`,
+    s.suites?.length && `--suite ${s.suites.join(',')}`,
+    s.shard && `shard ${s.shard}`,
+  ].filter(Boolean);
+  if (selection.length) detail.push(`a selection: ${selection.join(', ')}`);
+  detail.push(`${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run` : ''}`);
+  return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
+}
+
 export const OUTCOMES: Outcome[] = [
   'passed',
   'failed',
@@ -128,9 +202,11 @@ function cleanupOf(tests: TestResultRecord[]): Summary['cleanup'] {
 export function aggregate(
   tests: TestResultRecord[],
   harnessErrors: string[],
+  facts: VerdictFacts = {},
 ): Pick<
   Summary,
   | 'verdict'
+  | 'cut'
   | 'counts'
   | 'failedRequirements'
   | 'advisoryRequirements'
@@ -152,7 +228,17 @@ export function aggregate(
     return out;
   };
   return {
-    verdict: counts.harness_error > 0 ? 'harness_error' : counts.failed > 0 ? 'failed' : 'passed',
+    verdict:
+      counts.harness_error > 0
+        ? 'harness_error'
+        : counts.failed > 0
+          ? 'failed'
+          : facts.cut
+            ? 'incomplete'
+            : facts.partial
+              ? 'partial'
+              : 'passed',
+    ...(facts.cut ? { cut: facts.cut } : {}),
     counts,
     failedRequirements: tally('failure'),
     advisoryRequirements: tally('advisory'),

@@ -14,13 +14,14 @@ import {
   balanceOut,
   balanceSignal,
   markBalanceOut,
+  noteExchange,
   recordSpend,
   spendOf,
   stopReason,
 } from './control.ts';
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
-import { cleanupBoundMs, runConfig } from './run-config.ts';
+import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
@@ -133,12 +134,14 @@ export class CheckContext {
       redactor: w.redactor,
       testName: title,
       gate: this.slot,
+      ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
       onExchange: (ex) => {
         this.exchangeCount++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
         if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
         w.record(ex);
+        noteExchange(w.run.reportDir, ex);
       },
     });
   }
@@ -191,7 +194,7 @@ export class CheckContext {
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-      const stop = this.cleaning ? undefined : stopReason(this.w.run.reportDir);
+      const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
       if (stop) throw new StopSignal(stop);
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
         const refused =

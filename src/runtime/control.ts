@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
-import type { HttpResponse } from '../http/client.ts';
+import type { Exchange, HttpResponse } from '../http/client.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
@@ -184,6 +184,63 @@ export function admission(
   const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
   if (spend.total.plus(reserve).lt(limit)) return undefined;
   return `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`;
+}
+
+export const DEAD_FILE = 'dead-target';
+const deadFlag = runFlag(DEAD_FILE, 'the target stopped answering');
+/** Why the run gave up on the target (too many consecutive requests without an answer), if it did. */
+export const deadTarget = deadFlag.get;
+
+/**
+ * Consecutive requests, across every worker of the run, that got no answer (timeout, connection
+ * refused or reset) before the run gives up on the target. Why 5: one slow or flaky reply is a finding
+ * of its test; five in a row with nothing answered in between is a target that is gone, and each more
+ * costs a request timeout (30 s by default) per test still to come.
+ */
+export const DEAD_AFTER = 5;
+export const STREAK_FILE = 'no-answer-streak';
+
+/**
+ * Count a request's transport outcome run-wide: an answer resets the streak, a request without one
+ * adds to it; at DEAD_AFTER the run is stopped (no test or request starts any more) with the cause.
+ * Why a file of appended bytes: worker threads share no memory, an append of one byte is atomic and
+ * the streak is the file's size; an answer truncates it.
+ */
+export function noteAnswer(reportDir: string, answered: boolean, what?: string): void {
+  const file = join(reportDir, STREAK_FILE);
+  try {
+    if (answered) {
+      if (existsSync(file) && statSync(file).size > 0) writeFileSync(file, '');
+      return;
+    }
+    appendFileSync(file, 'x');
+    const streak = statSync(file).size;
+    if (streak >= DEAD_AFTER && !deadFlag.get(reportDir)) {
+      const reason = `the target stopped answering: ${streak} requests in a row got no answer${what ? ` (the last: ${what})` : ''}`;
+      deadFlag.set(reportDir, reason);
+      requestStop(reportDir, reason);
+    }
+  } catch {
+    // the report directory is gone (the run ended): nothing to count
+  }
+}
+
+/** Transport failures that mean the target gave no answer at all (not a stop of ours, not a body cap). */
+const NO_ANSWER = new Set([
+  'TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/** Count one exchange of a test towards (or against) the run's no-answer streak. */
+export function noteExchange(reportDir: string, ex: Exchange): void {
+  if (ex.status !== undefined) noteAnswer(reportDir, true);
+  else if (ex.error && NO_ANSWER.has(ex.error.code))
+    noteAnswer(reportDir, false, `${ex.method} ${ex.path}: ${ex.error.message} [${ex.error.code}]`);
 }
 
 export const BALANCE_FILE = 'balance-ran-out';

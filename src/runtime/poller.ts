@@ -6,6 +6,7 @@
  * under the worker's request gate), so a test that only waits holds no request slot between reads.
  */
 import { retryAfterMs } from '../http/client.ts';
+import { runDeadlineAt } from './run-config.ts';
 
 export interface PollWaiter<R> {
   /** Resources with the same key are read once per interval for all their waiters (e.g. role + job id). */
@@ -40,7 +41,11 @@ export class Poller<R extends { headers: Record<string, string> }> {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** The run's deadline: no read is due later (the read at the deadline is refused, ending the wait). */
+    private readonly deadlineAt: () => number | undefined = runDeadlineAt,
+  ) {}
 
   /** Wait until the waiter's stop rule says so or its cap is reached; a read that throws ends it with that error. */
   wait(w: PollWaiter<R>): Promise<void> {
@@ -113,7 +118,7 @@ export class Poller<R extends { headers: Record<string, string> }> {
 
   private settle(key: string, e: Entry<R>, due: number): void {
     e.reading = false;
-    e.due = due;
+    e.due = Math.min(due, this.deadlineAt() ?? Number.POSITIVE_INFINITY);
     if (e.waiters.size === 0) this.entries.delete(key);
     this.schedule();
   }

@@ -24,6 +24,8 @@ export interface RunConfig {
   budget?: RunBudget;
   /** List the plan without sending a request: every test records whether it would run, and why not. */
   dryRun?: boolean;
+  /** The run's deadline (ms since the epoch) and the reason a test stopped by it gives. */
+  deadline?: { at: number; reason: string };
   /** The live description as fetched once by the CLI. */
   openapi?: { file: string; sha256: string; valid: boolean; errors: string[] };
 }
@@ -143,4 +145,19 @@ export function runConfig(): RunConfig {
   }
   if (cached?.file !== file) cached = { file, config: JSON.parse(readFileSync(file, 'utf8')) as RunConfig };
   return cached.config;
+}
+
+/** The deadline's reason once it has passed (every worker checks before a request starts). */
+export function pastDeadline(run: Pick<RunConfig, 'deadline'>, now = Date.now()): string | undefined {
+  return run.deadline && now >= run.deadline.at ? run.deadline.reason : undefined;
+}
+
+/** The run's deadline in a worker, if the run has one (undefined outside a run: unit tests). */
+export function runDeadlineAt(): number | undefined {
+  if (!process.env[RUN_FILE_ENV]) return undefined;
+  try {
+    return runConfig().deadline?.at;
+  } catch {
+    return undefined;
+  }
 }
