@@ -15,8 +15,10 @@ import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
 import { writeManifest } from './report/bundle.ts';
+import { groupLines } from './report/console.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
 import { writeHtmlReport } from './report/html.ts';
+import { Progress, ProgressReporter, useColour } from './report/progress.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
@@ -110,9 +112,18 @@ async function conformanceRun(
   opts: RunOptions & { reportDir: string },
   keys: Partial<Record<Role, string>>,
   redactor: Redactor,
-  log: (s: string) => void,
+  out: (s: string) => void,
 ): Promise<RunResult> {
   const { target } = opts;
+  // A heartbeat while the run goes (non-TTY), or a live line (TTY); what the run prints clears it first.
+  const progress = opts.quiet || opts.dryRun ? undefined : new Progress();
+  const log = (s: string) => {
+    progress?.clearLive();
+    out(s);
+    progress?.noteOutput();
+  };
+  progress?.setPhase(`preflight: reading ${target.baseUrl}/openapi.json and the catalog`);
+  progress?.start();
   const startedAt = new Date();
   const { reportDir } = opts;
   const exchangesFile = join(reportDir, 'exchanges.ndjson');
@@ -214,7 +225,8 @@ async function conformanceRun(
           )
         : undefined;
     try {
-      ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
+      progress?.setPhase('starting the test workers');
+      ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile, progress));
     } finally {
       if (deadline) clearTimeout(deadline);
     }
@@ -223,6 +235,7 @@ async function conformanceRun(
   const balanceAfter =
     balanceBefore !== undefined ? (await readBalance(client, auth, target)).total : undefined;
   const interrupted = active?.interrupted;
+  progress?.stop();
   return finish({
     opts,
     target,
@@ -379,6 +392,7 @@ async function runSuites(
   target: TargetConfig,
   redactor: Redactor,
   runFile: string,
+  progress: Progress | undefined,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
   {
     process.env[RUN_FILE_ENV] = runFile;
@@ -441,7 +455,9 @@ async function runSuites(
         config: false,
         root: PKG_ROOT,
         watch: false,
-        reporters: opts.quiet ? [reporter] : [reporter, 'default'],
+        // Not vitest's own reporter: one line per group of findings at the end (printVerdict), not a
+        // dump with code frames per failing test; progress meanwhile.
+        reporters: progress ? [reporter, new ProgressReporter(progress)] : [reporter],
         maxWorkers: workers,
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
@@ -712,11 +728,12 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
   if (failed.length) log(`  failed requirements: ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`);
   const adv = Object.entries(s.advisoryRequirements);
   if (adv.length) log(`  advisories: ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`);
-  const reasons = new Map<string, number>();
+  for (const line of groupLines(s, useColour())) log(line);
+  for (const e of harnessErrors) log(`  harness error: ${e}`);
+  // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).
   for (const t of s.tests)
-    if (t.outcome === 'not_run') reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
-  for (const [r, n] of reasons) log(`  not run (${n}): ${r}`);
-  for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
+    if (t.outcome === 'harness_error')
+      log(`  harness error in ${t.title}:\n    ${(t.error ?? '').split('\n').join('\n    ')}`);
   if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
     log(
       `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,

@@ -1,5 +1,6 @@
 import type { Exchange } from '../http/client.ts';
-import type { CleanupRecord, Effect, LeftBehind, Outcome, Role, Violation } from '../model.ts';
+import type { CleanupRecord, Effect, LeftBehind, NotRunCause, Outcome, Role, Violation } from '../model.ts';
+import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
 import { coverage } from './reporter.ts';
 
 export interface TestResultRecord {
@@ -10,6 +11,8 @@ export interface TestResultRecord {
   outcome: Outcome;
   durationMs: number;
   reason?: string;
+  /** Why it was not run, typed (see NotRunCause). */
+  cause?: NotRunCause;
   error?: string;
   violations: Array<Violation & { count: number }>;
   exchanges: Exchange[];
@@ -41,6 +44,10 @@ export interface Summary {
   /** Every failing requirement id, with how many tests it failed. */
   failedRequirements: Record<string, number>;
   advisoryRequirements: Record<string, number>;
+  /** The violations grouped by root cause (src/report/groups.ts): what the console and the HTML show. */
+  groups?: FindingGroup[];
+  /** The tests not run, grouped by cause, with its remedy. */
+  notRunGroups?: NotRunGroup[];
   coverage: { testable: number; tested: number; untested: string[]; unknownIds: string[] };
   exchanges: { file: string; count: number };
   /**
@@ -124,7 +131,14 @@ export function aggregate(
   harnessErrors: string[],
 ): Pick<
   Summary,
-  'verdict' | 'counts' | 'failedRequirements' | 'advisoryRequirements' | 'coverage' | 'cleanup'
+  | 'verdict'
+  | 'counts'
+  | 'failedRequirements'
+  | 'advisoryRequirements'
+  | 'groups'
+  | 'notRunGroups'
+  | 'coverage'
+  | 'cleanup'
 > {
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Summary['counts'];
   for (const t of tests) counts[t.outcome]++;
@@ -139,11 +153,14 @@ export function aggregate(
     }
     return out;
   };
+  const groups = groupFindings(tests);
   return {
     verdict: counts.harness_error > 0 ? 'harness_error' : counts.failed > 0 ? 'failed' : 'passed',
     counts,
     failedRequirements: tally('failure'),
     advisoryRequirements: tally('advisory'),
+    groups,
+    notRunGroups: groupNotRun(tests, groups),
     coverage: coverage(tests),
     cleanup: cleanupOf(tests),
   };
