@@ -23,7 +23,15 @@ import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
 import { mediaTable } from './rules/media.ts';
-import { BALANCE_FILE, balanceOut, type RunBudget, requestStop, spentPoints } from './runtime/control.ts';
+import {
+  BALANCE_FILE,
+  balanceOut,
+  JOBS_FILE,
+  jobsInFlight,
+  type RunBudget,
+  requestStop,
+  spentPoints,
+} from './runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -116,7 +124,8 @@ async function conformanceRun(
 ): Promise<RunResult> {
   const { target } = opts;
   // A heartbeat while the run goes (non-TTY), or a live line (TTY); what the run prints clears it first.
-  const progress = opts.quiet || opts.dryRun ? undefined : new Progress();
+  const progress =
+    opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(reportDir));
   const log = (s: string) => {
     progress?.clearLive();
     out(s);
@@ -600,7 +609,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
-  for (const f of ['stop-requested', BALANCE_FILE]) rmSync(join(reportDir, f), { force: true });
+  for (const f of ['stop-requested', BALANCE_FILE, JOBS_FILE]) rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
   // secret must not reach the report by any path. The manifest, written from these, comes after.

@@ -45,6 +45,8 @@ export class Progress {
 
   constructor(
     private readonly out: ProgressStream = process.stdout,
+    /** The media jobs the run's worker threads wait on (they run in other threads: read, not told). */
+    private readonly jobs: () => number = () => 0,
     private readonly heartbeatMs = HEARTBEAT_MS,
   ) {
     this.tty = out.isTTY === true;
@@ -109,6 +111,12 @@ export class Progress {
   }
 
   private waitingFor(): string {
+    const jobs = this.jobs();
+    const media = jobs > 0 ? `waiting for ${jobs} media job${jobs === 1 ? '' : 's'}; ` : '';
+    return `${media}${this.runningTests()}`;
+  }
+
+  private runningTests(): string {
     if (this.running.size === 0) return this.planned > 0 ? 'waiting for the next tests' : 'waiting';
     let oldest: [string, number] | undefined;
     for (const e of this.running) if (!oldest || e[1] < oldest[1]) oldest = e;

@@ -40,7 +40,11 @@ export class Poller<R extends { headers: Record<string, string> }> {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** Told the number of resources watched whenever it changes (the run's progress line shows it). */
+    private readonly onWatching?: (n: number) => void,
+  ) {}
 
   /** Wait until the waiter's stop rule says so or its cap is reached; a read that throws ends it with that error. */
   wait(w: PollWaiter<R>): Promise<void> {
@@ -50,7 +54,10 @@ export class Poller<R extends { headers: Record<string, string> }> {
       const entry = this.entries.get(w.key);
       if (entry) entry.waiters.add(waiter);
       // A new resource is read at once.
-      else this.entries.set(w.key, { waiters: new Set([waiter]), due: this.now(), reading: false });
+      else {
+        this.entries.set(w.key, { waiters: new Set([waiter]), due: this.now(), reading: false });
+        this.onWatching?.(this.entries.size);
+      }
       this.schedule();
     });
   }
@@ -114,7 +121,7 @@ export class Poller<R extends { headers: Record<string, string> }> {
   private settle(key: string, e: Entry<R>, due: number): void {
     e.reading = false;
     e.due = due;
-    if (e.waiters.size === 0) this.entries.delete(key);
+    if (e.waiters.size === 0 && this.entries.delete(key)) this.onWatching?.(this.entries.size);
     this.schedule();
   }
 }

@@ -1,4 +1,7 @@
 /** Root causes, not floods: the grouping of violations and not-run causes (src/report/groups.ts). */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/http/client.ts';
@@ -12,8 +15,10 @@ import {
   normaliseMessage,
   pathTemplate,
 } from '../../src/report/groups.ts';
-import { useColour } from '../../src/report/progress.ts';
+import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
+import { Poller } from '../../src/runtime/poller.ts';
 
 const ex = (id: string, method: string, path: string, status: number, preview = '{}'): Exchange => ({
   id,
@@ -185,5 +190,34 @@ describe('grouping violations by root cause', () => {
     expect(useColour(tty, { NO_COLOR: '1' })).toBe(false);
     expect(useColour(pipe, { FORCE_COLOR: '1' })).toBe(true);
     expect(useColour(tty, { FORCE_COLOR: '0' })).toBe(false);
+  });
+});
+
+describe('progress of a run', () => {
+  it('says how many media jobs the run waits for, read from the run-wide file the workers append to', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-progress-'));
+    noteJobsInFlight(dir, 1, 3);
+    noteJobsInFlight(dir, 2, 4);
+    noteJobsInFlight(dir, 1, 1);
+    expect(jobsInFlight(dir)).toBe(5);
+    const written: string[] = [];
+    const p = new Progress({ write: (s) => written.push(s) > 0 }, () => jobsInFlight(dir));
+    p.collected(10);
+    p.started('MJOB-001 a job');
+    p.finished('x', 'failed');
+    expect(p.status()).toMatch(
+      /1\/10 tests done, 1 failed, 0 not run; waiting for 5 media jobs; waiting for 1 running test/,
+    );
+  });
+
+  it('the poller says how many jobs it watches whenever that changes', async () => {
+    const seen: number[] = [];
+    const poller = new Poller<{ headers: Record<string, string> }>(Date.now, (n) => seen.push(n));
+    const read = async () => ({ headers: {} });
+    await Promise.all([
+      poller.wait({ key: 'a', read, onResult: () => true, cap: 3, intervalMs: 1 }),
+      poller.wait({ key: 'b', read, onResult: () => true, cap: 3, intervalMs: 1 }),
+    ]);
+    expect(seen).toEqual([1, 2, 1, 0]);
   });
 });
