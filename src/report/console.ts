@@ -109,7 +109,7 @@ export function groupLines(s: Summary, colour: boolean): string[] {
     MAX_FAILURE_GROUPS,
   );
   section(
-    'advisories',
+    'advisory groups',
     groups.filter((g) => g.severity === 'advisory'),
     MAX_ADVISORY_GROUPS,
   );
