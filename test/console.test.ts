@@ -137,6 +137,11 @@ describe('console of a run against a partial target', { timeout: 600_000 }, () =
     expect(text).toMatch(
       /not run \(\d+\): side-effect class 'write' is not allowed .* — to run: allow it with --allow read,billable,write/,
     );
+    // The HTML report shows the same groups (and the not-run causes with their remedy).
+    const html = readFileSync(join(p.report, 'report.html'), 'utf8');
+    expect(html).toContain('data-groups');
+    expect(html).toContain("GET /v1/usage answers the framework's 404 to everything");
+    expect(html).toContain('to run: allow it with --allow read,billable,write');
     // Raw per-test detail stays in summary.json.
     expect(s.tests.filter((t) => t.outcome === 'failed').length).toBeGreaterThan(100);
   });
