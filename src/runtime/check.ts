@@ -30,7 +30,7 @@ import {
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
 import { cleanupBoundMs, runConfig } from './run-config.ts';
-import { discoverHints, type WorkerState, worker } from './worker.ts';
+import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
   ids: string[];
@@ -186,11 +186,11 @@ export class CheckContext {
     const found = (await discoverHints())[h];
     if (found) return found;
     return this.skip(
-      `model hint '${h}' is not configured for target '${this.target.name}' and could not be discovered from the catalog`,
+      `model hint '${h}' is not configured for target '${this.target.name}' and could not be discovered: ${undiscovered(h)}`,
       {
         kind: 'hint',
         subject: h,
-        remedy: `set ${envHintName(h)} or models.${h} in the targets file (the catalog's entries name no model for it)`,
+        remedy: `set ${envHintName(h)} or models.${h} in the targets file`,
       },
     );
   }
