@@ -442,4 +442,9 @@ export async function runArgs(argv: string[]): Promise<number> {
 
 export async function cliEntry(): Promise<void> {
   process.exitCode = await runArgs(process.argv.slice(2));
+  // The verdict is the last thing printed: the process ends only once what it wrote has left it, also to
+  // a slow pipe reader (a write callback runs when the data is handed to the OS).
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise<void>((r) => s.write('', () => r()))),
+  );
 }

@@ -6,14 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { threadId } from 'node:worker_threads';
 import { fileTypeFromBuffer } from 'file-type';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
+import { noteJobsInFlight } from './runtime/control.ts';
 import { Poller } from './runtime/poller.ts';
-import { cleanupBoundMs } from './runtime/run-config.ts';
+import { cleanupBoundMs, RUN_FILE_ENV, runConfig } from './runtime/run-config.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [
@@ -305,7 +307,10 @@ function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undef
 }
 
 /** This worker thread's job poller (module state: one per worker). */
-const jobPoller = new Poller<HttpResponse>();
+const jobPoller = new Poller<HttpResponse>(Date.now, (n) => {
+  const dir = process.env[RUN_FILE_ENV] ? runConfig().reportDir : undefined;
+  if (dir) noteJobsInFlight(dir, threadId, n);
+});
 
 /**
  * Wait on a job through the worker's poller: `onResult` sees every read (a GET by this test, noted for

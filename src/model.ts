@@ -43,6 +43,34 @@ export interface Violation {
   received?: unknown;
   expected?: unknown;
   exchangeId?: string;
+  /** Raised by the checks every exchange gets (src/checks/, the live description), not by the test's own rule. */
+  scope?: 'exchange';
+}
+
+/**
+ * Why a test was not run, as a typed fact: its kind, what it is about (the class, role, capability,
+ * hint, endpoint...), and the remedy a user can apply. Not-run lines are grouped by kind and subject.
+ */
+export interface NotRunCause {
+  kind:
+    | 'class'
+    | 'role'
+    | 'capability'
+    | 'hint'
+    | 'stopped'
+    | 'budget'
+    | 'limited'
+    | 'lock'
+    | 'dry_run'
+    | 'filter'
+    | 'endpoint'
+    | 'precondition';
+  /** What the cause is about: 'billable', 'revoked', 'GET /v1/media/models answered 404', ... */
+  subject: string;
+  /** How to make the test run: the variable to set, the flag to pass, the capability to declare. */
+  remedy?: string;
+  /** kind 'endpoint': the request whose answer left the test nothing to judge. */
+  endpoint?: { method: string; path: string; status: number };
 }
 
 /** Something a test created and could not remove, with why, when, and the job holding it if one does. */

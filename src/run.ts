@@ -15,8 +15,10 @@ import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
 import { writeManifest } from './report/bundle.ts';
+import { groupLines } from './report/console.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
 import { writeHtmlReport } from './report/html.ts';
+import { Progress, ProgressReporter, useColour } from './report/progress.ts';
 import { ConformanceReporter, writeJunit } from './report/reporter.ts';
 import {
   aggregate,
@@ -34,6 +36,8 @@ import {
   balanceOut,
   DEAD_FILE,
   deadTarget,
+  JOBS_FILE,
+  jobsInFlight,
   type RunBudget,
   requestStop,
   STREAK_FILE,
@@ -144,10 +148,20 @@ async function conformanceRun(
   opts: RunOptions & { reportDir: string },
   keys: Partial<Record<Role, string>>,
   redactor: Redactor,
-  log: (s: string) => void,
+  out: (s: string) => void,
   deadline: RunConfig['deadline'],
 ): Promise<RunResult> {
   const { target } = opts;
+  // A heartbeat while the run goes (non-TTY), or a live line (TTY); what the run prints clears it first.
+  const progress =
+    opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(reportDir));
+  const log = (s: string) => {
+    progress?.clearLive();
+    out(s);
+    progress?.noteOutput();
+  };
+  progress?.setPhase(`preflight: reading ${target.baseUrl}/openapi.json and the catalog`);
+  progress?.start();
   const startedAt = new Date();
   const { reportDir } = opts;
   const exchangesFile = join(reportDir, 'exchanges.ndjson');
@@ -247,7 +261,8 @@ async function conformanceRun(
       (profile === 'thorough' || opts.dryRun)
     )
       log(coveringPlanLine(mediaTable(), profile));
-    ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile));
+    progress?.setPhase('starting the test workers');
+    ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile, progress));
   }
   if (preflightNote) tests.unshift(preflightNote);
   // Nothing is sent after the deadline (the balance read after the suites neither).
@@ -256,6 +271,7 @@ async function conformanceRun(
       ? (await readBalance(client, auth, target)).total
       : undefined;
   const cut = active?.cut;
+  progress?.stop();
   return finish({
     opts,
     target,
@@ -477,6 +493,7 @@ async function runSuites(
   target: TargetConfig,
   redactor: Redactor,
   runFile: string,
+  progress: Progress | undefined,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
   {
     process.env[RUN_FILE_ENV] = runFile;
@@ -538,7 +555,9 @@ async function runSuites(
         config: false,
         root: PKG_ROOT,
         watch: false,
-        reporters: opts.quiet ? [reporter] : [reporter, 'default'],
+        // Not vitest's own reporter: one line per group of findings at the end (printVerdict), not a
+        // dump with code frames per failing test; progress meanwhile.
+        reporters: progress ? [reporter, new ProgressReporter(progress)] : [reporter],
         maxWorkers: workers,
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
@@ -709,7 +728,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
-  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE])
+  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
     rmSync(join(reportDir, f), { force: true });
   writeHtmlReport(reportDir);
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
@@ -838,11 +857,12 @@ function printVerdict(s: Summary, harnessErrors: string[], dir: string, log: (s:
   if (failed.length) log(`  failed requirements: ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`);
   const adv = Object.entries(s.advisoryRequirements);
   if (adv.length) log(`  advisories: ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`);
-  const reasons = new Map<string, number>();
+  for (const line of groupLines(s, useColour())) log(line);
+  for (const e of harnessErrors) log(`  harness error: ${e}`);
+  // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).
   for (const t of s.tests)
-    if (t.outcome === 'not_run') reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
-  for (const [r, n] of reasons) log(`  not run (${n}): ${r}`);
-  for (const e of harnessErrors) log(`  harness error: ${e.split('\n')[0]}`);
+    if (t.outcome === 'harness_error')
+      log(`  harness error in ${t.title}:\n    ${(t.error ?? '').split('\n').join('\n    ')}`);
   if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
     log(
       `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,

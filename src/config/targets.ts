@@ -184,8 +184,8 @@ export function parseAllow(value: string, source: string): Effect[] {
   return items as Effect[];
 }
 
-const envRoleName = (role: Role) => `CONFORMANCE_KEY_${role.toUpperCase()}`;
-const envHintName = (hint: Hint) => `CONFORMANCE_MODEL_${hint.toUpperCase()}`;
+export const envRoleName = (role: Role) => `CONFORMANCE_KEY_${role.toUpperCase()}`;
+export const envHintName = (hint: Hint) => `CONFORMANCE_MODEL_${hint.toUpperCase()}`;
 
 function fromRaw(raw: RawTarget): TargetConfig {
   const embedded = raw.base_url === 'embedded';

@@ -266,13 +266,15 @@ export class LiveDescription {
     const all = res.body.length <= ALL_ERRORS_MAX_BYTES ? this.validator(schemaPointer) : undefined;
     const errors = all && !(all instanceof Error) && !all(res.json) ? all.errors : first.errors;
     const note = all ? '' : ` (the first error; a ${res.body.length}-byte body is not searched for more)`;
-    return (errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
-      id: 'RESP-003' as const,
-      message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})${note}`,
-      pointer: e.instancePath || '/',
-      received: capEvidence(valueAt(res.json, e.instancePath)),
-      expected: capEvidence(e.params),
-    }));
+    return oneErrorPerCause(errors ?? [])
+      .slice(0, 8)
+      .map((e: ErrorObject) => ({
+        id: 'RESP-003' as const,
+        message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})${note}`,
+        pointer: e.instancePath || '/',
+        received: capEvidence(valueAt(res.json, e.instancePath)),
+        expected: capEvidence(e.params),
+      }));
   }
 
   private checkHeaders(
@@ -327,6 +329,21 @@ function templateRegex(template: string): RegExp {
     regexCache.set(template, r);
   }
   return r;
+}
+
+/**
+ * One error per cause: a missing property is one finding at its instance path, however many schema
+ * paths require it (allOf branches, a $ref and its inline copy, anyOf/oneOf alternatives).
+ */
+export function oneErrorPerCause(errors: ErrorObject[]): ErrorObject[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    if (e.keyword !== 'required') return true;
+    const key = `${e.instancePath}\n${String((e.params as { missingProperty?: unknown }).missingProperty)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 export function valueAt(root: unknown, pointer: string): unknown {

@@ -575,13 +575,48 @@ ${cards(advisory, 0)}</section>`);
   return out.join('\n');
 }
 
+/** The violations grouped by root cause (summary.groups): one row per group, the first example in full. */
+function rootCausesSection(s: HtmlSummary): string {
+  const groups = s.groups ?? [];
+  if (groups.length === 0) return '';
+  const KIND = {
+    not_implemented: 'not implemented',
+    finding: "the test's own finding",
+    exchange: 'check of every exchange',
+  };
+  const rows = groups
+    .map((g) => {
+      const e = g.example;
+      const tests = g.tests.slice(0, MAX_TITLES_PER_REASON);
+      const cause =
+        g.kind === 'not_implemented'
+          ? `${g.endpoint} answers the framework's 404 to everything (no APIError)`
+          : g.cause;
+      return `<tr class="${g.severity === 'failure' ? 'c-failed' : 'c-advisory'}"><td>${esc(KIND[g.kind])}</td><td>${chips(g.ids)}</td><td>${g.endpoint ? `<code>${esc(g.endpoint)}</code>` : ''}</td><td>${esc(cause)}${g.pointer ? ` <code>${esc(g.pointer)}</code>` : ''}<details><summary>${esc(g.tests.length)} test(s)${g.notRun?.length ? `, ${esc(g.notRun.length)} not run because of it` : ''}; first example</summary><p><strong>${esc(e.test)}</strong>: [${esc(e.id)}] ${esc(e.message)}</p>${e.received !== undefined ? `<p>received <code>${esc(short(e.received))}</code></p>` : ''}${e.expected !== undefined ? `<p>expected <code>${esc(short(e.expected))}</code></p>` : ''}<ul class="titles">${tests.map((t) => `<li>${esc(t)}</li>`).join('')}${g.tests.length > tests.length ? `<li class="muted">… ${esc(g.tests.length - tests.length)} more in summary.json</li>` : ''}</ul></details></td><td>${esc(g.count)}</td></tr>`;
+    })
+    .join('');
+  return `<section id="causes"><h2>Root causes <span class="count c-failed">${esc(groups.filter((g) => g.severity === 'failure').length)}</span></h2>
+<p class="muted">Violations grouped by requirement, endpoint, location and cause across tests; every test's own detail is below and in summary.json.</p>
+<table class="small-t" data-groups><thead><tr><th>kind</th><th>ids</th><th>endpoint</th><th>cause</th><th>times</th></tr></thead>${rows}</table></section>`;
+}
+
 function notRunSection(s: HtmlSummary): string {
-  const groups = new Map<string, TestResultRecord[]>();
+  // One group per typed cause (kind and subject: what the console shows), else per reason; the label
+  // is the first test's reason with the cause's remedy.
+  const byKey = new Map<string, { label: string; tests: TestResultRecord[] }>();
   for (const t of s.tests)
     if (t.outcome === 'not_run') {
-      const r = t.reason ?? 'no reason given';
-      groups.set(r, [...(groups.get(r) ?? []), t]);
+      const c = t.cause;
+      const key = c ? `${c.kind}\n${c.subject}` : `reason\n${t.reason ?? ''}`;
+      const g = byKey.get(key);
+      if (g) g.tests.push(t);
+      else
+        byKey.set(key, {
+          label: `${c?.kind === 'endpoint' ? c.subject : (t.reason ?? 'no reason given')}${c?.remedy ? ` — to run: ${c.remedy}` : ''}`,
+          tests: [t],
+        });
     }
+  const groups = new Map([...byKey.values()].map((g) => [g.label, g.tests]));
   const byClass = Object.entries(s.skippedByClass ?? {});
   const classes = byClass.length
     ? `<p>Not run by side-effect class: ${byClass.map(([k, n]) => `<span class="chip">${esc(k)} <strong>${esc(n)}</strong></span>`).join(' ')}</p>`
@@ -832,6 +867,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 ${verdictSection(s, rows)}
 <div class="grid">${factsSection(s, generatedAt)}<div>${coverageSection(s)}${cleanupSection(s)}${extrasSections(s)}</div></div>
 ${matrixSection(rows, s)}
+${rootCausesSection(s)}
 ${failuresSection(s, reqs, input.extraExchanges)}
 ${notRunSection(s)}
 <footer>gateway-conformance ${esc(s.suite.version)} · target ${esc(s.target.name)} · started ${esc(s.startedAt)} · report written ${esc(generatedAt)}. Secrets are redacted; reproduce requests with <code>$CONFORMANCE_API_KEY</code>.</footer>

@@ -67,6 +67,9 @@ export class ConformanceReporter implements Reporter {
       rec.outcome = 'not_run';
       rec.reason =
         meta?.reason ?? result.note ?? (this.filter ? `excluded by --filter ${this.filter}` : 'skipped');
+      if (meta?.cause) rec.cause = meta.cause;
+      else if (!meta?.reason && !result.note && this.filter)
+        rec.cause = { kind: 'filter', subject: this.filter, remedy: 'run without --filter to judge them' };
     } else if (meta?.outcome === 'harness_error') {
       rec.outcome = 'harness_error';
       rec.error = meta.error ?? 'unknown harness error';

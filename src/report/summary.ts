@@ -1,6 +1,7 @@
 import { catalogue } from '../catalogue.ts';
 import type { Exchange } from '../http/client.ts';
-import type { CleanupRecord, Effect, LeftBehind, Outcome, Role, Violation } from '../model.ts';
+import type { CleanupRecord, Effect, LeftBehind, NotRunCause, Outcome, Role, Violation } from '../model.ts';
+import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
 import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
 
 export interface TestResultRecord {
@@ -11,6 +12,8 @@ export interface TestResultRecord {
   outcome: Outcome;
   durationMs: number;
   reason?: string;
+  /** Why it was not run, typed (see NotRunCause). */
+  cause?: NotRunCause;
   error?: string;
   violations: Array<Violation & { count: number }>;
   exchanges: Exchange[];
@@ -44,6 +47,10 @@ export interface Summary {
   /** Every failing requirement id, with how many tests it failed. */
   failedRequirements: Record<string, number>;
   advisoryRequirements: Record<string, number>;
+  /** The violations grouped by root cause (src/report/groups.ts): what the console and the HTML show. */
+  groups?: FindingGroup[];
+  /** The tests not run, grouped by cause, with its remedy. */
+  notRunGroups?: NotRunGroup[];
   coverage: { testable: number; tested: number; untested: string[]; unknownIds: string[] };
   /**
    * Each requirement's outcome over the run (failed > harness error > known failure > advisory > passed >
@@ -210,6 +217,8 @@ export function aggregate(
   | 'counts'
   | 'failedRequirements'
   | 'advisoryRequirements'
+  | 'groups'
+  | 'notRunGroups'
   | 'coverage'
   | 'requirements'
   | 'cleanup'
@@ -227,6 +236,7 @@ export function aggregate(
     }
     return out;
   };
+  const groups = groupFindings(tests);
   return {
     verdict:
       counts.harness_error > 0
@@ -242,6 +252,8 @@ export function aggregate(
     counts,
     failedRequirements: tally('failure'),
     advisoryRequirements: tally('advisory'),
+    groups,
+    notRunGroups: groupNotRun(tests, groups),
     coverage: coverage(tests, catalogue()),
     requirements: requirementResults(tests, catalogue().values()),
     cleanup: cleanupOf(tests),

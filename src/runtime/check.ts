@@ -4,10 +4,19 @@ import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
 import { suspiciousFields } from '../checks/leaks.ts';
 import { pointsFields } from '../checks/points.ts';
 import { pointsChecks } from '../checks/points-generic.ts';
-import type { TargetConfig } from '../config/targets.ts';
+import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
-import type { CleanupRecord, Effect, Hint, LeftBehind, Outcome, Role, Violation } from '../model.ts';
+import type {
+  CleanupRecord,
+  Effect,
+  Hint,
+  LeftBehind,
+  NotRunCause,
+  Outcome,
+  Role,
+  Violation,
+} from '../model.ts';
 import { capEvidence } from '../openapi/guard.ts';
 import {
   admission,
@@ -22,7 +31,7 @@ import {
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
-import { discoverHints, type WorkerState, worker } from './worker.ts';
+import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
 export interface TestRecord {
   ids: string[];
@@ -33,6 +42,8 @@ export interface TestRecord {
   exchanges: Exchange[];
   exchangeCount: number;
   reason?: string;
+  /** Why it was not run, typed (kind, subject, remedy). */
+  cause?: NotRunCause;
   error?: string;
   /** Dry run: the test would have run (it is reported as not run with that reason). */
   planned?: boolean;
@@ -121,7 +132,7 @@ export class CheckContext {
   constructor(
     private readonly w: WorkerState,
     readonly title: string,
-    private readonly skipFn: (note: string) => never,
+    private readonly skipFn: (note: string, cause?: NotRunCause) => never,
     readonly effect: Effect = 'read',
     /** The test provokes 429s on purpose (CheckSpec.judges429): they say nothing of the run's pace. */
     private readonly provokes429 = false,
@@ -164,7 +175,10 @@ export class CheckContext {
   /** A key value, for probes that must build a broken header from it. Never print it. */
   keyOf(role: Role): string {
     const k = this.w.keys[role];
-    if (!k) this.skip(`role '${role}' is not configured for target '${this.target.name}'`);
+    if (!k) {
+      const cause = roleCause(role);
+      this.skip(`role '${role}' is not configured for target '${this.target.name}'`, cause);
+    }
     return k;
   }
 
@@ -175,12 +189,18 @@ export class CheckContext {
     const found = (await discoverHints())[h];
     if (found) return found;
     return this.skip(
-      `model hint '${h}' is not configured for target '${this.target.name}' and could not be discovered from the catalog`,
+      `model hint '${h}' is not configured for target '${this.target.name}' and could not be discovered: ${undiscovered(h)}`,
+      {
+        kind: 'hint',
+        subject: h,
+        remedy: `set ${envHintName(h)} or models.${h} in the targets file`,
+      },
     );
   }
 
-  skip(reason: string): never {
-    this.skipFn(reason);
+  /** The test is not run: why, and (where the suite knows it) the typed cause with its remedy. */
+  skip(reason: string, cause?: NotRunCause): never {
+    this.skipFn(reason, cause);
     throw new SkipSignal(reason);
   }
 
@@ -257,7 +277,8 @@ export class CheckContext {
       ...suspiciousFields(res),
     ];
     findings.push(...this.w.responses.checkResponse(res));
-    for (const f of findings) this.violate(f.id, f.message, { ...f, exchange: res.exchange });
+    for (const f of findings)
+      this.violate(f.id, f.message, { ...f, exchange: res.exchange, scope: 'exchange' });
   }
 
   /** Record a violation of a requirement; its level comes from the catalogue. */
@@ -270,6 +291,7 @@ export class CheckContext {
       expected?: unknown;
       exchange?: Exchange;
       level?: 'notable';
+      scope?: 'exchange';
     } = {},
   ): void {
     const req = requirement(id);
@@ -309,6 +331,7 @@ export class CheckContext {
     if (extra.received !== undefined) v.received = redact.value(capEvidence(extra.received));
     if (extra.expected !== undefined) v.expected = redact.value(capEvidence(extra.expected));
     if (extra.exchange) v.exchangeId = extra.exchange.id;
+    if (extra.scope) v.scope = extra.scope;
     this.byKey.set(key, v);
     this.violations.push(v);
   }
@@ -381,6 +404,27 @@ export class ConformanceFailure extends Error {
   override name = 'ConformanceFailure';
 }
 
+const BUDGET_REMEDY =
+  'raise --budget-points (or CONFORMANCE_BUDGET_POINTS, budget_points in the targets file; unlimited for none)';
+
+/** Not run because `method path` answered `status`: one cause for every test it stopped. */
+export function answeredCause(method: string, path: string, status: number): NotRunCause {
+  return {
+    kind: 'endpoint',
+    subject: `${method} ${path} answered ${status}`,
+    endpoint: { method, path, status },
+  };
+}
+
+/** A role without a key: the variable that would give it one. */
+function roleCause(role: Role): NotRunCause {
+  return {
+    kind: 'role',
+    subject: role,
+    remedy: `set ${envRoleName(role)} (or keys.${role} in the targets file, naming the variable that holds its key)`,
+  };
+}
+
 /** The model a request body names, if any (what a billable request buys). */
 function modelOf(json: unknown): string | undefined {
   const model = (json as { model?: unknown } | null | undefined)?.model;
@@ -434,35 +478,46 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       exchangeCount: 0,
     };
     ctx.task.meta.conformance = record;
-    const notRun = (reason: string): never => {
+    const notRun = (reason: string, cause?: NotRunCause): never => {
       record.outcome = 'not_run';
       record.reason = reason;
+      if (cause) record.cause = cause;
       return ctx.skip(reason);
     };
     if (!w.run.target.allow.includes(spec.effect)) {
       notRun(
         `side-effect class '${spec.effect}' is not allowed for target '${w.run.target.name}' (allowed: ${w.run.target.allow.join(', ')})`,
+        {
+          kind: 'class',
+          subject: spec.effect,
+          remedy: `allow it with --allow ${[...w.run.target.allow, spec.effect].join(',')} (or CONFORMANCE_ALLOW, allow: in the targets file)`,
+        },
       );
     }
     for (const role of spec.roles ?? []) {
-      if (!w.keys[role]) notRun(`role '${role}' is not configured for target '${w.run.target.name}'`);
+      if (!w.keys[role])
+        notRun(`role '${role}' is not configured for target '${w.run.target.name}'`, roleCause(role));
     }
     for (const cap of spec.capabilities ?? []) {
       if (!w.run.target.capabilities.includes(cap))
-        notRun(`capability '${cap}' is not declared for target '${w.run.target.name}'`);
+        notRun(`capability '${cap}' is not declared for target '${w.run.target.name}'`, {
+          kind: 'capability',
+          subject: cap,
+          remedy: `declare it in capabilities: of the targets file if the target offers the hook '${cap}'`,
+        });
     }
     const stop = stopReason(w.run.reportDir);
-    if (stop) notRun(stop);
+    if (stop) notRun(stop, { kind: 'stopped', subject: stop });
     if (spec.effect === 'billable') {
       const refused = balanceOut(w.run.reportDir) ?? admission(w.run.reportDir, w.run.budget);
       if (refused) {
         record.unpaid = true;
-        notRun(refused);
+        notRun(refused, { kind: 'budget', subject: refused, remedy: BUDGET_REMEDY });
       }
     }
     if (w.run.dryRun) {
       record.planned = true;
-      notRun('dry run: would run');
+      notRun('dry run: would run', { kind: 'dry_run', subject: 'would run' });
     }
     const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
     let stoppedBy: string | undefined;
@@ -477,7 +532,8 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
             ? await lock.acquireExclusive(waitMs)
             : await lock.acquireShared(waitMs);
       } catch (err) {
-        if (err instanceof LockTimeout) notRun(`account lock: ${err.message}`);
+        if (err instanceof LockTimeout)
+          notRun(`account lock: ${err.message}`, { kind: 'lock', subject: 'the account lock was busy' });
         throw err;
       }
     }
@@ -520,7 +576,11 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       failures = failures.filter((f) => !after.includes(f));
       if (failures.length === 0) {
         record.unpaid = true;
-        notRun(t.balanceRanOut.reason);
+        notRun(t.balanceRanOut.reason, {
+          kind: 'budget',
+          subject: t.balanceRanOut.reason,
+          remedy: "top up the primary account's points",
+        });
       }
     }
     // A limit or protection of the target refused a request the rule needed answered: not judged.
@@ -540,12 +600,22 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       if (failures.length === 0)
         notRun(
           `the target answered 429 (a limit or protection, which the contract allows: "wait for the limit window"): ${[...new Set(limited.map((v) => v.id))].join(' ')} not judged; run again when its limits allow`,
+          {
+            kind: 'limited',
+            subject: 'the target answered 429 (a limit or protection)',
+            remedy: 'run again when its limits allow, or with a lower --concurrency',
+          },
         );
     }
     // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
     if (stoppedBy && failures.length === 0) {
       if (unpaid) record.unpaid = true;
-      notRun(`${stoppedBy} (stopped while running)`);
+      notRun(
+        `${stoppedBy} (stopped while running)`,
+        unpaid
+          ? { kind: 'budget', subject: stoppedBy, remedy: BUDGET_REMEDY }
+          : { kind: 'stopped', subject: stoppedBy },
+      );
     }
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));

@@ -22,6 +22,29 @@ import type { Exchange, HttpResponse } from '../http/client.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
+/** Media jobs each worker thread is waiting on: lines `thread count`, the last of a thread holds. */
+export const JOBS_FILE = 'jobs-in-flight.ndjson';
+
+/** This worker thread now waits on `count` jobs (for the main thread's progress line). */
+export function noteJobsInFlight(reportDir: string, thread: number, count: number): void {
+  appendFileSync(join(reportDir, JOBS_FILE), `${thread} ${count}\n`);
+}
+
+/** The media jobs the run's worker threads are waiting on, summed. */
+export function jobsInFlight(reportDir: string): number {
+  let text: string;
+  try {
+    text = readFileSync(join(reportDir, JOBS_FILE), 'utf8');
+  } catch {
+    return 0;
+  }
+  const last = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const [thread, count] = line.split(' ');
+    if (thread && count) last.set(thread, Number(count));
+  }
+  return [...last.values()].reduce((a, b) => a + b, 0);
+}
 
 /**
  * A run-wide flag with its reason: a file of the report directory, set once by any worker, read by

@@ -43,6 +43,8 @@ export class Poller<R extends { headers: Record<string, string> }> {
 
   constructor(
     private readonly now: () => number = Date.now,
+    /** Told the number of resources watched whenever it changes (the run's progress line shows it). */
+    private readonly onWatching?: (n: number) => void,
     /** The run's deadline: no read is due later (the read at the deadline is refused, ending the wait). */
     private readonly deadlineAt: () => number | undefined = runDeadlineAt,
   ) {}
@@ -55,7 +57,10 @@ export class Poller<R extends { headers: Record<string, string> }> {
       const entry = this.entries.get(w.key);
       if (entry) entry.waiters.add(waiter);
       // A new resource is read at once.
-      else this.entries.set(w.key, { waiters: new Set([waiter]), due: this.now(), reading: false });
+      else {
+        this.entries.set(w.key, { waiters: new Set([waiter]), due: this.now(), reading: false });
+        this.onWatching?.(this.entries.size);
+      }
       this.schedule();
     });
   }
@@ -119,7 +124,7 @@ export class Poller<R extends { headers: Record<string, string> }> {
   private settle(key: string, e: Entry<R>, due: number): void {
     e.reading = false;
     e.due = Math.min(due, this.deadlineAt() ?? Number.POSITIVE_INFINITY);
-    if (e.waiters.size === 0) this.entries.delete(key);
+    if (e.waiters.size === 0 && this.entries.delete(key)) this.onWatching?.(this.entries.size);
     this.schedule();
   }
 }

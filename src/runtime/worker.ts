@@ -67,6 +67,19 @@ const HINT_WORDS: Record<Exclude<Hint, 'forbidden'>, RegExp> = {
 };
 
 let discovered: Promise<Partial<Record<Hint, string>>> | undefined;
+/** What the discovery saw of the catalog, to say why a hint was not found (see undiscovered). */
+let catalogSeen: { listed: string[] } | { failure: string } = { failure: 'the catalog was not read' };
+
+/** Why hint `h` could not be discovered from the primary catalog (after discoverHints resolved). */
+export function undiscovered(h: Hint): string {
+  if (h === 'forbidden')
+    return 'a forbidden model can never be discovered (it is one the catalog does not list)';
+  const word =
+    h === 'no_responses' ? "'chat' without 'responses'" : `'${HINT_WORDS[h].source.replace(/\\/g, '')}'`;
+  if ('failure' in catalogSeen) return catalogSeen.failure;
+  const ids = catalogSeen.listed;
+  return `the catalog lists ${ids.length} model(s)${ids.length ? ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})` : ''} but no entry names ${word} in its fields (e.g. capabilities)`;
+}
 
 /**
  * Model hints the target config does not give, discovered once per worker from the primary key's
@@ -90,6 +103,17 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
         headers: { authorization: `Bearer ${primary}` },
       });
       const list = findEntryList(res.json);
+      const ids = (list?.entries ?? [])
+        .map((e) =>
+          isPlainObject(e) ? ID_FIELDS.map((f) => e[f]).find((v) => typeof v === 'string') : undefined,
+        )
+        .filter((v): v is string => typeof v === 'string');
+      catalogSeen =
+        res.status >= 300
+          ? { failure: `GET /v1/models answered ${res.status}` }
+          : list
+            ? { listed: ids }
+            : { failure: `GET /v1/models answered ${res.status} without a list of models` };
       const out: Partial<Record<Hint, string>> = {};
       for (const entry of list?.entries ?? []) {
         if (!isPlainObject(entry)) continue;
@@ -104,7 +128,8 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
         }
       }
       return out;
-    } catch {
+    } catch (err) {
+      catalogSeen = { failure: `GET /v1/models failed: ${err instanceof Error ? err.message : String(err)}` };
       return {};
     }
   })();

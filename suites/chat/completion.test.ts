@@ -1,3 +1,4 @@
+import { answeredCause } from '../../src/runtime/check.ts';
 import {
   type CheckContext,
   check,
@@ -198,6 +199,7 @@ check(
     if (!id)
       return t.skip(
         `the account's media catalog lists no model (GET /v1/media/models answered ${media.status})`,
+        isSuccess(media.status) ? undefined : answeredCause('GET', '/v1/media/models', media.status),
       );
     const { res } = await chat(t, id);
     t.ensure(

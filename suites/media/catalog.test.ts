@@ -1,6 +1,7 @@
 import { isPlainObject } from '../../src/checks/json.ts';
 import { mediaCatalog } from '../../src/media.ts';
 import type { MediaModel } from '../../src/rules/media.ts';
+import { answeredCause } from '../../src/runtime/check.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
 import { ACK, table } from './support.ts';
 
@@ -158,7 +159,11 @@ check(
   'describes every documented model it lists as the contract does',
   async (t) => {
     const c = await mediaCatalog(t);
-    if (!isSuccess(c.status)) return t.skip(`GET /v1/media/models answered ${c.status} (see MCAT-001)`);
+    if (!isSuccess(c.status))
+      return t.skip(
+        `GET /v1/media/models answered ${c.status} (see MCAT-001)`,
+        answeredCause('GET', '/v1/media/models', c.status),
+      );
     const documented = c.entries.filter((e) => typeof e.id === 'string' && e.id in table.models);
     if (documented.length === 0) return t.skip('the catalog lists no documented model');
     for (const e of documented) compare(t, e.id as string, e, table.models[e.id as string]!);

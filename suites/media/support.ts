@@ -4,21 +4,31 @@ import { TransportError } from '../../src/errors.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { mediaCatalog, pollJob, TERMINAL_STATUSES, trackJob, upload } from '../../src/media.ts';
 import { type MediaModel, mediaTable } from '../../src/rules/media.ts';
-import type { Req } from '../../src/runtime/check.ts';
+import { answeredCause, type Req } from '../../src/runtime/check.ts';
 import { type CheckContext, errorCode, isSuccess } from '../../src/suite.ts';
 
 export const table = mediaTable();
 export const documentedIds = Object.keys(table.models);
 export const ACK = table.acknowledgement;
 
-let listed: Promise<Set<string>> | undefined;
+let listed: Promise<{ status: number; ids: Set<string> }> | undefined;
 
 /** The documented model, or the test is not run: only models in the account's media catalog can be called. */
 export async function listedModel(t: CheckContext, id: string): Promise<MediaModel> {
-  listed ??= mediaCatalog(t).then((c) => new Set(c.ids));
-  const ids = await listed;
+  listed ??= mediaCatalog(t).then((c) => ({ status: c.status, ids: new Set(c.ids) }));
+  const { status, ids } = await listed;
+  // One cause for every media test: the catalog itself did not answer (not one line per model).
+  if (!isSuccess(status))
+    t.skip(
+      `GET /v1/media/models answered ${status}: no model of the account's media catalog can be called`,
+      answeredCause('GET', '/v1/media/models', status),
+    );
   if (!ids.has(id))
-    t.skip(`${id} is not in the account's media catalog (only published models can be called)`);
+    t.skip(`${id} is not in the account's media catalog (only published models can be called)`, {
+      kind: 'precondition',
+      subject: "a documented media model is not in the account's media catalog",
+      remedy: 'publish the model to the primary account (only models of its catalog can be called)',
+    });
   return table.models[id]!;
 }
 

@@ -1,0 +1,233 @@
+/**
+ * Root causes instead of floods: the violations of a run grouped by requirement and normalised cause
+ * (same check, same endpoint as method + path template, same schema location, a message without its
+ * values), across tests; an endpoint that answers the web framework's 404 to everything is one group,
+ * "not implemented", that every finding on it and every test not run because of it point to; and the
+ * tests not run, grouped by their typed cause. Computed once (aggregate) into summary.json, read by the
+ * console and the HTML report. The raw per-test detail stays in the tests and the exchanges.
+ */
+import type { Exchange } from '../http/client.ts';
+import type { NotRunCause, Violation } from '../model.ts';
+import type { TestResultRecord } from './summary.ts';
+
+export interface FindingGroup {
+  /**
+   * `not_implemented`: an endpoint answering the framework's 404; `finding`: the tests' own rules;
+   * `exchange`: the checks every exchange gets (description, error shape, leaks, points).
+   */
+  kind: 'not_implemented' | 'finding' | 'exchange';
+  /** The requirement ids of the group (one, except for `not_implemented`, which folds in all on it). */
+  ids: string[];
+  severity: 'failure' | 'advisory';
+  /** Method and path template: `GET /v1/media/jobs/{id}`. */
+  endpoint?: string;
+  /** The location, array indices folded: `/data/*`. */
+  pointer?: string;
+  /** The message with its values taken out: what every member of the group says. */
+  cause: string;
+  /** Violations in the group (each counted as often as it was seen). */
+  count: number;
+  /** Titles of the tests it spans (first seen first). */
+  tests: string[];
+  /** not_implemented: titles of the tests not run because of it. */
+  notRun?: string[];
+  /** The first member, in full. */
+  example: {
+    test: string;
+    id: string;
+    message: string;
+    pointer?: string;
+    received?: unknown;
+    expected?: unknown;
+    exchangeId?: string;
+  };
+}
+
+export interface NotRunGroup {
+  /** Absent for a not-run reason the suite gave only in words. */
+  cause?: NotRunCause;
+  /** The reason of the first test (a cause's subject says what they share). */
+  reason: string;
+  count: number;
+  example: string;
+  /** The `not implemented` group whose endpoint this is, as its endpoint. */
+  notImplemented?: string;
+}
+
+/** Collections whose next path segment is an id. */
+const ID_PARENTS = new Set([
+  'models',
+  'jobs',
+  'inputs',
+  'assets',
+  'tickets',
+  'payment-orders',
+  'payment-methods',
+]);
+
+/** `/v1/media/jobs/job_123?x=1` -> `/v1/media/jobs/{id}`. */
+export function pathTemplate(path: string): string {
+  const segs = (path.split('?')[0] ?? '').split('/');
+  return segs
+    .map((s, i) =>
+      i >= 2 &&
+      s !== '' &&
+      !s.startsWith('{') &&
+      (/[0-9_]/.test(s) || s.length >= 24 || ID_PARENTS.has(segs[i - 1]!))
+        ? '{id}'
+        : s,
+    )
+    .join('/');
+}
+
+/** A JSON pointer with array indices folded: `/data/3/id` -> `/data/*\/id`. */
+export function foldPointer(p: string): string {
+  return p.replace(/\/\d+(?=\/|$)/g, '/*');
+}
+
+/** The message without its values: schema paths, array indices, quoted values, long numbers. */
+export function normaliseMessage(message: string, ex?: Exchange): string {
+  let m = message.replace(/\s*\(schema [^)]*\)/g, '');
+  if (ex) {
+    const raw = ex.path.split('?')[0]!;
+    m = m.split(ex.path).join(pathTemplate(ex.path)).split(raw).join(pathTemplate(raw));
+  }
+  return m
+    .replace(/(\s|^)(\/[^\s'"]*)/g, (_, sp: string, p: string) => `${sp}${foldPointer(p)}`)
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+    .replace(/\b\d+\.\d+\b|\b\d{4,}\b/g, '#');
+}
+
+/** The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer. */
+export function isFramework404(ex: Exchange | undefined): boolean {
+  if (ex?.status !== 404) return false;
+  const preview = ex.responseBody?.preview ?? '';
+  return !/"error"\s*:\s*\{/.test(preview);
+}
+
+const endpointOf = (ex: Exchange) => `${ex.method} ${pathTemplate(ex.path)}`;
+
+const SECTION: Record<FindingGroup['kind'], number> = { not_implemented: 0, finding: 1, exchange: 2 };
+
+/** The finding groups of a run: not implemented first, then the tests' own findings, then per-exchange checks. */
+export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
+  const groups = new Map<string, FindingGroup & { testSet: Set<string> }>();
+  const add = (
+    key: string,
+    make: () => FindingGroup,
+    t: TestResultRecord,
+    v: Violation & { count: number },
+  ) => {
+    let g = groups.get(key);
+    if (!g) {
+      g = { ...make(), testSet: new Set() };
+      groups.set(key, g);
+    }
+    g.count += v.count;
+    if (!g.ids.includes(v.id)) g.ids.push(v.id);
+    if (v.severity === 'failure') g.severity = 'failure';
+    if (!g.testSet.has(t.title)) {
+      g.testSet.add(t.title);
+      g.tests.push(t.title);
+    }
+  };
+  for (const t of tests) {
+    if (t.outcome === 'not_run' || t.outcome === 'harness_error') continue;
+    const exchanges = new Map(t.exchanges.map((e) => [e.id, e]));
+    for (const v of t.violations) {
+      const ex = v.exchangeId ? exchanges.get(v.exchangeId) : undefined;
+      const example = (): FindingGroup['example'] => ({
+        test: t.title,
+        id: v.id,
+        message: v.message,
+        ...(v.pointer !== undefined ? { pointer: v.pointer } : {}),
+        ...(v.received !== undefined ? { received: v.received } : {}),
+        ...(v.expected !== undefined ? { expected: v.expected } : {}),
+        ...(v.exchangeId ? { exchangeId: v.exchangeId } : {}),
+      });
+      if (ex && isFramework404(ex)) {
+        const endpoint = endpointOf(ex);
+        add(
+          `not_implemented\n${endpoint}`,
+          () => ({
+            kind: 'not_implemented',
+            ids: [],
+            severity: v.severity,
+            endpoint,
+            cause: `${endpoint} is not implemented: it answers the framework's 404 without the APIError shape`,
+            count: 0,
+            tests: [],
+            notRun: [],
+            example: example(),
+          }),
+          t,
+          v,
+        );
+        continue;
+      }
+      const kind = v.scope === 'exchange' ? 'exchange' : 'finding';
+      const endpoint = ex ? endpointOf(ex) : undefined;
+      const pointer = v.pointer !== undefined ? foldPointer(v.pointer) : undefined;
+      const cause = normaliseMessage(v.message, ex);
+      add(
+        [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n'),
+        () => ({
+          kind,
+          ids: [],
+          severity: v.severity,
+          ...(endpoint ? { endpoint } : {}),
+          ...(pointer !== undefined ? { pointer } : {}),
+          cause,
+          count: 0,
+          tests: [],
+          example: example(),
+        }),
+        t,
+        v,
+      );
+    }
+  }
+  const out = [...groups.values()].map(({ testSet: _, ...g }) => g);
+  // Tests not run because an endpoint answered 404: they point to its `not implemented` group.
+  for (const t of tests) {
+    const e = t.cause?.endpoint;
+    if (t.outcome !== 'not_run' || !e || e.status !== 404) continue;
+    const g = out.find(
+      (x) => x.kind === 'not_implemented' && x.endpoint === `${e.method} ${pathTemplate(e.path)}`,
+    );
+    g?.notRun?.push(t.title);
+  }
+  const rank = (g: FindingGroup) => (g.severity === 'failure' ? 0 : 1);
+  return out.sort(
+    (a, b) => SECTION[a.kind] - SECTION[b.kind] || rank(a) - rank(b) || b.tests.length - a.tests.length,
+  );
+}
+
+/** The tests not run, one group per typed cause (kind and subject), else per reason; largest first. */
+export function groupNotRun(tests: TestResultRecord[], findings: FindingGroup[]): NotRunGroup[] {
+  const groups = new Map<string, NotRunGroup>();
+  for (const t of tests) {
+    if (t.outcome !== 'not_run' || t.planned) continue;
+    const reason = t.reason ?? 'not run';
+    const key = t.cause ? `${t.cause.kind}\n${t.cause.subject}` : `reason\n${reason}`;
+    const g = groups.get(key);
+    if (g) {
+      g.count++;
+      continue;
+    }
+    const e = t.cause?.endpoint;
+    const ni = e
+      ? findings.find(
+          (f) => f.kind === 'not_implemented' && f.endpoint === `${e.method} ${pathTemplate(e.path)}`,
+        )
+      : undefined;
+    groups.set(key, {
+      ...(t.cause ? { cause: t.cause } : {}),
+      reason,
+      count: 1,
+      example: t.title,
+      ...(ni?.endpoint ? { notImplemented: ni.endpoint } : {}),
+    });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}

@@ -1,0 +1,223 @@
+/** Root causes, not floods: the grouping of violations and not-run causes (src/report/groups.ts). */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/http/client.ts';
+import type { Violation } from '../../src/model.ts';
+import { oneErrorPerCause } from '../../src/openapi/live.ts';
+import { groupLines } from '../../src/report/console.ts';
+import {
+  groupFindings,
+  groupNotRun,
+  isFramework404,
+  normaliseMessage,
+  pathTemplate,
+} from '../../src/report/groups.ts';
+import { Progress, useColour } from '../../src/report/progress.ts';
+import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
+import { Poller } from '../../src/runtime/poller.ts';
+
+const ex = (id: string, method: string, path: string, status: number, preview = '{}'): Exchange => ({
+  id,
+  startedAt: '2026-01-01T00:00:00Z',
+  method,
+  path,
+  requestHeaders: {},
+  status,
+  responseBody: { bytes: preview.length, sha256: '', preview },
+  durationMs: 1,
+});
+
+const v = (id: string, message: string, extra: Partial<Violation> = {}): Violation & { count: number } => ({
+  id,
+  level: 'failure',
+  severity: 'failure',
+  message,
+  count: 1,
+  ...extra,
+});
+
+const test = (
+  title: string,
+  ids: string[],
+  violations: TestResultRecord['violations'],
+  exchanges: Exchange[],
+) =>
+  ({
+    title,
+    file: 'suites/x.test.ts',
+    ids,
+    outcome: violations.some((x) => x.severity === 'failure') ? 'failed' : 'passed',
+    durationMs: 1,
+    violations,
+    exchanges,
+    exchangeCount: exchanges.length,
+  }) as TestResultRecord;
+
+const FRAMEWORK_404 = '{"message":"Route GET:/v1/usage not found","error":"Not Found","statusCode":404}';
+
+describe('grouping violations by root cause', () => {
+  it('folds ids and array indices out of endpoints, pointers and messages', () => {
+    expect(pathTemplate('/v1/media/jobs/job_123?x=1')).toBe('/v1/media/jobs/{id}');
+    expect(pathTemplate('/v1/models/tx-chat-1')).toBe('/v1/models/{id}');
+    expect(pathTemplate('/v1/media/models')).toBe('/v1/media/models');
+    expect(
+      normaliseMessage(
+        "GET /v1/models 200: body /data/3 must have required property 'owned_by' (schema #/allOf/1/required)",
+      ),
+    ).toBe("GET /v1/models 200: body /data/* must have required property 'owned_by'");
+    expect(normaliseMessage('charged "0.0012" for 12345 tokens')).toBe('charged "…" for # tokens');
+  });
+
+  it('tells the framework 404 from an APIError 404', () => {
+    expect(isFramework404(ex('e', 'GET', '/v1/usage', 404, FRAMEWORK_404))).toBe(true);
+    expect(isFramework404(ex('e', 'GET', '/v1/usage', 404, '{"error":{"code":"not_found"}}'))).toBe(false);
+    expect(isFramework404(ex('e', 'GET', '/v1/usage', 200, FRAMEWORK_404))).toBe(false);
+  });
+
+  it('one missing field across tests and replies is one group; a framework 404 is one "not implemented" group', () => {
+    const tests: TestResultRecord[] = [];
+    for (let i = 0; i < 5; i++) {
+      const models = ex(`m${i}`, 'GET', '/v1/models', 200);
+      const usage = ex(`u${i}`, 'GET', '/v1/usage', 404, FRAMEWORK_404);
+      tests.push(
+        test(
+          `AUTH-001 probe ${i}`,
+          ['AUTH-001'],
+          [
+            v('AUTH-001', 'GET /v1/usage: did not refuse a request without a key', { exchangeId: usage.id }),
+            v('ERR-001', 'GET /v1/usage answered 404 without the APIError shape', {
+              exchangeId: usage.id,
+              scope: 'exchange',
+            }),
+            ...[0, 1, 2].map((n) =>
+              v(
+                'RESP-003',
+                `GET /v1/models 200: body /data/${n} must have required property 'owned_by' (schema #/x)`,
+                {
+                  exchangeId: models.id,
+                  pointer: `/data/${n}`,
+                  scope: 'exchange',
+                },
+              ),
+            ),
+          ],
+          [models, usage],
+        ),
+      );
+    }
+    tests.push({
+      ...test('USAGE-002 lists usage', ['USAGE-002'], [], []),
+      outcome: 'not_run',
+      reason: 'GET /v1/usage answered 404',
+      cause: {
+        kind: 'endpoint',
+        subject: 'GET /v1/usage answered 404',
+        endpoint: { method: 'GET', path: '/v1/usage', status: 404 },
+      },
+    });
+    const groups = groupFindings(tests);
+    expect(groups.map((g) => g.kind)).toEqual(['not_implemented', 'exchange']);
+    const [missing, field] = groups;
+    expect(missing).toMatchObject({ endpoint: 'GET /v1/usage', count: 10, ids: ['AUTH-001', 'ERR-001'] });
+    expect(missing!.tests).toHaveLength(5);
+    expect(missing!.notRun).toEqual(['USAGE-002 lists usage']);
+    expect(field).toMatchObject({
+      ids: ['RESP-003'],
+      pointer: '/data/*',
+      count: 15,
+      endpoint: 'GET /v1/models',
+    });
+    expect(field!.example.message).toContain('/data/0');
+    const notRun = groupNotRun(tests, groups);
+    expect(notRun).toEqual([expect.objectContaining({ count: 1, notImplemented: 'GET /v1/usage' })]);
+  });
+
+  it("puts the tests' own findings before per-exchange checks, and not-run causes carry their remedy", () => {
+    const e = ex('a', 'GET', '/v1/balance', 200);
+    const tests = [
+      test(
+        'BAL-001 x',
+        ['BAL-001'],
+        [v('RESP-003', 'GET /v1/balance 200: body / bad', { exchangeId: 'a', scope: 'exchange' })],
+        [e],
+      ),
+      test('BAL-002 y', ['BAL-002'], [v('BAL-002', 'the total is not the sum', { exchangeId: 'a' })], [e]),
+      ...[1, 2, 3].map(
+        (n) =>
+          ({
+            ...test(`REVOKE-00${n}`, [], [], []),
+            outcome: 'not_run',
+            reason: "role 'revoked' is not configured for target 'x'",
+            cause: { kind: 'role', subject: 'revoked', remedy: 'set CONFORMANCE_KEY_REVOKED' },
+          }) as TestResultRecord,
+      ),
+    ];
+    const s = { ...aggregate(tests, []), tests } as unknown as Summary;
+    expect(s.groups!.map((g) => g.kind)).toEqual(['finding', 'exchange']);
+    const lines = groupLines(s, false);
+    const own = lines.findIndex((l) => l.includes('[BAL-002]'));
+    const generic = lines.findIndex((l) => l.includes('[RESP-003]'));
+    expect(own).toBeGreaterThan(-1);
+    expect(own).toBeLessThan(generic);
+    expect(lines.filter((l) => l.startsWith('  not run'))).toEqual([
+      "  not run (3): role 'revoked' is not configured for target 'x' — to run: set CONFORMANCE_KEY_REVOKED",
+    ]);
+  });
+
+  it('one error per missing property however many schema paths require it', () => {
+    const err = (schemaPath: string, missingProperty: string, instancePath = '') =>
+      ({ keyword: 'required', instancePath, schemaPath, params: { missingProperty } }) as ErrorObject;
+    const out = oneErrorPerCause([
+      err('#/components/schemas/ChatCompletion/required', 'usage'),
+      err('#/allOf/1/required', 'usage'),
+      err('#/allOf/1/required', 'created'),
+      err('#/allOf/1/required', 'usage', '/x'),
+    ]);
+    expect(
+      out.map((e) => `${e.instancePath}:${(e.params as { missingProperty: string }).missingProperty}`),
+    ).toEqual([':usage', ':created', '/x:usage']);
+  });
+
+  it('colours only on a TTY, NO_COLOR and FORCE_COLOR respected', () => {
+    const tty = { write: () => true, isTTY: true };
+    const pipe = { write: () => true };
+    expect(useColour(tty, {})).toBe(true);
+    expect(useColour(pipe, {})).toBe(false);
+    expect(useColour(tty, { NO_COLOR: '1' })).toBe(false);
+    expect(useColour(pipe, { FORCE_COLOR: '1' })).toBe(true);
+    expect(useColour(tty, { FORCE_COLOR: '0' })).toBe(false);
+  });
+});
+
+describe('progress of a run', () => {
+  it('says how many media jobs the run waits for, read from the run-wide file the workers append to', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-progress-'));
+    noteJobsInFlight(dir, 1, 3);
+    noteJobsInFlight(dir, 2, 4);
+    noteJobsInFlight(dir, 1, 1);
+    expect(jobsInFlight(dir)).toBe(5);
+    const written: string[] = [];
+    const p = new Progress({ write: (s) => written.push(s) > 0 }, () => jobsInFlight(dir));
+    p.collected(10);
+    p.started('MJOB-001 a job');
+    p.finished('x', 'failed');
+    expect(p.status()).toMatch(
+      /1\/10 tests done, 1 failed, 0 not run; waiting for 5 media jobs; waiting for 1 running test/,
+    );
+  });
+
+  it('the poller says how many jobs it watches whenever that changes', async () => {
+    const seen: number[] = [];
+    const poller = new Poller<{ headers: Record<string, string> }>(Date.now, (n) => seen.push(n));
+    const read = async () => ({ headers: {} });
+    await Promise.all([
+      poller.wait({ key: 'a', read, onResult: () => true, cap: 3, intervalMs: 1 }),
+      poller.wait({ key: 'b', read, onResult: () => true, cap: 3, intervalMs: 1 }),
+    ]);
+    expect(seen).toEqual([1, 2, 1, 0]);
+  });
+});
