@@ -1032,6 +1032,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // errors.ts + guards.ts: 429 may meet any request ("rate limit or protection"), invalid ones too
+  {
+    name: 'guard-429-refusals',
+    description:
+      'every 3rd 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 7th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
+  },
   // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
   {
     name: 'trim-ascii-only',

@@ -255,7 +255,8 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
   row.status = hit.length === 0 ? 'SURVIVED' : row.ok ? 'killed' : 'COLLATERAL';
   if (hit.length === 0 && row.failed.length > 0)
     row.note = `failed only other ids (${row.failed.join(' ')}), not ${job.expected.join(' ')}`;
-  else if (!row.ok) row.note = `also failed ${row.collateral.join(' ')}, outside ${job.expected.join(' ')}`;
+  else if (row.collateral.length > 0)
+    row.note = `also failed ${row.collateral.join(' ')}, outside ${job.expected.join(' ')}`;
 }
 
 export async function runMatrix(
