@@ -1032,6 +1032,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
+  {
+    name: 'ref-unknown-404',
+    description:
+      'a job referencing an input id that is unknown, foreign or deleted is refused 404 not_found, not 400 invalid_request',
+  },
   // errors.ts + guards.ts: 429 may meet any request ("rate limit or protection"), invalid ones too
   {
     name: 'guard-429-refusals',

@@ -77,11 +77,13 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       const kind =
         outcome.error === 'not_found'
           ? 'model_not_found'
-          : outcome.error === 'forbidden'
-            ? 'model_not_allowed'
-            : ctx.fault === 'invalid-code'
-              ? 'bad_parameter'
-              : 'invalid_request';
+          : outcome.error === 'unknown_input'
+            ? 'not_found'
+            : outcome.error === 'forbidden'
+              ? 'model_not_allowed'
+              : ctx.fault === 'invalid-code'
+                ? 'bad_parameter'
+                : 'invalid_request';
       return sendError(reply, ctx, kind, outcome.message);
     }
     const spec = outcome.job;
