@@ -517,6 +517,9 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'openapi-model-enum': async (ref) =>
+    (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
+    false,
   'ref-unknown-404': async (ref) =>
     (await jobStatus(ref, jobBody('wc-100011', ['in_probe_unknown']))) === 404,
   // The 3rd refusal is a 429 with Retry-After: 1; the 7th balance read a 429 without Retry-After.
