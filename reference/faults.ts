@@ -795,7 +795,8 @@ const FAULT_LIST = [
     name: 'settlement-replay-new-job',
     description:
       'repeating the create of a settlement_pending job with the same Idempotency-Key and body creates a new job',
-    breaks: ['MJOB-024', 'MJOB-026'],
+    breaks: ['MJOB-026'],
+    level: 'implied',
   },
   // routes/media-jobs.ts: a submission_uncertain job reads as 404
   {
@@ -1041,6 +1042,12 @@ const VARIANT_LIST = [
     name: 'guard-429-sometimes',
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
+  },
+  // routes/media-jobs.ts: settlement_pending "keep tracking the same job; do not generate again"
+  {
+    name: 'settlement-replay-refused',
+    description:
+      'repeating the create of a settlement_pending job with the same Idempotency-Key is refused 409 (do not generate again), not answered with the job',
   },
   // openapi.ts: "the catalog is extended over time"
   {

@@ -62,6 +62,19 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       (storedJob !== undefined &&
         ctx.fault !== undefined &&
         REPLAY_NEW[ctx.fault] === statusOf(ctx, storedJob, now).status);
+    // Variant settlement-replay-refused: "do not generate again" read as a refusal of any repeat of a
+    // settlement_pending job's create (409), instead of answering that job.
+    if (
+      storedJob &&
+      ctx.variant === 'settlement-replay-refused' &&
+      statusOf(ctx, storedJob, now).status === 'settlement_pending'
+    )
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This job awaits settlement; do not generate again.',
+      );
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)

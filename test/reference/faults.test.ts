@@ -517,6 +517,10 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'settlement-replay-refused': async (ref) => {
+    await pendingJob(ref, 'probe-pending');
+    return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
+  },
   'openapi-model-enum': async (ref) =>
     (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
     false,
