@@ -1043,6 +1043,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
+  {
+    name: 'customer-cost-field',
+    description:
+      "each /v1/models entry carries cost: its request price in points (the customer's own bill, not a purchase cost; described so)",
+  },
   // routes/media-jobs.ts: settlement_pending "keep tracking the same job; do not generate again"
   {
     name: 'settlement-replay-refused',

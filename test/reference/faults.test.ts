@@ -517,6 +517,7 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'customer-cost-field': async (ref) => (await models(ref)).body.data[0].cost !== undefined,
   'settlement-replay-refused': async (ref) => {
     await pendingJob(ref, 'probe-pending');
     return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
