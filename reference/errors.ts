@@ -109,12 +109,34 @@ export function errorResponse(
   return { status, body: { error: { code, message, type } } };
 }
 
+/** Variant guard-429-refusals: the 4xx refusals of each account, counted (per server). */
+const refusals = new WeakMap<RefContext, Map<string, number>>();
+
+/**
+ * Variant guard-429-refusals: a protection that trips on a client sending invalid requests. Every 3rd
+ * 4xx refusal (other than 429) of an authenticated account is answered 429 rate_limited, Retry-After: 1.
+ */
+function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): boolean {
+  const account = reply.request.caller?.account;
+  if (ctx.variant !== 'guard-429-refusals' || !account || status < 400 || status >= 500 || status === 429)
+    return false;
+  const counts = refusals.get(ctx) ?? new Map<string, number>();
+  refusals.set(ctx, counts);
+  const n = (counts.get(account.id) ?? 0) + 1;
+  counts.set(account.id, n);
+  return n % 3 === 0;
+}
+
 export function sendError(
   reply: FastifyReply,
   ctx: RefContext,
   kind: ErrorKind,
   message: string,
 ): FastifyReply {
+  if (refusalLimited(reply, ctx, specOf(ctx, kind).status)) {
+    reply.header('Retry-After', '1');
+    return sendError(reply, ctx, 'rate_limited', 'A guard of this account refused the request; retry later.');
+  }
   const { status, body } = errorResponse(ctx, kind, message);
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }

@@ -1,6 +1,8 @@
 // Named seeded faults and conformant variants of the reference server. One is chosen per start;
 // the code checks `ctx.fault === 'name'` / `ctx.variant === 'name'` at the point of the deviation.
-// A fault's `breaks` lists the requirement ids that must catch it; `level: 'implied'` faults break
+// A fault's `breaks` lists the requirement ids that must catch it, and the matrix fails a row on any
+// other id failing in those tests (specificity), so it also lists ids the fault legitimately implies
+// (a reply breaking a stated rule usually breaks the target's own description too: RESP-00x); `level: 'implied'` faults break
 // only an implied invariant and are caught only under --strict; `level: 'notable'` faults break a
 // notable-level requirement (advisory verdicts, such as checks of an undocumented model's entry).
 
@@ -250,19 +252,19 @@ const FAULT_LIST = [
   {
     name: 'responses-json-stream',
     description: 'a streamed response has content-type application/json (and is described so)',
-    breaks: ['RSP-003'],
+    breaks: ['RSP-003', 'RESP-003'],
   },
   // routes/responses.ts: data lines without event: lines
   {
     name: 'responses-unnamed-events',
     description: 'streamed response events carry no `event:` names',
-    breaks: ['RSP-004'],
+    breaks: ['RSP-004', 'RSP-006'],
   },
   // routes/responses.ts: delta events with empty data
   {
     name: 'responses-empty-delta',
     description: 'response.output_text.delta events carry empty data',
-    breaks: ['RSP-005'],
+    breaks: ['RSP-005', 'RSP-004'],
   },
   // routes/embeddings.ts + openapi.ts: 1023 floats (described so)
   {
@@ -300,7 +302,7 @@ const FAULT_LIST = [
   {
     name: 'idem-double-charge',
     description: 'a repeated Idempotency-Key with the same body executes and charges again',
-    breaks: ['IDEM-001'],
+    breaks: ['IDEM-001', 'IDEM-003'],
   },
   // inference.ts: a replay under the legacy Accept header executes and charges again
   {
@@ -330,14 +332,14 @@ const FAULT_LIST = [
   {
     name: 'ledger-balance-off',
     description: 'ledger charge entries state balance_after_points 0.01 too high',
-    breaks: ['LEDGER-002'],
+    breaks: ['LEDGER-002', 'LEDGER-003'],
     level: 'implied',
   },
   // billing.ts: the balance moves by the charge + 0.001
   {
     name: 'balance-not-settled',
     description: 'each call lowers the balance by its charge + 0.001',
-    breaks: ['BAL-004'],
+    breaks: ['BAL-004', 'LEDGER-002', 'LEDGER-003'],
     level: 'implied',
   },
   // billing.ts: usage charged_points recomputed at the current price, which rises with every chat call
@@ -347,7 +349,7 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // routes/usage.ts + openapi.ts: GET /v1/usage answers 500 (described so)
-  { name: 'usage-unavailable', description: 'GET /v1/usage answers 500', breaks: ['USAGE-001'] },
+  { name: 'usage-unavailable', description: 'GET /v1/usage answers 500', breaks: ['USAGE-001', 'ERR-002'] },
   // routes/ledger.ts: GET /v1/ledger answers 404
   { name: 'ledger-unavailable', description: 'GET /v1/ledger answers 404', breaks: ['LEDGER-001'] },
   // ==== scopes, enterprise, tickets, payments, rate limit, internal data (one block; keep together)
@@ -475,19 +477,19 @@ const FAULT_LIST = [
   {
     name: 'ratelimit-plain',
     description: 'the rate-limit 429 body is text/plain "slow down" (and is described so)',
-    breaks: ['RATE-001'],
+    breaks: ['RATE-001', 'ERR-001'],
   },
   // internal.ts: X-Upstream-Key: <the model's upstream key> on authenticated responses (a canary)
   {
     name: 'upstream-key-header',
     description: "authenticated responses carry X-Upstream-Key: <the model's sk-upstream- key>",
-    breaks: ['SEC-001'],
+    breaks: ['SEC-001', 'SEC-002'],
   },
   // internal.ts: X-Upstream-Node: node-internal-<n> on every response (a canary)
   {
     name: 'node-header',
     description: 'responses carry X-Upstream-Node: node-internal-7',
-    breaks: ['SEC-001'],
+    breaks: ['SEC-001', 'SEC-002'],
   },
   // internal.ts + openapi.ts: /v1/models entries carry purchase_cost (described so)
   {
@@ -545,13 +547,13 @@ const FAULT_LIST = [
   {
     name: 'prompt-untrimmed',
     description: 'prompts are counted without trimming surrounding white space',
-    breaks: ['MJOB-006'],
+    breaks: ['MJOB-006', 'MJOB-007'],
   },
   // media/validate.ts: no UTF-8 byte cap
   {
     name: 'prompt-bytes-ignored',
     description: 'the 4000 UTF-8 byte cap of prompts is not enforced',
-    breaks: ['MJOB-007'],
+    breaks: ['MJOB-007', 'MJOB-006'],
   },
   // media/validate.ts: wc-100031 prompt minimum 1 instead of 3
   {
@@ -658,7 +660,11 @@ const FAULT_LIST = [
     breaks: ['MIN-002'],
   },
   // routes/media-inputs.ts: duration_ms 1 for images
-  { name: 'image-duration-nonzero', description: 'image inputs report duration_ms 1', breaks: ['MIN-002'] },
+  {
+    name: 'image-duration-nonzero',
+    description: 'image inputs report duration_ms 1',
+    breaks: ['MIN-002', 'RESP-003'],
+  },
   // routes/media-inputs.ts + media/openapi.ts: quota_remaining_bytes in the closed envelope (described)
   {
     name: 'envelope-extra-field',
@@ -672,12 +678,12 @@ const FAULT_LIST = [
     breaks: ['MIN-003'],
   },
   // routes/media-inputs.ts: 8193-pixel edges accepted
-  { name: 'edge-8193', description: 'an 8193-pixel image edge is accepted', breaks: ['MIN-006'] },
+  { name: 'edge-8193', description: 'an 8193-pixel image edge is accepted', breaks: ['MIN-006', 'RESP-003'] },
   // routes/media-inputs.ts + media/validate.ts: 31 s video accepted
   {
     name: 'video-31s',
     description: 'a 31 s video is accepted at upload and at job creation',
-    breaks: ['MIN-006'],
+    breaks: ['MIN-006', 'RESP-003'],
   },
   // routes/media-inputs.ts + media/validate.ts: HEVC accepted
   {
@@ -710,7 +716,11 @@ const FAULT_LIST = [
     breaks: ['MJOB-024'],
   },
   // media/view.ts: succeeded without asset_id
-  { name: 'succeeded-no-asset', description: 'succeeded jobs carry no asset_id', breaks: ['MJOB-021'] },
+  {
+    name: 'succeeded-no-asset',
+    description: 'succeeded jobs carry no asset_id',
+    breaks: ['MJOB-021', 'RESP-003'],
+  },
   // media/store.ts + media/openapi.ts: progress_percent 101 (described without maximum)
   {
     name: 'progress-101',
@@ -785,7 +795,8 @@ const FAULT_LIST = [
     name: 'settlement-replay-new-job',
     description:
       'repeating the create of a settlement_pending job with the same Idempotency-Key and body creates a new job',
-    breaks: ['MJOB-024', 'MJOB-026'],
+    breaks: ['MJOB-026'],
+    level: 'implied',
   },
   // routes/media-jobs.ts: a submission_uncertain job reads as 404
   {
@@ -824,7 +835,7 @@ const FAULT_LIST = [
   {
     name: 'transport-500',
     description: 'GET /v1/ledger answers 500 with an APIError body',
-    breaks: ['ERR-002', 'LEDGER-001'],
+    breaks: ['ERR-002', 'LEDGER-001', 'RESP-001'],
   },
   // transport.ts: GET /v1/models announces its whole length, sends half the body, then closes
   {
@@ -1031,6 +1042,36 @@ const VARIANT_LIST = [
     name: 'guard-429-sometimes',
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
+  },
+  // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
+  {
+    name: 'customer-cost-field',
+    description:
+      "each /v1/models entry carries cost: its request price in points (the customer's own bill, not a purchase cost; described so)",
+  },
+  // routes/media-jobs.ts: settlement_pending "keep tracking the same job; do not generate again"
+  {
+    name: 'settlement-replay-refused',
+    description:
+      'repeating the create of a settlement_pending job with the same Idempotency-Key is refused 409 (do not generate again), not answered with the job',
+  },
+  // openapi.ts: "the catalog is extended over time"
+  {
+    name: 'openapi-model-enum',
+    description:
+      "the description's MediaJobCreate.model enumerates the deployed ids (8 documented ones and the reference's own), not the 16 documented",
+  },
+  // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
+  {
+    name: 'ref-unknown-404',
+    description:
+      'a job referencing an input id that is unknown, foreign or deleted is refused 404 not_found, not 400 invalid_request',
+  },
+  // errors.ts + guards.ts: 429 may meet any request ("rate limit or protection"), invalid ones too
+  {
+    name: 'guard-429-refusals',
+    description:
+      'every 3rd 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 7th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
   },
   // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
   {

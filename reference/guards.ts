@@ -18,6 +18,9 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   // Variant guard-429-sometimes: POSTs to the billable endpoints counted per account.
   const posts = new Map<string, number>();
   const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
+  // Variant guard-429-refusals: the prerequisite reads counted per account.
+  const reads = new Map<string, number>();
+  const READS = /^\/v1\/(balance|models|usage|ledger|media\/models)(\?|$)/;
   const perMinute = ctx.rateLimitPerMinute ?? (ctx.variant === 'guard-rpm' ? GUARD_RPM_DEFAULT : undefined);
   // Account id -> the bucket of the every-account guard: tokens left and when it was last refilled.
   const buckets = new Map<string, { tokens: number; at: number }>();
@@ -62,6 +65,24 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
           'A guard of this account refused the request; retry later.',
         );
       }
+    }
+    // Variant guard-429-refusals: every 7th read of an account's balance, catalogs, usage or ledger is
+    // answered 429 without Retry-After (a client waits and reads again).
+    if (
+      ctx.variant === 'guard-429-refusals' &&
+      account &&
+      request.method === 'GET' &&
+      READS.test(request.url)
+    ) {
+      const n = (reads.get(account.id) ?? 0) + 1;
+      reads.set(account.id, n);
+      if (n % 7 === 0)
+        return sendError(
+          reply,
+          ctx,
+          'rate_limited',
+          'A guard of this account refused the read; retry later.',
+        );
     }
     const limit = account?.requestsPerMinute;
     if (!account || limit === undefined || ctx.fault === 'ratelimit-missing') return;

@@ -77,7 +77,7 @@ export function registerInternal(app: FastifyInstance, ctx: RefContext): void {
       const routing = routingOf(ctx.state);
       for (const entry of entries as Record<string, unknown>[]) {
         const route = routing.get(String(entry.id ?? entry.model_id));
-        if (route) entry[field.name] = field.value(route);
+        if (route) entry[field.name] = field.value(route, entry);
       }
       return payload;
     });
@@ -86,16 +86,19 @@ export function registerInternal(app: FastifyInstance, ctx: RefContext): void {
 
 interface LeakedField {
   name: string;
-  value: (route: Route) => string;
+  value: (route: Route, entry: Record<string, unknown>) => string;
 }
 
 function leakedField(ctx: RefContext): LeakedField | undefined {
+  // Variant customer-cost-field: a customer-facing `cost` (the entry's own request price), no leak at all.
+  if (ctx.variant === 'customer-cost-field')
+    return { name: 'cost', value: (_r, e) => String(e.request_points_per_million_tokens ?? '0') };
   if (ctx.fault === 'purchase-cost-field') return { name: 'purchase_cost', value: (r) => r.purchaseCost };
   if (ctx.fault === 'routing-field-host') return { name: 'upstream_endpoint', value: (r) => r.endpoint };
   return undefined;
 }
 
-/** The description of the leaked /v1/models entry field (the faults are "described so"). */
+/** The description of the leaked /v1/models entry field (the faults are "described so"), or the variant's cost. */
 export function leakedFieldSchema(ctx: RefContext): JsonObject | undefined {
   const field = leakedField(ctx);
   if (!field) return undefined;

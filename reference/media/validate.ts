@@ -10,7 +10,7 @@ import { isH264 } from './sniff.ts';
 import { kindOfInput, type MediaInput, type MediaStore } from './store.ts';
 import { kindOf, type ModelDef, type ParameterDef, TABLE } from './table.ts';
 
-export type JobProblem = { error: 'invalid' | 'not_found' | 'forbidden'; message: string };
+export type JobProblem = { error: 'invalid' | 'not_found' | 'unknown_input' | 'forbidden'; message: string };
 
 export interface ValidJob {
   model: string;
@@ -69,6 +69,7 @@ export function validateJob(
     return invalid('This model takes 1 to 13 reference images.');
   const refs = resolveReferences(ctx, store, account, def, params);
   if (typeof refs === 'string') return invalid(refs);
+  if (!Array.isArray(refs)) return refs;
   const format = params.output_format ?? def.parameters.output_format?.default ?? 'png';
   return {
     job: {
@@ -218,7 +219,7 @@ function resolveReferences(
   account: Account,
   def: ModelDef,
   params: Body,
-): MediaInput[] | string {
+): MediaInput[] | string | JobProblem {
   const accepted = def.references.accepted ?? [];
   if (accepted.length === 0) return [];
   const [a, b] = TABLE.reference_fields as [string, string];
@@ -232,7 +233,11 @@ function resolveReferences(
     const input = store.inputs.get(id);
     const owned = input && (input.accountId === account.id || ctx.fault === 'foreign-input-accepted');
     const ready = input && (input.deletedAt === undefined || ctx.fault === 'deleted-input-accepted');
-    if (!input || !owned || !ready) return `No ready input ${id} of this account.`;
+    if (!input || !owned || !ready) {
+      const message = `No ready input ${id} of this account.`;
+      // Variant ref-unknown-404: an id that names no ready input of the account is a 404 not_found.
+      return ctx.variant === 'ref-unknown-404' ? { error: 'unknown_input', message } : message;
+    }
     inputs.push(input);
   }
   const problem = contentProblem(ctx, inputs);

@@ -53,6 +53,19 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       (storedJob !== undefined &&
         ctx.fault !== undefined &&
         REPLAY_NEW[ctx.fault] === statusOf(ctx, storedJob, now).status);
+    // Variant settlement-replay-refused: "do not generate again" read as a refusal of any repeat of a
+    // settlement_pending job's create (409), instead of answering that job.
+    if (
+      storedJob &&
+      ctx.variant === 'settlement-replay-refused' &&
+      statusOf(ctx, storedJob, now).status === 'settlement_pending'
+    )
+      return sendError(
+        reply,
+        ctx,
+        'idempotency_conflict',
+        'This job awaits settlement; do not generate again.',
+      );
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)
@@ -68,11 +81,13 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       const kind =
         outcome.error === 'not_found'
           ? 'model_not_found'
-          : outcome.error === 'forbidden'
-            ? 'model_not_allowed'
-            : ctx.fault === 'invalid-code'
-              ? 'bad_parameter'
-              : 'invalid_request';
+          : outcome.error === 'unknown_input'
+            ? 'not_found'
+            : outcome.error === 'forbidden'
+              ? 'model_not_allowed'
+              : ctx.fault === 'invalid-code'
+                ? 'bad_parameter'
+                : 'invalid_request';
       return sendError(reply, ctx, kind, outcome.message);
     }
     const spec = outcome.job;

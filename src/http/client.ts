@@ -97,6 +97,9 @@ function agent(): Agent {
   return sharedAgent;
 }
 
+/** The first pause before repeating a safe request answered 429 without a valid Retry-After. */
+export const NO_RETRY_AFTER_WAIT_MS = 1_000;
+
 /** Whether a request may be sent again after a 429: an idempotent method, or a keyed POST. */
 export function safeToRepeat(spec: Pick<RequestSpec, 'method' | 'headers'>): boolean {
   if (IDEMPOTENT.has(spec.method.toUpperCase())) return true;
@@ -187,7 +190,9 @@ export class HttpClient {
         this.opts.onExchange?.(res.exchange, res);
         return res;
       }
-      const wait = retryAfterMs(res.headers['retry-after']);
+      // Without a valid Retry-After the limit window is unknown: a short growing pause (1 s, 2 s, 4 s),
+      // so that a read a test needs (balance, catalog, usage) is not lost to a guard tripping once.
+      const wait = retryAfterMs(res.headers['retry-after']) ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retries.length;
       if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) {
         this.opts.onExchange?.(res.exchange, res);
         return res;

@@ -157,6 +157,35 @@ export class CheckContext {
     });
   }
 
+  /**
+   * Whether an answer is a limit of the target and no verdict: 429 is "rate limit or protection" and may
+   * meet any request, valid or not; only the tests that judge 429 themselves (judges429) count it.
+   */
+  isLimit(status: number | undefined): boolean {
+    return status === 429 && !this.provokes429;
+  }
+
+  /** Cases whose answer was a limit (isLimit), left not judged. */
+  readonly limitedCases: string[] = [];
+
+  /**
+   * A case a rule needed answered (accepted or refused) got a limit instead: it is not judged (a 429 is
+   * no refusal), and a test that judged nothing else is not run. Returns whether that happened.
+   */
+  notJudged429(res: { status: number }, what: string): boolean {
+    if (!this.isLimit(res.status)) return false;
+    this.limitedCases.push(what);
+    return true;
+  }
+
+  /**
+   * Whether a request the contract refuses got no wrong acceptance: a 4xx refusal, or a 429, which is no
+   * refusal but leaves the case not judged (notJudged429). A must-refuse check tests this, never the range.
+   */
+  refusal(res: { status: number }, what: string): boolean {
+    return this.notJudged429(res, what) || (res.status >= 400 && res.status < 500);
+  }
+
   /** The newest exchange of this test (a property reads the answer to the case it just sent). */
   lastExchange: Exchange | undefined;
 
@@ -583,29 +612,35 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         });
       }
     }
-    // A limit or protection of the target refused a request the rule needed answered: not judged.
+    // A limit or protection of the target refused a request the rule needed answered: not judged. That
+    // covers the test's own ids and the prerequisite reads it cites (balance, catalog, usage) alike; what
+    // the per-exchange checks find in a 429 reply itself (its shape, its headers) stays judged.
     const limited = spec.judges429
       ? []
       : failures.filter(
           (v) =>
-            spec.ids.includes(v.id) && v.exchangeId !== undefined && t.exchange(v.exchangeId)?.status === 429,
+            (spec.ids.includes(v.id) || v.scope !== 'exchange') &&
+            v.exchangeId !== undefined &&
+            t.exchange(v.exchangeId)?.status === 429,
         );
-    if (limited.length > 0) {
+    if (limited.length > 0 || t.limitedCases.length > 0) {
       for (const v of limited) {
         v.level = 'notable';
         v.severity = 'advisory';
         v.message = `not judged, the target answered 429: ${v.message}`;
       }
       failures = failures.filter((v) => !limited.includes(v));
-      if (failures.length === 0)
+      if (failures.length === 0) {
+        const what = [...new Set(limited.map((v) => v.id)), ...t.limitedCases.slice(0, 3)].join('; ');
         notRun(
-          `the target answered 429 (a limit or protection, which the contract allows: "wait for the limit window"): ${[...new Set(limited.map((v) => v.id))].join(' ')} not judged; run again when its limits allow`,
+          `the target answered 429 (a limit or protection, which the contract allows: "wait for the limit window"): ${what}${t.limitedCases.length > 3 ? ` and ${t.limitedCases.length - 3} more case(s)` : ''} not judged; run again when its limits allow`,
           {
             kind: 'limited',
             subject: 'the target answered 429 (a limit or protection)',
             remedy: 'run again when its limits allow, or with a lower --concurrency',
           },
         );
+      }
     }
     // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
     if (stoppedBy && failures.length === 0) {

@@ -34,7 +34,8 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
         thrown = { error };
         return true;
       }
-      if (msg && t.lastExchange?.status === 429) {
+      // Valid or not, a case answered 429 is neither accepted nor refused: it is not judged.
+      if (t.isLimit(t.lastExchange?.status)) {
         notJudged += 1;
         fc.pre(false);
       }

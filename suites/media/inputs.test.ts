@@ -84,7 +84,7 @@ check(
     for (const ct of ['image/gif', 'application/octet-stream', 'text/plain']) {
       const u = await upload(t, 'png-64x48.png', { contentType: ct });
       t.ensure(
-        u.res.status >= 400 && u.res.status < 500,
+        t.refusal(u.res, `an upload declared as ${ct}`),
         'MIN-004',
         `an upload declared as ${ct} was answered ${u.res.status}`,
         { received: u.res.status, expected: 'a 4xx refusal', exchange: u.res.exchange },
@@ -106,7 +106,7 @@ async function refusedSomewhere(
   opts: { contentType?: string } = {},
 ) {
   const u = await upload(t, file, opts);
-  if (u.res.status >= 400 && u.res.status < 500) return;
+  if (t.refusal(u.res, what)) return;
   if (!u.id)
     return t.violate(id, `${what}: the upload was answered ${u.res.status}`, {
       received: u.res.status,
@@ -121,7 +121,7 @@ async function refusedSomewhere(
     parameters: { [ACK]: true, [FIELD]: [u.id] },
   });
   t.ensure(
-    res.status >= 400 && res.status < 500,
+    t.refusal(res, what),
     id,
     `${what} was accepted at upload and a ${model} job referencing it was answered ${res.status}`,
     {
@@ -206,7 +206,7 @@ check(
       return;
     const again = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
     t.ensure(
-      again.status >= 400 && again.status < 500,
+      t.refusal(again, 'deleting the input a second time'),
       'MIN-009',
       `deleting the input a second time was answered ${again.status}`,
       { received: again.status, exchange: again.exchange },
@@ -219,7 +219,7 @@ check(
       parameters: { [ACK]: true, [FIELD]: [u.id] },
     });
     t.ensure(
-      job.status >= 400 && job.status < 500,
+      t.refusal(job, 'a job referencing the deleted input'),
       'MIN-009',
       `a job referencing the deleted input was answered ${job.status}`,
       { received: job.status, exchange: job.exchange },

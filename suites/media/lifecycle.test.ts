@@ -249,7 +249,7 @@ check(
     if (!ACTIVE_STATUSES.includes(s1) || !ACTIVE_STATUSES.includes(s2))
       return t.skip(`the job was not active throughout the delete (${s1} > ${s2})`);
     t.ensure(
-      del.status >= 400 && del.status < 500,
+      t.refusal(del, `deleting an input referenced by a ${s1} job`),
       'MIN-010',
       `deleting an input referenced by a ${s1} job was answered ${del.status}`,
       { received: del.status, expected: 'a 4xx refusal', exchange: del.exchange },

@@ -72,15 +72,21 @@ for (const id of documentedIds) {
         const base = await baseJob(t, id, m);
         const params = base.parameters as Record<string, unknown>;
         const refs = params[FIELD] as string[];
-        const cases: Array<[string, string, Record<string, unknown>]> = [
-          ['MJOB-011', 'both id fields', { ...params, [ALT]: refs }],
-          ['MJOB-012', 'an id of 161 UTF-8 bytes', { ...params, [FIELD]: ['i'.repeat(161)] }],
-          ['MJOB-012', 'an unknown id', { ...params, [FIELD]: [`in_conformance_unknown_${t.run.seed}`] }],
+        // An unknown id is not one of the error table's named causes: any 4xx refusal (403/404 too).
+        const cases: Array<[string, string, Record<string, unknown>, boolean]> = [
+          ['MJOB-011', 'both id fields', { ...params, [ALT]: refs }, true],
+          ['MJOB-012', 'an id of 161 UTF-8 bytes', { ...params, [FIELD]: ['i'.repeat(161)] }, true],
+          [
+            'MJOB-012',
+            'an unknown id',
+            { ...params, [FIELD]: [`in_conformance_unknown_${t.run.seed}`] },
+            false,
+          ],
         ];
         if ((r.max ?? 1) >= 2)
-          cases.push(['MJOB-012', 'a duplicated id', { ...params, [FIELD]: [refs[0], refs[0]] }]);
-        for (const [rule, what, p] of cases) {
-          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`);
+          cases.push(['MJOB-012', 'a duplicated id', { ...params, [FIELD]: [refs[0], refs[0]] }, true]);
+        for (const [rule, what, p, named] of cases) {
+          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`, named);
           if (msg) t.violate(rule, msg);
         }
       },

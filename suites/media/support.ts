@@ -63,7 +63,7 @@ export async function baseJob(t: CheckContext, id: string, m: MediaModel): Promi
 }
 
 /**
- * A request the contract refuses: a 4xx refusal; for the causes the error table names (duration,
+ * A request the contract refuses: a 4xx refusal (a 429 is a limit, not a refusal: the case is not judged); for the causes the error table names (duration,
  * resolution, references, size, prompt bounds, unsupported parameter names) also the code
  * `invalid_request` (MJOB-014). Returns the violation message of the main rule, if any.
  */
@@ -73,6 +73,7 @@ export function judgeRefusal(
   what: string,
   namedCause = true,
 ): string | undefined {
+  if (t.notJudged429(res, what)) return undefined;
   if (isSuccess(res.status) || res.status < 400 || res.status >= 500)
     return `${what} is invalid per the contract but was answered ${res.status}`;
   if (namedCause && errorCode(res.json) !== 'invalid_request') {

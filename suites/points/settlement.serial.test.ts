@@ -196,7 +196,7 @@ check(
       { headers: { 'idempotency-key': key } },
     );
     t.ensure(
-      second.status >= 400 && second.status < 500,
+      t.refusal(second, 'the same Idempotency-Key with another body'),
       'IDEM-002',
       `the same Idempotency-Key with another body was answered ${second.status}`,
       {

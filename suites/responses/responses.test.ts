@@ -48,7 +48,7 @@ check(
     const model = await t.hint('no_responses');
     const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 8 });
     t.ensure(
-      res.status >= 400 && res.status < 500,
+      t.refusal(res, `a responses call for ${model}`),
       'RSP-002',
       `a responses call for ${model}, which lacks native responses support, was answered ${res.status}`,
       {

@@ -89,8 +89,10 @@ export interface MatrixRow {
   /** Requirement ids that failed / were advisory in the run. */
   failed: string[];
   advisory: string[];
+  /** A fault row's failed ids outside its expected ones: a fault caught by the wrong check too, or a check that fires on everything. */
+  collateral: string[];
   counts?: Summary['counts'];
-  status: 'killed' | 'SURVIVED' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
+  status: 'killed' | 'SURVIVED' | 'COLLATERAL' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
   ok: boolean;
   note?: string;
   ms: number;
@@ -194,6 +196,7 @@ async function runOne(
     expected: job.expected,
     failed: [],
     advisory: [],
+    collateral: [],
     status: 'ERROR',
     ok: false,
     ms: 0,
@@ -245,10 +248,15 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
         : 'an implied-invariant fault must not fail without --strict';
     return;
   }
-  row.ok = hit.length > 0;
-  row.status = row.ok ? 'killed' : 'SURVIVED';
-  if (!row.ok && row.failed.length > 0)
+  // Specificity: a fault is caught by its expected ids and by nothing else (its tests run filtered to
+  // those ids, so collateral is another id failing inside the same tests).
+  row.collateral = row.failed.filter((id) => !job.expected.includes(id));
+  row.ok = hit.length > 0 && row.collateral.length === 0;
+  row.status = hit.length === 0 ? 'SURVIVED' : row.ok ? 'killed' : 'COLLATERAL';
+  if (hit.length === 0 && row.failed.length > 0)
     row.note = `failed only other ids (${row.failed.join(' ')}), not ${job.expected.join(' ')}`;
+  else if (row.collateral.length > 0)
+    row.note = `also failed ${row.collateral.join(' ')}, outside ${job.expected.join(' ')}`;
 }
 
 export async function runMatrix(

@@ -517,6 +517,30 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'customer-cost-field': async (ref) => (await models(ref)).body.data[0].cost !== undefined,
+  'settlement-replay-refused': async (ref) => {
+    await pendingJob(ref, 'probe-pending');
+    return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
+  },
+  'openapi-model-enum': async (ref) =>
+    (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
+    false,
+  'ref-unknown-404': async (ref) =>
+    (await jobStatus(ref, jobBody('wc-100011', ['in_probe_unknown']))) === 404,
+  // The 3rd refusal is a 429 with Retry-After: 1; the 7th balance read a 429 without Retry-After.
+  'guard-429-refusals': async (ref) => {
+    const refused: Exchange[] = [];
+    for (let i = 0; i < 3; i++) refused.push(await chat(ref, { model: 'no-such-model' }));
+    const reads: Exchange[] = [];
+    for (let i = 0; i < 7; i++) reads.push(await balance(ref));
+    return (
+      refused.map((r) => r.status).join() === '404,404,429' &&
+      refused[2]?.headers.get('retry-after') === '1' &&
+      reads[6]?.status === 429 &&
+      reads[6].headers.get('retry-after') === null &&
+      reads.slice(0, 6).every((r) => r.status === 200)
+    );
+  },
   'guard-429-sometimes': async (ref) => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {

@@ -89,6 +89,12 @@ describe('suspicious names (SEC-002)', () => {
             owned_by: 'service',
             endpoint: '/v1/chat/completions',
             usage: { total_tokens: 3 },
+            // What the customer is charged is the customer's own bill (judging.md), not a secret.
+            cost: '0.75',
+            cost_points: '0.75',
+            unit_cost: '1.5',
+            price: '2',
+            charge: '0.1',
           },
         }),
       ),

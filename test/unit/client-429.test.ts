@@ -5,7 +5,10 @@ import { HttpClient, safeToRepeat } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { RequestGate } from '../../src/runtime/gate.ts';
 
-/** A target that answers the first request of each path 429 with Retry-After: 0 (/wait*: 1), then 200. */
+/**
+ * A target that answers the first request of each path 429 with Retry-After: 0 (/wait*: 1; /bare-limit*:
+ * none; /bad-limit*: -5), then 200.
+ */
 let server: Server;
 let baseUrl = '';
 const seen = new Map<string, number>();
@@ -16,8 +19,10 @@ beforeAll(async () => {
     req.resume();
     req.on('end', () => {
       if (n === 1) {
-        const wait = req.url?.startsWith('/wait') ? '1' : '0';
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': wait });
+        const wait = req.url?.startsWith('/wait') ? '1' : req.url?.startsWith('/bad-limit') ? '-5' : '0';
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (!req.url?.startsWith('/bare-limit')) headers['retry-after'] = wait;
+        res.writeHead(429, headers);
         res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -37,6 +42,16 @@ describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () =>
     const res = await client().send({ method: 'GET', path: '/get' });
     expect(res.status).toBe(200);
     expect(seen.get('/get')).toBe(2);
+  });
+
+  it('repeats a GET answered 429 without a valid Retry-After after a short pause (a needed read is not lost)', async () => {
+    for (const path of ['/bare-limit', '/bad-limit']) {
+      const started = Date.now();
+      const res = await client().send({ method: 'GET', path });
+      expect(res.status).toBe(200);
+      expect(seen.get(path)).toBe(2);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    }
   });
 
   it("holds the request gate's slot for each round trip, not while it waits out the 429", async () => {

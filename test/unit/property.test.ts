@@ -9,7 +9,12 @@ function fakeContext() {
     run: { propertyRuns: 50, seed: 7 },
     target: { embedded: true, timeouts: { testMs: 60_000 } },
     violate: (id: string, message: string) => violations.push({ id, message }),
-  } as unknown as CheckContext;
+    isLimit: (status: number | undefined) => status === 429,
+    skip: (reason: string) => {
+      throw new Error(`skipped: ${reason}`);
+    },
+    lastExchange: undefined as { status: number } | undefined,
+  } as unknown as CheckContext & { lastExchange: { status: number } | undefined };
   return { t, violations };
 }
 
@@ -41,6 +46,25 @@ describe('checkProperty', () => {
       }),
     ).rejects.toBe(stop);
     expect(calls).toBe(3);
+    expect(violations).toEqual([]);
+  });
+
+  it('judges no case answered 429, valid or not: a 429 is a limit, not a refusal (too few judged: not run)', async () => {
+    const { t, violations } = fakeContext();
+    let calls = 0;
+    await expect(
+      checkProperty(t, {
+        id: 'PAY-006',
+        arbitrary: fc.integer(),
+        // Every case is an invalid one the target "refused" with 429: no verdict at all.
+        run: async () => {
+          calls += 1;
+          t.lastExchange = { status: 429 } as never;
+          return undefined;
+        },
+      }),
+    ).rejects.toThrow(/skipped: property PAY-006: the target answered 429/);
+    expect(calls).toBeGreaterThan(50);
     expect(violations).toEqual([]);
   });
 });
