@@ -637,6 +637,24 @@ const FAULT_LIST = [
     description: 'wc-100016 accepts images and a video together',
     breaks: ['MJOB-013'],
   },
+  // media/validate.ts: wc-100016's video window starts at the upload rule's 1 s, not 1.8 s
+  {
+    name: 'video-window-short',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s',
+    breaks: ['MJOB-041'],
+  },
+  // media/validate.ts: an image-only model counts a video reference as an image
+  {
+    name: 'video-as-image',
+    description: 'a model that takes image references only accepts a video as one',
+    breaks: ['MJOB-042'],
+  },
+  // media/validate.ts: `studio_asset_ids` is not a known name (refused as an unsupported parameter)
+  {
+    name: 'studio-ids-unknown',
+    description: '`studio_asset_ids` alone is refused as an unsupported parameter',
+    breaks: ['MJOB-043'],
+  },
   // media/validate.ts: another tenant's input usable as a reference
   {
     name: 'foreign-input-accepted',

@@ -97,6 +97,7 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
     ...Object.keys(def.parameters),
     ...(takesRefs ? TABLE.reference_fields : []),
   ]);
+  if (ctx.fault === 'studio-ids-unknown') allowed.delete(TABLE.reference_fields[1]!);
   // Faults foreign-param-accepted and output-format-wc100012: a name the model does not have.
   if (ctx.fault === 'foreign-param-accepted' && model === 'wc-100010') allowed.add('quality');
   if (ctx.fault === 'output-format-wc100012' && model === 'wc-100012') allowed.add('output_format');
@@ -237,16 +238,19 @@ function resolveReferences(
   }
   const problem = contentProblem(ctx, inputs);
   if (problem) return problem;
-  const videos = inputs.filter((i) => kindOfInput(i) === 'video');
+  // Fault video-as-image: an image-only model counts the videos among its images.
+  const asImages = ctx.fault === 'video-as-image' && !accepted.includes('video');
+  const videos = asImages ? [] : inputs.filter((i) => kindOfInput(i) === 'video');
   const images = inputs.length - videos.length + ghosts;
   if (videos.length > 0 && !accepted.includes('video')) return 'This model takes image references only.';
   if (videos.length > 0 && images > 0 && ctx.fault !== 'mix-image-video')
     return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
+    const min = ctx.fault === 'video-window-short' ? VIDEO_MS.min : window.usable_min_ms;
     if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
-    if (videos.some((v) => v.durationMs < window.usable_min_ms || v.durationMs > max))
+    if (videos.some((v) => v.durationMs < min || v.durationMs > max))
       return `A video reference must last ${window.usable_min_ms} to ${window.usable_max_ms} ms.`;
     return inputs;
   }

@@ -217,15 +217,33 @@ export function validationTests(ids: string[]): void {
           };
           for (const c of cases) {
             const parameters: Record<string, unknown> = { ...(base.parameters as object), ...c.parameters };
-            if (c.references) parameters[FIELD] = inputs[c.references.kind].slice(0, c.references.count);
+            const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
+            const alias = c.references?.field;
+            if (refs) parameters[alias ?? FIELD] = refs;
             const body: Record<string, unknown> = { ...base, parameters };
             if (c.prompt === undefined) delete body.prompt;
             else if (c.prompt !== null) body.prompt = c.prompt;
             const res = await postJob(t, body);
             if (isSuccess(res.status)) continue;
+            let proves = c.proves;
+            if (alias) {
+              // Which value was refused: the same job with its references under the first name. Its
+              // acceptance puts the blame on the alias alone; its refusal clears the alias.
+              const { [alias]: _, ...plain } = parameters;
+              const again = await postJob(t, { ...body, parameters: { ...plain, [FIELD]: refs } });
+              if (isSuccess(again.status)) {
+                t.violate(
+                  'MJOB-043',
+                  `${id}: a valid job with its references under \`${alias}\` alone was answered ${res.status}, and ${again.status} under \`${FIELD}\``,
+                  { received: res.status, expected: '2xx', exchange: res.exchange },
+                );
+                continue;
+              }
+              proves = proves.filter((p) => !p.rules.includes('MJOB-043'));
+            }
             // The verdict is the table's: every value the job carried is at stake, under its own rule.
-            const values = c.proves.map((p) => p.note).join('; ');
-            for (const rule of new Set(c.proves.flatMap((p) => p.rules)))
+            const values = proves.map((p) => p.note).join('; ');
+            for (const rule of new Set(proves.flatMap((p) => p.rules)))
               t.violate(rule, `${id}: a job valid per the contract (${values}) was answered ${res.status}`, {
                 received: res.status,
                 expected: '2xx',

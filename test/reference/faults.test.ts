@@ -323,6 +323,11 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-161': async (ref) => accepted(ref, jobBody('wc-100011', ['x'.repeat(161)])),
   'mix-image-video': async (ref) =>
     accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+  'video-window-short': async (ref) =>
+    accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.5s.mp4')])),
+  'video-as-image': async (ref) => accepted(ref, jobBody('wc-100011', [await inputId(ref, 'h264-2s.mp4')])),
+  'studio-ids-unknown': async (ref) =>
+    !(await accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref)] }))),
   'foreign-input-accepted': async (ref) =>
     accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
   'deleted-input-accepted': async (ref) => {
