@@ -177,6 +177,20 @@ const FAULT_LIST = [
   { name: 'chat-top-p-unchecked', description: 'chat accepts any top_p', breaks: ['CHAT-006'] },
   // routes/chat.ts: negative max_tokens accepted
   { name: 'chat-max-tokens-negative', description: 'chat accepts max_tokens -1', breaks: ['CHAT-007'] },
+  // routes/chat.ts: max_tokens 0 (the bound itself) refused
+  { name: 'chat-max-tokens-zero', description: 'chat refuses max_tokens 0', breaks: ['CHAT-007'] },
+  // routes/tickets.ts: the first listed category (enterprise_onboarding) refused
+  {
+    name: 'ticket-category-dropped',
+    description: 'tickets refuse the category enterprise_onboarding',
+    breaks: ['TICKET-003'],
+  },
+  // routes/payments.ts: a note of exactly 120 characters refused
+  {
+    name: 'order-note-119',
+    description: 'payment orders refuse a note of 120 characters',
+    breaks: ['PAY-007'],
+  },
   // routes/chat.ts: a message without content accepted
   {
     name: 'chat-missing-content',

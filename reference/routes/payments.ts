@@ -61,7 +61,8 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: `\`amount_cny\` must be above ${PAYMENT_MIN_CNY} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };
-    if ([...note].length > 120) return { problem: '`note` must be at most 120 characters.' };
+    const noteMax = ctx.fault === 'order-note-119' ? 119 : 120;
+    if ([...note].length > noteMax) return { problem: '`note` must be at most 120 characters.' };
     if (/[\r\n]/.test(note) && ctx.fault !== 'order-note-newline')
       return { problem: '`note` must be a single line.' };
   }
