@@ -651,6 +651,12 @@ const FAULT_LIST = [
     description: 'wc-100016 accepts images and a video together',
     breaks: ['MJOB-013'],
   },
+  // media/validate.ts: media model ids resolved without regard to case
+  {
+    name: 'media-model-case',
+    description: 'a media job for WC-100010 (capitals) is created for wc-100010',
+    breaks: ['MJOB-044'],
+  },
   // media/validate.ts: wc-100016's video window starts at the upload rule's 1 s, not 1.8 s
   {
     name: 'video-window-short',

@@ -50,7 +50,8 @@ export function validateJob(
     return invalid(`Unknown top-level field(s): ${extra.join(', ')}; only kind, model, prompt, parameters.`);
   if (body.model === undefined) return invalid('`model` is required.');
   if (typeof body.model !== 'string') return invalid('`model` must be a string.');
-  const model = body.model;
+  // Fault media-model-case: model ids resolved without regard to case.
+  const model = ctx.fault === 'media-model-case' ? body.model.toLowerCase() : body.model;
   const def = enforced(ctx, model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
   if (!catalog.includes(model))
