@@ -177,6 +177,13 @@ const FAULT_LIST = [
   { name: 'chat-top-p-unchecked', description: 'chat accepts any top_p', breaks: ['CHAT-006'] },
   // routes/chat.ts: negative max_tokens accepted
   { name: 'chat-max-tokens-negative', description: 'chat accepts max_tokens -1', breaks: ['CHAT-007'] },
+  // routes/responses.ts: the Idempotency-Key of /v1/responses ignored (a replay executes again)
+  {
+    name: 'responses-replay-new',
+    description: '/v1/responses ignores the Idempotency-Key: a replay executes and charges again',
+    // Also under the legacy currency format, which the model-based sequences replay with.
+    breaks: ['IDEM-001', 'IDEM-003'],
+  },
   // routes/chat.ts: max_tokens 0 (the bound itself) refused
   { name: 'chat-max-tokens-zero', description: 'chat refuses max_tokens 0', breaks: ['CHAT-007'] },
   // routes/tickets.ts: the first listed category (enterprise_onboarding) refused

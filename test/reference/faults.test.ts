@@ -169,6 +169,16 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'chat-temperature-strict': async (ref) => (await chat(ref, { temperature: 2 })).status === 400,
   'chat-top-p-unchecked': async (ref) => (await chat(ref, { top_p: 1.5 })).status === 200,
   'chat-max-tokens-negative': async (ref) => (await chat(ref, { max_tokens: -1 })).status === 200,
+  'responses-replay-new': async (ref) => {
+    const opts = {
+      method: 'POST',
+      role: 'primary',
+      headers: { 'idempotency-key': 'probe-responses' },
+      json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3 },
+    };
+    const [a, b] = [await call(ref, '/v1/responses', opts), await call(ref, '/v1/responses', opts)];
+    return a.body.id !== b.body.id;
+  },
   'chat-max-tokens-zero': async (ref) => (await chat(ref, { max_tokens: 0 })).status !== 200,
   'chat-missing-content': async (ref) => (await chat(ref, { messages: [{ role: 'user' }] })).status === 200,
   'chat-developer-refused': async (ref) =>
