@@ -658,6 +658,8 @@ const FAULT_LIST = [
     description: 'wc-100016 accepts images and a video together',
     breaks: ['MJOB-013'],
   },
+  // media/validate.ts: a `kind` in the create request is refused, even the model's own
+  { name: 'kind-refused', description: 'a media job that sends `kind` is refused', breaks: ['MJOB-002'] },
   // media/validate.ts: media model ids resolved without regard to case
   {
     name: 'media-model-case',

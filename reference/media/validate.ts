@@ -57,7 +57,8 @@ export function validateJob(
   if (!catalog.includes(model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
-  if (body.kind !== undefined && body.kind !== kind) return invalid(`\`kind\` of ${model} is ${kind}.`);
+  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused'))
+    return invalid(`\`kind\` of ${model} is ${kind}.`);
   const params = body.parameters;
   if (!isObject(params)) return invalid('`parameters` is required and must be an object.');
   const problem =

@@ -30,6 +30,7 @@ const coveringIds = (model: MediaModel): string[] =>
       'MJOB-005',
       'MJOB-006',
       'MJOB-009',
+      ...(model.output === 'video' ? ['MJOB-002'] : []),
       ...coveringDesign(table, model, 'standard').flatMap((c) => c.proves.flatMap((p) => p.rules)),
     ]),
   ].sort();
@@ -215,6 +216,10 @@ export function validationTests(ids: string[]): void {
             image: await references(t, m, count('image'), 'image'),
             video: await references(t, m, count('video'), 'video'),
           };
+          // One job of a video model also sends `kind` as the reference client does ("for video models
+          // the reference client sends `video_generation`"): one without the alias, so that a refusal
+          // has one suspect.
+          const withKind = m.output === 'video' ? cases.find((c) => !c.references?.field) : undefined;
           for (const c of cases) {
             const parameters: Record<string, unknown> = { ...(base.parameters as object), ...c.parameters };
             const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
@@ -223,18 +228,29 @@ export function validationTests(ids: string[]): void {
             const body: Record<string, unknown> = { ...base, parameters };
             if (c.prompt === undefined) delete body.prompt;
             else if (c.prompt !== null) body.prompt = c.prompt;
+            if (c === withKind) body.kind = 'video_generation';
             const res = await postJob(t, body);
             if (isSuccess(res.status)) continue;
             let proves = c.proves;
-            if (alias) {
-              // Which value was refused: the same job with its references under the first name. Its
-              // acceptance puts the blame on the alias alone; its refusal clears the alias.
-              const { [alias]: _, ...plain } = parameters;
-              const again = await postJob(t, { ...body, parameters: { ...plain, [FIELD]: refs } });
+            // Which value was refused: the same job without the job's spelling choice (references
+            // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
+            // clears it.
+            const suspect = alias
+              ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
+              : c === withKind
+                ? { rule: 'MJOB-002', what: '`kind` video_generation' }
+                : undefined;
+            if (suspect) {
+              const { [alias ?? FIELD]: _, ...plain } = parameters;
+              const { kind: __, ...plainBody } = body;
+              const again = await postJob(t, {
+                ...plainBody,
+                parameters: { ...plain, ...(refs ? { [FIELD]: refs } : {}) },
+              });
               if (isSuccess(again.status)) {
                 t.violate(
-                  'MJOB-043',
-                  `${id}: a valid job with its references under \`${alias}\` alone was answered ${res.status}, and ${again.status} under \`${FIELD}\``,
+                  suspect.rule,
+                  `${id}: a valid job with ${suspect.what} was answered ${res.status}, and ${again.status} without it`,
                   { received: res.status, expected: '2xx', exchange: res.exchange },
                 );
                 continue;
