@@ -192,6 +192,12 @@ const FAULT_LIST = [
     description: 'tickets refuse the category enterprise_onboarding',
     breaks: ['TICKET-003'],
   },
+  // routes/payments.ts: the configured minimum itself accepted
+  {
+    name: 'order-min-inclusive',
+    description: 'payment orders accept the configured minimum itself',
+    breaks: ['PAY-006'],
+  },
   // routes/payments.ts: a note of exactly 120 characters refused
   {
     name: 'order-note-119',

@@ -57,7 +57,9 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: '`amount_cny` must be a decimal string with at most two decimals, e.g. "100.00".' };
   // Fault order-over-max: the maximum is 1000000 instead of 100000.
   const max = (milliCny(PAYMENT_MAX_CNY, 2) as bigint) * (ctx.fault === 'order-over-max' ? 10n : 1n);
-  if (milli <= (milliCny(PAYMENT_MIN_CNY, 2) as bigint) || milli > max)
+  // Fault order-min-inclusive: the minimum itself is accepted.
+  const floor = milliCny(PAYMENT_MIN_CNY, 2) as bigint;
+  if (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
     return { problem: `\`amount_cny\` must be above ${PAYMENT_MIN_CNY} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };

@@ -58,7 +58,7 @@ caseTableChecks({
 
 check(
   { ids: ['PAY-006', 'PAY-005', 'PAY-007'], effect: 'payments' },
-  'accepts amounts with 0, 1 and 2 decimals up to 100000, both methods and a note of 120 characters',
+  'accepts amounts with 0, 1 and 2 decimals from one cent above the minimum up to 100000, both methods and a note of 120 characters',
   async (t) => {
     const min = t.target.limits.payment_min_cny;
     if (min === undefined)
@@ -69,7 +69,7 @@ check(
     const amounts = [
       floor.plus(1).toFixed(0),
       floor.plus(1).toFixed(1),
-      floor.plus(1.25).toFixed(2),
+      floor.plus(0.01).toFixed(2),
       '100000',
     ].filter((a) => floor.lessThan(a));
     // The orders these amounts create anyway also put both methods and the note's bounds at stake.
@@ -95,6 +95,23 @@ check(
         exchange: res.exchange,
       });
     }
+  },
+);
+
+check(
+  { ids: ['PAY-006'], effect: 'payments' },
+  'refuses the configured minimum itself ("above a configured minimum")',
+  async (t) => {
+    const min = t.target.limits.payment_min_cny;
+    if (min === undefined)
+      return t.skip('limits.payment_min_cny is not configured for the target: the minimum is not known');
+    const amount_cny = new Decimal(String(min)).toFixed(2);
+    const msg = verdictMismatch(
+      await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),
+      false,
+      `amount_cny ${amount_cny} (the configured minimum)`,
+    );
+    if (msg) t.violate('PAY-006', msg);
   },
 );
 

@@ -280,6 +280,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'order-over-max': async (ref) => (await payOrder(ref, { amount_cny: '100000.01' })).status === 201,
   'order-method-lax': async (ref) => (await payOrder(ref, { method: 'paypal' })).status === 201,
   'order-note-newline': async (ref) => (await payOrder(ref, { note: 'a\nb' })).status === 201,
+  'order-min-inclusive': async (ref) => (await payOrder(ref, { amount_cny: '1.00' })).status === 201,
   'order-note-119': async (ref) => (await payOrder(ref, { note: 'n'.repeat(120) })).status !== 201,
   'order-credits-mismatch': async (ref) => (await payOrder(ref, {})).body.amount_credits !== 100_000_000,
   'order-approved': async (ref) => (await payOrder(ref, {})).body.status === 'approved',
