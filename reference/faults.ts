@@ -179,6 +179,33 @@ const FAULT_LIST = [
   { name: 'chat-top-p-unchecked', description: 'chat accepts any top_p', breaks: ['CHAT-006'] },
   // routes/chat.ts: negative max_tokens accepted
   { name: 'chat-max-tokens-negative', description: 'chat accepts max_tokens -1', breaks: ['CHAT-007'] },
+  // routes/responses.ts: the Idempotency-Key of /v1/responses ignored (a replay executes again)
+  {
+    name: 'responses-replay-new',
+    description: '/v1/responses ignores the Idempotency-Key: a replay executes and charges again',
+    // Also under the legacy currency format, which the model-based sequences replay with.
+    breaks: ['IDEM-001', 'IDEM-003'],
+  },
+  // routes/chat.ts: max_tokens 0 (the bound itself) refused
+  { name: 'chat-max-tokens-zero', description: 'chat refuses max_tokens 0', breaks: ['CHAT-007'] },
+  // routes/tickets.ts: the first listed category (enterprise_onboarding) refused
+  {
+    name: 'ticket-category-dropped',
+    description: 'tickets refuse the category enterprise_onboarding',
+    breaks: ['TICKET-003'],
+  },
+  // routes/payments.ts: the configured minimum itself accepted
+  {
+    name: 'order-min-inclusive',
+    description: 'payment orders accept the configured minimum itself',
+    breaks: ['PAY-006'],
+  },
+  // routes/payments.ts: a note of exactly 120 characters refused
+  {
+    name: 'order-note-119',
+    description: 'payment orders refuse a note of 120 characters',
+    breaks: ['PAY-007'],
+  },
   // routes/chat.ts: a message without content accepted
   {
     name: 'chat-missing-content',
@@ -638,6 +665,32 @@ const FAULT_LIST = [
     name: 'mix-image-video',
     description: 'wc-100016 accepts images and a video together',
     breaks: ['MJOB-013'],
+  },
+  // media/validate.ts: a `kind` in the create request is refused, even the model's own
+  { name: 'kind-refused', description: 'a media job that sends `kind` is refused', breaks: ['MJOB-002'] },
+  // media/validate.ts: media model ids resolved without regard to case
+  {
+    name: 'media-model-case',
+    description: 'a media job for WC-100010 (capitals) is created for wc-100010',
+    breaks: ['MJOB-044'],
+  },
+  // media/validate.ts: wc-100016's video window starts at the upload rule's 1 s, not 1.8 s
+  {
+    name: 'video-window-short',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s',
+    breaks: ['MJOB-041'],
+  },
+  // media/validate.ts: an image-only model counts a video reference as an image
+  {
+    name: 'video-as-image',
+    description: 'a model that takes image references only accepts a video as one',
+    breaks: ['MJOB-042'],
+  },
+  // media/validate.ts: `studio_asset_ids` is not a known name (refused as an unsupported parameter)
+  {
+    name: 'studio-ids-unknown',
+    description: '`studio_asset_ids` alone is refused as an unsupported parameter',
+    breaks: ['MJOB-043'],
   },
   // media/validate.ts: another tenant's input usable as a reference
   {

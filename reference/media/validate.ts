@@ -50,13 +50,15 @@ export function validateJob(
     return invalid(`Unknown top-level field(s): ${extra.join(', ')}; only kind, model, prompt, parameters.`);
   if (body.model === undefined) return invalid('`model` is required.');
   if (typeof body.model !== 'string') return invalid('`model` must be a string.');
-  const model = body.model;
+  // Fault media-model-case: model ids resolved without regard to case.
+  const model = ctx.fault === 'media-model-case' ? body.model.toLowerCase() : body.model;
   const def = enforced(ctx, model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
   if (!catalog.includes(model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
-  if (body.kind !== undefined && body.kind !== kind) return invalid(`\`kind\` of ${model} is ${kind}.`);
+  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused'))
+    return invalid(`\`kind\` of ${model} is ${kind}.`);
   const params = body.parameters;
   if (!isObject(params)) return invalid('`parameters` is required and must be an object.');
   const problem =
@@ -98,6 +100,7 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
     ...Object.keys(def.parameters),
     ...(takesRefs ? TABLE.reference_fields : []),
   ]);
+  if (ctx.fault === 'studio-ids-unknown') allowed.delete(TABLE.reference_fields[1]!);
   // Faults foreign-param-accepted and output-format-wc100012: a name the model does not have.
   if (ctx.fault === 'foreign-param-accepted' && model === 'wc-100010') allowed.add('quality');
   if (ctx.fault === 'output-format-wc100012' && model === 'wc-100012') allowed.add('output_format');
@@ -242,16 +245,19 @@ function resolveReferences(
   }
   const problem = contentProblem(ctx, inputs);
   if (problem) return problem;
-  const videos = inputs.filter((i) => kindOfInput(i) === 'video');
+  // Fault video-as-image: an image-only model counts the videos among its images.
+  const asImages = ctx.fault === 'video-as-image' && !accepted.includes('video');
+  const videos = asImages ? [] : inputs.filter((i) => kindOfInput(i) === 'video');
   const images = inputs.length - videos.length + ghosts;
   if (videos.length > 0 && !accepted.includes('video')) return 'This model takes image references only.';
   if (videos.length > 0 && images > 0 && ctx.fault !== 'mix-image-video')
     return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
+    const min = ctx.fault === 'video-window-short' ? VIDEO_MS.min : window.usable_min_ms;
     if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
-    if (videos.some((v) => v.durationMs < window.usable_min_ms || v.durationMs > max))
+    if (videos.some((v) => v.durationMs < min || v.durationMs > max))
       return `A video reference must last ${window.usable_min_ms} to ${window.usable_max_ms} ms.`;
     return inputs;
   }

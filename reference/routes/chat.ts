@@ -63,6 +63,7 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
   if (max !== undefined) {
     if (!Number.isInteger(max)) return '`max_tokens` must be an integer.';
     if ((max as number) < 0 && ctx.fault !== 'chat-max-tokens-negative') return '`max_tokens` must be >= 0.';
+    if (max === 0 && ctx.fault === 'chat-max-tokens-zero') return '`max_tokens` must be >= 1.';
   }
   if (temperature !== undefined) {
     if (!isNumber(temperature)) return '`temperature` must be a number.';

@@ -57,11 +57,14 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: '`amount_cny` must be a decimal string with at most two decimals, e.g. "100.00".' };
   // Fault order-over-max: the maximum is 1000000 instead of 100000.
   const max = (milliCny(PAYMENT_MAX_CNY, 2) as bigint) * (ctx.fault === 'order-over-max' ? 10n : 1n);
-  if (milli <= (milliCny(PAYMENT_MIN_CNY, 2) as bigint) || milli > max)
+  // Fault order-min-inclusive: the minimum itself is accepted.
+  const floor = milliCny(PAYMENT_MIN_CNY, 2) as bigint;
+  if (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
     return { problem: `\`amount_cny\` must be above ${PAYMENT_MIN_CNY} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };
-    if ([...note].length > 120) return { problem: '`note` must be at most 120 characters.' };
+    const noteMax = ctx.fault === 'order-note-119' ? 119 : 120;
+    if ([...note].length > noteMax) return { problem: '`note` must be at most 120 characters.' };
     if (/[\r\n]/.test(note) && ctx.fault !== 'order-note-newline')
       return { problem: '`note` must be a single line.' };
   }

@@ -85,7 +85,11 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
         return sendError(reply, ctx, 'invalid_request', `\`${flag}\` must be a boolean.`);
     }
 
-    const idem = idempotencyOf(ctx, request, account, PATH);
+    // Fault responses-replay-new: the Idempotency-Key is ignored, a replay executes (and charges) again.
+    const idem =
+      ctx.fault === 'responses-replay-new'
+        ? { kind: 'none' as const }
+        : idempotencyOf(ctx, request, account, PATH);
     const refused = refuseKey(reply, ctx, idem);
     if (refused) return refused;
     if (idem.kind === 'replay') {

@@ -42,7 +42,9 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
   }
   const { category, subject, message, preferred_contact: contact } = body;
   const laxCategory = ctx.fault === 'ticket-category-lax' && typeof category === 'string' && category !== '';
-  if (typeof category !== 'string' || !(CATEGORIES.includes(category) || laxCategory))
+  // Fault ticket-category-dropped: one listed category is not known.
+  const known = ctx.fault === 'ticket-category-dropped' ? CATEGORIES.slice(1) : CATEGORIES;
+  if (typeof category !== 'string' || !(known.includes(category) || laxCategory))
     return `\`category\` is required, one of ${CATEGORIES.join(', ')}.`;
   if (typeof subject !== 'string') return '`subject` is required and must be a string.';
   const subjectMax = ctx.fault === 'ticket-subject-121' ? 121 : 120;

@@ -29,11 +29,14 @@ export type CoveringRule =
   | 'MJOB-008'
   | 'MJOB-009'
   | 'MJOB-010'
-  | 'MJOB-013';
+  | 'MJOB-013'
+  | 'MJOB-043';
 
 export interface CoveringReferences {
   kind: 'image' | 'video';
   count: number;
+  /** The reference field the ids go in, when not the first of `reference_fields` (an alias on its own). */
+  field?: string;
 }
 
 /** One value a job puts at stake: `subject` is a parameter name, `prompt` or `references`. */
@@ -65,7 +68,7 @@ export interface Axis {
 export function coveringDesign(table: MediaTable, model: MediaModel, profile: Profile): CoveringCase[] {
   return packAxes([
     ...promptAxis(model.prompt),
-    ...referenceAxis(model),
+    ...referenceAxis(table, model),
     ...Object.entries(model.parameters).flatMap(([name, rule]) => parameterAxis(table, name, rule, profile)),
   ]);
 }
@@ -180,7 +183,7 @@ function promptAxis(rule: PromptRule): Axis[] {
   ];
 }
 
-function referenceAxis(model: MediaModel): Axis[] {
+function referenceAxis(table: MediaTable, model: MediaModel): Axis[] {
   const r = model.references;
   if (!r.stated || r.accepted.length === 0) return [];
   const values: CoveredValue[] = [];
@@ -192,6 +195,17 @@ function referenceAxis(model: MediaModel): Axis[] {
         value: { kind: 'image', count },
         note: `${count} reference image${count === 1 ? '' : 's'}`,
       });
+  // The alias on its own (`studio_asset_ids`), with the fewest references: it adds no job where
+  // another value set is at least as long.
+  const alias = table.reference_fields[1];
+  const fewest = values[0]?.value as CoveringReferences | undefined;
+  if (alias && fewest)
+    values.push({
+      rules: ['MJOB-043'],
+      subject: 'references',
+      value: { ...fewest, field: alias },
+      note: `${fewest.count} reference image${fewest.count === 1 ? '' : 's'} under \`${alias}\` alone`,
+    });
   if (r.accepted.includes('video') && r.video)
     values.push({
       rules: ['MJOB-010', 'MJOB-013'],

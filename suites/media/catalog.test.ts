@@ -3,7 +3,7 @@ import { mediaCatalog } from '../../src/media.ts';
 import type { MediaModel } from '../../src/rules/media.ts';
 import { answeredCause } from '../../src/runtime/check.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
-import { ACK, table } from './support.ts';
+import { ACK, baseJob, judgeRefusal, postJob, table } from './support.ts';
 
 check(
   { ids: ['MCAT-001', 'MCAT-002'], effect: 'read' },
@@ -187,6 +187,29 @@ check(
           'MCAT-004',
           `${String(e.id)}: minimum_characters ${lo} exceeds maximum_characters ${hi}`,
         );
+    }
+  },
+);
+
+check(
+  { ids: ['MJOB-044'], effect: 'write' },
+  'refuses a job whose model is not an exact id of the media catalog (capitals, unknown)',
+  async (t) => {
+    const c = await mediaCatalog(t);
+    if (!isSuccess(c.status)) return t.skip(`GET /v1/media/models answered ${c.status} (see MCAT-001)`);
+    const listed = new Set(c.entries.map((e) => e.id));
+    const id = Object.keys(table.models).find((m) => listed.has(m) && /[a-z]/.test(m));
+    if (!id) return t.skip('the catalog lists no documented model');
+    const base = await baseJob(t, id, table.models[id]!);
+    const unknown = `conformance-unknown-media-model-${t.run.seed}`;
+    for (const [what, model] of [
+      [`${id} in capitals`, id.toUpperCase()],
+      ['an id no catalog lists', unknown],
+    ] as const) {
+      if (listed.has(model)) continue;
+      // The status and code for an unknown model are not stated: any 4xx refusal.
+      const msg = judgeRefusal(t, await postJob(t, { ...base, model }), `a job for ${what}`, false);
+      if (msg) t.violate('MJOB-044', msg);
     }
   },
 );

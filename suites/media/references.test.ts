@@ -1,4 +1,4 @@
-import { upload } from '../../src/media.ts';
+import { sample, upload } from '../../src/media.ts';
 import { check, group } from '../../src/suite.ts';
 import {
   ACK,
@@ -91,6 +91,70 @@ for (const id of documentedIds) {
         }
       },
     );
+
+    check(
+      { ids: ['MJOB-043'], effect: 'write' },
+      `${id}: refuses an unknown id under \`${ALT}\` alone`,
+      async (t) => {
+        const m = await listedModel(t, id);
+        const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
+        // Its acceptance side is a job of the covering design (validation tests); a 403 or 404 is a
+        // refusal too (judging.md: foreign or unknown ids).
+        const params = { ...(base.parameters as object), [ALT]: [`in_conformance_unknown_${t.run.seed}`] };
+        const msg = judgeRefusal(
+          t,
+          await postJob(t, { ...base, parameters: params }),
+          `${id}: ${ALT}`,
+          false,
+        );
+        if (msg) t.violate('MJOB-043', msg);
+      },
+    );
+
+    if (!r.accepted.includes('video')) {
+      check(
+        { ids: ['MJOB-042', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses a video as the reference of an image-only model`,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, m);
+          const video = await references(t, m, 1, 'video');
+          const msg = judgeRefusal(
+            t,
+            await postJob(t, { ...base, parameters: { ...(base.parameters as object), [FIELD]: video } }),
+            `${id}: one video reference`,
+          );
+          if (msg) t.violate('MJOB-042', msg);
+        },
+      );
+    }
+
+    const window = r.video;
+    if (window) {
+      // Videos the upload rule admits (1 to 30 s) that are shorter than the model's own window.
+      const short = ['h264-1s.mp4', 'h264-1.5s.mp4'].filter((f) => {
+        const ms = sample(f).duration_ms ?? 0;
+        return ms >= 1000 && ms < window.usable_min_ms;
+      });
+      check(
+        { ids: ['MJOB-041', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses a reference video shorter than ${window.usable_min_ms} ms (${short.join(', ')})`,
+        async (t) => {
+          await listedModel(t, id);
+          for (const file of short) {
+            const u = await upload(t, file);
+            if (!u.id) return t.skip(`uploading ${file} was answered ${u.res.status} (see MIN-006)`);
+            const res = await postJob(t, {
+              model: id,
+              prompt: PROMPT,
+              parameters: { [ACK]: true, [FIELD]: [u.id] },
+            });
+            const msg = judgeRefusal(t, res, `${id}: a reference video of ${sample(file).duration_ms} ms`);
+            if (msg) t.violate('MJOB-041', msg);
+          }
+        },
+      );
+    }
 
     if (r.video) {
       check(

@@ -31,6 +31,7 @@ const coveringIds = (model: MediaModel): string[] =>
       'MJOB-005',
       'MJOB-006',
       'MJOB-009',
+      ...(model.output === 'video' ? ['MJOB-002'] : []),
       ...coveringDesign(table, model, 'standard').flatMap((c) => c.proves.flatMap((p) => p.rules)),
     ]),
   ].sort();
@@ -216,18 +217,53 @@ export function validationTests(ids: string[]): void {
             image: await references(t, m, count('image'), 'image'),
             video: await references(t, m, count('video'), 'video'),
           };
+          // One job of a video model also sends `kind` as the reference client does ("for video models
+          // the reference client sends `video_generation`"): one without the alias, so that a refusal
+          // has one suspect.
+          const withKind = m.output === 'video' ? cases.find((c) => !c.references?.field) : undefined;
           for (const c of cases) {
             const parameters: Record<string, unknown> = { ...(base.parameters as object), ...c.parameters };
-            if (c.references) parameters[FIELD] = inputs[c.references.kind].slice(0, c.references.count);
+            const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
+            const alias = c.references?.field;
+            if (refs) parameters[alias ?? FIELD] = refs;
             const body: Record<string, unknown> = { ...base, parameters };
             if (c.prompt === undefined) delete body.prompt;
             else if (c.prompt !== null) body.prompt = c.prompt;
+            if (c === withKind) body.kind = 'video_generation';
             const res = await postJob(t, body);
             if (isSuccess(res.status) || t.notJudged429(res, `${id}: a job of its covering design`)) continue;
+            let proves = c.proves;
+            // Which value was refused: the same job without the job's spelling choice (references
+            // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
+            // clears it.
+            const suspect = alias
+              ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
+              : c === withKind
+                ? { rule: 'MJOB-002', what: '`kind` video_generation' }
+                : undefined;
+            if (suspect) {
+              const { [alias ?? FIELD]: _, ...plain } = parameters;
+              const { kind: __, ...plainBody } = body;
+              const again = await postJob(t, {
+                ...plainBody,
+                parameters: { ...plain, ...(refs ? { [FIELD]: refs } : {}) },
+              });
+              if (t.notJudged429(again, `${id}: a job of its covering design, without ${suspect.what}`))
+                continue;
+              if (isSuccess(again.status)) {
+                t.violate(
+                  suspect.rule,
+                  `${id}: a valid job with ${suspect.what} was answered ${res.status}, and ${again.status} without it`,
+                  { received: res.status, expected: '2xx', exchange: res.exchange },
+                );
+                continue;
+              }
+              proves = proves.filter((p) => !p.rules.includes('MJOB-043'));
+            }
             // A refused job carried several values: each is sent alone on a minimal valid job, so that
             // the refusal is laid at the value (and its rule) the target refuses, not at all of them.
-            const alone = c.proves.length > 1 ? await refusedAlone(t, id, m, c.proves, inputs) : [];
-            const blamed = alone.length > 0 ? alone : [{ value: c.proves, res }];
+            const alone = proves.length > 1 ? await refusedAlone(t, id, m, proves, inputs) : [];
+            const blamed = alone.length > 0 ? alone : [{ value: proves, res }];
             for (const { value, res: answer } of blamed) {
               const values = value.map((p) => p.note).join('; ');
               for (const rule of new Set(value.flatMap((p) => p.rules)))

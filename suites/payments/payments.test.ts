@@ -57,8 +57,8 @@ caseTableChecks({
 });
 
 check(
-  { ids: ['PAY-006'], effect: 'payments' },
-  'accepts amounts with 0, 1 and 2 decimals up to 100000',
+  { ids: ['PAY-006', 'PAY-005', 'PAY-007'], effect: 'payments' },
+  'accepts amounts with 0, 1 and 2 decimals from one cent above the minimum up to 100000, both methods and a note of 120 characters',
   async (t) => {
     const min = t.target.limits.payment_min_cny;
     if (min === undefined)
@@ -69,17 +69,49 @@ check(
     const amounts = [
       floor.plus(1).toFixed(0),
       floor.plus(1).toFixed(1),
-      floor.plus(1.25).toFixed(2),
+      floor.plus(0.01).toFixed(2),
       '100000',
     ].filter((a) => floor.lessThan(a));
-    for (const amount_cny of amounts) {
-      const res = await t.post(PATH, { method: 'wechat_pay', amount_cny, note: 'conformance probe' });
-      t.ensure(res.status === 201, 'PAY-006', `the amount ${amount_cny} was answered ${res.status}`, {
+    // The orders these amounts create anyway also put both methods and the note's bounds at stake.
+    const plain = { method: 'alipay', note: 'conformance probe' };
+    const extras: Array<[string | undefined, Record<string, unknown>]> = [
+      ['PAY-007', { method: 'alipay', note: 'conformance probe '.padEnd(120, '票') }],
+      ['PAY-007', { method: 'wechat_pay' }],
+      ['PAY-005', { method: 'wechat_pay', note: 'conformance probe' }],
+      [undefined, plain],
+    ];
+    for (const [i, amount_cny] of amounts.entries()) {
+      const [rule, extra] = extras[i % extras.length]!;
+      const res = await t.post(PATH, { amount_cny, ...extra });
+      if (res.status === 201) continue;
+      const what = `an order of ${amount_cny} (${extra.method}, ${'note' in extra ? `a note of ${[...String(extra.note)].length} characters` : 'no note'})`;
+      // Which value was refused: the same amount with the plain method and note (created only after a
+      // wrong refusal). Its acceptance blames the method or note; its refusal, the amount.
+      const again = rule === undefined ? undefined : await t.post(PATH, { amount_cny, ...plain });
+      const blamed = rule && again?.status === 201 ? rule : 'PAY-006';
+      t.violate(blamed, `${what} was answered ${res.status}`, {
         received: res.status,
         expected: 201,
         exchange: res.exchange,
       });
     }
+  },
+);
+
+check(
+  { ids: ['PAY-006'], effect: 'payments' },
+  'refuses the configured minimum itself ("above a configured minimum")',
+  async (t) => {
+    const min = t.target.limits.payment_min_cny;
+    if (min === undefined)
+      return t.skip('limits.payment_min_cny is not configured for the target: the minimum is not known');
+    const amount_cny = new Decimal(String(min)).toFixed(2);
+    const msg = verdictMismatch(
+      await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),
+      false,
+      `amount_cny ${amount_cny} (the configured minimum)`,
+    );
+    if (msg) t.violate('PAY-006', msg);
   },
 );
 

@@ -135,16 +135,17 @@ check(
 
 async function replay(
   t: CheckContext,
-  opts: { secondHeaders?: Record<string, string>; id: string; what: string },
+  opts: { secondHeaders?: Record<string, string>; id: string; what: string; path?: string; body?: unknown },
 ) {
   const key = `conformance-${randomUUID()}`;
-  const body = await chatBody(t);
+  const path = opts.path ?? '/v1/chat/completions';
+  const body = opts.body ?? (await chatBody(t));
   const b0 = await total(t);
-  const first = await t.post('/v1/chat/completions', body, { headers: { 'idempotency-key': key } });
+  const first = await t.post(path, body, { headers: { 'idempotency-key': key } });
   if (!isSuccess(first.status)) return t.skip(`the first call was answered ${first.status}`);
   const b1 = await total(t);
   if (b1.equals(b0)) return t.skip('the first call moved no points: a second execution could not be seen');
-  const second = await t.post('/v1/chat/completions', body, {
+  const second = await t.post(path, body, {
     headers: { 'idempotency-key': key, ...(opts.secondHeaders ?? {}) },
     retry429: false,
   });
@@ -167,6 +168,19 @@ check(
   'does not execute a request replayed with the same Idempotency-Key twice',
   async (t) => {
     await replay(t, { id: 'IDEM-001', what: 'replaying the same request with the same Idempotency-Key' });
+  },
+);
+
+check(
+  { ids: ['IDEM-001'], effect: 'billable', account: 'exclusive' },
+  'does not execute a /v1/responses request replayed with the same Idempotency-Key twice',
+  async (t) => {
+    await replay(t, {
+      id: 'IDEM-001',
+      what: 'replaying the same /v1/responses request with the same Idempotency-Key',
+      path: '/v1/responses',
+      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 3 },
+    });
   },
 );
 

@@ -169,6 +169,17 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'chat-temperature-strict': async (ref) => (await chat(ref, { temperature: 2 })).status === 400,
   'chat-top-p-unchecked': async (ref) => (await chat(ref, { top_p: 1.5 })).status === 200,
   'chat-max-tokens-negative': async (ref) => (await chat(ref, { max_tokens: -1 })).status === 200,
+  'responses-replay-new': async (ref) => {
+    const opts = {
+      method: 'POST',
+      role: 'primary',
+      headers: { 'idempotency-key': 'probe-responses' },
+      json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3 },
+    };
+    const [a, b] = [await call(ref, '/v1/responses', opts), await call(ref, '/v1/responses', opts)];
+    return a.body.id !== b.body.id;
+  },
+  'chat-max-tokens-zero': async (ref) => (await chat(ref, { max_tokens: 0 })).status !== 200,
   'chat-missing-content': async (ref) => (await chat(ref, { messages: [{ role: 'user' }] })).status === 200,
   'chat-developer-refused': async (ref) =>
     (await chat(ref, { messages: [{ role: 'developer', content: 'Be brief.' }] })).status === 400,
@@ -255,6 +266,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await ticket(ref, { preferred_contact: 'c'.repeat(161) })).status === 201,
   'ticket-unknown-field': async (ref) => (await ticket(ref, { priority: 'high' })).status === 201,
   'ticket-category-lax': async (ref) => (await ticket(ref, { category: 'sales' })).status === 201,
+  'ticket-category-dropped': async (ref) =>
+    (await ticket(ref, { category: 'enterprise_onboarding' })).status !== 201,
   'ticket-200': async (ref) => (await ticket(ref, {})).status === 200,
   'ticket-list-envelope': async (ref) => Array.isArray((await call(ref, TICKETS, { role: 'primary' })).body),
   'enterprise-payment-allowed': async (ref) => (await payOrder(ref, {}, 'enterprise')).status === 201,
@@ -267,6 +280,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'order-over-max': async (ref) => (await payOrder(ref, { amount_cny: '100000.01' })).status === 201,
   'order-method-lax': async (ref) => (await payOrder(ref, { method: 'paypal' })).status === 201,
   'order-note-newline': async (ref) => (await payOrder(ref, { note: 'a\nb' })).status === 201,
+  'order-min-inclusive': async (ref) => (await payOrder(ref, { amount_cny: '1.00' })).status === 201,
+  'order-note-119': async (ref) => (await payOrder(ref, { note: 'n'.repeat(120) })).status !== 201,
   'order-credits-mismatch': async (ref) => (await payOrder(ref, {})).body.amount_credits !== 100_000_000,
   'order-approved': async (ref) => (await payOrder(ref, {})).body.status === 'approved',
   'payment-methods-personal-refused': async (ref) =>
@@ -323,6 +338,14 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-161': async (ref) => accepted(ref, jobBody('wc-100011', ['x'.repeat(161)])),
   'mix-image-video': async (ref) =>
     accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+  'kind-refused': async (ref) =>
+    !(await accepted(ref, { ...jobBody('wc-100014'), kind: 'video_generation' })),
+  'media-model-case': async (ref) => accepted(ref, { ...jobBody('wc-100010'), model: 'WC-100010' }),
+  'video-window-short': async (ref) =>
+    accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.5s.mp4')])),
+  'video-as-image': async (ref) => accepted(ref, jobBody('wc-100011', [await inputId(ref, 'h264-2s.mp4')])),
+  'studio-ids-unknown': async (ref) =>
+    !(await accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref)] }))),
   'foreign-input-accepted': async (ref) =>
     accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
   'deleted-input-accepted': async (ref) => {
