@@ -551,7 +551,8 @@ async function finish(c: {
       : { valid: false, errors: ['not fetched'] },
     ...aggregate(tests, harnessErrors, {
       cut: runCut(c.cut, reportDir, tests, run.budget),
-      partial: !!(opts.filter || opts.files?.length || opts.shard),
+      // A dry run judges nothing: never PASSED.
+      partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
     }),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
     tests,

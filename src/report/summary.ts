@@ -118,7 +118,7 @@ export interface RunCut {
 /** The facts beside the test records that decide the verdict word. */
 export interface VerdictFacts {
   cut?: RunCut | undefined;
-  /** The run judged a selection of the plan only (--filter, --suite, a shard, a merge missing shards). */
+  /** The run judged a selection of the plan only (--filter, --suite, a shard, a merge missing shards, a dry run). */
   partial?: boolean;
 }
 
@@ -153,7 +153,7 @@ export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deplo
  * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
  */
 export function verdictLine(
-  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard'> & {
+  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> & {
     target: { embedded: boolean };
   },
 ): string {
@@ -166,6 +166,7 @@ export function verdictLine(
     s.filter !== undefined && `--filter ${s.filter}`,
     s.suites?.length && `--suite ${s.suites.join(',')}`,
     s.shard && `shard ${s.shard}`,
+    s.dryRun && 'a dry run (no request was sent)',
   ].filter(Boolean);
   if (selection.length) detail.push(`a selection: ${selection.join(', ')}`);
   detail.push(`${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run` : ''}`);
