@@ -88,6 +88,30 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
     expect(target.requests()).toBe(0);
   });
 
+  it('--deadline counts from the start: a Retry-After in the preflight ends at it, nothing is sent after, INCOMPLETE (exit 4)', async () => {
+    let n = 0;
+    const server: Server = createHttpServer((_req, res) => {
+      n++;
+      res.writeHead(429, { 'retry-after': '29', 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const dir = tmp('deadline-429');
+    const started = Date.now();
+    const run = await runCli(['--base-url', url, '--deadline', '3', '--report-dir', dir], KEY);
+    const wallMs = Date.now() - started;
+    expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(4);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(
+      /^VERDICT: INCOMPLETE \(run deadline of 3 s reached; 0 of 0 tests judged\)/,
+    );
+    expect(run.stdout).not.toContain('PASSED');
+    // Not the 29 s Retry-After: the wait ended at the deadline, and no retry went out after it.
+    expect(wallMs).toBeLessThan(20_000);
+    expect(n).toBe(1);
+    expect(summaryOf(dir).cut?.kind).toBe('deadline');
+  });
+
   it('the verdict line: one word decided once, how much of the plan was judged, and the cause of a cut', () => {
     const counts = {
       passed: 3,
