@@ -122,9 +122,13 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
       harness_error: 0,
       total: 5,
     };
-    const target = { embedded: false };
-    expect(verdictLine({ verdict: 'passed', counts, target })).toBe(
-      'VERDICT: PASSED (3 of 5 tests judged, 2 not run)',
+    const target = { embedded: false, allow: ['read' as const] };
+    const tests = [
+      { outcome: 'not_run' as const, effect: 'billable' as const },
+      { outcome: 'not_run' as const, effect: 'read' as const },
+    ];
+    expect(verdictLine({ verdict: 'passed', counts, target, tests })).toBe(
+      'VERDICT: PASSED (3 of 5 tests judged, 2 not run (1 for a side-effect class not allowed, 1 for other reasons (each with its reason in the report)))',
     );
     expect(
       verdictLine({
@@ -132,6 +136,7 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
         cut: { kind: 'dead_target', reason: 'the target stopped answering' },
         counts,
         target,
+        tests: [],
       }),
     ).toBe('VERDICT: INCOMPLETE (the target stopped answering; 3 of 5 tests judged, 2 not run)');
   });

@@ -154,7 +154,8 @@ export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deplo
  */
 export function verdictLine(
   s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> & {
-    target: { embedded: boolean };
+    target: { embedded: boolean; allow: Effect[] };
+    tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
   },
 ): string {
   const c = s.counts;
@@ -169,7 +170,16 @@ export function verdictLine(
     s.dryRun && 'a dry run (no request was sent)',
   ].filter(Boolean);
   if (selection.length) detail.push(`a selection: ${selection.join(', ')}`);
-  detail.push(`${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run` : ''}`);
+  // Not run for a side-effect class the run did not allow: outside the plan (a typed fact of each test).
+  const byClass = s.tests.filter(
+    (t) => t.outcome === 'not_run' && t.effect && !s.target.allow.includes(t.effect),
+  ).length;
+  const notRun = !c.not_run
+    ? ''
+    : byClass === 0
+      ? `, ${c.not_run} not run`
+      : `, ${c.not_run} not run (${byClass} for a side-effect class not allowed${c.not_run > byClass ? `, ${c.not_run - byClass} for other reasons (each with its reason in the report)` : ''})`;
+  detail.push(`${judged} of ${c.total} tests judged${notRun}`);
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 
