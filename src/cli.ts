@@ -49,8 +49,9 @@ Run
                          defaults to 100 (or CONFORMANCE_BUDGET_POINTS, or budget_points in the
                          targets file); the embedded reference has none. Never more than the primary
                          account's available points (read before the run)
-  --deadline DURATION    stop starting tests and requests after DURATION (e.g. 900, 15m, 1h);
-                         running tests end at their next request, cleanups still run
+  --deadline DURATION    stop starting tests and requests DURATION after the command started (e.g.
+                         900, 15m, 1h; the preflight and every wait included); running tests end at
+                         their next request, cleanups still run; the verdict is INCOMPLETE (exit 4)
   --shard I/N            run the I-th of N shards (combine them with 'merge')
   --expectations FILE    the target's known failures (id, reason, expires; see README)
   --drift-against FILE   diff the live /openapi.json against FILE, or 'previous' (the newest other

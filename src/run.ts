@@ -51,6 +51,7 @@ import {
   RUN_FILE_ENV,
   type RunConfig,
 } from './runtime/run-config.ts';
+import { checkSelection, keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
 
 export interface RunOptions {
   target: TargetConfig;
@@ -431,62 +432,6 @@ const LONG_CHAIN_FILES = [
   'suites/media/inputs.test.ts',
 ];
 
-/** The suite files of the run and how vitest collects them (src/run.ts runSuites runs them). */
-const SUITE_GLOB = 'suites/**/*.test.ts';
-
-type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;
-const ourSignalHandlers = (): SignalHandlers =>
-  new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]));
-/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
-function keepOurSignalHandlers(ours: SignalHandlers): void {
-  for (const [sig, mine] of ours)
-    for (const l of process.listeners(sig)) if (!mine.includes(l)) process.off(sig, l);
-}
-
-/**
- * Refuse a selection that matches no test (exit 2), before the target gets any request: the suite
- * files of --suite are listed, and with --filter their tests are collected (vitest's collect: the files
- * are loaded, no test body runs) and their full names matched as vitest matches them.
- */
-async function checkSelection(opts: RunOptions, run: RunConfig, runFile: string): Promise<void> {
-  writeFileSync(runFile, JSON.stringify({ ...run, dryRun: true }, null, 2));
-  process.env[RUN_FILE_ENV] = runFile;
-  const { createVitest } = await import('vitest/node');
-  const ours = ourSignalHandlers();
-  const vitest = await createVitest(
-    'test',
-    { config: false, root: PKG_ROOT, watch: false, reporters: [], include: [SUITE_GLOB], pool: 'threads' },
-    {} as never,
-  );
-  keepOurSignalHandlers(ours);
-  try {
-    const files = opts.files ?? [];
-    const specs = await vitest.globTestSpecifications(files);
-    if (specs.length === 0)
-      throw new UsageError(
-        `--suite ${files.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
-      );
-    if (opts.filter === undefined) return;
-    const pattern = new RegExp(opts.filter);
-    const collected = await vitest.collect(files);
-    const fullName = (t: { name: string; parent: { type: string } }): string =>
-      t.parent.type === 'suite' ? `${fullName(t.parent as never)} ${t.name}` : t.name;
-    let total = 0;
-    let matched = 0;
-    for (const mod of collected.testModules)
-      for (const tc of mod.children.allTests()) {
-        total++;
-        if (pattern.test(fullName(tc))) matched++;
-      }
-    if (matched === 0)
-      throw new UsageError(
-        `--filter ${opts.filter}: no test title matches (of ${total} tests${files.length ? ` in --suite ${files.join(',')}` : ''}); titles start with their requirement ids, e.g. --filter AUTH-005`,
-      );
-  } finally {
-    await vitest.close();
-  }
-}
-
 /** The vitest suites: every suite in parallel, then the serial ones. */
 async function runSuites(
   opts: RunOptions,
@@ -625,7 +570,8 @@ async function finish(c: {
       : { valid: false, errors: ['not fetched'] },
     ...aggregate(tests, harnessErrors, {
       cut: runCut(c.cut, reportDir, tests, run.budget),
-      partial: !!(opts.filter || opts.files?.length || opts.shard),
+      // A dry run judges nothing: never PASSED.
+      partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
     }),
     exchanges: { file: 'exchanges.ndjson', count: 0 },
     tests,

@@ -38,6 +38,8 @@ describe('the CLI against a separately started reference', { timeout: 240_000 },
       CONFORMANCE_BASE_URL: r.url,
       CONFORMANCE_API_KEY: r.keys.primary,
       CONFORMANCE_ALLOW: 'all',
+      // The whole plan, so that the run can say PASSED (the default budget of a real target would cut it: INCOMPLETE).
+      CONFORMANCE_BUDGET_POINTS: 'unlimited',
       // The reference ends a media job in well under a second: poll it quickly, as the embedded target does.
       CONFORMANCE_MEDIA_POLL_INTERVAL_MS: '50',
       CONFORMANCE_MEDIA_POLL_CAP: '200',

@@ -88,6 +88,30 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
     expect(target.requests()).toBe(0);
   });
 
+  it('--deadline counts from the start: a Retry-After in the preflight ends at it, nothing is sent after, INCOMPLETE (exit 4)', async () => {
+    let n = 0;
+    const server: Server = createHttpServer((_req, res) => {
+      n++;
+      res.writeHead(429, { 'retry-after': '29', 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(r)));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const dir = tmp('deadline-429');
+    const started = Date.now();
+    const run = await runCli(['--base-url', url, '--deadline', '3', '--report-dir', dir], KEY);
+    const wallMs = Date.now() - started;
+    expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(4);
+    expect(run.stdout.trim().split('\n').at(-1)).toMatch(
+      /^VERDICT: INCOMPLETE \(run deadline of 3 s reached; 0 of 0 tests judged\)/,
+    );
+    expect(run.stdout).not.toContain('PASSED');
+    // Not the 29 s Retry-After: the wait ended at the deadline, and no retry went out after it.
+    expect(wallMs).toBeLessThan(20_000);
+    expect(n).toBe(1);
+    expect(summaryOf(dir).cut?.kind).toBe('deadline');
+  });
+
   it('the verdict line: one word decided once, how much of the plan was judged, and the cause of a cut', () => {
     const counts = {
       passed: 3,
@@ -98,9 +122,13 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
       harness_error: 0,
       total: 5,
     };
-    const target = { embedded: false };
-    expect(verdictLine({ verdict: 'passed', counts, target })).toBe(
-      'VERDICT: PASSED (3 of 5 tests judged, 2 not run)',
+    const target = { embedded: false, allow: ['read' as const] };
+    const tests = [
+      { outcome: 'not_run' as const, effect: 'billable' as const },
+      { outcome: 'not_run' as const, effect: 'read' as const },
+    ];
+    expect(verdictLine({ verdict: 'passed', counts, target, tests })).toBe(
+      'VERDICT: PASSED (3 of 5 tests judged, 2 not run (1 for a side-effect class not allowed, 1 for other reasons (each with its reason in the report)))',
     );
     expect(
       verdictLine({
@@ -108,6 +136,7 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
         cut: { kind: 'dead_target', reason: 'the target stopped answering' },
         counts,
         target,
+        tests: [],
       }),
     ).toBe('VERDICT: INCOMPLETE (the target stopped answering; 3 of 5 tests judged, 2 not run)');
   });

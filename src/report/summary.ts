@@ -131,7 +131,7 @@ export interface RunCut {
 /** The facts beside the test records that decide the verdict word. */
 export interface VerdictFacts {
   cut?: RunCut | undefined;
-  /** The run judged a selection of the plan only (--filter, --suite, a shard, a merge missing shards). */
+  /** The run judged a selection of the plan only (--filter, --suite, a shard, a merge missing shards, a dry run). */
   partial?: boolean;
 }
 
@@ -166,8 +166,9 @@ export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deplo
  * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
  */
 export function verdictLine(
-  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard'> & {
-    target: { embedded: boolean };
+  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> & {
+    target: { embedded: boolean; allow: Effect[] };
+    tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
   },
 ): string {
   const c = s.counts;
@@ -179,9 +180,19 @@ export function verdictLine(
     s.filter !== undefined && `--filter ${s.filter}`,
     s.suites?.length && `--suite ${s.suites.join(',')}`,
     s.shard && `shard ${s.shard}`,
+    s.dryRun && 'a dry run (no request was sent)',
   ].filter(Boolean);
   if (selection.length) detail.push(`a selection: ${selection.join(', ')}`);
-  detail.push(`${judged} of ${c.total} tests judged${c.not_run ? `, ${c.not_run} not run` : ''}`);
+  // Not run for a side-effect class the run did not allow: outside the plan (a typed fact of each test).
+  const byClass = s.tests.filter(
+    (t) => t.outcome === 'not_run' && t.effect && !s.target.allow.includes(t.effect),
+  ).length;
+  const notRun = !c.not_run
+    ? ''
+    : byClass === 0
+      ? `, ${c.not_run} not run`
+      : `, ${c.not_run} not run (${byClass} for a side-effect class not allowed${c.not_run > byClass ? `, ${c.not_run - byClass} for other reasons (each with its reason in the report)` : ''})`;
+  detail.push(`${judged} of ${c.total} tests judged${notRun}`);
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 

@@ -45,7 +45,7 @@ export class Poller<R extends { headers: Record<string, string> }> {
     private readonly now: () => number = Date.now,
     /** Told the number of resources watched whenever it changes (the run's progress line shows it). */
     private readonly onWatching?: (n: number) => void,
-    /** The run's deadline: no read is due later (the read at the deadline is refused, ending the wait). */
+    /** The run's deadline: no read is due later than it (the read at it is refused, ending the wait). */
     private readonly deadlineAt: () => number | undefined = runDeadlineAt,
   ) {}
 
@@ -123,7 +123,10 @@ export class Poller<R extends { headers: Record<string, string> }> {
 
   private settle(key: string, e: Entry<R>, due: number): void {
     e.reading = false;
-    e.due = Math.min(due, this.deadlineAt() ?? Number.POSITIVE_INFINITY);
+    // A read due after a deadline still ahead is due at it (the wait ends there, refused); once the
+    // deadline has passed, reads that still go out (a cleanup's) keep their interval.
+    const deadline = this.deadlineAt();
+    e.due = deadline !== undefined && deadline > this.now() ? Math.min(due, deadline) : due;
     if (e.waiters.size === 0 && this.entries.delete(key)) this.onWatching?.(this.entries.size);
     this.schedule();
   }

@@ -61,6 +61,17 @@ describe('Poller (one poller per worker for every job waited on)', () => {
     expect(p.watching).toBe(0);
   });
 
+  it("no read is due after the run's deadline; once it has passed, reads keep their interval", async () => {
+    const t0 = Date.parse('2026-11-23T12:00:00Z');
+    const p = new Poller<Reply>(Date.now, undefined, () => t0 + 7_000);
+    const j = job(['running']);
+    const wait = watch(p, j, 5000, { cap: 5 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    await wait;
+    // At once, one interval, the deadline (7 s, not 10 s), then the interval again (no burst).
+    expect(j.at.map((t) => t - t0)).toEqual([0, 5000, 7000, 12_000, 17_000]);
+  });
+
   it('sends one GET per job per interval, however many waiters the job has', async () => {
     const p = new Poller<Reply>();
     const j = job(['running', 'running', 'running', 'succeeded']);

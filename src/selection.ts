@@ -1,0 +1,121 @@
+/**
+ * The selection of a run (--suite, --filter), checked before the target gets any request: a selection
+ * that matches no test is a usage error (exit 2), never a run that judged nothing.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { UsageError } from './errors.ts';
+import { PKG_ROOT } from './paths.ts';
+import { sourceDigest } from './report/bundle.ts';
+import { RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
+
+/** The suite files of a run (src/run.ts runSuites runs them; vitest's include). */
+export const SUITE_GLOB = 'suites/**/*.test.ts';
+
+type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;
+export const ourSignalHandlers = (): SignalHandlers =>
+  new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]));
+/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
+export function keepOurSignalHandlers(ours: SignalHandlers): void {
+  for (const [sig, mine] of ours)
+    for (const l of process.listeners(sig)) if (!mine.includes(l)) process.off(sig, l);
+}
+
+/** The suite files (paths from the package root, `/`-separated) that --suite strings select, as vitest does. */
+function suiteFiles(filters: string[]): string[] {
+  const root = join(PKG_ROOT, 'suites');
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .map((f) => relative(PKG_ROOT, join(root, f)).split(sep).join('/'))
+    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => filters.length === 0 || filters.some((x) => f.toLowerCase().includes(x.toLowerCase())))
+    .sort();
+}
+
+/**
+ * The full test names (as vitest's testNamePattern sees them: suite names and the title, joined by a
+ * space) of each file, collected without running a test (vitest's collect). Kept in a cache under the
+ * system's temp directory, keyed by the suite's source digest and what of the run config may shape
+ * titles, so that repeated runs (the mutation matrix) collect each file once.
+ */
+async function titlesOf(files: string[], run: RunConfig, runFile: string): Promise<Map<string, string[]>> {
+  const key = createHash('sha256')
+    .update(sourceDigest())
+    .update(
+      JSON.stringify([
+        run.profile,
+        run.target.models,
+        run.target.capabilities,
+        run.target.allow,
+        Object.keys(run.target.keys).sort(),
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
+  const dir = join(tmpdir(), 'gateway-conformance-titles');
+  const cacheFile = join(dir, `${key}.json`);
+  let cache: Record<string, string[]> = {};
+  try {
+    if (existsSync(cacheFile)) cache = JSON.parse(readFileSync(cacheFile, 'utf8'));
+  } catch {
+    cache = {};
+  }
+  const missing = files.filter((f) => !cache[f]);
+  if (missing.length > 0) {
+    // The files are loaded by vitest's workers, which read the run file (no test body runs).
+    writeFileSync(runFile, JSON.stringify({ ...run, dryRun: true }, null, 2));
+    process.env[RUN_FILE_ENV] = runFile;
+    const { createVitest } = await import('vitest/node');
+    const ours = ourSignalHandlers();
+    const vitest = await createVitest(
+      'test',
+      { config: false, root: PKG_ROOT, watch: false, reporters: [], include: [SUITE_GLOB], pool: 'threads' },
+      {} as never,
+    );
+    keepOurSignalHandlers(ours);
+    try {
+      const collected = await vitest.collect(missing.map((f) => join(PKG_ROOT, f)));
+      const fullName = (t: { name: string; parent: { type: string } }): string =>
+        t.parent.type === 'suite' ? `${fullName(t.parent as never)} ${t.name}` : t.name;
+      let complete = collected.unhandledErrors.length === 0;
+      for (const mod of collected.testModules) {
+        if (mod.errors().length > 0) complete = false;
+        const file = relative(PKG_ROOT, mod.moduleId).split(sep).join('/');
+        cache[file] = [...mod.children.allTests()].map((tc) => fullName(tc));
+      }
+      // A file that failed to load is not cached (its titles are unknown, not none).
+      if (complete) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(cacheFile, JSON.stringify(cache));
+      }
+    } finally {
+      await vitest.close();
+    }
+  }
+  return new Map(files.map((f) => [f, cache[f] ?? []]));
+}
+
+/**
+ * Refuse a selection that matches no test (exit 2), before the target gets any request: the suite
+ * files of --suite are listed, and with --filter their tests' full names are matched as vitest matches them.
+ */
+export async function checkSelection(
+  opts: { files?: string[]; filter?: string },
+  run: RunConfig,
+  runFile: string,
+): Promise<void> {
+  const filters = opts.files ?? [];
+  const files = suiteFiles(filters);
+  if (files.length === 0)
+    throw new UsageError(
+      `--suite ${filters.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
+    );
+  if (opts.filter === undefined) return;
+  const pattern = new RegExp(opts.filter);
+  const titles = [...(await titlesOf(files, run, runFile)).values()].flat();
+  if (!titles.some((t) => pattern.test(t)))
+    throw new UsageError(
+      `--filter ${opts.filter}: no test title matches (of ${titles.length} tests${filters.length ? ` in --suite ${filters.join(',')}` : ''}); titles start with their requirement ids, e.g. --filter AUTH-005`,
+    );
+}
