@@ -142,6 +142,12 @@ describe('console of a run against a partial target', { timeout: 600_000 }, () =
     expect(html).toContain('data-groups');
     expect(html).toContain("GET /v1/usage answers the framework's 404 to everything");
     expect(html).toContain('to run: allow it with --allow read,billable,write');
+    // In each test's detail its own finding comes first, the per-exchange checks after it.
+    const mixed = s.tests.filter(
+      (t) => t.violations.some((v) => v.scope === 'exchange') && t.violations.some((v) => !v.scope),
+    );
+    expect(mixed.length).toBeGreaterThan(0);
+    for (const t of mixed) expect(t.violations[0]!.scope, t.title).toBeUndefined();
     // Raw per-test detail stays in summary.json.
     expect(s.tests.filter((t) => t.outcome === 'failed').length).toBeGreaterThan(100);
   });

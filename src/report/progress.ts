@@ -137,7 +137,9 @@ export class Progress {
   private live(): void {
     const now = Date.now();
     if (this.liveShown && now - this.lastWrite < 100) return;
-    const width = (this.out as { columns?: number }).columns ?? 100;
+    // A terminal that reports no usable width (0, or a pseudo-terminal's default) gets 100 columns.
+    const columns = (this.out as { columns?: number }).columns ?? 0;
+    const width = columns >= 40 ? columns : 100;
     this.out.write(`\r\u001b[2K${this.status().slice(0, width - 1)}`);
     this.liveShown = true;
     this.lastWrite = now;

@@ -54,7 +54,10 @@ export class ConformanceReporter implements Reporter {
       file,
       ids,
       durationMs: Math.round(tc.diagnostic()?.duration ?? 0),
-      violations: meta?.violations ?? [],
+      // The test's own finding first, then the checks every exchange gets (description, error shape...).
+      violations: [...(meta?.violations ?? [])].sort(
+        (a, b) => Number(a.scope === 'exchange') - Number(b.scope === 'exchange'),
+      ),
       exchanges: meta?.exchanges ?? [],
       exchangeCount: meta?.exchangeCount ?? 0,
     };

@@ -210,6 +210,24 @@ describe('progress of a run', () => {
     );
   });
 
+  it('non-TTY: a heartbeat line when the log was silent; TTY: one live line rewritten in place', async () => {
+    const pipe: string[] = [];
+    const beat = new Progress({ write: (s) => pipe.push(s) > 0 }, () => 0, 600);
+    beat.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    beat.stop();
+    expect(pipe.some((l) => /^… \[\d+ s\] .*\n$/.test(l))).toBe(true);
+    expect(pipe.join('')).not.toContain('\r');
+    const tty: string[] = [];
+    const live = new Progress({ write: (s) => tty.push(s) > 0, isTTY: true }, () => 0);
+    live.collected(2);
+    live.finished('a', 'passed');
+    live.line('a line of the run');
+    expect(tty[0]).toMatch(/^\r\u001b\[2K\[\d+ s\] 1\/2 tests done/);
+    // The live line is cleared before other output, which then stands on its own line.
+    expect(tty.slice(1)).toEqual(['\r\u001b[2K', 'a line of the run\n']);
+  });
+
   it('the poller says how many jobs it watches whenever that changes', async () => {
     const seen: number[] = [];
     const poller = new Poller<{ headers: Record<string, string> }>(Date.now, (n) => seen.push(n));
