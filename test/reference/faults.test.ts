@@ -338,6 +338,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-161': async (ref) => accepted(ref, jobBody('wc-100011', ['x'.repeat(161)])),
   'mix-image-video': async (ref) =>
     accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+  'input-id-161': async (ref) => (await inputId(ref)).length > 160,
   'kind-refused': async (ref) =>
     !(await accepted(ref, { ...jobBody('wc-100014'), kind: 'video_generation' })),
   'media-model-case': async (ref) => accepted(ref, { ...jobBody('wc-100010'), model: 'WC-100010' }),
