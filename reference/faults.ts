@@ -297,6 +297,8 @@ const FAULT_LIST = [
     description: 'embeddings have 1023 floats (and the description says 1023)',
     breaks: ['EMB-001'],
   },
+  // routes/embeddings.ts: an input of one character (the minimum length) refused
+  { name: 'embed-min-2', description: 'embeddings refuse an input of one character', breaks: ['EMB-003'] },
   // routes/embeddings.ts: an array input accepted
   {
     name: 'embed-array-input',

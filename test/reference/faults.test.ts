@@ -213,6 +213,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'embed-1023': async (ref) =>
     (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).body.data[0].embedding.length === 1023,
   'embed-array-input': async (ref) => embedOk(ref, { input: ['a', 'b'] }),
+  'embed-min-2': async (ref) => !(await embedOk(ref, { input: 'a' })),
   'embed-unknown-field': async (ref) => embedOk(ref, { extra: true }),
   'embed-dimensions-lax': async (ref) => embedOk(ref, { dimensions: 512 }),
   'embed-encoding-lax': async (ref) => embedOk(ref, { encoding_format: 'base64' }),
