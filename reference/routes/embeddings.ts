@@ -34,7 +34,9 @@ function embeddingInputs(ctx: RefContext, body: Body): string[] | { problem: str
     Array.isArray(input) &&
     input.length > 0 &&
     input.every((s) => typeof s === 'string' && s.length > 0);
-  if (!laxArray && (typeof input !== 'string' || input.length === 0))
+  // Fault embed-min-2: the minimum input length is 2, not 1.
+  const minLength = ctx.fault === 'embed-min-2' ? 2 : 1;
+  if (!laxArray && (typeof input !== 'string' || input.length < minLength))
     return { problem: '`input` must be one non-empty text string.' };
   const dims = body.dimensions;
   if (dims !== undefined) {

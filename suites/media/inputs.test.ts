@@ -8,7 +8,7 @@ const FIELD = table.reference_fields[0]!;
 const ENVELOPE_KEYS = ['input', 'object'];
 
 check(
-  { ids: ['MIN-001', 'MIN-002', 'MIN-003'], effect: 'write' },
+  { ids: ['MIN-001', 'MIN-002', 'MIN-003', 'MIN-013'], effect: 'write' },
   'describes each uploaded sample exactly in a closed envelope',
   async (t) => {
     for (const file of ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4']) {
@@ -67,6 +67,14 @@ check(
           pointer: `/input/${f}`,
           exchange: u.res.exchange,
         });
+      // An input id must fit where it is used: a reference id is at most 160 UTF-8 bytes.
+      if (typeof i.id === 'string')
+        t.ensure(
+          Buffer.byteLength(i.id) <= table.reference_id_max_utf8_bytes,
+          'MIN-013',
+          `${file}: input.id is ${Buffer.byteLength(i.id)} UTF-8 bytes`,
+          { pointer: '/input/id', received: i.id, exchange: u.res.exchange },
+        );
       t.ensure(
         i.expires_at === undefined || i.expires_at === null,
         'MIN-003',

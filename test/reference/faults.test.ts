@@ -213,6 +213,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'embed-1023': async (ref) =>
     (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).body.data[0].embedding.length === 1023,
   'embed-array-input': async (ref) => embedOk(ref, { input: ['a', 'b'] }),
+  'embed-min-2': async (ref) => !(await embedOk(ref, { input: 'a' })),
   'embed-unknown-field': async (ref) => embedOk(ref, { extra: true }),
   'embed-dimensions-lax': async (ref) => embedOk(ref, { dimensions: 512 }),
   'embed-encoding-lax': async (ref) => embedOk(ref, { encoding_format: 'base64' }),
@@ -338,6 +339,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-161': async (ref) => accepted(ref, jobBody('wc-100011', ['x'.repeat(161)])),
   'mix-image-video': async (ref) =>
     accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+  'input-id-161': async (ref) => (await inputId(ref)).length > 160,
   'kind-refused': async (ref) =>
     !(await accepted(ref, { ...jobBody('wc-100014'), kind: 'video_generation' })),
   'media-model-case': async (ref) => accepted(ref, { ...jobBody('wc-100010'), model: 'WC-100010' }),

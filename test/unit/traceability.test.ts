@@ -68,6 +68,14 @@ describe('traceability of the contract', () => {
     expect(problems).toEqual([]);
   });
 
+  it('every testable requirement is traced from a contract line', () => {
+    const traced = new Set(trace.lines.flatMap((e) => e.ids ?? []));
+    const untraced = [...catalogue().values()]
+      .filter((r) => r.testable && !traced.has(r.id))
+      .map((r) => r.id);
+    expect(untraced, 'requirements no line of fixtures/traceability.yaml names').toEqual([]);
+  });
+
   it('every contract line has an entry and every entry a line', (ctx) => {
     if (!existsSync(CONTRACT_PATH))
       return ctx.skip('shared/contract/customer-api.md is not beside the checkout');
