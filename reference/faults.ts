@@ -86,6 +86,14 @@ const FAULT_LIST = [
     description: '/openapi.json is not a valid OpenAPI 3.1 document',
     breaks: ['OAS-001'],
   },
+  // routes/public.ts: GET /openapi.json answers the framework's 404 (every response is then validated
+  // against the documented schemas, so the rest of the API is still judged)
+  {
+    name: 'openapi-absent',
+    description:
+      "GET /openapi.json answers the framework's 404 (no APIError shape): no description is served",
+    breaks: ['OAS-001', 'ERR-001'],
+  },
   // openapi.ts: POST /v1/embeddings left out
   {
     name: 'openapi-missing-endpoint',

@@ -126,6 +126,7 @@ const rateLimited = async (ref: ReferenceHandle) => {
 
 /** Per toggle, a probe that is true when its deviation is visible (and false on the plain server). */
 const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
+  'openapi-absent': async (ref) => (await call(ref, '/openapi.json')).status === 404,
   'auth-query-key': async (ref) =>
     (await withKey(ref, () => ({}), `?api_key=${ref.keys.primary}`)).status === 200,
   'auth-scheme-lax': async (ref) =>
