@@ -1051,6 +1051,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // routes/payments.ts + start.ts: "above a configured minimum", not shown (judging.md)
+  {
+    name: 'payment-min-unstated',
+    description:
+      'payment orders need more than 2000.00 CNY, a minimum the suite is not told (no limits.payment_min_cny), and the body is validated before the account kind',
+  },
   // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
   {
     name: 'customer-cost-field',

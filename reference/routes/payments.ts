@@ -16,6 +16,8 @@ import { callerOf } from './caller.ts';
 export const METHODS = ['alipay', 'wechat_pay'];
 /** The configured minimum (exclusive), published through the handle's `limits.payment_min_cny`. */
 export const PAYMENT_MIN_CNY = '1.00';
+/** Variant payment-min-unstated: a minimum the deployment does not publish, above the suite's guesses. */
+const UNSTATED_MIN_CNY = '2000.00';
 export const PAYMENT_MAX_CNY = '100000';
 const FIELDS = ['method', 'amount_cny', 'note'];
 /** amount_credits: "legacy cash accounting units, 1000000 per CNY". */
@@ -57,8 +59,9 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: '`amount_cny` must be a decimal string with at most two decimals, e.g. "100.00".' };
   // Fault order-over-max: the maximum is 1000000 instead of 100000.
   const max = (milliCny(PAYMENT_MAX_CNY, 2) as bigint) * (ctx.fault === 'order-over-max' ? 10n : 1n);
-  if (milli <= (milliCny(PAYMENT_MIN_CNY, 2) as bigint) || milli > max)
-    return { problem: `\`amount_cny\` must be above ${PAYMENT_MIN_CNY} and at most ${PAYMENT_MAX_CNY}.` };
+  const min = ctx.variant === 'payment-min-unstated' ? UNSTATED_MIN_CNY : PAYMENT_MIN_CNY;
+  if (milli <= (milliCny(min, 2) as bigint) || milli > max)
+    return { problem: `\`amount_cny\` must be above ${min} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };
     if ([...note].length > 120) return { problem: '`note` must be at most 120 characters.' };
@@ -89,6 +92,10 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
 
   app.post('/v1/payment-orders', async (request, reply) => {
     const account = callerOf(request).account;
+    // Variant payment-min-unstated: the body is validated before the account kind (the order of checks
+    // is not shown).
+    const early = ctx.variant === 'payment-min-unstated' ? orderOf(ctx, request.body) : undefined;
+    if (early && 'problem' in early) return sendError(reply, ctx, 'invalid_request', early.problem);
     if (account.kind === 'enterprise' && ctx.fault !== 'enterprise-payment-allowed') {
       return sendError(
         reply,

@@ -518,6 +518,10 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'payment-min-unstated': async (ref) =>
+    ref.limits.payment_min_cny === undefined &&
+    (await payOrder(ref, { amount_cny: '1500.00' })).status === 400 &&
+    (await payOrder(ref, { amount_cny: '1500.00' }, 'enterprise')).status === 400,
   'customer-cost-field': async (ref) => (await models(ref)).body.data[0].cost !== undefined,
   'settlement-replay-refused': async (ref) => {
     await pendingJob(ref, 'probe-pending');
