@@ -1051,6 +1051,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // auth.ts: "a 404 is also a refusal (the order of lookup and scope check is not shown)" (judging.md)
+  {
+    name: 'scope-404-on-ids',
+    description:
+      'an out-of-scope key gets 404 not_found on a path naming a resource id (job, input, asset, ticket), 403 elsewhere',
+  },
   // routes/payments.ts + start.ts: "above a configured minimum", not shown (judging.md)
   {
     name: 'payment-min-unstated',

@@ -518,6 +518,9 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'scope-404-on-ids': async (ref) =>
+    (await call(ref, '/v1/media/jobs/job_probe', { role: 'restricted_models' })).status === 404 &&
+    (await call(ref, '/v1/balance', { role: 'restricted_models' })).status === 403,
   'payment-min-unstated': async (ref) =>
     ref.limits.payment_min_cny === undefined &&
     (await payOrder(ref, { amount_cny: '1500.00' })).status === 400 &&
