@@ -1051,6 +1051,12 @@ const VARIANT_LIST = [
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
+  // media/catalog.ts: wc-100018's prompt "must be empty", so no byte cap binds
+  {
+    name: 'empty-prompt-zero-bytes',
+    description:
+      "wc-100018's catalog entry advertises prompt_contract.maximum_utf8_bytes 0 (its prompt must be empty)",
+  },
   // auth.ts: "a 404 is also a refusal (the order of lookup and scope check is not shown)" (judging.md)
   {
     name: 'scope-404-on-ids',

@@ -518,6 +518,8 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'empty-prompt-zero-bytes': async (ref) =>
+    (await catalogEntry(ref, 'wc-100018')).prompt_contract.maximum_utf8_bytes === 0,
   'scope-404-on-ids': async (ref) =>
     (await call(ref, '/v1/media/jobs/job_probe', { role: 'restricted_models' })).status === 404 &&
     (await call(ref, '/v1/balance', { role: 'restricted_models' })).status === 403,
