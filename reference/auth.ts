@@ -104,6 +104,10 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     const scopes = outcome.key.scopes;
     // Unknown paths get their 404 whatever the scopes.
     if (scopes && !request.is404 && !scopeAllows(ctx, scopes, path)) {
+      // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
+      // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
+      if (ctx.variant === 'scope-404-on-ids' && request.routeOptions.url?.includes(':'))
+        return sendError(reply, ctx, 'not_found', 'No such resource.');
       return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
     }
   });

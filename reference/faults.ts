@@ -86,6 +86,14 @@ const FAULT_LIST = [
     description: '/openapi.json is not a valid OpenAPI 3.1 document',
     breaks: ['OAS-001'],
   },
+  // routes/public.ts: GET /openapi.json answers the framework's 404 (every response is then validated
+  // against the documented schemas, so the rest of the API is still judged)
+  {
+    name: 'openapi-absent',
+    description:
+      "GET /openapi.json answers the framework's 404 (no APIError shape): no description is served",
+    breaks: ['OAS-001', 'ERR-001'],
+  },
   // openapi.ts: POST /v1/embeddings left out
   {
     name: 'openapi-missing-endpoint',
@@ -1105,6 +1113,24 @@ const VARIANT_LIST = [
     name: 'guard-429-sometimes',
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
+  },
+  // media/catalog.ts: wc-100018's prompt "must be empty", so no byte cap binds
+  {
+    name: 'empty-prompt-zero-bytes',
+    description:
+      "wc-100018's catalog entry advertises prompt_contract.maximum_utf8_bytes 0 (its prompt must be empty)",
+  },
+  // auth.ts: "a 404 is also a refusal (the order of lookup and scope check is not shown)" (judging.md)
+  {
+    name: 'scope-404-on-ids',
+    description:
+      'an out-of-scope key gets 404 not_found on a path naming a resource id (job, input, asset, ticket), 403 elsewhere',
+  },
+  // routes/payments.ts + start.ts: "above a configured minimum", not shown (judging.md)
+  {
+    name: 'payment-min-unstated',
+    description:
+      'payment orders need more than 2000.00 CNY, a minimum the suite is not told (no limits.payment_min_cny), and the body is validated before the account kind',
   },
   // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
   {

@@ -47,7 +47,7 @@ export interface ReferenceHandle {
   /** Strings no response may contain (upstream key prefixes, internal node names): a target's `canaries`. */
   canaries: string[];
   /** Configured limits a target file declares: the payment-order minimum (exclusive), in CNY. */
-  limits: { payment_min_cny: string };
+  limits: { payment_min_cny?: string };
   /** Internal hook for tests: changes a model's public price (settled usage keeps its snapshot). */
   setPrice(modelId: string, prices: Prices): void;
   close(): Promise<void>;
@@ -83,7 +83,8 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     hints: { ...state.hints },
     capabilities: [...CAPABILITIES],
     canaries: [...CANARIES],
-    limits: { payment_min_cny: PAYMENT_MIN_CNY },
+    // Variant payment-min-unstated: the deployment's minimum is not published to the suite.
+    limits: toggles.variant === 'payment-min-unstated' ? {} : { payment_min_cny: PAYMENT_MIN_CNY },
     setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
     close: () => app.close(),
   };

@@ -12,6 +12,7 @@ import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
 import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
 import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
+import { responseSource } from './openapi/fallback.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
 import { writeManifest } from './report/bundle.ts';
@@ -209,11 +210,11 @@ async function conformanceRun(
     await checkSelection(opts, run, runFile);
 
   let openapi: RunConfig['openapi'];
-  let preflightFailure: TestResultRecord | undefined;
+  let descriptionFailure: TestResultRecord | undefined;
   let preflightNote: TestResultRecord | undefined;
   if (!opts.dryRun) {
     try {
-      ({ openapi, preflightFailure, preflightNote } = await preflight(
+      ({ openapi, descriptionFailure, preflightNote } = await preflight(
         target,
         preflightClient,
         auth,
@@ -231,7 +232,7 @@ async function conformanceRun(
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
-  if (!preflightFailure && !opts.dryRun && !active?.cut) {
+  if (!opts.dryRun && !active?.cut) {
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
@@ -248,10 +249,13 @@ async function conformanceRun(
 
   let tests: TestResultRecord[] = [];
   let harnessErrors: string[] = [];
-  if (preflightFailure) {
-    log(`✗ ${preflightFailure.violations[0]!.message}`);
-    tests = [preflightFailure];
-  } else if (!active?.cut) {
+  // No usable description is the target's failure (OAS-001), not the end of the run: every response is
+  // then validated against the documented contract (schemas/), so every other rule is still judged.
+  if (descriptionFailure)
+    log(
+      `✗ ${descriptionFailure.violations[0]!.message}; responses are validated against the documented schemas`,
+    );
+  if (!active?.cut) {
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
     const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
     const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
@@ -266,6 +270,7 @@ async function conformanceRun(
     ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile, progress));
   }
   if (preflightNote) tests.unshift(preflightNote);
+  if (descriptionFailure) tests.unshift(descriptionFailure);
   // Nothing is sent after the deadline (the balance read after the suites neither).
   const balanceAfter =
     balanceBefore !== undefined && active?.cut?.kind !== 'deadline'
@@ -303,7 +308,7 @@ async function preflight(
   preflightExchanges: Exchange[],
 ): Promise<{
   openapi?: RunConfig['openapi'];
-  preflightFailure?: TestResultRecord;
+  descriptionFailure?: TestResultRecord;
   preflightNote?: TestResultRecord;
 }> {
   // Preflight 1: the description. A transport failure here means the target is unreachable (exit 2).
@@ -351,7 +356,7 @@ async function preflight(
   }
 
   let openapi: RunConfig['openapi'];
-  let preflightFailure: TestResultRecord | undefined;
+  let descriptionFailure: TestResultRecord | undefined;
   if (desc.jsonTooDeep && desc.status < 400) {
     // JSON too deep to examine: the target's failure (OAS-001); the run goes on with the documented schemas.
     const file = join(reportDir, 'openapi.json');
@@ -367,7 +372,7 @@ async function preflight(
       desc.status >= 400
         ? `status ${desc.status}`
         : `${desc.mediaType ?? 'no content type'} that is not JSON`;
-    preflightFailure = {
+    descriptionFailure = {
       title: 'OAS-001 preflight: GET /openapi.json answers the description',
       file: 'preflight',
       ids: ['OAS-001'],
@@ -399,7 +404,7 @@ async function preflight(
   }
   return {
     ...(openapi ? { openapi } : {}),
-    ...(preflightFailure ? { preflightFailure } : {}),
+    ...(descriptionFailure ? { descriptionFailure } : {}),
     ...(preflightNote ? { preflightNote } : {}),
   };
 }
@@ -565,9 +570,12 @@ async function finish(c: {
     seed: run.seed,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
-    openapi: openapi
-      ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
-      : { valid: false, errors: ['not fetched'] },
+    openapi: {
+      ...(openapi
+        ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
+        : { valid: false, errors: ['not fetched'] }),
+      validatedAgainst: responseSource(openapi),
+    },
     ...aggregate(tests, harnessErrors, {
       cut: runCut(c.cut, reportDir, tests, run.budget),
       // A dry run judges nothing: never PASSED.

@@ -146,7 +146,9 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
       empty_only: prompt.empty_only,
       minimum_characters: prompt.min_chars,
       maximum_characters: prompt.max_chars,
-      maximum_utf8_bytes: prompt.max_utf8_bytes,
+      // Variant empty-prompt-zero-bytes: a prompt that must be empty is advertised with a 0-byte cap.
+      maximum_utf8_bytes:
+        ctx.variant === 'empty-prompt-zero-bytes' && prompt.empty_only ? 0 : prompt.max_utf8_bytes,
       required: prompt.required,
     },
     parameters: params,

@@ -16,6 +16,8 @@ import { callerOf } from './caller.ts';
 export const METHODS = ['alipay', 'wechat_pay'];
 /** The configured minimum (exclusive), published through the handle's `limits.payment_min_cny`. */
 export const PAYMENT_MIN_CNY = '1.00';
+/** Variant payment-min-unstated: a minimum the deployment does not publish, above the suite's guesses. */
+const UNSTATED_MIN_CNY = '2000.00';
 export const PAYMENT_MAX_CNY = '100000';
 const FIELDS = ['method', 'amount_cny', 'note'];
 /** amount_credits: "legacy cash accounting units, 1000000 per CNY". */
@@ -57,10 +59,11 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: '`amount_cny` must be a decimal string with at most two decimals, e.g. "100.00".' };
   // Fault order-over-max: the maximum is 1000000 instead of 100000.
   const max = (milliCny(PAYMENT_MAX_CNY, 2) as bigint) * (ctx.fault === 'order-over-max' ? 10n : 1n);
+  const min = ctx.variant === 'payment-min-unstated' ? UNSTATED_MIN_CNY : PAYMENT_MIN_CNY;
   // Fault order-min-inclusive: the minimum itself is accepted.
-  const floor = milliCny(PAYMENT_MIN_CNY, 2) as bigint;
+  const floor = milliCny(min, 2) as bigint;
   if (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
-    return { problem: `\`amount_cny\` must be above ${PAYMENT_MIN_CNY} and at most ${PAYMENT_MAX_CNY}.` };
+    return { problem: `\`amount_cny\` must be above ${min} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };
     const noteMax = ctx.fault === 'order-note-119' ? 119 : 120;
@@ -92,6 +95,10 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
 
   app.post('/v1/payment-orders', async (request, reply) => {
     const account = callerOf(request).account;
+    // Variant payment-min-unstated: the body is validated before the account kind (the order of checks
+    // is not shown).
+    const early = ctx.variant === 'payment-min-unstated' ? orderOf(ctx, request.body) : undefined;
+    if (early && 'problem' in early) return sendError(reply, ctx, 'invalid_request', early.problem);
     if (account.kind === 'enterprise' && ctx.fault !== 'enterprise-payment-allowed') {
       return sendError(
         reply,

@@ -19,5 +19,13 @@ export function registerPublic(app: FastifyInstance, ctx: RefContext, openapi: (
     return { status: 'operational', incidents: [] };
   });
 
-  app.get('/openapi.json', async () => openapi());
+  app.get('/openapi.json', async (_request, reply) => {
+    // Fault openapi-absent: no description is served (the framework's own 404), the API itself works.
+    if (ctx.fault === 'openapi-absent')
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .send({ message: 'Route GET:/openapi.json not found', error: 'Not Found', statusCode: 404 });
+    return openapi();
+  });
 }

@@ -56,3 +56,11 @@ export const documentedFallback = {
   checkResponse: (res: HttpResponse): ResponseFinding[] =>
     documentedBodyFindings(res, 'the live description is not usable, see OAS-001'),
 };
+
+/**
+ * What a run validates responses against: the target's live description when it is a valid OpenAPI 3.1
+ * document, else the documented contract (schemas/): missing, unparsable, invalid or over a bound.
+ */
+export function responseSource(openapi: { valid: boolean } | undefined): 'live' | 'documented' {
+  return openapi?.valid ? 'live' : 'documented';
+}

@@ -319,6 +319,14 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
         ? `sha256 <code class="hash">${esc(s.openapi.sha256)}</code> ${s.openapi.valid ? '<span class="chip ok">valid 3.1</span>' : `<span class="chip bad">invalid: ${esc(plural(s.openapi.errors.length, 'error'))}</span>`}`
         : `<span class="chip bad">not fetched</span> ${esc(s.openapi.errors.join('; '))}`,
     ),
+    s.openapi.validatedAgainst
+      ? fact(
+          'Responses validated against',
+          s.openapi.validatedAgainst === 'live'
+            ? 'the live description'
+            : '<span class="chip bad">the documented schemas (schemas/)</span> <span class="muted">the live description is not usable, see OAS-001</span>',
+        )
+      : '',
     fact('Started at', `<code>${esc(s.startedAt)}</code>`),
     fact('Duration', esc(fmtMs(s.durationMs))),
     fact(

@@ -39,7 +39,11 @@ export interface Summary {
   seed: number;
   startedAt: string;
   durationMs: number;
-  openapi: { sha256?: string; valid: boolean; errors: string[] };
+  /**
+   * The live description, and what every response was validated against: `live` (it is valid) or
+   * `documented` (the contract's schemas/, when it is missing, unparsable, invalid or over a bound).
+   */
+  openapi: { sha256?: string; valid: boolean; errors: string[]; validatedAgainst?: 'live' | 'documented' };
   verdict: Verdict;
   /** Why the run was cut short (a typed cause): its verdict is INCOMPLETE unless something failed. */
   cut?: RunCut;

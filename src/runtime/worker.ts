@@ -4,7 +4,7 @@ import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import type { Hint, Role } from '../model.ts';
-import { documentedFallback } from '../openapi/fallback.ts';
+import { documentedFallback, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { RequestGate } from './gate.ts';
 import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
@@ -40,7 +40,7 @@ export function worker(): WorkerState {
     ...run.target.canaries.map((value, i) => ({ label: `canary #${i + 1}`, value })),
   ];
   let live: LiveDescription | undefined;
-  if (run.openapi?.valid) {
+  if (run.openapi && responseSource(run.openapi) === 'live') {
     live = new LiveDescription(JSON.parse(readFileSync(run.openapi.file, 'utf8')) as Record<string, unknown>);
   }
   const s: WorkerState = {

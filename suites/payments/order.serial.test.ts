@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { type CheckContext, check, isPlainObject, pointsFields } from '../../src/suite.ts';
+import { refusalProvesNothing } from './support.ts';
 
 async function balance(t: CheckContext) {
   const res = await t.get('/v1/balance');
@@ -22,6 +23,7 @@ check(
       amount_cny: amount,
       note: 'conformance probe',
     });
+    refusalProvesNothing(t, res);
     if (
       !t.ensure(res.status === 201, 'PAY-003', `a valid order was answered ${res.status}`, {
         received: res.status,

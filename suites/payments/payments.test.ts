@@ -8,6 +8,7 @@ import {
   isSuccess,
   verdictMismatch,
 } from '../../src/suite.ts';
+import { refusalProvesNothing } from './support.ts';
 
 const PATH = '/v1/payment-orders';
 
@@ -40,6 +41,7 @@ check(
       { method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' },
       { as: 'enterprise' },
     );
+    refusalProvesNothing(t, res, 403);
     t.ensure(
       res.status === 403,
       'PAY-002',

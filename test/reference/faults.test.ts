@@ -126,6 +126,7 @@ const rateLimited = async (ref: ReferenceHandle) => {
 
 /** Per toggle, a probe that is true when its deviation is visible (and false on the plain server). */
 const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
+  'openapi-absent': async (ref) => (await call(ref, '/openapi.json')).status === 404,
   'auth-query-key': async (ref) =>
     (await withKey(ref, () => ({}), `?api_key=${ref.keys.primary}`)).status === 200,
   'auth-scheme-lax': async (ref) =>
@@ -542,6 +543,15 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
     return pending && del.status === 409;
   },
+  'empty-prompt-zero-bytes': async (ref) =>
+    (await catalogEntry(ref, 'wc-100018')).prompt_contract.maximum_utf8_bytes === 0,
+  'scope-404-on-ids': async (ref) =>
+    (await call(ref, '/v1/media/jobs/job_probe', { role: 'restricted_models' })).status === 404 &&
+    (await call(ref, '/v1/balance', { role: 'restricted_models' })).status === 403,
+  'payment-min-unstated': async (ref) =>
+    ref.limits.payment_min_cny === undefined &&
+    (await payOrder(ref, { amount_cny: '1500.00' })).status === 400 &&
+    (await payOrder(ref, { amount_cny: '1500.00' }, 'enterprise')).status === 400,
   'customer-cost-field': async (ref) => (await models(ref)).body.data[0].cost !== undefined,
   'settlement-replay-refused': async (ref) => {
     await pendingJob(ref, 'probe-pending');

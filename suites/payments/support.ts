@@ -1,0 +1,15 @@
+import type { HttpResponse } from '../../src/http/client.ts';
+import type { CheckContext } from '../../src/suite.ts';
+
+/**
+ * "above a configured minimum": without the deployment's minimum (limits.payment_min_cny) no amount is
+ * known to be valid, so a 4xx refusal of an order sent as valid proves nothing (judging.md). Such an
+ * answer leaves the test not run, with the setting that makes it judgeable; any other answer is judged.
+ */
+export function refusalProvesNothing(t: CheckContext, res: HttpResponse, except?: number): void {
+  if (t.target.limits.payment_min_cny !== undefined) return;
+  if (res.status < 400 || res.status >= 500 || res.status === except) return;
+  t.skip(
+    `an order with an amount chosen without the deployment's minimum was refused ${res.status}: that proves nothing; set limits.payment_min_cny (CONFORMANCE_LIMIT_PAYMENT_MIN_CNY) to judge it`,
+  );
+}
