@@ -21,6 +21,8 @@ export interface Fault {
 export interface Variant {
   name: string;
   description: string;
+  /** The requirements whose other allowed reading the variant takes (its row in the README's table). */
+  readings: string[];
 }
 
 const FAULT_LIST = [
@@ -979,125 +981,172 @@ const VARIANT_LIST = [
   // routes/models.ts + openapi.ts
   {
     name: 'models-envelope',
+    readings: ['MODELS-001'],
     description:
       '/v1/models answers {models:[{model_id, features, max_context_tokens, ...prices, points_configured}]}',
   },
   // app.ts: preSerialization adds x_vendor to every JSON object (the closed MediaInputEnvelope excepted)
   {
     name: 'extra-fields',
+    readings: ['RESP-003', 'MIN-001'],
     description:
       'every JSON object in responses (errors and nested entries too) carries an extra x_vendor object',
   },
   // app.ts + openapi.ts
-  { name: 'no-request-id', description: 'no X-Request-ID header is sent or described' },
+  {
+    name: 'no-request-id',
+    readings: ['GEN-004'],
+    description: 'no X-Request-ID header is sent or described',
+  },
   // errors.ts: other codes and types, except 401 invalid_api_key and the stated invalid_request
   {
     name: 'error-codes',
+    readings: ['ERR-001', 'ERR-002'],
     description:
       'error codes and types other than the stated ones differ (403 permission_denied, 404 route_not_found, ...)',
   },
   // errors.ts: expired keys get 403 key_expired
-  { name: 'expired-403', description: 'an expired key answers 403 key_expired instead of 401' },
+  {
+    name: 'expired-403',
+    readings: ['AUTH-008'],
+    description: 'an expired key answers 403 key_expired instead of 401',
+  },
   // app.ts + state.ts: 160-byte request ids, ~120-byte model ids
-  { name: 'long-ids', description: 'X-Request-ID values are 160 bytes; text model ids are about 120 bytes' },
+  {
+    name: 'long-ids',
+    readings: ['GEN-004', 'MODELS-001'],
+    description: 'X-Request-ID values are 160 bytes; text model ids are about 120 bytes',
+  },
   // routes/balance.ts + openapi.ts
   {
     name: 'balance-envelope',
+    readings: ['BAL-001'],
     description: '/v1/balance answers {data:{total_points, held_points, available_points, unit}}',
   },
   // routes/models.ts + openapi.ts: no price fields and no points_configured on the unpriced model
   {
     name: 'unpriced-omitted',
+    readings: ['MODELS-003'],
     description: 'the unpriced model carries neither price fields nor points_configured',
   },
   // state.ts: long fractional prices and balances, hence charges with many decimals
   {
     name: 'fractional-prices',
+    readings: ['PTS-001'],
     description:
       'prices (18 decimals) and balances with many decimals, so charges and ledger amounts have many decimals',
   },
   // routes/public.ts + openapi.ts
-  { name: 'healthz-text', description: '/healthz answers text/plain "ok" and /status text/html' },
+  {
+    name: 'healthz-text',
+    readings: ['HEALTH-001', 'HEALTH-002', 'OAS-005'],
+    description: '/healthz answers text/plain "ok" and /status text/html',
+  },
   // openapi.ts
   {
     name: 'openapi-default-errors',
+    readings: ['RESP-001'],
     description: 'the description declares errors under `default` instead of explicit statuses',
   },
   // routes/chat.ts + openapi.ts
   {
     name: 'chat-stream-ndjson',
+    readings: ['CHAT-010'],
     description: 'a streamed chat reply is application/x-ndjson (one chunk per line), not SSE',
   },
   // billing.ts + openapi.ts
-  { name: 'no-billing', description: 'inference replies carry no billing object' },
+  { name: 'no-billing', readings: ['PTS-005'], description: 'inference replies carry no billing object' },
   // routes/ledger.ts + openapi.ts
   {
     name: 'ledger-ascending',
+    readings: ['LEDGER-001', 'LEDGER-002'],
     description: '/v1/ledger answers {entries:[oldest first], has_more:false}',
   },
   // billing.ts + openapi.ts
   {
     name: 'usage-envelope',
+    readings: ['USAGE-001'],
     description: '/v1/usage answers {records:[...]} with other field names (charged_points and model kept)',
   },
   // errors.ts + openapi.ts
   {
     name: 'idem-conflict-422',
+    readings: ['IDEM-001'],
     description: 'a reused Idempotency-Key with another body answers 422, not 409',
   },
   // routes/responses.ts
   {
     name: 'responses-extra-events',
+    readings: ['RSP-004', 'RSP-006'],
     description: 'streamed responses carry extra events (response.in_progress, content_part.added, ...)',
   },
   // errors.ts + openapi.ts
-  { name: 'unknown-model-403', description: 'a model id no catalog knows answers 403 instead of 404' },
+  {
+    name: 'unknown-model-403',
+    readings: ['MODEL-003'],
+    description: 'a model id no catalog knows answers 403 instead of 404',
+  },
   // ==== tickets, payments, protections (one block; keep together)
   // routes/payments.ts: enterprise tenants may list the payment methods (creation stays refused)
   {
     name: 'enterprise-methods-allowed',
+    readings: ['PAY-001'],
     description: 'GET /v1/payment-methods answers 200 to enterprise tenants too',
   },
   // routes/tickets.ts + openapi.ts
   {
     name: 'ticket-shape',
+    readings: ['TICKET-001', 'TICKET-002'],
     description:
       'the ticket object is {ticket_id, state, category, topic, body, preferred_contact?, created_at}',
   },
   // routes/payments.ts + openapi.ts
   {
     name: 'order-status-pending',
+    readings: ['PAY-003'],
     description: 'a new payment order reports status "pending" and omits qr_code',
   },
   // guards.ts + openapi.ts
-  { name: 'ratelimit-no-retry-after', description: 'the rate-limit 429 carries no Retry-After header' },
+  {
+    name: 'ratelimit-no-retry-after',
+    readings: ['RATE-001', 'RATE-002'],
+    description: 'the rate-limit 429 carries no Retry-After header',
+  },
   // ==== end of the tickets/payments/protections block
   // ==== media (one block; keep together)
   // media/catalog.ts: eight of the sixteen models
   {
     name: 'media-subset',
+    readings: ['MCAT-001', 'MCAT-003'],
     description: 'the media catalog lists 8 of the 16 documented models; the others answer 403',
   },
   // routes/media-inputs.ts + openapi.ts
-  { name: 'input-200', description: 'uploads answer 200 instead of 201' },
+  { name: 'input-200', readings: ['MIN-001'], description: 'uploads answer 200 instead of 201' },
   // routes/media-inputs.ts + media/validate.ts: type and codec checked at job creation
   {
     name: 'sniff-at-job',
+    readings: ['MIN-005'],
     description:
       'content type and codec are checked at job creation: mismatched or HEVC uploads become inputs, jobs using them are refused',
   },
   // media/view.ts + media/openapi.ts
-  { name: 'progress-object', description: 'job progress is {phase, updated_at, eta_seconds}' },
+  {
+    name: 'progress-object',
+    readings: ['MJOB-022'],
+    description: 'job progress is {phase, updated_at, eta_seconds}',
+  },
   // routes/media-*.ts + errors.ts
   {
     name: 'foreign-ids-403',
+    readings: ['MASSET-002', 'MASSET-003'],
     description: "another tenant's inputs, jobs and assets answer 403 instead of 404",
   },
   // routes/media-jobs.ts + openapi.ts
-  { name: 'job-202', description: 'media job creation answers 202 instead of 201' },
+  { name: 'job-202', readings: ['MJOB-020'], description: 'media job creation answers 202 instead of 201' },
   // routes/media-jobs.ts: the first create of each Idempotency-Key creates the job, then drops the connection
   {
     name: 'create-drop-once',
+    readings: ['GEN-001', 'MJOB-027'],
     description:
       'the first job create of each Idempotency-Key creates the job and drops the connection unanswered; its replay returns the job',
   },
@@ -1105,83 +1154,97 @@ const VARIANT_LIST = [
   // openapi.ts: a pattern in ECMA-262 syntax that RE2 cannot run (JSON Schema patterns are ECMA-262)
   {
     name: 'openapi-lookahead-pattern',
+    readings: ['OAS-001', 'RESP-003'],
     description: "the description's model entry id has pattern ^(?!\\s)\\S+$ (a lookahead)",
   },
   // guards.ts: "four guards exist per account ... requests per minute, tokens per minute, concurrency and
   // spend"; a 429 "rate limit or protection" may meet any request
   {
     name: 'guard-429-sometimes',
+    readings: ['RATE-001'],
     description:
       'every 5th POST without an Idempotency-Key (every 25th with one) of an account to chat, responses, embeddings or media jobs is answered 429 rate_limited with Retry-After: 1 (a guard tripping)',
   },
   // media/catalog.ts: wc-100018's prompt "must be empty", so no byte cap binds
   {
     name: 'empty-prompt-zero-bytes',
+    readings: ['MCAT-003', 'MJOB-008'],
     description:
       "wc-100018's catalog entry advertises prompt_contract.maximum_utf8_bytes 0 (its prompt must be empty)",
   },
   // auth.ts: "a 404 is also a refusal (the order of lookup and scope check is not shown)" (judging.md)
   {
     name: 'scope-404-on-ids',
+    readings: ['SCOPE-001'],
     description:
       'an out-of-scope key gets 404 not_found on a path naming a resource id (job, input, asset, ticket), 403 elsewhere',
   },
   // routes/payments.ts + start.ts: "above a configured minimum", not shown (judging.md)
   {
     name: 'payment-min-unstated',
+    readings: ['PAY-003', 'PAY-006'],
     description:
       'payment orders need more than 2000.00 CNY, a minimum the suite is not told (no limits.payment_min_cny), and the body is validated before the account kind',
   },
   // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
   {
     name: 'customer-cost-field',
+    readings: ['SEC-002'],
     description:
       "each /v1/models entry carries cost: its request price in points (the customer's own bill, not a purchase cost; described so)",
   },
   // routes/media-jobs.ts: settlement_pending "keep tracking the same job; do not generate again"
   {
     name: 'settlement-replay-refused',
+    readings: ['MJOB-024', 'MJOB-026'],
     description:
       'repeating the create of a settlement_pending job with the same Idempotency-Key is refused 409 (do not generate again), not answered with the job',
   },
   // openapi.ts: "the catalog is extended over time"
   {
     name: 'openapi-model-enum',
+    readings: ['OAS-003'],
     description:
       "the description's MediaJobCreate.model enumerates the deployed ids (8 documented ones and the reference's own), not the 16 documented",
   },
   // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
   {
     name: 'ref-unknown-404',
+    readings: ['MJOB-012', 'MJOB-014'],
     description:
       'a job referencing an input id that is unknown, foreign or deleted is refused 404 not_found, not 400 invalid_request',
   },
   // errors.ts + guards.ts: 429 may meet any request ("rate limit or protection"), invalid ones too
   {
     name: 'guard-429-refusals',
+    readings: ['RATE-001'],
     description:
       'every 3rd 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 7th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
   },
   // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
   {
     name: 'trim-ascii-only',
+    readings: ['MJOB-006'],
     description: 'prompts are trimmed of ASCII white space only; other Unicode white space counts',
   },
   // state.ts + routes/media-inputs.ts: a real account that runs dry mid-run (issue 12)
   {
     name: 'account-runs-out',
+    readings: ['MJOB-026', 'MIN-010'],
     description:
       'the primary account starts with 50 points (0 held); a job it cannot pay stays settlement_pending forever and still holds its inputs (their delete answers 409)',
   },
   // app.ts + media/store.ts: longer generation times (the start option mediaJobMs sets any)
   {
     name: 'jobs-slow',
+    readings: ['MJOB-021'],
     description:
       'image and 3D jobs take 2 s and video jobs 6 s instead of 0.6 s (a suite must not assume how long generation takes)',
   },
   // guards.ts: a requests-per-minute guard on every account (start option rateLimitPerMinute)
   {
     name: 'guard-rpm',
+    readings: ['RATE-001', 'RATE-002'],
     description:
       'every account has a requests-per-minute guard of 6000 (a bucket of 1000 refilled at 100 a second): past it, 429 rate_limited with Retry-After in whole seconds',
   },

@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FAULTS, VARIANTS } from '../../reference/faults.ts';
+import { catalogue } from '../../src/catalogue.ts';
+import { pkgPath } from '../../src/paths.ts';
+import { withCurrentTable } from '../support/requirements-table.ts';
+
+describe('requirements x faults x variants', () => {
+  it('every fault and every variant names requirements of the catalogue', () => {
+    for (const f of FAULTS)
+      for (const id of f.breaks) expect(catalogue().has(id), `${f.name}: ${id}`).toBe(true);
+    for (const v of VARIANTS) {
+      expect(v.readings.length, v.name).toBeGreaterThan(0);
+      for (const id of v.readings) expect(catalogue().has(id), `${v.name}: ${id}`).toBe(true);
+    }
+  });
+
+  it("the README's table is current (npx tsx test/support/requirements-table.ts --write)", () => {
+    const readme = readFileSync(pkgPath('README.md'), 'utf8');
+    expect(readme).toBe(withCurrentTable(readme));
+  });
+});
