@@ -560,7 +560,7 @@ async function finish(c: {
     suite: { name: 'gateway-conformance', version: SUITE_VERSION },
     target: {
       name: target.name,
-      baseUrl: target.embedded ? `embedded (${target.baseUrl})` : target.baseUrl,
+      baseUrl: target.baseUrl,
       embedded: target.embedded,
       allow: target.allow,
       roles: Object.keys(keys) as Role[],
@@ -785,7 +785,7 @@ async function mediaModels(client: HttpClient, auth: Record<string, string>): Pr
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const t of tests)
-    if (t.outcome === 'not_run' && t.effect && /^side-effect class/.test(t.reason ?? ''))
+    if (t.outcome === 'not_run' && t.effect && t.cause?.kind === 'class')
       out[t.effect] = (out[t.effect] ?? 0) + 1;
   return out;
 }

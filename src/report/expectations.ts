@@ -140,6 +140,7 @@ export function expectationFailures(status: ExpectationStatus[], file: string): 
     .map((s) => ({
       title: `expectations: ${s.id}${s.test ? ` /${s.test}/` : ''} ${s.status === 'expired' ? `expired on ${s.expires}` : 'no longer fails'}`,
       file,
+      origin: 'expectations' as const,
       ids: [],
       outcome: 'failed' as const,
       durationMs: 0,

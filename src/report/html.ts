@@ -113,12 +113,6 @@ function shellWord(s: string, ctx: CurlContext): string {
   return parts.map((p) => ('lit' in p ? shellQuote(p.lit) : `"$${p.v}"`)).join('');
 }
 
-/** The base URL a summary's target names (`embedded (http://127.0.0.1:1234)` gives the URL inside). */
-export function targetUrl(baseUrl: string): string {
-  const m = /^embedded \((.*)\)$/.exec(baseUrl);
-  return (m ? m[1]! : baseUrl).replace(/\/+$/, '');
-}
-
 function isTextBody(body: RecordedBody): boolean {
   const mt = body.contentType?.split(';')[0]?.trim().toLowerCase();
   return (
@@ -132,10 +126,13 @@ function isTextBody(body: RecordedBody): boolean {
  * from $CONFORMANCE_KEY_<ROLE>) wherever the record shows a redacted credential; every other part is
  * quoted for a POSIX shell. Notes say where the command cannot be exact.
  */
-export function curlCommand(ex: Exchange, baseUrl: string): { command: string; notes: string[] } {
+/** The target of a run as the curl commands need it: its URL, and whether it was the embedded reference. */
+type CurlTarget = Pick<Summary['target'], 'baseUrl' | 'embedded'>;
+
+export function curlCommand(ex: Exchange, target: CurlTarget): { command: string; notes: string[] } {
   const ctx: CurlContext = { vars: new Set(), unlabeled: false };
   const notes: string[] = [];
-  const url = targetUrl(baseUrl) + ex.path;
+  const url = target.baseUrl.replace(/\/+$/, '') + ex.path;
   const body = ex.requestBody;
   const hasText = !!body && body.bytes > 0 && isTextBody(body);
   const method = ex.method.toUpperCase();
@@ -163,7 +160,7 @@ export function curlCommand(ex: Exchange, baseUrl: string): { command: string; n
       );
     }
   }
-  if (baseUrl.startsWith('embedded ('))
+  if (target.embedded)
     notes.push(
       'The embedded reference stopped with the run: start one with `npm run reference` and put its URL (and keys) in place.',
     );
@@ -453,12 +450,12 @@ function bodyBlock(b: RecordedBody | undefined): string {
   return `${meta}<pre class="body">${esc(prettyBody(b.preview))}</pre>`;
 }
 
-function exchangeBlock(ex: Exchange, key: string, baseUrl: string): string {
+function exchangeBlock(ex: Exchange, key: string, target: CurlTarget): string {
   const status =
     ex.status !== undefined
       ? `<span class="status s${anchor(String(ex.status).slice(0, 1))}xx">${esc(ex.status)}</span>`
       : `<span class="status s5xx">no response${ex.error ? `: ${esc(ex.error.code)}` : ''}</span>`;
-  const { command, notes } = curlCommand(ex, baseUrl);
+  const { command, notes } = curlCommand(ex, target);
   const rid = ex.requestId ?? ex.responseHeaders?.['x-request-id'];
   return `<div class="exchange" id="x-${key}">
 <div class="reqline"><span class="method">${esc(ex.method)}</span> <code class="path">${esc(ex.path)}</code> <span class="arrow">→</span> ${status}
@@ -542,7 +539,7 @@ function testCard(
 ${t.outcome === 'known_failure' && t.reason ? `<p class="known">Expected: ${esc(t.reason)}</p>` : ''}
 ${t.error ? `<pre class="error">${esc(t.error)}</pre>` : ''}
 ${t.violations.length ? `<ul class="violations">${violations}${more}</ul>` : ''}
-${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target.baseUrl)).join('')}${restList}${missingNote}${cleanup}
+${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restList}${missingNote}${cleanup}
 </details>`;
 }
 

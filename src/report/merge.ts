@@ -48,7 +48,7 @@ export function mergeReports(dirs: string[], out: string): Summary {
   if (n.size !== 1) throw new UsageError(`merge: the shards do not split one run (${shards.join(', ')})`);
 
   // Expectation failures each shard wrote are recomputed here from the combined statuses.
-  const isExpectationRecord = (t: TestResultRecord) => t.title.startsWith('expectations: ');
+  const isExpectationRecord = (t: TestResultRecord) => t.origin === 'expectations';
   const tests = parts.flatMap((p) => p.s.tests.filter((t) => !isExpectationRecord(t)));
   const harnessErrors = parts.flatMap((p) => p.s.harnessErrors ?? []);
   let expectations: Summary['expectations'];

@@ -21,6 +21,8 @@ export interface TestResultRecord {
   cleanup?: CleanupRecord;
   /** Dry run: the test would have run. */
   planned?: boolean;
+  /** A record the harness made, not a test: `expectations` for an expired or stale entry of that file. */
+  origin?: 'expectations';
   /** Not run because the points budget or the account's balance could not pay for it. */
   unpaid?: true;
 }

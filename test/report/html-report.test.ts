@@ -259,7 +259,7 @@ describe('the HTML report (rendered from a summary)', () => {
     expect(html).not.toContain(KEY);
     expect(html).not.toContain(OTHER);
     const failed = summary.tests[0]!.exchanges[0]!;
-    const { command, notes } = curlCommand(failed, BASE);
+    const { command, notes } = curlCommand(failed, { baseUrl: BASE, embedded: false });
     expect(command).toContain('-H "authorization: Bearer $CONFORMANCE_API_KEY"');
     expect(command).not.toContain('REDACTED');
     expect(html).toContain(command.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
@@ -285,7 +285,7 @@ describe('the HTML report (rendered from a summary)', () => {
 
   it('names the role variable for other keys and notes a body the report does not keep', () => {
     const upload = summary.tests[1]!.exchanges[0]!;
-    const { command, notes } = curlCommand(upload, `embedded (${BASE}/)`);
+    const { command, notes } = curlCommand(upload, { baseUrl: `${BASE}/`, embedded: true });
     const args = curlArgs(command, { CONFORMANCE_KEY_OTHER_TENANT: 'K2' });
     expect(args).toEqual([
       '-sS',
