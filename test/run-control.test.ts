@@ -111,8 +111,10 @@ describe('run control', { timeout: 180_000 }, () => {
       /^VERDICT: INCOMPLETE \(run deadline of 10 s reached; \d+ of \d+ tests judged/,
     );
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'deadline']);
+    // The tests the deadline cut say so (how many depends on the machine's speed).
     const stopped = s.tests.filter((t) => /run deadline/.test(t.reason ?? ''));
-    expect(stopped.length).toBeGreaterThan(50);
+    expect(stopped.length).toBeGreaterThan(0);
+    for (const t of stopped) expect(t.outcome, t.title).toBe('not_run');
     expect(s.cleanup.leftBehind).toEqual([]);
   });
 

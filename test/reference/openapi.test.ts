@@ -41,7 +41,8 @@ function unresolvedRefs(doc: Doc): string[] {
 const SETUPS: { name: string; opts: ReferenceOptions }[] = [
   { name: 'plain', opts: {} },
   ...VARIANTS.map((v) => ({ name: `variant ${v.name}`, opts: { variant: v.name } })),
-  ...FAULTS.filter((f) => f.name !== 'openapi-invalid').map((f) => ({
+  // Without a valid description (openapi-invalid) or any (openapi-absent) there is nothing to match.
+  ...FAULTS.filter((f) => !['openapi-invalid', 'openapi-absent'].includes(f.name)).map((f) => ({
     name: `fault ${f.name}`,
     opts: { fault: f.name },
   })),
