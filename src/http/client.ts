@@ -190,9 +190,14 @@ export class HttpClient {
         this.opts.onExchange?.(res.exchange, res);
         return res;
       }
-      // Without a valid Retry-After the limit window is unknown: a short growing pause (1 s, 2 s, 4 s),
-      // so that a read a test needs (balance, catalog, usage) is not lost to a guard tripping once.
-      const wait = retryAfterMs(res.headers['retry-after']) ?? NO_RETRY_AFTER_WAIT_MS * 2 ** retries.length;
+      // Without a valid Retry-After the limit window is unknown: a read gets a short growing pause (1 s,
+      // 2 s, 4 s), so that a read a test needs (balance, catalog, usage) is not lost to a guard tripping
+      // once; a keyed POST (an upload past its quota, a job) is repeated only after a stated window.
+      const wait =
+        retryAfterMs(res.headers['retry-after']) ??
+        (spec.method === 'GET' || spec.method === 'HEAD'
+          ? NO_RETRY_AFTER_WAIT_MS * 2 ** retries.length
+          : undefined);
       if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) {
         this.opts.onExchange?.(res.exchange, res);
         return res;

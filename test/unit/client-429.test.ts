@@ -54,6 +54,17 @@ describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () =>
     }
   });
 
+  it('does not repeat a keyed POST answered 429 without a Retry-After (a quota is no time window)', async () => {
+    const res = await client().send({
+      method: 'POST',
+      path: '/bare-limit-upload',
+      headers: { 'idempotency-key': 'k-bare' },
+      body: 'x',
+    });
+    expect(res.status).toBe(429);
+    expect(seen.get('/bare-limit-upload')).toBe(1);
+  });
+
   it("holds the request gate's slot for each round trip, not while it waits out the 429", async () => {
     const gate = new RequestGate({ start: 1 });
     const c = new HttpClient({ baseUrl, timeoutMs: 5_000, redactor: new Redactor({}), gate });
