@@ -111,9 +111,9 @@ describe('run control', { timeout: 180_000 }, () => {
       /^VERDICT: INCOMPLETE \(run deadline of 10 s reached; \d+ of \d+ tests judged/,
     );
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'deadline']);
-    // The tests the deadline cut say so (how many depends on the machine's speed).
+    // The tests the deadline cut say so and are not run (how many, or whether vitest had collected them
+    // at all, depends on the machine's speed: the verdict line above counts what was judged).
     const stopped = s.tests.filter((t) => /run deadline/.test(t.reason ?? ''));
-    expect(stopped.length).toBeGreaterThan(0);
     for (const t of stopped) expect(t.outcome, t.title).toBe('not_run');
     expect(s.cleanup.leftBehind).toEqual([]);
   });
