@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.ts';
-import { mediaTable } from '../src/rules/media.ts';
+import { mediaTable } from '../src/rules/media-models.ts';
 import { writeRefTargets } from '../test/support/ref-target.ts';
 import {
   intFlag,

@@ -31,7 +31,7 @@ import {
   verdictLine,
 } from './report/summary.ts';
 import { coveringPlanLine } from './rules/covering.ts';
-import { mediaTable } from './rules/media.ts';
+import { mediaTable } from './rules/media-models.ts';
 import {
   BALANCE_FILE,
   balanceOut,

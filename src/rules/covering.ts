@@ -6,7 +6,7 @@
  * and custom sizes at each bound with both separators. Each job carries many values at once; a value
  * set shorter than the job count fills the other jobs with its cheapest value (shortest duration,
  * lowest resolution, smallest size, no audio, fewest references), and the costly values of different
- * parameters go to different jobs. Every verdict comes from the table (src/rules/media.ts), never from
+ * parameters go to different jobs. Every verdict comes from the table (src/rules/media-models.ts), never from
  * a target; a job's `proves` names each value it carries and the requirement it is judged under.
  */
 import type { Profile } from '../runtime/run-config.ts';
@@ -20,7 +20,7 @@ import {
   promptValid,
   sizeValid,
   utf8Bytes,
-} from './media.ts';
+} from './media-models.ts';
 
 export type CoveringRule =
   | 'MJOB-005'

@@ -5,8 +5,8 @@
  * it read, and (on a quiet account only) the balance it expects. One model per fast-check run.
  */
 import { Decimal } from 'decimal.js';
-import { ACTIVE_STATUSES, TERMINAL_STATUSES } from '../media.ts';
-import type { MediaModel } from '../rules/media.ts';
+import { ACTIVE_STATUSES, TERMINAL_STATUSES } from '../media-jobs.ts';
+import type { MediaModel } from '../rules/media-models.ts';
 
 /** Statuses after which no job holds its inputs: their delete must succeed. */
 export const ENDED: readonly string[] = TERMINAL_STATUSES;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../src/checks/json.ts';
-import { sample, upload } from '../../src/media.ts';
+import { sample, upload } from '../../src/media-jobs.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
 import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
 

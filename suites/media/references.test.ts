@@ -1,4 +1,4 @@
-import { sample, upload } from '../../src/media.ts';
+import { sample, upload } from '../../src/media-jobs.ts';
 import { check, group } from '../../src/suite.ts';
 import {
   ACK,

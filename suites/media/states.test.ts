@@ -12,7 +12,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isPlainObject } from '../../src/checks/json.ts';
-import { JOB_STATUSES, type JobTrace, mediaCatalog, pollJob, TERMINAL_STATUSES } from '../../src/media.ts';
+import {
+  JOB_STATUSES,
+  type JobTrace,
+  mediaCatalog,
+  pollJob,
+  TERMINAL_STATUSES,
+} from '../../src/media-jobs.ts';
 import type { Role } from '../../src/model.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';

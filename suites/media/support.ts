@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { TransportError } from '../../src/errors.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
-import { mediaCatalog, pollJob, TERMINAL_STATUSES, trackJob, upload } from '../../src/media.ts';
-import { type MediaModel, mediaTable } from '../../src/rules/media.ts';
+import { mediaCatalog, pollJob, TERMINAL_STATUSES, trackJob, upload } from '../../src/media-jobs.ts';
+import { type MediaModel, mediaTable } from '../../src/rules/media-models.ts';
 import { answeredCause, type Req } from '../../src/runtime/check.ts';
 import { type CheckContext, errorCode, isSuccess } from '../../src/suite.ts';
 

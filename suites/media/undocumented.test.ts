@@ -5,7 +5,7 @@
  * contract only sketches what a catalog entry means (judging.md, notable).
  */
 
-import { mediaCatalog } from '../../src/media.ts';
+import { mediaCatalog } from '../../src/media-jobs.ts';
 import { type Axis, packAxes } from '../../src/rules/covering.ts';
 import {
   catalogModel,
@@ -14,7 +14,7 @@ import {
   promptArbitrary,
   promptBoundaryValid,
   promptValid,
-} from '../../src/rules/media.ts';
+} from '../../src/rules/media-models.ts';
 import { type CheckContext, check, checkProperty, isSuccess } from '../../src/suite.ts';
 import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
 

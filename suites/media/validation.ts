@@ -9,7 +9,7 @@ import {
   promptValid,
   sizeCases,
   utf8Bytes,
-} from '../../src/rules/media.ts';
+} from '../../src/rules/media-models.ts';
 import { type CheckContext, check, checkProperty, group, isSuccess } from '../../src/suite.ts';
 import {
   ACK,

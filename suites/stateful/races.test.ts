@@ -2,7 +2,7 @@
 // once, concurrent deletes, and a delete racing the creation of a job that references the input. Only
 // a second resource (or, on a quiet account, a second charge) fails; refusals such as 409 or 429 do not.
 import { isPlainObject } from '../../src/checks/json.ts';
-import { upload } from '../../src/media.ts';
+import { upload } from '../../src/media-jobs.ts';
 import { depth } from '../../src/runtime/run-config.ts';
 import { ACTIVE } from '../../src/stateful/model.ts';
 import { newKey } from '../../src/stateful/real.ts';

@@ -4,7 +4,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { HttpResponse } from '../../src/http/client.ts';
-import { mediaCatalog } from '../../src/media.ts';
+import { mediaCatalog } from '../../src/media-jobs.ts';
 import type { Hint } from '../../src/model.ts';
 import { depth, PROFILE_PROPERTY_RUNS, type Profile } from '../../src/runtime/run-config.ts';
 import { discoverHints } from '../../src/runtime/worker.ts';

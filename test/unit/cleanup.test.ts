@@ -1,9 +1,9 @@
 /**
- * Bounded cleanup of inputs (src/media.ts deleteInput): a delete refused because a job holds the input
+ * Bounded cleanup of inputs (src/media-jobs.ts deleteInput): a delete refused because a job holds the input
  * is waited for only while that job progresses. A fake test context answers the requests.
  */
 import { describe, expect, it } from 'vitest';
-import { deleteInput, pollJob, STALL_POLLS, trackJob } from '../../src/media.ts';
+import { deleteInput, pollJob, STALL_POLLS, trackJob } from '../../src/media-jobs.ts';
 import type { CheckContext } from '../../src/runtime/check.ts';
 
 /** A context whose deletes answer `deleteStatus` and whose job reads answer `job(readNumber)`. */

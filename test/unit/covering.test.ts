@@ -7,7 +7,7 @@ import {
   promptValid,
   sizeValid,
   utf8Bytes,
-} from '../../src/rules/media.ts';
+} from '../../src/rules/media-models.ts';
 
 const table = mediaTable();
 const models = Object.entries(table.models);

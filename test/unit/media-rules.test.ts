@@ -12,7 +12,7 @@ import {
   sizeArbitrary,
   sizeValid,
   utf8Bytes,
-} from '../../src/rules/media.ts';
+} from '../../src/rules/media-models.ts';
 
 const table = mediaTable();
 const model = (id: string) => table.models[id]!;

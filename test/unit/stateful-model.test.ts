@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mediaTable } from '../../src/rules/media.ts';
+import { mediaTable } from '../../src/rules/media-models.ts';
 import { referencesFor } from '../../src/stateful/commands/create-job.ts';
 import { DeleteInput } from '../../src/stateful/commands/delete-input.ts';
 import { commandsFor } from '../../src/stateful/commands/index.ts';

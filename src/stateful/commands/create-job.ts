@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../checks/json.ts';
 import { cheapestParameters } from '../../rules/covering.ts';
-import { mediaTable } from '../../rules/media.ts';
+import { mediaTable } from '../../rules/media-models.ts';
 import { reportedSpend } from '../invariants.ts';
 import { observeJob } from '../jobs.ts';
 import {

@@ -1,4 +1,4 @@
-import { sniff, watchJob } from '../../media.ts';
+import { sniff, watchJob } from '../../media-jobs.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
 import { observeJob, readJob } from '../jobs.ts';
 import { type AccountModel, pickOf } from '../model.ts';

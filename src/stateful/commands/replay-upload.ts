@@ -1,4 +1,4 @@
-import { upload } from '../../media.ts';
+import { upload } from '../../media-jobs.ts';
 import { type AccountModel, liveInputs, pickOf } from '../model.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';

@@ -1,4 +1,4 @@
-import { upload } from '../../media.ts';
+import { upload } from '../../media-jobs.ts';
 import { type AccountModel, nextLabel } from '../model.ts';
 import { is2xx, newKey, type Real } from '../real.ts';
 import { Step } from './step.ts';
