@@ -1,5 +1,5 @@
-import type { Level } from './model.ts';
 import { pkgPath } from './paths.ts';
+import type { Level } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export interface Requirement {

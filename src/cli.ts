@@ -4,7 +4,6 @@ import { parseArgs } from 'node:util';
 import { Decimal } from 'decimal.js';
 import { resolveTarget, type TargetConfig } from './config/targets.ts';
 import { UsageError } from './errors.ts';
-import { ROLES } from './model.ts';
 import { SUITE_VERSION } from './paths.ts';
 import { verifyBundle } from './report/bundle.ts';
 import { loadExpectations } from './report/expectations.ts';
@@ -13,6 +12,7 @@ import { billableByModel } from './report/plan.ts';
 import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from './report/summary.ts';
 import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
 import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
+import { ROLES } from './vocabulary.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
 

@@ -10,12 +10,12 @@ import { threadId } from 'node:worker_threads';
 import { fileTypeFromBuffer } from 'file-type';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
-import type { Role } from './model.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
 import { noteJobsInFlight } from './runtime/control.ts';
 import { Poller } from './runtime/poller.ts';
 import { cleanupBoundMs, RUN_FILE_ENV, runConfig } from './runtime/run-config.ts';
+import type { Role } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export const JOB_STATUSES = [

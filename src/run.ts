@@ -10,7 +10,6 @@ import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
 import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
-import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { responseSource } from './openapi/fallback.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
@@ -53,6 +52,7 @@ import {
   type RunConfig,
 } from './runtime/run-config.ts';
 import { checkSelection, keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
+import type { Role } from './vocabulary.ts';
 
 export interface RunOptions {
   target: TargetConfig;

@@ -1,11 +1,11 @@
 /** What suite files import: the check wrapper, the shared endpoint table, and helpers to build probes. */
 import type { Arbitrary } from 'fast-check';
 import type { HttpResponse } from './http/client.ts';
-import type { Effect } from './model.ts';
 import { documented } from './openapi/documented.ts';
 import { pkgPath } from './paths.ts';
 import { type CheckContext, check, type Req } from './runtime/check.ts';
 import { checkProperty } from './runtime/property.ts';
+import type { Effect } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';

@@ -4,7 +4,7 @@
  * URL says which deployment (else the run would silently judge the embedded reference server instead).
  */
 import { UsageError } from '../errors.ts';
-import { HINTS, ROLES } from '../model.ts';
+import { HINTS, ROLES } from '../vocabulary.ts';
 
 const PREFIX = 'CONFORMANCE_';
 

@@ -1,4 +1,4 @@
-import { EFFECTS, HINTS, ROLES } from '../model.ts';
+import { EFFECTS, HINTS, ROLES } from '../vocabulary.ts';
 
 const envName = {
   type: 'string',

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.ts';
-import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../model.ts';
 import { pkgPath } from '../paths.ts';
+import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../vocabulary.ts';
 import { checkSettingsWithoutUrl, checkUnknownVariables } from './env.ts';
 import { targetsFileSchema } from './schema.ts';
 

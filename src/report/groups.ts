@@ -7,7 +7,7 @@
  * console and the HTML report. The raw per-test detail stays in the tests and the exchanges.
  */
 import type { Exchange } from '../http/client.ts';
-import type { NotRunCause, Violation } from '../model.ts';
+import type { NotRunCause, Violation } from '../vocabulary.ts';
 import type { TestResultRecord } from './summary.ts';
 
 export interface FindingGroup {

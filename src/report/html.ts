@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync 
 import { isAbsolute, join } from 'node:path';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
-import type { Outcome } from '../model.ts';
+import type { Outcome } from '../vocabulary.ts';
 import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 

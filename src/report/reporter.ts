@@ -4,9 +4,9 @@ import junitModule, { type Builder } from 'junit-report-builder';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import { idsOfTitle } from '../catalogue.ts';
 import type { Redactor } from '../http/redact.ts';
-import type { Outcome } from '../model.ts';
 import { PKG_ROOT } from '../paths.ts';
 import type { TestRecord } from '../runtime/check.ts';
+import type { Outcome } from '../vocabulary.ts';
 import type { RequirementResult } from './requirements.ts';
 import type { TestResultRecord } from './summary.ts';
 

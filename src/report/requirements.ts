@@ -1,5 +1,5 @@
 import type { Requirement } from '../catalogue.ts';
-import type { Outcome } from '../model.ts';
+import type { Outcome } from '../vocabulary.ts';
 
 /** The outcome of one requirement over a run: its tests' outcomes combined, or `no_test`. */
 export type RequirementOutcome = Outcome | 'no_test';

@@ -1,6 +1,14 @@
 import { catalogue } from '../catalogue.ts';
 import type { Exchange } from '../http/client.ts';
-import type { CleanupRecord, Effect, LeftBehind, NotRunCause, Outcome, Role, Violation } from '../model.ts';
+import type {
+  CleanupRecord,
+  Effect,
+  LeftBehind,
+  NotRunCause,
+  Outcome,
+  Role,
+  Violation,
+} from '../vocabulary.ts';
 import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
 import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
 

@@ -7,6 +7,7 @@ import { pointsChecks } from '../checks/points-generic.ts';
 import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
+import { capEvidence } from '../openapi/guard.ts';
 import type {
   CleanupRecord,
   Effect,
@@ -16,8 +17,7 @@ import type {
   Outcome,
   Role,
   Violation,
-} from '../model.ts';
-import { capEvidence } from '../openapi/guard.ts';
+} from '../vocabulary.ts';
 import {
   admission,
   balanceOut,

@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { type Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
-import type { Hint, Role } from '../model.ts';
 import { documentedFallback, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
+import type { Hint, Role } from '../vocabulary.ts';
 import { RequestGate } from './gate.ts';
 import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
 

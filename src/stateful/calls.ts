@@ -1,7 +1,7 @@
 /** What every executed inference call tells the model: token figures, and the points it charged. */
 import type { HttpResponse } from '../http/client.ts';
+import { type AccountModel, spend } from './account-state.ts';
 import { chargedOf, tokenProblems } from './invariants.ts';
-import { type AccountModel, spend } from './model.ts';
 import { fail } from './real.ts';
 
 /**

@@ -6,7 +6,7 @@
 import { Decimal } from 'decimal.js';
 import { findEntryList, findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints, pointsFields } from '../checks/points.ts';
-import { ENDED } from './model.ts';
+import { ENDED } from './account-state.ts';
 
 export interface Problem {
   id: string;

@@ -1,8 +1,8 @@
 /** Reading a job the model follows: every read is held against the statuses it showed before. */
 import { isPlainObject } from '../checks/json.ts';
 import type { HttpResponse } from '../http/client.ts';
+import type { JobRecord } from './account-state.ts';
 import { assetIdProblem, statusProblem } from './invariants.ts';
-import type { JobRecord } from './model.ts';
 import { fail, is2xx, type Real } from './real.ts';
 
 /** MJOB-025 and MJOB-021 on one reply carrying the job; the model then remembers the status. */

@@ -1,4 +1,3 @@
-import type { Role } from '../../src/model.ts';
 import {
   businessEndpoints,
   type CheckContext,
@@ -9,6 +8,7 @@ import {
   label,
   probeRequest,
 } from '../../src/suite.ts';
+import type { Role } from '../../src/vocabulary.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
   ['restricted_models', 'models'],

@@ -1,4 +1,3 @@
-import type { Role } from '../../src/model.ts';
 import {
   businessEndpoints,
   type CheckContext,
@@ -10,6 +9,7 @@ import {
   label,
   probeRequest,
 } from '../../src/suite.ts';
+import type { Role } from '../../src/vocabulary.ts';
 
 interface Probe {
   ids: string[];

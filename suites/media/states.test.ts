@@ -19,8 +19,8 @@ import {
   pollJob,
   TERMINAL_STATUSES,
 } from '../../src/media-jobs.ts';
-import type { Role } from '../../src/model.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import type { Role } from '../../src/vocabulary.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';

@@ -4,7 +4,7 @@
 import { isPlainObject } from '../../src/checks/json.ts';
 import { upload } from '../../src/media-jobs.ts';
 import { depth } from '../../src/runtime/run-config.ts';
-import { ACTIVE } from '../../src/stateful/model.ts';
+import { ACTIVE } from '../../src/stateful/account-state.ts';
 import { newKey } from '../../src/stateful/real.ts';
 import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from '../media/support.ts';

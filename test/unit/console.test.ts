@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/http/client.ts';
-import type { Violation } from '../../src/model.ts';
 import { oneErrorPerCause } from '../../src/openapi/live.ts';
 import { groupLines } from '../../src/report/console.ts';
 import {
@@ -19,6 +18,7 @@ import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
 import { jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
 import { Poller } from '../../src/runtime/poller.ts';
+import type { Violation } from '../../src/vocabulary.ts';
 
 const ex = (id: string, method: string, path: string, status: number, preview = '{}'): Exchange => ({
   id,

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { HINTS, ROLES } from '../../src/model.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { endpoints } from '../../src/suite.ts';
+import { HINTS, ROLES } from '../../src/vocabulary.ts';
 import { contractText } from '../helpers.ts';
 
 describe('shared fixtures agree with the contract', () => {

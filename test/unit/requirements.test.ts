@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Requirement } from '../../src/catalogue.ts';
-import type { Outcome } from '../../src/model.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
+import type { Outcome } from '../../src/vocabulary.ts';
 
 const req = (id: string): Requirement => ({ id, section: 'S', words: 'w', level: 'failure', testable: true });
 const test = (

@@ -2,9 +2,6 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mediaTable } from '../../src/rules/media-models.ts';
-import { referencesFor } from '../../src/stateful/commands/create-job.ts';
-import { DeleteInput } from '../../src/stateful/commands/delete-input.ts';
-import { commandsFor } from '../../src/stateful/commands/index.ts';
 import {
   type AccountModel,
   canSpend,
@@ -15,7 +12,10 @@ import {
   nextLabel,
   pickOf,
   spend,
-} from '../../src/stateful/model.ts';
+} from '../../src/stateful/account-state.ts';
+import { referencesFor } from '../../src/stateful/commands/create-job.ts';
+import { DeleteInput } from '../../src/stateful/commands/delete-input.ts';
+import { commandsFor } from '../../src/stateful/commands/index.ts';
 
 const env = (over: Partial<Env> = {}): Env => ({
   mode: 'billable',

@@ -1,8 +1,6 @@
 import { isPlainObject } from '../../checks/json.ts';
 import { cheapestParameters } from '../../rules/covering.ts';
 import { mediaTable } from '../../rules/media-models.ts';
-import { reportedSpend } from '../invariants.ts';
-import { observeJob } from '../jobs.ts';
 import {
   type AccountModel,
   canSpend,
@@ -12,7 +10,9 @@ import {
   nextLabel,
   pickOf,
   spend,
-} from '../model.ts';
+} from '../account-state.ts';
+import { reportedSpend } from '../invariants.ts';
+import { observeJob } from '../jobs.ts';
 import { fail, is2xx, newKey, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

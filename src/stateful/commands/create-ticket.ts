@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AccountModel, nextLabel } from '../model.ts';
+import { type AccountModel, nextLabel } from '../account-state.ts';
 import { is2xx, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

@@ -1,5 +1,5 @@
+import { ACTIVE, type AccountModel, holders, liveInputs, pickOf } from '../account-state.ts';
 import { readJob } from '../jobs.ts';
-import { ACTIVE, type AccountModel, holders, liveInputs, pickOf } from '../model.ts';
 import { fail, is2xx, is4xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 

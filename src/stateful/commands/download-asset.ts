@@ -1,7 +1,7 @@
 import { sniff, watchJob } from '../../media-jobs.ts';
+import { type AccountModel, pickOf } from '../account-state.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
 import { observeJob, readJob } from '../jobs.ts';
-import { type AccountModel, pickOf } from '../model.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 

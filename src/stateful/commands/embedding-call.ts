@@ -1,5 +1,5 @@
+import { type AccountModel, canSpend } from '../account-state.ts';
 import { settled } from '../calls.ts';
-import { type AccountModel, canSpend } from '../model.ts';
 import { is2xx, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

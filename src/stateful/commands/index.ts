@@ -1,6 +1,6 @@
 /** The commands of each kind of model-based test, weighted: what a sequence is made of. */
 import fc from 'fast-check';
-import type { Mode } from '../model.ts';
+import type { Mode } from '../account-state.ts';
 import { ChatCall } from './chat-call.ts';
 import { CreateJob, type JobKind } from './create-job.ts';
 import { CreateTicket } from './create-ticket.ts';

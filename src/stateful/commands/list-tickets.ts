@@ -1,5 +1,5 @@
 import { allStrings, findEntryList } from '../../checks/json.ts';
-import type { AccountModel } from '../model.ts';
+import type { AccountModel } from '../account-state.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

@@ -1,5 +1,5 @@
+import { type AccountModel, pickOf } from '../account-state.ts';
 import { readJob } from '../jobs.ts';
-import { type AccountModel, pickOf } from '../model.ts';
 import type { Real } from '../real.ts';
 import { named, Step } from './step.ts';
 

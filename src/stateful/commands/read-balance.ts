@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
+import type { AccountModel } from '../account-state.ts';
 import { availableProblem, balanceMoveProblem, balanceOf } from '../invariants.ts';
-import type { AccountModel } from '../model.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

@@ -1,5 +1,5 @@
+import type { AccountModel } from '../account-state.ts';
 import { ledgerBalanceProblem, ledgerChainProblem, ledgerOf } from '../invariants.ts';
-import type { AccountModel } from '../model.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { readBalance } from './read-balance.ts';
 import { Step } from './step.ts';

@@ -1,5 +1,5 @@
+import { type AccountModel, pickOf } from '../account-state.ts';
 import { tokenProblems } from '../invariants.ts';
-import { type AccountModel, pickOf } from '../model.ts';
 import { fail, is2xx, LEGACY, type Real } from '../real.ts';
 import { readBalance } from './read-balance.ts';
 import { readUsage } from './read-usage.ts';

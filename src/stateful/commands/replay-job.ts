@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../checks/json.ts';
+import { type AccountModel, liveInputs, pickOf } from '../account-state.ts';
 import { observeJob } from '../jobs.ts';
-import { type AccountModel, liveInputs, pickOf } from '../model.ts';
 import { fail, is2xx, LEGACY, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 

@@ -1,5 +1,5 @@
 import { upload } from '../../media-jobs.ts';
-import { type AccountModel, liveInputs, pickOf } from '../model.ts';
+import { type AccountModel, liveInputs, pickOf } from '../account-state.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 

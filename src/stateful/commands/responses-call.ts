@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { type AccountModel, canSpend, nextLabel } from '../account-state.ts';
 import { settled } from '../calls.ts';
-import { type AccountModel, canSpend, nextLabel } from '../model.ts';
 import { is2xx, newKey, type Real } from '../real.ts';
 import { Step } from './step.ts';
 

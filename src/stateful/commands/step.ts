@@ -4,7 +4,7 @@
  * belong to that run alone and the printed counterexample reads as the script that failed.
  */
 import fc from 'fast-check';
-import type { AccountModel } from '../model.ts';
+import type { AccountModel } from '../account-state.ts';
 import type { Real } from '../real.ts';
 
 export abstract class Step implements fc.AsyncCommand<AccountModel, Real> {

@@ -1,5 +1,5 @@
 import { upload } from '../../media-jobs.ts';
-import { type AccountModel, nextLabel } from '../model.ts';
+import { type AccountModel, nextLabel } from '../account-state.ts';
 import { is2xx, newKey, type Real } from '../real.ts';
 import { Step } from './step.ts';
 
