@@ -1,4 +1,9 @@
-/** What suite files import: the check wrapper, the shared endpoint table, and helpers to build probes. */
+/**
+ * The one door of the suites: every suites/ file imports the harness from here and from nowhere else in
+ * src/ (biome.json enforces it with style/noRestrictedImports), and never from reference/. Here: the
+ * check wrapper, the shared endpoint table and case tables, helpers to build probes, and re-exports of
+ * what the suites use of the harness (media jobs and rules, accounts rules, the model-based tests).
+ */
 import type { Arbitrary } from 'fast-check';
 import type { HttpResponse } from './http/client.ts';
 import { documented } from './openapi/documented.ts';
@@ -8,12 +13,68 @@ import { checkProperty } from './runtime/property.ts';
 import type { Effect } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
+export { apiErrorShape } from './checks/generic.ts';
 export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
-export { judgePoints, pointsFields } from './checks/points.ts';
+export { judgePoints, pointsFieldPointers, pointsFields } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
+export { TransportError } from './errors.ts';
+export type { Exchange, HttpResponse } from './http/client.ts';
+export {
+  ACTIVE_STATUSES,
+  JOB_STATUSES,
+  type JobTrace,
+  mediaCatalog,
+  pollJob,
+  sample,
+  sniff,
+  TERMINAL_STATUSES,
+  trackJob,
+  upload,
+} from './media-jobs.ts';
+export { DriftComparer } from './openapi/drift.ts';
+export { checkOpenApi31, LiveDescription } from './openapi/live.ts';
+export * as accounts from './rules/accounts.ts';
 export * as rules from './rules/chat.ts';
-export { type CheckContext, check, group } from './runtime/check.ts';
-export { worker } from './runtime/worker.ts';
+export {
+  type Axis,
+  type CoveredValue,
+  type CoveringReferences,
+  cheapestParameters,
+  coveringDesign,
+  packAxes,
+} from './rules/covering.ts';
+export {
+  catalogModel,
+  catalogParameterCases,
+  type MediaModel,
+  mediaTable,
+  parameterCases,
+  promptArbitrary,
+  promptBoundaryValid,
+  promptValid,
+  sizeCases,
+  utf8Bytes,
+} from './rules/media-models.ts';
+export { answeredCause, type CheckContext, check, group, type Req } from './runtime/check.ts';
+export { depth, PROFILE_PROPERTY_RUNS, type Profile } from './runtime/run-config.ts';
+export { discoverHints, worker } from './runtime/worker.ts';
+export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from './stateful/account-state.ts';
+export { commandsFor } from './stateful/commands/index.ts';
+export { readBalance } from './stateful/commands/read-balance.ts';
+export { UploadInput } from './stateful/commands/upload-input.ts';
+export {
+  type BalanceFigures,
+  balanceOf,
+  ledgerAddsUpProblem,
+  ledgerBalanceProblem,
+  ledgerChainProblem,
+  ledgerOf,
+  type Problem,
+  reportedSpend,
+} from './stateful/invariants.ts';
+export { newKey, type Real } from './stateful/real.ts';
+export { runModel } from './stateful/runner.ts';
+export type { Hint, Role } from './vocabulary.ts';
 export { checkProperty, documented };
 
 export interface Endpoint {

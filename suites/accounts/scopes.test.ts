@@ -7,8 +7,8 @@ import {
   group,
   label,
   probeRequest,
+  type Role,
 } from '../../src/suite.ts';
-import type { Role } from '../../src/vocabulary.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
   ['restricted_models', 'models'],

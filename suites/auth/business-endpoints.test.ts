@@ -8,8 +8,8 @@ import {
   group,
   label,
   probeRequest,
+  type Role,
 } from '../../src/suite.ts';
-import type { Role } from '../../src/vocabulary.ts';
 
 interface Probe {
   ids: string[];

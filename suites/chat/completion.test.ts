@@ -1,5 +1,5 @@
-import { answeredCause } from '../../src/runtime/check.ts';
 import {
+  answeredCause,
   type CheckContext,
   check,
   documentedViolations,

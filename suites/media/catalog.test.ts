@@ -1,8 +1,12 @@
-import { isPlainObject } from '../../src/checks/json.ts';
-import { mediaCatalog } from '../../src/media-jobs.ts';
-import type { MediaModel } from '../../src/rules/media-models.ts';
-import { answeredCause } from '../../src/runtime/check.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import {
+  answeredCause,
+  type CheckContext,
+  check,
+  isPlainObject,
+  isSuccess,
+  type MediaModel,
+  mediaCatalog,
+} from '../../src/suite.ts';
 import { ACK, baseJob, judgeRefusal, postJob, table } from './support.ts';
 
 check(

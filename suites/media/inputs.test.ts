@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isPlainObject } from '../../src/checks/json.ts';
-import { sample, upload } from '../../src/media-jobs.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import { type CheckContext, check, isPlainObject, isSuccess, sample, upload } from '../../src/suite.ts';
 import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
 
 const FIELD = table.reference_fields[0]!;

@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { isPlainObject } from '../../src/checks/json.ts';
-import { pointsFieldPointers } from '../../src/checks/points.ts';
-import { ACTIVE_STATUSES, JOB_STATUSES, type JobTrace, pollJob, sniff } from '../../src/media-jobs.ts';
-import { cheapestParameters } from '../../src/rules/covering.ts';
-import { type CheckContext, check, group, isSuccess } from '../../src/suite.ts';
+import {
+  ACTIVE_STATUSES,
+  type CheckContext,
+  cheapestParameters,
+  check,
+  group,
+  isPlainObject,
+  isSuccess,
+  JOB_STATUSES,
+  type JobTrace,
+  pointsFieldPointers,
+  pollJob,
+  sniff,
+} from '../../src/suite.ts';
 import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';

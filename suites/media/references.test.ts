@@ -1,5 +1,4 @@
-import { sample, upload } from '../../src/media-jobs.ts';
-import { check, group } from '../../src/suite.ts';
+import { check, group, sample, upload } from '../../src/suite.ts';
 import {
   ACK,
   baseJob,

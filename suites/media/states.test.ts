@@ -11,16 +11,18 @@
  * scenario not run.
  */
 import { randomUUID } from 'node:crypto';
-import { isPlainObject } from '../../src/checks/json.ts';
 import {
+  type CheckContext,
+  check,
+  isPlainObject,
+  isSuccess,
   JOB_STATUSES,
   type JobTrace,
   mediaCatalog,
   pollJob,
+  type Role,
   TERMINAL_STATUSES,
-} from '../../src/media-jobs.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
-import type { Role } from '../../src/vocabulary.ts';
+} from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';

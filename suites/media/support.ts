@@ -1,11 +1,21 @@
 /** Shared by the media suites: the documented table, base requests per model and the refusal judge. */
 import { randomUUID } from 'node:crypto';
-import { TransportError } from '../../src/errors.ts';
-import type { HttpResponse } from '../../src/http/client.ts';
-import { mediaCatalog, pollJob, TERMINAL_STATUSES, trackJob, upload } from '../../src/media-jobs.ts';
-import { type MediaModel, mediaTable } from '../../src/rules/media-models.ts';
-import { answeredCause, type Req } from '../../src/runtime/check.ts';
-import { type CheckContext, errorCode, isSuccess } from '../../src/suite.ts';
+import {
+  answeredCause,
+  type CheckContext,
+  errorCode,
+  type HttpResponse,
+  isSuccess,
+  type MediaModel,
+  mediaCatalog,
+  mediaTable,
+  pollJob,
+  type Req,
+  TERMINAL_STATUSES,
+  TransportError,
+  trackJob,
+  upload,
+} from '../../src/suite.ts';
 
 export const table = mediaTable();
 export const documentedIds = Object.keys(table.models);

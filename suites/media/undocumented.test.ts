@@ -5,17 +5,21 @@
  * contract only sketches what a catalog entry means (judging.md, notable).
  */
 
-import { mediaCatalog } from '../../src/media-jobs.ts';
-import { type Axis, packAxes } from '../../src/rules/covering.ts';
 import {
+  type Axis,
+  type CheckContext,
   catalogModel,
   catalogParameterCases,
+  check,
+  checkProperty,
+  isSuccess,
   type MediaModel,
+  mediaCatalog,
+  packAxes,
   promptArbitrary,
   promptBoundaryValid,
   promptValid,
-} from '../../src/rules/media-models.ts';
-import { type CheckContext, check, checkProperty, isSuccess } from '../../src/suite.ts';
+} from '../../src/suite.ts';
 import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
 
 interface Undocumented {

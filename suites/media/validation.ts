@@ -1,16 +1,22 @@
 // The job validation arithmetic of the documented models, shared by validation-image.test.ts and
 // validation-other.test.ts.
-import type { HttpResponse } from '../../src/http/client.ts';
-import { type CoveredValue, type CoveringReferences, coveringDesign } from '../../src/rules/covering.ts';
 import {
+  type CheckContext,
+  type CoveredValue,
+  type CoveringReferences,
+  check,
+  checkProperty,
+  coveringDesign,
+  group,
+  type HttpResponse,
+  isSuccess,
   type MediaModel,
   parameterCases,
   promptArbitrary,
   promptValid,
   sizeCases,
   utf8Bytes,
-} from '../../src/rules/media-models.ts';
-import { type CheckContext, check, checkProperty, group, isSuccess } from '../../src/suite.ts';
+} from '../../src/suite.ts';
 import {
   ACK,
   baseJob,

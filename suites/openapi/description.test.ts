@@ -1,6 +1,14 @@
-import { DriftComparer } from '../../src/openapi/drift.ts';
-import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
-import { type CheckContext, check, documented, endpoints, group, label } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  checkOpenApi31,
+  DriftComparer,
+  documented,
+  endpoints,
+  group,
+  LiveDescription,
+  label,
+} from '../../src/suite.ts';
 
 let fetched: Promise<{ live?: LiveDescription; error?: string }> | undefined;
 

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import * as accounts from '../../src/rules/accounts.ts';
 import {
+  accounts,
   type CheckContext,
   caseTableChecks,
   check,

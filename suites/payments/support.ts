@@ -1,5 +1,4 @@
-import type { HttpResponse } from '../../src/http/client.ts';
-import type { CheckContext } from '../../src/suite.ts';
+import type { CheckContext, HttpResponse } from '../../src/suite.ts';
 
 /**
  * "above a configured minimum": without the deployment's minimum (limits.payment_min_cny) no amount is

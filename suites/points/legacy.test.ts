@@ -1,4 +1,3 @@
-import { pointsFieldPointers } from '../../src/checks/points.ts';
 import {
   type CheckContext,
   check,
@@ -6,6 +5,7 @@ import {
   findEntryList,
   isPlainObject,
   isSuccess,
+  pointsFieldPointers,
 } from '../../src/suite.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };

@@ -1,5 +1,4 @@
-import { apiErrorShape } from '../../src/checks/generic.ts';
-import { check } from '../../src/suite.ts';
+import { apiErrorShape, check } from '../../src/suite.ts';
 
 const MAX_REQUESTS = 60;
 

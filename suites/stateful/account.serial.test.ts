@@ -2,20 +2,22 @@
 // the model-based run that judges balance deltas, and the races whose evidence is a charge or a hold.
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { isPlainObject } from '../../src/checks/json.ts';
-import type { Exchange } from '../../src/http/client.ts';
 import {
   type BalanceFigures,
   balanceOf,
+  type CheckContext,
+  check,
+  type Exchange,
+  isPlainObject,
+  isSuccess,
   ledgerAddsUpProblem,
   ledgerBalanceProblem,
   ledgerChainProblem,
   ledgerOf,
+  newKey,
   type Problem,
   reportedSpend,
-} from '../../src/stateful/invariants.ts';
-import { newKey } from '../../src/stateful/real.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+} from '../../src/suite.ts';
 import { ACK, PROMPT, postJob } from '../media/support.ts';
 import { atOnce, idOf, modelBasedTest, raceModel, raceSize } from './support.ts';
 

@@ -1,12 +1,16 @@
 // Concurrency: the same create sent several times at once with one Idempotency-Key, different keys at
 // once, concurrent deletes, and a delete racing the creation of a job that references the input. Only
 // a second resource (or, on a quiet account, a second charge) fails; refusals such as 409 or 429 do not.
-import { isPlainObject } from '../../src/checks/json.ts';
-import { upload } from '../../src/media-jobs.ts';
-import { depth } from '../../src/runtime/run-config.ts';
-import { ACTIVE } from '../../src/stateful/account-state.ts';
-import { newKey } from '../../src/stateful/real.ts';
-import { type CheckContext, check, isSuccess } from '../../src/suite.ts';
+import {
+  ACTIVE,
+  type CheckContext,
+  check,
+  depth,
+  isPlainObject,
+  isSuccess,
+  newKey,
+  upload,
+} from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from '../media/support.ts';
 import { atOnce, idOf, raceModel, raceSize } from './support.ts';
 

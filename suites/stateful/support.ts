@@ -3,18 +3,25 @@
  * allowed classes offer), its size by profile, and the concurrency of the races.
  */
 import { Decimal } from 'decimal.js';
-import type { HttpResponse } from '../../src/http/client.ts';
-import { mediaCatalog } from '../../src/media-jobs.ts';
-import { depth, PROFILE_PROPERTY_RUNS, type Profile } from '../../src/runtime/run-config.ts';
-import { discoverHints } from '../../src/runtime/worker.ts';
-import { type Env, type MediaChoice, type Mode, newModel } from '../../src/stateful/account-state.ts';
-import { commandsFor } from '../../src/stateful/commands/index.ts';
-import { readBalance } from '../../src/stateful/commands/read-balance.ts';
-import { UploadInput } from '../../src/stateful/commands/upload-input.ts';
-import type { Real } from '../../src/stateful/real.ts';
-import { runModel } from '../../src/stateful/runner.ts';
-import type { CheckContext } from '../../src/suite.ts';
-import type { Hint } from '../../src/vocabulary.ts';
+import {
+  type CheckContext,
+  commandsFor,
+  depth,
+  discoverHints,
+  type Env,
+  type Hint,
+  type HttpResponse,
+  type MediaChoice,
+  type Mode,
+  mediaCatalog,
+  newModel,
+  PROFILE_PROPERTY_RUNS,
+  type Profile,
+  type Real,
+  readBalance,
+  runModel,
+  UploadInput,
+} from '../../src/suite.ts';
 import { postJob, table } from '../media/support.ts';
 
 /** Runs and the longest command list of one model-based test, by profile (--property-runs scales the runs). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import * as accounts from '../../src/rules/accounts.ts';
 import {
+  accounts,
   caseTableChecks,
   check,
   checkProperty,
