@@ -55,7 +55,15 @@ export {
   sizeCases,
   utf8Bytes,
 } from './rules/media-models.ts';
-export { answeredCause, type CheckContext, check, group, type Req } from './runtime/check.ts';
+export {
+  answeredCause,
+  type CheckContext,
+  check,
+  group,
+  isSuccess,
+  type Req,
+  type Verdict,
+} from './runtime/check.ts';
 export { depth, PROFILE_PROPERTY_RUNS, type Profile } from './runtime/run-config.ts';
 export { discoverHints, worker } from './runtime/worker.ts';
 export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from './stateful/account-state.ts';
@@ -170,20 +178,6 @@ export function applyCase(
   return body;
 }
 
-export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-/**
- * The contract's verdict for a request: valid -> 2xx; invalid -> a 4xx refusal (the APIError shape is
- * checked on every exchange). Returns a violation message, or undefined when the target agreed.
- */
-export function verdictMismatch(res: HttpResponse, valid: boolean, what: string): string | undefined {
-  if (valid && !isSuccess(res.status))
-    return `${what} is valid per the contract but was answered ${res.status}`;
-  if (!valid && !(res.status >= 400 && res.status < 500))
-    return `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`;
-  return undefined;
-}
-
 /** Violations of a documented schema (schemas/), each attributed to a requirement by its pointer. */
 export function documentedViolations(
   t: CheckContext,
@@ -223,10 +217,10 @@ export function caseTableChecks(opts: {
       `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
       async (t) => {
         const res = await t.post(opts.path, applyCase(await opts.base(t), c));
-        if (t.notJudged429(res, c.description)) return;
-        const msg = verdictMismatch(res, c.valid, c.description);
-        if (msg) t.violate(c.ids[0]!, msg, { received: res.status, exchange: res.exchange });
-        else if (c.code) {
+        const verdict = t.verdict(res, c.valid, c.description);
+        if (verdict.mismatch)
+          t.violate(c.ids[0]!, verdict.mismatch, { received: res.status, exchange: res.exchange });
+        else if (verdict.judged && c.code) {
           t.ensure(
             errorCode(res.json) === c.code,
             c.ids[0]!,
@@ -262,7 +256,7 @@ export function fieldPropertyChecks(opts: {
           arbitrary: p.arbitrary,
           run: async (c) => {
             const res = await t.post(opts.path, { ...body, [p.field]: c.value });
-            return verdictMismatch(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`);
+            return t.verdict(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`).mismatch;
           },
         });
       },

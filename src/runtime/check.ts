@@ -33,6 +33,15 @@ import { AccountLock, LockTimeout } from './lock.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+/** How an answer met the contract's verdict for its request (CheckContext.verdict). */
+export type Verdict =
+  /** A 429, a limit of the target: neither an acceptance nor a refusal, the case is not judged. */
+  | { judged: false; mismatch?: undefined }
+  /** mismatch: the violation message when the answer contradicts the verdict; absent when it agrees. */
+  | { judged: true; mismatch?: string };
+
 export interface TestRecord {
   ids: string[];
   effect: Effect;
@@ -179,11 +188,30 @@ export class CheckContext {
   }
 
   /**
+   * The contract's verdict for one request, judged in this one place: valid -> 2xx; invalid -> a 4xx
+   * refusal (the APIError shape is checked on every exchange). A 429 is neither: the case is not judged
+   * (notJudged429). `mismatch` is the violation message when the answer contradicts the verdict.
+   */
+  verdict(res: { status: number }, valid: boolean, what: string): Verdict {
+    if (this.notJudged429(res, what)) return { judged: false };
+    if (valid)
+      return isSuccess(res.status)
+        ? { judged: true }
+        : { judged: true, mismatch: `${what} is valid per the contract but was answered ${res.status}` };
+    return res.status >= 400 && res.status < 500
+      ? { judged: true }
+      : {
+          judged: true,
+          mismatch: `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`,
+        };
+  }
+
+  /**
    * Whether a request the contract refuses got no wrong acceptance: a 4xx refusal, or a 429, which is no
-   * refusal but leaves the case not judged (notJudged429). A must-refuse check tests this, never the range.
+   * refusal but leaves the case not judged. A must-refuse check tests this, never the range.
    */
   refusal(res: { status: number }, what: string): boolean {
-    return this.notJudged429(res, what) || (res.status >= 400 && res.status < 500);
+    return this.verdict(res, false, what).mismatch === undefined;
   }
 
   /** The newest exchange of this test (a property reads the answer to the case it just sent). */

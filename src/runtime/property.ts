@@ -24,6 +24,9 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
   // A case the target refused with 429 ("rate limit or protection", which the contract allows) is not
   // judged: fast-check discards it and draws another (bounded by its skip limit).
   let notJudged = 0;
+  // The property owns the 429s of its cases (each discarded, another drawn; too few judged: not run),
+  // so a case the verdict left not judged (CheckContext.verdict) does not also make the test not run.
+  const limitedBefore = t.limitedCases.length;
   const details = await fc.check(
     fc.asyncProperty(spec.arbitrary, async (value) => {
       if (thrown) return true;
@@ -49,6 +52,7 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
       interruptAfterTimeLimit: Math.max(5_000, t.target.timeouts.testMs - 10_000),
     },
   );
+  t.limitedCases.splice(limitedBefore);
   if (thrown) throw thrown.error;
   if (details.failed && details.counterexample === null && notJudged > 0)
     return t.skip(

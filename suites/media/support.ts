@@ -73,9 +73,10 @@ export async function baseJob(t: CheckContext, id: string, m: MediaModel): Promi
 }
 
 /**
- * A request the contract refuses: a 4xx refusal (a 429 is a limit, not a refusal: the case is not judged); for the causes the error table names (duration,
- * resolution, references, size, prompt bounds, unsupported parameter names) also the code
- * `invalid_request` (MJOB-014). Returns the violation message of the main rule, if any.
+ * A request the contract refuses, judged by the one verdict (CheckContext.verdict: a 4xx refusal; a 429
+ * is a limit, the case is not judged); for the causes the error table names (duration, resolution,
+ * references, size, prompt bounds, unsupported parameter names) also the code `invalid_request`
+ * (MJOB-014). Returns the violation message of the main rule, if any.
  */
 export function judgeRefusal(
   t: CheckContext,
@@ -83,10 +84,9 @@ export function judgeRefusal(
   what: string,
   namedCause = true,
 ): string | undefined {
-  if (t.notJudged429(res, what)) return undefined;
-  if (isSuccess(res.status) || res.status < 400 || res.status >= 500)
-    return `${what} is invalid per the contract but was answered ${res.status}`;
-  if (namedCause && errorCode(res.json) !== 'invalid_request') {
+  const verdict = t.verdict(res, false, what);
+  if (verdict.mismatch || !verdict.judged || !namedCause) return verdict.mismatch;
+  if (errorCode(res.json) !== 'invalid_request') {
     t.violate(
       'MJOB-014',
       `${what} was refused with code ${JSON.stringify(errorCode(res.json) ?? null)}, not invalid_request`,

@@ -9,7 +9,6 @@ import {
   coveringDesign,
   group,
   type HttpResponse,
-  isSuccess,
   type MediaModel,
   parameterCases,
   promptArbitrary,
@@ -237,7 +236,7 @@ export function validationTests(ids: string[]): void {
             else if (c.prompt !== null) body.prompt = c.prompt;
             if (c === withKind) body.kind = 'video_generation';
             const res = await postJob(t, body);
-            if (isSuccess(res.status) || t.notJudged429(res, `${id}: a job of its covering design`)) continue;
+            if (!t.verdict(res, true, `${id}: a job of its covering design`).mismatch) continue;
             let proves = c.proves;
             // Which value was refused: the same job without the job's spelling choice (references
             // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
@@ -254,9 +253,13 @@ export function validationTests(ids: string[]): void {
                 ...plainBody,
                 parameters: { ...plain, ...(refs ? { [FIELD]: refs } : {}) },
               });
-              if (t.notJudged429(again, `${id}: a job of its covering design, without ${suspect.what}`))
-                continue;
-              if (isSuccess(again.status)) {
+              const againVerdict = t.verdict(
+                again,
+                true,
+                `${id}: a job of its covering design, without ${suspect.what}`,
+              );
+              if (!againVerdict.judged) continue;
+              if (!againVerdict.mismatch) {
                 t.violate(
                   suspect.rule,
                   `${id}: a valid job with ${suspect.what} was answered ${res.status}, and ${again.status} without it`,
@@ -310,7 +313,7 @@ async function refusedAlone(
       parameters[FIELD] = inputs[r.kind].slice(0, r.count);
     } else parameters[v.subject] = v.value;
     const res = await postJob(t, body);
-    if (!isSuccess(res.status) && !t.notJudged429(res, `${id}: ${v.note}`)) refused.push({ value: [v], res });
+    if (t.verdict(res, true, `${id}: ${v.note}`).mismatch) refused.push({ value: [v], res });
   }
   return refused;
 }

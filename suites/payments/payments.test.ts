@@ -6,7 +6,6 @@ import {
   check,
   checkProperty,
   isSuccess,
-  verdictMismatch,
 } from '../../src/suite.ts';
 import { refusalProvesNothing } from './support.ts';
 
@@ -108,11 +107,11 @@ check(
     if (min === undefined)
       return t.skip('limits.payment_min_cny is not configured for the target: the minimum is not known');
     const amount_cny = new Decimal(String(min)).toFixed(2);
-    const msg = verdictMismatch(
+    const msg = t.verdict(
       await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),
       false,
       `amount_cny ${amount_cny} (the configured minimum)`,
-    );
+    ).mismatch;
     if (msg) t.violate('PAY-006', msg);
   },
 );
@@ -125,11 +124,11 @@ check(
       id: 'PAY-006',
       arbitrary: accounts.invalidAmount(),
       run: async (amount_cny) =>
-        verdictMismatch(
+        t.verdict(
           await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),
           false,
           `amount_cny ${JSON.stringify(amount_cny)}`,
-        ),
+        ).mismatch,
     });
   },
 );

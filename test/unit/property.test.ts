@@ -14,6 +14,7 @@ function fakeContext() {
       throw new Error(`skipped: ${reason}`);
     },
     lastExchange: undefined as { status: number } | undefined,
+    limitedCases: [] as string[],
   } as unknown as CheckContext & { lastExchange: { status: number } | undefined };
   return { t, violations };
 }
@@ -66,5 +67,26 @@ describe('checkProperty', () => {
     ).rejects.toThrow(/skipped: property PAY-006: the target answered 429/);
     expect(calls).toBeGreaterThan(50);
     expect(violations).toEqual([]);
+  });
+
+  it('owns the 429s of its cases: a case the verdict left not judged does not also make the test not run', async () => {
+    const { t, violations } = fakeContext();
+    t.limitedCases.push('a case before the property');
+    let calls = 0;
+    await checkProperty(t, {
+      id: 'PAY-006',
+      arbitrary: fc.integer(),
+      run: async () => {
+        calls += 1;
+        const limited = calls % 5 === 0;
+        t.lastExchange = { status: limited ? 429 : 400 } as never;
+        // What CheckContext.verdict does with a 429: the case is recorded as not judged.
+        if (limited) t.limitedCases.push(`case ${calls}`);
+        return undefined;
+      },
+    });
+    expect(calls).toBeGreaterThan(50);
+    expect(violations).toEqual([]);
+    expect(t.limitedCases).toEqual(['a case before the property']);
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * CheckContext.verdict, the one valid -> 2xx / invalid -> 4xx judgement every suite uses (case tables,
+ * generated values, the media refusals and acceptances): its answers, and a 429 left not judged.
+ */
+import { describe, expect, it } from 'vitest';
+import { CheckContext } from '../../src/runtime/check.ts';
+
+/** A context with only what the verdict reads (no worker, no client). */
+function context(provokes429 = false): CheckContext {
+  return Object.assign(Object.create(CheckContext.prototype) as CheckContext, {
+    provokes429,
+    limitedCases: [] as string[],
+  });
+}
+
+describe('CheckContext.verdict', () => {
+  it('agrees when a valid request is answered 2xx and an invalid one 4xx', () => {
+    const t = context();
+    for (const status of [200, 201, 202, 204])
+      expect(t.verdict({ status }, true, 'x')).toEqual({ judged: true });
+    for (const status of [400, 402, 403, 404, 409, 413, 415, 422])
+      expect(t.verdict({ status }, false, 'x')).toEqual({ judged: true });
+    expect(t.limitedCases).toEqual([]);
+  });
+
+  it('names the mismatch: a valid request refused, an invalid one accepted or failed with 5xx', () => {
+    const t = context();
+    expect(t.verdict({ status: 400 }, true, 'size 1024x1024').mismatch).toBe(
+      'size 1024x1024 is valid per the contract but was answered 400',
+    );
+    for (const status of [200, 301, 500, 503])
+      expect(t.verdict({ status }, false, 'amount_cny 0.001').mismatch).toBe(
+        `amount_cny 0.001 is invalid per the contract but was answered ${status} (expected a 4xx refusal)`,
+      );
+  });
+
+  it('leaves a 429 not judged, valid or not, and records the case (a limit is no refusal)', () => {
+    const t = context();
+    expect(t.verdict({ status: 429 }, true, 'a valid job')).toEqual({ judged: false });
+    expect(t.verdict({ status: 429 }, false, 'an invalid job')).toEqual({ judged: false });
+    expect(t.limitedCases).toEqual(['a valid job', 'an invalid job']);
+    expect(t.refusal({ status: 429 }, 'a third')).toBe(true);
+  });
+
+  it('judges a 429 as a refusal in a test that provokes 429s itself', () => {
+    const t = context(true);
+    expect(t.verdict({ status: 429 }, false, 'the 11th ticket')).toEqual({ judged: true });
+    expect(t.verdict({ status: 429 }, true, 'a valid call').mismatch).toMatch(/answered 429/);
+    expect(t.limitedCases).toEqual([]);
+  });
+
+  it('refusal() is the invalid verdict without a mismatch', () => {
+    const t = context();
+    expect(t.refusal({ status: 404 }, 'x')).toBe(true);
+    expect(t.refusal({ status: 200 }, 'x')).toBe(false);
+    expect(t.refusal({ status: 500 }, 'x')).toBe(false);
+  });
+});
