@@ -147,6 +147,33 @@ export interface Generated<T> {
   note: string;
 }
 
+/**
+ * Which bound of its rule an invalid prompt breaks: `utf8_bytes`, its UTF-8 byte cap alone (every other
+ * bound kept: MJOB-007); `characters`, its presence, emptiness or count of code points (MJOB-006/008).
+ */
+export type PromptBreak = 'characters' | 'utf8_bytes';
+
+/** A generated prompt; an invalid one carries the bound it breaks. */
+export interface GeneratedPrompt extends Generated<string | undefined> {
+  breaks?: PromptBreak;
+}
+
+/** The bound an invalid prompt breaks (undefined for a valid one or one the contract does not judge). */
+function promptBreaks(rule: PromptRule, prompt: string | undefined): PromptBreak | undefined {
+  if (promptValid(rule, prompt) !== false) return undefined;
+  return promptValid({ ...rule, max_utf8_bytes: null }, prompt) === true ? 'utf8_bytes' : 'characters';
+}
+
+/** Whether the UTF-8 byte cap can refuse a prompt the count allows (a code point is at most 4 bytes). */
+export const utf8CapBinds = (rule: PromptRule): boolean =>
+  (rule.max_chars ?? 0) * 4 > (rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY);
+
+/** A generated prompt with its verdict and, when invalid, the bound it breaks. */
+function generatedPrompt(rule: PromptRule, value: string | undefined, note: string): GeneratedPrompt {
+  const breaks = promptBreaks(rule, value);
+  return { value, valid: promptValid(rule, value) ?? true, note, ...(breaks ? { breaks } : {}) };
+}
+
 const WS = [' ', '\t', '\n', '\u3000', '\u00a0'];
 const UNITS = [
   { unit: 'a', label: 'ASCII' },
@@ -158,12 +185,12 @@ const UNITS = [
  * Prompts around every bound of a rule: code points vs UTF-16 units vs UTF-8 bytes, with and without
  * surrounding white space. Combining sequences are avoided (graphemes and code points agree here).
  */
-export function promptArbitrary(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>> {
+export function promptArbitrary(rule: PromptRule): fc.Arbitrary<GeneratedPrompt> {
   // Cases whose verdict depends on which white space is trimmed are left out: they prove nothing.
   return anyPrompt(rule).filter((c) => !rule.stated || promptValid(rule, c.value) !== undefined);
 }
 
-function anyPrompt(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>> {
+function anyPrompt(rule: PromptRule): fc.Arbitrary<GeneratedPrompt> {
   const lengths = new Set<number>([0, 1, 2, 3]);
   for (const b of [rule.min_chars, rule.max_chars])
     if (b !== null) for (const d of [-1, 0, 1]) if (b + d >= 0) lengths.add(b + d);
@@ -180,30 +207,18 @@ function anyPrompt(rule: PromptRule): fc.Arbitrary<Generated<string | undefined>
       weight: 9,
       arbitrary: body.map(({ n, unit, pad, mixAscii }) => {
         const core = mixAscii && n > 1 ? `a${unit.unit.repeat(n - 1)}` : unit.unit.repeat(n);
-        const value = `${pad}${core}${pad}`;
-        return {
-          value,
-          valid: promptValid(rule, value) ?? true,
-          note: `${n} code points of ${unit.label}${pad ? ' padded with white space' : ''}`,
-        };
+        return generatedPrompt(
+          rule,
+          `${pad}${core}${pad}`,
+          `${n} code points of ${unit.label}${pad ? ' padded with white space' : ''}`,
+        );
       }),
     },
     {
       weight: 1,
-      arbitrary: fc.constantFrom(...WS).map((w) => ({
-        value: w.repeat(3),
-        valid: promptValid(rule, w.repeat(3)) ?? true,
-        note: 'white space only',
-      })),
+      arbitrary: fc.constantFrom(...WS).map((w) => generatedPrompt(rule, w.repeat(3), 'white space only')),
     },
-    {
-      weight: 1,
-      arbitrary: fc.constant({
-        value: undefined,
-        valid: promptValid(rule, undefined) ?? true,
-        note: 'prompt absent',
-      }),
-    },
+    { weight: 1, arbitrary: fc.constant(generatedPrompt(rule, undefined, 'prompt absent')) },
   );
 }
 

@@ -1,7 +1,10 @@
-// The job validation arithmetic of the documented models, shared by validation-image.test.ts and
-// validation-other.test.ts.
+// The job validation tests of the documented models, registered by validation-image.test.ts and
+// validation-other.test.ts (the models are split over two files so that their tests spread over the run's
+// worker threads). Each test is one small function of a model's job; the setup they share (the model
+// listed in the account's catalog, its valid base job) is done by modelCheck.
 import {
   type CheckContext,
+  type CheckSpec,
   type CoveredValue,
   type CoveringReferences,
   check,
@@ -10,11 +13,11 @@ import {
   group,
   type HttpResponse,
   type MediaModel,
+  type PromptBreak,
   parameterCases,
   promptArbitrary,
-  promptValid,
   sizeCases,
-  utf8Bytes,
+  utf8CapBinds,
 } from '../../src/suite.ts';
 import {
   ACK,
@@ -29,6 +32,236 @@ import {
 
 const FIELD = table.reference_fields[0]!;
 
+const allParameterNames = [...new Set(Object.values(table.models).flatMap((m) => Object.keys(m.parameters)))];
+
+/**
+ * The job validation tests of each given documented model, in this order: acknowledgement, top-level
+ * fields, never-accepted and unsupported parameter names, prompts, each parameter's values, and the
+ * acceptance of its covering design.
+ */
+export function validationTests(ids: string[]): void {
+  for (const id of ids) {
+    const model = table.models[id]!;
+    group(id, () => {
+      modelCheck(id, { ids: ['MJOB-001'] }, 'refuses a job without a true acknowledgement', acknowledgement);
+      modelCheck(
+        id,
+        { ids: ['MJOB-002'] },
+        'refuses top-level fields beyond kind, model, prompt and parameters',
+        topLevelFields,
+      );
+      modelCheck(
+        id,
+        { ids: ['MJOB-003', 'MJOB-014'] },
+        'refuses every never-accepted parameter name',
+        neverAccepted,
+      );
+      if (model.parameters_complete)
+        modelCheck(
+          id,
+          { ids: ['MJOB-004', 'MJOB-014'] },
+          'refuses parameters the model does not support',
+          unsupported(allParameterNames.filter((n) => !(n in model.parameters))),
+        );
+      if (model.prompt.stated) {
+        const spec = model.prompt.empty_only
+          ? { ids: ['MJOB-008', 'MJOB-007', 'MJOB-014'] }
+          : { ids: ['MJOB-006', 'MJOB-007', 'MJOB-014'] };
+        modelCheck(id, spec, 'refuses generated prompts outside its bounds', prompts(spec.ids[0]!));
+      }
+      for (const [name, rule] of Object.entries(model.parameters)) {
+        if (rule.stated === false) continue;
+        const spec =
+          rule.presets !== undefined ? { ids: ['MJOB-009', 'MJOB-014'] } : { ids: ['MJOB-005', 'MJOB-014'] };
+        // The value cases are few and their bounds matter: each is sent, none left to sampling.
+        modelCheck(
+          id,
+          spec,
+          `refuses every ${name} value outside the contract's set`,
+          parameterValues(name, spec.ids[0]!),
+        );
+      }
+      modelCheck(
+        id,
+        { ids: coveringIds(model), effect: 'billable', ownReferences: true },
+        'accepts every valid value of its covering design of jobs',
+        covering,
+      );
+    });
+  }
+}
+
+/** What each test of a model starts from: the model, listed in the account's catalog, and its valid base job. */
+interface ModelJob {
+  id: string;
+  m: MediaModel;
+  base: Record<string, unknown>;
+}
+
+type ModelTest = (t: CheckContext, job: ModelJob) => Promise<void>;
+
+/**
+ * One test of a documented model (titled `<id>: <title>`): it is not run unless the account's catalog
+ * lists the model; its base job carries the acknowledgement, a prompt within bounds and the references
+ * the model requires (none where the test sends the references itself).
+ */
+function modelCheck(
+  id: string,
+  spec: { ids: string[]; effect?: CheckSpec['effect']; ownReferences?: true },
+  title: string,
+  test: ModelTest,
+): void {
+  check({ ids: spec.ids, effect: spec.effect ?? 'write' }, `${id}: ${title}`, async (t) => {
+    const m = await listedModel(t, id);
+    const jobModel = spec.ownReferences ? { ...m, references: { ...m.references, required: false } } : m;
+    await test(t, { id, m, base: await baseJob(t, id, jobModel) });
+  });
+}
+
+const parametersOf = (job: ModelJob): Record<string, unknown> =>
+  job.base.parameters as Record<string, unknown>;
+
+/** The base job with one parameter set. */
+const withParameter = (job: ModelJob, name: string, value: unknown): Record<string, unknown> => ({
+  ...job.base,
+  parameters: { ...parametersOf(job), [name]: value },
+});
+
+/** A job with its prompt set, or left out (undefined). */
+function withPrompt(body: Record<string, unknown>, prompt: string | undefined): Record<string, unknown> {
+  const out = { ...body };
+  if (prompt === undefined) delete out.prompt;
+  else out.prompt = prompt;
+  return out;
+}
+
+/** Post a job the contract refuses; the violation message of the main rule, if any (judgeRefusal). */
+async function refused(
+  t: CheckContext,
+  job: ModelJob,
+  body: unknown,
+  what: string,
+  namedCause = true,
+): Promise<string | undefined> {
+  return judgeRefusal(t, await postJob(t, body), `${job.id}: ${what}`, namedCause);
+}
+
+/** Every case sent, each refusal judged; a case not refused is a violation of `ruleId`. */
+async function refuseEach(
+  t: CheckContext,
+  job: ModelJob,
+  ruleId: string,
+  cases: Array<{ body: unknown; what: string; received?: { value: unknown } }>,
+  namedCause = true,
+): Promise<void> {
+  for (const c of cases) {
+    const msg = await refused(t, job, c.body, c.what, namedCause);
+    if (msg) t.violate(ruleId, msg, c.received ? { received: c.received.value } : {});
+  }
+}
+
+/** MJOB-001: no acknowledgement, or one that is not `true`. */
+const acknowledgement: ModelTest = (t, job) =>
+  refuseEach(
+    t,
+    job,
+    'MJOB-001',
+    (
+      [
+        ['no acknowledgement', undefined],
+        ['acknowledgement false', false],
+        ['acknowledgement "true"', 'true'],
+      ] as const
+    ).map(([what, value]) => {
+      const parameters = { ...parametersOf(job) };
+      if (value === undefined) delete parameters[ACK];
+      else parameters[ACK] = value;
+      return { what, body: { ...job.base, parameters } };
+    }),
+    false,
+  );
+
+/** MJOB-002: top-level fields beyond kind, model, prompt and parameters. */
+const topLevelFields: ModelTest = (t, job) =>
+  refuseEach(
+    t,
+    job,
+    'MJOB-002',
+    [{ seed: 1 }, { callback_url: 'https://example.com/hook' }, { [ACK]: true }].map((extra) => ({
+      what: `top-level ${Object.keys(extra)[0]}`,
+      body: { ...job.base, ...extra },
+    })),
+    false,
+  );
+
+/** MJOB-003: the parameter names the contract never accepts. */
+const neverAccepted: ModelTest = (t, job) =>
+  refuseEach(
+    t,
+    job,
+    'MJOB-003',
+    table.never_accepted_parameters.map((name) => ({
+      what: `parameter ${name}`,
+      body: withParameter(job, name, []),
+    })),
+  );
+
+/** MJOB-004: parameters of other models (with a value they accept there) and one no model has. */
+const unsupported =
+  (foreign: string[]): ModelTest =>
+  (t, job) =>
+    refuseEach(
+      t,
+      job,
+      'MJOB-004',
+      [...foreign, 'unimplemented_option'].map((name) => {
+        const owner = documentedIds.find((d) => name in table.models[d]!.parameters) ?? job.id;
+        const value = table.models[owner]?.parameters[name]?.default ?? true;
+        return { what: `unsupported parameter ${name}`, body: withParameter(job, name, value) };
+      }),
+    );
+
+/**
+ * MJOB-006/008 and MJOB-007: generated prompts outside the model's bounds, one property per bound, each
+ * case judged under the rule of the bound it breaks (the generator knows it): `countRule` for its
+ * presence, emptiness or count, MJOB-007 for its UTF-8 byte cap, which has its own property only where
+ * it can refuse a prompt the count allows.
+ */
+const prompts =
+  (countRule: string): ModelTest =>
+  async (t, job) => {
+    const r = job.m.prompt;
+    const rules: Record<PromptBreak, string> = { characters: countRule, utf8_bytes: 'MJOB-007' };
+    for (const breaks of ['characters', 'utf8_bytes'] as const) {
+      if (breaks === 'utf8_bytes' && !utf8CapBinds(r)) continue;
+      await checkProperty(t, {
+        id: rules[breaks],
+        arbitrary: promptArbitrary(r).filter((c) => c.breaks === breaks),
+        run: (c) => refused(t, job, withPrompt(job.base, c.value), `prompt of ${c.note}`),
+      });
+    }
+  };
+
+/** MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. */
+const parameterValues =
+  (name: string, ruleId: string): ModelTest =>
+  (t, job) => {
+    const r = job.m.parameters[name]!;
+    const cases = r.presets !== undefined ? sizeCases(table, r) : parameterCases(r);
+    return refuseEach(
+      t,
+      job,
+      ruleId,
+      cases
+        .filter((c) => !c.valid)
+        .map((c) => ({
+          what: `${name} ${JSON.stringify(c.value)}`,
+          body: withParameter(job, name, c.value),
+          received: { value: c.value },
+        })),
+    );
+  };
+
 /** The ids of the acceptance test: the values its covering design carries are judged under these. */
 const coveringIds = (model: MediaModel): string[] =>
   [
@@ -41,279 +274,105 @@ const coveringIds = (model: MediaModel): string[] =>
     ]),
   ].sort();
 
-async function refused(
-  t: CheckContext,
-  id: string,
-  body: unknown,
-  what: string,
-  namedCause = true,
-): Promise<string | undefined> {
-  const res = await postJob(t, body);
-  return judgeRefusal(t, res, `${id}: ${what}`, namedCause);
-}
-
-const allParameterNames = [...new Set(Object.values(table.models).flatMap((m) => Object.keys(m.parameters)))];
-
 /**
- * The job validation tests of each given documented model (registered by the test files that call it:
- * the models are split over files so that their tests spread over the run's worker threads).
+ * Every valid value of the model's covering design of jobs is accepted. A refused job is laid at the
+ * value (and its rule) the target refuses: its spelling choice first (references under an alias, `kind`),
+ * then each value alone on a minimal valid job.
  */
-export function validationTests(ids: string[]): void {
-  for (const id of ids) {
-    const model = table.models[id]!;
-    group(id, () => {
-      check(
-        { ids: ['MJOB-001'], effect: 'write' },
-        `${id}: refuses a job without a true acknowledgement`,
-        async (t) => {
-          const m = await listedModel(t, id);
-          const base = await baseJob(t, id, m);
-          const params = base.parameters as Record<string, unknown>;
-          for (const [what, value] of [
-            ['no acknowledgement', undefined],
-            ['acknowledgement false', false],
-            ['acknowledgement "true"', 'true'],
-          ] as const) {
-            const p = { ...params };
-            if (value === undefined) delete p[ACK];
-            else p[ACK] = value;
-            const msg = await refused(t, id, { ...base, parameters: p }, what, false);
-            if (msg) t.violate('MJOB-001', msg);
-          }
-        },
+const covering: ModelTest = async (t, job) => {
+  const { id, m, base } = job;
+  const cases = coveringDesign(table, m, t.run.profile);
+  const count = (kind: 'image' | 'video') =>
+    Math.max(0, ...cases.map((c) => (c.references?.kind === kind ? c.references.count : 0)));
+  const inputs = {
+    image: await references(t, m, count('image'), 'image'),
+    video: await references(t, m, count('video'), 'video'),
+  };
+  // One job of a video model also sends `kind` as the reference client does ("for video models
+  // the reference client sends `video_generation`"): one without the alias, so that a refusal
+  // has one suspect.
+  const withKind = m.output === 'video' ? cases.find((c) => !c.references?.field) : undefined;
+  for (const c of cases) {
+    const parameters: Record<string, unknown> = { ...parametersOf(job), ...c.parameters };
+    const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
+    const alias = c.references?.field;
+    if (refs) parameters[alias ?? FIELD] = refs;
+    let body: Record<string, unknown> = { ...base, parameters };
+    if (c.prompt !== null) body = withPrompt(body, c.prompt);
+    if (c === withKind) body.kind = 'video_generation';
+    const res = await postJob(t, body);
+    if (!t.verdict(res, true, `${id}: a job of its covering design`).mismatch) continue;
+    let proves = c.proves;
+    // Which value was refused: the same job without the job's spelling choice (references
+    // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
+    // clears it.
+    const suspect = alias
+      ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
+      : c === withKind
+        ? { rule: 'MJOB-002', what: '`kind` video_generation' }
+        : undefined;
+    if (suspect) {
+      const { [alias ?? FIELD]: _, ...plain } = parameters;
+      const { kind: __, ...plainBody } = body;
+      const again = await postJob(t, {
+        ...plainBody,
+        parameters: { ...plain, ...(refs ? { [FIELD]: refs } : {}) },
+      });
+      const withoutSuspect = t.verdict(
+        again,
+        true,
+        `${id}: a job of its covering design, without ${suspect.what}`,
       );
-
-      check(
-        { ids: ['MJOB-002'], effect: 'write' },
-        `${id}: refuses top-level fields beyond kind, model, prompt and parameters`,
-        async (t) => {
-          const m = await listedModel(t, id);
-          const base = await baseJob(t, id, m);
-          for (const extra of [{ seed: 1 }, { callback_url: 'https://example.com/hook' }, { [ACK]: true }]) {
-            const msg = await refused(
-              t,
-              id,
-              { ...base, ...extra },
-              `top-level ${Object.keys(extra)[0]}`,
-              false,
-            );
-            if (msg) t.violate('MJOB-002', msg);
-          }
-        },
-      );
-
-      check(
-        { ids: ['MJOB-003', 'MJOB-014'], effect: 'write' },
-        `${id}: refuses every never-accepted parameter name`,
-        async (t) => {
-          const m = await listedModel(t, id);
-          const base = await baseJob(t, id, m);
-          for (const name of table.never_accepted_parameters) {
-            const msg = await refused(
-              t,
-              id,
-              { ...base, parameters: { ...(base.parameters as object), [name]: [] } },
-              `parameter ${name}`,
-            );
-            if (msg) t.violate('MJOB-003', msg);
-          }
-        },
-      );
-
-      if (model.parameters_complete) {
-        const foreign = allParameterNames.filter((n) => !(n in model.parameters));
-        check(
-          { ids: ['MJOB-004', 'MJOB-014'], effect: 'write' },
-          `${id}: refuses parameters the model does not support`,
-          async (t) => {
-            const m = await listedModel(t, id);
-            const base = await baseJob(t, id, m);
-            for (const name of [...foreign, 'unimplemented_option']) {
-              const value =
-                table.models[documentedIds.find((d) => name in table.models[d]!.parameters) ?? id]
-                  ?.parameters[name]?.default ?? true;
-              const msg = await refused(
-                t,
-                id,
-                { ...base, parameters: { ...(base.parameters as object), [name]: value } },
-                `unsupported parameter ${name}`,
-              );
-              if (msg) t.violate('MJOB-004', msg);
-            }
-          },
+      if (!withoutSuspect.judged) continue;
+      if (!withoutSuspect.mismatch) {
+        t.violate(
+          suspect.rule,
+          `${id}: a valid job with ${suspect.what} was answered ${res.status}, and ${again.status} without it`,
+          { received: res.status, expected: '2xx', exchange: res.exchange },
         );
+        continue;
       }
-
-      if (model.prompt.stated) {
-        const { ids } = model.prompt.empty_only
-          ? { ids: ['MJOB-008', 'MJOB-007', 'MJOB-014'] }
-          : { ids: ['MJOB-006', 'MJOB-007', 'MJOB-014'] };
-        const promptId = ids[0]!;
-        check({ ids, effect: 'write' }, `${id}: refuses generated prompts outside its bounds`, async (t) => {
-          const m = await listedModel(t, id);
-          const base = await baseJob(t, id, m);
-          const r = m.prompt;
-          // A prompt refused only for its UTF-8 bytes breaks the byte cap (MJOB-007); any other, the count.
-          const bytesOnly = (v: string | undefined) => {
-            const c = v?.trim() ?? '';
-            return (
-              promptValid({ ...r, max_utf8_bytes: null }, v) === true &&
-              utf8Bytes(c) > (r.max_utf8_bytes ?? Infinity)
-            );
-          };
-          const bytesBind = (r.max_chars ?? 0) * 4 > (r.max_utf8_bytes ?? Number.POSITIVE_INFINITY);
-          for (const [ruleId, pick] of [
-            [promptId, (v: string | undefined) => !bytesOnly(v)],
-            ['MJOB-007', bytesOnly],
-          ] as const) {
-            if (ruleId === 'MJOB-007' && !bytesBind) continue;
-            await checkProperty(t, {
-              id: ruleId,
-              arbitrary: promptArbitrary(r).filter((c) => !c.valid && pick(c.value)),
-              run: async (c) => {
-                const body: Record<string, unknown> = { ...base };
-                if (c.value === undefined) delete body.prompt;
-                else body.prompt = c.value;
-                return refused(t, id, body, `prompt of ${c.note}`);
-              },
-            });
-          }
+      proves = proves.filter((p) => !p.rules.includes('MJOB-043'));
+    }
+    // A refused job carried several values: each is sent alone on a minimal valid job, so that
+    // the refusal is laid at the value (and its rule) the target refuses, not at all of them.
+    const alone = proves.length > 1 ? await refusedAlone(t, job, proves, inputs) : [];
+    const blamed = alone.length > 0 ? alone : [{ value: proves, res }];
+    for (const { value, res: answer } of blamed) {
+      const values = value.map((p) => p.note).join('; ');
+      for (const rule of new Set(value.flatMap((p) => p.rules)))
+        t.violate(rule, `${id}: a job valid per the contract (${values}) was answered ${answer.status}`, {
+          received: answer.status,
+          expected: '2xx',
+          exchange: answer.exchange,
         });
-      }
-
-      for (const [name, rule] of Object.entries(model.parameters)) {
-        if (rule.stated === false) continue;
-        const spec =
-          rule.presets !== undefined ? { ids: ['MJOB-009', 'MJOB-014'] } : { ids: ['MJOB-005', 'MJOB-014'] };
-        // The value cases are few and their bounds matter: each is sent, none left to sampling.
-        check(
-          { ...spec, effect: 'write' },
-          `${id}: refuses every ${name} value outside the contract's set`,
-          async (t) => {
-            const m = await listedModel(t, id);
-            const base = await baseJob(t, id, m);
-            const r = m.parameters[name]!;
-            const invalid = (r.presets !== undefined ? sizeCases(table, r) : parameterCases(r)).filter(
-              (c) => !c.valid,
-            );
-            for (const c of invalid) {
-              const msg = await refused(
-                t,
-                id,
-                { ...base, parameters: { ...(base.parameters as object), [name]: c.value } },
-                `${name} ${JSON.stringify(c.value)}`,
-              );
-              if (msg) t.violate(spec.ids[0]!, msg, { received: c.value });
-            }
-          },
-        );
-      }
-
-      check(
-        { ids: coveringIds(model), effect: 'billable' },
-        `${id}: accepts every valid value of its covering design of jobs`,
-        async (t) => {
-          const m = await listedModel(t, id);
-          const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
-          const cases = coveringDesign(table, m, t.run.profile);
-          const count = (kind: 'image' | 'video') =>
-            Math.max(0, ...cases.map((c) => (c.references?.kind === kind ? c.references.count : 0)));
-          const inputs = {
-            image: await references(t, m, count('image'), 'image'),
-            video: await references(t, m, count('video'), 'video'),
-          };
-          // One job of a video model also sends `kind` as the reference client does ("for video models
-          // the reference client sends `video_generation`"): one without the alias, so that a refusal
-          // has one suspect.
-          const withKind = m.output === 'video' ? cases.find((c) => !c.references?.field) : undefined;
-          for (const c of cases) {
-            const parameters: Record<string, unknown> = { ...(base.parameters as object), ...c.parameters };
-            const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
-            const alias = c.references?.field;
-            if (refs) parameters[alias ?? FIELD] = refs;
-            const body: Record<string, unknown> = { ...base, parameters };
-            if (c.prompt === undefined) delete body.prompt;
-            else if (c.prompt !== null) body.prompt = c.prompt;
-            if (c === withKind) body.kind = 'video_generation';
-            const res = await postJob(t, body);
-            if (!t.verdict(res, true, `${id}: a job of its covering design`).mismatch) continue;
-            let proves = c.proves;
-            // Which value was refused: the same job without the job's spelling choice (references
-            // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
-            // clears it.
-            const suspect = alias
-              ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
-              : c === withKind
-                ? { rule: 'MJOB-002', what: '`kind` video_generation' }
-                : undefined;
-            if (suspect) {
-              const { [alias ?? FIELD]: _, ...plain } = parameters;
-              const { kind: __, ...plainBody } = body;
-              const again = await postJob(t, {
-                ...plainBody,
-                parameters: { ...plain, ...(refs ? { [FIELD]: refs } : {}) },
-              });
-              const againVerdict = t.verdict(
-                again,
-                true,
-                `${id}: a job of its covering design, without ${suspect.what}`,
-              );
-              if (!againVerdict.judged) continue;
-              if (!againVerdict.mismatch) {
-                t.violate(
-                  suspect.rule,
-                  `${id}: a valid job with ${suspect.what} was answered ${res.status}, and ${again.status} without it`,
-                  { received: res.status, expected: '2xx', exchange: res.exchange },
-                );
-                continue;
-              }
-              proves = proves.filter((p) => !p.rules.includes('MJOB-043'));
-            }
-            // A refused job carried several values: each is sent alone on a minimal valid job, so that
-            // the refusal is laid at the value (and its rule) the target refuses, not at all of them.
-            const alone = proves.length > 1 ? await refusedAlone(t, id, m, proves, inputs) : [];
-            const blamed = alone.length > 0 ? alone : [{ value: proves, res }];
-            for (const { value, res: answer } of blamed) {
-              const values = value.map((p) => p.note).join('; ');
-              for (const rule of new Set(value.flatMap((p) => p.rules)))
-                t.violate(
-                  rule,
-                  `${id}: a job valid per the contract (${values}) was answered ${answer.status}`,
-                  { received: answer.status, expected: '2xx', exchange: answer.exchange },
-                );
-            }
-          }
-        },
-      );
-    });
+    }
   }
-}
+};
 
 /**
- * The values of a refused covering job that a minimal valid job (the model's base job) refuses when it
- * carries that value alone. Empty when each is accepted alone: then only their combination was refused.
+ * The values of a refused covering job that a minimal valid job (the model's base job, with the
+ * references it requires) refuses when it carries that value alone. Empty when each is accepted alone:
+ * then only their combination was refused.
  */
 async function refusedAlone(
   t: CheckContext,
-  id: string,
-  m: MediaModel,
+  job: ModelJob,
   values: CoveredValue[],
   inputs: Record<'image' | 'video', string[]>,
 ): Promise<Array<{ value: CoveredValue[]; res: HttpResponse }>> {
-  const base = await baseJob(t, id, m);
-  const refused: Array<{ value: CoveredValue[]; res: HttpResponse }> = [];
+  const base = await baseJob(t, job.id, job.m);
+  const refusedValues: Array<{ value: CoveredValue[]; res: HttpResponse }> = [];
   for (const v of values) {
     const parameters: Record<string, unknown> = { ...(base.parameters as object) };
-    const body: Record<string, unknown> = { ...base, parameters };
-    if (v.subject === 'prompt') {
-      if (v.value === undefined) delete body.prompt;
-      else body.prompt = v.value;
-    } else if (v.subject === 'references') {
+    let body: Record<string, unknown> = { ...base, parameters };
+    if (v.subject === 'prompt') body = withPrompt(body, v.value as string | undefined);
+    else if (v.subject === 'references') {
       const r = v.value as CoveringReferences;
       parameters[FIELD] = inputs[r.kind].slice(0, r.count);
     } else parameters[v.subject] = v.value;
     const res = await postJob(t, body);
-    if (t.verdict(res, true, `${id}: ${v.note}`).mismatch) refused.push({ value: [v], res });
+    if (t.verdict(res, true, `${job.id}: ${v.note}`).mismatch) refusedValues.push({ value: [v], res });
   }
-  return refused;
+  return refusedValues;
 }

@@ -12,6 +12,7 @@ import {
   sizeArbitrary,
   sizeValid,
   utf8Bytes,
+  utf8CapBinds,
 } from '../../src/rules/media-models.ts';
 
 const table = mediaTable();
@@ -61,6 +62,32 @@ describe('prompt verdicts', () => {
         return c.valid === (codePoints(t) >= 2 && codePoints(t) <= 2000 && utf8Bytes(t) <= 4000);
       }),
     );
+  });
+
+  it('an invalid generated prompt carries the bound it breaks: the byte cap alone, or the count (property)', () => {
+    const rule = model('wc-100040').prompt;
+    expect(utf8CapBinds(rule)).toBe(true);
+    const seen = new Set<string | undefined>();
+    fc.assert(
+      fc.property(promptArbitrary(rule), (c) => {
+        seen.add(c.breaks);
+        if (c.valid) return c.breaks === undefined;
+        if (c.value === undefined) return c.breaks === 'characters';
+        // The count kept whichever white space is trimmed (Unicode or ASCII only: judging.md).
+        const trims = [c.value.trim(), c.value.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '')];
+        const countKept = trims.every((t) => codePoints(t) >= 2 && codePoints(t) <= 2000);
+        return c.breaks === (countKept ? 'utf8_bytes' : 'characters');
+      }),
+      { numRuns: 2000 },
+    );
+    expect([...seen].sort()).toEqual(['characters', 'utf8_bytes', undefined]);
+  });
+
+  it('the byte cap binds only where a count within bounds can exceed it (4 bytes a code point)', () => {
+    const rule = model('wc-100040').prompt;
+    expect(utf8CapBinds({ ...rule, max_chars: 1000, max_utf8_bytes: 4000 })).toBe(false);
+    expect(utf8CapBinds({ ...rule, max_chars: 1001, max_utf8_bytes: 4000 })).toBe(true);
+    expect(utf8CapBinds({ ...rule, max_utf8_bytes: null })).toBe(false);
   });
 });
 
