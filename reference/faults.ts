@@ -1248,6 +1248,32 @@ const VARIANT_LIST = [
     description:
       'every account has a requests-per-minute guard of 6000 (a bucket of 1000 refilled at 100 a second): past it, 429 rate_limited with Retry-After in whole seconds',
   },
+  // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown
+  {
+    name: 'legacy-credits-json',
+    readings: ['PTS-004', 'LEGACY-001'],
+    description:
+      'the legacy currency format names its amounts the older *_credits way (total_credits, charged_credits, amount_credits, ...) and is sent as application/json (described so)',
+  },
+  // openapi.ts: a Response Object without content leaves its payload undescribed
+  {
+    name: 'openapi-errors-undescribed',
+    readings: ['RESP-002'],
+    description: 'the description declares every error response with a description only, no content',
+  },
+  // openapi.ts: replies described inside the documented ranges
+  {
+    name: 'openapi-narrow-responses',
+    readings: ['OAS-003'],
+    description:
+      "the description gives a chat reply's message role as enum [assistant] and an embedding reply's token counts a minimum of 1",
+  },
+  // routes/embeddings.ts + openapi.ts: the contract gives no status for the embedding list
+  {
+    name: 'embeddings-201',
+    readings: ['EMB-001'],
+    description: 'a valid embedding request is answered 201 (described so), not 200',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

@@ -557,6 +557,19 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     await pendingJob(ref, 'probe-pending');
     return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
   },
+  'legacy-credits-json': async (ref) => {
+    const res = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+    return (
+      res.body.total_credits !== undefined &&
+      res.headers.get('content-type')?.startsWith('application/json') === true
+    );
+  },
+  'openapi-errors-undescribed': async (ref) =>
+    (await openapi(ref)).paths['/v1/models'].get.responses['401'].content === undefined,
+  'openapi-narrow-responses': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.EmbeddingListResponse).includes('"minimum":1'),
+  'embeddings-201': async (ref) =>
+    (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,
   'openapi-model-enum': async (ref) =>
     (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
     false,
