@@ -249,6 +249,13 @@ const FAULT_LIST = [
     description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
     breaks: ['PTS-004'],
   },
+  // billing.ts + openapi.ts: the billing object of inference replies names its unit `credits` (described so)
+  {
+    name: 'billing-unit-credits',
+    description:
+      'the billing object of chat, responses and embedding replies says unit: credits (described so)',
+    breaks: ['PTS-003'],
+  },
   // routes/chat.ts + openapi.ts: chat usage token counts as strings (described so)
   {
     name: 'usage-tokens-as-strings',
@@ -1267,6 +1274,13 @@ const VARIANT_LIST = [
     readings: ['OAS-003'],
     description:
       "the description gives a chat reply's message role as enum [assistant] and an embedding reply's token counts a minimum of 1",
+  },
+  // routes/balance.ts + openapi.ts: "the unit is `service_points`" is the unit of points, not of everything
+  {
+    name: 'balance-storage-unit',
+    readings: ['PTS-003'],
+    description:
+      "the balance also carries the account's input space, storage: {limit: 10737418240, unit: bytes} (described so)",
   },
   // routes/embeddings.ts + openapi.ts: the contract gives no status for the embedding list
   {

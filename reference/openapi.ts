@@ -1,6 +1,8 @@
 // The reference's own OpenAPI 3.1 description, built from schemas/ plus the concrete shapes the
 // reference sends. It must stay true to what the server answers under every variant; faults that
 // should be caught only by a contract check change it along with the server.
+
+import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
@@ -291,7 +293,19 @@ function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
             {
               type: 'object',
               required: ['object', 'unit'],
-              properties: { object: { const: 'balance' }, unit },
+              properties: {
+                object: { const: 'balance' },
+                unit,
+                ...(ctx.variant === 'balance-storage-unit'
+                  ? {
+                      storage: {
+                        type: 'object',
+                        description: 'The input space the account shares (images and video).',
+                        properties: { limit: { type: 'integer' }, unit: { const: 'bytes' } },
+                      },
+                    }
+                  : {}),
+              },
             },
           ],
         };
@@ -342,7 +356,7 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
             description: 'Points settlement of the call: what it cost and what was held but released.',
             required: ['unit', charged, released],
             properties: {
-              unit: { const: 'service_points' },
+              unit: { const: billingUnit(ctx) },
               [charged]: pointsValue,
               [released]: pointsValue,
             },

@@ -33,7 +33,8 @@ function creditsNames(root: unknown): string[] {
 
 /**
  * Points checks every JSON reply gets: any field of the points table, at any depth, is an exact decimal
- * string (PTS-001; exponent or float noise: PTS-002), and the conversation and account interfaces use
+ * string (PTS-001; exponent or float noise: PTS-002), a `unit` beside one is `service_points`
+ * (PTS-003), and the conversation and account interfaces use
  * `*_points`, never `*_credits` (PTS-004). Replies in the legacy currency format are exempt: they
  * replace the points fields by design, under names the contract does not show (legacyReply).
  */
@@ -43,7 +44,21 @@ export function pointsChecks(res: HttpResponse): Finding[] {
   if (legacyReply(res)) return [];
   const where = `${res.method} ${res.exchange.path}`;
   const out: Finding[] = [];
+  const units = new Set<Record<string, unknown>>();
   for (const f of pointsFields(res.json)) {
+    // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit
+    // elsewhere (a quota in bytes) is not a points unit.
+    if ('unit' in f.parent && !units.has(f.parent)) {
+      units.add(f.parent);
+      if (f.parent.unit !== 'service_points')
+        out.push({
+          id: 'PTS-003',
+          message: `${where}: the unit beside ${f.field} is not service_points`,
+          pointer: f.pointer.replace(/[^/]*$/, 'unit'),
+          received: f.parent.unit,
+          expected: 'service_points',
+        });
+    }
     if (!f.verdict.ok) {
       out.push({
         id: 'PTS-001',

@@ -191,6 +191,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   'chat-billing-numbers': async (ref) => typeof (await chat(ref)).body.billing.charged_points === 'number',
   'chat-credits-names': async (ref) => 'charged_credits' in (await chat(ref)).body.billing,
+  'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
   'chat-stream-never-ends': async (ref) =>
@@ -568,6 +569,7 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     (await openapi(ref)).paths['/v1/models'].get.responses['401'].content === undefined,
   'openapi-narrow-responses': async (ref) =>
     JSON.stringify((await openapi(ref)).components.schemas.EmbeddingListResponse).includes('"minimum":1'),
+  'balance-storage-unit': async (ref) => (await balance(ref)).body.storage?.unit === 'bytes',
   'embeddings-201': async (ref) =>
     (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,
   'openapi-model-enum': async (ref) =>
