@@ -249,6 +249,18 @@ const FAULT_LIST = [
     description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
     breaks: ['PTS-004'],
   },
+  // app.ts + openapi.ts: X-Request-ID "may" be sent, but this description promises it and it never comes
+  {
+    name: 'request-id-promised',
+    description: 'the description declares X-Request-ID a required header of every response; none is sent',
+    breaks: ['RESP-004'],
+  },
+  // app.ts: the router collapses a duplicated /v1/v1 prefix
+  {
+    name: 'v1-doubled-served',
+    description: 'GET /v1/v1/models (any /v1/v1/...) is served as /v1/models, not answered 404',
+    breaks: ['ERR-004'],
+  },
   // billing.ts + openapi.ts: the billing object of inference replies names its unit `credits` (described so)
   {
     name: 'billing-unit-credits',

@@ -677,7 +677,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       headers: {
         RequestId: {
           description: 'Unique id of this request, for support.',
-          required: false,
+          required: ctx.fault === 'request-id-promised',
           schema: { type: 'string' },
         },
         IdempotentReplayed: {

@@ -191,6 +191,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   'chat-billing-numbers': async (ref) => typeof (await chat(ref)).body.billing.charged_points === 'number',
   'chat-credits-names': async (ref) => 'charged_credits' in (await chat(ref)).body.billing,
+  'request-id-promised': async (ref) =>
+    (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
+    (await openapi(ref)).components.headers.RequestId.required === true,
+  'v1-doubled-served': async (ref) => (await call(ref, '/v1/v1/models', { role: 'primary' })).status === 200,
   'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
