@@ -255,6 +255,19 @@ const FAULT_LIST = [
     description: 'the description declares X-Request-ID a required header of every response; none is sent',
     breaks: ['RESP-004'],
   },
+  // auth.ts: "401 | invalid_api_key | key missing, ..."
+  {
+    name: 'auth-missing-403',
+    description: 'a business request without any key is refused 403 permission_denied, not 401',
+    breaks: ['AUTH-001'],
+  },
+  // inference.ts: "404 | ... wrong endpoint type (media model sent to chat)"
+  {
+    name: 'media-model-chat-400',
+    description:
+      'a media model sent to chat, responses or embeddings is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-004'],
+  },
   // app.ts: the router collapses a duplicated /v1/v1 prefix
   {
     name: 'v1-doubled-served',
