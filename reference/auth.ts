@@ -34,9 +34,11 @@ type Outcome =
 export function authenticate(ctx: RefContext, request: FastifyRequest): Outcome {
   const tokens = candidates(ctx, request);
   const key = tokens.map((token) => lookup(ctx, token)).find((k) => k !== undefined);
-  // Fault auth-missing-403: a request without any key is refused 403, not 401.
+  // Faults auth-missing-403 and auth-unknown-key-403: no key, or a Bearer token that is no key, refused 403, not 401.
   if (!key && tokens.length === 0 && ctx.fault === 'auth-missing-403')
     return { error: 'ip_not_allowed', message: 'A key is required.' };
+  if (!key && tokens.length > 0 && ctx.fault === 'auth-unknown-key-403')
+    return { error: 'ip_not_allowed', message: 'This key may not call the API.' };
   if (!key) return { error: 'invalid_api_key', message: 'Missing or invalid API key.' };
   if (key.revoked && ctx.fault !== 'auth-revoked-accepted') {
     return { error: 'invalid_api_key', message: 'This API key has been revoked.' };

@@ -261,6 +261,13 @@ const FAULT_LIST = [
     description: 'a business request without any key is refused 403 permission_denied, not 401',
     breaks: ['AUTH-001'],
   },
+  // auth.ts: "401 | invalid_api_key | key missing, wrong, ..." (a truncated or appended key is a wrong key too)
+  {
+    name: 'auth-unknown-key-403',
+    description:
+      'a well-formed Bearer header whose token is no key (unknown, truncated, appended) is refused 403, not 401',
+    breaks: ['AUTH-002', 'AUTH-004'],
+  },
   // inference.ts: "404 | ... wrong endpoint type (media model sent to chat)"
   {
     name: 'media-model-chat-400',

@@ -192,6 +192,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'chat-billing-numbers': async (ref) => typeof (await chat(ref)).body.billing.charged_points === 'number',
   'chat-credits-names': async (ref) => 'charged_credits' in (await chat(ref)).body.billing,
   'auth-missing-403': async (ref) => (await call(ref, '/v1/models')).status === 403,
+  'auth-unknown-key-403': async (ref) =>
+    (await call(ref, '/v1/models', { headers: { authorization: 'Bearer sk-no-such-key' } })).status === 403,
   'media-model-chat-400': async (ref) => (await chat(ref, { model: 'wc-100010' })).status === 400,
   'request-id-promised': async (ref) =>
     (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
