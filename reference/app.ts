@@ -61,17 +61,25 @@ export const CAPABILITIES = [
   'media-uncertain-prompt',
 ];
 
+/** Whether responses carry X-Request-ID (fault request-id-promised: described as required, never sent). */
+function sendsRequestId(ctx: RefContext): boolean {
+  return ctx.variant !== 'no-request-id' && ctx.fault !== 'request-id-promised';
+}
+
 export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInstance {
   const nextRequestId = requestIds(ctx);
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId: nextRequestId,
     requestIdHeader: false,
+    // Fault v1-doubled-served: a duplicated /v1/v1 prefix is served as /v1 instead of 404.
+    rewriteUrl: (req) =>
+      ctx.fault === 'v1-doubled-served' ? (req.url ?? '/').replace(/^\/v1\/v1\//, '/v1/') : (req.url ?? '/'),
     // close() ends every connection, also those a client left open next to an endless stream.
     forceCloseConnections: true,
     // Errors raised before routing (bad URL encoding) still answer an APIError.
     frameworkErrors: (error, request, reply) => {
-      if (ctx.variant !== 'no-request-id') reply.header('X-Request-ID', request.id);
+      if (sendsRequestId(ctx)) reply.header('X-Request-ID', request.id);
       sendError(reply, ctx, 'malformed_request', error.message);
     },
     clientErrorHandler: (_error, socket) => {
@@ -87,7 +95,7 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
 
   const latency = options.latencyMs ?? 0;
   if (latency > 0) app.addHook('onRequest', async () => void (await sleep(latency)));
-  if (ctx.variant !== 'no-request-id') {
+  if (sendsRequestId(ctx)) {
     app.addHook('onRequest', async (request, reply) => void reply.header('X-Request-ID', request.id));
   }
   registerAuth(app, ctx);

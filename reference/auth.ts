@@ -32,9 +32,13 @@ type Outcome =
   | { error: 'invalid_api_key' | 'key_expired' | 'ip_not_allowed'; message: string };
 
 export function authenticate(ctx: RefContext, request: FastifyRequest): Outcome {
-  const key = candidates(ctx, request)
-    .map((token) => lookup(ctx, token))
-    .find((k) => k !== undefined);
+  const tokens = candidates(ctx, request);
+  const key = tokens.map((token) => lookup(ctx, token)).find((k) => k !== undefined);
+  // Faults auth-missing-403 and auth-unknown-key-403: no key, or a Bearer token that is no key, refused 403, not 401.
+  if (!key && tokens.length === 0 && ctx.fault === 'auth-missing-403')
+    return { error: 'ip_not_allowed', message: 'A key is required.' };
+  if (!key && tokens.length > 0 && ctx.fault === 'auth-unknown-key-403')
+    return { error: 'ip_not_allowed', message: 'This key may not call the API.' };
   if (!key) return { error: 'invalid_api_key', message: 'Missing or invalid API key.' };
   if (key.revoked && ctx.fault !== 'auth-revoked-accepted') {
     return { error: 'invalid_api_key', message: 'This API key has been revoked.' };

@@ -121,14 +121,20 @@ export function setModelPrice(state: State, modelId: string, prices: Prices): vo
   model.prices = { ...prices };
 }
 
+/** The unit the `billing` object names (fault billing-unit-credits: `credits`). */
+export function billingUnit(ctx: RefContext): string {
+  return ctx.fault === 'billing-unit-credits' ? 'credits' : 'service_points';
+}
+
 /** The `billing` object of an inference reply; undefined under variant no-billing. */
 export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
   if (ctx.variant === 'no-billing') return undefined;
   const value = (v: string) => (ctx.fault === 'chat-billing-numbers' ? Number(v) : v);
+  const unit = billingUnit(ctx);
   if (ctx.fault === 'chat-credits-names') {
-    return { unit: 'service_points', charged_credits: value(s.charged), released_credits: value(s.released) };
+    return { unit, charged_credits: value(s.charged), released_credits: value(s.released) };
   }
-  return { unit: 'service_points', charged_points: value(s.charged), released_points: value(s.released) };
+  return { unit, charged_points: value(s.charged), released_points: value(s.released) };
 }
 
 export function usageView(ctx: RefContext, record: UsageRecord): Record<string, unknown> {

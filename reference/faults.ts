@@ -249,6 +249,45 @@ const FAULT_LIST = [
     description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
     breaks: ['PTS-004'],
   },
+  // app.ts + openapi.ts: X-Request-ID "may" be sent, but this description promises it and it never comes
+  {
+    name: 'request-id-promised',
+    description: 'the description declares X-Request-ID a required header of every response; none is sent',
+    breaks: ['RESP-004'],
+  },
+  // auth.ts: "401 | invalid_api_key | key missing, ..."
+  {
+    name: 'auth-missing-403',
+    description: 'a business request without any key is refused 403 permission_denied, not 401',
+    breaks: ['AUTH-001'],
+  },
+  // auth.ts: "401 | invalid_api_key | key missing, wrong, ..." (a truncated or appended key is a wrong key too)
+  {
+    name: 'auth-unknown-key-403',
+    description:
+      'a well-formed Bearer header whose token is no key (unknown, truncated, appended) is refused 403, not 401',
+    breaks: ['AUTH-002', 'AUTH-004'],
+  },
+  // inference.ts: "404 | ... wrong endpoint type (media model sent to chat)"
+  {
+    name: 'media-model-chat-400',
+    description:
+      'a media model sent to chat, responses or embeddings is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-004'],
+  },
+  // app.ts: the router collapses a duplicated /v1/v1 prefix
+  {
+    name: 'v1-doubled-served',
+    description: 'GET /v1/v1/models (any /v1/v1/...) is served as /v1/models, not answered 404',
+    breaks: ['ERR-004'],
+  },
+  // billing.ts + openapi.ts: the billing object of inference replies names its unit `credits` (described so)
+  {
+    name: 'billing-unit-credits',
+    description:
+      'the billing object of chat, responses and embedding replies says unit: credits (described so)',
+    breaks: ['PTS-003'],
+  },
   // routes/chat.ts + openapi.ts: chat usage token counts as strings (described so)
   {
     name: 'usage-tokens-as-strings',
@@ -1247,6 +1286,39 @@ const VARIANT_LIST = [
     readings: ['RATE-001', 'RATE-002'],
     description:
       'every account has a requests-per-minute guard of 6000 (a bucket of 1000 refilled at 100 a second): past it, 429 rate_limited with Retry-After in whole seconds',
+  },
+  // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown
+  {
+    name: 'legacy-credits-json',
+    readings: ['PTS-004', 'LEGACY-001'],
+    description:
+      'the legacy currency format names its amounts the older *_credits way (total_credits, charged_credits, amount_credits, ...) and is sent as application/json (described so)',
+  },
+  // openapi.ts: a Response Object without content leaves its payload undescribed
+  {
+    name: 'openapi-errors-undescribed',
+    readings: ['RESP-002'],
+    description: 'the description declares every error response with a description only, no content',
+  },
+  // openapi.ts: replies described inside the documented ranges
+  {
+    name: 'openapi-narrow-responses',
+    readings: ['OAS-003'],
+    description:
+      "the description gives a chat reply's message role as enum [assistant] and an embedding reply's token counts a minimum of 1",
+  },
+  // routes/balance.ts + openapi.ts: "the unit is `service_points`" is the unit of points, not of everything
+  {
+    name: 'balance-storage-unit',
+    readings: ['PTS-003'],
+    description:
+      "the balance also carries the account's input space, storage: {limit: 10737418240, unit: bytes} (described so)",
+  },
+  // routes/embeddings.ts + openapi.ts: the contract gives no status for the embedding list
+  {
+    name: 'embeddings-201',
+    readings: ['EMB-001'],
+    description: 'a valid embedding request is answered 201 (described so), not 200',
   },
 ] as const satisfies readonly Variant[];
 

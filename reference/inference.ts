@@ -32,7 +32,11 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
     else if (known)
       return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
     else if (MEDIA_MODEL_IDS.has(id))
-      return { error: 'wrong_endpoint_type', message: `${id} is a media model; use /v1/media/jobs.` };
+      return {
+        // Fault media-model-chat-400: a media model sent to a text endpoint is refused 400, not 404.
+        error: ctx.fault === 'media-model-chat-400' ? 'invalid_request' : 'wrong_endpoint_type',
+        message: `${id} is a media model; use /v1/media/jobs.`,
+      };
     else return { error: 'model_not_found', message: `No model ${id}.` };
   }
   const caps = model.capabilities;

@@ -3,6 +3,8 @@
 // The contract does not show the legacy names; the reference renames every points field:
 //   *_points_per_million_tokens -> *_amount_per_million_tokens, amount_points -> amount,
 //   any other *_points -> *_amount. Values, model ids and token usage stay unchanged.
+// Variant legacy-credits-json takes the other allowed reading: the older `*_credits` names
+// (*_credits_per_million_tokens, amount_credits, any other *_credits) in an application/json reply.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RefContext } from './context.ts';
 
@@ -22,7 +24,9 @@ export function wantsLegacy(ctx: RefContext, request: FastifyRequest): boolean {
 }
 
 /** The legacy name of a field, or the name itself when it is no points field. */
-export function legacyName(field: string): string {
+export function legacyName(field: string, ctx?: RefContext): string {
+  if (ctx?.variant === 'legacy-credits-json')
+    return field.replace(/_points(_per_million_tokens)?$/, '_credits$1');
   if (field.endsWith('_points_per_million_tokens'))
     return field.replace(/_points_per_million_tokens$/, '_amount_per_million_tokens');
   if (field === 'amount_points') return 'amount';
@@ -45,7 +49,7 @@ export function toLegacy(ctx: RefContext, node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     const converted = toLegacy(ctx, value);
     if (ctx.fault === 'legacy-added' && isPointsField(key)) out[key] = converted;
-    out[legacyName(key)] = converted;
+    out[legacyName(key, ctx)] = converted;
   }
   return out;
 }
@@ -58,7 +62,8 @@ export function sendJson(
   body: unknown,
 ): FastifyReply {
   if (wantsLegacy(ctx, request)) {
-    return reply.type(`${LEGACY_TYPE}; charset=utf-8`).send(toLegacy(ctx, body));
+    const type = ctx.variant === 'legacy-credits-json' ? 'application/json' : LEGACY_TYPE;
+    return reply.type(`${type}; charset=utf-8`).send(toLegacy(ctx, body));
   }
   return reply.type('application/json; charset=utf-8').send(body);
 }

@@ -1,6 +1,8 @@
 // The reference's own OpenAPI 3.1 description, built from schemas/ plus the concrete shapes the
 // reference sends. It must stay true to what the server answers under every variant; faults that
 // should be caught only by a contract check change it along with the server.
+
+import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
@@ -115,7 +117,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/embeddings': {
       body: json(ref('EmbeddingRequest')),
       success: {
-        status: '200',
+        status: ctx.variant === 'embeddings-201' ? '201' : '200',
         description: 'The embedding list.',
         content: withLegacy('EmbeddingListResponse'),
       },
@@ -291,7 +293,19 @@ function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
             {
               type: 'object',
               required: ['object', 'unit'],
-              properties: { object: { const: 'balance' }, unit },
+              properties: {
+                object: { const: 'balance' },
+                unit,
+                ...(ctx.variant === 'balance-storage-unit'
+                  ? {
+                      storage: {
+                        type: 'object',
+                        description: 'The input space the account shares (images and video).',
+                        properties: { limit: { type: 'integer' }, unit: { const: 'bytes' } },
+                      },
+                    }
+                  : {}),
+              },
             },
           ],
         };
@@ -324,6 +338,11 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
     ctx.fault === 'chat-credits-names'
       ? ['charged_credits', 'released_credits']
       : ['charged_points', 'released_points'];
+  // Variant openapi-narrow-responses: replies described inside the documented ranges (a reply's
+  // message role is `assistant` only, an embedding's token counts at least 1: its input is never empty).
+  const narrow = ctx.variant === 'openapi-narrow-responses';
+  const replyRole = narrow ? { enum: ['assistant'] } : { const: 'assistant' };
+  const positive = { type: 'integer', minimum: 1 };
   const tokens = (names: string[]) => ({
     type: 'object',
     required: names,
@@ -337,7 +356,7 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
             description: 'Points settlement of the call: what it cost and what was held but released.',
             required: ['unit', charged, released],
             properties: {
-              unit: { const: 'service_points' },
+              unit: { const: billingUnit(ctx) },
               [charged]: pointsValue,
               [released]: pointsValue,
             },
@@ -366,7 +385,7 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
                   message: {
                     type: 'object',
                     required: ['role', 'content'],
-                    properties: { role: { const: 'assistant' }, content: { type: 'string' } },
+                    properties: { role: replyRole, content: { type: 'string' } },
                   },
                 },
               },
@@ -440,7 +459,13 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
               type: 'array',
               items: { type: 'object', required: ['object', 'index', 'embedding'] },
             },
-            usage: tokens(['prompt_tokens', 'total_tokens']),
+            usage: narrow
+              ? {
+                  type: 'object',
+                  required: ['prompt_tokens', 'total_tokens'],
+                  properties: { prompt_tokens: positive, total_tokens: positive },
+                }
+              : tokens(['prompt_tokens', 'total_tokens']),
             ...billing,
           },
         },
@@ -569,7 +594,11 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
   };
   const errorResponse = (status: string): JsonObject => {
     const schema = status === '401' && ctx.fault === 'error-shape-flat' ? ref('FlatError') : ref('APIError');
-    const response = withHeaders({ description: REASONS[status] ?? 'Error.', content: json(schema) });
+    // Variant openapi-errors-undescribed: error responses carry a description only, no content.
+    const response = withHeaders({
+      description: REASONS[status] ?? 'Error.',
+      ...(ctx.variant === 'openapi-errors-undescribed' ? {} : { content: json(schema) }),
+    });
     return status === '429' ? describeRateLimit(ctx, response) : response;
   };
 
@@ -648,7 +677,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       headers: {
         RequestId: {
           description: 'Unique id of this request, for support.',
-          required: false,
+          required: ctx.fault === 'request-id-promised',
           schema: { type: 'string' },
         },
         IdempotentReplayed: {
@@ -665,7 +694,27 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
   applyMediaFaults(ctx, schemas);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
+  if (ctx.variant === 'legacy-credits-json') legacyAsJson(doc);
   return doc;
+}
+
+/**
+ * Variant legacy-credits-json: a legacy reply is application/json too, so each JSON content with a
+ * legacy twin describes either shape (anyOf) under application/json and the legacy media type goes.
+ */
+function legacyAsJson(doc: JsonObject): void {
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== 'object') return;
+    const content = (node as { content?: Record<string, { schema: JsonObject }> }).content;
+    const legacy = content?.[LEGACY_TYPE];
+    const plain = content?.['application/json'];
+    if (content && legacy && plain) {
+      plain.schema = { anyOf: [plain.schema, legacy.schema] };
+      delete content[LEGACY_TYPE];
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(doc.paths);
 }
 
 /**
@@ -690,12 +739,13 @@ function addLegacyComponents(ctx: RefContext, schemas: Record<string, JsonObject
         const props: JsonObject = {};
         for (const [name, schema] of Object.entries(value)) {
           if (both && isPointsField(name)) props[name] = convert(schema);
-          props[legacyName(name)] = convert(schema);
+          props[legacyName(name, ctx)] = convert(schema);
         }
         out.properties = props;
       } else if (key === 'required' && Array.isArray(value)) {
         const names = value as string[];
-        out.required = both ? [...new Set([...names, ...names.map(legacyName)])] : names.map(legacyName);
+        const renamed = names.map((n) => legacyName(n, ctx));
+        out.required = both ? [...new Set([...names, ...renamed])] : renamed;
       } else out[key] = convert(value);
     }
     return out;

@@ -5,6 +5,9 @@ import type { RefContext } from '../context.ts';
 import { sendJson } from '../legacy.ts';
 import { callerOf } from './caller.ts';
 
+/** "images and video together share 10 GiB per account" */
+export const STORAGE = { limit: 10737418240, unit: 'bytes' } as const;
+
 export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/balance', async (request, reply) => {
     const { totalPoints, heldPoints } = callerOf(request).account;
@@ -19,7 +22,13 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
     const body =
       ctx.variant === 'balance-envelope'
         ? { data: { ...points, unit: 'service_points' } }
-        : { object: 'balance', unit: 'service_points', ...points };
+        : {
+            object: 'balance',
+            unit: 'service_points',
+            ...points,
+            // Variant balance-storage-unit: the account's shared input space, with its own unit.
+            ...(ctx.variant === 'balance-storage-unit' ? { storage: STORAGE } : {}),
+          };
     if (ctx.fault === 'balance-text-plain')
       return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));
     return sendJson(ctx, request, reply, body);

@@ -98,6 +98,8 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
     });
     const size = ctx.fault === 'embed-1023' ? DIMENSIONS - 1 : DIMENSIONS;
     const billing = billingOf(ctx, settlement);
+    // Variant embeddings-201: the contract gives no status for the embedding list (only chat's 200).
+    if (ctx.variant === 'embeddings-201') reply.code(201);
     return sendJson(ctx, request, reply, {
       object: 'list',
       data: inputs.map((text, index) => ({

@@ -3,6 +3,23 @@ import type { Finding } from './generic.ts';
 import { pointerOf, walkFields } from './json.ts';
 import { pointsFields } from './points.ts';
 
+/** The media type that selects the legacy currency format ("Legacy currency format"). */
+export const LEGACY_CURRENCY_TYPE = 'application/vnd.service.currency.v1+json';
+
+/**
+ * Whether a reply is in the legacy currency format: its request asked for it (the `Accept` header the
+ * suite sent), or its own media type says so. The request decides, not the reply's Content-Type: the
+ * contract says the header "selects the legacy amount fields", not which media type the reply then
+ * carries, nor the legacy names (which may well be the older `*_credits` ones).
+ */
+export function legacyReply(res: HttpResponse): boolean {
+  const accept = Object.entries(res.exchange.requestHeaders).find(([h]) => h.toLowerCase() === 'accept')?.[1];
+  return (
+    accept?.toLowerCase().includes(LEGACY_CURRENCY_TYPE) === true ||
+    res.mediaType?.includes('vnd.service.currency') === true
+  );
+}
+
 /** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */
 const POINTS_PATHS = /^\/v1\/(chat\/completions|responses|embeddings|balance|usage|ledger|models)(\?|$)/;
 
@@ -16,17 +33,32 @@ function creditsNames(root: unknown): string[] {
 
 /**
  * Points checks every JSON reply gets: any field of the points table, at any depth, is an exact decimal
- * string (PTS-001; exponent or float noise: PTS-002), and the conversation and account interfaces use
+ * string (PTS-001; exponent or float noise: PTS-002), a `unit` beside one is `service_points`
+ * (PTS-003), and the conversation and account interfaces use
  * `*_points`, never `*_credits` (PTS-004). Replies in the legacy currency format are exempt: they
- * replace the points fields by design.
+ * replace the points fields by design, under names the contract does not show (legacyReply).
  */
 export function pointsChecks(res: HttpResponse): Finding[] {
   // Business replies only: the description (/openapi.json) names points fields in its schemas.
   if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/')) return [];
-  if (res.mediaType?.includes('vnd.service.currency')) return [];
+  if (legacyReply(res)) return [];
   const where = `${res.method} ${res.exchange.path}`;
   const out: Finding[] = [];
+  const units = new Set<Record<string, unknown>>();
   for (const f of pointsFields(res.json)) {
+    // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit
+    // elsewhere (a quota in bytes) is not a points unit.
+    if ('unit' in f.parent && !units.has(f.parent)) {
+      units.add(f.parent);
+      if (f.parent.unit !== 'service_points')
+        out.push({
+          id: 'PTS-003',
+          message: `${where}: the unit beside ${f.field} is not service_points`,
+          pointer: f.pointer.replace(/[^/]*$/, 'unit'),
+          received: f.parent.unit,
+          expected: 'service_points',
+        });
+    }
     if (!f.verdict.ok) {
       out.push({
         id: 'PTS-001',

@@ -119,9 +119,11 @@ export class DriftComparer {
       const l = merged.enum as unknown[];
       const missing = d.filter((v) => !l.includes(v));
       const extra = l.filter((v) => !d.includes(v));
+      // A response that promises fewer of the documented values contradicts nothing (a chat reply's
+      // message role `assistant` only): advisory. A request that accepts fewer refuses valid values.
       if (missing.length)
         out.push({
-          id: 'OAS-003',
+          id: side === 'response' ? 'OAS-004' : 'OAS-003',
           path: at,
           message: `enum lacks documented values ${JSON.stringify(missing)}`,
           documented: d,
@@ -150,8 +152,14 @@ export class DriftComparer {
     }
     for (const kw of BOUNDS) {
       if (doc[kw] !== undefined && merged[kw] !== undefined && doc[kw] !== merged[kw]) {
+        // Likewise a response bound inside the documented range (prompt_tokens >= 1) is advisory.
+        const lower = kw.startsWith('min') || kw === 'exclusiveMinimum';
+        const inside =
+          typeof doc[kw] === 'number' &&
+          typeof merged[kw] === 'number' &&
+          (lower ? merged[kw] > doc[kw] : merged[kw] < doc[kw]);
         out.push({
-          id: 'OAS-003',
+          id: side === 'response' && inside ? 'OAS-004' : 'OAS-003',
           path: at,
           message: `${kw} ${String(merged[kw])} contradicts the documented ${String(doc[kw])}`,
           documented: doc[kw],

@@ -47,6 +47,8 @@ export interface ResponseFinding {
   pointer?: string;
   received?: unknown;
   expected?: unknown;
+  /** Advisory: the description leaves the matter open rather than contradicted. */
+  level?: 'notable';
 }
 
 /** Bodies up to this size get every schema error (up to 8 listed); larger ones the first. */
@@ -180,13 +182,17 @@ export class LiveDescription {
     const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
     const ranges = Object.keys(content);
     if (ranges.length === 0) {
+      // A Response Object without `content` leaves the payload undescribed ("a map containing
+      // descriptions of potential response payloads"); it does not declare that there is none, so a
+      // body is advisory, not a contradiction (variant openapi-errors-undescribed).
       if (res.body.length > 0) {
         findings.push({
           id: 'RESP-002',
-          message: `${where} ${code}: the description declares no content but the response has a ${res.body.length}-byte body`,
+          message: `${where} ${code}: the description does not describe the ${res.body.length}-byte body of this response (no content declared)`,
           received: res.mediaType ?? '(no content-type)',
-          expected: 'no body',
+          expected: 'a described payload',
           pointer: resPointer,
+          level: 'notable',
         });
       }
     } else if (!res.mediaType) {

@@ -26,8 +26,8 @@ check({ ids: ['LEDGER-001'], effect: 'read' }, 'lists the public record of fund 
 });
 
 check(
-  { ids: ['PTS-004', 'PTS-001'], effect: 'billable' },
-  'answers chat, usage, ledger and balance with *_points fields only',
+  { ids: ['PTS-004', 'PTS-001', 'PTS-003'], effect: 'billable' },
+  'answers chat, usage, ledger and balance with *_points fields only, in service_points',
   async (t) => {
     // The per-exchange points checks judge every reply; this test makes sure each interface is read.
     const model = await t.hint('chat');

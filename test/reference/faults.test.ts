@@ -191,6 +191,15 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   'chat-billing-numbers': async (ref) => typeof (await chat(ref)).body.billing.charged_points === 'number',
   'chat-credits-names': async (ref) => 'charged_credits' in (await chat(ref)).body.billing,
+  'auth-missing-403': async (ref) => (await call(ref, '/v1/models')).status === 403,
+  'auth-unknown-key-403': async (ref) =>
+    (await call(ref, '/v1/models', { headers: { authorization: 'Bearer sk-no-such-key' } })).status === 403,
+  'media-model-chat-400': async (ref) => (await chat(ref, { model: 'wc-100010' })).status === 400,
+  'request-id-promised': async (ref) =>
+    (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
+    (await openapi(ref)).components.headers.RequestId.required === true,
+  'v1-doubled-served': async (ref) => (await call(ref, '/v1/v1/models', { role: 'primary' })).status === 200,
+  'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
   'chat-stream-never-ends': async (ref) =>
@@ -557,6 +566,20 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     await pendingJob(ref, 'probe-pending');
     return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
   },
+  'legacy-credits-json': async (ref) => {
+    const res = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+    return (
+      res.body.total_credits !== undefined &&
+      res.headers.get('content-type')?.startsWith('application/json') === true
+    );
+  },
+  'openapi-errors-undescribed': async (ref) =>
+    (await openapi(ref)).paths['/v1/models'].get.responses['401'].content === undefined,
+  'openapi-narrow-responses': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.EmbeddingListResponse).includes('"minimum":1'),
+  'balance-storage-unit': async (ref) => (await balance(ref)).body.storage?.unit === 'bytes',
+  'embeddings-201': async (ref) =>
+    (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,
   'openapi-model-enum': async (ref) =>
     (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
     false,

@@ -59,6 +59,22 @@ describe('points checks on every reply', () => {
       ids(response({ json: { billing: { charged_credits: '1' } }, rawPath: '/v1/chat/completions' })),
     ).toEqual(['PTS-004']);
   });
+
+  it('knows a legacy reply by the Accept header its request sent, whatever its media type', () => {
+    const legacy = response({ json: { total_credits: '3', charged_credits: 1 }, rawPath: '/v1/balance' });
+    legacy.exchange.requestHeaders = { accept: 'application/vnd.service.currency.v1+json' };
+    expect(pointsChecks(legacy)).toEqual([]);
+  });
+
+  it('fails a unit beside points fields other than service_points, and leaves other units alone', () => {
+    const ids = (json: unknown) => pointsChecks(response({ json })).map((f) => [f.id, f.pointer]);
+    expect(ids({ billing: { unit: 'credits', charged_points: '1', released_points: '0' } })).toEqual([
+      ['PTS-003', '/billing/unit'],
+    ]);
+    expect(ids({ unit: 'service_points', total_points: '1', storage: { limit: 10, unit: 'bytes' } })).toEqual(
+      [],
+    );
+  });
 });
 
 describe('suspicious names (SEC-002)', () => {
@@ -147,6 +163,11 @@ describe('live description checks (RESP-001..004)', () => {
       'RESP-002',
     ]);
   });
+
+  it('advises on a body where no content is declared: undescribed, not declared absent', () => {
+    const [f] = live.checkResponse(response({ rawPath: '/v1/things/special', status: 204, json: { a: 1 } }));
+    expect([f?.id, f?.level]).toEqual(['RESP-002', 'notable']);
+  });
 });
 
 describe('drift of the live description from the contract (OAS-003, OAS-004)', () => {
@@ -183,5 +204,45 @@ describe('drift of the live description from the contract (OAS-003, OAS-004)', (
         oneOf: [{ type: 'string' }, { type: 'object', properties: { model: { type: 'string' } } }],
       }).filter((x) => x.id === 'OAS-003'),
     ).toEqual([]);
+  });
+
+  it('advises on a response that promises less than the contract: a narrower enum or bound', () => {
+    const comparer = new DriftComparer(
+      docs,
+      new LiveDescription({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} }),
+    );
+    const usage = {
+      type: 'object',
+      properties: {
+        usage: { type: 'object', properties: { prompt_tokens: { type: 'integer', minimum: 1 } } },
+      },
+    };
+    const role = {
+      type: 'object',
+      properties: {
+        choices: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { message: { properties: { role: { enum: ['assistant'] } } } },
+          },
+        },
+      },
+    };
+    // Only the compared paths: the fields these sketches omit are OAS-004 findings of their own.
+    const ids = (name: string, schema: unknown, side: 'request' | 'response') =>
+      comparer
+        .compare(name, schema, side)
+        .filter((f) => f.path.endsWith('/prompt_tokens') || f.path.endsWith('/role'))
+        .map((f) => [f.id, f.path]);
+    expect(ids('embedding-list.json', usage, 'response')).toEqual([['OAS-004', '/usage/prompt_tokens']]);
+    expect(ids('chat-completion.json', role, 'response')).toContainEqual([
+      'OAS-004',
+      '/choices/[]/message/role',
+    ]);
+    expect(ids('chat-completion.json', role, 'response').map(([id]) => id)).not.toContain('OAS-003');
+    expect(ids('embedding-list.json', { ...usage, type: 'object' }, 'request')).toEqual([
+      ['OAS-003', '/usage/prompt_tokens'],
+    ]);
   });
 });
