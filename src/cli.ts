@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Decimal } from 'decimal.js';
@@ -11,7 +11,7 @@ import { loadExpectations } from './report/expectations.ts';
 import { mergeReports } from './report/merge.ts';
 import { billableByModel } from './report/plan.ts';
 import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from './report/summary.ts';
-import { EXIT, finalizeReport, runConformance, stopActiveRun } from './run.ts';
+import { EXIT, runConformance, stopActiveRun } from './run.ts';
 import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
@@ -97,7 +97,6 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   const out = values['report-dir'];
   if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
   const summary = mergeReports(positionals, out);
-  finalizeReport(out, summary);
   const c = summary.counts;
   console.log(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
@@ -267,9 +266,10 @@ export async function main(argv: string[]): Promise<number> {
       ...(shard ? { shard } : {}),
       ...(typeof values.expectations === 'string' ? { expectationsFile: values.expectations } : {}),
       ...(typeof values['drift-against'] === 'string' ? { driftAgainst: values['drift-against'] } : {}),
-      ...(values['dry-run'] === true ? { dryRun: true } : {}),
+      ...(values['dry-run'] === true
+        ? { dryRun: true, planBillable: (s: Summary, dir: string) => planBillable(s, dir, target) }
+        : {}),
     });
-    if (result.summary.dryRun) await planBillable(result.summary, result.reportDir, target, quiet);
     if (quiet) console.log(verdictLine(result.summary));
     return result.exitCode;
   } finally {
@@ -284,7 +284,11 @@ export async function main(argv: string[]): Promise<number> {
  * (loopback; the target gets no request), and their billable requests are counted by model with the
  * points the reference charged. Model ids of the reference's model hints are shown with the target's.
  */
-async function planBillable(summary: Summary, reportDir: string, target: TargetConfig, quiet: boolean) {
+async function planBillable(
+  summary: Summary,
+  reportDir: string,
+  target: TargetConfig,
+): Promise<NonNullable<Summary['plan']>> {
   const titles = summary.tests.filter((t) => t.planned && t.effect === 'billable').map((t) => t.title);
   const basis =
     "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
@@ -330,16 +334,7 @@ async function planBillable(summary: Summary, reportDir: string, target: TargetC
       totalPoints: billable.reduce((n, b) => n.plus(b.points), new Decimal(0)).toString(),
     };
   }
-  summary.plan = plan;
-  writeFileSync(join(reportDir, 'summary.json'), JSON.stringify(summary, null, 2));
-  finalizeReport(reportDir, summary);
-  if (!quiet) {
-    console.log(
-      `  billable requests the plan would make: ${plan.totalRequests} (about ${plan.totalPoints} points)`,
-    );
-    for (const b of plan.billable) console.log(`    ${b.model}: ${b.requests} requests, ${b.points} points`);
-    console.log(`  (${basis})`);
-  }
+  return plan;
 }
 
 /**

@@ -9,18 +9,16 @@ import { pointsFields } from './checks/points.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
 import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
-import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
+import { Redactor, redactConsole } from './http/redact.ts';
 import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { responseSource } from './openapi/fallback.ts';
 import { checkOpenApi31 } from './openapi/live.ts';
 import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
-import { writeManifest } from './report/bundle.ts';
 import { groupLines } from './report/console.ts';
 import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
-import { writeHtmlReport } from './report/html.ts';
 import { Progress, ProgressReporter, useColour } from './report/progress.ts';
-import { ConformanceReporter, writeJunit } from './report/reporter.ts';
+import { ConformanceReporter } from './report/reporter.ts';
 import {
   aggregate,
   type CutKind,
@@ -30,6 +28,7 @@ import {
   type TestResultRecord,
   verdictLine,
 } from './report/summary.ts';
+import { writeReport } from './report/write.ts';
 import { coveringPlanLine } from './rules/covering.ts';
 import { mediaTable } from './rules/media.ts';
 import {
@@ -83,6 +82,8 @@ export interface RunOptions {
   driftAgainst?: string;
   /** The selection names tests known to exist (a dry run's own titles): not checked again. */
   selectionKnown?: boolean;
+  /** A dry run's billable estimate (src/cli.ts planBillable), part of the plan the report holds. */
+  planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
 }
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
@@ -126,6 +127,8 @@ export async function runConformance(
   const redactor = new Redactor(keys);
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
+  // A dry run's billable estimate runs a nested run: the outer one is the active one again after it.
+  const outer = active;
   active = { reportDir, preflight: new AbortController() };
   const deadline =
     opts.deadlineMs !== undefined
@@ -141,7 +144,7 @@ export async function runConformance(
     return await conformanceRun({ ...opts, reportDir }, keys, redactor, log, deadline);
   } finally {
     if (timer) clearTimeout(timer);
-    active = undefined;
+    active = outer;
     restoreConsole();
   }
 }
@@ -602,18 +605,10 @@ async function finish(c: {
   if (expectationStatus) summary.expectations = expectationStatus;
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
   summary.exchanges.count = countLines(exchangesFile);
-  // A last redaction pass over everything written: a secret must not reach the report by any path.
-  writeFileSync(
-    join(reportDir, 'summary.json'),
-    redactor.text(JSON.stringify({ ...summary, harnessErrors }, null, 2)),
-  );
-  writeJunit(
-    join(reportDir, 'junit.xml'),
-    redactor.value(tests),
-    redactor.value(summary.requirements),
-    harnessErrors,
-  );
-  finalizeReport(reportDir, summary, redactor);
+  // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
+  if (run.dryRun && opts.planBillable) summary.plan = await opts.planBillable(summary, reportDir);
+  clearControlFiles(reportDir);
+  writeReport(reportDir, summary, harnessErrors, redactor);
   const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
     if (run.dryRun) printPlan(summary, reportDir, log);
@@ -680,16 +675,10 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
   return out;
 }
 
-/** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
-export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
+/** The files the run's workers coordinate through: not part of the report. */
+function clearControlFiles(reportDir: string): void {
   for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
     rmSync(join(reportDir, f), { force: true });
-  writeHtmlReport(reportDir);
-  // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
-  // secret must not reach the report by any path. The manifest, written from these, comes after.
-  if (redactor) redactFiles(reportDir, redactor);
-  writeManifest(reportDir, summary);
-  if (redactor) redactFiles(reportDir, redactor, ['manifest.json']);
 }
 
 /**
@@ -870,4 +859,11 @@ function printPlan(s: Summary, dir: string, log: (s: string) => void): void {
       reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
   for (const [r, n] of reasons) log(`  would not run (${n}): ${r}`);
   log(`  plan: ${dir}/summary.json`);
+  if (s.plan) {
+    log(
+      `  billable requests the plan would make: ${s.plan.totalRequests} (about ${s.plan.totalPoints} points)`,
+    );
+    for (const b of s.plan.billable) log(`    ${b.model}: ${b.requests} requests, ${b.points} points`);
+    log(`  (${s.plan.basis})`);
+  }
 }
