@@ -4,21 +4,21 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import type { TestSpecification } from 'vitest/node';
-import { findEntryList, isPlainObject } from './checks/json.ts';
-import { pointsFields } from './checks/points.ts';
-import type { TargetConfig } from './config/targets.ts';
-import { TransportError, UsageError } from './errors.ts';
-import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
-import { Redactor, redactConsole } from './http/redact.ts';
-import type { Role } from './model.ts';
-import { diffDescriptions, formatChanges } from './openapi/diff.ts';
-import { responseSource } from './openapi/fallback.ts';
-import { checkOpenApi31 } from './openapi/live.ts';
-import { PKG_ROOT, SUITE_VERSION } from './paths.ts';
-import { groupLines } from './report/console.ts';
-import { applyExpectations, expectationFailures, loadExpectations } from './report/expectations.ts';
-import { Progress, ProgressReporter, useColour } from './report/progress.ts';
-import { ConformanceReporter } from './report/reporter.ts';
+import { findEntryList, isPlainObject } from '../checks/json.ts';
+import { pointsFields } from '../checks/points.ts';
+import type { TargetConfig } from '../config/targets.ts';
+import { TransportError, UsageError } from '../errors.ts';
+import { type Exchange, HttpClient, type HttpResponse } from '../http/client.ts';
+import { Redactor, redactConsole } from '../http/redact.ts';
+import type { Role } from '../model.ts';
+import { diffDescriptions, formatChanges } from '../openapi/diff.ts';
+import { responseSource } from '../openapi/fallback.ts';
+import { checkOpenApi31 } from '../openapi/live.ts';
+import { PKG_ROOT, SUITE_VERSION } from '../paths.ts';
+import { groupLines } from '../report/console.ts';
+import { applyExpectations, expectationFailures, loadExpectations } from '../report/expectations.ts';
+import { Progress, ProgressReporter, useColour } from '../report/progress.ts';
+import { ConformanceReporter } from '../report/reporter.ts';
 import {
   aggregate,
   type CutKind,
@@ -27,10 +27,10 @@ import {
   type Summary,
   type TestResultRecord,
   verdictLine,
-} from './report/summary.ts';
-import { writeReport } from './report/write.ts';
-import { coveringPlanLine } from './rules/covering.ts';
-import { mediaTable } from './rules/media.ts';
+} from '../report/summary.ts';
+import { writeReport } from '../report/write.ts';
+import { coveringPlanLine } from '../rules/covering.ts';
+import { mediaTable } from '../rules/media.ts';
 import {
   BALANCE_FILE,
   balanceOut,
@@ -42,7 +42,7 @@ import {
   requestStop,
   STREAK_FILE,
   spentPoints,
-} from './runtime/control.ts';
+} from '../runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -50,7 +50,7 @@ import {
   type Profile,
   RUN_FILE_ENV,
   type RunConfig,
-} from './runtime/run-config.ts';
+} from '../runtime/run-config.ts';
 import { checkSelection, keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
 
 export interface RunOptions {
@@ -82,7 +82,7 @@ export interface RunOptions {
   driftAgainst?: string;
   /** The selection names tests known to exist (a dry run's own titles): not checked again. */
   selectionKnown?: boolean;
-  /** A dry run's billable estimate (src/cli.ts planBillable), part of the plan the report holds. */
+  /** A dry run's billable estimate (src/app/cli.ts planBillable), part of the plan the report holds. */
   planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
 }
 
@@ -104,7 +104,7 @@ export interface RunResult {
   exitCode: number;
 }
 
-export { EXIT } from './report/summary.ts';
+export { EXIT } from '../report/summary.ts';
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 

@@ -2,17 +2,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Decimal } from 'decimal.js';
-import { resolveTarget, type TargetConfig } from './config/targets.ts';
-import { UsageError } from './errors.ts';
-import { ROLES } from './model.ts';
-import { SUITE_VERSION } from './paths.ts';
-import { verifyBundle } from './report/bundle.ts';
-import { loadExpectations } from './report/expectations.ts';
-import { mergeReports } from './report/merge.ts';
-import { billableByModel } from './report/plan.ts';
-import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from './report/summary.ts';
+import { resolveTarget, type TargetConfig } from '../config/targets.ts';
+import { UsageError } from '../errors.ts';
+import { ROLES } from '../model.ts';
+import { SUITE_VERSION } from '../paths.ts';
+import { verifyBundle } from '../report/bundle.ts';
+import { loadExpectations } from '../report/expectations.ts';
+import { mergeReports } from '../report/merge.ts';
+import { billableByModel } from '../report/plan.ts';
+import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
+import { EMBEDDED, PROFILES, type Profile } from '../runtime/run-config.ts';
 import { EXIT, runConformance, stopActiveRun } from './run.ts';
-import { EMBEDDED, PROFILES, type Profile } from './runtime/run-config.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
 
@@ -345,7 +345,7 @@ async function planBillable(
 async function startEmbedded(
   target: TargetConfig,
 ): Promise<{ target: TargetConfig; stop: () => Promise<void> }> {
-  const mod = (await import('../reference/start.ts')) as {
+  const mod = (await import('../../reference/start.ts')) as {
     startReference: (o: Record<string, unknown>) => Promise<{
       url: string;
       keys: Record<string, string>;
