@@ -1,17 +1,17 @@
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+/**
+ * The command line: flags to run options, the subcommands (merge, verify), signals, exit codes.
+ */
 import { parseArgs } from 'node:util';
-import { Decimal } from 'decimal.js';
-import { resolveTarget, type TargetConfig } from '../config/targets.ts';
+import { resolveTarget } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
-import { ROLES } from '../model.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { mergeReports } from '../report/merge.ts';
-import { billableByModel } from '../report/plan.ts';
 import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED, PROFILES, type Profile } from '../runtime/run-config.ts';
+import { planBillable } from './billable-plan.ts';
+import { startEmbedded } from './embedded.ts';
 import { EXIT, runConformance, stopActiveRun } from './run.ts';
 
 const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance suite for the customer API
@@ -277,109 +277,6 @@ export async function main(argv: string[]): Promise<number> {
     process.off('SIGTERM', onSignal);
     await stop?.();
   }
-}
-
-/**
- * A dry run's billable estimate: the planned billable tests run against a fresh embedded reference
- * (loopback; the target gets no request), and their billable requests are counted by model with the
- * points the reference charged. Model ids of the reference's model hints are shown with the target's.
- */
-async function planBillable(
-  summary: Summary,
-  reportDir: string,
-  target: TargetConfig,
-): Promise<NonNullable<Summary['plan']>> {
-  const titles = summary.tests.filter((t) => t.planned && t.effect === 'billable').map((t) => t.title);
-  const basis =
-    "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
-  let plan: NonNullable<Summary['plan']> = { basis, billable: [], totalRequests: 0, totalPoints: '0' };
-  if (titles.length > 0) {
-    const started = await startEmbedded({
-      ...target,
-      embedded: true,
-      allow: target.allow,
-      budget: { points: null, source: 'default' },
-    });
-    const dir = join(reportDir, '.plan');
-    try {
-      await runConformance(
-        {
-          target: started.target,
-          quiet: true,
-          reportDir: dir,
-          filter: titles.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
-          selectionKnown: true,
-          ...(summary.profile ? { profile: summary.profile as Profile } : {}),
-        },
-        () => {},
-      );
-    } finally {
-      await started.stop();
-    }
-    const hints = (m: string) =>
-      (Object.entries(started.target.models) as Array<[keyof TargetConfig['models'], string]>)
-        .filter(([, id]) => id === m)
-        .map(([h]) => h);
-    const billable = billableByModel(dir, (m) => {
-      const hs = hints(m);
-      if (hs.length === 0) return m;
-      const theirs = [...new Set(hs.map((h) => target.models[h] ?? 'as discovered'))].join(', ');
-      return `${hs.join('/')} model (the target's ${theirs}; ${m} on the reference)`;
-    });
-    rmSync(dir, { recursive: true, force: true });
-    plan = {
-      basis,
-      billable,
-      totalRequests: billable.reduce((n, b) => n + b.requests, 0),
-      totalPoints: billable.reduce((n, b) => n.plus(b.points), new Decimal(0)).toString(),
-    };
-  }
-  return plan;
-}
-
-/**
- * The embedded target: the reference server on a free loopback port. The only place the harness
- * touches reference/ (through its one start function); its keys reach the test workers through
- * environment variables, like any target's.
- */
-async function startEmbedded(
-  target: TargetConfig,
-): Promise<{ target: TargetConfig; stop: () => Promise<void> }> {
-  const mod = (await import('../../reference/start.ts')) as {
-    startReference: (o: Record<string, unknown>) => Promise<{
-      url: string;
-      keys: Record<string, string>;
-      hints: Record<string, string>;
-      capabilities: string[];
-      canaries?: string[];
-      limits?: Record<string, string | number>;
-      close: () => Promise<void>;
-    }>;
-  };
-  const ref = await mod.startReference({ port: 0 });
-  const keys: TargetConfig['keys'] = {};
-  for (const role of ROLES) {
-    const value = ref.keys[role];
-    if (!value) continue;
-    const env = `CONFORMANCE_EMBEDDED_KEY_${role.toUpperCase()}`;
-    process.env[env] = value;
-    keys[role] = env;
-  }
-  return {
-    target: {
-      ...target,
-      baseUrl: ref.url,
-      keys,
-      models: { ...ref.hints, ...target.models },
-      capabilities: [...new Set([...ref.capabilities, ...target.capabilities])],
-      canaries: [...new Set([...(ref.canaries ?? []), ...target.canaries])],
-      limits: { ...(ref.limits ?? {}), ...target.limits },
-      timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
-      // The reference runs media jobs in milliseconds: poll it quickly.
-      media: { pollIntervalMs: 50, pollCap: 200 },
-    },
-    stop: () => ref.close(),
-  };
 }
 
 /**

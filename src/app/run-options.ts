@@ -34,7 +34,7 @@ export interface RunOptions {
   driftAgainst?: string;
   /** The selection names tests known to exist (a dry run's own titles): not checked again. */
   selectionKnown?: boolean;
-  /** A dry run's billable estimate (src/app/cli.ts planBillable), part of the plan the report holds. */
+  /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */
   planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
 }
 
