@@ -8,12 +8,12 @@ import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { mergeReports } from '../report/merge.ts';
-import { EMBEDDED_NOTE, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
+import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
-import { EXIT, runConformance, stopActiveRun } from './run.ts';
+import { runConformance, stopActiveRun } from './run.ts';
 
 /** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
 async function subcommand(name: string, argv: string[]): Promise<number> {

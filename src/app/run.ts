@@ -41,8 +41,6 @@ export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean
   return true;
 }
 
-export { EXIT } from '../report/summary.ts';
-
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 /**
