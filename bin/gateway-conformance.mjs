@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { cliEntry } = await import('../src/cli.ts');
+const { cliEntry } = await import('../src/app/cli.ts');
 await cliEntry();

@@ -4,7 +4,7 @@
  * runs the real CLI in a child process against the reference.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,10 +61,19 @@ describe('run control', { timeout: 180_000 }, () => {
         '--report-dir',
         dir,
       ],
-      { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
+      // A key value that reaches the summary (here as a model hint) is redacted there too.
+      { CONFORMANCE_API_KEY: 'sk-not-used-0123456789', CONFORMANCE_MODEL_CHAT: 'sk-not-used-0123456789' },
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/billable requests the plan would make: \d+/);
+    // The plan goes through the run's one writer (src/report/write.ts): harness errors kept beside the
+    // summary, the final redaction pass applied, the manifest written over the finished directory.
+    const stored = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(stored.harnessErrors).toEqual([]);
+    expect(stored.target.models.chat).toBe('[REDACTED:primary]');
+    for (const f of ['summary.json', 'junit.xml', 'report.html', 'manifest.json'])
+      expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain('sk-not-used-0123456789');
+    expect(readdirSync(dir)).not.toContain('.plan');
     expect(run.stdout).toMatch(/media acceptance \(covering design, profile standard\): \d+ billable jobs/);
     const s = summaryOf(dir);
     expect(s.exchanges.count).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * `gateway-conformance merge --report-dir OUT DIR...`: combine the reports of the shards of one run
- * (`--shard i/n`) into one summary, JUnit file, exchange log, HTML report and manifest. The shards must
+ * (`--shard i/n`) into one summary and exchange log, written as one report (src/report/write.ts). The shards must
  * be of one target and one live description; known-failure entries that no shard saw fail are judged
  * stale here (a single shard cannot tell).
  */
@@ -9,16 +9,14 @@ import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
-import { writeJunit } from './reporter.ts';
 import { aggregate, type Summary, type TestResultRecord } from './summary.ts';
+import { type StoredSummary, writeReport } from './write.ts';
 
-type Stored = Summary & { harnessErrors?: string[] };
-
-function load(dir: string): Stored {
+function load(dir: string): StoredSummary {
   const file = join(dir, 'summary.json');
   if (!existsSync(file)) throw new UsageError(`${dir}: no summary.json (not a report directory)`);
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Stored;
+    return JSON.parse(readFileSync(file, 'utf8')) as StoredSummary;
   } catch (err) {
     throw new UsageError(`${file}: not valid JSON (${(err as Error).message})`);
   }
@@ -107,7 +105,6 @@ export function mergeReports(dirs: string[], out: string): Summary {
   const interrupted = parts.map((p) => p.s.interrupted).find(Boolean);
   if (interrupted) summary.interrupted = interrupted;
   else delete summary.interrupted;
-  writeFileSync(join(out, 'summary.json'), JSON.stringify({ ...summary, harnessErrors }, null, 2));
-  writeJunit(join(out, 'junit.xml'), tests, summary.requirements, harnessErrors);
+  writeReport(out, summary, harnessErrors);
   return summary;
 }

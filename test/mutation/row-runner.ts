@@ -5,7 +5,7 @@
  * start-up of node, tsx and the CLI's modules is paid once instead of once per row; each row still gets its
  * own vitest instance, worker threads and report directory. Ends when its parent disconnects.
  */
-import { runArgs } from '../../src/cli.ts';
+import { runArgs } from '../../src/app/cli.ts';
 
 interface Row {
   argv: string[];

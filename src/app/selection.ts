@@ -6,12 +6,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
-import { UsageError } from './errors.ts';
-import { PKG_ROOT } from './paths.ts';
-import { sourceDigest } from './report/bundle.ts';
-import { RUN_FILE_ENV, type RunConfig } from './runtime/run-config.ts';
+import { UsageError } from '../errors.ts';
+import { PKG_ROOT } from '../paths.ts';
+import { sourceDigest } from '../report/bundle.ts';
+import { RUN_FILE_ENV, type RunConfig } from '../runtime/run-config.ts';
 
-/** The suite files of a run (src/run.ts runSuites runs them; vitest's include). */
+/** The suite files of a run (src/app/run.ts runSuites runs them; vitest's include). */
 export const SUITE_GLOB = 'suites/**/*.test.ts';
 
 type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;

@@ -1,0 +1,99 @@
+/**
+ * The points budget of a run and the primary balance that bounds it (read before and after the suites).
+ */
+import { Decimal } from 'decimal.js';
+import { findEntryList, isPlainObject } from '../checks/json.ts';
+import { pointsFields } from '../checks/points.ts';
+import type { TargetConfig } from '../config/targets.ts';
+import type { HttpClient } from '../http/client.ts';
+import type { RunBudget } from '../runtime/control.ts';
+
+/**
+ * The primary account's total_points and available_points (GET /v1/balance, a read; the envelope is not
+ * shown, so the fields are found at any depth): the total cross-checks the spend the replies reported,
+ * the available points bound the budget. Each undefined where it cannot be read as a decimal.
+ */
+export async function readBalance(
+  client: HttpClient,
+  auth: Record<string, string>,
+  target: TargetConfig,
+): Promise<{ total?: Decimal; available?: Decimal }> {
+  if (!target.allow.includes('read')) return {};
+  try {
+    const res = await client.send({ method: 'GET', path: '/v1/balance', headers: auth });
+    if (res.status >= 300) return {};
+    const [total] = pointsFields(res.json, ['total_points']);
+    const [available] = pointsFields(res.json, ['available_points']);
+    return {
+      ...(total?.verdict.ok ? { total: total.verdict.value } : {}),
+      ...(available?.verdict.ok ? { available: available.verdict.value } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+const BUDGET_HOW =
+  'change it with --budget-points N, CONFORMANCE_BUDGET_POINTS or budget_points in the targets file; unlimited lifts it, 0 runs free tests only';
+
+/** The first lines about the budget, before anything is known of the balance (also a dry run's). */
+export function planBudgetLines(target: TargetConfig): string[] {
+  if (!target.allow.includes('billable')) return [];
+  const { points, source } = target.budget;
+  const from =
+    source === 'default'
+      ? target.embedded
+        ? 'the embedded reference'
+        : 'the default for a real target'
+      : source;
+  return [
+    points === null
+      ? `points budget: none (${from}); ${BUDGET_HOW}`
+      : `points budget: ${points} points for billable tests (${from}); ${BUDGET_HOW}`,
+  ];
+}
+
+/**
+ * The run's budget: the configured one, bounded by the primary account's available points (read in
+ * preflight) on a real target or when a budget is set ("plan within what is there"), with the media
+ * models of the primary catalog for the admission reserve; and the first lines that say so.
+ */
+export async function planBudget(
+  target: TargetConfig,
+  available: Decimal | undefined,
+  client: HttpClient,
+  auth: Record<string, string>,
+): Promise<{ budget?: RunBudget; lines: string[] }> {
+  const lines = planBudgetLines(target);
+  if (!target.allow.includes('billable')) return { lines };
+  let { points } = target.budget;
+  let source =
+    target.budget.source === 'default' ? 'the default budget of a real target' : target.budget.source;
+  let kind: RunBudget['kind'] = 'budget';
+  if (points === null && target.embedded) return { lines };
+  if (available !== undefined && (points === null || available.lt(points))) {
+    lines.push(
+      `balance: the primary account has ${available.toString()} points available, ${points === null ? 'and no budget is set' : `less than the budget of ${points}`}: the run plans within ${available.toString()} points`,
+    );
+    points = Decimal.max(available, 0).toString();
+    source = `the primary account's available points before the run`;
+    kind = 'balance';
+  } else if (available !== undefined) {
+    lines.push(`balance: the primary account has ${available.toString()} points available`);
+  }
+  if (points === null) return { lines };
+  return { budget: { points, source, kind, models: await mediaModels(client, auth) }, lines };
+}
+
+/** The ids of the primary account's media catalog (GET /v1/media/models, any envelope); [] if unreadable. */
+async function mediaModels(client: HttpClient, auth: Record<string, string>): Promise<string[]> {
+  try {
+    const res = await client.send({ method: 'GET', path: '/v1/media/models', headers: auth });
+    if (res.status >= 300) return [];
+    return (findEntryList(res.json)?.entries ?? [])
+      .map((e) => (isPlainObject(e) ? e.id : undefined))
+      .filter((id): id is string => typeof id === 'string');
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The command line: flags to run options, the subcommands (merge, verify), signals, exit codes.
+ */
+import { parseArgs } from 'node:util';
+import { resolveTarget } from '../config/targets.ts';
+import { UsageError } from '../errors.ts';
+import { SUITE_VERSION } from '../paths.ts';
+import { verifyBundle } from '../report/bundle.ts';
+import { loadExpectations } from '../report/expectations.ts';
+import { mergeReports } from '../report/merge.ts';
+import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
+import { EMBEDDED } from '../runtime/run-config.ts';
+import { planBillable } from './billable-plan.ts';
+import { startEmbedded } from './embedded.ts';
+import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
+import { runConformance, stopActiveRun } from './run.ts';
+
+/** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
+async function subcommand(name: string, argv: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: parseArgsOptions(['report-dir', 'quiet', 'help']),
+    });
+  } catch (err) {
+    throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  if (name === 'verify') {
+    if (positionals.length !== 1) throw new UsageError('verify: name one report directory (a bundle)');
+    const v = verifyBundle(positionals[0]!);
+    for (const line of v.lines) console.log(line);
+    return v.certified ? EXIT.passed : EXIT.failed;
+  }
+  const out = values['report-dir'];
+  if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
+  const summary = mergeReports(positionals, out);
+  const c = summary.counts;
+  console.log(
+    `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
+  );
+  console.log(verdictLine(summary));
+  return exitCodeOf(summary);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
+  const startedAt = Date.now();
+  if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
+  npmTookFlags(process.env);
+  const { target: flags, run, command } = parseRunFlags(argv);
+  if (command.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  if (command.version) {
+    console.log(SUITE_VERSION);
+    return EXIT.passed;
+  }
+  let target = resolveTarget(flags);
+  // Bad input fails before anything starts.
+  if (run.expectationsFile !== undefined) loadExpectations(run.expectationsFile);
+  const quiet = run.quiet === true;
+  let stop: (() => Promise<void>) | undefined;
+  if (target.embedded) {
+    // Loopback and in memory: the embedded reference takes more tests at once than a real target's default.
+    const started = await startEmbedded(
+      flags.concurrency === undefined ? { ...target, concurrency: EMBEDDED.concurrency } : target,
+    );
+    target = started.target;
+    stop = started.stop;
+    if (!quiet) console.log(`${EMBEDDED_NOTE} (${target.baseUrl})`);
+  }
+  // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
+  // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
+  // window: a signal sent to the process group reaches node twice (directly, and forwarded by npm),
+  // which is one request to stop, not two.
+  let firstSignalAt: number | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const now = Date.now();
+    if (firstSignalAt !== undefined && now - firstSignalAt < SAME_SIGNAL_MS) return;
+    if (firstSignalAt === undefined && stopActiveRun(`interrupted by ${signal}`)) {
+      firstSignalAt = now;
+      console.error(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
+      return;
+    }
+    console.error(`gateway-conformance: ${signal}: stopping at once`);
+    process.exit(EXIT.interrupted);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const result = await runConformance({
+      ...run,
+      target,
+      ...(run.deadlineMs !== undefined ? { startedAt } : {}),
+      ...(run.dryRun ? { planBillable: (s: Summary, dir: string) => planBillable(s, dir, target) } : {}),
+    });
+    if (quiet) console.log(verdictLine(result.summary));
+    return result.exitCode;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await stop?.();
+  }
+}
+
+/** Signals this close to the first one are the same request to stop (a group signal npm also forwards). */
+const SAME_SIGNAL_MS = 500;
+
+/** The CLI on these arguments: its exit code, with a usage or internal error said on stderr. */
+export async function runArgs(argv: string[]): Promise<number> {
+  try {
+    return await main(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`gateway-conformance: ${err.message}`);
+      return EXIT.usage;
+    }
+    console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
+    return EXIT.harness;
+  }
+}
+
+export async function cliEntry(): Promise<void> {
+  process.exitCode = await runArgs(process.argv.slice(2));
+  // The verdict is the last thing printed: the process ends only once what it wrote has left it, also to
+  // a slow pipe reader (a write callback runs when the data is handed to the OS).
+  await Promise.all(
+    [process.stdout, process.stderr].map((s) => new Promise<void>((r) => s.write('', () => r()))),
+  );
+}

@@ -1,0 +1,50 @@
+/**
+ * The embedded target: the reference server started in this process for a run (or a dry run's plan).
+ */
+import type { TargetConfig } from '../config/targets.ts';
+import { ROLES } from '../vocabulary.ts';
+
+/**
+ * The embedded target: the reference server on a free loopback port. The only place the harness
+ * touches reference/ (through its one start function); its keys reach the test workers through
+ * environment variables, like any target's.
+ */
+export async function startEmbedded(
+  target: TargetConfig,
+): Promise<{ target: TargetConfig; stop: () => Promise<void> }> {
+  const mod = (await import('../../reference/start.ts')) as {
+    startReference: (o: Record<string, unknown>) => Promise<{
+      url: string;
+      keys: Record<string, string>;
+      hints: Record<string, string>;
+      capabilities: string[];
+      canaries?: string[];
+      limits?: Record<string, string | number>;
+      close: () => Promise<void>;
+    }>;
+  };
+  const ref = await mod.startReference({ port: 0 });
+  const keys: TargetConfig['keys'] = {};
+  for (const role of ROLES) {
+    const value = ref.keys[role];
+    if (!value) continue;
+    const env = `CONFORMANCE_EMBEDDED_KEY_${role.toUpperCase()}`;
+    process.env[env] = value;
+    keys[role] = env;
+  }
+  return {
+    target: {
+      ...target,
+      baseUrl: ref.url,
+      keys,
+      models: { ...ref.hints, ...target.models },
+      capabilities: [...new Set([...ref.capabilities, ...target.capabilities])],
+      canaries: [...new Set([...(ref.canaries ?? []), ...target.canaries])],
+      limits: { ...(ref.limits ?? {}), ...target.limits },
+      timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
+      // The reference runs media jobs in milliseconds: poll it quickly.
+      media: { pollIntervalMs: 50, pollCap: 200 },
+    },
+    stop: () => ref.close(),
+  };
+}

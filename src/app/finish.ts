@@ -1,0 +1,203 @@
+/**
+ * The end of a run: its test records and typed facts (cut, budget, expectations, drift) made into the
+ * summary, written by the one report writer (src/report/write.ts), then printed.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { TargetConfig } from '../config/targets.ts';
+import { UsageError } from '../errors.ts';
+import type { Redactor } from '../http/redact.ts';
+import { diffDescriptions } from '../openapi/diff.ts';
+import { responseSource } from '../openapi/fallback.ts';
+import { SUITE_VERSION } from '../paths.ts';
+import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
+import {
+  aggregate,
+  type CutKind,
+  exitCodeOf,
+  type RunCut,
+  type Summary,
+  type TestResultRecord,
+} from '../report/summary.ts';
+import { writeReport } from '../report/write.ts';
+import {
+  BALANCE_FILE,
+  balanceOut,
+  DEAD_FILE,
+  deadTarget,
+  JOBS_FILE,
+  type RunBudget,
+  STREAK_FILE,
+  spentPoints,
+} from '../runtime/control.ts';
+import type { RunConfig } from '../runtime/run-config.ts';
+import type { Role } from '../vocabulary.ts';
+import { printPlan, printVerdict } from './print.ts';
+import type { RunOptions, RunResult } from './run-options.ts';
+
+export async function finish(c: {
+  opts: RunOptions;
+  target: TargetConfig;
+  keys: Partial<Record<Role, string>>;
+  run: RunConfig;
+  redactor: Redactor;
+  reportDir: string;
+  exchangesFile: string;
+  startedAt: Date;
+  tests: TestResultRecord[];
+  harnessErrors: string[];
+  expectations: ReturnType<typeof loadExpectations> | undefined;
+  cut: RunCut | undefined;
+  balanceDelta: string | undefined;
+  log: (s: string) => void;
+}): Promise<RunResult> {
+  const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
+  const openapi = run.openapi;
+  const tests = c.tests;
+  const expectationStatus = c.expectations ? applyExpectations(tests, c.expectations) : undefined;
+  if (expectationStatus && opts.expectationsFile)
+    // One shard cannot tell a stale entry (its failing test may be in another shard): merge judges those.
+    tests.push(
+      ...expectationFailures(
+        expectationStatus.filter((e) => !(opts.shard && e.status === 'stale')),
+        opts.expectationsFile,
+      ),
+    );
+
+  const summary: Summary = {
+    suite: { name: 'gateway-conformance', version: SUITE_VERSION },
+    target: {
+      name: target.name,
+      baseUrl: target.baseUrl,
+      embedded: target.embedded,
+      allow: target.allow,
+      roles: Object.keys(keys) as Role[],
+      models: target.models as Record<string, string>,
+    },
+    strict: !!opts.strict,
+    seed: run.seed,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    openapi: {
+      ...(openapi
+        ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
+        : { valid: false, errors: ['not fetched'] }),
+      validatedAgainst: responseSource(openapi),
+    },
+    ...aggregate(tests, harnessErrors, {
+      cut: runCut(c.cut, reportDir, tests, run.budget),
+      // A dry run judges nothing: never PASSED.
+      partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
+    }),
+    exchanges: { file: 'exchanges.ndjson', count: 0 },
+    tests,
+    profile: run.profile,
+    points: {
+      spent: spentPoints(reportDir).toString(),
+      budget: run.budget?.points ?? null,
+      ...(run.budget ? { budgetSource: run.budget.source } : {}),
+      ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
+      source: 'charged_points and media pending_points reported in the replies of billable requests',
+      ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
+    },
+    skippedByClass: skippedByClass(tests),
+  };
+  if (summary.cut && STOPPED.includes(summary.cut.kind)) summary.interrupted = summary.cut.reason;
+  if (opts.shard) summary.shard = opts.shard;
+  if (opts.filter) summary.filter = opts.filter;
+  if (opts.files?.length) summary.suites = opts.files;
+  if (run.dryRun) summary.dryRun = true;
+  if (expectationStatus) summary.expectations = expectationStatus;
+  if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
+  summary.exchanges.count = countLines(exchangesFile);
+  // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
+  if (run.dryRun && opts.planBillable) summary.plan = await opts.planBillable(summary, reportDir);
+  clearControlFiles(reportDir);
+  writeReport(reportDir, summary, harnessErrors, redactor);
+  const exitCode = exitCodeOf(summary);
+  if (!opts.quiet) {
+    if (run.dryRun) printPlan(summary, reportDir, log);
+    else printVerdict(summary, harnessErrors, reportDir, log);
+  }
+  return { summary, reportDir, exitCode };
+}
+
+/** Cuts that stop the whole run (no test or request starts any more): the report says interrupted. */
+const STOPPED: CutKind[] = ['signal', 'deadline', 'dead_target'];
+
+/**
+ * What cut the run short, if anything: a stop (signal, deadline: asked in this process), a dead target
+ * (a worker saw too many consecutive transport failures), the balance running out, or the points
+ * budget reached with billable tests left unrun. A budget of 0 is a choice (free tests only), not a cut.
+ */
+function runCut(
+  stop: RunCut | undefined,
+  reportDir: string,
+  tests: TestResultRecord[],
+  budget: RunBudget | undefined,
+): RunCut | undefined {
+  if (stop) return stop;
+  const dead = deadTarget(reportDir);
+  if (dead) return { kind: 'dead_target', reason: dead };
+  const balance = balanceOut(reportDir);
+  if (balance) return { kind: 'balance', reason: balance };
+  const unpaid = tests.filter((t) => t.unpaid).length;
+  if (unpaid > 0 && budget && budget.points !== '0')
+    return {
+      kind: budget.kind === 'balance' ? 'balance' : 'budget',
+      reason: `${unpaid} billable test(s) not run: ${budget.kind === 'balance' ? `the account's ${budget.points} available points` : `the points budget of ${budget.points}`} ran out`,
+    };
+  return undefined;
+}
+
+/**
+ * What changed in the live description since `against`: a file, or `previous` (the newest other report
+ * directory beside this one holding an openapi.json). Written to drift.json as well.
+ */
+function drift(against: string, currentFile: string, reportDir: string): Summary['drift'] {
+  let file = against;
+  if (against === 'previous') {
+    // Reports of one target sit side by side (reports/<target>/<timestamp>/): the siblings.
+    const root = dirname(reportDir);
+    const candidates = existsSync(root)
+      ? readdirSync(root)
+          .map((d) => join(root, d, 'openapi.json'))
+          .filter((f) => existsSync(f) && resolve(dirname(f)) !== resolve(reportDir))
+          .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
+      : [];
+    if (!candidates[0]) return { against: 'previous (none found)', changes: [], breaking: 0 };
+    file = candidates[0];
+  }
+  let previous: unknown;
+  try {
+    previous = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--drift-against: cannot read ${file} as JSON (${(err as Error).message})`);
+  }
+  const diff = diffDescriptions(previous, JSON.parse(readFileSync(currentFile, 'utf8')));
+  const out = { against: file, changes: diff.changes, breaking: diff.breaking };
+  writeFileSync(join(reportDir, 'drift.json'), JSON.stringify(out, null, 2));
+  return out;
+}
+
+/** The files the run's workers coordinate through: not part of the report. */
+function clearControlFiles(reportDir: string): void {
+  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
+    rmSync(join(reportDir, f), { force: true });
+}
+
+function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of tests)
+    if (t.outcome === 'not_run' && t.effect && t.cause?.kind === 'class')
+      out[t.effect] = (out[t.effect] ?? 0) + 1;
+  return out;
+}
+
+function countLines(file: string): number {
+  try {
+    return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * What a finished run prints: the verdict with its findings, or a dry run's plan.
+ */
+import { formatChanges } from '../openapi/diff.ts';
+import { groupLines } from '../report/console.ts';
+import { useColour } from '../report/progress.ts';
+import { type Summary, verdictLine } from '../report/summary.ts';
+
+export function printVerdict(
+  s: Summary,
+  harnessErrors: string[],
+  dir: string,
+  log: (s: string) => void,
+): void {
+  const c = s.counts;
+  log('');
+  log(
+    `gateway-conformance ${s.suite.version} — target ${s.target.name} (${s.target.baseUrl})${s.strict ? ' — strict' : ''}`,
+  );
+  log(
+    `  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not run ${c.not_run}, harness errors ${c.harness_error}`,
+  );
+  const failed = Object.entries(s.failedRequirements);
+  if (failed.length) log(`  failed requirements: ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  const adv = Object.entries(s.advisoryRequirements);
+  if (adv.length) log(`  advisories: ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  for (const line of groupLines(s, useColour())) log(line);
+  for (const e of harnessErrors) log(`  harness error: ${e}`);
+  // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).
+  for (const t of s.tests)
+    if (t.outcome === 'harness_error')
+      log(`  harness error in ${t.title}:\n    ${(t.error ?? '').split('\n').join('\n    ')}`);
+  if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
+    log(
+      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
+    );
+    for (const l of s.cleanup.details?.slice(0, 10) ?? [])
+      log(
+        `    left behind: ${l.item}${l.holder ? ` (job ${l.holder.job}, ${l.holder.status})` : ''} at ${l.at}: ${l.reason}`,
+      );
+    if ((s.cleanup.details?.length ?? 0) > 10)
+      log(`    ... ${(s.cleanup.details?.length ?? 0) - 10} more in summary.json`);
+  }
+  if (s.cleanup.boundReached)
+    log(`  cleanup bound reached in ${s.cleanup.boundReached} test(s): what they still held is left behind`);
+  if (s.points?.balanceRanOut)
+    log(`  ${s.points.balanceRanOut}: billable work stopped there, the remaining billable tests not run`);
+  if (s.points && (s.points.spent !== '0' || s.points.budget))
+    log(
+      `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,
+    );
+  for (const e of s.expectations ?? [])
+    if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
+  if (s.drift) {
+    log(
+      `  description drift against ${s.drift.against}: ${s.drift.changes.length} change(s), ${s.drift.breaking} breaking`,
+    );
+    for (const line of formatChanges(s.drift.changes).slice(0, 10)) log(`    ${line}`);
+  }
+  if (s.interrupted) log(`  INCOMPLETE: ${s.interrupted}; the tests it did not reach are not run`);
+  log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);
+  log(`  coverage: ${s.coverage.tested}/${s.coverage.testable} testable requirements have a test`);
+  log(`  report: ${dir}`);
+  log(verdictLine(s));
+}
+
+/** --dry-run: what would run, what would not and why, by side-effect class. */
+export function printPlan(s: Summary, dir: string, log: (s: string) => void): void {
+  const planned = s.tests.filter((t) => t.planned);
+  log('');
+  log(
+    `gateway-conformance ${s.suite.version} — DRY RUN for target ${s.target.name} (${s.target.baseUrl}); no request was sent`,
+  );
+  log(`  profile ${s.profile}, allowed classes: ${s.target.allow.join(', ')}`);
+  const byEffect = new Map<string, number>();
+  for (const t of planned) byEffect.set(t.effect ?? '?', (byEffect.get(t.effect ?? '?') ?? 0) + 1);
+  log(
+    `  would run ${planned.length} of ${s.tests.length} tests (${[...byEffect].map(([e, n]) => `${e} ${n}`).join(', ')})`,
+  );
+  const reasons = new Map<string, number>();
+  for (const t of s.tests)
+    if (!t.planned && t.outcome === 'not_run')
+      reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
+  for (const [r, n] of reasons) log(`  would not run (${n}): ${r}`);
+  log(`  plan: ${dir}/summary.json`);
+  if (s.plan) {
+    log(
+      `  billable requests the plan would make: ${s.plan.totalRequests} (about ${s.plan.totalPoints} points)`,
+    );
+    for (const b of s.plan.billable) log(`    ${b.model}: ${b.requests} requests, ${b.points} points`);
+    log(`  (${s.plan.basis})`);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The vitest suites of a run: every suite file in parallel (the longest request chains first), then the
+ * serial ones.
+ */
+import { availableParallelism } from 'node:os';
+import type { TestSpecification } from 'vitest/node';
+import type { TargetConfig } from '../config/targets.ts';
+import type { Redactor } from '../http/redact.ts';
+import { PKG_ROOT } from '../paths.ts';
+import { type Progress, ProgressReporter } from '../report/progress.ts';
+import { ConformanceReporter } from '../report/reporter.ts';
+import type { TestResultRecord } from '../report/summary.ts';
+import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
+import type { RunOptions } from './run-options.ts';
+import { keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
+
+/**
+ * Suite files that start first: the longest chains of sequential requests (model-based sequences
+ * first), then the files whose tests create media jobs and wait for them (against a target whose jobs
+ * take a minute, the waits overlap only when these files start early).
+ */
+const LONG_CHAIN_FILES = [
+  'suites/stateful/sequences.test.ts',
+  'suites/media/validation-image.test.ts',
+  'suites/media/validation-other.test.ts',
+  'suites/media/lifecycle.test.ts',
+  'suites/media/references.test.ts',
+  'suites/stateful/races.test.ts',
+  'suites/media/undocumented.test.ts',
+  'suites/media/states.test.ts',
+  'suites/media/inputs.test.ts',
+];
+
+/** The vitest suites: every suite in parallel, then the serial ones. */
+export async function runSuites(
+  opts: RunOptions,
+  target: TargetConfig,
+  redactor: Redactor,
+  runFile: string,
+  progress: Progress | undefined,
+): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
+  {
+    process.env[RUN_FILE_ENV] = runFile;
+    const reporter = new ConformanceReporter(redactor, opts.filter);
+    const { createVitest, BaseSequencer } = await import('vitest/node');
+    // The files holding the longest chains of dependent requests start first, so that they do not set
+    // the end of a run against a slow target; the rest in vitest's order (longest last time, or largest).
+    class LongChainsFirst extends BaseSequencer {
+      override async sort(files: TestSpecification[]) {
+        const sorted = await super.sort(files);
+        const rank = (moduleId: string) => {
+          const i = LONG_CHAIN_FILES.findIndex((f) => moduleId.replaceAll('\\', '/').endsWith(f));
+          return i < 0 ? LONG_CHAIN_FILES.length : i;
+        };
+        return sorted
+          .map((spec, i) => ({ spec, i, rank: rank(spec.moduleId) }))
+          .sort((a, b) => a.rank - b.rank || a.i - b.i)
+          .map(({ spec }) => spec);
+      }
+    }
+    // Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
+    // traffic of this run (balance-delta checks need a quiet account).
+    // The target's concurrency is the number of requests in flight, split over the worker threads
+    // (concurrencyPlan); each worker runs more tests than it has request slots.
+    const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism());
+    const projects = [
+      {
+        test: {
+          name: 'parallel',
+          include: [SUITE_GLOB],
+          exclude: ['suites/**/*.serial.test.ts'],
+          pool: 'threads',
+          isolate: false,
+          // Tests are independent (each creates and cleans up its own resources): within a file they
+          // run concurrently (check() marks them); the worker's request gate keeps its requests in flight
+          // within its share of the target's concurrency, so a test that only waits costs nothing.
+          // (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
+          sequence: { groupOrder: 0 },
+          maxConcurrency: testsPerWorker,
+        },
+      },
+      {
+        test: {
+          name: 'serial',
+          include: ['suites/**/*.serial.test.ts'],
+          pool: 'threads',
+          isolate: false,
+          fileParallelism: false,
+          // One test at a time, even those check() marks concurrent.
+          maxConcurrency: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ];
+    const ours = ourSignalHandlers();
+    const vitest = await createVitest(
+      'test',
+      {
+        config: false,
+        root: PKG_ROOT,
+        watch: false,
+        // Not vitest's own reporter: one line per group of findings at the end (printVerdict), not a
+        // dump with code frames per failing test; progress meanwhile.
+        reporters: progress ? [reporter, new ProgressReporter(progress)] : [reporter],
+        maxWorkers: workers,
+        ...(opts.filter ? { testNamePattern: opts.filter } : {}),
+        ...(opts.shard ? { shard: opts.shard } : {}),
+        passWithNoTests: !!opts.shard,
+      },
+      { test: { projects, sequence: { sequencer: LongChainsFirst } } } as never,
+    );
+    // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
+    // and the report still happen), so vitest's handlers are removed.
+    keepOurSignalHandlers(ours);
+    try {
+      await vitest.start(opts.files ?? []);
+    } finally {
+      await vitest.close();
+    }
+    return reporter.collected;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The one writer of a report directory: from a finished summary to summary.json, junit.xml,
+ * report.html, a final redaction pass over every file, and manifest.json (last: it hashes the rest).
+ * A run, a dry run (its billable plan included) and `merge` all write through here, so no report file
+ * misses the harness errors or the redaction.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redactor } from '../http/redact.ts';
+import { redactFiles } from '../http/redact.ts';
+import { writeManifest } from './bundle.ts';
+import { writeHtmlReport } from './html.ts';
+import { writeJunit } from './reporter.ts';
+import type { Summary } from './summary.ts';
+
+/** What summary.json holds: the summary and the errors outside any test (kept beside it for `merge`). */
+export type StoredSummary = Summary & { harnessErrors?: string[] };
+
+/**
+ * Write the report files of `dir` (data files such as exchanges.ndjson and openapi.json are already
+ * there). `redactor`: the run's keys; every file of the directory is redacted before the manifest.
+ */
+export function writeReport(
+  dir: string,
+  summary: Summary,
+  harnessErrors: string[],
+  redactor?: Redactor,
+): void {
+  const text = (s: string) => (redactor ? redactor.text(s) : s);
+  const value = <T>(v: T): T => (redactor ? redactor.value(v) : v);
+  writeFileSync(
+    join(dir, 'summary.json'),
+    text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2)),
+  );
+  writeJunit(
+    join(dir, 'junit.xml'),
+    value(summary.tests),
+    value(summary.requirements),
+    harnessErrors.map(text),
+  );
+  writeHtmlReport(dir);
+  // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
+  // secret must not reach the report by any path. The manifest, written from these, comes after.
+  if (redactor) redactFiles(dir, redactor);
+  writeManifest(dir, summary);
+  if (redactor) redactFiles(dir, redactor, ['manifest.json']);
+}

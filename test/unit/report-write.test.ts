@@ -1,0 +1,73 @@
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/http/redact.ts';
+import { verifyBundle } from '../../src/report/bundle.ts';
+import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { writeReport } from '../../src/report/write.ts';
+
+const KEY = 'sk-writer-secret-0123456789';
+
+function summaryWith(tests: TestResultRecord[], harnessErrors: string[]): Summary {
+  return {
+    suite: { name: 'gateway-conformance', version: '0.0.0-test' },
+    target: {
+      name: 't',
+      baseUrl: 'http://127.0.0.1:9',
+      embedded: false,
+      allow: ['read'],
+      roles: [],
+      models: {},
+    },
+    strict: false,
+    seed: 1,
+    startedAt: new Date(0).toISOString(),
+    durationMs: 1,
+    openapi: { valid: false, errors: ['not fetched'] },
+    ...aggregate(tests, harnessErrors),
+    exchanges: { file: 'exchanges.ndjson', count: 0 },
+    tests,
+    dryRun: true,
+  };
+}
+
+describe('the one writer of a report directory (src/report/write.ts)', () => {
+  it('keeps the harness errors, writes every report file, redacts all of them, then the manifest', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-write-'));
+    // A data file written before the writer (as the run writes its exchange log): redacted too.
+    writeFileSync(join(dir, 'exchanges.ndjson'), `{"id":"e1","note":"${KEY}"}\n`);
+    const test: TestResultRecord = {
+      title: `HEALTH-001 echoes ${KEY}`,
+      file: 'suites/x.test.ts',
+      ids: ['HEALTH-001'],
+      outcome: 'failed',
+      durationMs: 1,
+      violations: [
+        { id: 'HEALTH-001', level: 'failure', severity: 'failure', message: `got ${KEY}`, count: 1 },
+      ],
+      exchanges: [],
+      exchangeCount: 0,
+    };
+    const harnessErrors = [`suites/x.test.ts: collection failed near ${KEY}`];
+    const summary = summaryWith([test], harnessErrors);
+    summary.target.models = { chat: KEY };
+    writeReport(dir, summary, harnessErrors, new Redactor({ primary: KEY }));
+
+    expect(readdirSync(dir).sort()).toEqual([
+      'exchanges.ndjson',
+      'junit.xml',
+      'manifest.json',
+      'report.html',
+      'summary.json',
+    ]);
+    for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(KEY);
+    const stored = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(stored.harnessErrors).toEqual(['suites/x.test.ts: collection failed near [REDACTED:primary]']);
+    expect(stored.verdict).toBe('harness_error');
+    expect(stored.target.models.chat).toBe('[REDACTED:primary]');
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('collection failed near [REDACTED');
+    // The manifest hashes the files as redacted: the directory verifies intact.
+    expect(verifyBundle(dir).intact).toBe(true);
+  });
+});
