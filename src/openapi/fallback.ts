@@ -7,9 +7,10 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { readYaml } from '../yaml-cache.ts';
+import { valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
 import { capEvidence } from './guard.ts';
-import { type ResponseFinding, valueAt } from './live.ts';
+import type { ResponseFinding } from './live.ts';
 
 interface Row {
   method: string;
