@@ -9,7 +9,7 @@ import { checkProperty } from './runtime/property.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
-export { judgePoints, pointsFields } from './checks/points.ts';
+export { judgePoints, pointsFields, pointsFindings } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export * as rules from './rules/chat.ts';
 export { type CheckContext, check, group } from './runtime/check.ts';

@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './generic.ts';
 import { pointerOf, walkFields } from './json.ts';
-import { pointsFields } from './points.ts';
+import { POINTS_FIELDS, pointsFindings } from './points.ts';
 
 /** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */
 const POINTS_PATHS = /^\/v1\/(chat\/completions|responses|embeddings|balance|usage|ledger|models)(\?|$)/;
@@ -25,25 +25,7 @@ export function pointsChecks(res: HttpResponse): Finding[] {
   if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/')) return [];
   if (res.mediaType?.includes('vnd.service.currency')) return [];
   const where = `${res.method} ${res.exchange.path}`;
-  const out: Finding[] = [];
-  for (const f of pointsFields(res.json)) {
-    if (!f.verdict.ok) {
-      out.push({
-        id: 'PTS-001',
-        message: `${where}: ${f.field} is ${f.verdict.reason}`,
-        pointer: f.pointer,
-        received: f.value,
-        expected: 'a decimal string',
-      });
-    } else if (f.verdict.note) {
-      out.push({
-        id: 'PTS-002',
-        message: `${where}: ${f.field}: ${f.verdict.note}`,
-        pointer: f.pointer,
-        received: f.value,
-      });
-    }
-  }
+  const out = pointsFindings(res.json, POINTS_FIELDS, where);
   if (POINTS_PATHS.test(res.rawPath)) {
     for (const p of creditsNames(res.json)) {
       out.push({
