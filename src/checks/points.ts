@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { Finding } from './generic.ts';
+import type { Finding } from './exchange.ts';
 import { type Found, pointerOf, walkFields } from './json.ts';
 
 /** The points fields of the contract's points table ("Points representation"). */

@@ -1,9 +1,9 @@
 import { describe, test } from 'vitest';
 import { requirement } from '../catalogue.ts';
-import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
+import { type Finding, genericChecks, secretLeaks } from '../checks/exchange.ts';
+import { pointsChecks } from '../checks/exchange-points.ts';
 import { suspiciousFields } from '../checks/leaks.ts';
 import { pointsFields } from '../checks/points.ts';
-import { pointsChecks } from '../checks/points-generic.ts';
 import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';

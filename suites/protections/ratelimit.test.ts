@@ -1,4 +1,4 @@
-import { apiErrorShape } from '../../src/checks/generic.ts';
+import { apiErrorShape } from '../../src/checks/exchange.ts';
 import { check } from '../../src/suite.ts';
 
 const MAX_REQUESTS = 60;

@@ -1,5 +1,5 @@
 import type { HttpResponse } from '../http/client.ts';
-import type { Finding } from './generic.ts';
+import type { Finding } from './exchange.ts';
 import { pointerOf, walkFields } from './json.ts';
 import { POINTS_FIELDS, pointsFindings } from './points.ts';
 
