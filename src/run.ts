@@ -4,12 +4,15 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import type { TestSpecification } from 'vitest/node';
+import { violation } from './catalogue.ts';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import { pointsFields } from './checks/points.ts';
+import { keysFromEnv } from './config/env.ts';
 import type { TargetConfig } from './config/targets.ts';
 import { TransportError, UsageError } from './errors.ts';
-import { type Exchange, HttpClient, type HttpResponse } from './http/client.ts';
+import type { Exchange, HttpClient, HttpResponse } from './http/client.ts';
 import { Redactor, redactConsole, redactFiles } from './http/redact.ts';
+import { targetClient } from './http/target-client.ts';
 import type { Role } from './model.ts';
 import { diffDescriptions, formatChanges } from './openapi/diff.ts';
 import { responseSource } from './openapi/fallback.ts';
@@ -120,9 +123,7 @@ export async function runConformance(
   // included) and the report is still written.
   const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
   mkdirSync(reportDir, { recursive: true });
-  const keys: Partial<Record<Role, string>> = {};
-  for (const [role, env] of Object.entries(opts.target.keys))
-    if (process.env[env]) keys[role as Role] = process.env[env];
+  const keys = keysFromEnv(opts.target.keys);
   const redactor = new Redactor(keys);
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
@@ -170,9 +171,6 @@ async function conformanceRun(
   writeFileSync(exchangesFile, '');
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
-    baseUrl: target.baseUrl,
-    timeoutMs: target.timeouts.requestMs,
-    redactor,
     testName: 'preflight',
     ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
@@ -182,11 +180,11 @@ async function conformanceRun(
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);
   // the balance reads around the suites use a client the stop does not end.
-  const preflightClient = new HttpClient({
+  const preflightClient = targetClient(target, redactor, {
     ...clientOptions,
     ...(active ? { signal: active.preflight.signal } : {}),
   });
-  const client = new HttpClient(clientOptions);
+  const client = targetClient(target, redactor, clientOptions);
   const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';
@@ -335,16 +333,7 @@ async function preflight(
       ids: ['GEN-001'],
       outcome: 'failed',
       durationMs: ex?.durationMs ?? 0,
-      violations: [
-        {
-          id: 'GEN-001',
-          level: 'failure',
-          severity: 'failure',
-          message: err.message,
-          ...(ex ? { exchangeId: ex.id } : {}),
-          count: 1,
-        },
-      ],
+      violations: [{ ...violation('GEN-001', err.message), ...(ex ? { exchangeId: ex.id } : {}) }],
       exchanges: ex ? [ex] : [],
       exchangeCount: 1,
     };
@@ -380,12 +369,11 @@ async function preflight(
       durationMs: desc.exchange.durationMs,
       violations: [
         {
-          id: 'OAS-001',
-          level: 'failure',
-          severity: 'failure',
-          message: `GET /openapi.json answered ${what}: the target does not serve the API's description (is ${target.baseUrl} the API's base URL?)`,
+          ...violation(
+            'OAS-001',
+            `GET /openapi.json answered ${what}: the target does not serve the API's description (is ${target.baseUrl} the API's base URL?)`,
+          ),
           exchangeId: desc.exchange.id,
-          count: 1,
         },
       ],
       exchanges: [desc.exchange],
