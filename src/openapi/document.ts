@@ -74,6 +74,21 @@ export function resolveRef(root: unknown, ref: string): unknown {
   }
 }
 
+const regexCache = new Map<string, RegExp>();
+/** The paths a template (`/v1/jobs/{id}`) matches: each parameter one segment, a trailing slash allowed. */
+export function templateRegex(template: string): RegExp {
+  let r = regexCache.get(template);
+  if (!r) {
+    const src = template
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    r = new RegExp(`^${src}/?$`);
+    regexCache.set(template, r);
+  }
+  return r;
+}
+
 /** An operation of the document: where it is (`pointer`), its path item and its object. */
 export interface Operation {
   /** Upper case: `GET`. */

@@ -7,7 +7,7 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { readYaml } from '../yaml-cache.ts';
-import { valueAt } from './document.ts';
+import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
 import { capEvidence } from './guard.ts';
 import type { ResponseFinding } from './live.ts';
@@ -25,7 +25,7 @@ function documentedRows() {
     .filter((e) => e.response_schema)
     .map((e) => ({
       method: e.method,
-      re: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      re: templateRegex(e.path),
       schema: e.response_schema!,
     }));
   return rows;

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
-import { escapeToken, OpenApiDocument, type Operation, valueAt } from './document.ts';
+import { escapeToken, OpenApiDocument, type Operation, templateRegex, valueAt } from './document.ts';
 import { documentedBodyFindings } from './fallback.ts';
 import { capEvidence, re2Engine, screenDescription } from './guard.ts';
 
@@ -284,20 +284,6 @@ export class LiveDescription {
     }
     return out;
   }
-}
-
-const regexCache = new Map<string, RegExp>();
-function templateRegex(template: string): RegExp {
-  let r = regexCache.get(template);
-  if (!r) {
-    const src = template
-      .split(/(\{[^}]+\})/)
-      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    r = new RegExp(`^${src}/?$`);
-    regexCache.set(template, r);
-  }
-  return r;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   LOWER_BOUNDS,
   OpenApiDocument,
   resolveRef,
+  templateRegex,
   UPPER_BOUNDS,
   valueAt,
 } from '../../src/openapi/document.ts';
@@ -79,6 +80,14 @@ describe('the OpenAPI document layer: pointers and references', () => {
       'GET /v1/things/{id} /paths/~1v1~1things~1{id}/get',
       'POST /v1/shared /components/pathItems/Shared/post',
     ]);
+  });
+
+  it('matches a path against a template: a parameter is one segment, literal characters are literal', () => {
+    const re = templateRegex('/v1/media/{id}.json');
+    expect(re.test('/v1/media/job_1.json')).toBe(true);
+    expect(re.test('/v1/media/job_1.json/')).toBe(true);
+    expect(re.test('/v1/media/job_1xjson')).toBe(false);
+    expect(re.test('/v1/media/a/b.json')).toBe(false);
   });
 
   it('has one list of methods and one of bounds, each lower bound beside its upper one', () => {
