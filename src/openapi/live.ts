@@ -2,9 +2,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
-import { escapeToken, OpenApiDocument, type Operation, templateRegex, valueAt } from './document.ts';
-import { documentedBodyFindings } from './fallback.ts';
-import { capEvidence, re2Engine, screenDescription } from './guard.ts';
+import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
+import { documentedBodyFindings, schemaErrorFindings } from './fallback.ts';
+import { re2Engine, screenDescription } from './guard.ts';
 
 export interface DescriptionCheck {
   valid: boolean;
@@ -234,16 +234,13 @@ export class LiveDescription {
     if (first(res.json)) return [];
     const all = res.body.length <= ALL_ERRORS_MAX_BYTES ? this.validator(schemaPointer) : undefined;
     const errors = all && !(all instanceof Error) && !all(res.json) ? all.errors : first.errors;
-    const note = all ? '' : ` (the first error; a ${res.body.length}-byte body is not searched for more)`;
-    return oneErrorPerCause(errors ?? [])
-      .slice(0, 8)
-      .map((e: ErrorObject) => ({
-        id: 'RESP-003' as const,
-        message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})${note}`,
-        pointer: e.instancePath || '/',
-        received: capEvidence(valueAt(res.json, e.instancePath)),
-        expected: capEvidence(e.params),
-      }));
+    return schemaErrorFindings(
+      res,
+      oneErrorPerCause(errors ?? []),
+      !all,
+      (e) =>
+        `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+    );
   }
 
   private checkHeaders(
