@@ -196,6 +196,7 @@ export class OpenApiDocument {
 
   /** `locate` without the pointer. */
   deref(node: unknown): Json | undefined {
+    if (isObj(node) && typeof node.$ref !== 'string') return node; // the common case, on every response
     return this.locate(node)?.node;
   }
 
