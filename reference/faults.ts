@@ -292,7 +292,8 @@ const FAULT_LIST = [
   {
     name: 'usage-tokens-as-strings',
     description: 'chat usage token fields are strings (and described so)',
-    breaks: ['CHAT-003'],
+    // The description's ChatCompletion says strings where the contract says integers: drift (OAS-003).
+    breaks: ['CHAT-003', 'OAS-003'],
   },
   // inference.ts: tx-chat-premium callable from the primary account (still not listed)
   {
@@ -346,7 +347,8 @@ const FAULT_LIST = [
   {
     name: 'embed-1023',
     description: 'embeddings have 1023 floats (and the description says 1023)',
-    breaks: ['EMB-001'],
+    // The description's 1023 contradicts the contract's 1024: drift (OAS-003).
+    breaks: ['EMB-001', 'OAS-003'],
   },
   // routes/embeddings.ts: an input of one character (the minimum length) refused
   { name: 'embed-min-2', description: 'embeddings refuse an input of one character', breaks: ['EMB-003'] },

@@ -1,5 +1,5 @@
 import { pkgPath } from './paths.ts';
-import type { Level } from './vocabulary.ts';
+import type { Level, Violation } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export interface Requirement {
@@ -31,6 +31,28 @@ export function requirement(id: string): Requirement {
   const r = catalogue().get(id);
   if (!r) throw new Error(`unknown requirement id ${id}: add it to fixtures/requirements.yaml`);
   return r;
+}
+
+/**
+ * The one way a violation is made: its level from the catalogue (a finding may lower it to `notable`),
+ * its severity from that level (an implied invariant fails only under --strict).
+ */
+export function violation(
+  id: string,
+  message: string,
+  opts: { strict?: boolean; level?: 'notable' } = {},
+): Violation & { count: number } {
+  const req = requirement(id); // an unknown id throws, whatever the level asked
+  const level = opts.level ?? req.level;
+  const severity = level === 'failure' || (level === 'implied' && opts.strict) ? 'failure' : 'advisory';
+  return { id, level, severity, message, count: 1 };
+}
+
+/** A violation the run could not judge (the balance ran out, a 429 answered): kept as a note, not a failure. */
+export function notJudged(v: Violation, because: string): void {
+  v.level = 'notable';
+  v.severity = 'advisory';
+  v.message = `not judged, ${because}: ${v.message}`;
 }
 
 /** Requirement ids at the front of a test title (`AUTH-001 AUTH-009 rejects ...`). */

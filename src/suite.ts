@@ -13,9 +13,9 @@ import { checkProperty } from './runtime/property.ts';
 import type { Effect } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
-export { apiErrorShape } from './checks/generic.ts';
+export { apiErrorShape } from './checks/exchange.ts';
 export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
-export { judgePoints, pointsFieldPointers, pointsFields } from './checks/points.ts';
+export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export { TransportError } from './errors.ts';
 export type { Exchange, HttpResponse } from './http/client.ts';

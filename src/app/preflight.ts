@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { violation } from '../catalogue.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import { TransportError, UsageError } from '../errors.ts';
 import type { Exchange, HttpClient, HttpResponse } from '../http/client.ts';
@@ -47,16 +48,7 @@ export async function preflight(
       ids: ['GEN-001'],
       outcome: 'failed',
       durationMs: ex?.durationMs ?? 0,
-      violations: [
-        {
-          id: 'GEN-001',
-          level: 'failure',
-          severity: 'failure',
-          message: err.message,
-          ...(ex ? { exchangeId: ex.id } : {}),
-          count: 1,
-        },
-      ],
+      violations: [{ ...violation('GEN-001', err.message), ...(ex ? { exchangeId: ex.id } : {}) }],
       exchanges: ex ? [ex] : [],
       exchangeCount: 1,
     };
@@ -92,12 +84,11 @@ export async function preflight(
       durationMs: desc.exchange.durationMs,
       violations: [
         {
-          id: 'OAS-001',
-          level: 'failure',
-          severity: 'failure',
-          message: `GET /openapi.json answered ${what}: the target does not serve the API's description (is ${target.baseUrl} the API's base URL?)`,
+          ...violation(
+            'OAS-001',
+            `GET /openapi.json answered ${what}: the target does not serve the API's description (is ${target.baseUrl} the API's base URL?)`,
+          ),
           exchangeId: desc.exchange.id,
-          count: 1,
         },
       ],
       exchanges: [desc.exchange],

@@ -6,8 +6,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Decimal } from 'decimal.js';
-import { type Exchange, HttpClient } from '../http/client.ts';
+import { keysFromEnv } from '../config/env.ts';
+import type { Exchange } from '../http/client.ts';
 import { Redactor, redactConsole } from '../http/redact.ts';
+import { targetClient } from '../http/target-client.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { Progress } from '../report/progress.ts';
@@ -56,9 +58,7 @@ export async function runConformance(
   // included) and the report is still written.
   const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
   mkdirSync(reportDir, { recursive: true });
-  const keys: Partial<Record<Role, string>> = {};
-  for (const [role, env] of Object.entries(opts.target.keys))
-    if (process.env[env]) keys[role as Role] = process.env[env];
+  const keys = keysFromEnv(opts.target.keys);
   const redactor = new Redactor(keys);
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
@@ -108,9 +108,6 @@ async function conformanceRun(
   writeFileSync(exchangesFile, '');
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
-    baseUrl: target.baseUrl,
-    timeoutMs: target.timeouts.requestMs,
-    redactor,
     testName: 'preflight',
     ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
@@ -120,11 +117,11 @@ async function conformanceRun(
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);
   // the balance reads around the suites use a client the stop does not end.
-  const preflightClient = new HttpClient({
+  const preflightClient = targetClient(target, redactor, {
     ...clientOptions,
     ...(active ? { signal: active.preflight.signal } : {}),
   });
-  const client = new HttpClient(clientOptions);
+  const client = targetClient(target, redactor, clientOptions);
   const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';

@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { readYaml } from '../yaml-cache.ts';
-import type { Finding } from './generic.ts';
+import type { Finding } from './exchange.ts';
 import { pointerOf, walkFields } from './json.ts';
 
 interface Kind {

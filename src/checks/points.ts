@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import type { Finding } from './exchange.ts';
 import { type Found, pointerOf, walkFields } from './json.ts';
 
 /** The points fields of the contract's points table ("Points representation"). */
@@ -65,6 +66,43 @@ export function pointsFields(body: unknown, fields: readonly string[] = POINTS_F
     if (wanted.has(field))
       out.push({ pointer: pointerOf(path), value, parent, field, verdict: judgePoints(value) });
   });
+  return out;
+}
+
+/**
+ * The one judgement of points fields as findings: a field that is no exact decimal string breaks PTS-001,
+ * one in another notation is a PTS-002 note. `where` (e.g. `GET /v1/balance`) starts each message.
+ */
+export function pointsFindings(
+  body: unknown,
+  fields: readonly string[] = POINTS_FIELDS,
+  where?: string,
+): Finding[] {
+  return fieldFindings(pointsFields(body, fields), where);
+}
+
+/** PTS-001 and PTS-002 of points fields already found. */
+export function fieldFindings(found: readonly PointsField[], where?: string): Finding[] {
+  const at = where ? `${where}: ` : '';
+  const out: Finding[] = [];
+  for (const f of found) {
+    if (!f.verdict.ok) {
+      out.push({
+        id: 'PTS-001',
+        message: `${at}${f.field} is ${f.verdict.reason}`,
+        pointer: f.pointer,
+        received: f.value,
+        expected: 'a decimal string',
+      });
+    } else if (f.verdict.note) {
+      out.push({
+        id: 'PTS-002',
+        message: `${at}${f.field}: ${f.verdict.note}`,
+        pointer: f.pointer,
+        received: f.value,
+      });
+    }
+  }
   return out;
 }
 

@@ -4,7 +4,7 @@
  * URL says which deployment (else the run would silently judge the embedded reference server instead).
  */
 import { UsageError } from '../errors.ts';
-import { HINTS, ROLES } from '../vocabulary.ts';
+import { HINTS, ROLES, type Role } from '../vocabulary.ts';
 
 const PREFIX = 'CONFORMANCE_';
 
@@ -80,4 +80,20 @@ export function checkSettingsWithoutUrl(env: NodeJS.ProcessEnv): void {
   throw new UsageError(
     `${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set but no base URL: the run would judge the embedded reference server, not a deployment. Set CONFORMANCE_BASE_URL (exported: \`export CONFORMANCE_BASE_URL=https://...\`), pass --base-url URL or --target NAME; to run the embedded reference on purpose pass --target embedded`,
   );
+}
+
+/**
+ * The keys of a run, read from the environment variables the target names (role -> variable name);
+ * a variable unset or empty gives no key. The one place keys are read: the run and its workers.
+ */
+export function keysFromEnv(
+  names: Partial<Record<Role, string>>,
+  env: NodeJS.ProcessEnv = process.env,
+): Partial<Record<Role, string>> {
+  const keys: Partial<Record<Role, string>> = {};
+  for (const [role, name] of Object.entries(names) as Array<[Role, string]>) {
+    const value = env[name];
+    if (value) keys[role] = value;
+  }
+  return keys;
 }

@@ -1,4 +1,17 @@
 import { createHash } from 'node:crypto';
+import {
+  byText,
+  isAnnotation,
+  isMultiple,
+  isObj,
+  type Json,
+  LOWER_BOUNDS,
+  type Norm,
+  NUMERIC_KEYWORDS,
+  OpenApiDocument,
+  type Operation,
+  stableJson,
+} from './document.ts';
 
 /**
  * What changed in a target's OpenAPI 3.x description between two runs (previous -> current), and which
@@ -31,33 +44,11 @@ export interface DescriptionDiff {
 /** At most this many changes are listed; a final `truncated` entry says the rest was not compared. */
 export const MAX_DESCRIPTION_CHANGES = 2000;
 
-type Json = Record<string, unknown>;
 type Side = 'request' | 'response';
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 /** Deeper schema nesting is not walked (a guard on top of the cycle check). */
 const MAX_DEPTH = 64;
 
-const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems'];
-const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems'];
-const BOUNDS = [...LOWER_BOUNDS, ...UPPER_BOUNDS, 'multipleOf'];
-
-/** Keywords that say nothing about which values a schema admits. */
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  '$comment',
-  'example',
-  'examples',
-  'deprecated',
-  'externalDocs',
-  'xml',
-  '$defs',
-  'definitions',
-  '$id',
-  '$schema',
-  '$anchor',
-]);
 /** Keywords whose value is a schema or an array of schemas. */
 const SCHEMA_KEYS = new Set([
   'items',
@@ -79,253 +70,9 @@ const SCHEMA_KEYS = new Set([
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAP_KEYS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
 
-function isObj(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-const isAnnotation = (key: string) => ANNOTATIONS.has(key) || key.startsWith('x-');
-
-/** JSON with object keys sorted: equal values, equal text. */
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (isObj(v)) {
-    const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'undefined';
-}
-
-/** Code-unit order: the same in every locale. */
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-function jsonType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  return typeof v;
-}
-
-/** A schema reduced to what the comparison reads, allOf branches merged in. */
-interface Norm {
-  /** undefined: any type; []: no value at all. */
-  types?: string[];
-  /** Admitted values (enum, const); undefined: not restricted. */
-  enum?: unknown[];
-  bounds: Map<string, number>;
-  patterns: string[];
-  properties: Map<string, unknown>;
-  required: Set<string>;
-  items?: unknown;
-  prefixItems: unknown[];
-  additionalProperties?: unknown;
-  union?: { keyword: 'anyOf' | 'oneOf'; branches: unknown[] };
-  /** A `$ref` that does not resolve in the document. */
-  opaque?: string;
-}
-
-const emptyNorm = (): Norm => ({
-  bounds: new Map(),
-  patterns: [],
-  properties: new Map(),
-  required: new Set(),
-  prefixItems: [],
-});
-
-const TRUE_SCHEMA: Json = Object.freeze({}) as Json;
-const FALSE_SCHEMA: Json = Object.freeze({ type: [] }) as Json;
-
-/** One description: `$ref` resolution, schema normalization and content digests, memoized. */
-class Description {
-  private readonly ids = new WeakMap<object, number>();
-  private nextId = 1;
+/** One description as the diff reads it: the shared document layer plus content digests, memoized. */
+class Description extends OpenApiDocument {
   private readonly digests = new WeakMap<object, string>();
-  private readonly norms = new WeakMap<object, Norm>();
-  private readonly normalizing = new Set<object>();
-  private readonly splits = new WeakMap<object, Json>();
-  private readonly wrappers = new Map<string, Json>();
-  private readonly members = new WeakMap<object, Json[]>();
-
-  constructor(readonly root: unknown) {}
-
-  private pointer(ref: string): unknown {
-    if (ref === '#') return this.root;
-    if (!ref.startsWith('#/')) return undefined;
-    let node: unknown = this.root;
-    for (const raw of ref.slice(2).split('/')) {
-      let token: string;
-      try {
-        token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      } catch {
-        return undefined;
-      }
-      if (Array.isArray(node)) node = node[Number(token)];
-      else if (isObj(node) && Object.hasOwn(node, token)) node = node[token];
-      else return undefined;
-    }
-    return node;
-  }
-
-  /** Follows `$ref` chains of a non-schema object (path item, parameter, request body, response). */
-  deref(node: unknown): Json | undefined {
-    const seen = new Set<string>();
-    let cur = node;
-    while (isObj(cur) && typeof cur.$ref === 'string') {
-      if (seen.has(cur.$ref)) return undefined;
-      seen.add(cur.$ref);
-      cur = this.pointer(cur.$ref);
-    }
-    return isObj(cur) ? cur : undefined;
-  }
-
-  /**
-   * A schema node with its `$ref` resolved, as an object whose identity is stable: booleans become
-   * shared constants, a `$ref` with sibling keywords becomes a cached allOf of the target and the
-   * siblings, and a `$ref` that does not resolve stays as it is (opaque).
-   */
-  schema(node: unknown, seen: Set<string> = new Set()): Json {
-    if (node === false) return FALSE_SCHEMA;
-    if (!isObj(node)) return TRUE_SCHEMA;
-    if (typeof node.$ref !== 'string') return node;
-    const ref = node.$ref;
-    const target = seen.has(ref) ? undefined : this.pointer(ref);
-    if (target === undefined) return node; // unresolvable, or a chain of `$ref`s that loops: opaque
-    const siblings = Object.keys(node).filter((k) => k !== '$ref' && !isAnnotation(k));
-    if (siblings.length > 0) {
-      let split = this.splits.get(node);
-      if (!split) {
-        const rest: Json = {};
-        for (const k of siblings) rest[k] = node[k];
-        split = { allOf: [{ $ref: ref }, rest] };
-        this.splits.set(node, split);
-      }
-      return split;
-    }
-    seen.add(ref);
-    return this.schema(target, seen);
-  }
-
-  id(node: object): number {
-    let id = this.ids.get(node);
-    if (id === undefined) {
-      id = this.nextId++;
-      this.ids.set(node, id);
-    }
-    return id;
-  }
-
-  /** allOf of two schemas, flattened and deduplicated; the same members give the same object. */
-  private wrap(a: unknown, b: unknown): Json {
-    const list: Json[] = [];
-    for (const n of [this.schema(a), this.schema(b)]) {
-      for (const m of this.members.get(n) ?? [n]) if (!list.includes(m)) list.push(m);
-    }
-    if (list.length === 1) return list[0]!;
-    list.sort((x, y) => this.id(x) - this.id(y));
-    const key = list.map((m) => this.id(m)).join(',');
-    let w = this.wrappers.get(key);
-    if (!w) {
-      w = { allOf: list };
-      this.wrappers.set(key, w);
-      this.members.set(w, list);
-    }
-    return w;
-  }
-
-  normalize(node: Json): Norm {
-    const memo = this.norms.get(node);
-    if (memo) return memo;
-    if (this.normalizing.has(node)) return emptyNorm(); // allOf cycle: cut here
-    this.normalizing.add(node);
-    let n = this.own(node);
-    if (Array.isArray(node.allOf)) {
-      for (const branch of node.allOf) n = this.merge(n, this.normalize(this.schema(branch)));
-    }
-    if (n.types === undefined && n.enum !== undefined) n.types = [...new Set(n.enum.map(jsonType))].sort();
-    this.normalizing.delete(node);
-    this.norms.set(node, n);
-    return n;
-  }
-
-  private own(s: Json): Norm {
-    const n = emptyNorm();
-    if (typeof s.$ref === 'string') {
-      n.opaque = s.$ref;
-      return n;
-    }
-    if (typeof s.type === 'string') n.types = [s.type];
-    else if (Array.isArray(s.type))
-      n.types = [...new Set(s.type.filter((t) => typeof t === 'string'))].sort();
-    if (s.nullable === true && n.types && !n.types.includes('null')) n.types = [...n.types, 'null'].sort();
-    if (Array.isArray(s.enum)) n.enum = [...s.enum];
-    if (Object.hasOwn(s, 'const')) n.enum = intersect(n.enum, [s.const]);
-    for (const k of BOUNDS) if (typeof s[k] === 'number') n.bounds.set(k, s[k]);
-    // OpenAPI 3.0: exclusiveMinimum/Maximum are booleans that qualify minimum/maximum.
-    for (const [flag, bound] of [
-      ['exclusiveMinimum', 'minimum'],
-      ['exclusiveMaximum', 'maximum'],
-    ] as const) {
-      const v = n.bounds.get(bound);
-      if (s[flag] === true && v !== undefined) {
-        n.bounds.delete(bound);
-        n.bounds.set(flag, v);
-      }
-    }
-    if (typeof s.pattern === 'string') n.patterns = [s.pattern];
-    if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) n.properties.set(k, v);
-    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') n.required.add(r);
-    if (Array.isArray(s.items)) n.prefixItems = [...s.items];
-    else if (s.items !== undefined) n.items = s.items;
-    if (Array.isArray(s.prefixItems)) n.prefixItems = [...s.prefixItems];
-    if (s.additionalProperties !== undefined) n.additionalProperties = s.additionalProperties;
-    if (Array.isArray(s.oneOf)) n.union = { keyword: 'oneOf', branches: [...s.oneOf] };
-    else if (Array.isArray(s.anyOf)) n.union = { keyword: 'anyOf', branches: [...s.anyOf] };
-    return n;
-  }
-
-  private merge(a: Norm, b: Norm): Norm {
-    const n = emptyNorm();
-    n.opaque = a.opaque ?? b.opaque;
-    if (a.types === undefined || b.types === undefined) n.types = a.types ?? b.types;
-    else {
-      const both = (t: string, other: string[]) =>
-        other.includes(t) || (t === 'integer' && other.includes('number'));
-      n.types = [...new Set([...a.types, ...b.types])]
-        .filter((t) => both(t, a.types!) && both(t, b.types!))
-        .sort();
-    }
-    n.enum = a.enum === undefined ? b.enum : b.enum === undefined ? a.enum : intersect(a.enum, b.enum);
-    for (const k of BOUNDS) {
-      const x = a.bounds.get(k);
-      const y = b.bounds.get(k);
-      if (x === undefined || y === undefined) {
-        const v = x ?? y;
-        if (v !== undefined) n.bounds.set(k, v);
-      } else if (LOWER_BOUNDS.includes(k)) n.bounds.set(k, Math.max(x, y));
-      else if (UPPER_BOUNDS.includes(k)) n.bounds.set(k, Math.min(x, y));
-      else n.bounds.set(k, isMultiple(y, x) ? y : x);
-    }
-    n.patterns = [...new Set([...a.patterns, ...b.patterns])].sort(byText);
-    for (const [k, v] of a.properties) n.properties.set(k, v);
-    for (const [k, v] of b.properties) {
-      const prev = n.properties.get(k);
-      n.properties.set(k, prev === undefined ? v : this.wrap(prev, v));
-    }
-    n.required = new Set([...a.required, ...b.required]);
-    n.items = a.items === undefined ? b.items : b.items === undefined ? a.items : this.wrap(a.items, b.items);
-    const len = Math.max(a.prefixItems.length, b.prefixItems.length);
-    for (let i = 0; i < len; i++) {
-      const x = a.prefixItems[i];
-      const y = b.prefixItems[i];
-      n.prefixItems.push(x === undefined ? y : y === undefined ? x : this.wrap(x, y));
-    }
-    const xa = a.additionalProperties;
-    const ya = b.additionalProperties;
-    if (xa === false || ya === false) n.additionalProperties = false;
-    else if (isObj(xa) && isObj(ya)) n.additionalProperties = this.wrap(xa, ya);
-    else n.additionalProperties = isObj(xa) ? xa : isObj(ya) ? ya : (xa ?? ya);
-    n.union = a.union ?? b.union;
-    return n;
-  }
 
   /** Content digest of a schema: equal digests, equal schemas (annotations aside, `$ref`s resolved). */
   digest(node: unknown): string {
@@ -368,18 +115,6 @@ class Description {
   }
 }
 
-function intersect(a: unknown[] | undefined, b: unknown[]): unknown[] {
-  if (a === undefined) return [...b];
-  const keys = new Set(b.map(stableJson));
-  return a.filter((v) => keys.has(stableJson(v)));
-}
-
-function isMultiple(x: number, of: number): boolean {
-  if (of === 0) return false;
-  const q = x / of;
-  return Math.abs(q - Math.round(q)) < 1e-9;
-}
-
 const admits = (set: string[], t: string) => set.includes(t) || (t === 'integer' && set.includes('number'));
 
 /** Does `a` admit every type `b` admits? (undefined: any type) */
@@ -404,13 +139,6 @@ interface Param {
   in: string;
   required: boolean;
   schema: unknown;
-}
-
-interface Endpoint {
-  method: string;
-  path: string;
-  item: Json;
-  op: Json;
 }
 
 const STOP = Symbol('truncated');
@@ -445,14 +173,14 @@ class Differ {
     for (const key of [...new Set([...before.keys(), ...after.keys()])].sort(byText)) {
       const p = before.get(key);
       const c = after.get(key);
-      if (p && !c) this.add('endpoint-removed', `${p.method} ${p.path}`, 'endpoint removed', true);
-      else if (c && !p) this.add('endpoint-added', `${c.method} ${c.path}`, 'new endpoint', false);
+      if (p && !c) this.add('endpoint-removed', `${p.method} ${p.template}`, 'endpoint removed', true);
+      else if (c && !p) this.add('endpoint-added', `${c.method} ${c.template}`, 'new endpoint', false);
       else if (p && c) this.operation(p, c);
     }
   }
 
-  private operation(p: Endpoint, c: Endpoint): void {
-    const label = `${c.method} ${c.path}`;
+  private operation(p: Operation, c: Operation): void {
+    const label = `${c.method} ${c.template}`;
     this.parameters(label, params(this.prev, p), params(this.cur, c));
     this.requestBody(label, this.prev.deref(p.op.requestBody), this.cur.deref(c.op.requestBody));
     this.responses(label, p.op.responses, c.op.responses);
@@ -620,7 +348,7 @@ class Differ {
   }
 
   private bounds(p: Norm, c: Norm, at: string, side: Side): void {
-    for (const k of BOUNDS) {
+    for (const k of NUMERIC_KEYWORDS) {
       const x = p.bounds.get(k);
       const y = c.bounds.get(k);
       if (x === y) continue;
@@ -718,20 +446,12 @@ class Differ {
 }
 
 /** Operations keyed by method and path template, parameter names aside (`/jobs/{id}` = `/jobs/{job_id}`). */
-function endpoints(doc: Description): Map<string, Endpoint> {
-  const out = new Map<string, Endpoint>();
-  const paths = isObj(doc.root) && isObj(doc.root.paths) ? doc.root.paths : {};
-  for (const path of Object.keys(paths).sort(byText)) {
-    const item = doc.deref(paths[path]);
-    if (!item) continue;
-    const shape = path.replace(/\{[^}]*\}/g, '{}');
-    for (const method of METHODS) {
-      const op = item[method];
-      if (!isObj(op)) continue;
-      const M = method.toUpperCase();
-      const key = out.has(`${M} ${shape}`) ? `${M} ${path}` : `${M} ${shape}`;
-      out.set(key, { method: M, path, item, op });
-    }
+function endpoints(doc: Description): Map<string, Operation> {
+  const out = new Map<string, Operation>();
+  // Sorted by template (stable: the methods of one path stay in their order).
+  for (const o of [...doc.operations()].sort((a, b) => byText(a.template, b.template))) {
+    const shape = `${o.method} ${o.template.replace(/\{[^}]*\}/g, '{}')}`;
+    out.set(out.has(shape) ? `${o.method} ${o.template}` : shape, o);
   }
   return out;
 }
@@ -740,8 +460,8 @@ function endpoints(doc: Description): Map<string, Endpoint> {
  * Parameters of an operation, path-level ones included (the operation's win), keyed by location and
  * name; header names ignore case, path parameters are keyed by their position in the template.
  */
-function params(doc: Description, e: Endpoint): Map<string, Param> {
-  const template = [...e.path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
+function params(doc: Description, e: Operation): Map<string, Param> {
+  const template = [...e.template.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
   const out = new Map<string, Param>();
   const lists = [e.item.parameters, e.op.parameters];
   for (const list of lists) {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { pkgPath } from '../paths.ts';
+import { isObj, valueAt } from './document.ts';
 
 export type Schema = Record<string, unknown>;
 
@@ -50,13 +51,10 @@ export class Documented {
       const docId = `${url.origin}${url.pathname}`;
       const doc = this.byId.get(docId);
       if (!doc) throw new Error(`documented schema reference ${cur.$ref} from ${b} does not resolve`);
+      const at = valueAt(doc, url.hash.slice(1), decodeURIComponent);
+      if (!isObj(at)) throw new Error(`documented schema reference ${cur.$ref} from ${b} does not resolve`);
       b = docId;
-      cur = url.hash
-        ? (url.hash
-            .slice(2)
-            .split('/')
-            .reduce<unknown>((acc, seg) => (acc as Schema)[decodeURIComponent(seg)], doc) as Schema)
-        : doc;
+      cur = at;
     }
     return { schema: cur, base: b };
   }

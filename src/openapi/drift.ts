@@ -1,3 +1,4 @@
+import { BOUNDS, isObj, type OpenApiDocument } from './document.ts';
 import type { Documented, Schema } from './documented.ts';
 import type { LiveDescription } from './live.ts';
 
@@ -8,17 +9,6 @@ export interface DriftFinding {
   documented?: unknown;
   live?: unknown;
 }
-
-const BOUNDS = [
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-];
 
 function typesOf(s: Schema): Set<string> | undefined {
   if (s.const !== undefined)
@@ -61,8 +51,9 @@ export class DriftComparer {
   ): DriftFinding[] {
     if (depth > 12) return [];
     const { schema: doc, base } = this.docs.deref(doc0, base0);
-    const live = this.live.deref<Schema>(live0);
-    if (!live || typeof live !== 'object') return [];
+    if (!isObj(live0)) return [];
+    const live = this.live.document.schema(live0);
+    if (typeof live.$ref === 'string') return []; // a reference that does not resolve
     // Several readings in the contract: not compared (any reading may hold).
     if (Array.isArray(doc.anyOf) || Array.isArray(doc.oneOf)) return [];
     const alternatives = (live.oneOf ?? live.anyOf) as unknown[] | undefined;
@@ -72,7 +63,8 @@ export class DriftComparer {
       const clean = results.find((r) => !r.some((f) => f.id === 'OAS-003'));
       return clean ?? results.sort((a, b) => a.length - b.length)[0] ?? [];
     }
-    const merged = Array.isArray(live.allOf) ? this.mergeAllOf(live) : live;
+    const merged = Array.isArray(live.allOf) ? mergedAllOf(this.live.document, live) : live;
+    if (!merged) return [];
     const out: DriftFinding[] = [];
     const at = path || '/';
     const dt = typesOf(doc);
@@ -219,22 +211,21 @@ export class DriftComparer {
     }
     return out;
   }
+}
 
-  private mergeAllOf(s: Schema): Schema {
-    const out: Schema = {
-      ...s,
-      properties: { ...((s.properties as object) ?? {}) },
-      required: [...((s.required as string[]) ?? [])],
-    };
-    for (const part0 of s.allOf as unknown[]) {
-      const part = this.live.deref<Schema>(part0);
-      if (!part) continue;
-      const p = Array.isArray(part.allOf) ? this.mergeAllOf(part) : part;
-      Object.assign(out.properties as object, p.properties ?? {});
-      (out.required as string[]).push(...((p.required as string[]) ?? []));
-      for (const k of ['type', 'enum', 'const', 'additionalProperties', 'items', ...BOUNDS])
-        if (p[k] !== undefined && out[k] === undefined) out[k] = p[k];
-    }
-    return out;
-  }
+/**
+ * A live schema with its allOf branches merged by the document layer, as the keywords the comparison
+ * reads; undefined when a branch is a reference that does not resolve.
+ */
+function mergedAllOf(document: OpenApiDocument, live: Schema): Schema | undefined {
+  const n = document.normalize(live);
+  if (n.opaque !== undefined) return undefined;
+  const out: Schema = { properties: Object.fromEntries(n.properties), required: [...n.required] };
+  if (n.types) out.type = n.types;
+  if (n.enum && n.constant && n.enum.length === 1) out.const = n.enum[0];
+  else if (n.enum) out.enum = n.enum;
+  for (const [k, v] of n.bounds) out[k] = v;
+  if (n.additionalProperties !== undefined) out.additionalProperties = n.additionalProperties;
+  if (n.items !== undefined) out.items = n.items;
+  return out;
 }

@@ -7,9 +7,10 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { readYaml } from '../yaml-cache.ts';
+import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
 import { capEvidence } from './guard.ts';
-import { type ResponseFinding, valueAt } from './live.ts';
+import type { ResponseFinding } from './live.ts';
 
 interface Row {
   method: string;
@@ -24,7 +25,7 @@ function documentedRows() {
     .filter((e) => e.response_schema)
     .map((e) => ({
       method: e.method,
-      re: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      re: templateRegex(e.path),
       schema: e.response_schema!,
     }));
   return rows;
@@ -41,10 +42,30 @@ export function documentedBodyFindings(res: HttpResponse, why: string): Response
   firstErrorOnly ??= new Documented(pkgPath('schemas'), false);
   const v = (big ? firstErrorOnly : documented()).validator(row.schema);
   if (v(res.json)) return [];
-  const note = big ? ` (the first error; a ${res.body.length}-byte body is not searched for more)` : '';
-  return (v.errors ?? []).slice(0, 8).map((e: ErrorObject) => ({
+  return schemaErrorFindings(
+    res,
+    v.errors ?? [],
+    big,
+    (e) =>
+      `${res.method} ${path} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (documented schema ${row.schema}; ${why})`,
+  );
+}
+
+/**
+ * RESP-003 findings of a body's schema errors (the first 8), each at its instance path with its value
+ * and the schema's parameters as capped evidence; `firstOnly`: a large body searched for its first
+ * error only, which the message says.
+ */
+export function schemaErrorFindings(
+  res: HttpResponse,
+  errors: ErrorObject[],
+  firstOnly: boolean,
+  says: (e: ErrorObject) => string,
+): ResponseFinding[] {
+  const note = firstOnly ? ` (the first error; a ${res.body.length}-byte body is not searched for more)` : '';
+  return errors.slice(0, 8).map((e) => ({
     id: 'RESP-003' as const,
-    message: `${res.method} ${path} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (documented schema ${row.schema}; ${why})${note}`,
+    message: `${says(e)}${note}`,
     pointer: e.instancePath || '/',
     received: capEvidence(valueAt(res.json, e.instancePath)),
     expected: capEvidence(e.params),

@@ -6,6 +6,7 @@
  * failure (OAS-001, with the pointer as evidence), never a harness error.
  */
 import { RE2JS } from 're2js';
+import { escapeToken, resolveRef } from './document.ts';
 
 export const DESCRIPTION_LIMITS = {
   /** Nesting of objects and arrays (real descriptions stay under 30). */
@@ -22,8 +23,6 @@ export const DESCRIPTION_LIMITS = {
 
 /** Problems found, each naming where (a JSON Pointer); at most this many are listed. */
 const MAX_FINDINGS = 10;
-
-const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Results remembered per pattern (values up to 256 characters). */
 const REMEMBERED_VALUES = 10_000;
@@ -113,7 +112,7 @@ export function screenDescription(doc: unknown): string[] {
     const obj = node as Record<string, unknown>;
     for (const k of Object.keys(obj)) {
       chars += k.length;
-      stack.push([obj[k], `${ptr}/${esc(k)}`, depth + 1]);
+      stack.push([obj[k], `${ptr}/${escapeToken(k)}`, depth + 1]);
     }
     if (Array.isArray(obj.enum)) {
       enumTotal += obj.enum.length;
@@ -137,17 +136,6 @@ export function screenDescription(doc: unknown): string[] {
   if (enumTotal > L.enumTotal) add(`${enumTotal} enum values in all (at most ${L.enumTotal})`);
   if (findings.length === 0) findings.push(...cycles(doc, pointers));
   return findings.slice(0, MAX_FINDINGS);
-}
-
-/** The node a local `$ref` points at, or undefined. */
-function resolveRef(doc: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  let cur: unknown = doc;
-  for (const seg of ref.slice(1).split('/').slice(1)) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  return cur;
 }
 
 /**

@@ -2,8 +2,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
-import { documentedBodyFindings } from './fallback.ts';
-import { capEvidence, re2Engine, screenDescription } from './guard.ts';
+import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
+import { documentedBodyFindings, schemaErrorFindings } from './fallback.ts';
+import { re2Engine, screenDescription } from './guard.ts';
 
 export interface DescriptionCheck {
   valid: boolean;
@@ -32,13 +33,6 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
     ? res.errors.slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)
     : [String(res.errors)];
   return { valid: false, version: declared, errors };
-}
-
-export interface Operation {
-  method: string;
-  template: string;
-  pointer: string;
-  op: Record<string, unknown>;
 }
 
 export interface ResponseFinding {
@@ -84,10 +78,6 @@ function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
   return ajv;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
-const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-
 /** Media-range match with wildcards (`image/*`, `*\/*`). */
 function mediaMatches(range: string, mt: string): boolean {
   const [rt, rs] = range.toLowerCase().split(';')[0]!.trim().split('/');
@@ -103,29 +93,19 @@ export class LiveDescription {
   private readonly ajv: Ajv2020;
   /** Stops at the first error: linear in the body (ajv concatenates errors across $ref calls). */
   private readonly firstErrorAjv: Ajv2020;
-  private readonly ops: Operation[] = [];
+  /** The shared reading of the description: refs, operations, schemas with allOf merged. */
+  readonly document: OpenApiDocument;
+  private readonly ops: Operation[];
   private readonly cache = new Map<string, ValidateFunction | Error>();
 
   constructor(readonly doc: Record<string, unknown>) {
     this.ajv = liveAjv(doc, true);
     this.firstErrorAjv = liveAjv(doc, false);
-    const paths = (doc.paths ?? {}) as Record<string, Record<string, unknown>>;
-    for (const [template, item] of Object.entries(paths)) {
-      if (!item || typeof item !== 'object') continue;
-      for (const m of METHODS) {
-        const op = item[m];
-        if (op && typeof op === 'object') {
-          this.ops.push({
-            method: m.toUpperCase(),
-            template,
-            pointer: `/paths/${esc(template)}/${m}`,
-            op: op as Record<string, unknown>,
-          });
-        }
-      }
-    }
+    this.document = new OpenApiDocument(doc);
     // Literal paths win over templated ones (`/v1/media/models` before `/v1/media/{x}`).
-    this.ops.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
+    this.ops = [...this.document.operations()].sort(
+      (a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0),
+    );
   }
 
   operations(): Operation[] {
@@ -142,20 +122,9 @@ export class LiveDescription {
     return this.findOperation(method, probe) !== undefined;
   }
 
-  /** Resolve a local `$ref` chain to the object it points at. */
-  deref<T = Record<string, unknown>>(node: unknown, depth = 0): T | undefined {
-    if (!node || typeof node !== 'object' || depth > 20) return node as T | undefined;
-    const ref = (node as { $ref?: unknown }).$ref;
-    if (typeof ref !== 'string' || !ref.startsWith('#/')) return node as T;
-    const target = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>(
-        (acc, seg) =>
-          (acc as Record<string, unknown> | undefined)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')],
-        this.doc,
-      );
-    return this.deref<T>(target, depth + 1);
+  /** The object a local `$ref` chain ends at (the node itself when it has none). */
+  deref<T = Record<string, unknown>>(node: unknown): T | undefined {
+    return this.document.deref(node) as T | undefined;
   }
 
   checkResponse(res: HttpResponse): ResponseFinding[] {
@@ -177,7 +146,7 @@ export class LiveDescription {
       ];
     }
     const findings: ResponseFinding[] = [];
-    const resPointer = `${op.pointer}/responses/${esc(key)}`;
+    const resPointer = `${op.pointer}/responses/${escapeToken(key)}`;
     const decl = this.deref(responses[key]) ?? {};
     const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
     const ranges = Object.keys(content);
@@ -221,7 +190,7 @@ export class LiveDescription {
       } else {
         const media = this.deref(content[range]) ?? {};
         if (media.schema !== undefined && isJsonMediaType(mt)) {
-          const schemaPointer = `${resPointer}/content/${esc(range)}/schema`;
+          const schemaPointer = `${resPointer}/content/${escapeToken(range)}/schema`;
           findings.push(...this.checkBody(res, schemaPointer, where));
         }
       }
@@ -271,16 +240,13 @@ export class LiveDescription {
     if (first(res.json)) return [];
     const all = res.body.length <= ALL_ERRORS_MAX_BYTES ? this.validator(schemaPointer) : undefined;
     const errors = all && !(all instanceof Error) && !all(res.json) ? all.errors : first.errors;
-    const note = all ? '' : ` (the first error; a ${res.body.length}-byte body is not searched for more)`;
-    return oneErrorPerCause(errors ?? [])
-      .slice(0, 8)
-      .map((e: ErrorObject) => ({
-        id: 'RESP-003' as const,
-        message: `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})${note}`,
-        pointer: e.instancePath || '/',
-        received: capEvidence(valueAt(res.json, e.instancePath)),
-        expected: capEvidence(e.params),
-      }));
+    return schemaErrorFindings(
+      res,
+      oneErrorPerCause(errors ?? []),
+      !all,
+      (e) =>
+        `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+    );
   }
 
   private checkHeaders(
@@ -299,13 +265,13 @@ export class LiveDescription {
           out.push({
             id: 'RESP-004',
             message: `${where} ${res.status}: required header ${name} is missing`,
-            pointer: `${resPointer}/headers/${esc(name)}`,
+            pointer: `${resPointer}/headers/${escapeToken(name)}`,
           });
         }
         continue;
       }
       if (h.schema) {
-        const v = this.validator(`${resPointer}/headers/${esc(name)}/schema`);
+        const v = this.validator(`${resPointer}/headers/${escapeToken(name)}/schema`);
         if (v instanceof Error) continue;
         const schema = this.deref<{ type?: unknown }>(h.schema);
         const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
@@ -314,27 +280,13 @@ export class LiveDescription {
             id: 'RESP-004',
             message: `${where} ${res.status}: header ${name} does not match its schema (${v.errors?.[0]?.message ?? ''})`,
             received: value,
-            pointer: `${resPointer}/headers/${esc(name)}`,
+            pointer: `${resPointer}/headers/${escapeToken(name)}`,
           });
         }
       }
     }
     return out;
   }
-}
-
-const regexCache = new Map<string, RegExp>();
-function templateRegex(template: string): RegExp {
-  let r = regexCache.get(template);
-  if (!r) {
-    const src = template
-      .split(/(\{[^}]+\})/)
-      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    r = new RegExp(`^${src}/?$`);
-    regexCache.set(template, r);
-  }
-  return r;
 }
 
 /**
@@ -350,16 +302,4 @@ export function oneErrorPerCause(errors: ErrorObject[]): ErrorObject[] {
     seen.add(key);
     return true;
   });
-}
-
-export function valueAt(root: unknown, pointer: string): unknown {
-  if (!pointer) return root;
-  return pointer
-    .split('/')
-    .slice(1)
-    .reduce<unknown>(
-      (acc, seg) =>
-        (acc as Record<string, unknown> | undefined)?.[seg.replace(/~1/g, '/').replace(/~0/g, '~')],
-      root,
-    );
 }

@@ -1,12 +1,13 @@
 import { describe, test } from 'vitest';
-import { requirement } from '../catalogue.ts';
-import { type Finding, genericChecks, secretLeaks } from '../checks/generic.ts';
+import { notJudged, requirement, violation } from '../catalogue.ts';
+import { type Finding, genericChecks, secretLeaks } from '../checks/exchange.ts';
+import { pointsChecks } from '../checks/exchange-points.ts';
 import { suspiciousFields } from '../checks/leaks.ts';
 import { pointsFields } from '../checks/points.ts';
-import { pointsChecks } from '../checks/points-generic.ts';
 import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
-import { type Exchange, HttpClient, type HttpResponse, type RequestSpec } from '../http/client.ts';
+import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/client.ts';
+import { targetClient } from '../http/target-client.ts';
 import { capEvidence } from '../openapi/guard.ts';
 import type {
   CleanupRecord,
@@ -148,10 +149,7 @@ export class CheckContext {
   ) {
     this.target = w.run.target;
     this.slot = new TestSlot(w.gate);
-    this.client = new HttpClient({
-      baseUrl: this.target.baseUrl,
-      timeoutMs: this.target.timeouts.requestMs,
-      redactor: w.redactor,
+    this.client = targetClient(this.target, w.redactor, {
       testName: title,
       gate: this.slot,
       ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
@@ -351,9 +349,8 @@ export class CheckContext {
       scope?: 'exchange';
     } = {},
   ): void {
-    const req = requirement(id);
-    const level = extra.level ?? req.level;
-    const severity = level === 'failure' || (level === 'implied' && this.strict) ? 'failure' : 'advisory';
+    const made = (text: string) =>
+      violation(id, text, { strict: this.strict, ...(extra.level ? { level: extra.level } : {}) });
     if (extra.exchange) this.cited.set(extra.exchange.id, extra.exchange);
     // One entry per id, message and pointer, found by key; past MAX_LISTED_PER_ID entries of one id
     // the rest are counted, not copied: a reply may raise a finding per entry of a 40,000-entry list.
@@ -368,13 +365,9 @@ export class CheckContext {
       const more = this.byKey.get(`${id}\n(more)`);
       if (more) more.count++;
       else {
-        const v: Violation & { count: number } = {
-          id,
-          level,
-          severity,
-          message: `${id}: more violations like the ${MAX_LISTED_PER_ID} above, counted here but not listed`,
-          count: 1,
-        };
+        const v = made(
+          `${id}: more violations like the ${MAX_LISTED_PER_ID} above, counted here but not listed`,
+        );
         this.byKey.set(`${id}\n(more)`, v);
         this.violations.push(v);
       }
@@ -382,7 +375,7 @@ export class CheckContext {
     }
     this.listedById.set(id, listed + 1);
     const redact = this.w.redactor;
-    const v: Violation & { count: number } = { id, level, severity, message: redact.text(message), count: 1 };
+    const v = made(redact.text(message));
     if (extra.pointer !== undefined) v.pointer = extra.pointer;
     // Evidence is capped in size (the rest counted, not copied): a body or enum may be megabytes.
     if (extra.received !== undefined) v.received = redact.value(capEvidence(extra.received));
@@ -626,9 +619,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     if (t.balanceRanOut) {
       const after = t.violations.slice(t.balanceRanOut.violations);
       for (const v of failures.filter((f) => after.includes(f))) {
-        v.level = 'notable';
-        v.severity = 'advisory';
-        v.message = `not judged, the account's balance ran out: ${v.message}`;
+        notJudged(v, "the account's balance ran out");
       }
       failures = failures.filter((f) => !after.includes(f));
       if (failures.length === 0) {
@@ -653,9 +644,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         );
     if (limited.length > 0 || t.limitedCases.length > 0) {
       for (const v of limited) {
-        v.level = 'notable';
-        v.severity = 'advisory';
-        v.message = `not judged, the target answered 429: ${v.message}`;
+        notJudged(v, 'the target answered 429');
       }
       failures = failures.filter((v) => !limited.includes(v));
       if (failures.length === 0) {

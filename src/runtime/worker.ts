@@ -1,8 +1,10 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
-import { type Exchange, HttpClient } from '../http/client.ts';
+import { keysFromEnv } from '../config/env.ts';
+import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
+import { targetClient } from '../http/target-client.ts';
 import { documentedFallback, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import type { Hint, Role } from '../vocabulary.ts';
@@ -29,11 +31,7 @@ let state: WorkerState | undefined;
 export function worker(): WorkerState {
   if (state) return state;
   const run = runConfig();
-  const keys: Partial<Record<Role, string>> = {};
-  for (const [role, envName] of Object.entries(run.target.keys)) {
-    const v = process.env[envName];
-    if (v) keys[role as Role] = v;
-  }
+  const keys = keysFromEnv(run.target.keys);
   const redactor = new Redactor(keys);
   const secrets = [
     ...Object.entries(keys).map(([label, value]) => ({ label: `${label} key`, value: value as string })),
@@ -91,11 +89,7 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
     const w = worker();
     const primary = w.keys.primary;
     if (!primary) return {};
-    const client = new HttpClient({
-      baseUrl: w.run.target.baseUrl,
-      timeoutMs: w.run.target.timeouts.requestMs,
-      redactor: w.redactor,
-    });
+    const client = targetClient(w.run.target, w.redactor);
     try {
       const res = await client.send({
         method: 'GET',

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, check, findField, pointsFields } from '../../src/suite.ts';
+import { type CheckContext, check, findField, pointsFields, pointsFindings } from '../../src/suite.ts';
 
 const FIELDS = ['total_points', 'held_points', 'available_points'] as const;
 
@@ -37,22 +37,8 @@ check(
   'reports balance points as exact decimal strings',
   async (t) => {
     const res = await balance(t);
-    for (const f of pointsFields(res.json, FIELDS)) {
-      if (!f.verdict.ok) {
-        t.violate('PTS-001', `${f.field} is ${f.verdict.reason}`, {
-          pointer: f.pointer,
-          received: f.value,
-          expected: 'a decimal string',
-          exchange: res.exchange,
-        });
-      } else if (f.verdict.note) {
-        t.violate('PTS-002', `${f.field}: ${f.verdict.note}`, {
-          pointer: f.pointer,
-          received: f.value,
-          exchange: res.exchange,
-        });
-      }
-    }
+    for (const f of pointsFindings(res.json, FIELDS))
+      t.violate(f.id, f.message, { ...f, exchange: res.exchange });
   },
 );
 

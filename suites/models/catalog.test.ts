@@ -4,7 +4,7 @@ import {
   findEntryList,
   findField,
   isPlainObject,
-  pointsFields,
+  pointsFindings,
 } from '../../src/suite.ts';
 
 const PRICE_FIELDS = ['request_points_per_million_tokens', 'response_points_per_million_tokens'];
@@ -50,22 +50,8 @@ check(
   'quotes model prices as exact decimal strings',
   async (t) => {
     const { res, list } = await catalog(t);
-    for (const f of pointsFields(res.json, PRICE_FIELDS)) {
-      if (!f.verdict.ok) {
-        t.violate('PTS-001', `${f.field} is ${f.verdict.reason}`, {
-          pointer: f.pointer,
-          received: f.value,
-          expected: 'a decimal string',
-          exchange: res.exchange,
-        });
-      } else if (f.verdict.note) {
-        t.violate('PTS-002', `${f.field}: ${f.verdict.note}`, {
-          pointer: f.pointer,
-          received: f.value,
-          exchange: res.exchange,
-        });
-      }
-    }
+    for (const f of pointsFindings(res.json, PRICE_FIELDS))
+      t.violate(f.id, f.message, { ...f, exchange: res.exchange });
     (list?.entries ?? []).forEach((entry, i) => {
       if (!isPlainObject(entry)) return;
       const priced = PRICE_FIELDS.some((f) => f in entry);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { catalogue, ID_PATTERN } from '../../src/catalogue.ts';
+import { catalogue, ID_PATTERN, notJudged, violation } from '../../src/catalogue.ts';
+import { keysFromEnv } from '../../src/config/env.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { contractText, fold } from '../helpers.ts';
 import { citedIds } from '../support/cited.ts';
@@ -47,5 +48,52 @@ describe('requirement catalogue', () => {
     expect(unknown, 'tests cite ids missing from the catalogue').toEqual([]);
     const untested = [...cat.values()].filter((r) => r.testable && !cited.has(r.id)).map((r) => r.id);
     expect(untested, 'testable requirements without a test').toEqual([]);
+  });
+});
+
+describe('violations, made in one place', () => {
+  it('take their level from the catalogue and their severity from it and --strict', () => {
+    expect(violation('GEN-001', 'm')).toEqual({
+      id: 'GEN-001',
+      level: 'failure',
+      severity: 'failure',
+      message: 'm',
+      count: 1,
+    });
+    expect(violation('CHAT-004', 'm')).toMatchObject({ level: 'implied', severity: 'advisory' });
+    expect(violation('CHAT-004', 'm', { strict: true })).toMatchObject({
+      level: 'implied',
+      severity: 'failure',
+    });
+    expect(violation('OAS-004', 'm', { strict: true })).toMatchObject({
+      level: 'notable',
+      severity: 'advisory',
+    });
+    expect(violation('GEN-001', 'm', { level: 'notable' })).toMatchObject({
+      level: 'notable',
+      severity: 'advisory',
+    });
+    expect(() => violation('NOPE-001', 'm', { level: 'notable' })).toThrow(/unknown requirement id NOPE-001/);
+  });
+
+  it('a violation not judged becomes a note that says why', () => {
+    const v = violation('GEN-001', 'GET /v1/balance answered 429');
+    notJudged(v, 'the target answered 429');
+    expect(v).toMatchObject({
+      level: 'notable',
+      severity: 'advisory',
+      message: 'not judged, the target answered 429: GET /v1/balance answered 429',
+    });
+  });
+});
+
+describe('keys, read from the environment in one place', () => {
+  it('gives the key of each role whose variable is set and not empty', () => {
+    const env = { K_PRIMARY: 'sk-1', K_ADMIN: '', OTHER: 'x' };
+    expect(
+      keysFromEnv({ primary: 'K_PRIMARY', enterprise: 'K_ADMIN', other_tenant: 'K_UNSET' }, env),
+    ).toEqual({
+      primary: 'sk-1',
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { pointsChecks } from '../../src/checks/exchange-points.ts';
 import { suspiciousFields } from '../../src/checks/leaks.ts';
-import { pointsChecks } from '../../src/checks/points-generic.ts';
 import { parseSse, TERMINAL_EVENTS } from '../../src/checks/sse.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { Documented } from '../../src/openapi/documented.ts';

@@ -2,7 +2,32 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findEntryList, findField } from '../../src/checks/json.ts';
-import { judgePoints } from '../../src/checks/points.ts';
+import { judgePoints, pointsFindings } from '../../src/checks/points.ts';
+
+describe('points findings, built in one place (PTS-001, PTS-002)', () => {
+  it('turns each judged field into its finding, only the fields asked for, at its pointer', () => {
+    const body = { data: [{ total_points: 3, held_points: '1e3', available_points: '2' }] };
+    expect(pointsFindings(body, ['total_points', 'held_points'], 'GET /v1/balance')).toEqual([
+      {
+        id: 'PTS-001',
+        message: 'GET /v1/balance: total_points is a JSON number (3), not a decimal string',
+        pointer: '/data/0/total_points',
+        received: 3,
+        expected: 'a decimal string',
+      },
+      {
+        id: 'PTS-002',
+        message: 'GET /v1/balance: held_points: "1e3" is not in plain decimal notation',
+        pointer: '/data/0/held_points',
+        received: '1e3',
+      },
+    ]);
+    expect(pointsFindings(body, ['available_points'])).toEqual([]);
+    expect(pointsFindings({ charged_points: null }).map((f) => f.message)).toEqual([
+      'charged_points is a null, not a decimal string',
+    ]);
+  });
+});
 
 describe('points values (PTS-001, PTS-002)', () => {
   it.for([

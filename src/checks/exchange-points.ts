@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/client.ts';
-import type { Finding } from './generic.ts';
+import type { Finding } from './exchange.ts';
 import { pointerOf, walkFields } from './json.ts';
-import { pointsFields } from './points.ts';
+import { fieldFindings, pointsFields } from './points.ts';
 
 /** The media type that selects the legacy currency format ("Legacy currency format"). */
 export const LEGACY_CURRENCY_TYPE = 'application/vnd.service.currency.v1+json';
@@ -45,7 +45,8 @@ export function pointsChecks(res: HttpResponse): Finding[] {
   const where = `${res.method} ${res.exchange.path}`;
   const out: Finding[] = [];
   const units = new Set<Record<string, unknown>>();
-  for (const f of pointsFields(res.json)) {
+  const fields = pointsFields(res.json);
+  for (const f of fields) {
     // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit
     // elsewhere (a quota in bytes) is not a points unit.
     if ('unit' in f.parent && !units.has(f.parent)) {
@@ -59,23 +60,8 @@ export function pointsChecks(res: HttpResponse): Finding[] {
           expected: 'service_points',
         });
     }
-    if (!f.verdict.ok) {
-      out.push({
-        id: 'PTS-001',
-        message: `${where}: ${f.field} is ${f.verdict.reason}`,
-        pointer: f.pointer,
-        received: f.value,
-        expected: 'a decimal string',
-      });
-    } else if (f.verdict.note) {
-      out.push({
-        id: 'PTS-002',
-        message: `${where}: ${f.field}: ${f.verdict.note}`,
-        pointer: f.pointer,
-        received: f.value,
-      });
-    }
   }
+  out.push(...fieldFindings(fields, where));
   if (POINTS_PATHS.test(res.rawPath)) {
     for (const p of creditsNames(res.json)) {
       out.push({
