@@ -124,6 +124,8 @@ export async function runConformance(
   for (const [role, env] of Object.entries(opts.target.keys))
     if (process.env[env]) keys[role as Role] = process.env[env];
   const redactor = new Redactor(keys);
+  // vitest's node API loads (about a second of module loading) while the preflight runs.
+  loadVitest().catch(() => {});
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
   active = { reportDir, preflight: new AbortController() };
@@ -437,6 +439,13 @@ const LONG_CHAIN_FILES = [
   'suites/media/inputs.test.ts',
 ];
 
+let vitestNode: Promise<typeof import('vitest/node')> | undefined;
+/** vitest's node API, imported once per process (started early by runConformance). */
+const loadVitest = () => {
+  vitestNode ??= import('vitest/node');
+  return vitestNode;
+};
+
 /** The vitest suites: every suite in parallel, then the serial ones. */
 async function runSuites(
   opts: RunOptions,
@@ -448,7 +457,7 @@ async function runSuites(
   {
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
-    const { createVitest, BaseSequencer } = await import('vitest/node');
+    const { createVitest, BaseSequencer } = await loadVitest();
     // The files holding the longest chains of dependent requests start first, so that they do not set
     // the end of a run against a slow target; the rest in vitest's order (longest last time, or largest).
     class LongChainsFirst extends BaseSequencer {
