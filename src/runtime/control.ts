@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
@@ -222,21 +223,53 @@ export const deadTarget = deadFlag.get;
  */
 export const DEAD_AFTER = 5;
 export const STREAK_FILE = 'no-answer-streak';
+/** The channel on which a thread that counted a no-answer tells the run's other threads (a report dir). */
+export const STREAK_CHANNEL = 'gateway-conformance:no-answer-streak';
+
+/**
+ * Report directories whose streak this thread knows to be 0: it has not counted a no-answer there, nor
+ * heard of another thread counting one, since it last reset the streak. Why: about 5,000 answers a run
+ * would otherwise each stat the streak file; an answer in a thread that knows the streak is 0 touches
+ * nothing.
+ */
+const streakZero = new Set<string>();
+const streakSeen = new Set<string>();
+let streakChannel: BroadcastChannel | undefined;
+function streakNews(): BroadcastChannel {
+  if (!streakChannel) {
+    streakChannel = new BroadcastChannel(STREAK_CHANNEL);
+    streakChannel.onmessage = (e) => streakZero.delete(String((e as { data: unknown }).data));
+    // Listening keeps no worker thread alive.
+    streakChannel.unref();
+  }
+  return streakChannel;
+}
 
 /**
  * Count a request's transport outcome run-wide: an answer resets the streak, a request without one
  * adds to it; at DEAD_AFTER the run is stopped (no test or request starts any more) with the cause.
  * Why a file of appended bytes: worker threads share no memory, an append of one byte is atomic and
- * the streak is the file's size; an answer truncates it.
+ * the streak is the file's size; an answer truncates it. A thread touches the file on an answer only
+ * after it counted a no-answer or heard (STREAK_CHANNEL) that another thread of the process did.
  */
 export function noteAnswer(reportDir: string, answered: boolean, what?: string): void {
   const file = join(reportDir, STREAK_FILE);
+  const channel = streakNews();
   try {
+    // A report directory this thread meets for the first time: its streak is read once.
+    if (!streakSeen.has(reportDir)) {
+      streakSeen.add(reportDir);
+      if (!existsSync(file) || statSync(file).size === 0) streakZero.add(reportDir);
+    }
     if (answered) {
+      if (streakZero.has(reportDir)) return;
       if (existsSync(file) && statSync(file).size > 0) writeFileSync(file, '');
+      streakZero.add(reportDir);
       return;
     }
+    streakZero.delete(reportDir);
     appendFileSync(file, 'x');
+    channel.postMessage(reportDir);
     const streak = statSync(file).size;
     if (streak >= DEAD_AFTER && !deadFlag.get(reportDir)) {
       const reason = `the target stopped answering: ${streak} requests in a row got no answer${what ? ` (the last: ${what})` : ''}`;
