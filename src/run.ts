@@ -692,7 +692,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 /** The human report and the manifest that makes the directory a certification bundle (last: it hashes the rest). */
 export function finalizeReport(reportDir: string, summary: Summary, redactor?: Redactor): void {
   for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
-    rmSync(join(reportDir, f), { force: true });
+    rmSync(join(reportDir, f), { force: true, recursive: true });
   writeHtmlReport(reportDir);
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
   // secret must not reach the report by any path. The manifest, written from these, comes after.

@@ -8,9 +8,12 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
+  renameSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -23,28 +26,40 @@ import type { Exchange, HttpResponse } from '../http/client.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
-/** Media jobs each worker thread is waiting on: lines `thread count`, the last of a thread holds. */
-export const JOBS_FILE = 'jobs-in-flight.ndjson';
+/**
+ * Media jobs each worker thread is waiting on: a directory of one small file per thread (`<pid>-<thread>`,
+ * its count), overwritten when the count changes; the progress line sums the latest counts.
+ */
+export const JOBS_FILE = 'jobs-in-flight';
 
+const jobsDirs = new Set<string>();
 /** This worker thread now waits on `count` jobs (for the main thread's progress line). */
 export function noteJobsInFlight(reportDir: string, thread: number, count: number): void {
-  appendFileSync(join(reportDir, JOBS_FILE), `${thread} ${count}\n`);
+  const dir = join(reportDir, JOBS_FILE);
+  if (!jobsDirs.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    jobsDirs.add(dir);
+  }
+  // Written aside, then renamed over: a reader sees the old count or the new one, never an empty file.
+  const file = join(dir, `${process.pid}-${thread}`);
+  writeFileSync(`${file}.next`, String(count));
+  renameSync(`${file}.next`, file);
 }
 
 /** The media jobs the run's worker threads are waiting on, summed. */
 export function jobsInFlight(reportDir: string): number {
-  let text: string;
+  const dir = join(reportDir, JOBS_FILE);
+  let total = 0;
   try {
-    text = readFileSync(join(reportDir, JOBS_FILE), 'utf8');
+    for (const f of readdirSync(dir)) {
+      if (f.endsWith('.next')) continue;
+      const n = Number(readFileSync(join(dir, f), 'utf8'));
+      if (Number.isFinite(n)) total += n;
+    }
   } catch {
-    return 0;
+    // no job yet (no directory), or the run ended meanwhile
   }
-  const last = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const [thread, count] = line.split(' ');
-    if (thread && count) last.set(thread, Number(count));
-  }
-  return [...last.values()].reduce((a, b) => a + b, 0);
+  return total;
 }
 
 /**
