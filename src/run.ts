@@ -53,6 +53,7 @@ import {
   type RunConfig,
 } from './runtime/run-config.ts';
 import { checkSelection, keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
+import { CACHE_ROOT } from './yaml-cache.ts';
 
 export interface RunOptions {
   target: TargetConfig;
@@ -478,6 +479,9 @@ async function runSuites(
     // The target's concurrency is the number of requests in flight, split over the worker threads
     // (concurrencyPlan); each worker runs more tests than it has request slots.
     const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism());
+    // The suite's modules as vite transformed them, kept between runs (keyed by each file's content) in
+    // the suite's cache under the system's temp directory: every run and worker thread reuses them.
+    const experimental = { fsModuleCache: true, fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules') };
     const projects = [
       {
         test: {
@@ -492,6 +496,7 @@ async function runSuites(
           // (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
           sequence: { groupOrder: 0 },
           maxConcurrency: testsPerWorker,
+          experimental,
         },
       },
       {
@@ -504,6 +509,7 @@ async function runSuites(
           // One test at a time, even those check() marks concurrent.
           maxConcurrency: 1,
           sequence: { groupOrder: 1 },
+          experimental,
         },
       },
     ];
@@ -521,6 +527,7 @@ async function runSuites(
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         passWithNoTests: !!opts.shard,
+        experimental,
       },
       { test: { projects, sequence: { sequencer: LongChainsFirst } } } as never,
     );

@@ -12,11 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 
-export const YAML_CACHE_DIR = join(
-  tmpdir(),
-  `gateway-conformance-cache-${process.getuid?.() ?? 'user'}`,
-  'yaml-v1',
-);
+/** The suite's caches (this one, vitest's transformed modules): under the system's temp directory, per user. */
+export const CACHE_ROOT = join(tmpdir(), `gateway-conformance-cache-${process.getuid?.() ?? 'user'}`);
+export const YAML_CACHE_DIR = join(CACHE_ROOT, 'yaml-v1');
 
 export function readYaml(file: string): unknown {
   const text = readFileSync(file, 'utf8');
