@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../model.ts';
 import { pkgPath } from '../paths.ts';
+import { yaml } from '../yaml-cache.ts';
 import { checkSettingsWithoutUrl, checkUnknownVariables } from './env.ts';
 import { targetsFileSchema } from './schema.ts';
 
@@ -127,6 +127,7 @@ export function loadTargetsFile(file: string): RawTarget[] {
   } catch (err) {
     throw new UsageError(`${file}: cannot read the targets file (${(err as NodeJS.ErrnoException).code})`);
   }
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
