@@ -97,23 +97,42 @@ export interface Spawned {
   stdout: string;
   stderr: string;
   wallMs: number;
+  /** With `cpu`: the CPU time (user + system) of the node process and every thread it ran, in ms. */
+  cpuMs?: number;
 }
+
+/** The line the POSIX shell's `times` prints for its children, after the script's own output. */
+const TIMES = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/;
 
 /**
  * Run `node <script> ...args` from the package root, with the process environment minus every
  * CONFORMANCE_* variable (like test/helpers.ts runCli) plus `env`; bounded by `timeoutMs`.
- * `onLine` sees each stdout line as it arrives.
+ * `onLine` sees each stdout line as it arrives. `cpu`: node runs under `sh -c`, whose `times` (POSIX)
+ * says the CPU time its child used (cpuMs); the exit code is node's.
  */
 export function spawnNode(
   script: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; onLine?: (line: string) => void } = {},
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; onLine?: (line: string) => void; cpu?: boolean } = {},
 ): Promise<Spawned> {
   const clean: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
   return new Promise((done) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [resolve(ROOT, script), ...args], {
+    const argv = [resolve(ROOT, script), ...args];
+    const [file, fileArgs] = opts.cpu
+      ? // A signal to the shell (the timeout below, Ctrl-C) ends node at once.
+        [
+          '/bin/sh',
+          [
+            '-c',
+            '"$0" "$@" & p=$!; trap \'kill -9 $p\' TERM INT; wait $p; s=$?; times >&2; exit $s',
+            process.execPath,
+            ...argv,
+          ],
+        ]
+      : [process.execPath, argv];
+    const child = spawn(file, fileArgs, {
       env: { ...clean, ...(opts.env ?? {}) },
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,11 +152,25 @@ export function spawnNode(
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
+    const timer = setTimeout(() => child.kill(opts.cpu ? 'SIGTERM' : 'SIGKILL'), opts.timeoutMs ?? 600_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (partial && opts.onLine) opts.onLine(partial);
-      done({ code, stdout, stderr, wallMs: performance.now() - started });
+      const wallMs = performance.now() - started;
+      if (!opts.cpu) return done({ code, stdout, stderr, wallMs });
+      // `times`: the shell's own line, then its children's (user, system).
+      const lines = stderr.trimEnd().split('\n');
+      const m = TIMES.exec(lines.at(-1) ?? '');
+      const cpuMs = m
+        ? Math.round((Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4])) * 1000)
+        : undefined;
+      done({
+        code,
+        stdout,
+        stderr: m ? lines.slice(0, -2).join('\n') : stderr,
+        wallMs,
+        ...(cpuMs !== undefined ? { cpuMs } : {}),
+      });
     });
   });
 }

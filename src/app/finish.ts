@@ -183,7 +183,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
 /** The files the run's workers coordinate through: not part of the report. */
 function clearControlFiles(reportDir: string): void {
   for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
-    rmSync(join(reportDir, f), { force: true });
+    rmSync(join(reportDir, f), { force: true, recursive: true });
 }
 
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {

@@ -29,7 +29,7 @@ import { finish } from './finish.ts';
 import { preflight } from './preflight.ts';
 import type { RunOptions, RunResult } from './run-options.ts';
 import { checkSelection } from './selection.ts';
-import { runSuites } from './suites.ts';
+import { loadVitest, runSuites } from './suites.ts';
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
 let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
@@ -60,6 +60,8 @@ export async function runConformance(
   mkdirSync(reportDir, { recursive: true });
   const keys = keysFromEnv(opts.target.keys);
   const redactor = new Redactor(keys);
+  // vitest's node API loads (about a second of module loading) while the preflight runs.
+  loadVitest().catch(() => {});
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
   // A dry run's billable estimate runs a nested run: the outer one is the active one again after it.

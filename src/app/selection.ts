@@ -15,12 +15,34 @@ import { RUN_FILE_ENV, type RunConfig } from '../runtime/run-config.ts';
 export const SUITE_GLOB = 'suites/**/*.test.ts';
 
 type SignalHandlers = Map<NodeJS.Signals, NodeJS.SignalsListener[]>;
-export const ourSignalHandlers = (): SignalHandlers =>
-  new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]));
-/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
-export function keepOurSignalHandlers(ours: SignalHandlers): void {
+const guards = new WeakMap<SignalHandlers, (event: string | symbol) => void>();
+/**
+ * The run's own SIGINT/SIGTERM handlers, before vitest is created; until keepOurSignalHandlers, a
+ * handler added meanwhile (vitest's: it exits the process) is removed as soon as it is added, so that a
+ * signal that comes while vitest starts meets the run's handler alone (cleanups and the report happen).
+ */
+export function ourSignalHandlers(): SignalHandlers {
+  const ours: SignalHandlers = new Map(
+    (['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, process.listeners(sig)]),
+  );
+  // 'newListener' comes before the listener is added; a signal is delivered only between event-loop
+  // tasks, never before this microtask.
+  const guard = (event: string | symbol) => {
+    if (event === 'SIGINT' || event === 'SIGTERM') queueMicrotask(() => dropOthers(ours));
+  };
+  guards.set(ours, guard);
+  process.on('newListener', guard);
+  return ours;
+}
+function dropOthers(ours: SignalHandlers): void {
   for (const [sig, mine] of ours)
     for (const l of process.listeners(sig)) if (!mine.includes(l)) process.off(sig, l);
+}
+/** Vitest's own SIGINT/SIGTERM handlers (it exits the process) removed: the run's handler decides. */
+export function keepOurSignalHandlers(ours: SignalHandlers): void {
+  const guard = guards.get(ours);
+  if (guard) process.off('newListener', guard);
+  dropOthers(ours);
 }
 
 /** The suite files (paths from the package root, `/`-separated) that --suite strings select, as vitest does. */

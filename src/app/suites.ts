@@ -3,6 +3,7 @@
  * serial ones.
  */
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import type { TestSpecification } from 'vitest/node';
 import type { TargetConfig } from '../config/targets.ts';
 import type { Redactor } from '../http/redact.ts';
@@ -11,6 +12,7 @@ import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/summary.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
+import { CACHE_ROOT } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
 import { keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
 
@@ -31,6 +33,13 @@ const LONG_CHAIN_FILES = [
   'suites/media/inputs.test.ts',
 ];
 
+let vitestNode: Promise<typeof import('vitest/node')> | undefined;
+/** vitest's node API, imported once per process (started early by runConformance). */
+export const loadVitest = () => {
+  vitestNode ??= import('vitest/node');
+  return vitestNode;
+};
+
 /** The vitest suites: every suite in parallel, then the serial ones. */
 export async function runSuites(
   opts: RunOptions,
@@ -42,7 +51,7 @@ export async function runSuites(
   {
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
-    const { createVitest, BaseSequencer } = await import('vitest/node');
+    const { createVitest, BaseSequencer } = await loadVitest();
     // The files holding the longest chains of dependent requests start first, so that they do not set
     // the end of a run against a slow target; the rest in vitest's order (longest last time, or largest).
     class LongChainsFirst extends BaseSequencer {
@@ -63,6 +72,9 @@ export async function runSuites(
     // The target's concurrency is the number of requests in flight, split over the worker threads
     // (concurrencyPlan); each worker runs more tests than it has request slots.
     const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism());
+    // The suite's modules as vite transformed them, kept between runs (keyed by each file's content) in
+    // the suite's cache under the system's temp directory: every run and worker thread reuses them.
+    const experimental = { fsModuleCache: true, fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules') };
     const projects = [
       {
         test: {
@@ -77,6 +89,7 @@ export async function runSuites(
           // (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
           sequence: { groupOrder: 0 },
           maxConcurrency: testsPerWorker,
+          experimental,
         },
       },
       {
@@ -89,6 +102,7 @@ export async function runSuites(
           // One test at a time, even those check() marks concurrent.
           maxConcurrency: 1,
           sequence: { groupOrder: 1 },
+          experimental,
         },
       },
     ];
@@ -106,6 +120,7 @@ export async function runSuites(
         ...(opts.filter ? { testNamePattern: opts.filter } : {}),
         ...(opts.shard ? { shard: opts.shard } : {}),
         passWithNoTests: !!opts.shard,
+        experimental,
       },
       { test: { projects, sequence: { sequencer: LongChainsFirst } } } as never,
     );

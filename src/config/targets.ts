@@ -1,10 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { LineCounter, parseDocument } from 'yaml';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { UsageError } from '../errors.ts';
 import { pkgPath } from '../paths.ts';
+
 import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../vocabulary.ts';
+
+import { yaml } from '../yaml-cache.ts';
+
 import { checkSettingsWithoutUrl, checkUnknownVariables } from './env.ts';
 import { targetsFileSchema } from './schema.ts';
 
@@ -93,8 +96,15 @@ interface RawTarget {
   budget_points?: number | string;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-const validateFile = ajv.compile(targetsFileSchema);
+let validateFile: ValidateFunction | undefined;
+/**
+ * The targets-file validator, compiled on first use: every test worker imports this module (for the
+ * environment names of roles and hints) and never reads a targets file.
+ */
+function fileValidator(): ValidateFunction {
+  validateFile ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(targetsFileSchema);
+  return validateFile;
+}
 
 function describeError(e: ErrorObject): string {
   const custom = (e.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
@@ -120,6 +130,7 @@ export function loadTargetsFile(file: string): RawTarget[] {
   } catch (err) {
     throw new UsageError(`${file}: cannot read the targets file (${(err as NodeJS.ErrnoException).code})`);
   }
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -128,11 +139,12 @@ export function loadTargetsFile(file: string): RawTarget[] {
     throw new UsageError(`${file}: line ${pos.line}: not valid YAML: ${e.message.split('\n')[0]}`);
   }
   const data = doc.toJS() as unknown;
-  if (!validateFile(data)) {
+  const validate = fileValidator();
+  if (!validate(data)) {
     // Anchor each error to the closest node that exists in the document to report a line.
     // The most specific error wins: an anyOf branch's complaint about the parent is noise when a
     // deeper error says what is wrong; errors at one path (the branches of an anyOf) are joined with 'or'.
-    const all = (validateFile.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
+    const all = (validate.errors ?? []).filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if');
     const byPath = new Map<string, string[]>();
     const noise = (e: ErrorObject) =>
       e.schemaPath.includes('/anyOf/') && all.some((o) => o.instancePath.startsWith(`${e.instancePath}/`));

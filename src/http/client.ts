@@ -108,6 +108,26 @@ export function safeToRepeat(spec: Pick<RequestSpec, 'method' | 'headers'>): boo
   );
 }
 
+/**
+ * The rule for a request answered 429: after how many ms it is sent again, or undefined when it is not.
+ * Only a request safe to repeat (safeToRepeat, or as the request itself says: `retry429`) is repeated:
+ * after a valid Retry-After ("wait for the limit window"); without one the window is unknown, so a read
+ * gets a short growing pause (1 s, 2 s, 4 s: a read a test needs, balance, catalog or usage, is not lost
+ * to a guard tripping once) and a keyed POST (an upload past its quota, a job) is not repeated.
+ * `waited`: the 429s this request has waited out already.
+ */
+export function repeatAfter429(
+  spec: Pick<RequestSpec, 'method' | 'headers' | 'retry429'>,
+  retryAfter: string | undefined,
+  waited: number,
+): number | undefined {
+  if (!(spec.retry429 ?? safeToRepeat(spec))) return undefined;
+  const stated = retryAfterMs(retryAfter);
+  if (stated !== undefined) return stated;
+  const method = spec.method.toUpperCase();
+  return method === 'GET' || method === 'HEAD' ? NO_RETRY_AFTER_WAIT_MS * 2 ** waited : undefined;
+}
+
 export function mediaTypeOf(contentType: string | undefined): string | undefined {
   return contentType?.split(';')[0]?.trim().toLowerCase() || undefined;
 }
@@ -170,7 +190,7 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
  * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
  * safe to repeat wait out a 429 with Retry-After ("wait for the limit window"), a bounded number of
  * times: idempotent methods, and a POST carrying an Idempotency-Key (the contract's own rule makes the
- * same key return the same resource or charge, never a second one).
+ * same key return the same resource or charge, never a second one). The rule: repeatAfter429.
  */
 export class HttpClient {
   private seq = 0;
@@ -185,24 +205,10 @@ export class HttpClient {
         return this.once(spec, retries);
       };
       const res = this.opts.gate ? await this.opts.gate.run(attempt) : await attempt();
-      const canRetry = spec.retry429 ?? safeToRepeat(spec);
-      if (res.status !== 429 || !canRetry || retries.length >= maxWaits) {
-        this.opts.onExchange?.(res.exchange, res);
-        return res;
-      }
-      // Without a valid Retry-After the limit window is unknown: a read gets a short growing pause (1 s,
-      // 2 s, 4 s), so that a read a test needs (balance, catalog, usage) is not lost to a guard tripping
-      // once; a keyed POST (an upload past its quota, a job) is repeated only after a stated window.
-      const wait =
-        retryAfterMs(res.headers['retry-after']) ??
-        (spec.method === 'GET' || spec.method === 'HEAD'
-          ? NO_RETRY_AFTER_WAIT_MS * 2 ** retries.length
-          : undefined);
-      if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) {
-        this.opts.onExchange?.(res.exchange, res);
-        return res;
-      }
       this.opts.onExchange?.(res.exchange, res);
+      if (res.status !== 429 || retries.length >= maxWaits) return res;
+      const wait = repeatAfter429(spec, res.headers['retry-after'], retries.length);
+      if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) return res;
       // Waited at most until the run's deadline (the next attempt is then refused), and a stop ends it.
       const bounded = Math.max(
         0,

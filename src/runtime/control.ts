@@ -8,13 +8,17 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
+  renameSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
@@ -22,28 +26,40 @@ import type { Exchange, HttpResponse } from '../http/client.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
-/** Media jobs each worker thread is waiting on: lines `thread count`, the last of a thread holds. */
-export const JOBS_FILE = 'jobs-in-flight.ndjson';
+/**
+ * Media jobs each worker thread is waiting on: a directory of one small file per thread (`<pid>-<thread>`,
+ * its count), overwritten when the count changes; the progress line sums the latest counts.
+ */
+export const JOBS_FILE = 'jobs-in-flight';
 
+const jobsDirs = new Set<string>();
 /** This worker thread now waits on `count` jobs (for the main thread's progress line). */
 export function noteJobsInFlight(reportDir: string, thread: number, count: number): void {
-  appendFileSync(join(reportDir, JOBS_FILE), `${thread} ${count}\n`);
+  const dir = join(reportDir, JOBS_FILE);
+  if (!jobsDirs.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    jobsDirs.add(dir);
+  }
+  // Written aside, then renamed over: a reader sees the old count or the new one, never an empty file.
+  const file = join(dir, `${process.pid}-${thread}`);
+  writeFileSync(`${file}.next`, String(count));
+  renameSync(`${file}.next`, file);
 }
 
 /** The media jobs the run's worker threads are waiting on, summed. */
 export function jobsInFlight(reportDir: string): number {
-  let text: string;
+  const dir = join(reportDir, JOBS_FILE);
+  let total = 0;
   try {
-    text = readFileSync(join(reportDir, JOBS_FILE), 'utf8');
+    for (const f of readdirSync(dir)) {
+      if (f.endsWith('.next')) continue;
+      const n = Number(readFileSync(join(dir, f), 'utf8'));
+      if (Number.isFinite(n)) total += n;
+    }
   } catch {
-    return 0;
+    // no job yet (no directory), or the run ended meanwhile
   }
-  const last = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const [thread, count] = line.split(' ');
-    if (thread && count) last.set(thread, Number(count));
-  }
-  return [...last.values()].reduce((a, b) => a + b, 0);
+  return total;
 }
 
 /**
@@ -222,21 +238,53 @@ export const deadTarget = deadFlag.get;
  */
 export const DEAD_AFTER = 5;
 export const STREAK_FILE = 'no-answer-streak';
+/** The channel on which a thread that counted a no-answer tells the run's other threads (a report dir). */
+export const STREAK_CHANNEL = 'gateway-conformance:no-answer-streak';
+
+/**
+ * Report directories whose streak this thread knows to be 0: it has not counted a no-answer there, nor
+ * heard of another thread counting one, since it last reset the streak. Why: about 5,000 answers a run
+ * would otherwise each stat the streak file; an answer in a thread that knows the streak is 0 touches
+ * nothing.
+ */
+const streakZero = new Set<string>();
+const streakSeen = new Set<string>();
+let streakChannel: BroadcastChannel | undefined;
+function streakNews(): BroadcastChannel {
+  if (!streakChannel) {
+    streakChannel = new BroadcastChannel(STREAK_CHANNEL);
+    streakChannel.onmessage = (e) => streakZero.delete(String((e as { data: unknown }).data));
+    // Listening keeps no worker thread alive.
+    streakChannel.unref();
+  }
+  return streakChannel;
+}
 
 /**
  * Count a request's transport outcome run-wide: an answer resets the streak, a request without one
  * adds to it; at DEAD_AFTER the run is stopped (no test or request starts any more) with the cause.
  * Why a file of appended bytes: worker threads share no memory, an append of one byte is atomic and
- * the streak is the file's size; an answer truncates it.
+ * the streak is the file's size; an answer truncates it. A thread touches the file on an answer only
+ * after it counted a no-answer or heard (STREAK_CHANNEL) that another thread of the process did.
  */
 export function noteAnswer(reportDir: string, answered: boolean, what?: string): void {
   const file = join(reportDir, STREAK_FILE);
+  const channel = streakNews();
   try {
+    // A report directory this thread meets for the first time: its streak is read once.
+    if (!streakSeen.has(reportDir)) {
+      streakSeen.add(reportDir);
+      if (!existsSync(file) || statSync(file).size === 0) streakZero.add(reportDir);
+    }
     if (answered) {
+      if (streakZero.has(reportDir)) return;
       if (existsSync(file) && statSync(file).size > 0) writeFileSync(file, '');
+      streakZero.add(reportDir);
       return;
     }
+    streakZero.delete(reportDir);
     appendFileSync(file, 'x');
+    channel.postMessage(reportDir);
     const streak = statSync(file).size;
     if (streak >= DEAD_AFTER && !deadFlag.get(reportDir)) {
       const reason = `the target stopped answering: ${streak} requests in a row got no answer${what ? ` (the last: ${what})` : ''}`;

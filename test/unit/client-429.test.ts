@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient, safeToRepeat } from '../../src/http/client.ts';
+import { HttpClient, NO_RETRY_AFTER_WAIT_MS, repeatAfter429, safeToRepeat } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { RequestGate } from '../../src/runtime/gate.ts';
 
@@ -101,6 +101,21 @@ describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () =>
     });
     expect(res.status).toBe(429);
     expect(seen.get('/probe')).toBe(1);
+  });
+
+  it('repeatAfter429: what is safe to repeat, and after how long', () => {
+    const keyed = { method: 'POST', headers: { 'Idempotency-Key': 'k' } };
+    // A stated window, for every request safe to repeat.
+    expect(repeatAfter429({ method: 'GET' }, '2', 0)).toBe(2_000);
+    expect(repeatAfter429(keyed, '3', 0)).toBe(3_000);
+    // No valid Retry-After: a read after a growing pause, a keyed POST not at all.
+    expect(repeatAfter429({ method: 'GET' }, undefined, 0)).toBe(NO_RETRY_AFTER_WAIT_MS);
+    expect(repeatAfter429({ method: 'head' }, '-1', 2)).toBe(4 * NO_RETRY_AFTER_WAIT_MS);
+    expect(repeatAfter429(keyed, undefined, 0)).toBeUndefined();
+    expect(repeatAfter429({ method: 'DELETE' }, 'soon', 0)).toBeUndefined();
+    // Never what is not safe to repeat, nor what asks not to be.
+    expect(repeatAfter429({ method: 'POST' }, '1', 0)).toBeUndefined();
+    expect(repeatAfter429({ method: 'GET', retry429: false }, '1', 0)).toBeUndefined();
   });
 
   it('safeToRepeat: idempotent methods and keyed POSTs only', () => {

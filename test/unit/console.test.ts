@@ -1,5 +1,5 @@
 /** Root causes, not floods: the grouping of violations and not-run causes (src/report/groups.ts). */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
@@ -16,7 +16,7 @@ import {
 } from '../../src/report/groups.ts';
 import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
-import { jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
+import { JOBS_FILE, jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
 import { Poller } from '../../src/runtime/poller.ts';
 import type { Violation } from '../../src/vocabulary.ts';
 
@@ -194,12 +194,18 @@ describe('grouping violations by root cause', () => {
 });
 
 describe('progress of a run', () => {
-  it('says how many media jobs the run waits for, read from the run-wide file the workers append to', () => {
+  it("says how many media jobs the run waits for, read from each worker thread's latest count", () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-progress-'));
+    expect(jobsInFlight(dir)).toBe(0);
     noteJobsInFlight(dir, 1, 3);
     noteJobsInFlight(dir, 2, 4);
     noteJobsInFlight(dir, 1, 1);
     expect(jobsInFlight(dir)).toBe(5);
+    // One small file per thread, overwritten: nothing grows with the number of changes.
+    for (let i = 0; i < 1000; i++) noteJobsInFlight(dir, 2, i % 7);
+    expect(readdirSync(join(dir, JOBS_FILE))).toHaveLength(2);
+    expect(jobsInFlight(dir)).toBe(1 + (999 % 7));
+    noteJobsInFlight(dir, 2, 4);
     const written: string[] = [];
     const p = new Progress({ write: (s) => written.push(s) > 0 }, () => jobsInFlight(dir));
     p.collected(10);

@@ -1,8 +1,20 @@
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { admission, type RunBudget, SPEND_FILE, spendOf } from '../../src/runtime/control.ts';
+import {
+  admission,
+  DEAD_AFTER,
+  deadTarget,
+  noteAnswer,
+  type RunBudget,
+  SPEND_FILE,
+  STREAK_CHANNEL,
+  STREAK_FILE,
+  spendOf,
+} from '../../src/runtime/control.ts';
 
 /** A report directory whose spend file holds these replies (points by model). */
 function spent(entries: Array<[string, string]>): string {
@@ -76,5 +88,61 @@ describe('budget admission', () => {
     expect(admission(spent([['a', '50.5']]), { ...budget('50'), kind: 'balance' })).toMatch(
       /^the account's balance ran out: 50.5 of the 50 points available before the run spent/,
     );
+  });
+});
+
+describe('the no-answer streak across worker threads', () => {
+  /** Another thread of the run counts `n` no-answers: appends them and says so on the channel. */
+  async function otherThreadCounts(dir: string, n: number): Promise<void> {
+    const code = `
+      const { appendFileSync } = require('node:fs');
+      const { BroadcastChannel, workerData } = require('node:worker_threads');
+      appendFileSync(workerData.file, 'x'.repeat(workerData.n));
+      const ch = new BroadcastChannel(workerData.channel);
+      ch.postMessage(workerData.dir);
+      ch.close();`;
+    const w = new Worker(code, {
+      eval: true,
+      workerData: { file: join(dir, STREAK_FILE), n, dir, channel: STREAK_CHANNEL },
+    });
+    await new Promise((resolve, reject) => w.once('exit', resolve).once('error', reject));
+  }
+
+  it('an answer in a thread that knows the streak is 0 reads and writes no file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-streak-'));
+    noteAnswer(dir, true);
+    // Bytes this thread was never told about (no message): an answer leaves them alone.
+    writeFileSync(join(dir, STREAK_FILE), 'xxx');
+    for (let i = 0; i < 100; i++) noteAnswer(dir, true);
+    expect(readFileSync(join(dir, STREAK_FILE), 'utf8')).toBe('xxx');
+  });
+
+  it("another thread's no-answers make this thread's next answer reset the streak", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-streak-'));
+    noteAnswer(dir, true);
+    await otherThreadCounts(dir, DEAD_AFTER - 1);
+    // The message arrives within a few event-loop turns: bounded wait.
+    for (let i = 0; i < 100 && readFileSync(join(dir, STREAK_FILE), 'utf8') !== ''; i++) {
+      await sleep(20);
+      noteAnswer(dir, true);
+    }
+    expect(readFileSync(join(dir, STREAK_FILE), 'utf8')).toBe('');
+    noteAnswer(dir, false, 'GET /v1/models: timeout');
+    expect(deadTarget(dir)).toBeUndefined();
+  });
+
+  it('no-answers of every thread add up to a dead target', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-streak-'));
+    noteAnswer(dir, true);
+    await otherThreadCounts(dir, DEAD_AFTER - 1);
+    noteAnswer(dir, false, 'GET /v1/models: timeout');
+    expect(deadTarget(dir)).toMatch(/^the target stopped answering: 5 requests in a row got no answer/);
+  });
+
+  it('a thread that starts after other threads counted no-answers reads the streak once', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-streak-'));
+    writeFileSync(join(dir, STREAK_FILE), 'xx');
+    noteAnswer(dir, true);
+    expect(readFileSync(join(dir, STREAK_FILE), 'utf8')).toBe('');
   });
 });
