@@ -109,15 +109,15 @@ describe('run control', { timeout: 180_000 }, () => {
     const dir = tmp('deadline');
     const started = Date.now();
     // Counted from the command's start (the preflight and vitest's start included).
-    const run = await runCli([...targetArgs(ref), '--deadline', '10', '--report-dir', dir], ref.env);
+    const run = await runCli([...targetArgs(ref), '--deadline', '5', '--report-dir', dir], ref.env);
     const s = summaryOf(dir);
     expect(Date.now() - started).toBeLessThan(60_000);
-    expect(s.interrupted).toMatch(/run deadline of 10 s reached/);
+    expect(s.interrupted).toMatch(/run deadline of 5 s reached/);
     // Cut by its deadline: INCOMPLETE with its own exit code, never PASSED, the verdict last.
     expect(run.code, run.stdout.slice(-2000)).toBe(4);
     expect(run.stdout).not.toContain('PASSED');
     expect(run.stdout.trim().split('\n').at(-1)).toMatch(
-      /^VERDICT: INCOMPLETE \(run deadline of 10 s reached; \d+ of \d+ tests judged/,
+      /^VERDICT: INCOMPLETE \(run deadline of 5 s reached; \d+ of \d+ tests judged/,
     );
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'deadline']);
     // The tests the deadline cut say so and are not run (how many, or whether vitest had collected them
