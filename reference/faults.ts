@@ -1248,6 +1248,13 @@ const VARIANT_LIST = [
     description:
       "the description's MediaJobCreate.model enumerates the deployed ids (8 documented ones and the reference's own), not the 16 documented",
   },
+  // openapi.ts: "the machine-readable description is OpenAPI 3.1 at /openapi.json", no size limit
+  {
+    name: 'openapi-large-enum',
+    readings: ['OAS-001', 'OAS-006'],
+    description:
+      "the description's model entry has an optional `languages` field whose items enumerate 2,500 language codes (beyond the suite's 2,000-value bound on one enum)",
+  },
   // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
   {
     name: 'ref-unknown-404',

@@ -775,6 +775,14 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
   }
   if (ctx.fault === 'openapi-invalid-pattern')
     entry.push({ properties: { id: { type: 'string', pattern: '([a-z' } } });
+  // Variant openapi-large-enum: an optional entry field whose items list 2,500 language codes (aaa, aab,
+  // ...): the contract sets no size limit on the description, the suite's bound on one enum is 2,000.
+  if (ctx.variant === 'openapi-large-enum') {
+    const letters = (i: number) =>
+      [i / 676, (i / 26) % 26, i % 26].map((d) => String.fromCharCode(97 + Math.floor(d))).join('');
+    const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
+    entry.push({ properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } } });
+  }
   if (ctx.variant === 'openapi-lookahead-pattern')
     entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
   switch (ctx.fault) {

@@ -8,7 +8,7 @@ import type { TargetConfig } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import type { Redactor } from '../http/redact.ts';
 import { diffDescriptions } from '../openapi/diff.ts';
-import { responseSource } from '../openapi/fallback.ts';
+import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
 import {
@@ -80,9 +80,15 @@ export async function finish(c: {
     durationMs: Date.now() - startedAt.getTime(),
     openapi: {
       ...(openapi
-        ? { sha256: openapi.sha256, valid: openapi.valid, errors: openapi.errors }
+        ? {
+            sha256: openapi.sha256,
+            valid: openapi.valid,
+            errors: openapi.errors,
+            ...(openapi.tooLarge ? { tooLarge: openapi.tooLarge } : {}),
+          }
         : { valid: false, errors: ['not fetched'] }),
       validatedAgainst: responseSource(openapi),
+      ...(responseSource(openapi) === 'documented' ? { documentedBecause: documentedBecause(openapi) } : {}),
     },
     ...aggregate(tests, harnessErrors, {
       cut: runCut(c.cut, reportDir, tests, run.budget),

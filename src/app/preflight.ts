@@ -62,14 +62,16 @@ export async function preflight(
   let openapi: RunConfig['openapi'];
   let descriptionFailure: TestResultRecord | undefined;
   if (desc.jsonTooDeep && desc.status < 400) {
-    // JSON too deep to examine: the target's failure (OAS-001); the run goes on with the documented schemas.
+    // JSON too deep for the suite to examine: not the target's failure (OAS-006, advisory: the contract
+    // sets no size limit); the run goes on with the documented schemas.
     const file = join(reportDir, 'openapi.json');
     writeFileSync(file, desc.body);
     openapi = {
       file,
       sha256: createHash('sha256').update(desc.body).digest('hex'),
       valid: false,
-      errors: [desc.jsonError ?? 'JSON too deep'],
+      errors: [],
+      tooLarge: [desc.jsonError ?? 'JSON too deep'],
     };
   } else if (desc.json === undefined || desc.status >= 400) {
     const what =
@@ -103,6 +105,7 @@ export async function preflight(
       sha256: createHash('sha256').update(desc.body).digest('hex'),
       valid: check.valid,
       errors: check.errors,
+      ...(check.tooLarge ? { tooLarge: check.tooLarge } : {}),
     };
   }
   return {

@@ -1,6 +1,6 @@
 /**
- * Body validation when the live description cannot be used (invalid, over a bound, or a schema of it
- * that does not compile): a 2xx JSON body is checked against the documented schema (`schemas/`) of its
+ * Body validation when the live description is not used (invalid, beyond what the suite examines, or a
+ * schema of it that does not compile): a 2xx JSON body is checked against the documented schema (`schemas/`) of its
  * endpoint (fixtures/endpoints.yaml `response_schema`), so RESP-003 never silently switches off.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
@@ -72,15 +72,34 @@ export function schemaErrorFindings(
   }));
 }
 
-/** The response checker of a run whose live description is unusable. */
-export const documentedFallback = {
-  checkResponse: (res: HttpResponse): ResponseFinding[] =>
-    documentedBodyFindings(res, 'the live description is not usable, see OAS-001'),
-};
+/** What a run knows of its live description (RunConfig's and the summary's `openapi`). */
+interface DescriptionFacts {
+  errors: string[];
+  tooLarge?: string[];
+}
+
+/**
+ * Why a run validates responses against the documented schemas: its live description is beyond what the
+ * suite examines and nothing else is wrong with it (advisory, OAS-006), or it is not usable (OAS-001).
+ */
+export function documentedBecause(openapi: DescriptionFacts | undefined): string {
+  return openapi?.tooLarge && openapi.errors.length === 0
+    ? 'the live description is beyond what the suite examines, see OAS-006'
+    : 'the live description is not usable, see OAS-001';
+}
+
+/** The response checker of a run whose live description is not used. */
+export function documentedFallback(openapi: DescriptionFacts | undefined): {
+  checkResponse(res: HttpResponse): ResponseFinding[];
+} {
+  const why = documentedBecause(openapi);
+  return { checkResponse: (res) => documentedBodyFindings(res, why) };
+}
 
 /**
  * What a run validates responses against: the target's live description when it is a valid OpenAPI 3.1
- * document, else the documented contract (schemas/): missing, unparsable, invalid or over a bound.
+ * document, else the documented contract (schemas/): missing, unparsable, invalid or beyond what the
+ * suite examines.
  */
 export function responseSource(openapi: { valid: boolean } | undefined): 'live' | 'documented' {
   return openapi?.valid ? 'live' : 'documented';

@@ -2,8 +2,10 @@
  * What the target's own description and bodies may cost the harness. The description comes from a
  * deployment nobody here controls: its regular expressions run on a linear-time engine (RE2), and
  * before anything compiles or clones it, one iterative walk bounds its nesting, size and enums and finds
- * cycles that would make a validator recurse forever. A description over a bound is the target's
- * failure (OAS-001, with the pointer as evidence), never a harness error.
+ * cycles that would make a validator recurse forever. Each hazard has a kind: an invalid pattern or a
+ * cycle makes the description no usable JSON Schema (the target's failure, OAS-001, with the pointer as
+ * evidence); a size bound crossed makes it too large for the suite to examine, which the contract does
+ * not forbid (advisory, OAS-006). Either way nothing compiles it, and it is never a harness error.
  */
 import { RE2JS } from 're2js';
 import { escapeToken, resolveRef } from './document.ts';
@@ -21,7 +23,20 @@ export const DESCRIPTION_LIMITS = {
   enumTotal: 50_000,
 } as const;
 
-/** Problems found, each naming where (a JSON Pointer); at most this many are listed. */
+/**
+ * Why a description is not compiled: `invalid` (an invalid pattern, a `$ref`/applicator cycle: no usable
+ * JSON Schema, the target's failure) or `too-large` (over a size bound of DESCRIPTION_LIMITS: beyond what
+ * the suite examines, not the target's failure: the contract sets no size limit).
+ */
+export type HazardKind = 'invalid' | 'too-large';
+
+/** A hazard found, its message naming where (a JSON Pointer). */
+export interface Hazard {
+  kind: HazardKind;
+  message: string;
+}
+
+/** Hazards found; at most this many of each kind are listed (so that no count of one hides the other). */
 const MAX_FINDINGS = 10;
 
 /** Results remembered per pattern (values up to 256 characters). */
@@ -74,14 +89,14 @@ function invalidPattern(pattern: string): string | undefined {
 
 /**
  * Bounds and cycles of a description, in one iterative walk (no recursion: a document nested 200,000
- * levels deep must not overflow the stack). Returns what is wrong; empty when the description is safe
- * to compile.
+ * levels deep must not overflow the stack). Returns the hazards found; empty when the description is
+ * safe to compile. Cycles are looked for only in a description the walk saw whole and found nothing in.
  */
-export function screenDescription(doc: unknown): string[] {
+export function screenDescription(doc: unknown): Hazard[] {
   const L = DESCRIPTION_LIMITS;
-  const findings: string[] = [];
-  const add = (s: string) => {
-    if (findings.length < MAX_FINDINGS) findings.push(s);
+  const findings: Hazard[] = [];
+  const add = (kind: HazardKind, message: string) => {
+    if (findings.filter((f) => f.kind === kind).length < MAX_FINDINGS) findings.push({ kind, message });
   };
   let nodes = 0;
   let chars = 0;
@@ -96,11 +111,11 @@ export function screenDescription(doc: unknown): string[] {
       continue;
     }
     if (++nodes > L.nodes) {
-      add(`more than ${L.nodes} objects and arrays`);
+      add('too-large', `more than ${L.nodes} objects and arrays`);
       break;
     }
     if (depth > L.depth) {
-      if (!deepest) add(`${ptr || '/'}: nested deeper than ${L.depth} levels`);
+      if (!deepest) add('too-large', `${ptr || '/'}: nested deeper than ${L.depth} levels`);
       deepest = true;
       continue;
     }
@@ -117,25 +132,25 @@ export function screenDescription(doc: unknown): string[] {
     if (Array.isArray(obj.enum)) {
       enumTotal += obj.enum.length;
       if (obj.enum.length > L.enumValues)
-        add(`${ptr}/enum: ${obj.enum.length} values (at most ${L.enumValues})`);
+        add('too-large', `${ptr}/enum: ${obj.enum.length} values (at most ${L.enumValues})`);
     }
     if (typeof obj.pattern === 'string') {
       const why = invalidPattern(obj.pattern);
-      if (why) add(`${ptr}/pattern: not a valid regular expression (${why})`);
+      if (why) add('invalid', `${ptr}/pattern: not a valid regular expression (${why})`);
     }
     if (obj.patternProperties && typeof obj.patternProperties === 'object')
       for (const p of Object.keys(obj.patternProperties)) {
         const why = invalidPattern(p);
-        if (why) add(`${ptr}/patternProperties: key not a valid regular expression (${why})`);
+        if (why) add('invalid', `${ptr}/patternProperties: key not a valid regular expression (${why})`);
       }
     if (chars > L.chars) {
-      add(`more than ${L.chars} characters of strings and keys`);
+      add('too-large', `more than ${L.chars} characters of strings and keys`);
       break;
     }
   }
-  if (enumTotal > L.enumTotal) add(`${enumTotal} enum values in all (at most ${L.enumTotal})`);
+  if (enumTotal > L.enumTotal) add('too-large', `${enumTotal} enum values in all (at most ${L.enumTotal})`);
   if (findings.length === 0) findings.push(...cycles(doc, pointers));
-  return findings.slice(0, MAX_FINDINGS);
+  return findings;
 }
 
 /**
@@ -143,7 +158,7 @@ export function screenDescription(doc: unknown): string[] {
  * itself to the same value, so that a validator (or a merge of allOf) never ends. A recursion through
  * `properties` or `items` is fine (each step goes one level into the value) and is not followed.
  */
-function cycles(doc: unknown, pointers: Map<object, string>): string[] {
+function cycles(doc: unknown, pointers: Map<object, string>): Hazard[] {
   const edges = (node: object): object[] => {
     const obj = node as Record<string, unknown>;
     const out: unknown[] = [];
@@ -170,7 +185,8 @@ function cycles(doc: unknown, pointers: Map<object, string>): string[] {
       if (s === 1) {
         const from = stack.findIndex((f) => f.node === n);
         const path = stack.slice(from).map((f) => pointers.get(f.node) ?? '?');
-        return [`${path[0] || '/'}: a $ref/allOf/anyOf/oneOf cycle (${[...path, path[0]].join(' -> ')})`];
+        const message = `${path[0] || '/'}: a $ref/allOf/anyOf/oneOf cycle (${[...path, path[0]].join(' -> ')})`;
+        return [{ kind: 'invalid', message }];
       }
       if (s === undefined) {
         state.set(n, 1);

@@ -7,9 +7,17 @@ import { documentedBodyFindings, schemaErrorFindings } from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
 
 export interface DescriptionCheck {
+  /** A valid OpenAPI 3.1 document the suite examined: responses are validated against it. */
   valid: boolean;
   version?: string;
+  /** Why it is not a valid OpenAPI 3.1 document: the target's failure (OAS-001). */
   errors: string[];
+  /**
+   * Why the suite did not examine it (a size bound of DESCRIPTION_LIMITS crossed): not the target's
+   * failure (advisory, OAS-006). `valid` is then false; `errors` lists only what the walk found invalid.
+   * So `errors` is empty exactly when the description is no failure of OAS-001.
+   */
+  tooLarge?: string[];
 }
 
 let oasValidator: Validator | undefined;
@@ -24,7 +32,11 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   }
   // Bounds and cycles first: nothing below may clone or compile a document that would hang or crash it.
   const hazards = screenDescription(doc);
-  if (hazards.length > 0) return { valid: false, version: declared, errors: hazards };
+  if (hazards.length > 0) {
+    const tooLarge = hazards.filter((h) => h.kind === 'too-large').map((h) => h.message);
+    const errors = hazards.filter((h) => h.kind === 'invalid').map((h) => h.message);
+    return { valid: false, version: declared, errors, ...(tooLarge.length > 0 ? { tooLarge } : {}) };
+  }
   // Building the validator compiles the 3.1 meta-schema: once per process (runs in one process are sequential);
   // that fixed schema is not itself checked against JSON Schema's meta-schema (about 70 ms before every run).
   oasValidator ??= new Validator({ strict: false, allErrors: true, validateSchema: false });
@@ -33,7 +45,11 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   const errors = Array.isArray(res.errors)
     ? res.errors.slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)
     : [String(res.errors)];
-  return { valid: false, version: declared, errors };
+  return {
+    valid: false,
+    version: declared,
+    errors: errors.length > 0 ? errors : ['not valid (no error given)'],
+  };
 }
 
 export interface ResponseFinding {

@@ -294,6 +294,14 @@ ${advIds.length ? `<div class="vids">advisory: ${idLinks(advIds)}</div>` : ''}
 </section>`;
 }
 
+/** The live description's state: valid, invalid (OAS-001), or beyond what the suite examines (OAS-006). */
+function descriptionChip(o: Summary['openapi']): string {
+  if (o.valid) return '<span class="chip ok">valid 3.1</span>';
+  if (o.errors.length > 0 || !o.tooLarge)
+    return `<span class="chip bad">invalid: ${esc(plural(o.errors.length, 'error'))}</span>`;
+  return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc(o.tooLarge.join('; '))}</span>`;
+}
+
 function factsSection(s: HtmlSummary, generatedAt: string): string {
   const t = s.target;
   const fact = (k: string, v: string) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`;
@@ -313,7 +321,7 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
     fact(
       'Live OpenAPI',
       s.openapi.sha256
-        ? `sha256 <code class="hash">${esc(s.openapi.sha256)}</code> ${s.openapi.valid ? '<span class="chip ok">valid 3.1</span>' : `<span class="chip bad">invalid: ${esc(plural(s.openapi.errors.length, 'error'))}</span>`}`
+        ? `sha256 <code class="hash">${esc(s.openapi.sha256)}</code> ${descriptionChip(s.openapi)}`
         : `<span class="chip bad">not fetched</span> ${esc(s.openapi.errors.join('; '))}`,
     ),
     s.openapi.validatedAgainst
@@ -321,7 +329,7 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
           'Responses validated against',
           s.openapi.validatedAgainst === 'live'
             ? 'the live description'
-            : '<span class="chip bad">the documented schemas (schemas/)</span> <span class="muted">the live description is not usable, see OAS-001</span>',
+            : `<span class="chip bad">the documented schemas (schemas/)</span> <span class="muted">${esc(s.openapi.documentedBecause ?? 'the live description is not usable, see OAS-001')}</span>`,
         )
       : '',
     fact('Started at', `<code>${esc(s.startedAt)}</code>`),

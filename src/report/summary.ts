@@ -51,9 +51,18 @@ export interface Summary {
   durationMs: number;
   /**
    * The live description, and what every response was validated against: `live` (it is valid) or
-   * `documented` (the contract's schemas/, when it is missing, unparsable, invalid or over a bound).
+   * `documented` (the contract's schemas/, when it is missing, unparsable, invalid or over a bound;
+   * `documentedBecause` says which requirement tells why). `tooLarge`: the size bounds it crosses, why
+   * the suite did not examine it (advisory, OAS-006); `errors`: why it is invalid (OAS-001).
    */
-  openapi: { sha256?: string; valid: boolean; errors: string[]; validatedAgainst?: 'live' | 'documented' };
+  openapi: {
+    sha256?: string;
+    valid: boolean;
+    errors: string[];
+    tooLarge?: string[];
+    validatedAgainst?: 'live' | 'documented';
+    documentedBecause?: string;
+  };
   verdict: Verdict;
   /** Why the run was cut short (a typed cause): its verdict is INCOMPLETE unless something failed. */
   cut?: RunCut;

@@ -47,7 +47,7 @@ export function worker(): WorkerState {
     redactor,
     secrets,
     gate: new RequestGate(concurrencyPlan(run.target, availableParallelism()).slots),
-    responses: live ?? documentedFallback,
+    responses: live ?? documentedFallback(run.openapi),
     record(exchange) {
       appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
     },

@@ -583,6 +583,10 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'openapi-model-enum': async (ref) =>
     (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
     false,
+  'openapi-large-enum': async (ref) =>
+    // biome-ignore lint/suspicious/noExplicitAny: the entry's allOf branches are probed field by field
+    (await openapi(ref)).components.schemas.ModelEntry.allOf.find((s: any) => s.properties?.languages)
+      ?.properties.languages.items.enum.length === 2_500,
   'ref-unknown-404': async (ref) =>
     (await jobStatus(ref, jobBody('wc-100011', ['in_probe_unknown']))) === 404,
   // The 3rd refusal is a 429 with Retry-After: 1; the 7th balance read a 429 without Retry-After.

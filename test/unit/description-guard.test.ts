@@ -80,19 +80,25 @@ describe('the target description cannot hurt the harness', () => {
     for (let i = 0; i < 200_000; i++) deep = [deep];
     const d = { ...doc({ type: 'object' }), 'x-deep': deep };
     expect(screenDescription(d)).toEqual([
-      expect.stringMatching(/^\/x-deep(\/0)+: nested deeper than 128 levels$/),
+      {
+        kind: 'too-large',
+        message: expect.stringMatching(/^\/x-deep(\/0)+: nested deeper than 128 levels$/),
+      },
     ]);
     const many = Array.from({ length: DESCRIPTION_LIMITS.enumValues + 1 }, (_, i) => `v${i}`);
     expect(screenDescription(doc({ enum: many }))).toEqual([
-      expect.stringMatching(/\/schema\/enum: 2001 values/),
+      { kind: 'too-large', message: expect.stringMatching(/\/schema\/enum: 2001 values/) },
     ]);
     expect(screenDescription(doc({ type: 'string', pattern: '([a-z' }))).toEqual([
-      expect.stringMatching(/\/schema\/pattern: not a valid regular expression/),
+      {
+        kind: 'invalid',
+        message: expect.stringMatching(/\/schema\/pattern: not a valid regular expression/),
+      },
     ]);
     expect(screenDescription(doc({ type: 'string', pattern: '^(?=a)a$' }))).toEqual([]);
   });
 
-  it('a description over a bound is invalid (the target fails OAS-001), not an exception', async () => {
+  it('a cycle makes a description invalid (the target fails OAS-001), not an exception', async () => {
     const check = await checkOpenApi31(
       doc(
         { allOf: [{ $ref: '#/components/schemas/L' }] },
@@ -101,15 +107,46 @@ describe('the target description cannot hurt the harness', () => {
     );
     expect(check.valid).toBe(false);
     expect(check.errors.join()).toMatch(/cycle/);
+    expect(check.tooLarge).toBeUndefined();
+  });
+
+  it('a description over a size bound is not examined and not invalid (OAS-006, not OAS-001)', async () => {
+    const many = Array.from({ length: DESCRIPTION_LIMITS.enumValues + 500 }, (_, i) => `v${i}`);
+    const check = await checkOpenApi31(doc({ type: 'string', enum: many }));
+    expect(check).toEqual({
+      valid: false,
+      version: '3.1.0',
+      errors: [],
+      tooLarge: [expect.stringMatching(/\/schema\/enum: 2500 values \(at most 2000\)/)],
+    });
+    // Both: the invalid pattern stays the target's failure, whatever else is too large.
+    const both = await checkOpenApi31(
+      doc({ type: 'object', properties: { a: { enum: many }, b: { type: 'string', pattern: '([a-z' } } }),
+    );
+    expect(both.errors).toEqual([expect.stringMatching(/\/b\/pattern: not a valid regular expression/)]);
+    expect(both.tooLarge).toEqual([expect.stringMatching(/\/a\/enum: 2500 values/)]);
+  });
+
+  it('a count of one kind of hazard never hides the other', () => {
+    const big = Array.from({ length: DESCRIPTION_LIMITS.enumValues + 1 }, (_, i) => `v${i}`);
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < 12; i++) properties[`e${i}`] = { enum: big };
+    properties.z = { type: 'string', pattern: '([a-z' };
+    const found = screenDescription(doc({ type: 'object', properties }));
+    expect(found.filter((h) => h.kind === 'too-large')).toHaveLength(10);
+    expect(found.filter((h) => h.kind === 'invalid')).toHaveLength(1);
   });
 
   it('without a usable description, bodies are still checked against the documented schemas', () => {
-    const findings = documentedFallback.checkResponse(response({ id: 7 }, '/v1/chat/completions', 'POST'));
+    const res = response({ id: 7 }, '/v1/chat/completions', 'POST');
+    const findings = documentedFallback({ errors: ['/ must have property info'] }).checkResponse(res);
     expect(findings.length).toBeGreaterThan(0);
     expect(findings[0]!.id).toBe('RESP-003');
     expect(findings[0]!.message).toMatch(
-      /documented schema chat-completion\.json; the live description is not usable/,
+      /documented schema chat-completion\.json; the live description is not usable, see OAS-001/,
     );
+    const beyond = documentedFallback({ errors: [], tooLarge: ['/x/enum: 2500 values (at most 2000)'] });
+    expect(beyond.checkResponse(res)[0]!.message).toMatch(/beyond what the suite examines, see OAS-006/);
   });
 
   it('a 40,000-entry list with an error in every entry is judged without quadratic work', () => {
