@@ -6,6 +6,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
+import { type DescriptionFacts, onlyTooLarge } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
 import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
@@ -72,18 +73,12 @@ export function schemaErrorFindings(
   }));
 }
 
-/** What a run knows of its live description (RunConfig's and the summary's `openapi`). */
-interface DescriptionFacts {
-  errors: string[];
-  tooLarge?: string[];
-}
-
 /**
  * Why a run validates responses against the documented schemas: its live description is beyond what the
  * suite examines and nothing else is wrong with it (advisory, OAS-006), or it is not usable (OAS-001).
  */
 export function documentedBecause(openapi: DescriptionFacts | undefined): string {
-  return openapi?.tooLarge && openapi.errors.length === 0
+  return onlyTooLarge(openapi)
     ? 'the live description is beyond what the suite examines, see OAS-006'
     : 'the live description is not usable, see OAS-001';
 }

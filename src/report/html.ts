@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync 
 import { isAbsolute, join } from 'node:path';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
-import type { Outcome } from '../vocabulary.ts';
+import { type Outcome, onlyTooLarge } from '../vocabulary.ts';
 import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
@@ -297,9 +297,9 @@ ${advIds.length ? `<div class="vids">advisory: ${idLinks(advIds)}</div>` : ''}
 /** The live description's state: valid, invalid (OAS-001), or beyond what the suite examines (OAS-006). */
 function descriptionChip(o: Summary['openapi']): string {
   if (o.valid) return '<span class="chip ok">valid 3.1</span>';
-  if (o.errors.length > 0 || !o.tooLarge)
+  if (!onlyTooLarge(o))
     return `<span class="chip bad">invalid: ${esc(plural(o.errors.length, 'error'))}</span>`;
-  return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc(o.tooLarge.join('; '))}</span>`;
+  return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc((o.tooLarge ?? []).join('; '))}</span>`;
 }
 
 function factsSection(s: HtmlSummary, generatedAt: string): string {
@@ -329,7 +329,7 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
           'Responses validated against',
           s.openapi.validatedAgainst === 'live'
             ? 'the live description'
-            : `<span class="chip bad">the documented schemas (schemas/)</span> <span class="muted">${esc(s.openapi.documentedBecause ?? 'the live description is not usable, see OAS-001')}</span>`,
+            : `<span class="chip${onlyTooLarge(s.openapi) ? '' : ' bad'}">the documented schemas (schemas/)</span> <span class="muted">${esc(s.openapi.documentedBecause ?? 'the live description is not usable, see OAS-001')}</span>`,
         )
       : '',
     fact('Started at', `<code>${esc(s.startedAt)}</code>`),

@@ -53,7 +53,13 @@ const UNCOMPILABLE = ['openapi-schema-cycle', 'openapi-invalid-pattern'];
 
 describe('/openapi.json', () => {
   test.for(UNCOMPILABLE)('is refused by the description guard under fault %s', async (fault) => {
-    expect(screenDescription(await description({ fault }))).not.toEqual([]);
+    expect(screenDescription(await description({ fault })).map((h) => h.kind)).toContain('invalid');
+  });
+
+  test("is beyond the guard's bounds, and not invalid, under variant openapi-large-enum", async () => {
+    expect(screenDescription(await description({ variant: 'openapi-large-enum' }))).toEqual([
+      { kind: 'too-large', message: expect.stringMatching(/\/enum: 2500 values \(at most 2000\)$/) },
+    ]);
   });
 
   test.for(SETUPS)('is valid OpenAPI 3.1 with resolvable refs: $name', async ({ opts }) => {
