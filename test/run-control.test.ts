@@ -79,6 +79,7 @@ describe('run control', { timeout: 180_000 }, () => {
     expect(s.exchanges.count).toBe(0);
     expect(s.plan?.totalRequests).toBeGreaterThan(0);
     expect(s.plan?.billable.map((b) => b.model)).toContain('wc-100010');
+    expect(s.plan?.billable.map((b) => b.model)).not.toContain('(unknown model)');
     expect(Number(s.plan?.totalPoints)).toBeGreaterThan(0);
   });
 

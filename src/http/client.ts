@@ -23,6 +23,8 @@ export interface Exchange {
   path: string;
   requestHeaders: Record<string, string>;
   requestBody?: RecordedBody;
+  /** The AI model the request's JSON body names (`model`), redacted like the rest. */
+  model?: string;
   status?: number;
   responseHeaders?: Record<string, string>;
   responseBody?: RecordedBody;
@@ -244,6 +246,8 @@ export class HttpClient {
       durationMs: 0,
     };
     if (this.opts.testName) exchange.test = this.opts.testName;
+    const model = modelOf(spec.json);
+    if (model !== undefined) exchange.model = redactor.text(model);
     if (retries.length) exchange.retries = [...retries];
     if (body !== undefined) {
       const buf = typeof body === 'string' ? Buffer.from(body) : body;
@@ -335,4 +339,10 @@ export class HttpClient {
       throw new TransportError(`${method} ${exchange.path}: ${message} [${code}]`, code, exchange.id);
     }
   }
+}
+
+/** The AI model a request's JSON body names, if any. */
+export function modelOf(json: unknown): string | undefined {
+  const model = (json as { model?: unknown } | null | undefined)?.model;
+  return typeof json === 'object' && json !== null && typeof model === 'string' ? model : undefined;
 }

@@ -30,7 +30,7 @@ export function billableByModel(
     const ex = JSON.parse(line) as Exchange;
     if (ex.method !== 'POST' || !BILLABLE.test(ex.path) || (ex.status ?? 0) < 200 || (ex.status ?? 0) >= 300)
       continue;
-    const model = /"model"\s*:\s*"([^"]+)"/.exec(ex.requestBody?.preview ?? '')?.[1] ?? '(unknown model)';
+    const model = ex.model ?? '(unknown model)';
     const e = by.get(model) ?? { requests: 0, points: new Decimal(0) };
     e.requests++;
     e.points = e.points.plus(points.get(ex.id) ?? 0);

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import junitModule, { type Builder } from 'junit-report-builder';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
-import { idsOfTitle } from '../catalogue.ts';
+import { idsOfTitle, violation } from '../catalogue.ts';
 import type { Redactor } from '../http/redact.ts';
 import { PKG_ROOT } from '../paths.ts';
 import type { TestRecord } from '../runtime/check.ts';
@@ -86,16 +86,7 @@ export class ConformanceReporter implements Reporter {
         const msg = this.redactor.text(messages.length ? messages.join('\n') : 'failed');
         if (messages.some(isVitestTimeout)) {
           rec.outcome = 'failed';
-          rec.violations = [
-            ...rec.violations,
-            {
-              id: 'GEN-001',
-              level: 'failure',
-              severity: 'failure',
-              message: `the test did not finish: ${msg}`,
-              count: 1,
-            },
-          ];
+          rec.violations = [...rec.violations, violation('GEN-001', `the test did not finish: ${msg}`)];
         } else {
           rec.outcome = 'harness_error';
           rec.error = msg;

@@ -6,7 +6,13 @@ import { suspiciousFields } from '../checks/leaks.ts';
 import { pointsFields } from '../checks/points.ts';
 import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
-import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/client.ts';
+import {
+  type Exchange,
+  type HttpClient,
+  type HttpResponse,
+  modelOf,
+  type RequestSpec,
+} from '../http/client.ts';
 import { targetClient } from '../http/target-client.ts';
 import { capEvidence } from '../openapi/guard.ts';
 import type {
@@ -476,11 +482,6 @@ function roleCause(role: Role): NotRunCause {
 }
 
 /** The model a request body names, if any (what a billable request buys). */
-function modelOf(json: unknown): string | undefined {
-  const model = (json as { model?: unknown } | null | undefined)?.model;
-  return typeof json === 'object' && json !== null && typeof model === 'string' ? model : undefined;
-}
-
 function formatFailure(violations: Violation[]): string {
   return violations
     .map((v) => {
