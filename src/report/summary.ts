@@ -67,7 +67,10 @@ export interface Summary {
   /** Why the run was cut short (a typed cause): its verdict is INCOMPLETE unless something failed. */
   cut?: RunCut;
   counts: Record<Outcome, number> & { total: number };
-  /** Every failing requirement id, with how many tests it failed. */
+  /**
+   * Every failing requirement id, with how many tests it failed in (and every id advisory somewhere):
+   * the `requirements` rollup's `failed` and `advisory` lists, counted.
+   */
   failedRequirements: Record<string, number>;
   advisoryRequirements: Record<string, number>;
   /** The violations grouped by root cause (src/report/groups.ts): what the console and the HTML show. */
@@ -261,13 +264,12 @@ export function aggregate(
   for (const t of tests) counts[t.outcome]++;
   counts.harness_error += harnessErrors.length;
   counts.total = tests.length;
-  const tally = (sev: 'failure' | 'advisory') => {
+  // The per-id tallies are read off the per-requirement rollup: one judgement of which tests an id
+  // failed (or was advisory) in, for the console, the HTML, merge and the matrix alike.
+  const requirements = requirementResults(tests, catalogue().values());
+  const tally = (list: 'failed' | 'advisory') => {
     const out: Record<string, number> = {};
-    for (const t of tests) {
-      if (sev === 'failure' && t.outcome === 'known_failure') continue;
-      for (const id of new Set(t.violations.filter((v) => v.severity === sev).map((v) => v.id)))
-        out[id] = (out[id] ?? 0) + 1;
-    }
+    for (const [id, r] of Object.entries(requirements)) if (r[list].length > 0) out[id] = r[list].length;
     return out;
   };
   const groups = groupFindings(tests);
@@ -284,12 +286,12 @@ export function aggregate(
               : 'passed',
     ...(facts.cut ? { cut: facts.cut } : {}),
     counts,
-    failedRequirements: tally('failure'),
+    failedRequirements: tally('failed'),
     advisoryRequirements: tally('advisory'),
     groups,
     notRunGroups: groupNotRun(tests, groups),
     coverage: coverage(tests, catalogue()),
-    requirements: requirementResults(tests, catalogue().values()),
+    requirements,
     cleanup: cleanupOf(tests),
   };
 }

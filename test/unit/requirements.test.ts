@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Requirement } from '../../src/catalogue.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
+import { aggregate, type TestResultRecord } from '../../src/report/summary.ts';
 import type { Outcome } from '../../src/vocabulary.ts';
 
 const req = (id: string): Requirement => ({ id, section: 'S', words: 'w', level: 'failure', testable: true });
@@ -49,5 +50,47 @@ describe('requirementResults: one outcome per requirement', () => {
     expect(results['F-001']?.reasons).toEqual(['role x missing']);
     // An id a violation names without the test citing it is still listed (after the catalogue's).
     expect(results['X-001']).toMatchObject({ tests: [], failed: [10] });
+  });
+});
+
+describe('aggregate: the per-id tallies are the rollup counted', () => {
+  const rec = (
+    ids: string[],
+    outcome: Outcome,
+    violations: Array<{ id: string; severity: 'failure' | 'advisory' }> = [],
+  ): TestResultRecord => ({
+    title: `${ids.join(' ')} ${outcome}`,
+    file: 'suites/x.test.ts',
+    ids,
+    outcome,
+    durationMs: 1,
+    violations: violations.map((v) => ({ ...v, level: 'failure', message: 'm', count: 1 })),
+    exchanges: [],
+    exchangeCount: 0,
+  });
+  const s = aggregate(
+    [
+      rec(['AUTH-001'], 'failed', [{ id: 'AUTH-001', severity: 'failure' }]),
+      rec(['AUTH-001'], 'failed', [{ id: 'AUTH-001', severity: 'failure' }]),
+      // A known failure and a harness error do not make an id failed: the rollup says so once.
+      rec(['AUTH-002'], 'known_failure', [{ id: 'AUTH-002', severity: 'failure' }]),
+      rec(['AUTH-004'], 'harness_error', [{ id: 'AUTH-004', severity: 'failure' }]),
+      rec(['BAL-003'], 'advisory', [{ id: 'BAL-003', severity: 'advisory' }]),
+    ],
+    [],
+  );
+
+  it('lists an id failed in n tests with n, and advisory ones apart', () => {
+    expect(s.failedRequirements).toEqual({ 'AUTH-001': 2 });
+    expect(s.advisoryRequirements).toEqual({ 'BAL-003': 1 });
+    expect(s.requirements['AUTH-002']?.outcome).toBe('known_failure');
+    expect(s.requirements['AUTH-004']?.outcome).toBe('harness_error');
+  });
+
+  it('agrees with the rollup on every id', () => {
+    for (const [id, r] of Object.entries(s.requirements)) {
+      expect(s.failedRequirements[id] ?? 0, id).toBe(r.failed.length);
+      expect(s.advisoryRequirements[id] ?? 0, id).toBe(r.advisory.length);
+    }
   });
 });
