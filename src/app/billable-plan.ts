@@ -66,5 +66,11 @@ export async function planBillable(
       totalPoints: billable.reduce((n, b) => n.plus(b.points), new Decimal(0)).toString(),
     };
   }
+  const { points, source } = target.budget;
+  if (points !== null && !target.embedded)
+    plan.budget = {
+      points,
+      source: source === 'default' ? 'the default budget of a real target' : source,
+    };
   return plan;
 }

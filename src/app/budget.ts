@@ -49,7 +49,7 @@ export function planBudgetLines(target: TargetConfig): string[] {
   return [
     points === null
       ? `points budget: none (${from}); ${BUDGET_HOW}`
-      : `points budget: ${points} points for billable tests (${from}); ${BUDGET_HOW}`,
+      : `points budget: ${points} points for billable tests (${from}); ${BUDGET_HOW}${source === 'default' ? '; --dry-run prints what the whole plan buys' : ''}`,
   ];
 }
 

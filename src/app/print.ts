@@ -1,6 +1,7 @@
 /**
  * What a finished run prints: the verdict with its findings, or a dry run's plan.
  */
+import { Decimal } from 'decimal.js';
 import { formatChanges } from '../openapi/diff.ts';
 import { groupLines } from '../report/console.ts';
 import { useColour } from '../report/progress.ts';
@@ -89,5 +90,10 @@ export function printPlan(s: Summary, dir: string, log: (s: string) => void): vo
     );
     for (const b of s.plan.billable) log(`    ${b.model}: ${b.requests} requests, ${b.points} points`);
     log(`  (${s.plan.basis})`);
+    const budget = s.plan.budget;
+    if (budget && new Decimal(s.plan.totalPoints).gt(budget.points))
+      log(
+        `  the points budget of ${budget.points} (${budget.source}) is less: billable tests would stop there (every media model bought once before any twice), the rest not run and the verdict INCOMPLETE; --budget-points ${new Decimal(s.plan.totalPoints).ceil().toString()} or more runs them all at the reference's prices (the target's own prices may differ)`,
+      );
   }
 }

@@ -40,10 +40,12 @@ export type BudgetSource = '--budget-points' | 'CONFORMANCE_BUDGET_POINTS' | 'ta
 
 /**
  * The default budget of a real target when billable work is allowed and no budget is given. Why 100:
- * a `standard` run of the frugal design costs about 56 points at the reference's prices (issue 12's
- * target, one tenth of the 560 a random design spent), so 100 covers it with room for a deployment
- * pricing media up to ~1.8x the reference, while staying a tenth of the 1,000 points a new personal
- * account gets: a first run on a real account can never spend most of it. The embedded reference has none.
+ * a tenth of the 1,000 points a new personal account gets, so that a first run on a real account can
+ * never spend most of it. It does not buy a whole `standard` run (about 245 points at the reference's
+ * flat prices, about 515 at prices scaled by duration, resolution and size: bench/README.md): within it
+ * every media model is bought once before any twice, the rest is not run for budget and the verdict
+ * is INCOMPLETE, which the first lines and `--dry-run` (the plan's points beside the budget) say.
+ * The embedded reference has none.
  */
 export const DEFAULT_BUDGET_POINTS = '100';
 

@@ -3,7 +3,7 @@
  * count, the tests it spans and its first example in full; then the tests not run, one line per cause
  * with its remedy. Everything else stays in summary.json, the HTML report and the exchanges.
  */
-import type { FindingGroup } from './groups.ts';
+import { type FindingGroup, notRunLabel } from './groups.ts';
 import { paint } from './progress.ts';
 import type { Summary } from './summary.ts';
 
@@ -114,7 +114,7 @@ export function groupLines(s: Summary, colour: boolean): string[] {
     MAX_ADVISORY_GROUPS,
   );
   for (const n of s.notRunGroups ?? []) {
-    const why = n.cause?.kind === 'endpoint' ? n.cause.subject : n.reason;
+    const why = notRunLabel(n.cause, n.reason);
     const fix = n.notImplemented
       ? ` — see not implemented: ${n.notImplemented}`
       : n.cause?.remedy

@@ -204,12 +204,23 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
 }
 
 /** The tests not run, one group per typed cause (kind and subject), else per reason; largest first. */
+/** The group of a not-run test: its typed cause (kind and subject), else its reason in words. */
+export const notRunKey = (t: Pick<TestResultRecord, 'cause' | 'reason'>): string =>
+  t.cause ? `${t.cause.kind}\n${t.cause.subject}` : `reason\n${t.reason ?? 'not run'}`;
+
+/**
+ * What a not-run group says: the cause's subject where it is the sentence its tests share (an endpoint
+ * not implemented, a ground of the points budget), else the reason of its first test.
+ */
+export const notRunLabel = (cause: NotRunCause | undefined, reason: string): string =>
+  cause?.kind === 'endpoint' || cause?.kind === 'budget' ? cause.subject : reason;
+
 export function groupNotRun(tests: TestResultRecord[], findings: FindingGroup[]): NotRunGroup[] {
   const groups = new Map<string, NotRunGroup>();
   for (const t of tests) {
     if (t.outcome !== 'not_run' || t.planned) continue;
     const reason = t.reason ?? 'not run';
-    const key = t.cause ? `${t.cause.kind}\n${t.cause.subject}` : `reason\n${reason}`;
+    const key = notRunKey(t);
     const g = groups.get(key);
     if (g) {
       g.count++;

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
 import { type Outcome, onlyTooLarge } from '../vocabulary.ts';
+import { notRunKey, notRunLabel } from './groups.ts';
 import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
@@ -614,18 +615,17 @@ function rootCausesSection(s: HtmlSummary): string {
 }
 
 function notRunSection(s: HtmlSummary): string {
-  // One group per typed cause (kind and subject: what the console shows), else per reason; the label
-  // is the first test's reason with the cause's remedy.
+  // The console's groups (groups.ts: one per typed cause, else per reason), with their tests listed.
   const byKey = new Map<string, { label: string; tests: TestResultRecord[] }>();
   for (const t of s.tests)
     if (t.outcome === 'not_run') {
       const c = t.cause;
-      const key = c ? `${c.kind}\n${c.subject}` : `reason\n${t.reason ?? ''}`;
+      const key = notRunKey(t);
       const g = byKey.get(key);
       if (g) g.tests.push(t);
       else
         byKey.set(key, {
-          label: `${c?.kind === 'endpoint' ? c.subject : (t.reason ?? 'no reason given')}${c?.remedy ? ` — to run: ${c.remedy}` : ''}`,
+          label: `${notRunLabel(c, t.reason ?? 'no reason given')}${c?.remedy ? ` — to run: ${c.remedy}` : ''}`,
           tests: [t],
         });
     }

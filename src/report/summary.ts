@@ -116,6 +116,8 @@ export interface Summary {
     billable: Array<{ model: string; requests: number; points: string }>;
     totalRequests: number;
     totalPoints: string;
+    /** The points budget the run would have (absent: none), to set beside the total. */
+    budget?: { points: string; source: string };
   };
   /** --filter of the run: the tests it excluded are not run. */
   filter?: string;

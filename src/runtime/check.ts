@@ -26,9 +26,9 @@ import type {
   Violation,
 } from '../vocabulary.ts';
 import {
-  admission,
-  balanceOut,
+  type BudgetRefusal,
   balanceSignal,
+  budgetRefusal,
   markBalanceOut,
   noteExchange,
   recordSpend,
@@ -111,10 +111,10 @@ export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
 class SkipSignal extends Error {}
 /** The run was asked to stop (Ctrl-C, deadline): the test ends where it is, its cleanups still run. */
 class StopSignal extends Error {
-  /** The stop came from the points budget or the account's balance, not from a stop of the run. */
+  /** `unpaid`: the stop came from the points budget or the account's balance, not from a stop of the run. */
   constructor(
     message: string,
-    readonly unpaid = false,
+    readonly unpaid?: BudgetRefusal,
   ) {
     super(message);
   }
@@ -278,9 +278,8 @@ export class CheckContext {
       const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
       if (stop) throw new StopSignal(stop);
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-        const refused =
-          balanceOut(this.w.run.reportDir) ?? admission(this.w.run.reportDir, this.w.run.budget, model);
-        if (refused) throw new StopSignal(refused, true);
+        const refused = budgetRefusal(this.w.run.reportDir, this.w.run.budget, model);
+        if (refused) throw new StopSignal(refused.reason, refused);
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
@@ -560,10 +559,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     const stop = stopReason(w.run.reportDir);
     if (stop) notRun(stop, { kind: 'stopped', subject: stop });
     if (spec.effect === 'billable') {
-      const refused = balanceOut(w.run.reportDir) ?? admission(w.run.reportDir, w.run.budget);
+      const refused = budgetRefusal(w.run.reportDir, w.run.budget);
       if (refused) {
         record.unpaid = true;
-        notRun(refused, { kind: 'budget', subject: refused, remedy: BUDGET_REMEDY });
+        notRun(refused.reason, { kind: 'budget', subject: refused.subject, remedy: BUDGET_REMEDY });
       }
     }
     if (w.run.dryRun) {
@@ -572,7 +571,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     }
     const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
     let stoppedBy: string | undefined;
-    let unpaid = false;
+    let unpaid: BudgetRefusal | undefined;
     let release: (() => void) | undefined;
     if (spec.account === 'exclusive' || spec.effect === 'billable') {
       const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
@@ -595,7 +594,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       release?.();
       if (err instanceof StopSignal) {
         stoppedBy = err.message;
-        if (err.unpaid) unpaid = true;
+        if (err.unpaid) unpaid = err.unpaid;
       } else if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
         t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
@@ -666,7 +665,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       notRun(
         `${stoppedBy} (stopped while running)`,
         unpaid
-          ? { kind: 'budget', subject: stoppedBy, remedy: BUDGET_REMEDY }
+          ? { kind: 'budget', subject: unpaid.subject, remedy: BUDGET_REMEDY }
           : { kind: 'stopped', subject: stoppedBy },
       );
     }

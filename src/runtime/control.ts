@@ -198,7 +198,17 @@ export interface RunBudget {
 export const RESERVE_SHARE = 0.25;
 
 /**
- * Whether a billable request (or test, without a model) may start under the run's budget; the reason
+ * Why the budget refuses a billable start: the reason its test shows (with the figures and the model),
+ * and the subject its not-run group shares (the same for every test refused on that ground, so the
+ * console and the report show one line per ground, not one per model or per figure).
+ */
+export interface BudgetRefusal {
+  reason: string;
+  subject: string;
+}
+
+/**
+ * Whether a billable request (or test, without a model) may start under the run's budget; why not if
  * it may not. Why a reserve: a budget too small for the whole plan should buy what proves most per
  * point first, and a model's first job proves more than its second; tests run in file order, so while
  * some media model is not bought yet, a model bought already gets no more than the budget minus a
@@ -209,20 +219,42 @@ export function admission(
   reportDir: string,
   budget: RunBudget | undefined,
   model?: string,
-): string | undefined {
+): BudgetRefusal | undefined {
   if (!budget) return undefined;
   const limit = new Decimal(budget.points);
-  if (limit.isZero()) return `points budget of 0 (${budget.source}): billable tests are not run`;
+  if (limit.isZero()) {
+    const reason = `points budget of 0 (${budget.source}): billable tests are not run`;
+    return { reason, subject: reason };
+  }
   const spend = spendOf(reportDir);
   if (spend.total.gte(limit))
     return budget.kind === 'balance'
-      ? `the account's balance ran out: ${spend.total.toString()} of the ${budget.points} points available before the run spent`
-      : `points budget reached: ${spend.total.toString()} of ${budget.points} points spent (${budget.source})`;
+      ? {
+          reason: `the account's balance ran out: ${spend.total.toString()} of the ${budget.points} points available before the run spent`,
+          subject: `the account's balance ran out (${budget.points} points available before the run)`,
+        }
+      : {
+          reason: `points budget reached: ${spend.total.toString()} of ${budget.points} points spent (${budget.source})`,
+          subject: `points budget reached: ${budget.points} points (${budget.source})`,
+        };
   if (model === undefined || !spend.models.has(model)) return undefined;
   const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
   const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
   if (spend.total.plus(reserve).lt(limit)) return undefined;
-  return `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`;
+  return {
+    reason: `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
+    subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,
+  };
+}
+
+/** The run-wide refusal of billable work: the account's balance ran out, or the budget refuses it. */
+export function budgetRefusal(
+  reportDir: string,
+  budget: RunBudget | undefined,
+  model?: string,
+): BudgetRefusal | undefined {
+  const out = balanceOut(reportDir);
+  return out ? { reason: out, subject: out } : admission(reportDir, budget, model);
 }
 
 export const DEAD_FILE = 'dead-target';

@@ -50,8 +50,8 @@ describe('budget admission', () => {
   });
 
   it('admits nothing billable with a budget of 0, and stops at the budget', () => {
-    expect(admission(spent([]), budget('0'))).toMatch(/points budget of 0 \(--budget-points\)/);
-    expect(admission(spent([['a', '10']]), budget('10'))).toMatch(/points budget reached: 10 of 10/);
+    expect(admission(spent([]), budget('0'))?.reason).toMatch(/points budget of 0 \(--budget-points\)/);
+    expect(admission(spent([['a', '10']]), budget('10'))?.reason).toMatch(/points budget reached: 10 of 10/);
     expect(admission(spent([['a', '9']]), budget('10'))).toBeUndefined();
     expect(admission(spent([['a', '9']]), undefined)).toBeUndefined();
   });
@@ -66,7 +66,7 @@ describe('budget admission', () => {
     expect(admission(dir, b, 'a')).toBeUndefined();
     expect(admission(dir, b, 'b')).toBeUndefined();
     const tight = spent(Array.from({ length: 8 }, () => ['a', '2'] as [string, string]));
-    expect(admission(tight, b, 'a')).toMatch(
+    expect(admission(tight, b, 'a')?.reason).toMatch(
       /a was bought once already and the last 5 of 20 points are kept for the first job of 3 media model/,
     );
     expect(admission(tight, b, 'c')).toBeUndefined();
@@ -85,9 +85,23 @@ describe('budget admission', () => {
   });
 
   it('says the balance ran out when the budget is the available balance', () => {
-    expect(admission(spent([['a', '50.5']]), { ...budget('50'), kind: 'balance' })).toMatch(
+    expect(admission(spent([['a', '50.5']]), { ...budget('50'), kind: 'balance' })?.reason).toMatch(
       /^the account's balance ran out: 50.5 of the 50 points available before the run spent/,
     );
+  });
+
+  it('gives every refusal on one ground one subject, whatever the model and the figures', () => {
+    // The not-run lines are grouped by subject: one line per ground, not one per model or per total.
+    const b = budget('20', ['a', 'b', 'c', 'd']);
+    const tight = spent(Array.from({ length: 8 }, () => ['a', '2'] as [string, string]));
+    const both = spent([...Array.from({ length: 7 }, () => ['a', '2'] as [string, string]), ['b', '2']]);
+    const onA = admission(tight, b, 'a');
+    const onB = admission(both, b, 'b');
+    expect(onA?.reason).not.toBe(onB?.reason);
+    expect(onA?.subject).toBe(onB?.subject);
+    const reached = [spent([['a', '20']]), spent([['a', '21.5']])].map((d) => admission(d, b, 'a'));
+    expect(reached[0]?.reason).not.toBe(reached[1]?.reason);
+    expect(reached[0]?.subject).toBe(reached[1]?.subject);
   });
 });
 
