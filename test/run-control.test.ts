@@ -58,6 +58,8 @@ describe('run control', { timeout: 180_000 }, () => {
         '--dry-run',
         '--filter',
         'MJOB-020',
+        '--budget-points',
+        '5',
         '--report-dir',
         dir,
       ],
@@ -80,7 +82,15 @@ describe('run control', { timeout: 180_000 }, () => {
     expect(s.plan?.totalRequests).toBeGreaterThan(0);
     expect(s.plan?.billable.map((b) => b.model)).toContain('wc-100010');
     expect(s.plan?.billable.map((b) => b.model)).not.toContain('(unknown model)');
-    expect(Number(s.plan?.totalPoints)).toBeGreaterThan(0);
+    expect(Number(s.plan?.totalPoints)).toBeGreaterThan(5);
+    // The plan's points set beside the budget, with the budget that would run it all.
+    expect(s.plan?.budget).toEqual({ points: '5', source: '--budget-points' });
+    expect(run.stdout).toContain(
+      'the points budget of 5 (--budget-points) is less: billable tests would stop there',
+    );
+    expect(run.stdout).toContain(
+      `--budget-points ${Math.ceil(Number(s.plan?.totalPoints))} or more runs them all`,
+    );
   });
 
   it('--budget-points stops billable tests once the reported spend reaches the budget', async () => {
