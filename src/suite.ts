@@ -31,6 +31,7 @@ export {
   trackJob,
   upload,
 } from './media-jobs.ts';
+export type { BodySide } from './openapi/document.ts';
 export { DriftComparer } from './openapi/drift.ts';
 export { checkOpenApi31, LiveDescription } from './openapi/live.ts';
 export * as accounts from './rules/accounts.ts';
