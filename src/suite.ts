@@ -205,6 +205,29 @@ export function documentedViolations(
 }
 
 /**
+ * A request the contract accepts, judged by the one verdict (CheckContext.verdict): a 2xx, else a
+ * violation of `id` with the exchange as evidence; a 429 is a limit, the case is not judged. Returns
+ * whether the request was accepted (not after a 429: nothing that follows can read the answer).
+ */
+export function accepted(
+  t: CheckContext,
+  res: HttpResponse,
+  id: string,
+  what: string,
+  evidence: { expected?: unknown; level?: 'notable' } = {},
+): boolean {
+  const verdict = t.verdict(res, true, what);
+  if (verdict.mismatch)
+    t.violate(id, verdict.mismatch, {
+      received: res.status,
+      expected: '2xx',
+      ...evidence,
+      exchange: res.exchange,
+    });
+  return verdict.judged && verdict.mismatch === undefined;
+}
+
+/**
  * One test per row of a case table: send the base request patched by the row, judge it by the row's
  * verdict, and where the row names the contract's error code, require it.
  */
