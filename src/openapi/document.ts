@@ -261,13 +261,28 @@ export class OpenApiDocument {
       const schema = jsonSchemaOf(this.deref(op.op.requestBody)?.content);
       return schema ? { schema, at: `${op.pointer}/requestBody` } : undefined;
     }
-    const responses = this.deref(op.op.responses) ?? {};
-    for (const [status, r] of Object.entries(responses)) {
-      if (!/^2/.test(status)) continue;
-      const schema = jsonSchemaOf(this.deref(r)?.content);
-      if (schema) return { schema, at: `${op.pointer}/responses/${escapeToken(status)}` };
+    for (const r of this.responses(op)) {
+      if (!/^2/.test(r.status)) continue;
+      const schema = jsonSchemaOf(r.content);
+      if (schema) return { schema, at: r.at };
     }
     return undefined;
+  }
+
+  /**
+   * The responses of an operation in the order of its `responses` object (codes in numeric order, then
+   * ranges and `default` as written), each behind its `$ref` followed, with its `content` map (empty
+   * where none is declared) and the pointer where the operation holds it.
+   */
+  responses(op: Operation): Array<{ status: string; content: Json; at: string }> {
+    return Object.entries(this.deref(op.op.responses) ?? {}).map(([status, r]) => {
+      const content = this.deref(r)?.content;
+      return {
+        status,
+        content: isObj(content) ? content : {},
+        at: `${op.pointer}/responses/${escapeToken(status)}`,
+      };
+    });
   }
 
   /**

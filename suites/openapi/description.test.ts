@@ -124,16 +124,15 @@ group('the description agrees with the contract on what the contract shows', () 
     const live = await liveDescription(t);
     const comparer = new DriftComparer(documented(), live);
     for (const op of live.operations()) {
-      const responses = (live.deref(op.op.responses) ?? {}) as Record<string, unknown>;
-      for (const [status, r] of Object.entries(responses)) {
+      for (const { status, content, at } of live.document.responses(op)) {
         if (!/^[45]|default/.test(status)) continue;
-        const content = live.deref<{ content?: Record<string, { schema?: unknown }> }>(r)?.content ?? {};
         for (const [mt, media] of Object.entries(content)) {
-          if (!mt.includes('json') || !media?.schema) continue;
-          for (const f of comparer.compare('api-error.json', media.schema, 'response')) {
+          const schema = (media as { schema?: unknown } | null)?.schema;
+          if (!mt.includes('json') || !schema) continue;
+          for (const f of comparer.compare('api-error.json', schema, 'response')) {
             if (f.id !== 'OAS-003') continue;
             t.violate(f.id, `${op.method} ${op.template} ${status}: ${f.path}: ${f.message}`, {
-              pointer: `${op.pointer}/responses/${status}`,
+              pointer: at,
               ...(f.live !== undefined ? { received: f.live } : {}),
               ...(f.documented !== undefined ? { expected: f.documented } : {}),
             });

@@ -173,6 +173,19 @@ describe('the OpenAPI document layer: the JSON body schema of an operation', () 
     });
     expect(body('PUT', 'response')).toBeUndefined();
   });
+
+  it('lists the responses in the order of the object, behind their $ref, each with its content map', () => {
+    const op = bodies.operationFor('POST', '/v1/jobs/{id}')!;
+    expect(
+      bodies.responses(op).map((r) => [r.status, Object.keys(r.content), r.at.split('/').at(-1)]),
+    ).toEqual([
+      ['201', ['application/json'], '201'],
+      ['202', ['text/plain'], '202'],
+      ['204', [], '204'],
+      ['default', ['application/json'], 'default'],
+      ['2XX', ['application/json'], '2XX'],
+    ]);
+  });
 });
 
 describe('the OpenAPI document layer: allOf merged once, for drift and diff', () => {
