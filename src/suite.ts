@@ -31,6 +31,7 @@ export {
   trackJob,
   upload,
 } from './media-jobs.ts';
+export type { BodySide } from './openapi/document.ts';
 export { DriftComparer } from './openapi/drift.ts';
 export { checkOpenApi31, LiveDescription } from './openapi/live.ts';
 export * as accounts from './rules/accounts.ts';
@@ -201,6 +202,29 @@ export function documentedViolations(
       },
     );
   }
+}
+
+/**
+ * A request the contract accepts, judged by the one verdict (CheckContext.verdict): a 2xx, else a
+ * violation of `id` with the exchange as evidence; a 429 is a limit, the case is not judged. Returns
+ * whether the request was accepted (not after a 429: nothing that follows can read the answer).
+ */
+export function accepted(
+  t: CheckContext,
+  res: HttpResponse,
+  id: string,
+  what: string,
+  evidence: { expected?: unknown; level?: 'notable' } = {},
+): boolean {
+  const verdict = t.verdict(res, true, what);
+  if (verdict.mismatch)
+    t.violate(id, verdict.mismatch, {
+      received: res.status,
+      expected: '2xx',
+      ...evidence,
+      exchange: res.exchange,
+    });
+  return verdict.judged && verdict.mismatch === undefined;
 }
 
 /**

@@ -91,13 +91,3 @@ export interface CleanupRecord {
   /** How long the test's cleanups took (ms), waits for jobs included. */
   ms?: number;
 }
-
-/** What a run knows of the live description: why it is invalid (OAS-001), why it was not examined (OAS-006). */
-export interface DescriptionFacts {
-  errors: string[];
-  tooLarge?: string[];
-}
-
-/** Beyond the suite's size bounds and found invalid in nothing: advisory (OAS-006), no failure of OAS-001. */
-export const onlyTooLarge = (d: DescriptionFacts | undefined): boolean =>
-  d?.tooLarge !== undefined && d.errors.length === 0;

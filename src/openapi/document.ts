@@ -89,6 +89,26 @@ export function templateRegex(template: string): RegExp {
   return r;
 }
 
+/** The side of an exchange a body is on. */
+export type BodySide = 'request' | 'response';
+
+/** A body schema of an operation, with the pointer of the request body or response that declares it. */
+export interface BodySchema {
+  schema: unknown;
+  at: string;
+}
+
+/**
+ * The schema of the first `application/json` media type of a `content` map (parameters allowed:
+ * `application/json; charset=utf-8`), as written ($ref unresolved); undefined where there is no such
+ * media type or it declares no schema.
+ */
+function jsonSchemaOf(content: unknown): unknown {
+  if (!isObj(content)) return undefined;
+  const media = Object.entries(content).find(([mt]) => mt.startsWith('application/json'))?.[1];
+  return isObj(media) ? media.schema : undefined;
+}
+
 /** An operation of the document: where it is (`pointer`), its path item and its object. */
 export interface Operation {
   /** Upper case: `GET`. */
@@ -221,6 +241,48 @@ export class OpenApiDocument {
       }
     }
     return this.ops;
+  }
+
+  /** The operation of a path template (`/v1/jobs/{id}`), parameter names aside: `/v1/jobs/{job}` is it. */
+  operationFor(method: string, template: string): Operation | undefined {
+    const shape = (t: string) => t.replace(/\{[^}]+\}/g, '{}');
+    const m = method.toUpperCase();
+    return this.operations().find((o) => o.method === m && shape(o.template) === shape(template));
+  }
+
+  /**
+   * The JSON body schema an operation declares: on the request side its request body's; on the response
+   * side that of the first 2xx response (`200`, `201`, `2XX`, in the order of the `responses` object;
+   * `default` is none) declaring one. Request bodies and responses behind a `$ref` are followed; the
+   * pointer is where the operation holds them.
+   */
+  jsonBody(op: Operation, side: BodySide): BodySchema | undefined {
+    if (side === 'request') {
+      const schema = jsonSchemaOf(this.deref(op.op.requestBody)?.content);
+      return schema ? { schema, at: `${op.pointer}/requestBody` } : undefined;
+    }
+    for (const r of this.responses(op)) {
+      if (!/^2/.test(r.status)) continue;
+      const schema = jsonSchemaOf(r.content);
+      if (schema) return { schema, at: r.at };
+    }
+    return undefined;
+  }
+
+  /**
+   * The responses of an operation in the order of its `responses` object (codes in numeric order, then
+   * ranges and `default` as written), each behind its `$ref` followed, with its `content` map (empty
+   * where none is declared) and the pointer where the operation holds it.
+   */
+  responses(op: Operation): Array<{ status: string; content: Json; at: string }> {
+    return Object.entries(this.deref(op.op.responses) ?? {}).map(([status, r]) => {
+      const content = this.deref(r)?.content;
+      return {
+        status,
+        content: isObj(content) ? content : {},
+        at: `${op.pointer}/responses/${escapeToken(status)}`,
+      };
+    });
   }
 
   /**

@@ -6,11 +6,10 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
-import { type DescriptionFacts, onlyTooLarge } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
 import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
-import { capEvidence } from './guard.ts';
+import { capEvidence, type DescriptionFacts, onlyTooLarge } from './guard.ts';
 import type { ResponseFinding } from './live.ts';
 
 interface Row {

@@ -36,6 +36,19 @@ export interface Hazard {
   message: string;
 }
 
+/**
+ * What a run knows of the live description: why it is invalid (OAS-001: the `invalid` hazards and the
+ * OpenAPI validation's errors), why it was not examined (OAS-006: the `too-large` hazards).
+ */
+export interface DescriptionFacts {
+  errors: string[];
+  tooLarge?: string[];
+}
+
+/** Beyond the suite's size bounds and found invalid in nothing: advisory (OAS-006), no failure of OAS-001. */
+export const onlyTooLarge = (d: DescriptionFacts | undefined): boolean =>
+  d?.tooLarge !== undefined && d.errors.length === 0;
+
 /** Hazards found; at most this many of each kind are listed (so that no count of one hides the other). */
 const MAX_FINDINGS = 10;
 

@@ -3,7 +3,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync 
 import { isAbsolute, join } from 'node:path';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
-import { type Outcome, onlyTooLarge } from '../vocabulary.ts';
+import { onlyTooLarge } from '../openapi/guard.ts';
+import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
 import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';

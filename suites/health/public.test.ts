@@ -1,31 +1,13 @@
-import { check } from '../../src/suite.ts';
+import { accepted, check } from '../../src/suite.ts';
 
 check({ ids: ['HEALTH-001'], effect: 'read' }, 'GET /healthz answers without a key', async (t) => {
   const res = await t.get('/healthz', { as: 'none' });
-  t.ensure(
-    res.status >= 200 && res.status < 300,
-    'HEALTH-001',
-    'GET /healthz without a key is not answered with 2xx',
-    {
-      received: res.status,
-      expected: '2xx',
-      exchange: res.exchange,
-    },
-  );
+  accepted(t, res, 'HEALTH-001', 'GET /healthz without a key');
 });
 
 check({ ids: ['HEALTH-002'], effect: 'read' }, 'GET /status answers without a key', async (t) => {
   const res = await t.get('/status', { as: 'none' });
-  t.ensure(
-    res.status >= 200 && res.status < 300,
-    'HEALTH-002',
-    'GET /status without a key is not answered with 2xx',
-    {
-      received: res.status,
-      expected: '2xx',
-      exchange: res.exchange,
-    },
-  );
+  accepted(t, res, 'HEALTH-002', 'GET /status without a key');
 });
 
 check({ ids: ['ERR-004', 'ERR-001'], effect: 'read' }, 'a duplicated /v1/v1 prefix gives 404', async (t) => {

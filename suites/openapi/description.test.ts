@@ -1,4 +1,5 @@
 import {
+  type BodySide,
   type CheckContext,
   check,
   checkOpenApi31,
@@ -94,39 +95,9 @@ group('every endpoint of the contract is described', () => {
   }
 });
 
-type Side = 'request' | 'response';
-
-function bodySchema(
-  live: LiveDescription,
-  e: { method: string; path: string },
-  side: Side,
-): { schema: unknown; at: string } | undefined {
-  const op = live
-    .operations()
-    .find(
-      (o) =>
-        o.method === e.method &&
-        o.template.replace(/\{[^}]+\}/g, '{}') === e.path.replace(/\{[^}]+\}/g, '{}'),
-    );
-  if (!op) return undefined;
-  if (side === 'request') {
-    const body = live.deref<{ content?: Record<string, { schema?: unknown }> }>(op.op.requestBody);
-    const media = Object.entries(body?.content ?? {}).find(([mt]) => mt.startsWith('application/json'));
-    return media?.[1].schema ? { schema: media[1].schema, at: `${op.pointer}/requestBody` } : undefined;
-  }
-  const responses = (live.deref(op.op.responses) ?? {}) as Record<string, unknown>;
-  for (const [status, r] of Object.entries(responses)) {
-    if (!/^2/.test(status)) continue;
-    const content = live.deref<{ content?: Record<string, { schema?: unknown }> }>(r)?.content ?? {};
-    const media = Object.entries(content).find(([mt]) => mt.startsWith('application/json'));
-    if (media?.[1].schema) return { schema: media[1].schema, at: `${op.pointer}/responses/${status}` };
-  }
-  return undefined;
-}
-
 group('the description agrees with the contract on what the contract shows', () => {
   for (const e of endpoints()) {
-    for (const side of ['request', 'response'] as Side[]) {
+    for (const side of ['request', 'response'] as BodySide[]) {
       const docName = side === 'request' ? e.request_schema : e.response_schema;
       if (!docName) continue;
       check(
@@ -134,7 +105,8 @@ group('the description agrees with the contract on what the contract shows', () 
         `${side} body of ${label(e)} agrees with ${docName}`,
         async (t) => {
           const live = await liveDescription(t);
-          const found = bodySchema(live, e, side);
+          const op = live.document.operationFor(e.method, e.path);
+          const found = op && live.document.jsonBody(op, side);
           if (!found) return t.skip(`the live description shows no JSON ${side} body for ${label(e)}`);
           for (const f of new DriftComparer(documented(), live).compare(docName, found.schema, side)) {
             t.violate(f.id, `${label(e)} ${side} ${f.path}: ${f.message}`, {
@@ -152,16 +124,15 @@ group('the description agrees with the contract on what the contract shows', () 
     const live = await liveDescription(t);
     const comparer = new DriftComparer(documented(), live);
     for (const op of live.operations()) {
-      const responses = (live.deref(op.op.responses) ?? {}) as Record<string, unknown>;
-      for (const [status, r] of Object.entries(responses)) {
+      for (const { status, content, at } of live.document.responses(op)) {
         if (!/^[45]|default/.test(status)) continue;
-        const content = live.deref<{ content?: Record<string, { schema?: unknown }> }>(r)?.content ?? {};
         for (const [mt, media] of Object.entries(content)) {
-          if (!mt.includes('json') || !media?.schema) continue;
-          for (const f of comparer.compare('api-error.json', media.schema, 'response')) {
+          const schema = (media as { schema?: unknown } | null)?.schema;
+          if (!mt.includes('json') || !schema) continue;
+          for (const f of comparer.compare('api-error.json', schema, 'response')) {
             if (f.id !== 'OAS-003') continue;
             t.violate(f.id, `${op.method} ${op.template} ${status}: ${f.path}: ${f.message}`, {
-              pointer: `${op.pointer}/responses/${status}`,
+              pointer: at,
               ...(f.live !== undefined ? { received: f.live } : {}),
               ...(f.documented !== undefined ? { expected: f.documented } : {}),
             });

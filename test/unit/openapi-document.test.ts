@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BOUNDS,
+  type BodySide,
   HTTP_METHODS,
   LOWER_BOUNDS,
   OpenApiDocument,
@@ -96,6 +97,94 @@ describe('the OpenAPI document layer: pointers and references', () => {
     expect(LOWER_BOUNDS.map((k) => k.replace(/min/i, ''))).toEqual(
       UPPER_BOUNDS.map((k) => k.replace(/max/i, '')),
     );
+  });
+});
+
+describe('the OpenAPI document layer: the JSON body schema of an operation', () => {
+  const bodies = new OpenApiDocument({
+    paths: {
+      '/v1/jobs/{job}': {
+        post: {
+          requestBody: { $ref: '#/components/requestBodies/Job' },
+          responses: {
+            default: { content: { 'application/json': { schema: { title: 'default' } } } },
+            '2XX': { content: { 'application/json': { schema: { title: 'range' } } } },
+            204: { description: 'no content' },
+            202: { content: { 'text/plain': { schema: { title: 'text' } } } },
+            201: { $ref: '#/components/responses/Created' },
+          },
+        },
+        get: {
+          requestBody: {
+            content: {
+              'text/plain': { schema: { title: 'text' } },
+              'application/json; charset=utf-8': { schema: { $ref: '#/components/schemas/Job' } },
+            },
+          },
+          responses: {
+            200: { content: { 'application/json': {} } },
+            '2XX': { content: { 'application/json': { schema: { title: 'range' } } } },
+          },
+        },
+        put: {
+          requestBody: { content: { 'application/json': {}, 'application/json; v=2': { schema: {} } } },
+          responses: { default: { content: { 'application/json': { schema: { title: 'default' } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: { Job: { type: 'object' } },
+      requestBodies: { Job: { content: { 'application/json': { schema: { title: 'job' } } } } },
+      responses: { Created: { content: { 'application/json': { schema: { title: 'created' } } } } },
+    },
+  });
+  const body = (method: string, side: BodySide) => {
+    const op = bodies.operationFor(method, '/v1/jobs/{id}');
+    return op && bodies.jsonBody(op, side);
+  };
+
+  it('finds the operation of a contract template whatever its parameters are named', () => {
+    expect(bodies.operationFor('post', '/v1/jobs/{id}')?.pointer).toBe('/paths/~1v1~1jobs~1{job}/post');
+    expect(bodies.operationFor('POST', '/v1/jobs/x')).toBeUndefined();
+    expect(bodies.operationFor('DELETE', '/v1/jobs/{id}')).toBeUndefined();
+  });
+
+  it('reads a request body behind a $ref, at the pointer where the operation holds it', () => {
+    expect(body('POST', 'request')).toEqual({
+      schema: { title: 'job' },
+      at: '/paths/~1v1~1jobs~1{job}/post/requestBody',
+    });
+  });
+
+  it('takes the first application/json media type, parameters allowed, its schema as written', () => {
+    expect(body('GET', 'request')?.schema).toEqual({ $ref: '#/components/schemas/Job' });
+    // The first JSON media type declares no schema: no body, the later one is not consulted.
+    expect(body('PUT', 'request')).toBeUndefined();
+  });
+
+  it('takes the first 2xx response declaring a JSON schema: codes in order, then ranges; never default', () => {
+    expect(body('POST', 'response')).toEqual({
+      schema: { title: 'created' },
+      at: '/paths/~1v1~1jobs~1{job}/post/responses/201',
+    });
+    expect(body('GET', 'response')).toEqual({
+      schema: { title: 'range' },
+      at: '/paths/~1v1~1jobs~1{job}/get/responses/2XX',
+    });
+    expect(body('PUT', 'response')).toBeUndefined();
+  });
+
+  it('lists the responses in the order of the object, behind their $ref, each with its content map', () => {
+    const op = bodies.operationFor('POST', '/v1/jobs/{id}')!;
+    expect(
+      bodies.responses(op).map((r) => [r.status, Object.keys(r.content), r.at.split('/').at(-1)]),
+    ).toEqual([
+      ['201', ['application/json'], '201'],
+      ['202', ['text/plain'], '202'],
+      ['204', [], '204'],
+      ['default', ['application/json'], 'default'],
+      ['2XX', ['application/json'], '2XX'],
+    ]);
   });
 });
 

@@ -1,9 +1,12 @@
 /**
  * CheckContext.verdict, the one valid -> 2xx / invalid -> 4xx judgement every suite uses (case tables,
- * generated values, the media refusals and acceptances): its answers, and a 429 left not judged.
+ * generated values, the media refusals and acceptances, accepted() of src/suite.ts): its answers, and a
+ * 429 left not judged.
  */
 import { describe, expect, it } from 'vitest';
+import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
+import { accepted } from '../../src/suite.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
 function context(provokes429 = false): CheckContext {
@@ -54,5 +57,40 @@ describe('CheckContext.verdict', () => {
     expect(t.refusal({ status: 404 }, 'x')).toBe(true);
     expect(t.refusal({ status: 200 }, 'x')).toBe(false);
     expect(t.refusal({ status: 500 }, 'x')).toBe(false);
+  });
+});
+
+describe('accepted(): a request the contract accepts, judged by the verdict', () => {
+  const res = (status: number) => ({ status, exchange: { id: `x-${status}` } }) as unknown as HttpResponse;
+  function recording() {
+    const t = context();
+    const seen: Array<[string, string, Record<string, unknown>]> = [];
+    t.violate = (id, message, extra = {}) => void seen.push([id, message, extra]);
+    return { t, seen };
+  }
+
+  it('is true for a 2xx and records nothing', () => {
+    const { t, seen } = recording();
+    expect(accepted(t, res(201), 'MIN-001', 'an upload')).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it("records the verdict's mismatch under the given id, with the status and the exchange", () => {
+    const { t, seen } = recording();
+    expect(accepted(t, res(503), 'MODEL-005', 'a chat call', { level: 'notable' })).toBe(false);
+    expect(seen).toEqual([
+      [
+        'MODEL-005',
+        'a chat call is valid per the contract but was answered 503',
+        { received: 503, expected: '2xx', level: 'notable', exchange: { id: 'x-503' } },
+      ],
+    ]);
+  });
+
+  it('leaves a 429 not judged: no violation, and not accepted (nothing may read the answer)', () => {
+    const { t, seen } = recording();
+    expect(accepted(t, res(429), 'RSP-001', 'a responses call')).toBe(false);
+    expect(seen).toEqual([]);
+    expect(t.limitedCases).toEqual(['a responses call']);
   });
 });
