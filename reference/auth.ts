@@ -55,6 +55,11 @@ export function authenticate(ctx: RefContext, request: FastifyRequest): Outcome 
 /** Token strings to try, in order: the header, then what faults wrongly accept. */
 function candidates(ctx: RefContext, request: FastifyRequest): string[] {
   const tokens: string[] = [];
+  // Fault balance-key-header: the balance route reads its own header, X-API-Key, and ignores the Bearer one.
+  if (ctx.fault === 'balance-key-header' && pathOf(request.url) === '/v1/balance') {
+    const own = request.headers['x-api-key'];
+    return typeof own === 'string' ? [own] : [];
+  }
   const header = request.headers.authorization;
   if (typeof header === 'string') {
     // "header must be exactly Bearer plus key"

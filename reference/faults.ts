@@ -74,6 +74,15 @@ const FAULT_LIST = [
     description: 'a key whose IP allowlist excludes the caller still authenticates',
     breaks: ['AUTH-010'],
   },
+  // auth.ts: GET /v1/balance (a billing service's own auth) reads the key from X-API-Key, not the Bearer header
+  {
+    name: 'balance-key-header',
+    description:
+      'GET /v1/balance takes the key from X-API-Key only: the primary key as Bearer is refused 401',
+    // A Bearer caller then cannot read the balance at all: BAL-001 ("answers 2xx") fails too (other
+    // tests reading the balance fail under their own ids, but the row does not select them).
+    breaks: ['AUTH-011', 'BAL-001'],
+  },
   // auth.ts + openapi.ts: /healthz requires a key (described so)
   { name: 'healthz-auth', description: 'GET /healthz answers 401 without a key', breaks: ['HEALTH-001'] },
   // routes/public.ts + openapi.ts: /status answers 500 (described so)

@@ -141,6 +141,9 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'auth-wrong-code': async (ref) => (await call(ref, '/v1/models')).body.error.code === 'unauthorized',
   'error-shape-flat': async (ref) => typeof (await call(ref, '/v1/models')).body.error === 'string',
   'ip-allowlist-ignored': async (ref) => (await models(ref, 'ip_blocked')).status === 200,
+  'balance-key-header': async (ref) =>
+    (await balance(ref)).status === 401 &&
+    (await call(ref, '/v1/balance', { headers: { 'x-api-key': ref.keys.primary as string } })).status === 200,
   'healthz-auth': async (ref) => (await call(ref, '/healthz')).status === 401,
   'status-500': async (ref) => (await call(ref, '/status')).status === 500,
   'openapi-invalid': async (ref) => (await openapi(ref)).info === undefined,
