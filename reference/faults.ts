@@ -165,6 +165,12 @@ const FAULT_LIST = [
     description: "tx-chat-premium is listed in (and callable from) the primary account's catalog",
     breaks: ['MODELS-004'],
   },
+  // routes/models.ts: an account with no effective model is refused 401 instead of given an empty list
+  {
+    name: 'models-empty-401',
+    description: 'GET /v1/models answers 401 invalid_api_key to a valid key whose account has no model',
+    breaks: ['MODELS-005'],
+  },
   // routes/balance.ts + openapi.ts: points as JSON numbers (described so)
   {
     name: 'balance-number',

@@ -1,6 +1,7 @@
 // GET /v1/models: the calling account's text and embedding catalog (legacy currency format too).
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
+import { sendError } from '../errors.ts';
 import { sendJson, wantsLegacy } from '../legacy.ts';
 import type { TextModel } from '../state.ts';
 import { callerOf } from './caller.ts';
@@ -8,6 +9,9 @@ import { callerOf } from './caller.ts';
 export function registerModels(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/models', async (request, reply) => {
     let catalog = callerOf(request).account.catalog;
+    // Fault models-empty-401: an empty catalog is taken for a bad key.
+    if (ctx.fault === 'models-empty-401' && catalog.length === 0)
+      return sendError(reply, ctx, 'invalid_api_key', 'Missing or invalid API key.');
     // Fault legacy-model-ids: "Model ids ... are unchanged" is broken under the legacy format.
     if (ctx.fault === 'legacy-model-ids' && wantsLegacy(ctx, request))
       catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));

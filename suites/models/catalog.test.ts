@@ -11,11 +11,12 @@ const PRICE_FIELDS = ['request_points_per_million_tokens', 'response_points_per_
 
 async function catalog(t: CheckContext, as: 'primary' | 'no_models' = 'primary') {
   const res = await t.get('/v1/models', { as });
+  // "An empty list means the key is valid": the no_models key must be accepted too (MODELS-005).
   if (
     !t.ensure(
       res.status >= 200 && res.status < 300 && res.json !== undefined,
-      'MODELS-001',
-      'GET /v1/models did not answer 2xx JSON',
+      as === 'no_models' ? 'MODELS-005' : 'MODELS-001',
+      `GET /v1/models with the ${as} key did not answer 2xx JSON`,
       {
         received: `${res.status} ${res.mediaType ?? ''}`,
         expected: '2xx application/json',

@@ -165,6 +165,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     unpriced((await models(ref)).body.data).request_points_per_million_tokens === '0',
   'models-forbidden-listed': async (ref) =>
     (await models(ref)).body.data.some((m: { id: string }) => m.id === ref.hints.forbidden),
+  'models-empty-401': async (ref) => (await models(ref, 'no_models')).status === 401,
   'balance-number': async (ref) => typeof (await balance(ref)).body.total_points === 'number',
   'balance-missing-held': async (ref) => !('held_points' in (await balance(ref)).body),
   'balance-available-off': async (ref) => (await balance(ref)).body.available_points !== '988.25',
