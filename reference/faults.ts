@@ -239,6 +239,12 @@ const FAULT_LIST = [
   },
   // routes/chat.ts: the developer role refused
   { name: 'chat-developer-refused', description: 'chat refuses a developer message', breaks: ['CHAT-011'] },
+  // routes/chat.ts: a request without model is served by the default chat model
+  {
+    name: 'chat-model-default',
+    description: 'a chat request without `model` is answered 200 by the default chat model (tx-chat-1)',
+    breaks: ['CHAT-009'],
+  },
   // routes/chat.ts: tx-chat-2 answers (and is named) when tx-chat-1 is asked
   {
     name: 'chat-model-substituted',

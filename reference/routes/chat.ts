@@ -46,8 +46,9 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 /** The first violation of the ChatCompletionRequest table, or undefined. Unknown fields pass. */
 export function chatProblem(ctx: RefContext, body: unknown): string | undefined {
   if (!isObject(body)) return 'The body must be a JSON object.';
-  if (body.model === undefined) return '`model` is required.';
-  if (typeof body.model !== 'string') return '`model` must be a string.';
+  // Fault chat-model-default: a request without model goes to the default chat model.
+  if (body.model === undefined && ctx.fault !== 'chat-model-default') return '`model` is required.';
+  if (body.model !== undefined && typeof body.model !== 'string') return '`model` must be a string.';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return '`messages` must be a non-empty array.';
   for (const [i, message] of messages.entries()) {
@@ -107,7 +108,8 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     // Fault race-chat-double: a window between the key lookup and the settlement that stores it.
     if (idem.kind === 'new' && ctx.fault === 'race-chat-double') await raceWindow(ctx);
 
-    const resolved = resolveModel(ctx, account, body.model as string, 'chat');
+    const requested = (body.model ?? ctx.state.hints.chat) as string;
+    const resolved = resolveModel(ctx, account, requested, 'chat');
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
     const { model } = resolved;
 
@@ -121,7 +123,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     }
     // Fault chat-model-substituted: another model answers (and is recorded) when tx-chat-1 is asked.
     const substituted = ctx.fault === 'chat-model-substituted' && model.id === ctx.state.hints.chat;
-    const replyModel = substituted ? (ctx.state.hints.no_responses as string) : (body.model as string);
+    const replyModel = substituted ? (ctx.state.hints.no_responses as string) : requested;
     const settlement = settle(ctx, account, {
       endpoint: PATH,
       model,
