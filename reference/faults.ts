@@ -245,6 +245,12 @@ const FAULT_LIST = [
     description: 'a chat request without `model` is answered 200 by the default chat model (tx-chat-1)',
     breaks: ['CHAT-009'],
   },
+  // routes/chat.ts: the ChatCompletion has no id (the description still requires it: RESP-003 too)
+  {
+    name: 'chat-no-id',
+    description: 'a (non-streamed) chat reply omits `id`, which the live description still requires',
+    breaks: ['CHAT-001', 'RESP-003'],
+  },
   // routes/chat.ts: tx-chat-2 answers (and is named) when tx-chat-1 is asked
   {
     name: 'chat-model-substituted',

@@ -183,7 +183,8 @@ function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
 function completionOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
   const billing = billingOf(ctx, result.settlement);
   return {
-    id: result.id,
+    // Fault chat-no-id: the reply carries no id.
+    ...(ctx.fault === 'chat-no-id' ? {} : { id: result.id }),
     object: 'chat.completion',
     created: result.created,
     model: result.model,

@@ -157,6 +157,8 @@ const NONCONFORMING = new Set([
   'responses-json-stream',
   // An undeclared 500 on GET /v1/ledger (caught as ERR-002 and RESP-001).
   'transport-500',
+  // A chat reply without id, or with the role `model`, against a description that requires id and says assistant (RESP-003).
+  'chat-no-id',
 ]);
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
