@@ -251,6 +251,12 @@ const FAULT_LIST = [
     description: 'a (non-streamed) chat reply omits `id`, which the live description still requires',
     breaks: ['CHAT-001', 'RESP-003'],
   },
+  // routes/chat.ts: the upstream's reply role `model` passed through (the description says assistant: RESP-003 too)
+  {
+    name: 'chat-role-model',
+    description: "a (non-streamed) chat reply's message role is `model`, not one of the four roles",
+    breaks: ['CHAT-002', 'RESP-003'],
+  },
   // routes/chat.ts: tx-chat-2 answers (and is named) when tx-chat-1 is asked
   {
     name: 'chat-model-substituted',

@@ -191,7 +191,11 @@ function completionOf(ctx: RefContext, result: ChatResult): Record<string, unkno
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: result.pieces.join('') },
+        // Fault chat-role-model: the upstream's role word passed through.
+        message: {
+          role: ctx.fault === 'chat-role-model' ? 'model' : 'assistant',
+          content: result.pieces.join(''),
+        },
         finish_reason: result.finishReason,
       },
     ],

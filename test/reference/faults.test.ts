@@ -190,6 +190,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await chat(ref, { messages: [{ role: 'developer', content: 'Be brief.' }] })).status === 400,
   'chat-model-default': async (ref) => (await chat(ref, { model: undefined })).status === 200,
   'chat-no-id': async (ref) => !('id' in (await chat(ref)).body),
+  'chat-role-model': async (ref) => (await chat(ref)).body.choices[0].message.role === 'model',
   'chat-model-substituted': async (ref) => (await chat(ref)).body.model !== ref.hints.chat,
   'chat-usage-total-off': async (ref) => {
     const { usage } = (await chat(ref)).body;
