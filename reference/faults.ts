@@ -275,6 +275,12 @@ const FAULT_LIST = [
       'a media model sent to chat, responses or embeddings is refused 400 invalid_request, not 404',
     breaks: ['MODEL-004'],
   },
+  // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
+  {
+    name: 'unknown-model-400',
+    description: 'a model id that no catalog lists is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-003'],
+  },
   // app.ts: the router collapses a duplicated /v1/v1 prefix
   {
     name: 'v1-doubled-served',

@@ -195,6 +195,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'auth-unknown-key-403': async (ref) =>
     (await call(ref, '/v1/models', { headers: { authorization: 'Bearer sk-no-such-key' } })).status === 403,
   'media-model-chat-400': async (ref) => (await chat(ref, { model: 'wc-100010' })).status === 400,
+  'unknown-model-400': async (ref) => (await chat(ref, { model: 'no-such-model' })).status === 400,
   'request-id-promised': async (ref) =>
     (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
     (await openapi(ref)).components.headers.RequestId.required === true,
