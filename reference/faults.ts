@@ -319,6 +319,12 @@ const FAULT_LIST = [
     description: 'tx-chat-2 (no native responses support) is accepted on /v1/responses',
     breaks: ['RSP-002'],
   },
+  // routes/responses.ts: only streamed calls are served (400 is declared, so the description still holds)
+  {
+    name: 'responses-stream-only',
+    description: '/v1/responses refuses a call without stream: true (400 invalid_request)',
+    breaks: ['RSP-001'],
+  },
   // routes/responses.ts: the stream ends without a terminal event
   {
     name: 'responses-no-terminal',

@@ -212,6 +212,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     )),
   'responses-any-model': async (ref) =>
     (await responses(ref, { model: ref.hints.no_responses })).status === 200,
+  'responses-stream-only': async (ref) => (await responses(ref)).status === 400,
   'responses-no-terminal': async (ref) => !(await events(ref)).some((e) => TERMINALS.includes(e.event ?? '')),
   'responses-two-terminals': async (ref) =>
     (await events(ref)).filter((e) => TERMINALS.includes(e.event ?? '')).length === 2,
