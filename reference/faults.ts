@@ -301,6 +301,12 @@ const FAULT_LIST = [
     // The description's ChatCompletion says strings where the contract says integers: drift (OAS-003).
     breaks: ['CHAT-003', 'OAS-003'],
   },
+  // routes/chat.ts: the settlement copied into usage (the description's usage is open: no RESP-003)
+  {
+    name: 'usage-points-field',
+    description: 'chat usage carries charged_points (the settled charge) beside its token counts',
+    breaks: ['PTS-005'],
+  },
   // inference.ts: tx-chat-premium callable from the primary account (still not listed)
   {
     name: 'chat-forbidden-callable',

@@ -202,6 +202,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'v1-doubled-served': async (ref) => (await call(ref, '/v1/v1/models', { role: 'primary' })).status === 200,
   'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
+  'usage-points-field': async (ref) => 'charged_points' in (await chat(ref)).body.usage,
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
   'chat-stream-never-ends': async (ref) =>
     !(await streamEnds(
