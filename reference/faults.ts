@@ -785,6 +785,12 @@ const FAULT_LIST = [
     description: 'uploads are not sniffed: the declared Content-Type is trusted everywhere',
     breaks: ['MIN-005'],
   },
+  // media/upload.ts: application/octet-stream accepted, typed by its bytes (201 is declared: no RESP-00x)
+  {
+    name: 'upload-octet-stream',
+    description: 'an upload declared application/octet-stream is accepted and typed by its sniffed bytes',
+    breaks: ['MIN-004'],
+  },
   // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
   {
     name: 'sha-uppercase',

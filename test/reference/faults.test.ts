@@ -369,6 +369,9 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     return accepted(ref, jobBody('wc-100011', [id]));
   },
   'sniff-skipped': async (ref) => uploaded(ref, 'png-as-jpeg.jpg'),
+  'upload-octet-stream': async (ref) =>
+    (await upload(ref, 'png-64x48.png', { type: 'application/octet-stream' })).body?.input?.content_type ===
+    'image/png',
   'sha-uppercase': async (ref) => /[A-F]/.test((await upload(ref, 'png-64x48.png')).body.input.sha256),
   'image-duration-nonzero': async (ref) => (await upload(ref, 'png-64x48.png')).body.input.duration_ms !== 0,
   'envelope-extra-field': async (ref) => 'quota_remaining_bytes' in (await upload(ref, 'png-64x48.png')).body,
