@@ -901,6 +901,13 @@ const FAULT_LIST = [
     description: 'GET /v1/media/models answers a bare array (and is described so)',
     breaks: ['MCAT-001'],
   },
+  // media/catalog.ts + media/openapi.ts: capabilities as one comma-separated string (described so)
+  {
+    name: 'catalog-capabilities-string',
+    description: 'media catalog capabilities are one comma-separated string (and described as a string)',
+    // The description's string contradicts the contract's array: drift (OAS-003).
+    breaks: ['MCAT-002', 'OAS-003'],
+  },
   // media/view.ts + media/openapi.ts: no kind when the request sent none (described so)
   {
     name: 'kind-missing',

@@ -427,6 +427,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await accepted(ref, withParams('wc-100014', { duration: 60 }))),
   'catalog-missing-data': async (ref) =>
     Array.isArray((await call(ref, '/v1/media/models', { role: 'primary' })).body),
+  'catalog-capabilities-string': async (ref) =>
+    typeof (await catalogEntry(ref, 'wc-100010')).capabilities === 'string',
   'kind-missing': async (ref) => !('kind' in (await createJob(ref, jobBody('wc-100010'))).body),
   'invalid-code': async (ref) =>
     (await createJob(ref, withParams('wc-100010', { quality: 'high' }))).body.error.code === 'bad_parameter',
