@@ -115,7 +115,7 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   }
 
   // Media uploads are raw bytes; the route checks them.
-  registerUploadParser(app);
+  registerUploadParser(app, ctx);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${pathOf(request.url)}.`),

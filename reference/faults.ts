@@ -308,6 +308,12 @@ const FAULT_LIST = [
       'a media model sent to chat, responses or embeddings is refused 400 invalid_request, not 404',
     breaks: ['MODEL-004'],
   },
+  // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
+  {
+    name: 'unknown-model-400',
+    description: 'a model id that no catalog lists is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-003'],
+  },
   // app.ts: the router collapses a duplicated /v1/v1 prefix
   {
     name: 'v1-doubled-served',
@@ -328,6 +334,12 @@ const FAULT_LIST = [
     // The description's ChatCompletion says strings where the contract says integers: drift (OAS-003).
     breaks: ['CHAT-003', 'OAS-003'],
   },
+  // routes/chat.ts: the settlement copied into usage (the description's usage is open: no RESP-003)
+  {
+    name: 'usage-points-field',
+    description: 'chat usage carries charged_points (the settled charge) beside its token counts',
+    breaks: ['PTS-005'],
+  },
   // inference.ts: tx-chat-premium callable from the primary account (still not listed)
   {
     name: 'chat-forbidden-callable',
@@ -345,6 +357,12 @@ const FAULT_LIST = [
     name: 'responses-any-model',
     description: 'tx-chat-2 (no native responses support) is accepted on /v1/responses',
     breaks: ['RSP-002'],
+  },
+  // routes/responses.ts: only streamed calls are served (400 is declared, so the description still holds)
+  {
+    name: 'responses-stream-only',
+    description: '/v1/responses refuses a call without stream: true (400 invalid_request)',
+    breaks: ['RSP-001'],
   },
   // routes/responses.ts: the stream ends without a terminal event
   {
@@ -800,6 +818,12 @@ const FAULT_LIST = [
     description: 'uploads are not sniffed: the declared Content-Type is trusted everywhere',
     breaks: ['MIN-005'],
   },
+  // media/upload.ts: application/octet-stream accepted, typed by its bytes (201 is declared: no RESP-00x)
+  {
+    name: 'upload-octet-stream',
+    description: 'an upload declared application/octet-stream is accepted and typed by its sniffed bytes',
+    breaks: ['MIN-004'],
+  },
   // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
   {
     name: 'sha-uppercase',
@@ -909,6 +933,13 @@ const FAULT_LIST = [
     name: 'catalog-missing-data',
     description: 'GET /v1/media/models answers a bare array (and is described so)',
     breaks: ['MCAT-001'],
+  },
+  // media/catalog.ts + media/openapi.ts: capabilities as one comma-separated string (described so)
+  {
+    name: 'catalog-capabilities-string',
+    description: 'media catalog capabilities are one comma-separated string (and described as a string)',
+    // The description's string contradicts the contract's array: drift (OAS-003).
+    breaks: ['MCAT-002', 'OAS-003'],
   },
   // media/view.ts + media/openapi.ts: no kind when the request sent none (described so)
   {

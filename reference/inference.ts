@@ -37,7 +37,12 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
         error: ctx.fault === 'media-model-chat-400' ? 'invalid_request' : 'wrong_endpoint_type',
         message: `${id} is a media model; use /v1/media/jobs.`,
       };
-    else return { error: 'model_not_found', message: `No model ${id}.` };
+    // Fault unknown-model-400: an id no catalog lists is refused 400, not 404.
+    else
+      return {
+        error: ctx.fault === 'unknown-model-400' ? 'invalid_request' : 'model_not_found',
+        message: `No model ${id}.`,
+      };
   }
   const caps = model.capabilities;
   const textModel = caps.includes('chat') || caps.includes('responses');

@@ -141,7 +141,9 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
     id,
     object: 'media_model',
     kind: kindOf(def),
-    capabilities: capabilities(def),
+    // Fault catalog-capabilities-string: the list joined into one string.
+    capabilities:
+      ctx.fault === 'catalog-capabilities-string' ? capabilities(def).join(',') : capabilities(def),
     prompt_contract: {
       empty_only: prompt.empty_only,
       minimum_characters: prompt.min_chars,

@@ -126,6 +126,9 @@ export function applyMediaFaults(ctx: RefContext, schemas: Record<string, JsonOb
     case 'progress-101':
       props('MediaJob').progress_percent = { type: ['integer', 'null'] };
       break;
+    case 'catalog-capabilities-string':
+      props('MediaCatalogEntry').capabilities = { type: 'string' };
+      break;
     case 'kind-missing': {
       const job = schemas.MediaJob as { required: string[] };
       job.required = job.required.filter((f) => f !== 'kind');

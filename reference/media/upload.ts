@@ -3,10 +3,13 @@
 // dimensions, since "no separate per-image byte cap" exists and the 10 GiB quota bounds the rest.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { fileTypeFromBuffer } from 'file-type';
+import type { RefContext } from '../context.ts';
 
 export const INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 export const VIDEO_MAX_BYTES = 500 * 1024 * 1024;
 const IMAGE_HEAD_BYTES = 32 * 1024 * 1024;
+const OCTET_STREAM = 'application/octet-stream';
 
 export interface Upload {
   kind: 'upload';
@@ -25,8 +28,10 @@ export function essence(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-export function registerUploadParser(app: FastifyInstance): void {
-  app.addContentTypeParser(INPUT_TYPES, (request, payload, done) => {
+export function registerUploadParser(app: FastifyInstance, ctx: RefContext): void {
+  // Fault upload-octet-stream: application/octet-stream is taken too, and typed by its bytes below.
+  const types = ctx.fault === 'upload-octet-stream' ? [...INPUT_TYPES, OCTET_STREAM] : INPUT_TYPES;
+  app.addContentTypeParser(types, (request, payload, done) => {
     const declared = essence(request.headers['content-type']);
     const length = request.headers['content-length'];
     const refuse = (error: Error) => {
@@ -62,7 +67,12 @@ export function registerUploadParser(app: FastifyInstance): void {
         size,
         sha256: hash.digest('hex'),
       };
-      done(null, upload);
+      if (declared !== OCTET_STREAM) return done(null, upload);
+      // The sniffed type stands in for the declared one where it is one of the four.
+      fileTypeFromBuffer(upload.bytes).then(
+        (t) => done(null, { ...upload, declared: t && INPUT_TYPES.includes(t.mime) ? t.mime : declared }),
+        (error: Error) => done(error, undefined),
+      );
     });
   });
 }

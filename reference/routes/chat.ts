@@ -177,6 +177,8 @@ function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
     prompt_tokens: value(result.promptTokens),
     completion_tokens: value(result.completionTokens),
     total_tokens: value(total),
+    // Fault usage-points-field: the settled charge copied into usage.
+    ...(ctx.fault === 'usage-points-field' ? { charged_points: result.settlement.charged } : {}),
   };
 }
 

@@ -85,6 +85,10 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
         return sendError(reply, ctx, 'invalid_request', `\`${flag}\` must be a boolean.`);
     }
 
+    // Fault responses-stream-only: a call without stream: true is refused.
+    if (ctx.fault === 'responses-stream-only' && body.stream !== true)
+      return sendError(reply, ctx, 'invalid_request', 'Only streamed calls are served: send `stream: true`.');
+
     // Fault responses-replay-new: the Idempotency-Key is ignored, a replay executes (and charges) again.
     const idem =
       ctx.fault === 'responses-replay-new'

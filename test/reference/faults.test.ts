@@ -202,12 +202,14 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'auth-unknown-key-403': async (ref) =>
     (await call(ref, '/v1/models', { headers: { authorization: 'Bearer sk-no-such-key' } })).status === 403,
   'media-model-chat-400': async (ref) => (await chat(ref, { model: 'wc-100010' })).status === 400,
+  'unknown-model-400': async (ref) => (await chat(ref, { model: 'no-such-model' })).status === 400,
   'request-id-promised': async (ref) =>
     (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
     (await openapi(ref)).components.headers.RequestId.required === true,
   'v1-doubled-served': async (ref) => (await call(ref, '/v1/v1/models', { role: 'primary' })).status === 200,
   'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
+  'usage-points-field': async (ref) => 'charged_points' in (await chat(ref)).body.usage,
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
   'chat-stream-never-ends': async (ref) =>
     !(await streamEnds(
@@ -218,6 +220,7 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     )),
   'responses-any-model': async (ref) =>
     (await responses(ref, { model: ref.hints.no_responses })).status === 200,
+  'responses-stream-only': async (ref) => (await responses(ref)).status === 400,
   'responses-no-terminal': async (ref) => !(await events(ref)).some((e) => TERMINALS.includes(e.event ?? '')),
   'responses-two-terminals': async (ref) =>
     (await events(ref)).filter((e) => TERMINALS.includes(e.event ?? '')).length === 2,
@@ -373,6 +376,9 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     return accepted(ref, jobBody('wc-100011', [id]));
   },
   'sniff-skipped': async (ref) => uploaded(ref, 'png-as-jpeg.jpg'),
+  'upload-octet-stream': async (ref) =>
+    (await upload(ref, 'png-64x48.png', { type: 'application/octet-stream' })).body?.input?.content_type ===
+    'image/png',
   'sha-uppercase': async (ref) => /[A-F]/.test((await upload(ref, 'png-64x48.png')).body.input.sha256),
   'image-duration-nonzero': async (ref) => (await upload(ref, 'png-64x48.png')).body.input.duration_ms !== 0,
   'envelope-extra-field': async (ref) => 'quota_remaining_bytes' in (await upload(ref, 'png-64x48.png')).body,
@@ -428,6 +434,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await accepted(ref, withParams('wc-100014', { duration: 60 }))),
   'catalog-missing-data': async (ref) =>
     Array.isArray((await call(ref, '/v1/media/models', { role: 'primary' })).body),
+  'catalog-capabilities-string': async (ref) =>
+    typeof (await catalogEntry(ref, 'wc-100010')).capabilities === 'string',
   'kind-missing': async (ref) => !('kind' in (await createJob(ref, jobBody('wc-100010'))).body),
   'invalid-code': async (ref) =>
     (await createJob(ref, withParams('wc-100010', { quality: 'high' }))).body.error.code === 'bad_parameter',
