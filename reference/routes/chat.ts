@@ -177,8 +177,8 @@ function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
     prompt_tokens: value(result.promptTokens),
     completion_tokens: value(result.completionTokens),
     total_tokens: value(total),
-    // Fault usage-points-field: the settled charge copied into usage.
-    ...(ctx.fault === 'usage-points-field' ? { charged_points: result.settlement.charged } : {}),
+    // Variant usage-points-field: the settled charge copied into usage (an extra field; usage is open).
+    ...(ctx.variant === 'usage-points-field' ? { charged_points: result.settlement.charged } : {}),
   };
 }
 

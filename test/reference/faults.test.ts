@@ -209,7 +209,6 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'v1-doubled-served': async (ref) => (await call(ref, '/v1/v1/models', { role: 'primary' })).status === 200,
   'billing-unit-credits': async (ref) => (await chat(ref)).body.billing.unit === 'credits',
   'usage-tokens-as-strings': async (ref) => typeof (await chat(ref)).body.usage.prompt_tokens === 'string',
-  'usage-points-field': async (ref) => 'charged_points' in (await chat(ref)).body.usage,
   'chat-forbidden-callable': async (ref) => (await chat(ref, { model: ref.hints.forbidden })).status === 200,
   'chat-stream-never-ends': async (ref) =>
     !(await streamEnds(
@@ -595,6 +594,7 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
   'balance-storage-unit': async (ref) => (await balance(ref)).body.storage?.unit === 'bytes',
   'embeddings-201': async (ref) =>
     (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,
+  'usage-points-field': async (ref) => 'charged_points' in (await chat(ref)).body.usage,
   'openapi-model-enum': async (ref) =>
     (await openapi(ref)).components.schemas.MediaJobCreate.properties.model.enum?.includes('wc-100041') ===
     false,
