@@ -605,6 +605,14 @@ const FAULT_LIST = [
     description: 'the rate-limit 429 body is text/plain "slow down" (and is described so)',
     breaks: ['RATE-001', 'ERR-001'],
   },
+  // guards.ts + openapi.ts: Retry-After written as a duration with a unit (described as a string; notable)
+  {
+    name: 'retry-after-unit',
+    description:
+      'the rate-limit 429 carries Retry-After "42s" (a duration with a unit, neither delay-seconds nor an HTTP-date; described as a string)',
+    breaks: ['RATE-002'],
+    level: 'notable',
+  },
   // internal.ts: X-Upstream-Key: <the model's upstream key> on authenticated responses (a canary)
   {
     name: 'upstream-key-header',

@@ -94,7 +94,9 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
       return;
     }
     const retryAfter = Math.max(1, Math.ceil(((times[0] as number) + WINDOW_MS - now) / 1000));
-    if (ctx.variant !== 'ratelimit-no-retry-after') reply.header('Retry-After', String(retryAfter));
+    // Fault retry-after-unit: the wait is written as a duration with a unit ("42s").
+    const unit = ctx.fault === 'retry-after-unit' ? 's' : '';
+    if (ctx.variant !== 'ratelimit-no-retry-after') reply.header('Retry-After', `${retryAfter}${unit}`);
     if (ctx.fault === 'ratelimit-plain')
       return reply.code(429).type('text/plain; charset=utf-8').send('slow down');
     return sendError(reply, ctx, 'rate_limited', `More than ${limit} requests per minute; retry later.`);
@@ -108,7 +110,10 @@ export function describeRateLimit(ctx: RefContext, response: JsonObject): JsonOb
     headers['Retry-After'] = {
       description: 'Seconds until the requests-per-minute guard accepts a request again.',
       required: false,
-      schema: { type: 'integer', minimum: 1 },
+      schema:
+        ctx.fault === 'retry-after-unit'
+          ? { type: 'string', pattern: '^[1-9][0-9]*s$' }
+          : { type: 'integer', minimum: 1 },
     };
   }
   const content = { ...(response.content as JsonObject | undefined) };

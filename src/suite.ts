@@ -18,7 +18,7 @@ export { entryId, findEntryList, findField, isPlainObject } from './checks/json.
 export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export { TransportError } from './errors.ts';
-export type { Exchange, HttpResponse } from './http/client.ts';
+export { type Exchange, type HttpResponse, retryAfterMs } from './http/client.ts';
 export {
   ACTIVE_STATUSES,
   JOB_STATUSES,

@@ -309,6 +309,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ratelimit-missing': async (ref) => !(await rateLimited(ref)),
   'ratelimit-plain': async (ref) =>
     ((await rateLimited(ref))?.headers.get('content-type') ?? '').startsWith('text/plain'),
+  'retry-after-unit': async (ref) =>
+    /^\d+s$/.test((await rateLimited(ref))?.headers.get('retry-after') ?? ''),
   'upstream-key-header': async (ref) => (await models(ref)).headers.get('x-upstream-key') !== null,
   'node-header': async (ref) => (await call(ref, '/healthz')).headers.get('x-upstream-node') !== null,
   'purchase-cost-field': async (ref) => (await models(ref)).body.data[0].purchase_cost !== undefined,

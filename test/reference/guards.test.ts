@@ -210,6 +210,7 @@ const MINE = [
   'ratelimit-missing',
   'ratelimit-plain',
   'ratelimit-no-retry-after',
+  'retry-after-unit',
   'scope-ignored',
   'scope-too-strict',
   'support-scope-ignored',
