@@ -907,6 +907,13 @@ const FAULT_LIST = [
     description: 'a failed job reads as running two stages later',
     breaks: ['MJOB-025'],
   },
+  // media/view.ts: failed jobs without error_code and error_message (notable: "may be present" for failed)
+  {
+    name: 'failed-no-error',
+    description: 'failed jobs carry no error_code and no error_message',
+    breaks: ['MJOB-023'],
+    level: 'notable',
+  },
   // auth.ts: assets served without a key
   {
     name: 'asset-no-key',

@@ -80,7 +80,8 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     ...(ctx.fault === 'kind-missing' && !job.kindSent ? {} : { kind: job.kind }),
     model: job.model,
     ...(status === 'succeeded' && ctx.fault !== 'succeeded-no-asset' ? { asset_id: job.assetId } : {}),
-    ...(status === 'failed'
+    // Fault failed-no-error: the failure's reason is not passed on.
+    ...(status === 'failed' && ctx.fault !== 'failed-no-error'
       ? { error_code: 'generation_failed', error_message: 'The provider could not generate the output.' }
       : {}),
     progress: progressOf(ctx, job, status, now),

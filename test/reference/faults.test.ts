@@ -420,6 +420,12 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     await sleep(200);
     return (await readJob(ref, created.body.id)).body.status !== 'failed';
   },
+  'failed-no-error': async (ref) => {
+    const created = await createJob(ref, { ...jobBody('wc-100010'), prompt: 'CONFORMANCE_FAIL_JOB' });
+    await pollJob(ref, created.body.id);
+    const job = (await readJob(ref, created.body.id)).body;
+    return job.status === 'failed' && !('error_code' in job) && !('error_message' in job);
+  },
   'asset-no-key': async (ref) =>
     (await call(ref, `/v1/media/assets/${(await succeededJob(ref)).asset_id}`)).status === 200,
   'asset-other-tenant': async (ref) =>
