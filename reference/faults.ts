@@ -430,6 +430,14 @@ const FAULT_LIST = [
     description: 'a repeated Idempotency-Key with the same body executes and charges again',
     breaks: ['IDEM-001', 'IDEM-003'],
   },
+  // inference.ts: the key's fingerprint is the method and path only (notable: the contract leaves a reused key with another body open)
+  {
+    name: 'idem-key-only',
+    description:
+      'the same Idempotency-Key with another body replays the first reply (the body is not compared)',
+    breaks: ['IDEM-002'],
+    level: 'notable',
+  },
   // inference.ts: a replay under the legacy Accept header executes and charges again
   {
     name: 'legacy-reexecute',

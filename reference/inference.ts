@@ -176,7 +176,9 @@ export function idempotencyOf(
   account: Account,
   path: string,
 ): Idempotency {
-  const found = lookupKey(request, account, `POST ${path}\n${canonicalJson(request.body)}`);
+  // Fault idem-key-only: the body is no part of the request's identity, so another body replays.
+  const body = ctx.fault === 'idem-key-only' ? '' : canonicalJson(request.body);
+  const found = lookupKey(request, account, `POST ${path}\n${body}`);
   if (found.kind !== 'stored') return found;
   const { key, fingerprint } = found;
   // Faults: the replay executes (and charges) again.

@@ -238,6 +238,12 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'embed-encoding-lax': async (ref) => embedOk(ref, { encoding_format: 'base64' }),
   'embed-model-optional': async (ref) => (await embed(ref, { input: 'ok' })).status === 200,
   'idem-double-charge': async (ref) => replayCharges(ref, {}),
+  'idem-key-only': async (ref) => {
+    const keyed = { headers: { 'idempotency-key': 'probe-key-only' } };
+    await chat(ref, {}, keyed);
+    const other = await chat(ref, { messages: [{ role: 'user', content: 'Something else.' }] }, keyed);
+    return other.status === 200;
+  },
   'legacy-reexecute': async (ref) => replayCharges(ref, LEGACY),
   'legacy-ignored': async (ref) =>
     'total_points' in (await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY })).body,
