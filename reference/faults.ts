@@ -517,6 +517,13 @@ const FAULT_LIST = [
     description: "GET /v1/support/tickets lists every tenant's tickets",
     breaks: ['ISO-001'],
   },
+  // routes/usage.ts: the account filter dropped (implied: another tenant's usage is never listed)
+  {
+    name: 'usage-cross-tenant',
+    description: "GET /v1/usage lists every tenant's usage records",
+    breaks: ['ISO-002'],
+    level: 'implied',
+  },
   // routes/tickets.ts: no limit on unresolved tickets
   {
     name: 'ticket-limit-ignored',

@@ -11,7 +11,12 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/usage', async (request, reply) => {
     if (ctx.fault === 'usage-unavailable')
       return sendError(reply, ctx, 'internal_error', 'Usage is unavailable.');
-    const records = [...callerOf(request).account.usage].reverse().map((r) => usageView(ctx, r));
+    // Fault usage-cross-tenant: every account's records (by time), not only the caller's.
+    const usage =
+      ctx.fault === 'usage-cross-tenant'
+        ? ctx.state.accounts.flatMap((a) => a.usage).sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+        : callerOf(request).account.usage;
+    const records = [...usage].reverse().map((r) => usageView(ctx, r));
     const body = ctx.variant === 'usage-envelope' ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);
   });

@@ -264,6 +264,13 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     const charged = (await chat(ref)).body.billing.charged_points;
     return (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0].charged_points !== charged;
   },
+  'usage-cross-tenant': async (ref) => {
+    await chat(ref, {}, { role: 'other_tenant' });
+    const ids = async (role: string) =>
+      ((await call(ref, '/v1/usage', { role })).body.data as Array<{ id: string }>).map((r) => r.id);
+    const mine = await ids('primary');
+    return (await ids('other_tenant')).some((id) => mine.includes(id));
+  },
   'usage-unavailable': async (ref) => (await call(ref, '/v1/usage', { role: 'primary' })).status === 500,
   'ledger-unavailable': async (ref) => (await call(ref, '/v1/ledger', { role: 'primary' })).status === 404,
   // ==== scopes, enterprise, tickets, payments, protections, internal data (deeper tests in
