@@ -1075,6 +1075,15 @@ const FAULT_LIST = [
     description: 'uploads with one Idempotency-Key sent at once each create an input',
     breaks: ['MIN-008'],
   },
+  // routes/media-inputs.ts: uploads of the same bytes in flight at once share the first one's input,
+  // whatever their Idempotency-Keys (a single-flight keyed by content, not by key; implied invariant)
+  {
+    name: 'race-upload-coalesce',
+    description:
+      'uploads of the same bytes sent at once with different Idempotency-Keys all answer one input',
+    breaks: ['IDEM-004'],
+    level: 'implied',
+  },
   // routes/media-jobs.ts + media-inputs.ts: a window between checking the references and storing the job,
   // and between the delete's check for active jobs and the delete: whichever comes first, both succeed
   {

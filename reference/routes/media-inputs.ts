@@ -90,6 +90,8 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
   const created = ctx.variant === 'input-200' ? 200 : 201;
   const send = (reply: FastifyReply, body: object) =>
     reply.code(created).type('application/json; charset=utf-8').send(body);
+  // Fault race-upload-coalesce: the upload in flight per account and content, settled with its input id.
+  const inflight = new Map<string, Promise<string | undefined>>();
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
@@ -113,6 +115,28 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
     }
 
+    // Fault race-upload-coalesce: an upload of the same bytes while another is in flight answers that
+    // one's input, whatever its key; the first one opens the window.
+    let settle: ((id: string | undefined) => void) | undefined;
+    if (ctx.fault === 'race-upload-coalesce') {
+      const flight = `${account.id}\n${upload.sha256}`;
+      const first = inflight.get(flight);
+      const shared = first && store.inputs.get((await first) ?? '');
+      if (shared) return send(reply, envelope(ctx, store, account, shared));
+      if (!first) {
+        inflight.set(
+          flight,
+          new Promise((resolve) => {
+            settle = resolve;
+          }),
+        );
+        reply.raw.once('close', () => {
+          inflight.delete(flight);
+          settle?.(undefined);
+        });
+        await raceWindow(ctx);
+      }
+    }
     // Fault race-upload-double: a window between the key lookup and the write that stores the key.
     if (found.kind === 'new' && ctx.fault === 'race-upload-double') await raceWindow(ctx);
     const measured = await measure(upload.bytes, upload.declared);
@@ -138,6 +162,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // Fault input-id-161: input ids one byte over the 160 a reference id may have.
     if (ctx.fault === 'input-id-161') input.id = input.id.padEnd(161, '0');
     store.inputs.set(input.id, input);
+    settle?.(input.id);
     if (found.kind === 'new') account.idempotency.set(found.key, { fingerprint, result: input.id });
     return send(reply, envelope(ctx, store, account, input));
   });

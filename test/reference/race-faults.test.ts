@@ -15,6 +15,7 @@ const RACES = [
   'race-job-double',
   'race-chat-double',
   'race-upload-double',
+  'race-upload-coalesce',
   'race-delete-vs-job',
   'race-ledger-skip',
 ];

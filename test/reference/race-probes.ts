@@ -47,6 +47,13 @@ export const RACE_FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise
     );
     return distinct(inputs.map((u) => u.body?.input?.id)) > 1;
   },
+  'race-upload-coalesce': async (ref) => {
+    const inputs = await atOnce(3, (i) =>
+      upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': `probe-race-coalesce-${i}` } }),
+    );
+    const created = inputs.filter((u) => u.status === 201).length;
+    return created > 1 && distinct(inputs.map((u) => u.body?.input?.id)) < created;
+  },
   'race-delete-vs-job': async (ref) => {
     const id = await inputId(ref);
     const [job, del] = await Promise.all([
