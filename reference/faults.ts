@@ -530,6 +530,14 @@ const FAULT_LIST = [
     description: 'an 11th unresolved ticket is accepted',
     breaks: ['TICKET-008'],
   },
+  // routes/tickets.ts: the list lags a minute behind creation (implied: a created ticket is listed)
+  {
+    name: 'ticket-list-lag',
+    description:
+      'GET /v1/support/tickets lists a ticket only a minute after its creation (a lagging replica)',
+    breaks: ['TICKET-010'],
+    level: 'implied',
+  },
   // routes/tickets.ts: a subject with a line feed or carriage return accepted
   {
     name: 'ticket-subject-newline',

@@ -14,7 +14,7 @@ import type { Effect } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 export { apiErrorShape } from './checks/exchange.ts';
-export { entryId, findEntryList, findField, isPlainObject } from './checks/json.ts';
+export { entryId, findEntryList, findField, isPlainObject, listingMentions } from './checks/json.ts';
 export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from './checks/points.ts';
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export { TransportError } from './errors.ts';

@@ -96,7 +96,11 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
     const accountId = callerOf(request).account.id;
     // Fault tickets-cross-tenant: every tenant's tickets are listed.
     const visible = tickets.filter((t) => t.accountId === accountId || ctx.fault === 'tickets-cross-tenant');
-    const data = visible.map((t) => view(ctx, t));
+    // Fault ticket-list-lag: the list shows a ticket only a minute after its creation (a lagging replica).
+    const shown = visible.filter(
+      (t) => ctx.fault !== 'ticket-list-lag' || Date.now() - Date.parse(t.createdAt) >= 60_000,
+    );
+    const data = shown.map((t) => view(ctx, t));
     return reply
       .type('application/json; charset=utf-8')
       .send(ctx.fault === 'ticket-list-envelope' ? data : { object: 'list', data });

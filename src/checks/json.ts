@@ -112,3 +112,14 @@ export function entryId(entry: unknown): string | undefined {
   const f = ID_FIELDS.find((k) => typeof entry[k] === 'string');
   return f ? (entry[f] as string) : undefined;
 }
+
+/**
+ * Whether an entry of a listing mentions the tag in one of its strings (the fields of a listed record,
+ * such as a ticket's, are not shown, so a record the caller created is recognised by a unique tag it
+ * sent), with the number of entries the listing holds (TICKET-010).
+ */
+export function listingMentions(json: unknown, tag: string): { found: boolean; entries: number } {
+  const entries = findEntryList(json)?.entries ?? [];
+  const found = entries.some((e) => allStrings(e).some((s) => s.value.includes(tag)));
+  return { found, entries: entries.length };
+}

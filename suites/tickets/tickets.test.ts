@@ -6,6 +6,7 @@ import {
   checkProperty,
   isPlainObject,
   isSuccess,
+  listingMentions,
 } from '../../src/suite.ts';
 
 const PATH = '/v1/support/tickets';
@@ -18,8 +19,8 @@ const base = () => ({
 caseTableChecks({ table: 'tickets', effect: 'tickets', path: PATH, base });
 
 check(
-  { ids: ['TICKET-001', 'TICKET-004', 'TICKET-005', 'TICKET-006'], effect: 'tickets' },
-  'creates a ticket at every length bound with 201 and the support_ticket envelope',
+  { ids: ['TICKET-001', 'TICKET-004', 'TICKET-005', 'TICKET-006', 'TICKET-010'], effect: 'tickets' },
+  'creates a ticket at every length bound with 201 and the support_ticket envelope, and lists it',
   async (t) => {
     const tag = randomUUID().slice(0, 8);
     const body = {
@@ -49,6 +50,17 @@ check(
         received: res.exchange.responseBody?.preview,
         exchange: res.exchange,
       },
+    );
+    // "if the outcome is uncertain, list tickets first": the list is where a client finds it.
+    const list = await t.get(PATH);
+    const listed = listingMentions(list.json, tag);
+    t.ensure(
+      isSuccess(list.status) && listed.found,
+      'TICKET-010',
+      isSuccess(list.status)
+        ? `the ticket just created (answered 201, subject tag ${tag}) is not in the tenant's ticket list of ${listed.entries} ticket(s)`
+        : `the ticket just created cannot be found: the ticket list was answered ${list.status}`,
+      { expected: tag, exchange: list.exchange },
     );
   },
 );

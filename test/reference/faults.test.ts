@@ -288,6 +288,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     await ticket(ref, {});
     return (await call(ref, TICKETS, { role: 'other_tenant' })).body.data.length > 0;
   },
+  'ticket-list-lag': async (ref) => {
+    await ticket(ref, { subject: 'Probe lag' });
+    return !(await call(ref, TICKETS, { role: 'primary' })).text.includes('Probe lag');
+  },
   'ticket-limit-ignored': async (ref) => {
     for (let i = 0; i < 10; i++) await ticket(ref, {}, 'ticket_limit');
     return (await ticket(ref, {}, 'ticket_limit')).status === 201;

@@ -1,4 +1,4 @@
-import { allStrings, findEntryList } from '../../checks/json.ts';
+import { listingMentions } from '../../checks/json.ts';
 import type { AccountModel } from '../account-state.ts';
 import { fail, is2xx, type Real } from '../real.ts';
 import { Step } from './step.ts';
@@ -12,17 +12,13 @@ export class ListTickets extends Step {
   protected async act(m: AccountModel, r: Real): Promise<void> {
     const res = await r.t.get('/v1/support/tickets');
     if (!is2xx(res.status)) return;
-    const listed = (findEntryList(res.json)?.entries ?? []).map((e) =>
-      allStrings(e)
-        .map((s) => s.value)
-        .join('\n'),
-    );
     for (const ticket of m.tickets) {
-      if (!listed.some((text) => text.includes(ticket.tag)))
+      const listed = listingMentions(res.json, ticket.tag);
+      if (!listed.found)
         fail(
           {
             id: 'TICKET-010',
-            message: `${ticket.label} (created with 201, subject tag ${ticket.tag}) is not in the tenant's ticket list of ${listed.length} ticket(s)`,
+            message: `${ticket.label} (created with 201, subject tag ${ticket.tag}) is not in the tenant's ticket list of ${listed.entries} ticket(s)`,
             expected: ticket.tag,
           },
           res,
