@@ -823,7 +823,8 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
       };
       break;
     }
-    case 'balance-missing-held': {
+    case 'balance-missing-held':
+    case 'openapi-held-optional': {
       const balance = schemas.Balance as { required: string[] };
       balance.required = balance.required.filter((f) => f !== 'held_points');
       break;

@@ -148,6 +148,9 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'status-500': async (ref) => (await call(ref, '/status')).status === 500,
   'openapi-invalid': async (ref) => (await openapi(ref)).info === undefined,
   'openapi-missing-endpoint': async (ref) => (await openapi(ref)).paths['/v1/embeddings'] === undefined,
+  'openapi-held-optional': async (ref) =>
+    !(await openapi(ref)).components.schemas.Balance.required.includes('held_points') &&
+    'held_points' in (await balance(ref)).body,
   'openapi-enum-drift': async (ref) =>
     (await openapi(ref)).components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
   'openapi-schema-cycle': async (ref) =>
