@@ -142,6 +142,13 @@ const FAULT_LIST = [
     breaks: ['OAS-004'],
     level: 'notable',
   },
+  // openapi.ts: operational routes hidden from the description (/healthz and /status still answer)
+  {
+    name: 'openapi-no-health',
+    description: 'the description lists neither GET /healthz nor GET /status',
+    breaks: ['OAS-005'],
+    level: 'notable',
+  },
   // routes/models.ts: entries lack context_length, which the description requires
   {
     name: 'models-undocumented-shape',

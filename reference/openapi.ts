@@ -793,6 +793,10 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
     case 'openapi-missing-endpoint':
       delete paths['/v1/embeddings'];
       break;
+    case 'openapi-no-health':
+      delete paths['/healthz'];
+      delete paths['/status'];
+      break;
     case 'openapi-enum-drift': {
       const chat = props('ChatCompletionRequest');
       chat.temperature = { ...chat.temperature, maximum: 1 };

@@ -151,6 +151,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'openapi-held-optional': async (ref) =>
     !(await openapi(ref)).components.schemas.Balance.required.includes('held_points') &&
     'held_points' in (await balance(ref)).body,
+  'openapi-no-health': async (ref) => {
+    const paths = (await openapi(ref)).paths;
+    return !paths['/healthz'] && !paths['/status'] && (await call(ref, '/healthz')).status === 200;
+  },
   'openapi-enum-drift': async (ref) =>
     (await openapi(ref)).components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
   'openapi-schema-cycle': async (ref) =>
