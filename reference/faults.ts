@@ -149,6 +149,14 @@ const FAULT_LIST = [
     breaks: ['OAS-005'],
     level: 'notable',
   },
+  // openapi.ts: a generator that inlines a recursive schema to a fixed depth, past the suite's nesting bound
+  {
+    name: 'openapi-deep-inline',
+    description:
+      "the description's model entry has an optional `metadata` field whose recursive schema is inlined 80 levels deep (nesting beyond the suite's bound of 128)",
+    breaks: ['OAS-006'],
+    level: 'notable',
+  },
   // routes/models.ts: entries lack context_length, which the description requires
   {
     name: 'models-undocumented-shape',

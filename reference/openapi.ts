@@ -783,6 +783,12 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
     const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
     entry.push({ properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } } });
   }
+  // Fault openapi-deep-inline: a recursive `metadata` value inlined 80 levels deep (two nestings each).
+  if (ctx.fault === 'openapi-deep-inline') {
+    let metadata: JsonObject = { type: 'string' };
+    for (let i = 0; i < 80; i++) metadata = { type: 'object', properties: { value: metadata } };
+    entry.push({ properties: { metadata } });
+  }
   if (ctx.variant === 'openapi-lookahead-pattern')
     entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
   switch (ctx.fault) {

@@ -155,6 +155,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     const paths = (await openapi(ref)).paths;
     return !paths['/healthz'] && !paths['/status'] && (await call(ref, '/healthz')).status === 200;
   },
+  'openapi-deep-inline': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.ModelEntry).split('"value":').length === 81,
   'openapi-enum-drift': async (ref) =>
     (await openapi(ref)).components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
   'openapi-schema-cycle': async (ref) =>
