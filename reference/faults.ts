@@ -181,6 +181,13 @@ const FAULT_LIST = [
     description: 'the unpriced model shows invented "0" prices',
     breaks: ['MODELS-003'],
   },
+  // routes/models.ts + openapi.ts: the price join misses the embedding model (its calls are still charged)
+  {
+    name: 'models-prices-dropped',
+    description: "the embedding model's entry carries neither price fields nor points_configured",
+    breaks: ['MODELS-002'],
+    level: 'notable',
+  },
   // state.ts: tx-chat-premium added to non-enterprise catalogs
   {
     name: 'models-forbidden-listed',

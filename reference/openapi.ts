@@ -237,7 +237,8 @@ function operations(ctx: RefContext): Record<string, Operation> {
 /** Shapes of the reference itself, next to the contract's components. */
 function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   const string = { type: 'string' };
-  const pointsConfigured = ctx.variant === 'unpriced-omitted' ? [] : ['points_configured'];
+  const pointsConfigured =
+    ctx.variant === 'unpriced-omitted' || ctx.fault === 'models-prices-dropped' ? [] : ['points_configured'];
   const priced = {
     if: { required: ['points_configured'], properties: { points_configured: { const: true } } },
     // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, never awaited

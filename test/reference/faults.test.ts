@@ -170,6 +170,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await balance(ref)).headers.get('content-type')?.startsWith('text/plain') ?? false,
   'models-price-number': async (ref) =>
     typeof (await models(ref)).body.data[0].request_points_per_million_tokens === 'number',
+  'models-prices-dropped': async (ref) => {
+    const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
+    return !('points_configured' in entry) && !('request_points_per_million_tokens' in entry);
+  },
   'models-zero-quote': async (ref) =>
     unpriced((await models(ref)).body.data).request_points_per_million_tokens === '0',
   'models-forbidden-listed': async (ref) =>
