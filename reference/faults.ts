@@ -188,6 +188,13 @@ const FAULT_LIST = [
     breaks: ['MODELS-002'],
     level: 'notable',
   },
+  // routes/models.ts: prices kept as binary floats per 100,000 tokens, scaled by 10 on output
+  {
+    name: 'models-price-float-noise',
+    description: 'catalog prices are printed from binary floats: 0.7500000000000001, 1.5000000000000002',
+    breaks: ['PTS-002'],
+    level: 'notable',
+  },
   // state.ts: tx-chat-premium added to non-enterprise catalogs
   {
     name: 'models-forbidden-listed',

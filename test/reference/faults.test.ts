@@ -174,6 +174,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
     return !('points_configured' in entry) && !('request_points_per_million_tokens' in entry);
   },
+  'models-price-float-noise': async (ref) =>
+    (await models(ref)).body.data[0].request_points_per_million_tokens === '0.7500000000000001',
   'models-zero-quote': async (ref) =>
     unpriced((await models(ref)).body.data).request_points_per_million_tokens === '0',
   'models-forbidden-listed': async (ref) =>
