@@ -820,6 +820,15 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
       for (const field of ['total_points', 'held_points', 'available_points'])
         props('Balance')[field] = { type: 'number' };
       break;
+    case 'openapi-usage-optional':
+      for (const schema of [
+        schemas.ChatCompletion,
+        (schemas.ChatCompletionResponse as { allOf: JsonObject[] }).allOf[1],
+      ]) {
+        const s = schema as { required: string[] };
+        s.required = s.required.filter((f) => f !== 'usage');
+      }
+      break;
     case 'usage-tokens-as-strings': {
       const usage = props('ChatCompletion').usage as { properties: Record<string, JsonObject> };
       for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
@@ -834,8 +843,7 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
       };
       break;
     }
-    case 'balance-missing-held':
-    case 'openapi-held-optional': {
+    case 'balance-missing-held': {
       const balance = schemas.Balance as { required: string[] };
       balance.required = balance.required.filter((f) => f !== 'held_points');
       break;

@@ -148,9 +148,11 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'status-500': async (ref) => (await call(ref, '/status')).status === 500,
   'openapi-invalid': async (ref) => (await openapi(ref)).info === undefined,
   'openapi-missing-endpoint': async (ref) => (await openapi(ref)).paths['/v1/embeddings'] === undefined,
-  'openapi-held-optional': async (ref) =>
-    !(await openapi(ref)).components.schemas.Balance.required.includes('held_points') &&
-    'held_points' in (await balance(ref)).body,
+  'openapi-usage-optional': async (ref) => {
+    const { ChatCompletion, ChatCompletionResponse } = (await openapi(ref)).components.schemas;
+    const required = [...ChatCompletion.required, ...ChatCompletionResponse.allOf[1].required];
+    return !required.includes('usage') && 'usage' in (await chat(ref)).body;
+  },
   'openapi-no-health': async (ref) => {
     const paths = (await openapi(ref)).paths;
     return !paths['/healthz'] && !paths['/status'] && (await call(ref, '/healthz')).status === 200;
