@@ -237,7 +237,8 @@ function operations(ctx: RefContext): Record<string, Operation> {
 /** Shapes of the reference itself, next to the contract's components. */
 function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   const string = { type: 'string' };
-  const pointsConfigured = ctx.variant === 'unpriced-omitted' ? [] : ['points_configured'];
+  const pointsConfigured =
+    ctx.variant === 'unpriced-omitted' || ctx.fault === 'models-prices-dropped' ? [] : ['points_configured'];
   const priced = {
     if: { required: ['points_configured'], properties: { points_configured: { const: true } } },
     // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, never awaited
@@ -783,6 +784,12 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
     const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
     entry.push({ properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } } });
   }
+  // Fault openapi-deep-inline: a recursive `metadata` value inlined 80 levels deep (two nestings each).
+  if (ctx.fault === 'openapi-deep-inline') {
+    let metadata: JsonObject = { type: 'string' };
+    for (let i = 0; i < 80; i++) metadata = { type: 'object', properties: { value: metadata } };
+    entry.push({ properties: { metadata } });
+  }
   if (ctx.variant === 'openapi-lookahead-pattern')
     entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
   switch (ctx.fault) {
@@ -792,6 +799,10 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
       break;
     case 'openapi-missing-endpoint':
       delete paths['/v1/embeddings'];
+      break;
+    case 'openapi-no-health':
+      delete paths['/healthz'];
+      delete paths['/status'];
       break;
     case 'openapi-enum-drift': {
       const chat = props('ChatCompletionRequest');
@@ -808,6 +819,15 @@ function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, J
     case 'balance-number':
       for (const field of ['total_points', 'held_points', 'available_points'])
         props('Balance')[field] = { type: 'number' };
+      break;
+    case 'openapi-usage-optional':
+      for (const schema of [
+        schemas.ChatCompletion,
+        (schemas.ChatCompletionResponse as { allOf: JsonObject[] }).allOf[1],
+      ]) {
+        const s = schema as { required: string[] };
+        s.required = s.required.filter((f) => f !== 'usage');
+      }
       break;
     case 'usage-tokens-as-strings': {
       const usage = props('ChatCompletion').usage as { properties: Record<string, JsonObject> };

@@ -56,7 +56,15 @@ function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
     // "points_configured is false or the points fields are omitted, and no zero quote is invented"
     return ctx.variant === 'unpriced-omitted' ? {} : { points_configured: false };
   }
-  const value = (v: string) => (ctx.fault === 'models-price-number' ? Number(v) : v);
+  // Fault models-prices-dropped: the price join misses the embedding model, and the flag goes with it.
+  if (ctx.fault === 'models-prices-dropped' && model.capabilities.includes('embedding')) return {};
+  const value = (v: string) =>
+    ctx.fault === 'models-price-number'
+      ? Number(v)
+      : // Fault models-price-float-noise: a float per 100,000 tokens, times 10.
+        ctx.fault === 'models-price-float-noise'
+        ? String(Number(v) * 0.1 * 10)
+        : v;
   return {
     request_points_per_million_tokens: value(prices.request),
     response_points_per_million_tokens: value(prices.response),

@@ -148,6 +148,17 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'status-500': async (ref) => (await call(ref, '/status')).status === 500,
   'openapi-invalid': async (ref) => (await openapi(ref)).info === undefined,
   'openapi-missing-endpoint': async (ref) => (await openapi(ref)).paths['/v1/embeddings'] === undefined,
+  'openapi-usage-optional': async (ref) => {
+    const { ChatCompletion, ChatCompletionResponse } = (await openapi(ref)).components.schemas;
+    const required = [...ChatCompletion.required, ...ChatCompletionResponse.allOf[1].required];
+    return !required.includes('usage') && 'usage' in (await chat(ref)).body;
+  },
+  'openapi-no-health': async (ref) => {
+    const paths = (await openapi(ref)).paths;
+    return !paths['/healthz'] && !paths['/status'] && (await call(ref, '/healthz')).status === 200;
+  },
+  'openapi-deep-inline': async (ref) =>
+    JSON.stringify((await openapi(ref)).components.schemas.ModelEntry).split('"value":').length === 81,
   'openapi-enum-drift': async (ref) =>
     (await openapi(ref)).components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
   'openapi-schema-cycle': async (ref) =>
@@ -161,6 +172,12 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     (await balance(ref)).headers.get('content-type')?.startsWith('text/plain') ?? false,
   'models-price-number': async (ref) =>
     typeof (await models(ref)).body.data[0].request_points_per_million_tokens === 'number',
+  'models-prices-dropped': async (ref) => {
+    const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
+    return !('points_configured' in entry) && !('request_points_per_million_tokens' in entry);
+  },
+  'models-price-float-noise': async (ref) =>
+    (await models(ref)).body.data[0].request_points_per_million_tokens === '0.7500000000000001',
   'models-zero-quote': async (ref) =>
     unpriced((await models(ref)).body.data).request_points_per_million_tokens === '0',
   'models-forbidden-listed': async (ref) =>
