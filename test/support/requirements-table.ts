@@ -20,9 +20,9 @@ export function requirementsTable(): string {
   const lines = [
     START,
     '',
-    `${reqs.length} requirements (${testable.length} testable): ${testable.filter((r) => faults.has(r.id)).length} testable ones with a fault that must fail them, ${reqs.filter((r) => variants.has(r.id)).length} with a variant taking another allowed reading (which must pass).`,
+    `${reqs.length} requirements (${testable.length} testable): ${testable.filter((r) => faults.has(r.id)).length} testable ones with a fault that must fail them (or, for a notable or implied one, show it advisory; implied ones fail under --strict), ${reqs.filter((r) => variants.has(r.id)).length} with a variant taking another allowed reading (which must pass).`,
     '',
-    '| requirement | level | faults (must fail it) | variants (other readings, must pass) |',
+    '| requirement | level | faults (must fail it; advisory at notable and implied levels) | variants (other readings, must pass) |',
     '| --- | --- | --- | --- |',
     ...reqs.map(
       (r) =>
