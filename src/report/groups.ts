@@ -203,7 +203,6 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   );
 }
 
-/** The tests not run, one group per typed cause (kind and subject), else per reason; largest first. */
 /** The group of a not-run test: its typed cause (kind and subject), else its reason in words. */
 export const notRunKey = (t: Pick<TestResultRecord, 'cause' | 'reason'>): string =>
   t.cause ? `${t.cause.kind}\n${t.cause.subject}` : `reason\n${t.reason ?? 'not run'}`;
@@ -215,6 +214,7 @@ export const notRunKey = (t: Pick<TestResultRecord, 'cause' | 'reason'>): string
 export const notRunLabel = (cause: NotRunCause | undefined, reason: string): string =>
   cause?.kind === 'endpoint' || cause?.kind === 'budget' ? cause.subject : reason;
 
+/** The tests not run, one group per typed cause (kind and subject), else per reason; largest first. */
 export function groupNotRun(tests: TestResultRecord[], findings: FindingGroup[]): NotRunGroup[] {
   const groups = new Map<string, NotRunGroup>();
   for (const t of tests) {
