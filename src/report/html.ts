@@ -741,6 +741,7 @@ pre{margin:0;white-space:pre-wrap;word-break:break-all;background:var(--soft);bo
 a{color:#0969da}.muted{color:var(--muted)}.small{font-size:12px}
 .verdict{display:flex;justify-content:space-between;align-items:center;gap:24px;flex-wrap:wrap;color:#fff;border:0;padding:22px 28px}
 .v-passed{background:linear-gradient(135deg,#1a7f37,#2da44e)}.v-failed{background:linear-gradient(135deg,#a40e26,#cf222e)}.v-harness_error{background:linear-gradient(135deg,#6639ba,#8250df)}
+.v-incomplete{background:linear-gradient(135deg,#7d4e00,#9a6700)}.v-partial{background:linear-gradient(135deg,#0a3069,#0969da)}
 .vlabel{text-transform:uppercase;letter-spacing:.12em;font-size:12px;opacity:.85}.vtext{font-size:44px;font-weight:800;line-height:1.1;letter-spacing:.02em}
 .vline{font-size:15px;opacity:.95;margin-top:4px}.vids{margin-top:6px;font-size:13px}.vwarn{margin-top:8px;font-weight:700;background:rgba(0,0,0,.22);display:inline-block;padding:2px 10px;border-radius:4px}.verdict a.rid{color:#fff;background:rgba(255,255,255,.18);padding:1px 6px;border-radius:4px;text-decoration:none}.verdict .x{color:#fff;opacity:.9;margin:0 8px 0 3px}
 .tiles{display:flex;gap:10px;flex-wrap:wrap}.tile{background:rgba(255,255,255,.95);color:var(--fg);border-radius:8px;padding:8px 14px;min-width:92px;text-align:center;border-top:4px solid var(--none)}

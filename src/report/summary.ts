@@ -147,7 +147,8 @@ export interface Summary {
  * shard), else passed (every test of the plan for the allowed classes ran; tests not run for a class
  * not allowed, a role or capability missing are counted on the verdict line).
  */
-export type Verdict = 'passed' | 'failed' | 'harness_error' | 'incomplete' | 'partial';
+export const VERDICTS = ['passed', 'failed', 'harness_error', 'incomplete', 'partial'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /** What cut a run short: a signal, its deadline, a dead target, the points budget or the balance. */
 export type CutKind = 'signal' | 'deadline' | 'dead_target' | 'budget' | 'balance';

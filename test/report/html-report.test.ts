@@ -28,7 +28,7 @@ import {
   writeHtmlReport,
 } from '../../src/report/html.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
-import { OUTCOMES, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { OUTCOMES, type Summary, type TestResultRecord, VERDICTS } from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
@@ -481,6 +481,68 @@ describe('writeHtmlReport', () => {
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const SCREENSHOT = pkgPath('reports', 'screenshots', 'html-report.png');
+
+/** WCAG relative luminance of an `rgb(r, g, b)` triple. */
+function luminance([r, g, b]: number[]): number {
+  const lin = (c: number) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
+}
+
+describe.skipIf(!haveChromium)(
+  'every verdict banner is readable, in headless Chromium',
+  { timeout: 120_000 },
+  () => {
+    it('gives each verdict word a background its white text stands out on (large text: contrast >= 3)', async () => {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1200, height: 400 } });
+        for (const verdict of VERDICTS) {
+          const base = unitSummary();
+          await page.setContent(
+            renderHtmlReport({
+              summary: { ...base, verdict, interrupted: verdict === 'incomplete' ? 'SIGINT' : undefined },
+              requirements: REQUIREMENTS,
+            }),
+          );
+          type Styled = { backgroundImage: string; color: string };
+          const style = await page.locator('#verdict').evaluate((el) => {
+            // The page's own window (the project's lib has no DOM types).
+            const cs = (globalThis as unknown as { getComputedStyle(e: unknown): Styled }).getComputedStyle(
+              el,
+            );
+            return { bg: cs.backgroundImage, fg: cs.color };
+          });
+          expect(style.bg, verdict).not.toBe('none');
+          const colours = [...style.bg.matchAll(/rgb\((\d+), (\d+), (\d+)\)/g)].map((m) =>
+            m.slice(1).map(Number),
+          );
+          expect(colours.length, `${verdict}: ${style.bg}`).toBeGreaterThan(0);
+          const text = luminance(style.fg.match(/\d+/g)!.map(Number));
+          for (const c of colours) {
+            const [hi, lo] = [Math.max(text, luminance(c)), Math.min(text, luminance(c))];
+            expect(
+              (hi + 0.05) / (lo + 0.05),
+              `${verdict}: ${style.fg} on ${style.bg}`,
+            ).toBeGreaterThanOrEqual(3);
+          }
+          if (verdict === 'incomplete') {
+            await page
+              .locator('#verdict')
+              .screenshot({ path: pkgPath('reports', 'screenshots', 'verdict-incomplete.png') });
+          }
+        }
+      } finally {
+        await browser.close();
+      }
+    });
+  },
+);
 
 describe.skipIf(!haveChromium)(
   `the HTML report of a real run, in headless Chromium${haveChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install chromium)`}`,
