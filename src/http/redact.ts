@@ -20,6 +20,20 @@ const CREDENTIAL_HEADERS = new Set([
 const CREDENTIAL_PARAM = /key|token|auth|secret|password/i;
 
 /**
+ * The credentials the suite's own probes send that are not keys of anyone: published in this source, so
+ * not secrets. Why they are exempt: registered as a "sent credential" their fragments (`conformance-`)
+ * would blank later evidence that merely shares them (a model id `no-such-model-conformance-...`), and
+ * the evidence would no longer be the request that was judged. Suites take them from here.
+ */
+export const PROBE_CREDENTIALS = {
+  /** A well-formed key that no deployment issued. */
+  unknownKey: `sk-conformance-${'0123456789abcdef'.repeat(2)}`,
+  /** A bearer value that is not even shaped like a key. */
+  notAKey: 'sk-conformance-not-a-key',
+} as const;
+const PUBLIC_CREDENTIALS: ReadonlySet<string> = new Set(Object.values(PROBE_CREDENTIALS));
+
+/**
  * The shortest run of a key's characters that is redacted. Why 12: a key's random part carries about
  * 6 bits a character, so 12 characters (~70 bits) never occur by chance in a reply or a report (nothing
  * but the key is redacted), while an echo long enough to matter is caught: the 30-character prefix of a
@@ -138,7 +152,7 @@ export class Redactor {
   requestHeaders(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
-      if (CREDENTIAL_HEADERS.has(name.toLowerCase())) {
+      if (CREDENTIAL_HEADERS.has(name.toLowerCase()) && !PUBLIC_CREDENTIALS.has(credentialOf(value))) {
         const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
         const label = this.values.find(([v]) => value.endsWith(` ${v}`))?.[1];
         const mask = `[REDACTED${label ? `:${label}` : ''}]`;
@@ -166,7 +180,8 @@ export class Redactor {
       if (!CREDENTIAL_HEADERS.has(h)) continue;
       if (h === 'cookie')
         for (const m of value.matchAll(/=([^;]*)/g)) this.register(m[1]!.trim(), 'sent credential');
-      else this.register(value.replace(/^\S+\s+(?=\S)/, ''), 'sent credential');
+      else if (!PUBLIC_CREDENTIALS.has(credentialOf(value)))
+        this.register(credentialOf(value), 'sent credential');
     }
     const q = path.indexOf('?');
     if (q < 0) return;
@@ -187,6 +202,11 @@ export class Redactor {
     }
     return this.text(`${path.slice(0, q)}?${parts.join('&')}`);
   }
+}
+
+/** A credential header's value without its scheme (`Bearer x` -> `x`). */
+function credentialOf(value: string): string {
+  return value.replace(/^\S+\s+(?=\S)/, '');
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   errorCode,
   group,
   label,
+  PROBE_CREDENTIALS,
   probeRequest,
   type Role,
 } from '../../src/suite.ts';
@@ -24,7 +25,7 @@ interface Probe {
 }
 
 const REFUSED = { statuses: [401], code401: true };
-const fakeKey = `sk-conformance-${'0123456789abcdef'.repeat(2)}`;
+const fakeKey = PROBE_CREDENTIALS.unknownKey;
 
 const probes: Probe[] = [
   {

@@ -1,4 +1,4 @@
-import { check } from '../../src/suite.ts';
+import { check, PROBE_CREDENTIALS } from '../../src/suite.ts';
 
 // The per-exchange checks (RESP-*, ERR-*, SEC-*) run on every response of every test; this test makes
 // them the subject: a spread of public, catalog, balance and error responses.
@@ -25,6 +25,9 @@ check(
     await t.get('/v1/models');
     await t.get('/v1/balance');
     await t.get('/v1/models', { as: 'none' });
-    await t.get('/v1/balance', { as: 'none', headers: { authorization: 'Bearer sk-conformance-not-a-key' } });
+    await t.get('/v1/balance', {
+      as: 'none',
+      headers: { authorization: `Bearer ${PROBE_CREDENTIALS.notAKey}` },
+    });
   },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FRAGMENT_CHARS, Redactor } from '../../src/http/redact.ts';
+import { FRAGMENT_CHARS, PROBE_CREDENTIALS, Redactor } from '../../src/http/redact.ts';
 import { findLeaks } from '../support/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
@@ -104,6 +104,23 @@ describe('redaction of key fragments', () => {
     expect(r2.text('echo made-up-credential-123 and another-made-up-one')).toBe(
       'echo [REDACTED:sent credential] and [REDACTED:sent credential]',
     );
+  });
+
+  it("leaves the suite's own probe credentials and text sharing their fragments alone; keys still go", () => {
+    const r2 = new Redactor({ primary: 'sk-ref-9f8e7d6c5b4a3210' });
+    for (const fake of Object.values(PROBE_CREDENTIALS)) {
+      r2.registerSent('/v1/models', { authorization: `Bearer ${fake}` });
+      expect(r2.requestHeaders({ authorization: `Bearer ${fake}` })).toEqual({
+        authorization: `Bearer ${fake}`,
+      });
+    }
+    const later = '{"model":"no-such-model-conformance-4f2a","echo":"sk-conformance-not-a-key"}';
+    expect(r2.text(later)).toBe(later);
+    r2.registerSent('/v1/models', { authorization: 'Bearer sk-ref-9f8e7d6c5b4a3210-x' });
+    expect(r2.requestHeaders({ authorization: 'Bearer sk-ref-9f8e7d6c5b4a3210' })).toEqual({
+      authorization: 'Bearer [REDACTED:primary]',
+    });
+    expect(r2.text('sk-ref-9f8e7d6c5b4a3210-x')).not.toContain('9f8e7d6c5b4a');
   });
 
   it('is linear: 4 MB of text in well under a second', () => {
