@@ -4,6 +4,7 @@
  * runs the real CLI in a child process against the reference.
  */
 import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -282,7 +283,8 @@ describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => 
 
     const v = await runCli(['verify', out]);
     expect(v.code).toBe(1);
-    expect(v.stdout).toContain('files present and unchanged');
+    expect(v.stdout).toContain('files intact as far as the manifest says; the manifest itself is not signed');
+    expect(v.stdout).toContain('✗ failed requirements: AUTH-005');
     expect(v.stdout).toContain('incomplete: --filter');
     expect(v.stdout).toMatch(/NOT CERTIFIED: .*the verdict is failed/);
 
@@ -290,6 +292,21 @@ describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => 
     const tampered = await runCli(['verify', out]);
     expect(tampered.stdout).toContain('junit.xml does not match its sha256');
     expect(tampered.code).toBe(1);
+
+    // Signed at merge, checked with the public half: only then "unchanged since the run".
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const [priv, pub] = [tmp('sign.pem'), tmp('sign.pub.pem')];
+    writeFileSync(priv, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(pub, publicKey.export({ type: 'spki', format: 'pem' }));
+    const signedOut = tmp('signed');
+    expect((await runCli(['merge', '--report-dir', signedOut, '--sign-key', priv, ...dirs])).code).toBe(1);
+    const signed = await runCli(['verify', '--public-key', pub, signedOut]);
+    expect(signed.stdout).toMatch(/files unchanged since the run: the manifest is signed by key/);
+    writeFileSync(join(signedOut, 'junit.xml'), '<testsuites/>');
+    expect((await runCli(['verify', '--public-key', pub, signedOut])).stdout).toContain(
+      'junit.xml does not match',
+    );
+    expect((await runCli(['verify', '--sign-key', priv, signedOut])).code).toBe(2);
 
     const bad = await runCli(['merge', '--report-dir', tmp('x'), dirs[0]!, dirs[0]!]);
     expect(bad.code).toBe(2);

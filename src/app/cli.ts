@@ -8,6 +8,7 @@ import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { mergeReports } from '../report/merge.ts';
+import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { planBillable } from './billable-plan.ts';
@@ -23,7 +24,11 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: parseArgsOptions(['report-dir', 'quiet', 'help']),
+      // --public-key is verify's own: the key that checks a signature, never a run's setting.
+      options: {
+        ...parseArgsOptions(['report-dir', 'quiet', 'help', 'sign-key']),
+        'public-key': { type: 'string' },
+      },
     });
   } catch (err) {
     throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]} (see --help)`);
@@ -35,13 +40,22 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   }
   if (name === 'verify') {
     if (positionals.length !== 1) throw new UsageError('verify: name one report directory (a bundle)');
-    const v = verifyBundle(positionals[0]!);
+    if (values['sign-key'] !== undefined)
+      throw new UsageError('verify: --sign-key belongs to a run or merge');
+    const key = values['public-key'];
+    const v = verifyBundle(positionals[0]!, typeof key === 'string' ? loadPublicKey(key) : undefined);
     for (const line of v.lines) console.log(line);
     return v.certified ? EXIT.passed : EXIT.failed;
   }
   const out = values['report-dir'];
   if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
-  const summary = mergeReports(positionals, out);
+  if (values['public-key'] !== undefined) throw new UsageError('merge: --public-key belongs to verify');
+  const signKey = values['sign-key'];
+  const summary = mergeReports(
+    positionals,
+    out,
+    typeof signKey === 'string' ? loadSigningKey(signKey) : undefined,
+  );
   const c = summary.counts;
   console.log(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,

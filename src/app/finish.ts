@@ -11,6 +11,7 @@ import { diffDescriptions } from '../openapi/diff.ts';
 import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
+import { loadSigningKey } from '../report/signature.ts';
 import {
   aggregate,
   type CutKind,
@@ -119,7 +120,13 @@ export async function finish(c: {
   // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
   if (run.dryRun && opts.planBillable) summary.plan = await opts.planBillable(summary, reportDir);
   clearControlFiles(reportDir);
-  writeReport(reportDir, summary, harnessErrors, redactor);
+  writeReport(
+    reportDir,
+    summary,
+    harnessErrors,
+    redactor,
+    opts.signKeyFile ? loadSigningKey(opts.signKeyFile) : undefined,
+  );
   const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
     if (run.dryRun) printPlan(summary, reportDir, log);

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { TargetFlags } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
+import { loadSigningKey } from '../report/signature.ts';
 import { PROFILES, type Profile } from '../runtime/run-config.ts';
 import type { RunOptions } from './run-options.ts';
 
@@ -29,6 +30,7 @@ type RunFlags = Required<
     | 'driftAgainst'
     | 'dryRun'
     | 'quiet'
+    | 'signKeyFile'
   >
 >;
 /** Every value the command line can give, by where it goes. */
@@ -304,6 +306,21 @@ export const FLAGS = {
     section: 'run',
     help: ['the plan: which tests would run or not and why; sends no request'],
   },
+  'sign-key': {
+    key: 'signKeyFile',
+    dest: 'run',
+    type: 'string',
+    value: 'FILE',
+    section: 'run',
+    help: [
+      "sign the report's manifest with the Ed25519 private key in FILE (PEM; e.g. a",
+      'CI secret): `verify --public-key` then proves the bundle unchanged since the run',
+    ],
+    parse: (raw) => {
+      loadSigningKey(raw);
+      return raw;
+    },
+  },
   quiet: {
     key: 'quiet',
     dest: 'run',
@@ -356,8 +373,10 @@ export const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance
 
 Usage: gateway-conformance [options]                  run the suite
        gateway-conformance merge --report-dir OUT DIR...  combine the reports of --shard runs
-       gateway-conformance verify DIR                     check a report (bundle): files, digests,
-                                                          completeness; exit 0 only if certified
+       gateway-conformance verify [--public-key FILE] DIR  check a report (bundle): files, digests,
+                                                          the manifest's signature (with the public
+                                                          key of --sign-key), completeness; exit 0
+                                                          only if certified
 
 Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
 embedded reference server)

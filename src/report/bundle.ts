@@ -7,12 +7,13 @@
  * manifest's own claim).
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
+import { checkSignature, SIGNATURE } from './signature.ts';
 import type { Summary } from './summary.ts';
 
 export const MANIFEST = 'manifest.json';
@@ -161,8 +162,12 @@ export interface Verification {
   lines: string[];
 }
 
-/** Check a bundle: every file listed and unchanged, the suite's digest, and completeness. */
-export function verifyBundle(dir: string): Verification {
+/**
+ * Check a bundle: every file listed and unchanged, the suite's digest, and completeness. What
+ * "unchanged" means is said exactly: without a signature checked against `publicKey`, the files agree
+ * with a manifest anyone could have rewritten; with it, they are unchanged since the run.
+ */
+export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
   const mf = join(dir, MANIFEST);
   if (!existsSync(mf))
     throw new UsageError(`${dir}: no ${MANIFEST} (not a report directory of gateway-conformance)`);
@@ -190,7 +195,7 @@ export function verifyBundle(dir: string): Verification {
     }
   }
   for (const f of walk(dir).map((x) => relative(dir, x).split(sep).join('/')))
-    if (f !== MANIFEST && !listed.has(f)) {
+    if (f !== MANIFEST && f !== SIGNATURE && !listed.has(f)) {
       intact = false;
       lines.push(`✗ ${f} is not listed in the manifest`);
     }
@@ -221,15 +226,38 @@ export function verifyBundle(dir: string): Verification {
       `• suite ${m.suite?.version}: this is ${SUITE_VERSION}; check the source digest ${m.suite?.sourceDigest} with that version's verify`,
     );
   }
-  if (intact) lines.push(`✓ ${m.files.length} files present and unchanged`);
+  const signature = checkSignature(dir, MANIFEST, publicKey);
+  const n = m.files?.length ?? 0;
+  if (signature.state === 'invalid') {
+    intact = false;
+    lines.push(`✗ signature: ${signature.reason}`);
+  } else if (intact && signature.state === 'valid')
+    lines.push(
+      `✓ ${n} files unchanged since the run: the manifest is signed by key ${signature.keyFingerprint.slice(0, 16)}… and the signature holds`,
+    );
+  else if (intact)
+    lines.push(
+      `• ${n} files intact as far as the manifest says; the manifest itself is ${signature.state === 'unchecked' ? `signed (key ${signature.keyFingerprint.slice(0, 16)}…) but not checked: give verify --public-key FILE` : 'not signed (sign a run with --sign-key FILE)'}, so this does not prove the files unchanged since the run`,
+    );
   const missing = incompleteness(s);
   for (const r of missing) lines.push(`✗ incomplete: ${r}`);
   const complete = missing.length === 0;
-  const certified = intact && complete && s.verdict === 'passed';
+  // The suite's own server proves nothing about a deployment: its run is never a certificate.
+  const embedded = s.target?.embedded === true;
+  if (embedded) lines.push('✗ the target is the embedded reference server, not a deployment');
+  const failedIds = Object.entries(s.requirements ?? {})
+    .filter(([, r]) => r.failed.length > 0)
+    .map(([id]) => id);
+  if (failedIds.length > 0) lines.push(`✗ failed requirements: ${failedIds.join(', ')}`);
+  const certified = intact && complete && !embedded && s.verdict === 'passed';
+  const proof =
+    signature.state === 'valid'
+      ? 'signed and unchanged since the run'
+      : 'intact as far as the manifest says; the manifest itself is not signed';
   lines.push(
     certified
-      ? `CERTIFIED: target ${s.target.name} passed a complete run of gateway-conformance ${s.suite.version}`
-      : `NOT CERTIFIED: ${[!intact && 'the bundle is not intact', !complete && 'the run is incomplete', s.verdict !== 'passed' && `the verdict is ${s.verdict}`].filter(Boolean).join('; ')}`,
+      ? `CERTIFIED: target ${s.target.name} passed a complete run of gateway-conformance ${s.suite.version} (${proof})`
+      : `NOT CERTIFIED: ${[!intact && 'the bundle is not intact', !complete && 'the run is incomplete', embedded && 'the target is the embedded reference server', s.verdict !== 'passed' && `the verdict is ${s.verdict}${failedIds.length ? ` (${failedIds.length} failed requirement${failedIds.length > 1 ? 's' : ''})` : ''}`].filter(Boolean).join('; ')}`,
   );
   return { intact, complete, verdict: s.verdict, certified, lines };
 }

@@ -4,6 +4,7 @@
  * be of one target and one live description; known-failure entries that no shard saw fail are judged
  * stale here (a single shard cannot tell).
  */
+import type { KeyObject } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
@@ -24,7 +25,7 @@ function load(dir: string): StoredSummary {
 
 const RANK = { matched: 3, stale: 2, expired: 1, unused: 0 } as Record<string, number>;
 
-export function mergeReports(dirs: string[], out: string): Summary {
+export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): Summary {
   if (dirs.length < 1) throw new UsageError('merge: name the shard report directories to combine');
   const parts = dirs.map((d) => ({ dir: resolve(d), s: load(d) }));
   const first = parts[0]!.s;
@@ -105,6 +106,6 @@ export function mergeReports(dirs: string[], out: string): Summary {
   const interrupted = parts.map((p) => p.s.interrupted).find(Boolean);
   if (interrupted) summary.interrupted = interrupted;
   else delete summary.interrupted;
-  writeReport(out, summary, harnessErrors);
+  writeReport(out, summary, harnessErrors, undefined, signKey);
   return summary;
 }

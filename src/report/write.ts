@@ -1,16 +1,19 @@
 /**
  * The one writer of a report directory: from a finished summary to summary.json, junit.xml,
- * report.html, a final redaction pass over every file, and manifest.json (last: it hashes the rest).
+ * report.html, a final redaction pass over every file, manifest.json (it hashes the rest) and, with a
+ * signing key, manifest.sig (last: it signs the manifest).
  * A run, a dry run (its billable plan included) and `merge` all write through here, so no report file
  * misses the harness errors or the redaction.
  */
+import type { KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redactor } from '../http/redact.ts';
 import { redactFiles } from '../http/redact.ts';
-import { writeManifest } from './bundle.ts';
+import { MANIFEST, writeManifest } from './bundle.ts';
 import { writeHtmlReport } from './html.ts';
 import { writeJunit } from './reporter.ts';
+import { signManifest } from './signature.ts';
 import type { Summary } from './summary.ts';
 
 /** What summary.json holds: the summary and the errors outside any test (kept beside it for `merge`). */
@@ -25,6 +28,7 @@ export function writeReport(
   summary: Summary,
   harnessErrors: string[],
   redactor?: Redactor,
+  signKey?: KeyObject,
 ): void {
   const text = (s: string) => (redactor ? redactor.text(s) : s);
   const value = <T>(v: T): T => (redactor ? redactor.value(v) : v);
@@ -44,4 +48,5 @@ export function writeReport(
   if (redactor) redactFiles(dir, redactor);
   writeManifest(dir, summary);
   if (redactor) redactFiles(dir, redactor, ['manifest.json']);
+  if (signKey) signManifest(dir, signKey, MANIFEST);
 }

@@ -1,7 +1,14 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FLAGS, type FlagName, parseRunFlags, USAGE } from '../../src/app/options.ts';
 import { closestKnown } from '../../src/config/env.ts';
 import { UsageError } from '../../src/errors.ts';
+
+const signKey = join(mkdtempSync(join(tmpdir(), 'gc-sign-')), 'sign.pem');
+writeFileSync(signKey, generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }));
 
 /** A valid value of every flag that takes one, with what it parses to (a new flag needs a row here). */
 const VALID: Record<FlagName, [string | undefined, unknown]> = {
@@ -25,6 +32,7 @@ const VALID: Record<FlagName, [string | undefined, unknown]> = {
   'drift-against': ['previous', 'previous'],
   'dry-run': [undefined, true],
   quiet: [undefined, true],
+  'sign-key': [signKey, signKey],
   help: [undefined, true],
   version: [undefined, true],
 };
@@ -40,6 +48,7 @@ const BAD: Partial<Record<FlagName, string>> = {
   profile: 'fast',
   deadline: '5x',
   shard: '3/2',
+  'sign-key': 'no-such-key.pem',
 };
 
 const entries = Object.entries(FLAGS) as Array<[FlagName, (typeof FLAGS)[FlagName]]>;
