@@ -314,19 +314,42 @@ describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => 
   });
 
   it('--drift-against lists breaking changes of the live description', async () => {
-    const first = tmp('d1');
-    await runCli([...targetArgs(faulty), '--filter', 'HEALTH', '--report-dir', first, '--quiet'], faulty.env);
+    const runs = tmp('runs');
+    const first = join(runs, 'd1');
+    const one = await runCli(
+      [...targetArgs(faulty), '--filter', 'HEALTH', '--report-dir', first, '--quiet'],
+      faulty.env,
+    );
+    expect([0, 1], one.stdout + one.stderr).toContain(one.code);
     const pinned = JSON.parse(readFileSync(join(first, 'openapi.json'), 'utf8'));
     // The pinned description had an endpoint the live one lacks: removing it is breaking.
     pinned.paths['/v1/removed-endpoint'] = { get: { responses: { 200: { description: 'ok' } } } };
     const pinnedFile = tmp('pinned.json');
     writeFileSync(pinnedFile, JSON.stringify(pinned));
-    const dir = tmp('d2');
+    const dir = join(runs, 'd2');
+    const stepSummary = tmp('step-summary.md');
     const run = await runCli(
-      [...targetArgs(faulty), '--filter', 'HEALTH', '--report-dir', dir, '--drift-against', pinnedFile],
-      faulty.env,
+      [
+        ...targetArgs(faulty),
+        '--filter',
+        'HEALTH',
+        '--report-dir',
+        dir,
+        '--drift-against',
+        pinnedFile,
+        '--compare-with',
+        'previous',
+      ],
+      { ...faulty.env, GITHUB_STEP_SUMMARY: stepSummary },
     );
     expect(run.stdout).toContain('BREAKING endpoint-removed');
+    // --compare-with previous: the newest other report of the same target beside this one.
+    expect(run.stdout).toMatch(/since .*d1 .*: 0 newly failing requirement\(s\); 0 fixed/);
+    expect(summaryOf(dir).comparison?.against).toBe(first);
+    // Under GitHub Actions the run appends its summary.md to the job summary.
+    const md = readFileSync(stepSummary, 'utf8');
+    expect(md).toContain('## gateway-conformance: PARTIAL');
+    expect(md).toBe(`${readFileSync(join(dir, 'summary.md'), 'utf8')}\n`);
     const s = summaryOf(dir);
     expect(s.drift?.breaking).toBe(1);
     expect(JSON.parse(readFileSync(join(dir, 'drift.json'), 'utf8')).changes).toHaveLength(1);

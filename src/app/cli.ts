@@ -1,13 +1,16 @@
 /**
- * The command line: flags to run options, the subcommands (merge, verify), signals, exit codes.
+ * The command line: flags to run options, the subcommands (merge, verify, compare), signals, exit codes.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveTarget } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
+import { appendStepSummary } from '../report/markdown.ts';
 import { mergeReports } from '../report/merge.ts';
+import { COMPARE_HTML, COMPARE_MD, compareTargets } from '../report/side-by-side.ts';
 import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
@@ -16,7 +19,10 @@ import { startEmbedded } from './embedded.ts';
 import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 
-/** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
+/**
+ * `merge --report-dir OUT DIR...`, `verify DIR` and `compare --report-dir OUT DIR...`: work on finished
+ * reports, no target needed.
+ */
 async function subcommand(name: string, argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
@@ -48,7 +54,16 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
     return v.certified ? EXIT.passed : EXIT.failed;
   }
   const out = values['report-dir'];
-  if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
+  if (typeof out !== 'string') throw new UsageError(`${name}: --report-dir OUT is required`);
+  if (name === 'compare') {
+    if (values['sign-key'] !== undefined || values['public-key'] !== undefined)
+      throw new UsageError('compare: --sign-key and --public-key belong to a run, merge and verify');
+    const side = compareTargets(positionals, out);
+    console.log(
+      `${positionals.length} targets side by side: ${side.differing} of ${side.requirements} requirements differ (${join(out, COMPARE_HTML)}, ${join(out, COMPARE_MD)})`,
+    );
+    return EXIT.passed;
+  }
   if (values['public-key'] !== undefined) throw new UsageError('merge: --public-key belongs to verify');
   const signKey = values['sign-key'];
   const summary = mergeReports(
@@ -56,6 +71,8 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
     out,
     typeof signKey === 'string' ? loadSigningKey(signKey) : undefined,
   );
+  const stepSummary = appendStepSummary(out);
+  if (stepSummary) console.error(stepSummary);
   const c = summary.counts;
   console.log(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
@@ -67,7 +84,8 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
   const startedAt = Date.now();
-  if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
+  if (argv[0] === 'merge' || argv[0] === 'verify' || argv[0] === 'compare')
+    return subcommand(argv[0], argv.slice(1));
   npmTookFlags(process.env);
   const { target: flags, run, command } = parseRunFlags(argv);
   if (command.help) {

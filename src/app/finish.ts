@@ -10,7 +10,9 @@ import type { Redactor } from '../http/redact.ts';
 import { diffDescriptions } from '../openapi/diff.ts';
 import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
+import { compareRuns, loadCompared, previousReport } from '../report/compare.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
+import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import {
   aggregate,
@@ -117,6 +119,12 @@ export async function finish(c: {
   if (expectationStatus) summary.expectations = expectationStatus;
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
   summary.exchanges.count = countLines(exchangesFile);
+  if (opts.compareWith) {
+    const against =
+      opts.compareWith === 'previous' ? previousReport(reportDir, target.name) : opts.compareWith;
+    if (against) summary.comparison = compareRuns(summary, reportDir, loadCompared(against), against);
+    else summary.comparisonMissing = `no earlier report of target ${target.name} beside ${reportDir}`;
+  }
   // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
   if (run.dryRun && opts.planBillable) summary.plan = await opts.planBillable(summary, reportDir);
   clearControlFiles(reportDir);
@@ -127,6 +135,8 @@ export async function finish(c: {
     redactor,
     opts.signKeyFile ? loadSigningKey(opts.signKeyFile) : undefined,
   );
+  const stepSummary = appendStepSummary(reportDir);
+  if (stepSummary) log(stepSummary);
   const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
     if (run.dryRun) printPlan(summary, reportDir, log);

@@ -4,6 +4,8 @@
  * command itself). The usage text, node:util parseArgs options and the mapping onto TargetFlags and
  * RunOptions are derived from it, so a flag cannot be added to one and forgotten in another.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { TargetFlags } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
@@ -28,6 +30,7 @@ type RunFlags = Required<
     | 'shard'
     | 'expectationsFile'
     | 'driftAgainst'
+    | 'compareWith'
     | 'dryRun'
     | 'quiet'
     | 'signKeyFile'
@@ -299,6 +302,25 @@ export const FLAGS = {
       'report beside this one, e.g. reports/<target>/*)',
     ],
   },
+  'compare-with': {
+    key: 'compareWith',
+    dest: 'run',
+    type: 'string',
+    value: 'DIR',
+    section: 'run',
+    help: [
+      "what changed since the report in DIR, or 'previous' (the newest other report",
+      'of the same target beside this one): newly failing, fixed, newly not run,',
+      'newly judged, slower operations',
+    ],
+    parse: (raw) => {
+      if (raw !== 'previous' && !existsSync(join(raw, 'summary.json')))
+        throw new UsageError(
+          `--compare-with: ${raw} is not a report directory (no summary.json); or use 'previous'`,
+        );
+      return raw;
+    },
+  },
   'dry-run': {
     key: 'dryRun',
     dest: 'run',
@@ -373,6 +395,8 @@ export const USAGE = `gateway-conformance ${SUITE_VERSION}: contract-conformance
 
 Usage: gateway-conformance [options]                  run the suite
        gateway-conformance merge --report-dir OUT DIR...  combine the reports of --shard runs
+       gateway-conformance compare --report-dir OUT DIR...  several targets' reports side by side
+                                                          (compare.html, compare.md)
        gateway-conformance verify [--public-key FILE] DIR  check a report (bundle): files, digests,
                                                           the manifest's signature (with the public
                                                           key of --sign-key), completeness; exit 0

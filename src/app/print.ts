@@ -3,6 +3,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { formatChanges } from '../openapi/diff.ts';
+import { comparisonLines } from '../report/compare.ts';
 import { groupLines } from '../report/console.ts';
 import { useColour } from '../report/progress.ts';
 import { type Summary, verdictLine } from '../report/summary.ts';
@@ -52,6 +53,8 @@ export function printVerdict(
     );
   for (const e of s.expectations ?? [])
     if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
+  if (s.comparison) for (const line of comparisonLines(s.comparison)) log(`  ${line}`);
+  if (s.comparisonMissing) log(`  --compare-with previous: ${s.comparisonMissing}`);
   if (s.drift) {
     log(
       `  description drift against ${s.drift.against}: ${s.drift.changes.length} change(s), ${s.drift.breaking} breaking`,

@@ -34,6 +34,8 @@ export interface RunOptions {
   driftAgainst?: string;
   /** The selection names tests known to exist (a dry run's own titles): not checked again. */
   selectionKnown?: boolean;
+  /** Compare with this report directory, or `previous` (the newest other report of the target). */
+  compareWith?: string;
   /** Sign the report's manifest with the Ed25519 private key in this file (src/report/signature.ts). */
   signKeyFile?: string;
   /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */

@@ -591,6 +591,24 @@ ${cards(advisory, 0)}</section>`);
 }
 
 /** The violations grouped by root cause (summary.groups): one row per group, the first example in full. */
+/** What changed since the compared report (--compare-with): the lists a release engineer reads first. */
+function comparisonSection(s: HtmlSummary): string {
+  const c = s.comparison;
+  if (!c) return '';
+  const cell = (ids: string[], cls: string) =>
+    ids.length
+      ? `<td class="${cls}">${ids.map((id) => `<code>${esc(id)}</code>`).join(' ')}</td>`
+      : '<td class="muted">none</td>';
+  const row = (label: string, key: keyof typeof c.requirements, cls: string) =>
+    `<tr><th>${esc(label)}</th><td>${esc(c.requirements[key].length)}</td>${cell(c.requirements[key], cls)}<td>${esc(c.tests[key].length)}</td></tr>`;
+  const slower = c.slower.length
+    ? `<p>Slower operations (median exchange time): ${c.slower.map((o) => `<code>${esc(o.operation)}</code> ${esc(o.beforeMs)} → ${esc(o.nowMs)} ms`).join('; ')}</p>`
+    : '';
+  return `<section id="since"><h2>Since the compared run <span class="muted"><code>${esc(c.against)}</code>, ${esc(c.againstStartedAt)}, ${esc(c.againstVerdict.toUpperCase().replace('_', ' '))}</span></h2>
+<table class="small-t" data-comparison><thead><tr><th></th><th>requirements</th><th>which</th><th>tests</th></tr></thead>
+${row('newly failing', 'newlyFailing', 'c-failed')}${row('fixed', 'fixed', 'c-passed')}${row('newly not run', 'newlyNotRun', 'c-not_run')}${row('newly judged', 'newlyJudged', '')}</table>${slower}</section>`;
+}
+
 function rootCausesSection(s: HtmlSummary): string {
   const groups = s.groups ?? [];
   if (groups.length === 0) return '';
@@ -851,6 +869,10 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const c = s.counts;
   const nav = [
     ['#verdict', 'Verdict', ''],
+    ...(s.comparison
+      ? [['#since', 'Since last run', String(s.comparison.requirements.newlyFailing.length)]]
+      : []),
+    ...(s.groups?.length ? [['#causes', 'Root causes', String(s.groups.length)]] : []),
     ['#run', 'Run', ''],
     ['#requirements', 'Requirements', String(rows.length)],
     ...((s.harnessErrors?.length ?? 0) + c.harness_error > 0
@@ -880,9 +902,10 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 <style>${CSS}</style></head>
 <body><nav><strong>gateway-conformance</strong>${nav}</nav><main>
 ${verdictSection(s, rows)}
+${comparisonSection(s)}
+${rootCausesSection(s)}
 <div class="grid">${factsSection(s, generatedAt)}<div>${coverageSection(s)}${cleanupSection(s)}${extrasSections(s)}</div></div>
 ${matrixSection(rows, s)}
-${rootCausesSection(s)}
 ${failuresSection(s, reqs, input.extraExchanges)}
 ${notRunSection(s)}
 <footer>gateway-conformance ${esc(s.suite.version)} · target ${esc(s.target.name)} · started ${esc(s.startedAt)} · report written ${esc(generatedAt)}. Secrets are redacted; reproduce requests with <code>$CONFORMANCE_API_KEY</code>.</footer>

@@ -9,6 +9,7 @@ import type {
   Role,
   Violation,
 } from '../vocabulary.ts';
+import type { Comparison } from './compare.ts';
 import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
 import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
 
@@ -133,6 +134,10 @@ export interface Summary {
     status: string;
     tests: string[];
   }>;
+  /** What changed since an earlier report of the target (--compare-with): src/report/compare.ts. */
+  comparison?: Comparison;
+  /** --compare-with previous found no earlier report of the target: said instead of a comparison. */
+  comparisonMissing?: string;
   /** What changed in the target's live description since the previous (or a pinned) run's. */
   drift?: {
     against: string;

@@ -1,6 +1,6 @@
 /**
  * The one writer of a report directory: from a finished summary to summary.json, junit.xml,
- * report.html, a final redaction pass over every file, manifest.json (it hashes the rest) and, with a
+ * report.html, summary.md, a final redaction pass over every file, manifest.json (it hashes the rest) and, with a
  * signing key, manifest.sig (last: it signs the manifest).
  * A run, a dry run (its billable plan included) and `merge` all write through here, so no report file
  * misses the harness errors or the redaction.
@@ -12,6 +12,7 @@ import type { Redactor } from '../http/redact.ts';
 import { redactFiles } from '../http/redact.ts';
 import { MANIFEST, writeManifest } from './bundle.ts';
 import { writeHtmlReport } from './html.ts';
+import { renderMarkdown, SUMMARY_MD } from './markdown.ts';
 import { writeJunit } from './reporter.ts';
 import { signManifest } from './signature.ts';
 import type { Summary } from './summary.ts';
@@ -43,6 +44,7 @@ export function writeReport(
     harnessErrors.map(text),
   );
   writeHtmlReport(dir);
+  writeFileSync(join(dir, SUMMARY_MD), text(renderMarkdown(summary)));
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a
   // secret must not reach the report by any path. The manifest, written from these, comes after.
   if (redactor) redactFiles(dir, redactor);

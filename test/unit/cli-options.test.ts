@@ -30,6 +30,7 @@ const VALID: Record<FlagName, [string | undefined, unknown]> = {
   shard: ['2/4', '2/4'],
   expectations: ['e.yaml', 'e.yaml'],
   'drift-against': ['previous', 'previous'],
+  'compare-with': ['previous', 'previous'],
   'dry-run': [undefined, true],
   quiet: [undefined, true],
   'sign-key': [signKey, signKey],
@@ -49,6 +50,7 @@ const BAD: Partial<Record<FlagName, string>> = {
   deadline: '5x',
   shard: '3/2',
   'sign-key': 'no-such-key.pem',
+  'compare-with': 'no-such-report-dir',
 };
 
 const entries = Object.entries(FLAGS) as Array<[FlagName, (typeof FLAGS)[FlagName]]>;

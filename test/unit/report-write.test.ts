@@ -60,6 +60,7 @@ describe('the one writer of a report directory (src/report/write.ts)', () => {
       'manifest.json',
       'report.html',
       'summary.json',
+      'summary.md',
     ]);
     for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(KEY);
     const stored = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));

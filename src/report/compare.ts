@@ -1,0 +1,176 @@
+/**
+ * What changed since an earlier run of the same target (`--compare-with previous|DIR`): per requirement
+ * and per test, what newly fails, what was fixed, what is newly not run and what is newly judged, and
+ * the operations whose typical time grew most. Why: release CI wants "2 new failures since the last
+ * release", not the whole list again. Computed once at the end of a run into summary.json
+ * (`comparison`); the console, report.html and summary.md read it from there.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from '../errors.ts';
+import type { Exchange } from '../http/client.ts';
+import { pathTemplate } from './groups.ts';
+import type { RequirementOutcome } from './requirements.ts';
+import type { Summary, TestResultRecord, Verdict } from './summary.ts';
+
+export interface Changes {
+  /** Failing now, not failing then (or not there then). */
+  newlyFailing: string[];
+  /** Failing then, judged and not failing now. */
+  fixed: string[];
+  /** Judged then, not judged now (not run, no test, gone). */
+  newlyNotRun: string[];
+  /** Not judged then (not run, no test, not there), judged now. */
+  newlyJudged: string[];
+}
+
+export interface SlowerOperation {
+  /** Method and path template: `GET /v1/media/jobs/{id}`. */
+  operation: string;
+  /** Median exchange time then and now, ms. */
+  beforeMs: number;
+  nowMs: number;
+}
+
+export interface Comparison {
+  /** The report directory compared with. */
+  against: string;
+  againstStartedAt: string;
+  againstVerdict: Verdict;
+  requirements: Changes;
+  tests: Changes;
+  /** The operations whose median time grew most (at most MAX_SLOWER, each with enough samples). */
+  slower: SlowerOperation[];
+}
+
+const MAX_SLOWER = 5;
+/** Fewer exchanges than this on either side and a median says nothing. */
+const MIN_SAMPLES = 3;
+/** A growth smaller than this (ms, and 20%) is noise. */
+const MIN_GROWTH_MS = 20;
+/** Exchange logs beyond this are not read for timings (a hostile target's run may be huge). */
+const MAX_LOG_BYTES = 256 * 1024 * 1024;
+
+const JUDGED: ReadonlySet<RequirementOutcome> = new Set(['passed', 'failed', 'advisory', 'known_failure']);
+
+/** The report directory `previous` names: the newest other report of the same target beside `reportDir`. */
+export function previousReport(reportDir: string, targetName: string): string | undefined {
+  const root = dirname(resolve(reportDir));
+  if (!existsSync(root)) return undefined;
+  return readdirSync(root)
+    .map((d) => join(root, d))
+    .filter((d) => d !== resolve(reportDir) && existsSync(join(d, 'summary.json')))
+    .filter((d) => {
+      try {
+        return (
+          (JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8')) as Summary).target?.name === targetName
+        );
+      } catch {
+        return false;
+      }
+    })
+    .sort((a, b) => statSync(join(b, 'summary.json')).mtimeMs - statSync(join(a, 'summary.json')).mtimeMs)[0];
+}
+
+/** The summary of the report to compare with, or a usage error saying why it cannot be read. */
+export function loadCompared(dir: string): Summary {
+  const file = join(dir, 'summary.json');
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Summary;
+  } catch (err) {
+    throw new UsageError(`--compare-with: cannot read ${file} (${(err as Error).message})`);
+  }
+}
+
+function changes(now: Map<string, RequirementOutcome>, before: Map<string, RequirementOutcome>): Changes {
+  const out: Changes = { newlyFailing: [], fixed: [], newlyNotRun: [], newlyJudged: [] };
+  for (const key of new Set([...now.keys(), ...before.keys()])) {
+    const n = now.get(key);
+    const b = before.get(key);
+    const judgedNow = n !== undefined && JUDGED.has(n);
+    const judgedThen = b !== undefined && JUDGED.has(b);
+    if (n === 'failed' && b !== 'failed') out.newlyFailing.push(key);
+    else if (b === 'failed' && judgedNow && n !== 'failed') out.fixed.push(key);
+    if (judgedThen && !judgedNow) out.newlyNotRun.push(key);
+    else if (!judgedThen && judgedNow) out.newlyJudged.push(key);
+  }
+  for (const list of Object.values(out)) list.sort();
+  return out;
+}
+
+const testKey = (t: Pick<TestResultRecord, 'file' | 'title'>) => `${t.title} (${t.file})`;
+
+/** Median exchange time per operation of a report directory's exchange log. */
+function operationTimes(dir: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  const file = join(dir, 'exchanges.ndjson');
+  if (!existsSync(file) || statSync(file).size > MAX_LOG_BYTES) return out;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    let ex: Exchange;
+    try {
+      ex = JSON.parse(line) as Exchange;
+    } catch {
+      continue;
+    }
+    if (typeof ex.durationMs !== 'number' || ex.error || typeof ex.path !== 'string') continue;
+    const op = `${ex.method} ${pathTemplate(ex.path)}`;
+    out.set(op, [...(out.get(op) ?? []), ex.durationMs]);
+  }
+  return out;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function slower(nowDir: string, beforeDir: string): SlowerOperation[] {
+  const now = operationTimes(nowDir);
+  const before = operationTimes(beforeDir);
+  const out: SlowerOperation[] = [];
+  for (const [operation, times] of now) {
+    const then = before.get(operation);
+    if (!then || times.length < MIN_SAMPLES || then.length < MIN_SAMPLES) continue;
+    const [beforeMs, nowMs] = [median(then), median(times)];
+    if (nowMs - beforeMs >= MIN_GROWTH_MS && nowMs >= beforeMs * 1.2)
+      out.push({ operation, beforeMs: Math.round(beforeMs), nowMs: Math.round(nowMs) });
+  }
+  return out.sort((a, b) => b.nowMs - b.beforeMs - (a.nowMs - a.beforeMs)).slice(0, MAX_SLOWER);
+}
+
+/** Compare a finished run (its summary and report directory) with an earlier report. */
+export function compareRuns(now: Summary, nowDir: string, before: Summary, beforeDir: string): Comparison {
+  const reqs = (s: Summary) =>
+    new Map(Object.entries(s.requirements ?? {}).map(([id, r]) => [id, r.outcome] as const));
+  const tests = (s: Summary) => new Map((s.tests ?? []).map((t) => [testKey(t), t.outcome] as const));
+  return {
+    against: beforeDir,
+    againstStartedAt: before.startedAt,
+    againstVerdict: before.verdict,
+    requirements: changes(reqs(now), reqs(before)),
+    tests: changes(tests(now), tests(before)),
+    slower: slower(nowDir, beforeDir),
+  };
+}
+
+const list = (ids: string[], max = 8) =>
+  ids.length === 0
+    ? ''
+    : `: ${ids.slice(0, max).join(', ')}${ids.length > max ? `, … ${ids.length - max} more` : ''}`;
+
+/** The few lines the console and summary.md give a comparison. */
+export function comparisonLines(c: Comparison): string[] {
+  const r = c.requirements;
+  const t = c.tests;
+  const lines = [
+    `since ${c.against} (${c.againstStartedAt}, ${c.againstVerdict.toUpperCase().replace('_', ' ')}): ${r.newlyFailing.length} newly failing requirement(s)${list(r.newlyFailing)}; ${r.fixed.length} fixed${list(r.fixed)}`,
+    `  tests: ${t.newlyFailing.length} newly failing, ${t.fixed.length} fixed, ${t.newlyNotRun.length} newly not run, ${t.newlyJudged.length} newly judged; requirements newly not run ${r.newlyNotRun.length}${list(r.newlyNotRun, 5)}, newly judged ${r.newlyJudged.length}${list(r.newlyJudged, 5)}`,
+  ];
+  if (c.slower.length)
+    lines.push(
+      `  slower: ${c.slower.map((s) => `${s.operation} ${s.beforeMs} → ${s.nowMs} ms (median)`).join('; ')}`,
+    );
+  return lines;
+}
