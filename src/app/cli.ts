@@ -16,7 +16,7 @@ import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../r
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
-import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
+import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 
 /**
@@ -37,7 +37,9 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]} (see --help)`);
+    throw new UsageError(
+      `${name}: ${didYouMean((err as Error).message.split('\n')[0]!, ['report-dir', 'quiet', 'help', 'sign-key', 'public-key'])} (see --help)`,
+    );
   }
   const { values, positionals } = parsed;
   if (values.help) {

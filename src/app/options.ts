@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { closest } from '../config/env.ts';
 import type { TargetFlags } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
@@ -454,6 +455,13 @@ export function npmTookFlags(env: NodeJS.ProcessEnv): void {
   );
 }
 
+/** parseArgs' "Unknown option '--filtr'" with the flag that was probably meant. */
+export function didYouMean(message: string, names: readonly string[] = entries.map(([n]) => n)): string {
+  const m = /^Unknown option '--([^'=]+)'/.exec(message);
+  const near = m ? closest(m[1]!, names) : undefined;
+  return near ? `${message} (did you mean --${near}?)` : message;
+}
+
 /** The command line split by where its values go; each value validated by its flag. */
 export interface ParsedFlags {
   target: TargetFlags;
@@ -475,7 +483,7 @@ export function parseRunFlags(argv: string[]): ParsedFlags {
       options: parseArgsOptions(),
     }));
   } catch (err) {
-    throw new UsageError(`${(err as Error).message.split('\n')[0]} (see --help)`);
+    throw new UsageError(`${didYouMean((err as Error).message.split('\n')[0]!)} (see --help)`);
   }
   const out: ParsedFlags = {
     target: {},

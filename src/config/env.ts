@@ -47,6 +47,15 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
+/** The name of `known` close enough to `name` to be what was meant (a typo), if any. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  for (const k of known) if (best === undefined || editDistance(name, k) < editDistance(name, best)) best = k;
+  return best !== undefined && editDistance(name, best) <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
+}
+
 /** The known name closest to `name`. */
 export function closestKnown(name: string, extra: readonly string[] = []): string {
   const known = [...SETTINGS, ...SETTING_PREFIXES.map((p) => `${p}<NAME>`), ...extra];

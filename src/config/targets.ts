@@ -8,7 +8,7 @@ import { EFFECTS, type Effect, HINTS, type Hint, ROLES, type Role } from '../voc
 
 import { yaml } from '../yaml-cache.ts';
 
-import { checkSettingsWithoutUrl, checkUnknownVariables } from './env.ts';
+import { checkSettingsWithoutUrl, checkUnknownVariables, closest } from './env.ts';
 import { targetsFileSchema } from './schema.ts';
 
 export interface TargetConfig {
@@ -112,7 +112,10 @@ function describeError(e: ErrorObject): string {
   const custom = (e.parentSchema as { errorMessage?: string } | undefined)?.errorMessage;
   if (e.keyword === 'pattern' && custom) return custom;
   if (e.keyword === 'additionalProperties') {
-    return `unknown setting '${(e.params as { additionalProperty: string }).additionalProperty}'`;
+    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const near = closest(key, known);
+    return `unknown setting '${key}'${near ? ` (did you mean '${near}'?)` : ''}`;
   }
   if (e.keyword === 'const')
     return `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
@@ -155,9 +158,18 @@ export function loadTargetsFile(file: string): RawTarget[] {
       if (!msgs.includes(describeError(e))) msgs.push(describeError(e));
       byPath.set(e.instancePath, msgs);
     }
+    // An unknown key is reported at its own line, not at the start of the map (a list item) holding it.
+    const unknownKeyAt = new Map<string, string>();
+    for (const e of all)
+      if (e.keyword === 'additionalProperties')
+        unknownKeyAt.set(e.instancePath, (e.params as { additionalProperty: string }).additionalProperty);
     const lines = [...byPath].map(([instancePath, msgs]) => {
       const path = instancePath.split('/').slice(1).map(decodePointer);
-      let node: unknown = doc.getIn(path, true);
+      const unknownKey = unknownKeyAt.get(instancePath);
+      const map = doc.getIn(path, true) as { items?: Array<{ key?: { value?: unknown; range?: unknown } }> };
+      const keyNode =
+        unknownKey === undefined ? undefined : map?.items?.find((p) => p.key?.value === unknownKey)?.key;
+      let node: unknown = keyNode ?? doc.getIn(path, true);
       for (let n = path.length; !node && n > 0; n--) node = doc.getIn(path.slice(0, n - 1), true);
       const range = (node as { range?: [number, number] } | undefined)?.range;
       const line = range ? `line ${lineCounter.linePos(range[0]).line}, ` : '';

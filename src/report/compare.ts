@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import { pathTemplate } from './groups.ts';
-import type { RequirementOutcome } from './requirements.ts';
+import { judgedOutcome, type RequirementOutcome } from './requirements.ts';
 import type { Summary, TestResultRecord, Verdict } from './summary.ts';
 
 export interface Changes {
@@ -51,8 +51,6 @@ const MIN_GROWTH_MS = 20;
 /** Exchange logs beyond this are not read for timings (a hostile target's run may be huge). */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
 
-const JUDGED: ReadonlySet<RequirementOutcome> = new Set(['passed', 'failed', 'advisory', 'known_failure']);
-
 /** The report directory `previous` names: the newest other report of the same target beside `reportDir`. */
 export function previousReport(reportDir: string, targetName: string): string | undefined {
   const root = dirname(resolve(reportDir));
@@ -87,8 +85,8 @@ function changes(now: Map<string, RequirementOutcome>, before: Map<string, Requi
   for (const key of new Set([...now.keys(), ...before.keys()])) {
     const n = now.get(key);
     const b = before.get(key);
-    const judgedNow = n !== undefined && JUDGED.has(n);
-    const judgedThen = b !== undefined && JUDGED.has(b);
+    const judgedNow = n !== undefined && judgedOutcome(n);
+    const judgedThen = b !== undefined && judgedOutcome(b);
     if (n === 'failed' && b !== 'failed') out.newlyFailing.push(key);
     else if (b === 'failed' && judgedNow && n !== 'failed') out.fixed.push(key);
     if (judgedThen && !judgedNow) out.newlyNotRun.push(key);

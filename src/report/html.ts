@@ -6,7 +6,7 @@ import type { Exchange, RecordedBody } from '../http/client.ts';
 import { onlyTooLarge } from '../openapi/guard.ts';
 import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
-import { type RequirementOutcome, requirementResults } from './requirements.ts';
+import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
 /**
@@ -358,12 +358,23 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
   return `<section id="run"><h2>Run</h2><table class="facts">${rows.join('')}</table></section>`;
 }
 
+/**
+ * What this run judged first (a requirement counts when a test citing it ran and was decided), then the
+ * catalogue's coverage: a run that judged a fifth of the requirements never shows a full bar.
+ */
 function coverageSection(s: HtmlSummary): string {
   const cov = s.coverage;
-  const pct = cov.testable ? Math.round((cov.tested / cov.testable) * 1000) / 10 : 100;
+  const share = (n: number) => (cov.testable ? Math.round((n / cov.testable) * 1000) / 10 : 0);
+  const judged = Object.entries(s.requirements ?? {}).filter(
+    ([id, r]) => judgedOutcome(r.outcome) && !cov.untested.includes(id) && !cov.unknownIds.includes(id),
+  ).length;
+  const pct = share(cov.tested);
+  const judgedPct = share(judged);
   return `<section id="coverage"><h2>Coverage</h2>
-<div class="cov"><div class="bar"><div class="fill" style="width:${attr(pct)}%"></div></div>
-<div><strong data-coverage="tested">${esc(cov.tested)}</strong> of <strong data-coverage="testable">${esc(cov.testable)}</strong> testable requirements have a test (${esc(pct)}%)</div></div>
+<div class="cov"><div class="bar"><div class="fill" style="width:${attr(judgedPct)}%"></div></div>
+<div><strong data-coverage="judged">${esc(judged)}</strong> of <strong data-coverage="testable">${esc(cov.testable)}</strong> testable requirements judged by this run (${esc(judgedPct)}%)</div></div>
+<div class="cov small"><div class="bar"><div class="fill" style="width:${attr(pct)}%"></div></div>
+<div><strong data-coverage="tested">${esc(cov.tested)}</strong> have a test in the suite (${esc(pct)}%)</div></div>
 ${cov.untested.length ? `<p>Untested: ${cov.untested.map((id) => `<a class="rid" href="#req-${anchor(id)}">${esc(id)}</a>`).join(' ')}</p>` : ''}
 ${cov.unknownIds.length ? `<p class="warn">Ids cited by tests that the catalogue lacks: ${chips(cov.unknownIds, 'rid')}</p>` : ''}
 </section>`;

@@ -71,6 +71,10 @@ export function requirementResults(
 }
 
 /** Coverage: testable requirements with no test citing them; ids cited that the catalogue lacks. */
+/** Whether a requirement (or a test) with this outcome was judged by the run: it ran and was decided. */
+export const judgedOutcome = (o: RequirementOutcome): boolean =>
+  o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
+
 export function coverage(
   tests: ReadonlyArray<{ ids: string[] }>,
   catalogue: ReadonlyMap<string, Requirement>,

@@ -85,6 +85,14 @@ describe('the CLI options, one table (src/app/options.ts)', () => {
     expect(parseRunFlags(['--version', '--concurrency', '0']).command.version).toBe(true);
   });
 
+  it('a misspelled flag says which flag was meant', () => {
+    expect(() => parseRunFlags(['--filtr', 'X'])).toThrow(
+      /Unknown option '--filtr'.*\(did you mean --filter\?\) \(see --help\)/,
+    );
+    expect(() => parseRunFlags(['--budget-point', '5'])).toThrow(/did you mean --budget-points\?/);
+    expect(() => parseRunFlags(['--zzzzzzzz'])).not.toThrow(/did you mean/);
+  });
+
   it('an unknown flag or a missing value is a usage error pointing at --help', () => {
     expect(() => parseRunFlags(['--nope'])).toThrow(/Unknown option '--nope' \(see --help\)/);
     expect(() => parseRunFlags(['--seed'])).toThrow(UsageError);

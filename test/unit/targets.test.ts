@@ -46,6 +46,16 @@ describe('targets.yaml validation', () => {
     expect(() => loadTargetsFile(p)).toThrowError(/unknown setting 'colour'[\s\S]*unknown setting 'admin'/);
   });
 
+  it('says which setting a misspelled key meant, at the line of the key itself', () => {
+    const p = file(
+      'typo.yaml',
+      'targets:\n  - name: a\n    base_url: http://x.test\n    allow: [read]\n    budget_point: 5\n',
+    );
+    expect(() => loadTargetsFile(p)).toThrowError(
+      /typo\.yaml: line 5, \/targets\/0: unknown setting 'budget_point' \(did you mean 'budget_points'\?\)/,
+    );
+  });
+
   it('reports broken YAML with its line', () => {
     const p = file('broken.yaml', 'targets:\n  - name: a\n    base_url: [http://x\n');
     expect(() => loadTargetsFile(p)).toThrowError(/broken\.yaml: line \d+: not valid YAML/);
