@@ -8,6 +8,9 @@ import { groupLines } from '../report/console.ts';
 import { useColour } from '../report/progress.ts';
 import { type Summary, verdictLine } from '../report/summary.ts';
 
+/** `1 requirement`, `2 requirements`. */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function printVerdict(
   s: Summary,
   harnessErrors: string[],
@@ -20,12 +23,19 @@ export function printVerdict(
     `gateway-conformance ${s.suite.version} — target ${s.target.name} (${s.target.baseUrl})${s.strict ? ' — strict' : ''}`,
   );
   log(
-    `  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not run ${c.not_run}, harness errors ${c.harness_error}`,
+    `  tests: passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not run ${c.not_run}, harness errors ${c.harness_error}`,
   );
+  // The counts above are tests; these are requirements, each with the number of tests it failed in.
   const failed = Object.entries(s.failedRequirements);
-  if (failed.length) log(`  failed requirements: ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  if (failed.length)
+    log(
+      `  ${plural(failed.length, 'requirement')} failed (×: in how many tests): ${failed.map(([id, n]) => `${id}×${n}`).join(', ')}`,
+    );
   const adv = Object.entries(s.advisoryRequirements);
-  if (adv.length) log(`  advisories: ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`);
+  if (adv.length)
+    log(
+      `  ${plural(adv.length, 'requirement')} advisory (×: in how many tests): ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`,
+    );
   for (const line of groupLines(s, useColour())) log(line);
   for (const e of harnessErrors) log(`  harness error: ${e}`);
   // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).

@@ -157,3 +157,23 @@ describe('summary.md', () => {
     );
   });
 });
+
+describe('the verdict block of the console', () => {
+  it('says the counts are tests and the ids are requirements, each with the tests it failed or was advisory in', async () => {
+    const { printVerdict } = await import('../../src/app/print.ts');
+    const adv: TestResultRecord = {
+      ...test('BAL-003 available is total minus held', 'advisory', 'BAL-003'),
+      ids: ['BAL-003', 'LEDGER-002'],
+      violations: [
+        { id: 'BAL-003', level: 'implied', severity: 'advisory', message: 'x', count: 1 },
+        { id: 'LEDGER-002', level: 'implied', severity: 'advisory', message: 'y', count: 1 },
+      ],
+    };
+    const lines: string[] = [];
+    printVerdict(summary('staging', [adv, test('HEALTH-001 ok', 'passed')]), [], '/tmp/r', (l) =>
+      lines.push(l),
+    );
+    expect(lines).toContain('  tests: passed 1, failed 0, advisory 1, not run 0, harness errors 0');
+    expect(lines).toContain('  2 requirements advisory (×: in how many tests): BAL-003×1, LEDGER-002×1');
+  });
+});
