@@ -3,7 +3,7 @@
  * wrong target, no PASSED for a run that judged nothing or was cut short, input errors in the user's
  * words, and a dead target that ends the run early. Each spawns the real CLI; bounds are generous.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -73,15 +73,26 @@ describe('no silent wrong target', { timeout: 120_000 }, () => {
 describe('verdict words and exit codes', { timeout: 120_000 }, () => {
   it('--filter or --suite matching nothing is exit 2 before any request reaches the target', async () => {
     const target = await recordingServer();
+    const dir = join(mkdtempSync(join(tmpdir(), 'gc-selection-')), 'report');
     const filter = await runCli(
-      ['--base-url', target.url, '--filter', 'NO-SUCH-ID', '--suite', 'health'],
+      ['--base-url', target.url, '--filter', 'NO-SUCH-ID', '--suite', 'health', '--report-dir', dir],
       KEY,
     );
+    // Nothing ran: no empty report directory is left behind.
+    expect(existsSync(dir)).toBe(false);
     expect(filter.code, filter.stdout + filter.stderr).toBe(2);
     expect(filter.stderr).toMatch(
       /--filter NO-SUCH-ID: no test title matches \(of \d+ tests in --suite health\)/,
     );
-    const suite = await runCli(['--base-url', target.url, '--suite', 'nosuchsuite'], KEY);
+    const suite = await runCli(
+      ['--base-url', target.url, '--suite', 'nosuchsuite', '--report-dir', dir],
+      KEY,
+    );
+    expect(existsSync(dir)).toBe(false);
+    // Before the embedded reference starts, too (it would print that it started).
+    const embedded = await runCli(['--target', 'embedded', '--suite', 'nosuchsuite'], {});
+    expect(embedded.code).toBe(2);
+    expect(embedded.stdout).not.toContain('embedded reference server');
     expect(suite.code, suite.stdout + suite.stderr).toBe(2);
     expect(suite.stderr).toMatch(/--suite nosuchsuite: no suite file matches/);
     expect(suite.stderr).not.toMatch(/internal error|\n\s+at /);

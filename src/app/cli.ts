@@ -18,6 +18,7 @@ import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
+import { checkSuiteFiles } from './selection.ts';
 
 /**
  * `merge --report-dir OUT DIR...`, `verify DIR` and `compare --report-dir OUT DIR...`: work on finished
@@ -101,6 +102,9 @@ export async function main(argv: string[]): Promise<number> {
   let target = resolveTarget(flags);
   // Bad input fails before anything starts.
   if (run.expectationsFile !== undefined) loadExpectations(run.expectationsFile);
+  // A --suite that names no file is refused before the embedded reference starts (--filter needs the
+  // suite's titles, collected in the run, which then removes the report directory it made).
+  if (run.files?.length) checkSuiteFiles(run.files);
   const quiet = run.quiet === true;
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {

@@ -2,7 +2,7 @@
  * One conformance run: its report directory, keys and redaction, stop requests (signal, deadline), the
  * preflight, the budget, the suites, and the finish that writes the report.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Decimal } from 'decimal.js';
@@ -57,6 +57,7 @@ export async function runConformance(
   // From the first step to the report written, a signal asks this run to stop (the preflight
   // included) and the report is still written.
   const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
+  const createdDir = !existsSync(reportDir);
   mkdirSync(reportDir, { recursive: true });
   const keys = keysFromEnv(opts.target.keys);
   const redactor = new Redactor(keys);
@@ -78,7 +79,7 @@ export async function runConformance(
     ? setTimeout(() => stopActiveRun(deadline.reason, 'deadline'), Math.max(0, deadline.at - Date.now()))
     : undefined;
   try {
-    return await conformanceRun({ ...opts, reportDir }, keys, redactor, log, deadline);
+    return await conformanceRun({ ...opts, reportDir, createdDir }, keys, redactor, log, deadline);
   } finally {
     if (timer) clearTimeout(timer);
     active = outer;
@@ -87,7 +88,7 @@ export async function runConformance(
 }
 
 async function conformanceRun(
-  opts: RunOptions & { reportDir: string },
+  opts: RunOptions & { reportDir: string; createdDir: boolean },
   keys: Partial<Record<Role, string>>,
   redactor: Redactor,
   out: (s: string) => void,
@@ -143,8 +144,15 @@ async function conformanceRun(
   if (deadline) run.deadline = deadline;
   const runFile = join(reportDir, 'run.json');
   // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
-  if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown)
-    await checkSelection(opts, run, runFile);
+  if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown) {
+    try {
+      await checkSelection(opts, run, runFile);
+    } catch (err) {
+      // Nothing ran and nothing was sent: a report directory this run made holds nothing worth keeping.
+      if (opts.createdDir) rmSync(reportDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
 
   let openapi: RunConfig['openapi'];
   let descriptionFailure: TestResultRecord | undefined;

@@ -118,6 +118,16 @@ async function titlesOf(files: string[], run: RunConfig, runFile: string): Promi
   return new Map(files.map((f) => [f, cache[f] ?? []]));
 }
 
+/** The suite files `--suite` selects, or a usage error when it selects none (cheap: no collection). */
+export function checkSuiteFiles(filters: string[]): string[] {
+  const files = suiteFiles(filters);
+  if (files.length === 0)
+    throw new UsageError(
+      `--suite ${filters.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
+    );
+  return files;
+}
+
 /**
  * Refuse a selection that matches no test (exit 2), before the target gets any request: the suite
  * files of --suite are listed, and with --filter their tests' full names are matched as vitest matches them.
@@ -128,11 +138,7 @@ export async function checkSelection(
   runFile: string,
 ): Promise<void> {
   const filters = opts.files ?? [];
-  const files = suiteFiles(filters);
-  if (files.length === 0)
-    throw new UsageError(
-      `--suite ${filters.join(',')}: no suite file matches (the suite files are under suites/, e.g. --suite media,auth)`,
-    );
+  const files = checkSuiteFiles(filters);
   if (opts.filter === undefined) return;
   const pattern = new RegExp(opts.filter);
   const titles = [...(await titlesOf(files, run, runFile)).values()].flat();
