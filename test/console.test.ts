@@ -164,7 +164,11 @@ describe('console of a run against a partial target', { timeout: 600_000 }, () =
     const heartbeats = run.lines.filter((l) => /^… \[\d+ s\] /.test(l.text));
     expect(heartbeats.length, text).toBeGreaterThan(0);
     expect(
-      heartbeats.some((h) => /\d+\/\d+ tests done, \d+ failed, \d+ not run; waiting for/.test(h.text)),
+      heartbeats.some((h) =>
+        /(\d+\/\d+ tests done|\d+ tests done of \d+ collected so far \(\d+\/\d+ files\)), \d+ failed, \d+ not run; waiting for/.test(
+          h.text,
+        ),
+      ),
       text,
     ).toBe(true);
     let longest = run.lines[0]!.at;

@@ -31,6 +31,8 @@ export function paint(on: boolean, colour: keyof typeof CODES, s: string): strin
 
 export class Progress {
   private planned = 0;
+  private filesTotal = 0;
+  private filesCollected = 0;
   private done = 0;
   private failed = 0;
   private notRun = 0;
@@ -83,8 +85,14 @@ export class Progress {
     this.lastWrite = Date.now();
   }
 
+  /** The test files of the run: until each is collected, the tests planned are a count so far. */
+  files(n: number): void {
+    this.filesTotal = n;
+  }
+
   collected(n: number): void {
     this.planned += n;
+    this.filesCollected++;
     this.phase = 'running tests';
   }
 
@@ -104,9 +112,12 @@ export class Progress {
   status(): string {
     const secs = Math.round((Date.now() - this.startedAt) / 1000);
     const counts =
-      this.planned > 0
-        ? `${this.done}/${this.planned} tests done, ${this.failed} failed, ${this.notRun} not run`
-        : this.phase;
+      this.planned === 0
+        ? this.phase
+        : this.filesCollected < this.filesTotal
+          ? // Files are collected as workers reach them: the total grows, so it is not shown as one.
+            `${this.done} tests done of ${this.planned} collected so far (${this.filesCollected}/${this.filesTotal} files), ${this.failed} failed, ${this.notRun} not run`
+          : `${this.done}/${this.planned} tests done, ${this.failed} failed, ${this.notRun} not run`;
     return `[${secs} s] ${counts}; ${this.waitingFor()}`;
   }
 
@@ -156,6 +167,10 @@ export class Progress {
 /** The vitest side of Progress: what the main thread learns of the tests in the workers. */
 export class ProgressReporter implements Reporter {
   constructor(private readonly progress: Progress) {}
+
+  onTestRunStart(specifications: ReadonlyArray<unknown>): void {
+    this.progress.files(specifications.length);
+  }
 
   onTestModuleCollected(mod: TestModule): void {
     this.progress.collected([...mod.children.allTests()].length);

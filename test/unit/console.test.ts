@@ -216,6 +216,17 @@ describe('progress of a run', () => {
     );
   });
 
+  it('never shows a total that grows: until every file is collected, the tests collected so far', () => {
+    const p = new Progress({ write: () => true }, () => 0);
+    p.files(3);
+    p.collected(4);
+    p.finished('a', 'passed');
+    expect(p.status()).toMatch(/1 tests done of 4 collected so far \(1\/3 files\), 0 failed/);
+    p.collected(5);
+    p.collected(1);
+    expect(p.status()).toMatch(/1\/10 tests done, 0 failed, 0 not run/);
+  });
+
   it('non-TTY: a heartbeat line when the log was silent; TTY: one live line rewritten in place', async () => {
     const pipe: string[] = [];
     const beat = new Progress({ write: (s) => pipe.push(s) > 0 }, () => 0, 600);
