@@ -7,7 +7,9 @@
  * console and the HTML report. The raw per-test detail stays in the tests and the exchanges.
  */
 import type { Exchange } from '../http/client.ts';
+import { pkgPath } from '../paths.ts';
 import type { NotRunCause, Violation } from '../vocabulary.ts';
+import { readYaml } from '../yaml-cache.ts';
 import type { TestResultRecord } from './summary.ts';
 
 export interface FindingGroup {
@@ -65,7 +67,7 @@ const ID_PARENTS = new Set([
   'payment-methods',
 ]);
 
-/** `/v1/media/jobs/job_123?x=1` -> `/v1/media/jobs/{id}`. */
+/** `/v1/media/jobs/job_123?x=1` -> `/v1/media/jobs/{id}`; a version segment (`/v1/v1/models`) stays. */
 export function pathTemplate(path: string): string {
   const segs = (path.split('?')[0] ?? '').split('/');
   return segs
@@ -73,11 +75,24 @@ export function pathTemplate(path: string): string {
       i >= 2 &&
       s !== '' &&
       !s.startsWith('{') &&
+      !/^v\d+$/.test(s) &&
       (/[0-9_]/.test(s) || s.length >= 24 || ID_PARENTS.has(segs[i - 1]!))
         ? '{id}'
         : s,
     )
     .join('/');
+}
+
+let documented: RegExp[] | undefined;
+/** Whether a path is one of the contract's endpoints (fixtures/endpoints.yaml), ids in any form. */
+function isEndpointPath(path: string): boolean {
+  documented ??= (
+    readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Array<{ path: string }> }
+  ).endpoints.map(
+    (e) => new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  );
+  const p = path.split('?')[0] ?? '';
+  return documented.some((r) => r.test(p));
 }
 
 /** A JSON pointer with array indices folded: `/data/3/id` -> `/data/*\/id`. */
@@ -92,15 +107,22 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
     const raw = ex.path.split('?')[0]!;
     m = m.split(ex.path).join(pathTemplate(ex.path)).split(raw).join(pathTemplate(raw));
   }
-  return m
-    .replace(/(\s|^)(\/[^\s'"]*)/g, (_, sp: string, p: string) => `${sp}${foldPointer(p)}`)
-    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
-    .replace(/\b\d+\.\d+\b|\b\d{4,}\b/g, '#');
+  return (
+    m
+      .replace(/(\s|^)(\/[^\s'"]*)/g, (_, sp: string, p: string) => `${sp}${foldPointer(p)}`)
+      .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+      // A sample file's name is a value like any other: one cause for every file it concerns.
+      .replace(/\b[\w.-]+\.(?:png|jpe?g|webp|mp4|glb)\b/gi, '<file>')
+      .replace(/\b\d+\.\d+\b(?!\.x)|\b\d{4,}\b/g, '#')
+  );
 }
 
-/** The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer. */
+/**
+ * The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer, on a
+ * path of the contract (a 404 on a path that is no endpoint, `/v1/v1/models`, is the right answer).
+ */
 export function isFramework404(ex: Exchange | undefined): boolean {
-  if (ex?.status !== 404) return false;
+  if (ex?.status !== 404 || !isEndpointPath(ex.path)) return false;
   const preview = ex.responseBody?.preview ?? '';
   return !/"error"\s*:\s*\{/.test(preview);
 }
@@ -112,6 +134,7 @@ const SECTION: Record<FindingGroup['kind'], number> = { not_implemented: 0, find
 /** The finding groups of a run: not implemented first, then the tests' own findings, then per-exchange checks. */
 export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   const groups = new Map<string, FindingGroup & { testSet: Set<string> }>();
+  const messages = new Map<string, Set<string>>();
   const add = (
     key: string,
     make: () => FindingGroup,
@@ -123,6 +146,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       g = { ...make(), testSet: new Set() };
       groups.set(key, g);
     }
+    messages.set(key, (messages.get(key) ?? new Set()).add(v.message));
     g.count += v.count;
     if (!g.ids.includes(v.id)) g.ids.push(v.id);
     if (v.severity === 'failure') g.severity = 'failure';
@@ -186,6 +210,30 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         v,
       );
     }
+  }
+  // A group whose members all said the same thing shows it as said: folding only hides what differs.
+  for (const [key, g] of groups) {
+    const said = messages.get(key);
+    if (g.kind !== 'not_implemented' && said?.size === 1)
+      g.cause = [...said][0]!.replace(/\s*\(schema [^)]*\)/g, '');
+  }
+  // One fact found twice, by a test's own check and by the check of every exchange (the same id on the
+  // same endpoint and location): one group, the test's.
+  for (const [key, g] of groups) {
+    if (g.kind !== 'exchange') continue;
+    const own = [...groups.values()].find(
+      (o) =>
+        o.kind === 'finding' && o.ids[0] === g.ids[0] && o.endpoint === g.endpoint && o.pointer === g.pointer,
+    );
+    if (!own) continue;
+    own.count += g.count;
+    if (g.severity === 'failure') own.severity = 'failure';
+    for (const title of g.tests)
+      if (!own.testSet.has(title)) {
+        own.testSet.add(title);
+        own.tests.push(title);
+      }
+    groups.delete(key);
   }
   const out = [...groups.values()].map(({ testSet: _, ...g }) => g);
   // Tests not run because an endpoint answered 404: they point to its `not implemented` group.

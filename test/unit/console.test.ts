@@ -136,6 +136,81 @@ describe('grouping violations by root cause', () => {
     expect(notRun).toEqual([expect.objectContaining({ count: 1, notImplemented: 'GET /v1/usage' })]);
   });
 
+  it('keeps a version segment, and a framework 404 on a path that is no endpoint is a right answer', () => {
+    expect(pathTemplate('/v1/v1/models')).toBe('/v1/v1/models');
+    expect(isFramework404(ex('e', 'GET', '/v1/v1/models', 404, FRAMEWORK_404))).toBe(false);
+    expect(isFramework404(ex('e', 'GET', '/v1/media/jobs/job_9', 404, FRAMEWORK_404))).toBe(true);
+    const e404 = ex('n', 'GET', '/v1/v1/models', 404, FRAMEWORK_404);
+    const groups = groupFindings([
+      test(
+        'ERR-001 a doubled /v1 is refused',
+        ['ERR-001'],
+        [v('ERR-001', 'no APIError shape', { exchangeId: 'n' })],
+        [e404],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.endpoint])).toEqual([['finding', 'GET /v1/v1/models']]);
+  });
+
+  it('folds sample file names; a group whose members said one thing shows it as said', () => {
+    const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
+    const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];
+    const groups = groupFindings(
+      files.map((f, i) =>
+        test(
+          `MIN-003 ${f}`,
+          ['MIN-003'],
+          [v('MIN-003', `${f}: input.size_bytes is 1, the file has more bytes`, { exchangeId: `u${i}` })],
+          [up(i)],
+        ),
+      ),
+    );
+    expect(groups).toHaveLength(1);
+    expect(groups[0]!.cause).toBe('<file>: input.size_bytes is 1, the file has more bytes');
+    const one = groupFindings([
+      test('OAS-001 x', ['OAS-001'], [v('OAS-001', 'openapi is "3.0.3", expected 3.1.x')], []),
+      test('OAS-001 y', ['OAS-001'], [v('OAS-001', 'openapi is "3.0.3", expected 3.1.x')], []),
+    ]);
+    expect(one[0]!.cause).toBe('openapi is "3.0.3", expected 3.1.x');
+  });
+
+  it("one fact found by a test's own check and by every exchange's check is one group, the test's", () => {
+    const e = ex('p', 'POST', '/v1/chat/completions', 200);
+    const groups = groupFindings([
+      test(
+        'PTS-001 chat billing',
+        ['PTS-001'],
+        [
+          v('PTS-001', 'billing.charged_points is the number 0.5, not a decimal string', {
+            exchangeId: 'p',
+            pointer: '/billing/charged_points',
+          }),
+          v('PTS-001', 'points field /billing/charged_points is a number', {
+            exchangeId: 'p',
+            pointer: '/billing/charged_points',
+            scope: 'exchange',
+          }),
+        ],
+        [e],
+      ),
+      test(
+        'CHAT-001 a reply',
+        ['CHAT-001'],
+        [
+          v('PTS-001', 'points field /billing/charged_points is a number', {
+            exchangeId: 'p',
+            pointer: '/billing/charged_points',
+            scope: 'exchange',
+          }),
+        ],
+        [e],
+      ),
+    ]);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ kind: 'finding', ids: ['PTS-001'], count: 3 });
+    expect(groups[0]!.tests).toEqual(['PTS-001 chat billing', 'CHAT-001 a reply']);
+  });
+
   it("puts the tests' own findings before per-exchange checks, and not-run causes carry their remedy", () => {
     const e = ex('a', 'GET', '/v1/balance', 200);
     const tests = [
