@@ -317,7 +317,9 @@ describe('the HTML report (rendered from a summary)', () => {
     expect(html).toContain('e'.repeat(64));
     expect(html).toContain('65.0 s');
     // What this run judged comes first; the catalogue coverage (a test exists) after it.
-    expect(html).toMatch(/data-coverage="judged">3<.*data-coverage="testable">5<.*data-coverage="tested">4</s);
+    expect(html).toMatch(
+      /data-coverage="judged">3<.*data-coverage="testable">5<.*data-coverage="tested">4</s,
+    );
   });
 
   it('puts every requirement of the catalogue in the matrix with its outcome, by section', () => {
