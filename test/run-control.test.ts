@@ -35,7 +35,14 @@ describe('run control', { timeout: 180_000 }, () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('DRY RUN');
     expect(run.stdout).toMatch(/would run \d+ of \d+ tests/);
-    expect(run.stdout).toContain('would not run');
+    // One line per cause, largest first, with what runs them (as the real run prints them).
+    const wouldNot = [...run.stdout.matchAll(/would not run \((\d+)\): (.*)/g)];
+    expect(wouldNot.length).toBeGreaterThan(0);
+    const counts = wouldNot.map((m) => Number(m[1]));
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(run.stdout).toMatch(
+      /would not run \(\d+\): side-effect class 'billable' is not allowed.* — to run: allow it with --allow/,
+    );
     const s = summaryOf(dir);
     expect(s.dryRun).toBe(true);
     expect(s.exchanges.count).toBe(0);
@@ -69,6 +76,11 @@ describe('run control', { timeout: 180_000 }, () => {
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/billable requests the plan would make: \d+/);
+    // The minute it takes to price the plan is announced first, not silent.
+    expect(run.stdout.indexOf('… pricing the plan: its ')).toBeGreaterThan(-1);
+    expect(run.stdout.indexOf('… pricing the plan: its ')).toBeLessThan(
+      run.stdout.indexOf('billable requests the plan'),
+    );
     // The plan goes through the run's one writer (src/report/write.ts): harness errors kept beside the
     // summary, the final redaction pass applied, the manifest written over the finished directory.
     const stored = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));

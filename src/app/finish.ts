@@ -126,7 +126,15 @@ export async function finish(c: {
     else summary.comparisonMissing = `no earlier report of target ${target.name} beside ${reportDir}`;
   }
   // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
-  if (run.dryRun && opts.planBillable) summary.plan = await opts.planBillable(summary, reportDir);
+  if (run.dryRun && opts.planBillable) {
+    // It takes a while (the planned billable tests run on the embedded reference): said, not silent.
+    const billable = tests.filter((t) => t.planned && t.effect === 'billable').length;
+    if (!opts.quiet && billable > 0)
+      log(
+        `… pricing the plan: its ${billable} billable tests run on the embedded reference (no request to the target)`,
+      );
+    summary.plan = await opts.planBillable(summary, reportDir);
+  }
   clearControlFiles(reportDir);
   writeReport(
     reportDir,

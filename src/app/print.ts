@@ -5,6 +5,7 @@ import { Decimal } from 'decimal.js';
 import { formatChanges } from '../openapi/diff.ts';
 import { comparisonLines } from '../report/compare.ts';
 import { groupLines } from '../report/console.ts';
+import { notRunLabel } from '../report/groups.ts';
 import { useColour } from '../report/progress.ts';
 import { type Summary, verdictLine } from '../report/summary.ts';
 
@@ -91,11 +92,11 @@ export function printPlan(s: Summary, dir: string, log: (s: string) => void): vo
   log(
     `  would run ${planned.length} of ${s.tests.length} tests (${[...byEffect].map(([e, n]) => `${e} ${n}`).join(', ')})`,
   );
-  const reasons = new Map<string, number>();
-  for (const t of s.tests)
-    if (!t.planned && t.outcome === 'not_run')
-      reasons.set(t.reason ?? '', (reasons.get(t.reason ?? '') ?? 0) + 1);
-  for (const [r, n] of reasons) log(`  would not run (${n}): ${r}`);
+  // The not-run groups of the real run (largest first, each with what runs it), not a list of reasons.
+  for (const n of s.notRunGroups ?? [])
+    log(
+      `  would not run (${n.count}): ${notRunLabel(n.cause, n.reason)}${n.cause?.remedy ? ` — to run: ${n.cause.remedy}` : ''}`,
+    );
   log(`  plan: ${dir}/summary.json`);
   if (s.plan) {
     log(
