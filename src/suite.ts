@@ -224,6 +224,7 @@ export function accepted(
       expected: '2xx',
       ...evidence,
       exchange: res.exchange,
+      ...(verdict.case ? { verdictCase: verdict.case } : {}),
     });
   return verdict.judged && verdict.mismatch === undefined;
 }
@@ -246,7 +247,11 @@ export function caseTableChecks(opts: {
         const res = await t.post(opts.path, applyCase(await opts.base(t), c));
         const verdict = t.verdict(res, c.valid, c.description);
         if (verdict.mismatch)
-          t.violate(c.ids[0]!, verdict.mismatch, { received: res.status, exchange: res.exchange });
+          t.violate(c.ids[0]!, verdict.mismatch, {
+            received: res.status,
+            exchange: res.exchange,
+            ...(verdict.case ? { verdictCase: verdict.case } : {}),
+          });
         else if (verdict.judged && c.code) {
           t.ensure(
             errorCode(res.json) === c.code,

@@ -45,6 +45,17 @@ export interface Violation {
   exchangeId?: string;
   /** Raised by the checks every exchange gets (src/checks/, the live description), not by the test's own rule. */
   scope?: 'exchange';
+  /**
+   * A case of a rule the answer contradicted (CheckContext.verdict): which way, and the case in words.
+   * Cases of one rule on one endpoint are one root cause (no validation of `temperature`), not one each.
+   */
+  verdictCase?: VerdictCase;
+}
+
+export interface VerdictCase {
+  /** `accepted`: an invalid request answered 2xx; `refused`: a valid one not accepted. */
+  wrong: 'accepted' | 'refused';
+  what: string;
 }
 
 /**

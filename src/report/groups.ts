@@ -117,6 +117,18 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
   );
 }
 
+/** The cause of a group of verdict cases: which way the answers were wrong, and the cases. */
+function casesCause(wrong: 'accepted' | 'refused', whats: string[]): string {
+  const head =
+    wrong === 'accepted'
+      ? 'requests the contract refuses were answered without a 4xx refusal'
+      : 'requests the contract accepts were not answered 2xx';
+  const shown = whats.slice(0, 4).join('; ');
+  return whats.length === 0
+    ? head
+    : `${head} (${whats.length} cases: ${shown}${whats.length > 4 ? '; …' : ''})`;
+}
+
 /**
  * The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer, on a
  * path of the contract (a 404 on a path that is no endpoint, `/v1/v1/models`, is the right answer).
@@ -135,6 +147,8 @@ const SECTION: Record<FindingGroup['kind'], number> = { not_implemented: 0, find
 export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   const groups = new Map<string, FindingGroup & { testSet: Set<string> }>();
   const messages = new Map<string, Set<string>>();
+  /** The cases (in words) of each group of verdict cases, first seen first. */
+  const cases = new Map<string, { wrong: 'accepted' | 'refused'; whats: string[] }>();
   const add = (
     key: string,
     make: () => FindingGroup,
@@ -192,9 +206,17 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       const kind = v.scope === 'exchange' ? 'exchange' : 'finding';
       const endpoint = ex ? endpointOf(ex) : undefined;
       const pointer = v.pointer !== undefined ? foldPointer(v.pointer) : undefined;
-      const cause = normaliseMessage(v.message, ex);
+      // Cases of one rule answered the wrong way on one endpoint are one cause, whatever the case.
+      const vc = v.verdictCase;
+      const cause = vc ? casesCause(vc.wrong, []) : normaliseMessage(v.message, ex);
+      const key = [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
+      if (vc) {
+        const seen = cases.get(key) ?? { wrong: vc.wrong, whats: [] };
+        if (!seen.whats.includes(vc.what)) seen.whats.push(vc.what);
+        cases.set(key, seen);
+      }
       add(
-        [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n'),
+        key,
         () => ({
           kind,
           ids: [],
@@ -214,7 +236,9 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   // A group whose members all said the same thing shows it as said: folding only hides what differs.
   for (const [key, g] of groups) {
     const said = messages.get(key);
-    if (g.kind !== 'not_implemented' && said?.size === 1)
+    const c = cases.get(key);
+    if (c && c.whats.length > 1) g.cause = casesCause(c.wrong, c.whats);
+    else if (g.kind !== 'not_implemented' && said?.size === 1)
       g.cause = [...said][0]!.replace(/\s*\(schema [^)]*\)/g, '');
   }
   // One fact found twice, by a test's own check and by the check of every exchange (the same id on the

@@ -23,6 +23,7 @@ import type {
   NotRunCause,
   Outcome,
   Role,
+  VerdictCase,
   Violation,
 } from '../vocabulary.ts';
 import {
@@ -47,7 +48,7 @@ export type Verdict =
   /** A 429, a limit of the target: neither an acceptance nor a refusal, the case is not judged. */
   | { judged: false; mismatch?: undefined }
   /** mismatch: the violation message when the answer contradicts the verdict; absent when it agrees. */
-  | { judged: true; mismatch?: string };
+  | { judged: true; mismatch?: string; case?: VerdictCase };
 
 export interface TestRecord {
   ids: string[];
@@ -201,12 +202,17 @@ export class CheckContext {
     if (valid)
       return isSuccess(res.status)
         ? { judged: true }
-        : { judged: true, mismatch: `${what} is valid per the contract but was answered ${res.status}` };
+        : {
+            judged: true,
+            mismatch: `${what} is valid per the contract but was answered ${res.status}`,
+            case: { wrong: 'refused', what },
+          };
     return res.status >= 400 && res.status < 500
       ? { judged: true }
       : {
           judged: true,
           mismatch: `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`,
+          case: { wrong: 'accepted', what },
         };
   }
 
@@ -352,6 +358,7 @@ export class CheckContext {
       exchange?: Exchange;
       level?: 'notable';
       scope?: 'exchange';
+      verdictCase?: VerdictCase;
     } = {},
   ): void {
     const made = (text: string) =>
@@ -387,6 +394,8 @@ export class CheckContext {
     if (extra.expected !== undefined) v.expected = redact.value(capEvidence(extra.expected));
     if (extra.exchange) v.exchangeId = extra.exchange.id;
     if (extra.scope) v.scope = extra.scope;
+    if (extra.verdictCase)
+      v.verdictCase = { ...extra.verdictCase, what: redact.text(extra.verdictCase.what) };
     this.byKey.set(key, v);
     this.violations.push(v);
   }

@@ -174,6 +174,39 @@ describe('grouping violations by root cause', () => {
     expect(one[0]!.cause).toBe('openapi is "3.0.3", expected 3.1.x');
   });
 
+  it('the cases of one rule answered the wrong way on one endpoint are one root cause', () => {
+    const whats = [
+      'temperature just above 2',
+      'a negative temperature',
+      'temperature 2.5',
+      'temperature as a string',
+    ];
+    const groups = groupFindings(
+      whats.map((what, i) =>
+        test(
+          `CHAT-005 refuses ${what}`,
+          ['CHAT-005'],
+          [
+            v(
+              'CHAT-005',
+              `${what} is invalid per the contract but was answered 200 (expected a 4xx refusal)`,
+              {
+                exchangeId: `c${i}`,
+                verdictCase: { wrong: 'accepted', what },
+              },
+            ),
+          ],
+          [ex(`c${i}`, 'POST', '/v1/chat/completions', 200)],
+        ),
+      ),
+    );
+    expect(groups).toHaveLength(1);
+    expect(groups[0]!.tests).toHaveLength(4);
+    expect(groups[0]!.cause).toBe(
+      `requests the contract refuses were answered without a 4xx refusal (4 cases: ${whats.join('; ')})`,
+    );
+  });
+
   it("one fact found by a test's own check and by every exchange's check is one group, the test's", () => {
     const e = ex('p', 'POST', '/v1/chat/completions', 200);
     const groups = groupFindings([
