@@ -290,6 +290,10 @@ export function fieldPropertyChecks(opts: {
             const res = await t.post(opts.path, { ...body, [p.field]: c.value });
             return t.verdict(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`).mismatch;
           },
+          verdictCase: (c) => ({
+            wrong: c.valid ? 'refused' : 'accepted',
+            what: `generated ${p.field} values`,
+          }),
         });
       },
     );

@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import type { Exchange } from '../http/client.ts';
+import type { VerdictCase } from '../vocabulary.ts';
 import type { CheckContext } from './check.ts';
 
 export interface PropertySpec<T> {
@@ -7,6 +9,8 @@ export interface PropertySpec<T> {
   /** Sends one case; returns a violation message, or undefined when the target behaved as the contract says. */
   run: (value: T) => Promise<string | undefined>;
   numRuns?: number;
+  /** The counterexample as a case of a rule answered the wrong way (grouped with the rule's other cases). */
+  verdictCase?: (value: T) => VerdictCase;
 }
 
 /**
@@ -17,6 +21,8 @@ export interface PropertySpec<T> {
  */
 export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): Promise<void> {
   let lastMessage = '';
+  /** The exchange of the last failing case: the evidence, and the endpoint its finding is grouped under. */
+  let lastFailing: Exchange | undefined;
   // An error thrown while sending a case (the run was stopped, a transport failure, a harness error) is
   // not a counterexample of the property: nothing more is sent and the error is raised after fast-check,
   // for the test to judge as any other (not run, GEN-001 with its exchange, harness error).
@@ -42,7 +48,10 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
         notJudged += 1;
         fc.pre(false);
       }
-      if (msg) lastMessage = msg;
+      if (msg) {
+        lastMessage = msg;
+        lastFailing = t.lastExchange;
+      }
       return msg === undefined;
     }),
     {
@@ -65,6 +74,10 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
       `${lastMessage} — counterexample ${example} after ${details.numRuns} run(s), ${details.numShrinks} shrink(s); seed ${details.seed}, path ${details.counterexamplePath} (replay: --seed ${details.seed})`,
       {
         received: details.counterexample?.[0],
+        ...(lastFailing ? { exchange: lastFailing } : {}),
+        ...(spec.verdictCase && details.counterexample
+          ? { verdictCase: spec.verdictCase(details.counterexample[0] as T) }
+          : {}),
       },
     );
   } else if (details.interrupted) {
