@@ -74,7 +74,7 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     if (/[\r\n]/.test(note) && ctx.fault !== 'order-note-newline')
       return { problem: '`note` must be a single line.' };
   }
-  return { method, milli, ...(note === undefined ? {} : { note }) };
+  return { method: anyCase ? method.toLowerCase() : method, milli, ...(note === undefined ? {} : { note }) };
 }
 
 export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
