@@ -1243,6 +1243,26 @@ const FAULT_LIST = [
       'the catalog sets aspect_ratio_follows_first_frame false for wc-100015 ("ratio follows the first frame")',
     breaks: ['MCAT-003'],
   },
+  // errors.ts: the scope refusal (403 insufficient_scope) is {"error": "<message>"}
+  {
+    name: 'scope-refusal-flat',
+    description: 'the refusal of a key without the scope is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001', 'SCOPE-001'],
+  },
+  // errors.ts: the spend refusal (429 insufficient_points) is {"error": "<message>"}
+  {
+    name: 'spend-refusal-flat',
+    description:
+      'the refusal of a call the balance cannot cover is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001'],
+  },
+  // errors.ts: the input quota refusal (429 input_quota_exceeded) is {"error": "<message>"}
+  {
+    name: 'quota-refusal-flat',
+    description:
+      'the refusal of an upload over the input quota is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001', 'MIN-011'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

@@ -544,6 +544,17 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-chars': async (ref) => accepted(ref, jobBody('wc-100011', [`${'x'.repeat(159)}é`])),
   'job-kind-mismatch': async (ref) =>
     (await createJob(ref, jobBody('wc-100010'))).body.kind !== (await catalogEntry(ref, 'wc-100010')).kind,
+  'scope-refusal-flat': async (ref) =>
+    typeof (await call(ref, '/v1/balance', { role: 'restricted_models' })).body?.error === 'string',
+  'spend-refusal-flat': async (ref) =>
+    typeof (await chat(ref, { max_tokens: 4096 }, { role: 'poor' })).body?.error === 'string',
+  'quota-refusal-flat': async (ref) => {
+    for (let i = 0; i < 12; i++) {
+      const res = await upload(ref, 'png-64x48.png', { role: 'quota_nearly_full' });
+      if (res.status === 429) return typeof res.body?.error === 'string';
+    }
+    return false;
+  },
   'catalog-ratio-flag-false': async (ref) =>
     (await catalogEntry(ref, 'wc-100015')).parameters.reference.aspect_ratio_follows_first_frame === false,
 };
