@@ -1243,6 +1243,12 @@ const FAULT_LIST = [
       'the catalog sets aspect_ratio_follows_first_frame false for wc-100015 ("ratio follows the first frame")',
     breaks: ['MCAT-003'],
   },
+  // media/validate.ts: a sent kind other than video_generation is refused, even the model's own
+  {
+    name: 'kind-video-only',
+    description: "an image or 3D job that sends its model's catalog kind (image_generation) is refused",
+    breaks: ['MJOB-070'],
+  },
   // errors.ts: the scope refusal (403 insufficient_scope) is {"error": "<message>"}
   {
     name: 'scope-refusal-flat',

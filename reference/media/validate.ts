@@ -57,7 +57,9 @@ export function validateJob(
   if (!catalog.includes(model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
-  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused'))
+  // Fault kind-video-only: only video_generation is known as a sent kind; other models refuse theirs.
+  const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';
+  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused' || unknownKind))
     return invalid(`\`kind\` of ${model} is ${kind}.`);
   const params = body.parameters;
   if (!isObject(params)) return invalid('`parameters` is required and must be an object.');

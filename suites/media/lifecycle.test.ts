@@ -9,12 +9,11 @@ import {
   isSuccess,
   JOB_STATUSES,
   type JobTrace,
-  mediaCatalog,
   pointsFieldPointers,
   pollJob,
   sniff,
 } from '../../src/suite.ts';
-import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
+import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
 const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -34,12 +33,6 @@ async function createJob(
   });
   const job = isPlainObject(res.json) ? res.json : undefined;
   return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
-}
-
-/** The kind the account's media catalog gives a model, if its entry gives a string kind. */
-async function catalogKind(t: CheckContext, id: string): Promise<string | undefined> {
-  const kind = (await mediaCatalog(t)).entries.find((e) => e.id === id)?.kind;
-  return typeof kind === 'string' ? kind : undefined;
 }
 
 function checkReads(t: CheckContext, trace: JobTrace, kind?: string): void {

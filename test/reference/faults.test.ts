@@ -544,6 +544,8 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'ref-id-chars': async (ref) => accepted(ref, jobBody('wc-100011', [`${'x'.repeat(159)}é`])),
   'job-kind-mismatch': async (ref) =>
     (await createJob(ref, jobBody('wc-100010'))).body.kind !== (await catalogEntry(ref, 'wc-100010')).kind,
+  'kind-video-only': async (ref) =>
+    !(await accepted(ref, { ...jobBody('wc-100010'), kind: (await catalogEntry(ref, 'wc-100010')).kind })),
   'scope-refusal-flat': async (ref) =>
     typeof (await call(ref, '/v1/balance', { role: 'restricted_models' })).body?.error === 'string',
   'spend-refusal-flat': async (ref) =>
