@@ -117,9 +117,17 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   // Media uploads are raw bytes; the route checks them.
   registerUploadParser(app, ctx);
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${pathOf(request.url)}.`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    // Fault wrong-method-plain: a known path called with another method answers the framework's
+    // plain 405, not the APIError object.
+    if (
+      ctx.fault === 'wrong-method-plain' &&
+      ['GET', 'POST', 'DELETE'].some((m) => app.hasRoute({ method: m, url: path }))
+    )
+      return reply.code(405).type('text/plain; charset=utf-8').send('Method Not Allowed');
+    return sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${path}.`);
+  });
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
     const kind = kindOf(error.statusCode ?? 500);
     sendError(reply, ctx, kind, kind === 'internal_error' ? 'Internal error.' : error.message);

@@ -98,6 +98,12 @@ function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
   return spec;
 }
 
+const FLAT_REFUSALS: Partial<Record<string, ErrorKind>> = {
+  'scope-refusal-flat': 'insufficient_scope',
+  'spend-refusal-flat': 'insufficient_points',
+  'quota-refusal-flat': 'input_quota_exceeded',
+};
+
 export function errorResponse(
   ctx: RefContext,
   kind: ErrorKind,
@@ -106,6 +112,10 @@ export function errorResponse(
   const { status, code, type } = specOf(ctx, kind);
   if (status === 401 && ctx.fault === 'error-shape-flat')
     return { status, body: { error: 'invalid api key' } };
+  // Faults scope-refusal-flat, spend-refusal-flat, quota-refusal-flat: that refusal's body is
+  // {"error": "<message>"}, not the APIError object.
+  if (ctx.fault !== undefined && FLAT_REFUSALS[ctx.fault] === kind)
+    return { status, body: { error: message } };
   return { status, body: { error: { code, message, type } } };
 }
 

@@ -1158,6 +1158,117 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // ==== end of the sequences and races block
+  // --- inputs --- (issue 22: inputs never sent, catalog vs behaviour)
+  // routes/balance.ts: POST, PUT, PATCH and DELETE /v1/balance answer 200 {}
+  {
+    name: 'wrong-method-200',
+    description:
+      'DELETE (and POST, PUT, PATCH) /v1/balance answer 200, methods the endpoint table does not give',
+    breaks: ['ERR-070'],
+  },
+  // app.ts: a known path called with another method answers a text/plain 405
+  {
+    name: 'wrong-method-plain',
+    description:
+      'a known path called with a method it is not given answers a text/plain 405, not the APIError',
+    breaks: ['ERR-001'],
+  },
+  // routes/chat.ts: stream "true" or 1 is taken as its truth value
+  {
+    name: 'chat-stream-truthy',
+    description: 'a chat request whose stream is the string "true" or the number 1 is accepted',
+    breaks: ['CHAT-070'],
+  },
+  // routes/chat.ts: user of any type
+  {
+    name: 'chat-user-any',
+    description: 'a chat request whose user is a number is accepted',
+    breaks: ['CHAT-071'],
+  },
+  // routes/embeddings.ts: encoding_format compared whatever its case
+  {
+    name: 'embed-format-case',
+    description: 'encoding_format FLOAT (capitals) is accepted as float',
+    breaks: ['EMB-005'],
+  },
+  // routes/embeddings.ts: user of any type
+  {
+    name: 'embed-user-any',
+    description: 'an embedding request whose user is a number is accepted',
+    breaks: ['EMB-070'],
+  },
+  // routes/responses.ts: stream "true" or 1 is taken as its truth value
+  {
+    name: 'responses-stream-truthy',
+    description: 'a responses call whose stream is the string "true" or the number 1 is accepted',
+    breaks: ['RSP-070'],
+  },
+  // routes/responses.ts: a number or boolean input is taken as its text
+  {
+    name: 'responses-input-any',
+    description: 'a responses call whose input is a number or a boolean is accepted',
+    breaks: ['RSP-071'],
+  },
+  // routes/payments.ts: the method matched whatever its case
+  {
+    name: 'order-method-case',
+    description: 'the payment method ALIPAY (capitals) is accepted as alipay',
+    breaks: ['PAY-005'],
+  },
+  // routes/tickets.ts: numbers for subject, message and preferred_contact taken as their text
+  {
+    name: 'ticket-numbers-as-text',
+    description: 'a ticket whose subject, message or preferred_contact is a number is accepted',
+    breaks: ['TICKET-004', 'TICKET-005', 'TICKET-006'],
+  },
+  // media/validate.ts: the 160-byte bound of a reference id counts characters (such an id is then not
+  // looked up and counts as an image, as under ref-id-161)
+  {
+    name: 'ref-id-chars',
+    description:
+      'a reference id of 160 characters and 161 UTF-8 bytes passes the 160-byte bound (counted in characters)',
+    breaks: ['MJOB-012'],
+  },
+  // media/view.ts: a job reports another kind than its model's catalog kind
+  {
+    name: 'job-kind-mismatch',
+    description:
+      "a job's kind is not its model's catalog kind (image models' jobs say video_generation, video models' image_generation)",
+    breaks: ['MJOB-070'],
+  },
+  // media/catalog.ts: wc-100015's reference says its aspect ratio does not follow the first frame
+  {
+    name: 'catalog-ratio-flag-false',
+    description:
+      'the catalog sets aspect_ratio_follows_first_frame false for wc-100015 ("ratio follows the first frame")',
+    breaks: ['MCAT-003'],
+  },
+  // media/validate.ts: a sent kind other than video_generation is refused, even the model's own
+  {
+    name: 'kind-video-only',
+    description: "an image or 3D job that sends its model's catalog kind (image_generation) is refused",
+    breaks: ['MJOB-070'],
+  },
+  // errors.ts: the scope refusal (403 insufficient_scope) is {"error": "<message>"}
+  {
+    name: 'scope-refusal-flat',
+    description: 'the refusal of a key without the scope is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001', 'SCOPE-001'],
+  },
+  // errors.ts: the spend refusal (429 insufficient_points) is {"error": "<message>"}
+  {
+    name: 'spend-refusal-flat',
+    description:
+      'the refusal of a call the balance cannot cover is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001'],
+  },
+  // errors.ts: the input quota refusal (429 input_quota_exceeded) is {"error": "<message>"}
+  {
+    name: 'quota-refusal-flat',
+    description:
+      'the refusal of an upload over the input quota is {"error": "<message>"}, not the APIError object',
+    breaks: ['ERR-001', 'MIN-011'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

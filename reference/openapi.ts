@@ -29,6 +29,13 @@ interface Operation {
   headers?: JsonObject[];
 }
 
+/** The error status whose body a flat-refusal fault changes (errors.ts). */
+const FLAT_REFUSAL_STATUS: Partial<Record<string, string>> = {
+  'scope-refusal-flat': '403',
+  'spend-refusal-flat': '429',
+  'quota-refusal-flat': '429',
+};
+
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject): Content => ({ 'application/json': { schema } });
 const binary = (types: string[]): Content =>
@@ -594,7 +601,15 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     return Object.keys(headers).length > 0 ? { ...response, headers } : response;
   };
   const errorResponse = (status: string): JsonObject => {
-    const schema = status === '401' && ctx.fault === 'error-shape-flat' ? ref('FlatError') : ref('APIError');
+    // Faults scope-refusal-flat (403), spend-refusal-flat and quota-refusal-flat (429): that status is
+    // described as either shape, as the deployment would describe itself.
+    const either = ctx.fault !== undefined && FLAT_REFUSAL_STATUS[ctx.fault] === status;
+    const schema =
+      status === '401' && ctx.fault === 'error-shape-flat'
+        ? ref('FlatError')
+        : either
+          ? { anyOf: [ref('APIError'), ref('FlatError')] }
+          : ref('APIError');
     // Variant openapi-errors-undescribed: error responses carry a description only, no content.
     const response = withHeaders({
       description: REASONS[status] ?? 'Error.',

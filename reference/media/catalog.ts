@@ -106,14 +106,17 @@ function parameter(p: ParameterDef): Record<string, unknown> {
   };
 }
 
-function reference(def: ModelDef): Record<string, unknown> | undefined {
+function reference(ctx: RefContext, def: ModelDef): Record<string, unknown> | undefined {
   const r = def.references;
   if (!r.accepted || r.accepted.length === 0) return undefined;
   return {
     accepted: r.accepted,
     minimum: r.min,
     maximum: r.max,
-    aspect_ratio_follows_first_frame: r.first_frame_rule?.aspect_ratio_follows_first_frame ?? false,
+    // Fault catalog-ratio-flag-false: the catalog says no model's aspect ratio follows its first frame.
+    aspect_ratio_follows_first_frame:
+      ctx.fault !== 'catalog-ratio-flag-false' &&
+      (r.first_frame_rule?.aspect_ratio_follows_first_frame ?? false),
     required: r.required === true,
     fields: TABLE.reference_fields,
     ...(r.first_frame_rule ? { first_is_first_frame: true, second_is_last_frame: true } : {}),
@@ -134,7 +137,7 @@ function reference(def: ModelDef): Record<string, unknown> | undefined {
 export function catalogEntry(ctx: RefContext, id: string): Record<string, unknown> {
   const def = advertised(ctx, id) as ModelDef;
   const prompt = def.prompt;
-  const ref = reference(def);
+  const ref = reference(ctx, def);
   const params: Record<string, unknown> = ref ? { reference: ref } : {};
   for (const [name, p] of Object.entries(def.parameters)) params[name] = parameter(p);
   return {

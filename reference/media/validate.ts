@@ -57,7 +57,9 @@ export function validateJob(
   if (!catalog.includes(model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
-  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused'))
+  // Fault kind-video-only: only video_generation is known as a sent kind; other models refuse theirs.
+  const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';
+  if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused' || unknownKind))
     return invalid(`\`kind\` of ${model} is ${kind}.`);
   const params = body.parameters;
   if (!isObject(params)) return invalid('`parameters` is required and must be an object.');
@@ -209,7 +211,9 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
     return 'Reference ids must be an array of non-empty strings.';
   const max = TABLE.reference_id_max_utf8_bytes;
-  if (ctx.fault !== 'ref-id-161' && ids.some((id) => bytes(id) > max))
+  // Fault ref-id-chars: the id bound counts characters, not UTF-8 bytes.
+  const size = ctx.fault === 'ref-id-chars' ? (id: string) => [...id].length : bytes;
+  if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
   if (new Set(ids).size !== ids.length && ctx.fault !== 'duplicate-ids')
     return 'Reference ids must be unique.';
@@ -228,8 +232,12 @@ function resolveReferences(
   const [a, b] = TABLE.reference_fields as [string, string];
   // Optional references (wc-900001): none sent is none used.
   const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
-  // Fault ref-id-161: an over-long id is never looked up; it only counts as an image.
-  const isLong = (id: string) => ctx.fault === 'ref-id-161' && bytes(id) > TABLE.reference_id_max_utf8_bytes;
+  // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
+  // the same for one over the byte bound but within it counted in characters.
+  const idMax = TABLE.reference_id_max_utf8_bytes;
+  const isLong = (id: string) =>
+    bytes(id) > idMax &&
+    (ctx.fault === 'ref-id-161' || (ctx.fault === 'ref-id-chars' && [...id].length <= idMax));
   const ghosts = ids.filter(isLong).length;
   const inputs: MediaInput[] = [];
   for (const id of ids.filter((i) => !isLong(i))) {

@@ -77,7 +77,10 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     id: job.id,
     status,
     // Fault kind-missing: no kind when the request sent none.
-    ...(ctx.fault === 'kind-missing' && !job.kindSent ? {} : { kind: job.kind }),
+    // Fault job-kind-mismatch: a job reports a kind other than its model's catalog kind.
+    ...(ctx.fault === 'kind-missing' && !job.kindSent
+      ? {}
+      : { kind: ctx.fault === 'job-kind-mismatch' ? otherKind(job.kind) : job.kind }),
     model: job.model,
     ...(status === 'succeeded' && ctx.fault !== 'succeeded-no-asset' ? { asset_id: job.assetId } : {}),
     // Fault failed-no-error: the failure's reason is not passed on.
@@ -91,3 +94,7 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     created_at: job.createdAt,
   };
 }
+
+/** Another model kind than `kind` (fault job-kind-mismatch). */
+const otherKind = (kind: string): string =>
+  kind === 'video_generation' ? 'image_generation' : 'video_generation';

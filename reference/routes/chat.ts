@@ -79,8 +79,12 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
   if (topP !== undefined && ctx.fault !== 'chat-top-p-unchecked') {
     if (!isNumber(topP) || topP < 0 || topP > 1) return '`top_p` must be a number from 0 to 1.';
   }
-  if (body.stream !== undefined && typeof body.stream !== 'boolean') return '`stream` must be a boolean.';
-  if (body.user !== undefined && typeof body.user !== 'string') return '`user` must be a string.';
+  // Fault chat-stream-truthy: a `stream` that is not a boolean is taken as its truth value.
+  if (body.stream !== undefined && typeof body.stream !== 'boolean' && ctx.fault !== 'chat-stream-truthy')
+    return '`stream` must be a boolean.';
+  // Fault chat-user-any: `user` of any type is accepted.
+  if (body.user !== undefined && typeof body.user !== 'string' && ctx.fault !== 'chat-user-any')
+    return '`user` must be a string.';
   return undefined;
 }
 

@@ -45,10 +45,14 @@ function embeddingInputs(ctx: RefContext, body: Body): string[] | { problem: str
   }
   const format = body.encoding_format;
   if (format !== undefined) {
-    const lax = ctx.fault === 'embed-encoding-lax' && format === 'base64';
+    // Fault embed-format-case: `float` is matched whatever its case (FLOAT, Float).
+    const lax =
+      (ctx.fault === 'embed-encoding-lax' && format === 'base64') ||
+      (ctx.fault === 'embed-format-case' && typeof format === 'string' && format.toLowerCase() === 'float');
     if (format !== 'float' && !lax) return { problem: '`encoding_format` supports only `float`.' };
   }
-  if (body.user !== undefined && typeof body.user !== 'string')
+  // Fault embed-user-any: `user` of any type is accepted.
+  if (body.user !== undefined && typeof body.user !== 'string' && ctx.fault !== 'embed-user-any')
     return { problem: '`user` must be a string.' };
   return laxArray ? (input as string[]) : [input as string];
 }

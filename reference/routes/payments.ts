@@ -50,7 +50,10 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
   if (unknown.length > 0) return { problem: `Unknown field(s): ${unknown.join(', ')}.` };
   const { method, amount_cny: amount, note } = body;
   const laxMethod = ctx.fault === 'order-method-lax' && typeof method === 'string' && method !== '';
-  if (typeof method !== 'string' || !(METHODS.includes(method) || laxMethod))
+  // Fault order-method-case: a method is matched whatever its case (ALIPAY, WeChat_Pay).
+  const anyCase =
+    ctx.fault === 'order-method-case' && typeof method === 'string' && METHODS.includes(method.toLowerCase());
+  if (typeof method !== 'string' || !(METHODS.includes(method) || laxMethod || anyCase))
     return { problem: `\`method\` is required, one of ${METHODS.join(', ')}.` };
   if (typeof amount !== 'string')
     return { problem: '`amount_cny` is required: a string amount in CNY, e.g. "100.00".' };
@@ -71,7 +74,7 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     if (/[\r\n]/.test(note) && ctx.fault !== 'order-note-newline')
       return { problem: '`note` must be a single line.' };
   }
-  return { method, milli, ...(note === undefined ? {} : { note }) };
+  return { method: anyCase ? method.toLowerCase() : method, milli, ...(note === undefined ? {} : { note }) };
 }
 
 export function registerPayments(app: FastifyInstance, ctx: RefContext): void {

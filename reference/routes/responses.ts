@@ -75,13 +75,17 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     if (!isObject(body)) return sendError(reply, ctx, 'invalid_request', 'The body must be a JSON object.');
     if (typeof body.model !== 'string')
       return sendError(reply, ctx, 'invalid_request', '`model` must be a string.');
-    const texts = inputTexts(body.input);
+    // Fault responses-input-any: a number or boolean input is taken as its text.
+    const loose = ctx.fault === 'responses-input-any' && ['number', 'boolean'].includes(typeof body.input);
+    const texts = inputTexts(loose ? String(body.input) : body.input);
     if (typeof texts === 'string') return sendError(reply, ctx, 'invalid_request', texts);
     const max = body.max_output_tokens;
     if (max !== undefined && (!Number.isInteger(max) || (max as number) < 0))
       return sendError(reply, ctx, 'invalid_request', '`max_output_tokens` must be an integer >= 0.');
     for (const flag of ['store', 'stream']) {
-      if (body[flag] !== undefined && typeof body[flag] !== 'boolean')
+      // Fault responses-stream-truthy: a `stream` that is not a boolean is taken as its truth value.
+      const truthy = flag === 'stream' && ctx.fault === 'responses-stream-truthy';
+      if (body[flag] !== undefined && typeof body[flag] !== 'boolean' && !truthy)
         return sendError(reply, ctx, 'invalid_request', `\`${flag}\` must be a boolean.`);
     }
 

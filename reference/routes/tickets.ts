@@ -40,7 +40,11 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
     const unknown = Object.keys(body).filter((k) => !FIELDS.includes(k));
     if (unknown.length > 0) return `Unknown field(s): ${unknown.join(', ')}.`;
   }
-  const { category, subject, message, preferred_contact: contact } = body;
+  // Fault ticket-numbers-as-text: a number given for a text field is taken as its decimal text.
+  const text = (v: unknown) =>
+    ctx.fault === 'ticket-numbers-as-text' && typeof v === 'number' ? String(v) : v;
+  const { category } = body;
+  const [subject, message, contact] = [body.subject, body.message, body.preferred_contact].map(text);
   const laxCategory = ctx.fault === 'ticket-category-lax' && typeof category === 'string' && category !== '';
   // Fault ticket-category-dropped: one listed category is not known.
   const known = ctx.fault === 'ticket-category-dropped' ? CATEGORIES.slice(1) : CATEGORIES;
@@ -125,8 +129,8 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
       accountId,
       status: 'open',
       category: body.category as string,
-      subject: body.subject as string,
-      message: body.message as string,
+      subject: String(body.subject),
+      message: String(body.message),
       ...(typeof body.preferred_contact === 'string' ? { preferredContact: body.preferred_contact } : {}),
       createdAt: new Date().toISOString(),
     };

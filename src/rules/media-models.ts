@@ -47,6 +47,7 @@ export interface MediaModel {
     min: number | null;
     max: number | null;
     required: boolean | null;
+    first_frame_rule?: { aspect_ratio_follows_first_frame: boolean } | null;
     video: { count: number; usable_min_ms: number; usable_max_ms: number } | null;
     no_mixing: boolean | null;
   };

@@ -103,6 +103,22 @@ function compare(t: CheckContext, id: string, e: Record<string, unknown>, m: Med
         { received: ref.accepted, expected: m.references.accepted },
       );
     }
+    // "ratio follows the first frame" (wc-100015); the table is silent for the other models.
+    const follows = ref.aspect_ratio_follows_first_frame;
+    if (
+      m.references.first_frame_rule?.aspect_ratio_follows_first_frame === true &&
+      typeof follows === 'boolean'
+    )
+      t.ensure(
+        follows,
+        'MCAT-003',
+        `${id}: reference.aspect_ratio_follows_first_frame is false, but its ratio follows the first frame`,
+        {
+          pointer: '/parameters/reference/aspect_ratio_follows_first_frame',
+          received: follows,
+          expected: true,
+        },
+      );
     bound(t, id, 'reference minimum', ref.minimum, m.references.min, 'min');
     bound(t, id, 'reference maximum', ref.maximum, m.references.max, 'max');
   }

@@ -13,7 +13,7 @@ import {
   pollJob,
   sniff,
 } from '../../src/suite.ts';
-import { baseJob, documentedIds, listedModel, postJob, table } from './support.ts';
+import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
 const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -35,10 +35,17 @@ async function createJob(
   return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
 }
 
-function checkReads(t: CheckContext, trace: JobTrace): void {
+function checkReads(t: CheckContext, trace: JobTrace, kind?: string): void {
   for (const r of trace.responses) {
     const j = r.json as Record<string, unknown> | undefined;
     if (!j) continue;
+    if (kind !== undefined && j.kind !== undefined)
+      t.ensure(j.kind === kind, 'MJOB-070', `a read of the job reports kind ${JSON.stringify(j.kind)}`, {
+        pointer: '/kind',
+        received: j.kind,
+        expected: `${kind} (its model's catalog kind)`,
+        exchange: r.exchange,
+      });
     t.ensure(
       (JOB_STATUSES as readonly string[]).includes(String(j.status)),
       'MJOB-020',
@@ -64,7 +71,7 @@ for (const id of documentedIds) {
   const model = table.models[id]!;
   group(id, () => {
     check(
-      { ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MASSET-001'], effect: 'billable' },
+      { ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MJOB-070', 'MASSET-001'], effect: 'billable' },
       `${id}: runs a job to its end and serves an asset of the output kind`,
       async (t) => {
         const { res, job, jobId } = await createJob(t, id);
@@ -89,8 +96,16 @@ for (const id of documentedIds) {
           'the job carries no kind although the request left it to the server',
           { pointer: '/kind', exchange: res.exchange },
         );
+        const catalogued = await catalogKind(t, id);
+        if (catalogued !== undefined && typeof job?.kind === 'string')
+          t.ensure(job.kind === catalogued, 'MJOB-070', `a ${id} job reports kind ${job.kind}`, {
+            pointer: '/kind',
+            received: job.kind,
+            expected: `${catalogued} (its model's catalog kind)`,
+            exchange: res.exchange,
+          });
         const trace = await pollJob(t, jobId!);
-        checkReads(t, trace);
+        checkReads(t, trace, catalogued);
         const status = trace.statuses[trace.statuses.length - 1];
         if (status !== 'succeeded')
           return t.skip(
@@ -105,7 +120,7 @@ for (const id of documentedIds) {
         )
           return;
         const again = await pollJob(t, jobId!, { until: () => true });
-        checkReads(t, again);
+        checkReads(t, again, catalogued);
         const later = String(again.last?.status);
         t.ensure(
           later === 'succeeded' || later === 'expired',

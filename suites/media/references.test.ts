@@ -77,6 +77,12 @@ for (const id of documentedIds) {
           ['MJOB-012', 'an id of 161 UTF-8 bytes', { ...params, [FIELD]: ['i'.repeat(161)] }, true],
           [
             'MJOB-012',
+            'an id of 160 characters and 161 UTF-8 bytes',
+            { ...params, [FIELD]: [`${'i'.repeat(159)}é`] },
+            true,
+          ],
+          [
+            'MJOB-012',
             'an unknown id',
             { ...params, [FIELD]: [`in_conformance_unknown_${t.run.seed}`] },
             false,

@@ -42,6 +42,12 @@ export async function listedModel(t: CheckContext, id: string): Promise<MediaMod
   return table.models[id]!;
 }
 
+/** The kind the account's media catalog gives a model, if its entry gives a string kind (MJOB-070). */
+export async function catalogKind(t: CheckContext, id: string): Promise<string | undefined> {
+  const kind = (await mediaCatalog(t)).entries.find((e) => e.id === id)?.kind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
 export const PROMPT = 'a small red cube on a wooden table';
 
 /** Upload the references a model needs at minimum (images, or one video for video-only use). */

@@ -22,6 +22,7 @@ import {
 import {
   ACK,
   baseJob,
+  catalogKind,
   documentedIds,
   judgeRefusal,
   listedModel,
@@ -269,7 +270,7 @@ const coveringIds = (model: MediaModel): string[] =>
       'MJOB-005',
       'MJOB-006',
       'MJOB-009',
-      ...(model.output === 'video' ? ['MJOB-002'] : []),
+      model.output === 'video' ? 'MJOB-002' : 'MJOB-070',
       ...coveringDesign(table, model, 'standard').flatMap((c) => c.proves.flatMap((p) => p.rules)),
     ]),
   ].sort();
@@ -288,10 +289,11 @@ const covering: ModelTest = async (t, job) => {
     image: await references(t, m, count('image'), 'image'),
     video: await references(t, m, count('video'), 'video'),
   };
-  // One job of a video model also sends `kind` as the reference client does ("for video models
-  // the reference client sends `video_generation`"): one without the alias, so that a refusal
-  // has one suspect.
-  const withKind = m.output === 'video' ? cases.find((c) => !c.references?.field) : undefined;
+  // One job also sends `kind`: a video model's as the reference client does ("for video models the
+  // reference client sends `video_generation`"), any other model's the kind its catalog entry gives
+  // (MJOB-070); one without the alias, so that a refusal has one suspect.
+  const kind = m.output === 'video' ? 'video_generation' : await catalogKind(t, id);
+  const withKind = kind !== undefined ? cases.find((c) => !c.references?.field) : undefined;
   for (const c of cases) {
     const parameters: Record<string, unknown> = { ...parametersOf(job), ...c.parameters };
     const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
@@ -299,7 +301,7 @@ const covering: ModelTest = async (t, job) => {
     if (refs) parameters[alias ?? FIELD] = refs;
     let body: Record<string, unknown> = { ...base, parameters };
     if (c.prompt !== null) body = withPrompt(body, c.prompt);
-    if (c === withKind) body.kind = 'video_generation';
+    if (c === withKind) body.kind = kind;
     const res = await postJob(t, body);
     if (!t.verdict(res, true, `${id}: a job of its covering design`).mismatch) continue;
     let proves = c.proves;
@@ -309,7 +311,7 @@ const covering: ModelTest = async (t, job) => {
     const suspect = alias
       ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
       : c === withKind
-        ? { rule: 'MJOB-002', what: '`kind` video_generation' }
+        ? { rule: m.output === 'video' ? 'MJOB-002' : 'MJOB-070', what: `\`kind\` ${kind}` }
         : undefined;
     if (suspect) {
       const { [alias ?? FIELD]: _, ...plain } = parameters;

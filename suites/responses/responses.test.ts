@@ -1,4 +1,12 @@
-import { accepted, type CheckContext, check, isSuccess, parseSse, TERMINAL_EVENTS } from '../../src/suite.ts';
+import {
+  accepted,
+  type CheckContext,
+  caseTableChecks,
+  check,
+  isSuccess,
+  parseSse,
+  TERMINAL_EVENTS,
+} from '../../src/suite.ts';
 
 const PATH = '/v1/responses';
 
@@ -135,3 +143,10 @@ check(
     }
   },
 );
+
+caseTableChecks({
+  table: 'responses',
+  effect: 'billable',
+  path: PATH,
+  base: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 8 }),
+});

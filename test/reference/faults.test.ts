@@ -528,6 +528,37 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   // ==== end of the transport block
   ...RACE_FAULT_PROBES,
+  // --- inputs --- (issue 22)
+  'wrong-method-200': async (ref) =>
+    (await call(ref, '/v1/balance', { method: 'DELETE', role: 'primary' })).status === 200,
+  'wrong-method-plain': async (ref) =>
+    (await call(ref, '/v1/models', { method: 'DELETE', role: 'primary' })).body?.error === undefined,
+  'chat-stream-truthy': async (ref) => (await chat(ref, { stream: 'true' })).status === 200,
+  'chat-user-any': async (ref) => (await chat(ref, { user: 42 })).status === 200,
+  'embed-format-case': async (ref) => embedOk(ref, { encoding_format: 'FLOAT' }),
+  'embed-user-any': async (ref) => embedOk(ref, { user: 42 }),
+  'responses-stream-truthy': async (ref) => (await responses(ref, { stream: 1 })).status === 200,
+  'responses-input-any': async (ref) => (await responses(ref, { input: 42 })).status === 200,
+  'order-method-case': async (ref) => (await payOrder(ref, { method: 'ALIPAY' })).status === 201,
+  'ticket-numbers-as-text': async (ref) => (await ticket(ref, { subject: 42 })).status === 201,
+  'ref-id-chars': async (ref) => accepted(ref, jobBody('wc-100011', [`${'x'.repeat(159)}é`])),
+  'job-kind-mismatch': async (ref) =>
+    (await createJob(ref, jobBody('wc-100010'))).body.kind !== (await catalogEntry(ref, 'wc-100010')).kind,
+  'kind-video-only': async (ref) =>
+    !(await accepted(ref, { ...jobBody('wc-100010'), kind: (await catalogEntry(ref, 'wc-100010')).kind })),
+  'scope-refusal-flat': async (ref) =>
+    typeof (await call(ref, '/v1/balance', { role: 'restricted_models' })).body?.error === 'string',
+  'spend-refusal-flat': async (ref) =>
+    typeof (await chat(ref, { max_tokens: 4096 }, { role: 'poor' })).body?.error === 'string',
+  'quota-refusal-flat': async (ref) => {
+    for (let i = 0; i < 12; i++) {
+      const res = await upload(ref, 'png-64x48.png', { role: 'quota_nearly_full' });
+      if (res.status === 429) return typeof res.body?.error === 'string';
+    }
+    return false;
+  },
+  'catalog-ratio-flag-false': async (ref) =>
+    (await catalogEntry(ref, 'wc-100015')).parameters.reference.aspect_ratio_follows_first_frame === false,
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
