@@ -1158,6 +1158,15 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // ==== end of the sequences and races block
+  // --- corpus ---
+  // routes/responses.ts: every increment is zero-length, the text arrives only in response.completed
+  {
+    name: 'responses-blank-deltas',
+    description:
+      "every response.output_text.delta carries delta: '' while the completed response has the text",
+    breaks: ['RSP-005'],
+    level: 'notable',
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -1477,6 +1486,20 @@ const VARIANT_LIST = [
     readings: ['PTS-005'],
     description:
       'chat usage carries charged_points (the settled charge, also in billing) beside its token counts',
+  },
+  // --- corpus ---
+  // routes/responses.ts: "carries a text increment" does not say the increment is never zero-length
+  {
+    name: 'responses-zero-length-delta',
+    readings: ['RSP-005'],
+    description:
+      "the stream's first response.output_text.delta carries a zero-length increment (delta: ''), before the text's",
+  },
+  // routes/media-inputs.ts: the contract defines the delete of a ready input only
+  {
+    name: 'input-delete-idempotent',
+    readings: ['MIN-009'],
+    description: "a repeated DELETE of the caller's already deleted input answers 204 again (idempotent)",
   },
 ] as const satisfies readonly Variant[];
 

@@ -171,6 +171,13 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const account = callerOf(request).account;
     const { input_id: id } = request.params as { input_id: string };
     const input = store.inputs.get(id);
+    // Variant input-delete-idempotent: the owner's repeated delete of a deleted input succeeds again.
+    if (
+      ctx.variant === 'input-delete-idempotent' &&
+      input?.deletedAt !== undefined &&
+      input.accountId === account.id
+    )
+      return reply.code(204).send();
     if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
     if (input.accountId !== account.id) {
       const kind = ctx.variant === 'foreign-ids-403' ? 'resource_forbidden' : 'not_found';

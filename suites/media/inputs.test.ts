@@ -201,19 +201,14 @@ check(
 
 check(
   { ids: ['MIN-009'], effect: 'write' },
-  'deletes a ready input, which can then be neither deleted again nor referenced',
+  'deletes a ready input, which can then no longer be referenced',
   async (t) => {
     const u = await upload(t, 'png-64x48.png');
     if (!u.id) return t.skip(`the upload was answered ${u.res.status}`);
     const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
     if (!accepted(t, del, 'MIN-009', 'deleting a ready input')) return;
-    const again = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
-    t.ensure(
-      t.refusal(again, 'deleting the input a second time'),
-      'MIN-009',
-      `deleting the input a second time was answered ${again.status}`,
-      { received: again.status, exchange: again.exchange },
-    );
+    // A repeated delete may answer 2xx (idempotent) or a refusal: not judged; the input stays unusable.
+    await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
     if (!t.target.allow.includes('billable')) return;
     await listedModel(t, 'wc-100011');
     const job = await postJob(t, {
@@ -224,7 +219,7 @@ check(
     t.ensure(
       t.refusal(job, 'a job referencing the deleted input'),
       'MIN-009',
-      `a job referencing the deleted input was answered ${job.status}`,
+      `a job referencing the input deleted (and deleted again) was answered ${job.status}`,
       { received: job.status, exchange: job.exchange },
     );
   },

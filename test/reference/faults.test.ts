@@ -528,6 +528,11 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   // ==== end of the transport block
   ...RACE_FAULT_PROBES,
+  // --- corpus ---
+  'responses-blank-deltas': async (ref) => {
+    const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+    return deltas.length > 0 && deltas.every((e) => JSON.parse(e.data).delta === '');
+  },
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -692,6 +697,16 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
       replies.filter((r) => r.status === 200).length >= 1000 &&
       limited.every((r) => /^[1-9]\d*$/.test(r.headers.get('retry-after') ?? ''))
     );
+  },
+  // --- corpus ---
+  'responses-zero-length-delta': async (ref) =>
+    (await events(ref)).some(
+      (e) => e.event === 'response.output_text.delta' && JSON.parse(e.data).delta === '',
+    ),
+  'input-delete-idempotent': async (ref) => {
+    const id = await inputId(ref);
+    const del = () => call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+    return (await del()).status === 204 && (await del()).status === 204;
   },
 };
 
