@@ -1167,6 +1167,58 @@ const FAULT_LIST = [
     breaks: ['RSP-005'],
     level: 'notable',
   },
+  // routes/media-inputs.ts: one coding of a format refused at upload (media/sniff.ts measures the coding)
+  {
+    name: 'upload-refuses-progressive-jpeg',
+    description: 'a progressive JPEG (SOF2) is refused at upload as not image/jpeg',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'upload-refuses-lossless-webp',
+    description: 'a lossless WebP (VP8L) is refused at upload as not image/webp',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'webp-alpha-refused',
+    description: 'a WebP with an alpha channel (VP8X with ALPH) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'png-alpha-refused',
+    description: 'a PNG with an alpha channel (colour type 6) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'upload-refuses-moov-last',
+    description: 'an MP4 whose moov box follows its mdat (no faststart) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  // routes/media-inputs.ts: the measured duration is rounded to whole seconds, reported and validated so
+  {
+    name: 'duration-rounded-to-seconds',
+    description:
+      'video durations are rounded to whole seconds: 1.79 s reads 2000 ms (and passes the 1.8 s window), 0.5 s reads 1000 ms',
+    breaks: ['MIN-002', 'MIN-006', 'MJOB-041'],
+  },
+  // routes/media-inputs.ts + media/validate.ts: the 30 s maximum compared in whole seconds
+  {
+    name: 'video-max-whole-seconds',
+    description:
+      'the 30 s video maximum is compared in whole seconds (floor), at upload and at job creation: 30.25 s is accepted',
+    breaks: ['MIN-006', 'RESP-003'],
+  },
+  // media/validate.ts: wc-100016's window edges
+  {
+    name: 'video-window-min-exclusive',
+    description:
+      'wc-100016 refuses a reference video of exactly 1.8 s (the window minimum taken as exclusive)',
+    breaks: ['MJOB-041'],
+  },
+  {
+    name: 'video-window-min-1750',
+    description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
+    breaks: ['MJOB-041'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

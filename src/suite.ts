@@ -21,6 +21,7 @@ export { TransportError } from './errors.ts';
 export { type Exchange, type HttpResponse, retryAfterMs } from './http/client.ts';
 export {
   ACTIVE_STATUSES,
+  acceptableSamples,
   JOB_STATUSES,
   type JobTrace,
   mediaCatalog,
@@ -29,7 +30,9 @@ export {
   sniff,
   TERMINAL_STATUSES,
   trackJob,
+  UPLOAD_LIMITS,
   upload,
+  videoSampleOf,
 } from './media-jobs.ts';
 export type { BodySide } from './openapi/document.ts';
 export { DriftComparer } from './openapi/drift.ts';
