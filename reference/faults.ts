@@ -1269,6 +1269,67 @@ const FAULT_LIST = [
       'the refusal of an upload over the input quota is {"error": "<message>"}, not the APIError object',
     breaks: ['ERR-001', 'MIN-011'],
   },
+  // --- corpus ---
+  // routes/responses.ts: every increment is zero-length, the text arrives only in response.completed
+  {
+    name: 'responses-blank-deltas',
+    description:
+      "every response.output_text.delta carries delta: '' while the completed response has the text",
+    breaks: ['RSP-005'],
+    level: 'notable',
+  },
+  // routes/media-inputs.ts: one coding of a format refused at upload (media/sniff.ts measures the coding)
+  {
+    name: 'upload-refuses-progressive-jpeg',
+    description: 'a progressive JPEG (SOF2) is refused at upload as not image/jpeg',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'upload-refuses-lossless-webp',
+    description: 'a lossless WebP (VP8L) is refused at upload as not image/webp',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'webp-alpha-refused',
+    description: 'a WebP with an alpha channel (VP8X with ALPH) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'png-alpha-refused',
+    description: 'a PNG with an alpha channel (colour type 6) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  {
+    name: 'upload-refuses-moov-last',
+    description: 'an MP4 whose moov box follows its mdat (no faststart) is refused at upload',
+    breaks: ['MIN-085'],
+  },
+  // routes/media-inputs.ts: the measured duration is rounded to whole seconds, reported and validated so
+  {
+    name: 'duration-rounded-to-seconds',
+    description:
+      'video durations are rounded to whole seconds: 1.79 s reads 2000 ms (and passes the 1.8 s window), 0.5 s reads 1000 ms',
+    breaks: ['MIN-002', 'MIN-006', 'MJOB-041'],
+  },
+  // routes/media-inputs.ts + media/validate.ts: the 30 s maximum compared in whole seconds
+  {
+    name: 'video-max-whole-seconds',
+    description:
+      'the 30 s video maximum is compared in whole seconds (floor), at upload and at job creation: 30.25 s is accepted',
+    breaks: ['MIN-006', 'RESP-003'],
+  },
+  // media/validate.ts: wc-100016's window edges
+  {
+    name: 'video-window-min-exclusive',
+    description:
+      'wc-100016 refuses a reference video of exactly 1.8 s (the window minimum taken as exclusive)',
+    breaks: ['MJOB-041'],
+  },
+  {
+    name: 'video-window-min-1750',
+    description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
+    breaks: ['MJOB-041'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -1588,6 +1649,20 @@ const VARIANT_LIST = [
     readings: ['PTS-005'],
     description:
       'chat usage carries charged_points (the settled charge, also in billing) beside its token counts',
+  },
+  // --- corpus ---
+  // routes/responses.ts: "carries a text increment" does not say the increment is never zero-length
+  {
+    name: 'responses-zero-length-delta',
+    readings: ['RSP-005'],
+    description:
+      "the stream's first response.output_text.delta carries a zero-length increment (delta: ''), before the text's",
+  },
+  // routes/media-inputs.ts: the contract defines the delete of a ready input only
+  {
+    name: 'input-delete-idempotent',
+    readings: ['MIN-009'],
+    description: "a repeated DELETE of the caller's already deleted input answers 204 again (idempotent)",
   },
 ] as const satisfies readonly Variant[];
 

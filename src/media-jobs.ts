@@ -38,6 +38,8 @@ export interface SampleMedia {
   file: string;
   real_type: string;
   declared_type: string;
+  /** The coding of the real bytes: png-rgb, png-rgba, jpeg-baseline, jpeg-progressive, webp-lossy, ... */
+  format: string;
   width: number | null;
   height: number | null;
   duration_ms: number | null;
@@ -49,16 +51,49 @@ export interface SampleMedia {
 }
 
 let manifest: Map<string, SampleMedia> | undefined;
-export function sample(file: string): SampleMedia & { data: Buffer } {
+const manifestOf = (): Map<string, SampleMedia> => {
   manifest ??= new Map(
     (readYaml(pkgPath('fixtures', 'media', 'manifest.yaml')) as { files: SampleMedia[] }).files.map((f) => [
       f.file,
       f,
     ]),
   );
-  const m = manifest.get(file);
+  return manifest;
+};
+
+export function sample(file: string): SampleMedia & { data: Buffer } {
+  const m = manifestOf().get(file);
   if (!m) throw new Error(`no sample media ${file} in fixtures/media/manifest.yaml`);
   return { ...m, data: readFileSync(pkgPath('fixtures', 'media', file)) };
+}
+
+/** Upload validation as the contract states it: "image edge 1 to 8192", video "duration_ms 1000 to 30000", H.264. */
+export const UPLOAD_LIMITS = { maxEdge: 8192, minVideoMs: 1000, maxVideoMs: 30000 } as const;
+
+/**
+ * The samples every conforming server accepts at upload, whatever their coding: real bytes of their
+ * declared type within the stated limits. Videos are H.264 without an audio track (whether an audio
+ * track is refused is left open, judging.md).
+ */
+export function acceptableSamples(): SampleMedia[] {
+  return [...manifestOf().values()].filter((s) => {
+    if (s.real_type !== s.declared_type || s.width === null || s.height === null) return false;
+    if (Math.min(s.width, s.height) < 1 || Math.max(s.width, s.height) > UPLOAD_LIMITS.maxEdge) return false;
+    if (s.real_type !== 'video/mp4') return true;
+    const ms = s.duration_ms ?? -1;
+    return (
+      s.video_codec === 'h264' && !s.audio && ms >= UPLOAD_LIMITS.minVideoMs && ms <= UPLOAD_LIMITS.maxVideoMs
+    );
+  });
+}
+
+/** The acceptable moov-first video sample lasting exactly `ms` (the edges of a reference window). */
+export function videoSampleOf(ms: number): string {
+  const found = acceptableSamples().find(
+    (s) => s.real_type === 'video/mp4' && s.duration_ms === ms && s.format === 'mp4-moov-first',
+  );
+  if (!found) throw new Error(`no acceptable video sample of ${ms} ms in fixtures/media/manifest.yaml`);
+  return found.file;
 }
 
 export interface Upload {

@@ -22,6 +22,7 @@ export { type Exchange, type HttpResponse, retryAfterMs } from './http/client.ts
 export { PROBE_CREDENTIALS } from './http/redact.ts';
 export {
   ACTIVE_STATUSES,
+  acceptableSamples,
   JOB_STATUSES,
   type JobTrace,
   mediaCatalog,
@@ -30,7 +31,9 @@ export {
   sniff,
   TERMINAL_STATUSES,
   trackJob,
+  UPLOAD_LIMITS,
   upload,
+  videoSampleOf,
 } from './media-jobs.ts';
 export type { BodySide } from './openapi/document.ts';
 export { DriftComparer } from './openapi/drift.ts';

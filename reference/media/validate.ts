@@ -30,6 +30,10 @@ const FORMATS = ['png', 'jpeg', 'webp'];
 /** Upload validation of video/mp4: 1 to 30 s. */
 export const VIDEO_MS = { min: 1000, max: 30000 };
 
+/** A duration as compared with a maximum; fault video-max-whole-seconds compares whole seconds. */
+export const upperMs = (ctx: RefContext, ms: number): number =>
+  ctx.fault === 'video-max-whole-seconds' ? Math.floor(ms / 1000) * 1000 : ms;
+
 const isObject = (v: unknown): v is Body => v !== null && typeof v === 'object' && !Array.isArray(v);
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 export const trimUnicode = (s: string) => s.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, '');
@@ -262,10 +266,16 @@ function resolveReferences(
     return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
-    const min = ctx.fault === 'video-window-short' ? VIDEO_MS.min : window.usable_min_ms;
+    // Faults video-window-short (from the upload rule's 1 s) and video-window-min-1750 (50 ms under).
+    const min =
+      ctx.fault === 'video-window-short'
+        ? VIDEO_MS.min
+        : window.usable_min_ms - (ctx.fault === 'video-window-min-1750' ? 50 : 0);
     if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
-    if (videos.some((v) => v.durationMs < min || v.durationMs > max))
+    // Fault video-window-min-exclusive: a video of exactly the minimum is refused.
+    const short = (ms: number) => ms < min || (ctx.fault === 'video-window-min-exclusive' && ms === min);
+    if (videos.some((v) => short(v.durationMs) || upperMs(ctx, v.durationMs) > max))
       return `A video reference must last ${window.usable_min_ms} to ${window.usable_max_ms} ms.`;
     return inputs;
   }
@@ -288,7 +298,7 @@ function contentProblem(ctx: RefContext, inputs: MediaInput[]): string | undefin
     if (kindOfInput(input) !== 'video') continue;
     if (!isH264(input.codec) && ctx.fault !== 'hevc-accepted') return `The video ${input.id} is not H.264.`;
     const max = ctx.fault === 'video-31s' ? 31000 : VIDEO_MS.max;
-    if (input.durationMs < VIDEO_MS.min || input.durationMs > max)
+    if (input.durationMs < VIDEO_MS.min || upperMs(ctx, input.durationMs) > max)
       return `The video ${input.id} must last 1 to 30 s.`;
   }
   return undefined;

@@ -17,7 +17,7 @@ import {
   usedBytes,
 } from '../media/store.ts';
 import { isUpload, type Upload } from '../media/upload.ts';
-import { VIDEO_MS } from '../media/validate.ts';
+import { upperMs, VIDEO_MS } from '../media/validate.ts';
 import { raceWindow } from '../race.ts';
 import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
@@ -32,9 +32,21 @@ const EXTENSIONS: Record<string, string> = {
 
 type Refusal = { error: ErrorKind; message: string };
 
+/** The coding each coding fault refuses (Measured.coding). */
+const REFUSED_CODING: Record<string, string> = {
+  'upload-refuses-progressive-jpeg': 'jpeg-progressive',
+  'upload-refuses-lossless-webp': 'webp-lossless',
+  'webp-alpha-refused': 'webp-alpha',
+  'png-alpha-refused': 'png-alpha',
+  'upload-refuses-moov-last': 'mp4-moov-last',
+};
+
 /** Why the upload cannot become a ready input, or undefined. */
 function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal | undefined {
   const invalid = (message: string): Refusal => ({ error: 'invalid_request', message });
+  // Faults upload-refuses-* and *-alpha-refused: one coding of a format is taken for another type.
+  const refused = REFUSED_CODING[ctx.fault ?? ''];
+  if (refused && m.coding === refused) return invalid(`The bytes are not ${declared} (${refused}).`);
   // Variant sniff-at-job defers the type and codec checks to job creation; fault sniff-skipped drops them.
   const deferred = ctx.variant === 'sniff-at-job';
   if (!deferred && ctx.fault !== 'sniff-skipped' && m.realType !== declared)
@@ -49,7 +61,7 @@ function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal 
   if (!deferred && ctx.fault !== 'hevc-accepted' && !isH264(m.codec))
     return invalid(`Video must be H.264 (avc1) MP4, got ${m.codec}.`);
   const max = ctx.fault === 'video-31s' ? 31000 : VIDEO_MS.max;
-  if (m.durationMs === undefined || m.durationMs < VIDEO_MS.min || m.durationMs > max)
+  if (m.durationMs === undefined || m.durationMs < VIDEO_MS.min || upperMs(ctx, m.durationMs) > max)
     return invalid(`Video must last 1 to 30 s, got ${m.durationMs} ms.`);
   return undefined;
 }
@@ -140,6 +152,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // Fault race-upload-double: a window between the key lookup and the write that stores the key.
     if (found.kind === 'new' && ctx.fault === 'race-upload-double') await raceWindow(ctx);
     const measured = await measure(upload.bytes, upload.declared);
+    // Fault duration-rounded-to-seconds: whole seconds, as stored, reported and validated.
+    if (ctx.fault === 'duration-rounded-to-seconds' && measured.durationMs !== undefined)
+      measured.durationMs = Math.round(measured.durationMs / 1000) * 1000;
     // Another request with this key may have created the input while this one was measured: replay it.
     const settled = found.kind === 'new' ? lookupKey(request, account, fingerprint) : undefined;
     if (settled?.kind === 'conflict' && ctx.fault !== 'race-upload-double')
@@ -171,6 +186,13 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const account = callerOf(request).account;
     const { input_id: id } = request.params as { input_id: string };
     const input = store.inputs.get(id);
+    // Variant input-delete-idempotent: the owner's repeated delete of a deleted input succeeds again.
+    if (
+      ctx.variant === 'input-delete-idempotent' &&
+      input?.deletedAt !== undefined &&
+      input.accountId === account.id
+    )
+      return reply.code(204).send();
     if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
     if (input.accountId !== account.id) {
       const kind = ctx.variant === 'foreign-ids-403' ? 'resource_forbidden' : 'not_found';

@@ -206,11 +206,17 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
     events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress', output: [] } }));
     events.push(ev('response.content_part.added', { ...part, part: { type: 'output_text', text: '' } }));
   }
+  // Variant responses-zero-length-delta: a zero-length increment opens the text.
+  if (ctx.variant === 'responses-zero-length-delta')
+    events.push(ev('response.output_text.delta', { ...part, delta: '' }));
   for (const [i, piece] of result.pieces.entries()) {
     events.push(
       ctx.fault === 'responses-empty-delta'
         ? ev('response.output_text.delta', '')
-        : ev('response.output_text.delta', { ...part, delta: piece }),
+        : ev('response.output_text.delta', {
+            ...part,
+            delta: ctx.fault === 'responses-blank-deltas' ? '' : piece,
+          }),
     );
     if (extra && i === 0)
       events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress' } }));

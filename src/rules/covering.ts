@@ -35,6 +35,8 @@ export type CoveringRule =
 export interface CoveringReferences {
   kind: 'image' | 'video';
   count: number;
+  /** A video reference of exactly this duration (an edge of the model's usable window). */
+  durationMs?: number;
   /** The reference field the ids go in, when not the first of `reference_fields` (an alias on its own). */
   field?: string;
 }
@@ -206,13 +208,18 @@ function referenceAxis(table: MediaTable, model: MediaModel): Axis[] {
       value: { ...fewest, field: alias },
       note: `${fewest.count} reference image${fewest.count === 1 ? '' : 's'} under \`${alias}\` alone`,
     });
-  if (r.accepted.includes('video') && r.video)
-    values.push({
-      rules: ['MJOB-010', 'MJOB-013'],
-      subject: 'references',
-      value: { kind: 'video', count: r.video.count },
-      note: `${r.video.count} reference video`,
-    });
+  // A video at each edge of the usable window (the stated window cut to the 1-30 s upload validation).
+  // The longest also stands for video mode itself (one verified video); a refusal of the shortest
+  // alone is the window's minimum.
+  const video = r.accepted.includes('video') ? r.video : null;
+  if (video)
+    for (const ms of new Set([video.usable_min_ms, video.usable_max_ms]))
+      values.push({
+        rules: ms === video.usable_max_ms ? ['MJOB-010', 'MJOB-013', 'MJOB-041'] : ['MJOB-041'],
+        subject: 'references',
+        value: { kind: 'video', count: video.count, durationMs: ms },
+        note: `${video.count} reference video of ${ms} ms (an edge of the usable ${video.usable_min_ms}-${video.usable_max_ms} ms window)`,
+      });
   return values.length ? [{ subject: 'references', values }] : [];
 }
 

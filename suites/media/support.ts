@@ -50,19 +50,20 @@ export async function catalogKind(t: CheckContext, id: string): Promise<string |
 
 export const PROMPT = 'a small red cube on a wooden table';
 
-/** Upload the references a model needs at minimum (images, or one video for video-only use). */
+/**
+ * Upload the references a model needs at minimum (images, or one video for video-only use); `videoFile`
+ * names the video sample to send (an ordinary 2 s one unless told).
+ */
 export async function references(
   t: CheckContext,
   m: MediaModel,
   count = m.references.min ?? 0,
   kind: 'image' | 'video' = 'image',
+  videoFile = 'h264-2s.mp4',
 ): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const u = await upload(
-      t,
-      kind === 'video' ? 'h264-2s.mp4' : i === 0 ? 'jpeg-1024x576.jpg' : 'png-64x48.png',
-    );
+    const u = await upload(t, kind === 'video' ? videoFile : i === 0 ? 'jpeg-1024x576.jpg' : 'png-64x48.png');
     if (!u.id) return t.skip(`uploading a reference ${kind} was answered ${u.res.status} (see MIN-001)`);
     ids.push(u.id);
   }

@@ -18,6 +18,7 @@ import {
   promptArbitrary,
   sizeCases,
   utf8CapBinds,
+  videoSampleOf,
 } from '../../src/suite.ts';
 import {
   ACK,
@@ -263,6 +264,14 @@ const parameterValues =
     );
   };
 
+/** Uploaded reference ids by kind of reference (inputKey). */
+type Inputs = Map<string, string[]>;
+/** Images are interchangeable; a video of a stated duration is its own kind. */
+const inputKey = (r: CoveringReferences): string =>
+  r.durationMs === undefined ? r.kind : `${r.kind} ${r.durationMs} ms`;
+const refsOf = (inputs: Inputs, r: CoveringReferences): string[] =>
+  (inputs.get(inputKey(r)) ?? []).slice(0, r.count);
+
 /** The ids of the acceptance test: the values its covering design carries are judged under these. */
 const coveringIds = (model: MediaModel): string[] =>
   [
@@ -283,12 +292,18 @@ const coveringIds = (model: MediaModel): string[] =>
 const covering: ModelTest = async (t, job) => {
   const { id, m, base } = job;
   const cases = coveringDesign(table, m, t.run.profile);
-  const count = (kind: 'image' | 'video') =>
-    Math.max(0, ...cases.map((c) => (c.references?.kind === kind ? c.references.count : 0)));
-  const inputs = {
-    image: await references(t, m, count('image'), 'image'),
-    video: await references(t, m, count('video'), 'video'),
-  };
+  // The inputs each kind of reference needs (a video per window edge), as many as its largest count.
+  const needed = new Map<string, CoveringReferences>();
+  for (const r of cases.flatMap((c) => (c.references ? [c.references] : []))) {
+    const seen = needed.get(inputKey(r));
+    if (!seen || seen.count < r.count) needed.set(inputKey(r), r);
+  }
+  const inputs: Inputs = new Map();
+  for (const [key, r] of needed)
+    inputs.set(
+      key,
+      await references(t, m, r.count, r.kind, r.durationMs ? videoSampleOf(r.durationMs) : undefined),
+    );
   // One job also sends `kind`: a video model's as the reference client does ("for video models the
   // reference client sends `video_generation`"), any other model's the kind its catalog entry gives
   // (MJOB-070); one without the alias, so that a refusal has one suspect.
@@ -296,7 +311,7 @@ const covering: ModelTest = async (t, job) => {
   const withKind = kind !== undefined ? cases.find((c) => !c.references?.field) : undefined;
   for (const c of cases) {
     const parameters: Record<string, unknown> = { ...parametersOf(job), ...c.parameters };
-    const refs = c.references && inputs[c.references.kind].slice(0, c.references.count);
+    const refs = c.references && refsOf(inputs, c.references);
     const alias = c.references?.field;
     if (refs) parameters[alias ?? FIELD] = refs;
     let body: Record<string, unknown> = { ...base, parameters };
@@ -361,7 +376,7 @@ async function refusedAlone(
   t: CheckContext,
   job: ModelJob,
   values: CoveredValue[],
-  inputs: Record<'image' | 'video', string[]>,
+  inputs: Inputs,
 ): Promise<Array<{ value: CoveredValue[]; res: HttpResponse }>> {
   const base = await baseJob(t, job.id, job.m);
   const refusedValues: Array<{ value: CoveredValue[]; res: HttpResponse }> = [];
@@ -370,8 +385,7 @@ async function refusedAlone(
     let body: Record<string, unknown> = { ...base, parameters };
     if (v.subject === 'prompt') body = withPrompt(body, v.value as string | undefined);
     else if (v.subject === 'references') {
-      const r = v.value as CoveringReferences;
-      parameters[FIELD] = inputs[r.kind].slice(0, r.count);
+      parameters[FIELD] = refsOf(inputs, v.value as CoveringReferences);
     } else parameters[v.subject] = v.value;
     const res = await postJob(t, body);
     if (t.verdict(res, true, `${job.id}: ${v.note}`).mismatch) refusedValues.push({ value: [v], res });

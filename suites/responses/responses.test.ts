@@ -102,25 +102,33 @@ check(
       });
     });
     const deltas = events.filter((e) => e.event === 'response.output_text.delta');
+    const increments: string[] = [];
     for (const d of deltas) {
-      let text: unknown = d.data;
-      try {
-        const parsed = JSON.parse(d.data) as unknown;
-        text =
-          typeof parsed === 'string'
-            ? parsed
-            : (JSON.stringify(parsed).match(/"(?:delta|text)"\s*:\s*"((?:[^"\\]|\\.)*)"/)?.[1] ??
-              (parsed && typeof parsed === 'object' ? JSON.stringify(parsed) : parsed));
-      } catch {
-        // plain-text data: the increment itself
-      }
-      t.ensure(
-        typeof text === 'string' && text.length > 0,
-        'RSP-005',
-        'a response.output_text.delta event carries no text',
-        { received: d.data, exchange: res.exchange },
-      );
+      const text = incrementOf(d.data);
+      if (text !== undefined) increments.push(text);
+      else
+        t.violate('RSP-005', 'a response.output_text.delta event carries no text increment', {
+          received: d.data,
+          expected: 'a string increment (a zero-length one counts)',
+          exchange: res.exchange,
+        });
     }
+    const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
+    if (
+      increments.length > 0 &&
+      increments.every((s) => s === '') &&
+      final &&
+      /"text"\s*:\s*"[^"]/.test(final.data)
+    )
+      t.violate(
+        'RSP-005',
+        `all ${increments.length} delta events carry zero-length increments while the reply has text`,
+        {
+          level: 'notable',
+          received: deltas.map((d) => d.data).slice(0, 3),
+          exchange: res.exchange,
+        },
+      );
     const terminals = events
       .map((e, i) => ({ e, i }))
       .filter(({ e }) => TERMINAL_EVENTS.includes(e.event ?? ''));
@@ -150,3 +158,21 @@ caseTableChecks({
   path: PATH,
   base: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 8 }),
 });
+/**
+ * The text increment of a delta event's data, or undefined when it carries none. The data's shape is not
+ * shown: a JSON string, a JSON object with a string `delta` or `text` field (or any other object), or
+ * plain text. A zero-length increment is still an increment (judging.md).
+ */
+function incrementOf(data: string): string | undefined {
+  if (data === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return data;
+  }
+  if (typeof parsed === 'string') return parsed;
+  if (!parsed || typeof parsed !== 'object') return undefined;
+  const field = JSON.stringify(parsed).match(/"(?:delta|text)"\s*:\s*"((?:[^"\\]|\\.)*)"/)?.[1];
+  return field !== undefined ? (JSON.parse(`"${field}"`) as string) : JSON.stringify(parsed);
+}

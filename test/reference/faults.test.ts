@@ -559,6 +559,27 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   'catalog-ratio-flag-false': async (ref) =>
     (await catalogEntry(ref, 'wc-100015')).parameters.reference.aspect_ratio_follows_first_frame === false,
+  // --- corpus ---
+  'responses-blank-deltas': async (ref) => {
+    const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+    return deltas.length > 0 && deltas.every((e) => JSON.parse(e.data).delta === '');
+  },
+  'upload-refuses-progressive-jpeg': async (ref) => !(await uploaded(ref, 'jpeg-progressive-48x64.jpg')),
+  'upload-refuses-lossless-webp': async (ref) => !(await uploaded(ref, 'webp-lossless-40x30.webp')),
+  'webp-alpha-refused': async (ref) => !(await uploaded(ref, 'webp-alpha-40x30.webp')),
+  'png-alpha-refused': async (ref) => !(await uploaded(ref, 'png-alpha-30x40.png')),
+  'upload-refuses-moov-last': async (ref) => !(await uploaded(ref, 'h264-moov-last-2s.mp4')),
+  'duration-rounded-to-seconds': async (ref) =>
+    (await upload(ref, 'h264-1.79s.mp4')).body?.input?.duration_ms === 2000,
+  // 30.25 s is accepted at upload and as wc-100016's reference.
+  'video-max-whole-seconds': async (ref) => {
+    const u = await upload(ref, 'h264-30.25s.mp4');
+    return u.status === 201 && accepted(ref, jobBody('wc-100016', [u.body.input.id]));
+  },
+  'video-window-min-exclusive': async (ref) =>
+    !(await accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.8s.mp4')]))),
+  'video-window-min-1750': async (ref) =>
+    accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.79s.mp4')])),
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -723,6 +744,16 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
       replies.filter((r) => r.status === 200).length >= 1000 &&
       limited.every((r) => /^[1-9]\d*$/.test(r.headers.get('retry-after') ?? ''))
     );
+  },
+  // --- corpus ---
+  'responses-zero-length-delta': async (ref) =>
+    (await events(ref)).some(
+      (e) => e.event === 'response.output_text.delta' && JSON.parse(e.data).delta === '',
+    ),
+  'input-delete-idempotent': async (ref) => {
+    const id = await inputId(ref);
+    const del = () => call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+    return (await del()).status === 204 && (await del()).status === 204;
   },
 };
 

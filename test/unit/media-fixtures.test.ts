@@ -13,13 +13,27 @@ import { pkgPath } from '../../src/paths.ts';
 const REAL_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'text/plain'] as const;
 const DECLARED_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'] as const;
 const CODECS = ['h264', 'hevc', 'mpeg4'] as const;
+const FORMATS = [
+  'png-rgb',
+  'png-rgba',
+  'jpeg-baseline',
+  'jpeg-progressive',
+  'webp-lossy',
+  'webp-lossless',
+  'webp-lossy-alpha',
+  'mp4-moov-first',
+  'mp4-moov-last',
+  'text',
+] as const;
 type RealType = (typeof REAL_TYPES)[number];
 type Codec = (typeof CODECS)[number];
+type Format = (typeof FORMATS)[number];
 
 interface MediaEntry {
   file: string;
   real_type: RealType;
   declared_type: (typeof DECLARED_TYPES)[number];
+  format: Format;
   width: number | null;
   height: number | null;
   duration_ms: number | null;
@@ -46,6 +60,7 @@ const schema = {
           'file',
           'real_type',
           'declared_type',
+          'format',
           'width',
           'height',
           'duration_ms',
@@ -59,6 +74,7 @@ const schema = {
           file: { type: 'string', pattern: '^[a-z0-9.-]+$' },
           real_type: { enum: [...REAL_TYPES] },
           declared_type: { enum: [...DECLARED_TYPES] },
+          format: { enum: [...FORMATS] },
           width: nullableInt,
           height: nullableInt,
           duration_ms: nullableInt,
@@ -115,7 +131,8 @@ function pngSize(buf: Buffer): Size {
   return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
 }
 
-function jpegSize(buf: Buffer): Size {
+/** The size of the first JPEG frame header (SOFn) and whether it is progressive (SOF2, SOF6, SOF10, SOF14). */
+function jpegFrame(buf: Buffer): Size & { progressive: boolean } {
   let i = 2;
   while (i + 9 < buf.length) {
     if (buf[i] !== 0xff) throw new Error(`JPEG marker expected at ${i}`);
@@ -129,7 +146,12 @@ function jpegSize(buf: Buffer): Size {
       continue;
     }
     const isFrameHeader = marker >= 0xc0 && marker <= 0xcf && ![0xc4, 0xc8, 0xcc].includes(marker);
-    if (isFrameHeader) return { height: buf.readUInt16BE(i + 5), width: buf.readUInt16BE(i + 7) };
+    if (isFrameHeader)
+      return {
+        height: buf.readUInt16BE(i + 5),
+        width: buf.readUInt16BE(i + 7),
+        progressive: [0xc2, 0xc6, 0xca, 0xce].includes(marker),
+      };
     i += 2 + buf.readUInt16BE(i + 2);
   }
   throw new Error('no JPEG frame header (SOFn)');
@@ -230,8 +252,40 @@ function mp4Facts(buf: Buffer): Mp4Facts {
 
 function imageSize(type: RealType, buf: Buffer): Size {
   if (type === 'image/png') return pngSize(buf);
-  if (type === 'image/jpeg') return jpegSize(buf);
+  if (type === 'image/jpeg') {
+    const { width, height } = jpegFrame(buf);
+    return { width, height };
+  }
   return webpSize(buf);
+}
+
+/** The coding of the bytes, read from them: PNG colour type, JPEG frame kind, WebP chunks, MP4 box order. */
+function formatOf(type: RealType, buf: Buffer): Format {
+  if (type === 'text/plain') return 'text';
+  if (type === 'video/mp4') return mp4Facts(buf).moovBeforeMdat ? 'mp4-moov-first' : 'mp4-moov-last';
+  if (type === 'image/png') {
+    const colour = buf[25];
+    expect([2, 6], 'PNG colour type (2 RGB, 6 RGBA)').toContain(colour);
+    return colour === 6 ? 'png-rgba' : 'png-rgb';
+  }
+  if (type === 'image/jpeg') return jpegFrame(buf).progressive ? 'jpeg-progressive' : 'jpeg-baseline';
+  const chunk = ascii(buf, 12, 16);
+  if (chunk === 'VP8L') return 'webp-lossless';
+  if (chunk === 'VP8 ') return 'webp-lossy';
+  const chunks = riffChunks(buf).map((c) => c.type);
+  expect(chunks, 'VP8X chunks').toEqual(expect.arrayContaining(['ALPH', 'VP8 ']));
+  return 'webp-lossy-alpha';
+}
+
+/** The chunks of a RIFF WebP file after its header (little-endian sizes, padded to even lengths). */
+function riffChunks(buf: Buffer): Array<{ type: string; size: number }> {
+  const out: Array<{ type: string; size: number }> = [];
+  for (let at = 12; at + 8 <= buf.length; ) {
+    const size = buf.readUInt32LE(at + 4);
+    out.push({ type: ascii(buf, at, at + 4), size });
+    at += 8 + size + (size % 2);
+  }
+  return out;
 }
 
 describe('sample media in fixtures/media', () => {
@@ -253,6 +307,7 @@ describe('sample media in fixtures/media', () => {
     expect(entry.declared_type, 'declared type follows the file name').toBe(
       TYPE_BY_EXTENSION[extname(entry.file)],
     );
+    expect(formatOf(entry.real_type, buf), 'format read from the bytes').toBe(entry.format);
 
     if (entry.real_type === 'text/plain') {
       expect([entry.width, entry.height, entry.duration_ms, entry.video_codec]).toEqual([
@@ -269,7 +324,6 @@ describe('sample media in fixtures/media', () => {
       expect(codec, `codec of stsd sample entry ${facts.videoCodec}`).toBe(entry.video_codec);
       expect(facts.size, 'visual sample entry size').toEqual({ width: entry.width, height: entry.height });
       expect(facts.audio, 'audio track (hdlr soun)').toBe(entry.audio);
-      expect(facts.moovBeforeMdat, 'moov before mdat (faststart)').toBe(true);
     } else {
       expect(imageSize(entry.real_type, buf), 'image size from the header').toEqual({
         width: entry.width,
@@ -291,9 +345,19 @@ describe('sample media in fixtures/media', () => {
     expect(videos.some((d) => d >= 1800 && d <= 30000)).toBe(true);
     expect(videos).toContain(30000);
     expect(videos.some((d) => d > 30000)).toBe(true);
+    // The edges of wc-100016's usable reference window (1.8 to 30 s), 10 ms under its minimum, and
+    // over the upload maximum by less than a second.
+    expect(videos).toEqual(expect.arrayContaining([1790, 1800, 30000]));
+    expect(videos.some((d) => d > 30000 && d < 31000)).toBe(true);
+    expect(videos.some((d) => d % 1000 !== 0)).toBe(true);
     expect(edges).toEqual(expect.arrayContaining([1, 8192, 8193]));
     expect(ok.some((e) => e.audio)).toBe(true);
     expect(ok.some((e) => e.real_type === 'video/mp4' && e.video_codec !== 'h264')).toBe(true);
     expect(manifest.files.filter((e) => e.real_type !== e.declared_type)).toHaveLength(4);
+  });
+
+  it('spans the codings of each format among the files a server must accept', () => {
+    const ok = manifest.files.filter((e) => e.real_type === e.declared_type && e.video_codec !== 'hevc');
+    expect(new Set(ok.map((e) => e.format))).toEqual(new Set(FORMATS.filter((f) => f !== 'text')));
   });
 });

@@ -1,11 +1,12 @@
 import { ACTIVE, type AccountModel, holders, liveInputs, pickOf } from '../account-state.ts';
 import { readJob } from '../jobs.ts';
-import { fail, is2xx, is4xx, type Real } from '../real.ts';
+import { fail, is2xx, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
 /**
  * DELETE /v1/media/inputs/{id} of an input the model owns.
- * Deleted: refused (MIN-009). No job the model knows may still hold it: succeeds (MIN-009). A job that
+ * Deleted: 2xx (idempotent) or a refusal, not judged (it stays unusable: CreateJob). No job the model
+ * knows may still hold it: succeeds (MIN-009). A job that
  * may still hold it: either outcome, but a success while that job reads active breaks MIN-010.
  */
 export type DeleteChoice = 'any' | 'held' | 'recent' | 'again';
@@ -46,19 +47,9 @@ export class DeleteInput extends Step {
     this.target = input.label;
     const res = await r.t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`);
     if (res.status === 429) return;
-    if (input.deleted) {
-      if (!is4xx(res.status))
-        fail(
-          {
-            id: 'MIN-009',
-            message: `deleting ${input.label} a second time was answered ${res.status}`,
-            received: res.status,
-            expected: 'a 4xx refusal',
-          },
-          res,
-        );
-      return;
-    }
+    // A repeated delete may answer 2xx (idempotent) or a refusal (judging.md); the input stays deleted,
+    // and a job referencing it must still be refused (CreateJob, deleted-ref).
+    if (input.deleted) return;
     const holding = holders(m, input.id);
     if (is2xx(res.status)) {
       input.deleted = true;
