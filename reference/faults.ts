@@ -1158,6 +1158,44 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // ==== end of the sequences and races block
+  // --- consist ---
+  // billing.ts: the usage record of an embeddings call states 0.000001 more than its billing (and the ledger)
+  {
+    name: 'usage-charge-mismatch',
+    description:
+      "the usage record of an embeddings call states charged_points 0.000001 above the reply's billing.charged_points",
+    breaks: ['USAGE-080'],
+    level: 'implied',
+  },
+  // media/store.ts: a media job's charge moves the balance but writes no ledger entry
+  {
+    name: 'ledger-missing-media',
+    description: "a succeeded media job's charge moves total_points but never appears in the ledger",
+    breaks: ['LEDGER-003', 'LEDGER-002'],
+    level: 'implied',
+  },
+  // routes/usage.ts: the second enterprise key keeps its own usage list (a copy taken at its first read)
+  {
+    name: 'enterprise-second-separate-usage',
+    description:
+      'the enterprise_second key lists the usage its account had at its first read; later calls of the other key never show',
+    breaks: ['ENT-001'],
+  },
+  // media/store.ts: a deleted input keeps counting against the input quota
+  {
+    name: 'quota-not-released',
+    description:
+      'a deleted input (cleaned up) still counts against the account quota, so a re-upload is refused 429',
+    breaks: ['MIN-080'],
+    level: 'implied',
+  },
+  // routes/balance.ts: held_points leaves out the holds of media jobs (available = total - the shown held)
+  {
+    name: 'media-hold-unseen',
+    description: "the balance's held_points leaves out the holds of open media jobs",
+    breaks: ['BAL-004'],
+    level: 'implied',
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
