@@ -61,7 +61,11 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
   const charge = cost(prices, call.promptTokens, call.completionTokens);
   const released = Exact.max(call.hold.minus(charge), 0);
   // Fault balance-not-settled: the balance moves by more than the charge.
-  const debit = ctx.fault === 'balance-not-settled' ? charge.plus('0.001') : charge;
+  // Fault responses-balance-off: the same, for /v1/responses calls only.
+  const off =
+    ctx.fault === 'balance-not-settled' ||
+    (ctx.fault === 'responses-balance-off' && call.endpoint === '/v1/responses');
+  const debit = off ? charge.plus('0.001') : charge;
   const total = new Exact(account.totalPoints).minus(debit);
   account.totalPoints = points(total);
 

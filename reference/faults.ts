@@ -1196,6 +1196,21 @@ const FAULT_LIST = [
     breaks: ['BAL-004'],
     level: 'implied',
   },
+  // billing.ts: a responses call lowers the balance by its charge + 0.001 (billing, usage and ledger amount say the charge)
+  {
+    name: 'responses-balance-off',
+    description: 'each /v1/responses call lowers the balance by its charge + 0.001',
+    breaks: ['BAL-004', 'LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+  },
+  // media/view.ts: a charged job shows charged_points 0.01 below what its settlement took from the balance
+  {
+    name: 'media-charged-misreported',
+    description:
+      "a charged media job's charged_points is 0.01 below what its settlement took from total_points",
+    breaks: ['BAL-004'],
+    level: 'implied',
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

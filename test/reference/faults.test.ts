@@ -559,6 +559,17 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     await sleep(120);
     return (await upload(ref, 'jpeg-64x48.jpg', { role })).status === 429;
   },
+  'responses-balance-off': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    const charged = (await responses(ref)).body.billing.charged_points;
+    return !new Decimal(before).minus(charged).eq((await balance(ref)).body.total_points);
+  },
+  'media-charged-misreported': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    const created = await createJob(ref, jobBody('wc-100010'));
+    const job = (await pollJob(ref, created.body.id)).last.body;
+    return !new Decimal(before).minus(job.charged_points).eq((await balance(ref)).body.total_points);
+  },
   'media-hold-unseen': async (ref) => {
     const before = (await balance(ref)).body.held_points;
     await createJob(ref, jobBody('wc-100010'));
