@@ -3,9 +3,9 @@
  * answered (and what the model remembers), each returning the broken rule under its requirement id.
  * Levels come from the catalogue (implied ones are advisory unless --strict).
  */
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import { allStrings, findEntryList, findField, isPlainObject } from '../checks/json.ts';
-import { judgePoints, pointsFields } from '../checks/points.ts';
+import { ExactDecimal, judgePoints, pointsFields } from '../checks/points.ts';
 import { ENDED } from './account-state.ts';
 
 export interface Problem {
@@ -146,7 +146,7 @@ export function ledgerAddsUpProblem(
   moved: Decimal,
 ): Problem | undefined {
   const added = addedByKey(before, after);
-  const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new Decimal(0));
+  const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new ExactDecimal(0));
   if (sum.equals(moved)) return undefined;
   return {
     id: 'LEDGER-003',

@@ -4,7 +4,7 @@
 // key reads. Records are matched by what the contract shows (the charged amount, the model, ids where
 // they carry one, appearing after the call), never by a field name it does not show.
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import {
   ACTIVE_STATUSES,
   addedRecords,
@@ -96,7 +96,7 @@ for (const k of KINDS) {
           balanceMoveProblem(
             b0.total.minus(charged),
             b1.total,
-            `after ${where} (billing.charged_points ${charged})`,
+            `after ${where} (billing.charged_points ${charged.toFixed()})`,
           ),
           res.exchange,
         );
@@ -105,7 +105,7 @@ for (const k of KINDS) {
           if (added.length === 0)
             t.violate(
               'USAGE-080',
-              `${where} was charged ${charged}, but no new usage record is listed after it`,
+              `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it`,
               {
                 exchange: usage1.exchange,
                 level: 'notable',
@@ -149,10 +149,10 @@ check(
       if (held && !held.equals(pending.verdict.value))
         t.violate(
           'BAL-004',
-          `while job ${id} is ${String(job.status)} with pending_points ${pending.verdict.value}, held_points moved by ${held}`,
+          `while job ${id} is ${String(job.status)} with pending_points ${pending.verdict.value.toFixed()}, held_points moved by ${held.toFixed()}`,
           {
-            received: held.toString(),
-            expected: pending.verdict.value.toString(),
+            received: held.toFixed(),
+            expected: pending.verdict.value.toFixed(),
             exchange: read.exchange,
             ...deltaLevel(t),
           },
@@ -165,19 +165,21 @@ check(
       return t.skip(
         `job ${id} did not end succeeded or failed within the poll cap (${trace.statuses.join(' > ') || 'unread'})`,
       );
-    const charged = chargedOf(trace.last) ?? (status === 'failed' ? new Decimal(0) : undefined);
+    // Whether a failed job costs anything is not stated: its total is judged only by its own charged_points.
+    const charged = chargedOf(trace.last);
     const ledger1 = await listing(t, '/v1/ledger');
     const b2 = await balance(t);
     const exchange = trace.responses.at(-1)?.exchange;
     if (b2.held && b0.held && !b2.held.equals(b0.held))
       t.violate(
         'BAL-004',
-        `job ${id} is ${status}, but held_points is ${b2.held}, not ${b0.held} as before it`,
+        `job ${id} is ${status}, but held_points is ${b2.held.toFixed()}, not ${b0.held.toFixed()} as before it`,
         {
-          received: b2.held.toString(),
-          expected: b0.held.toString(),
+          received: b2.held.toFixed(),
+          expected: b0.held.toFixed(),
           ...(exchange ? { exchange } : {}),
-          ...deltaLevel(t),
+          // judging.md: a failed job's hold not yet released is notable only.
+          ...(status === 'failed' ? { level: 'notable' as const } : deltaLevel(t)),
         },
       );
     if (charged)
@@ -186,7 +188,7 @@ check(
         balanceMoveProblem(
           b0.total.minus(charged),
           b2.total,
-          `after job ${id} ended ${status} (charged_points ${charged})`,
+          `after job ${id} ended ${status} (charged_points ${charged.toFixed()})`,
         ),
         exchange,
       );
