@@ -244,11 +244,15 @@ check(
     }
     const [a, b] = [await balance(t, 'enterprise'), await balance(t, 'enterprise_second')];
     if (!a.total.equals(b.total))
-      t.violate('ENT-001', `after the chat call the two keys read total_points ${a.total} and ${b.total}`, {
-        received: b.total.toString(),
-        expected: a.total.toString(),
-        ...deltaLevel(t),
-      });
+      t.violate(
+        'ENT-001',
+        `after the chat call the two keys read total_points ${a.total.toFixed()} and ${b.total.toFixed()}`,
+        {
+          received: b.total.toFixed(),
+          expected: a.total.toFixed(),
+          ...deltaLevel(t),
+        },
+      );
   },
 );
 
@@ -300,6 +304,7 @@ check(
         received: again.status,
         expected: 'a 2xx once the deleted input is cleaned up',
         exchange: again.exchange,
+        ...deltaLevel(t),
       },
     );
   },
