@@ -160,6 +160,7 @@ function registerMedia(
   jobMs: JobDurations | undefined,
 ): void {
   const store = mediaStore(ctx.state, stepMs, jobMs ?? (ctx.variant === 'jobs-slow' ? SLOW_JOBS_MS : {}));
+  store.fault = ctx.fault;
   // Media jobs settle when due; doing it before any request of the account keeps balance and ledger exact.
   app.addHook('preHandler', async (request) => {
     if (request.caller) settleDue(store, request.caller.account);

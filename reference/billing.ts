@@ -61,7 +61,11 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
   const charge = cost(prices, call.promptTokens, call.completionTokens);
   const released = Exact.max(call.hold.minus(charge), 0);
   // Fault balance-not-settled: the balance moves by more than the charge.
-  const debit = ctx.fault === 'balance-not-settled' ? charge.plus('0.001') : charge;
+  // Fault responses-balance-off: the same, for /v1/responses calls only.
+  const off =
+    ctx.fault === 'balance-not-settled' ||
+    (ctx.fault === 'responses-balance-off' && call.endpoint === '/v1/responses');
+  const debit = off ? charge.plus('0.001') : charge;
   const total = new Exact(account.totalPoints).minus(debit);
   account.totalPoints = points(total);
 
@@ -144,6 +148,9 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
     const current = ctx.state.models.find((m) => m.id === record.model)?.prices ?? record.prices;
     charged = points(cost(current, record.promptTokens, record.completionTokens));
   }
+  // Fault usage-charge-mismatch: an embeddings record states a little more than was charged.
+  if (ctx.fault === 'usage-charge-mismatch' && record.endpoint === '/v1/embeddings')
+    charged = points(new Exact(charged).plus('0.000001'));
   const total = record.promptTokens + record.completionTokens;
   if (ctx.variant === 'usage-envelope') {
     return {

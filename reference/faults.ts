@@ -1330,6 +1330,59 @@ const FAULT_LIST = [
     description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
     breaks: ['MJOB-041'],
   },
+  // --- consist ---
+  // billing.ts: the usage record of an embeddings call states 0.000001 more than its billing (and the ledger)
+  {
+    name: 'usage-charge-mismatch',
+    description:
+      "the usage record of an embeddings call states charged_points 0.000001 above the reply's billing.charged_points",
+    breaks: ['USAGE-080'],
+    level: 'implied',
+  },
+  // media/store.ts: a media job's charge moves the balance but writes no ledger entry
+  {
+    name: 'ledger-missing-media',
+    description: "a succeeded media job's charge moves total_points but never appears in the ledger",
+    breaks: ['LEDGER-003', 'LEDGER-002'],
+    level: 'implied',
+  },
+  // routes/usage.ts: the second enterprise key keeps its own usage list (a copy taken at its first read)
+  {
+    name: 'enterprise-second-separate-usage',
+    description:
+      'the enterprise_second key lists the usage its account had at its first read; later calls of the other key never show',
+    breaks: ['ENT-001'],
+  },
+  // media/store.ts: a deleted input keeps counting against the input quota
+  {
+    name: 'quota-not-released',
+    description:
+      'a deleted input (cleaned up) still counts against the account quota, so a re-upload is refused 429',
+    breaks: ['MIN-080'],
+    level: 'implied',
+  },
+  // routes/balance.ts: held_points leaves out the holds of media jobs (available = total - the shown held)
+  {
+    name: 'media-hold-unseen',
+    description: "the balance's held_points leaves out the holds of open media jobs",
+    breaks: ['BAL-004'],
+    level: 'implied',
+  },
+  // billing.ts: a responses call lowers the balance by its charge + 0.001 (billing, usage and ledger amount say the charge)
+  {
+    name: 'responses-balance-off',
+    description: 'each /v1/responses call lowers the balance by its charge + 0.001',
+    breaks: ['BAL-004', 'LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+  },
+  // media/view.ts: a charged job shows charged_points 0.01 below what its settlement took from the balance
+  {
+    name: 'media-charged-misreported',
+    description:
+      "a charged media job's charged_points is 0.01 below what its settlement took from total_points",
+    breaks: ['BAL-004'],
+    level: 'implied',
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

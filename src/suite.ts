@@ -78,14 +78,20 @@ export { commandsFor } from './stateful/commands/index.ts';
 export { readBalance } from './stateful/commands/read-balance.ts';
 export { UploadInput } from './stateful/commands/upload-input.ts';
 export {
+  addedRecords,
+  availableProblem,
   type BalanceFigures,
+  balanceMoveProblem,
   balanceOf,
+  chargedOf,
   ledgerAddsUpProblem,
   ledgerBalanceProblem,
   ledgerChainProblem,
   ledgerOf,
   type Problem,
+  recordKey,
   reportedSpend,
+  usageChargeProblem,
 } from './stateful/invariants.ts';
 export { newKey, type Real } from './stateful/real.ts';
 export { runModel } from './stateful/runner.ts';

@@ -65,6 +65,8 @@ export interface MediaStore {
   jobs: Map<string, MediaJob>;
   /** Asset id -> job id. */
   assets: Map<string, string>;
+  /** The fault the server was started with, for the store's own bookkeeping (ledger, quota). */
+  fault?: string | undefined;
 }
 
 const stores = new WeakMap<State, MediaStore>();
@@ -99,8 +101,13 @@ export function cleanedUp(store: MediaStore, input: MediaInput, now = Date.now()
 
 export function usedBytes(store: MediaStore, accountId: string, now = Date.now()): number {
   let used = 0;
+  // Fault quota-not-released: a deleted input keeps counting after its cleanup.
   for (const input of store.inputs.values())
-    if (input.accountId === accountId && !cleanedUp(store, input, now)) used += input.sizeBytes;
+    if (
+      input.accountId === accountId &&
+      (store.fault === 'quota-not-released' || !cleanedUp(store, input, now))
+    )
+      used += input.sizeBytes;
   return used;
 }
 
@@ -175,10 +182,10 @@ export function settleDue(store: MediaStore, account: Account, now = Date.now())
     .map((j) => ({ job: j, at: j.createdMs + doneStep(j) * j.stepMs }))
     .filter(({ at }) => at <= now)
     .sort((a, b) => a.at - b.at);
-  for (const { job, at } of due) settle(account, job, new Date(at).toISOString());
+  for (const { job, at } of due) settle(store, account, job, new Date(at).toISOString());
 }
 
-function settle(account: Account, job: MediaJob, createdAt: string): void {
+function settle(store: MediaStore, account: Account, job: MediaJob, createdAt: string): void {
   const hold = new Exact(job.hold);
   if (job.fails) {
     account.heldPoints = points(new Exact(account.heldPoints).minus(hold));
@@ -201,12 +208,14 @@ function settle(account: Account, job: MediaJob, createdAt: string): void {
   }
   account.totalPoints = points(new Exact(account.totalPoints).minus(charge));
   account.heldPoints = points(new Exact(account.heldPoints).minus(hold));
-  ledger(account, {
-    type: 'charge',
-    amountPoints: points(charge.neg()),
-    heldChangePoints: points(hold.neg()),
-    createdAt,
-  });
+  // Fault ledger-missing-media: the charge is settled but not written to the ledger.
+  if (store.fault !== 'ledger-missing-media')
+    ledger(account, {
+      type: 'charge',
+      amountPoints: points(charge.neg()),
+      heldChangePoints: points(hold.neg()),
+      createdAt,
+    });
   job.settlement = 'charged';
   job.charged = job.quote;
   job.released = points(Exact.max(0, hold.minus(charge)));

@@ -65,6 +65,12 @@ function progressOf(ctx: RefContext, job: MediaJob, status: string, now: number)
   return { phase: status, updated_at: observedAt, eta_seconds: eta };
 }
 
+/** Fault media-charged-misreported: a charged job shows 0.01 less than its settlement took. */
+function chargedShown(ctx: RefContext, job: MediaJob): string {
+  if (ctx.fault !== 'media-charged-misreported' || job.settlement !== 'charged') return job.charged;
+  return new Decimal(job.charged).minus('0.01').toFixed();
+}
+
 export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<string, unknown> {
   let { status, percent } = statusOf(ctx, job, now);
   // Fault failed-flips: once a job was read as failed, later reads show it running again.
@@ -90,7 +96,7 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     progress: progressOf(ctx, job, status, now),
     progress_percent: percent,
     pending_points: settled ? '0' : job.hold,
-    ...(settled ? { charged_points: job.charged, released_points: job.released } : {}),
+    ...(settled ? { charged_points: chargedShown(ctx, job), released_points: job.released } : {}),
     created_at: job.createdAt,
   };
 }

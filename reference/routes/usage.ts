@@ -5,17 +5,32 @@ import { usageView } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { sendJson } from '../legacy.ts';
+import type { ApiKey, UsageRecord } from '../state.ts';
 import { callerOf } from './caller.ts';
+
+// Fault enterprise-second-separate-usage: the second enterprise key's own list, copied at its first read.
+const separate = new WeakMap<ApiKey, UsageRecord[]>();
+function separateUsage(key: ApiKey): UsageRecord[] {
+  let own = separate.get(key);
+  if (!own) {
+    own = [...key.account.usage];
+    separate.set(key, own);
+  }
+  return own;
+}
 
 export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/usage', async (request, reply) => {
     if (ctx.fault === 'usage-unavailable')
       return sendError(reply, ctx, 'internal_error', 'Usage is unavailable.');
     // Fault usage-cross-tenant: every account's records (by time), not only the caller's.
+    const caller = callerOf(request);
     const usage =
       ctx.fault === 'usage-cross-tenant'
         ? ctx.state.accounts.flatMap((a) => a.usage).sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-        : callerOf(request).account.usage;
+        : ctx.fault === 'enterprise-second-separate-usage' && caller.role === 'enterprise_second'
+          ? separateUsage(caller)
+          : caller.account.usage;
     const records = [...usage].reverse().map((r) => usageView(ctx, r));
     const body = ctx.variant === 'usage-envelope' ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);

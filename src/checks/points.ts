@@ -17,6 +17,13 @@ export const POINTS_FIELDS = [
   'pending_points',
 ] as const;
 
+/**
+ * Decimals the suite computes with: exact for any points string a target sends (the default precision
+ * of 20 significant digits rounded a balance of 1000 with 18 decimals, so a difference of exact values
+ * came out 1e-14 off). Operations take the precision of their left operand: start sums from this.
+ */
+export const ExactDecimal = Decimal.clone({ precision: 200 });
+
 const PLAIN_DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
 const ANY_DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -35,7 +42,7 @@ export function judgePoints(value: unknown): PointsVerdict {
   const s = value.trim();
   if (s !== value || !ANY_DECIMAL.test(s))
     return { ok: false, reason: `${JSON.stringify(value)} is not a decimal number` };
-  const d = new Decimal(s);
+  const d = new ExactDecimal(s);
   if (!PLAIN_DECIMAL.test(s))
     return { ok: true, value: d, note: `${JSON.stringify(value)} is not in plain decimal notation` };
   if (hasFloatNoise(s))

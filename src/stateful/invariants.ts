@@ -3,9 +3,9 @@
  * answered (and what the model remembers), each returning the broken rule under its requirement id.
  * Levels come from the catalogue (implied ones are advisory unless --strict).
  */
-import { Decimal } from 'decimal.js';
-import { findEntryList, findField, isPlainObject } from '../checks/json.ts';
-import { judgePoints, pointsFields } from '../checks/points.ts';
+import type { Decimal } from 'decimal.js';
+import { allStrings, findEntryList, findField, isPlainObject } from '../checks/json.ts';
+import { ExactDecimal, judgePoints, pointsFields } from '../checks/points.ts';
 import { ENDED } from './account-state.ts';
 
 export interface Problem {
@@ -83,14 +83,16 @@ export function reportedSpend(body: unknown): Decimal | undefined {
 
 export interface LedgerLine {
   id?: string;
+  /** What tells the entry apart between two reads: its id where it carries one, else its content. */
+  key: string;
   amount?: Decimal;
   after?: Decimal;
 }
 
 /** Entries of a ledger reply (envelope not shown), with the points fields judged. */
 export function ledgerOf(body: unknown): LedgerLine[] {
-  return (findEntryList(body)?.entries ?? []).filter(isPlainObject).map((e) => {
-    const line: LedgerLine = {};
+  return listedRecords(body).map((e) => {
+    const line: LedgerLine = { key: recordKey(e) };
     if (typeof e.id === 'string') line.id = e.id;
     const amount = decimal(e.amount_points);
     const after = decimal(e.balance_after_points);
@@ -135,18 +137,16 @@ export function ledgerBalanceProblem(lines: LedgerLine[], total: Decimal): Probl
 }
 
 /**
- * LEDGER-003: the entries added between two reads (told apart by id) add up to the move of the total
- * between the balance reads next to them. Undefined when the entries carry no ids.
+ * LEDGER-003: the entries added between two reads (told apart by id, or by content where they carry
+ * none) add up to the move of the total between the balance reads next to them.
  */
 export function ledgerAddsUpProblem(
   before: LedgerLine[],
   after: LedgerLine[],
   moved: Decimal,
 ): Problem | undefined {
-  if (after.some((l) => l.id === undefined) || before.some((l) => l.id === undefined)) return undefined;
-  const known = new Set(before.map((l) => l.id));
-  const added = after.filter((l) => !known.has(l.id));
-  const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new Decimal(0));
+  const added = addedByKey(before, after);
+  const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new ExactDecimal(0));
   if (sum.equals(moved)) return undefined;
   return {
     id: 'LEDGER-003',
@@ -156,15 +156,80 @@ export function ledgerAddsUpProblem(
   };
 }
 
-// ------------------------------------------------------------------ usage
+// ------------------------------------------------------------------ records of two reads
+
+/** The records of a usage or ledger reply (the envelope is not shown). */
+export function listedRecords(body: unknown): Array<Record<string, unknown>> {
+  return (findEntryList(body)?.entries ?? []).filter(isPlainObject);
+}
 
 /** Fields that carry a usage record's id (its field names are not shown). */
 const RECORD_ID = ['id', 'usage_id', 'record_id'];
 
+/** What tells a listed record apart between two reads: its id where it carries one, else its content. */
+export function recordKey(r: Record<string, unknown>): string {
+  const idField = RECORD_ID.find((f) => typeof r[f] === 'string');
+  return idField ? `${idField}=${r[idField] as string}` : JSON.stringify(r);
+}
+
+/**
+ * What the second read lists that the first did not, by key, as a multiset (two records with the same
+ * content are two records). The order of either listing does not matter (the ledger's is not shown).
+ */
+export function addedByKey<T extends { key: string }>(before: readonly T[], after: readonly T[]): T[] {
+  const seen = new Map<string, number>();
+  for (const b of before) seen.set(b.key, (seen.get(b.key) ?? 0) + 1);
+  return after.filter((a) => {
+    const n = seen.get(a.key) ?? 0;
+    if (n > 0) seen.set(a.key, n - 1);
+    return n === 0;
+  });
+}
+
+/** Usage records listed by the second read and not by the first, with their keys. */
+export function addedRecords(before: unknown, after: unknown): Array<Record<string, unknown>> {
+  const keyed = (body: unknown) => listedRecords(body).map((r) => ({ key: recordKey(r), r }));
+  return addedByKey(keyed(before), keyed(after)).map((k) => k.r);
+}
+
+/**
+ * USAGE-080: among the usage records that appeared since a read just before a call, one states the
+ * charge the reply's billing reports (compared as decimals) and names the model of the request (as a
+ * value: the field's name is not shown). Records without charged_points cannot be compared: not judged.
+ */
+export function usageChargeProblem(
+  added: ReadonlyArray<Record<string, unknown>>,
+  charged: Decimal,
+  model: string,
+  where: string,
+): Problem | undefined {
+  const priced = added
+    .map((r) => ({ r, charged: decimal(r.charged_points) }))
+    .filter((p): p is { r: Record<string, unknown>; charged: Decimal } => p.charged !== undefined);
+  if (priced.length === 0) return undefined;
+  const same = priced.filter((p) => p.charged.equals(charged));
+  if (same.length === 0)
+    return {
+      id: 'USAGE-080',
+      message: `${where}: billing.charged_points is ${charged.toFixed()}, but the ${priced.length} usage record(s) that appeared after it state charged_points ${priced.map((p) => p.charged.toFixed()).join(', ')}`,
+      received: priced.map((p) => p.r),
+      expected: `a record with charged_points ${charged.toFixed()}`,
+    };
+  if (same.some((p) => allStrings(p.r).some((s) => s.value === model))) return undefined;
+  return {
+    id: 'USAGE-080',
+    message: `${where}: the usage record charged ${charged.toFixed()} names no model ${model}`,
+    received: same.map((p) => p.r),
+    expected: `a record naming ${model}`,
+  };
+}
+
+// ------------------------------------------------------------------ usage
+
 /** Usage record id -> its charged_points as sent (JSON text), for records that carry both. */
 export function usageChargesOf(body: unknown): Map<string, string> {
   const out = new Map<string, string>();
-  for (const r of (findEntryList(body)?.entries ?? []).filter(isPlainObject)) {
+  for (const r of listedRecords(body)) {
     const idField = RECORD_ID.find((f) => typeof r[f] === 'string');
     if (idField && r.charged_points !== undefined)
       out.set(r[idField] as string, JSON.stringify(r.charged_points));

@@ -3,11 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import {
-  type BalanceFigures,
-  balanceOf,
-  type CheckContext,
   check,
-  type Exchange,
   isPlainObject,
   isSuccess,
   ledgerAddsUpProblem,
@@ -15,31 +11,10 @@ import {
   ledgerChainProblem,
   ledgerOf,
   newKey,
-  type Problem,
   reportedSpend,
 } from '../../src/suite.ts';
 import { ACK, PROMPT, postJob } from '../media/support.ts';
-import { atOnce, idOf, modelBasedTest, raceModel, raceSize } from './support.ts';
-
-/** On a target whose account other clients use, balance deltas are only indicative. */
-const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
-
-async function balance(t: CheckContext): Promise<BalanceFigures> {
-  const res = await t.get('/v1/balance');
-  const b = isSuccess(res.status) ? balanceOf(res.json) : undefined;
-  if (!b) return t.skip('the balance has no decimal total_points to compare (see BAL-001, PTS-001)');
-  return b;
-}
-
-function report(t: CheckContext, p: Problem | undefined, exchange?: Exchange) {
-  if (p)
-    t.violate(p.id, p.message, {
-      ...(p.received !== undefined ? { received: p.received } : {}),
-      ...(p.expected !== undefined ? { expected: p.expected } : {}),
-      ...(exchange ? { exchange } : {}),
-      ...deltaLevel(t),
-    });
-}
+import { atOnce, balance, deltaLevel, idOf, modelBasedTest, raceModel, raceSize, report } from './support.ts';
 
 check(
   {

@@ -1,28 +1,57 @@
 /**
  * Shared by the stateful suites: the environment a model-based test runs in (what the target and the
- * allowed classes offer), its size by profile, and the concurrency of the races.
+ * allowed classes offer), its size by profile, the concurrency of the races, and how the serial tests
+ * read the balance and report a broken invariant.
  */
 import { Decimal } from 'decimal.js';
 import {
+  type BalanceFigures,
+  balanceOf,
   type CheckContext,
   commandsFor,
   depth,
   discoverHints,
   type Env,
+  type Exchange,
   type Hint,
   type HttpResponse,
+  isSuccess,
   type MediaChoice,
   type Mode,
   mediaCatalog,
   newModel,
   PROFILE_PROPERTY_RUNS,
+  type Problem,
   type Profile,
   type Real,
+  type Role,
   readBalance,
   runModel,
   UploadInput,
 } from '../../src/suite.ts';
 import { postJob, table } from '../media/support.ts';
+
+/** On a target whose account other clients use, balance deltas are only indicative. */
+export const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
+
+/** The balance figures of a role's account; the test is not run when they cannot be read. */
+export async function balance(t: CheckContext, as: Role = 'primary'): Promise<BalanceFigures> {
+  const res = await t.get('/v1/balance', { as });
+  const b = isSuccess(res.status) ? balanceOf(res.json) : undefined;
+  if (!b) return t.skip('the balance has no decimal total_points to compare (see BAL-001, PTS-001)');
+  return b;
+}
+
+/** Records a broken invariant (advisory where the target declares a shared account). */
+export function report(t: CheckContext, p: Problem | undefined, exchange?: Exchange): void {
+  if (p)
+    t.violate(p.id, p.message, {
+      ...(p.received !== undefined ? { received: p.received } : {}),
+      ...(p.expected !== undefined ? { expected: p.expected } : {}),
+      ...(exchange ? { exchange } : {}),
+      ...deltaLevel(t),
+    });
+}
 
 /** Runs and the longest command list of one model-based test, by profile (--property-runs scales the runs). */
 type Size = Record<Profile, { runs: number; commands: number }>;

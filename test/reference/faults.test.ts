@@ -580,6 +580,53 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     !(await accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.8s.mp4')]))),
   'video-window-min-1750': async (ref) =>
     accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.79s.mp4')])),
+  // --- consist ---
+  'usage-charge-mismatch': async (ref) => {
+    const res = await embed(ref, { model: ref.hints.embedding, input: 'ok' });
+    const newest = (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0];
+    return newest.charged_points !== res.body.billing.charged_points;
+  },
+  'ledger-missing-media': async (ref) => {
+    const created = await createJob(ref, jobBody('wc-100010'));
+    await pollJob(ref, created.body.id);
+    const ledger = (await call(ref, '/v1/ledger', { role: 'primary' })).body.data;
+    // biome-ignore lint/suspicious/noExplicitAny: ledger entries are probed field by field
+    return !ledger.some((e: any) => e.type === 'charge' && e.usage_id === null);
+  },
+  'enterprise-second-separate-usage': async (ref) => {
+    const listed = async () => (await call(ref, '/v1/usage', { role: 'enterprise_second' })).body.data.length;
+    const before = await listed();
+    await chat(ref, {}, { role: 'enterprise' });
+    return (await listed()) === before;
+  },
+  'quota-not-released': async (ref) => {
+    const role = 'quota_nearly_full';
+    let id: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const res = await upload(ref, 'jpeg-64x48.jpg', { role });
+      if (res.status !== 201) break;
+      id = res.body.input.id;
+    }
+    await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role });
+    await sleep(120);
+    return (await upload(ref, 'jpeg-64x48.jpg', { role })).status === 429;
+  },
+  'responses-balance-off': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    const charged = (await responses(ref)).body.billing.charged_points;
+    return !new Decimal(before).minus(charged).eq((await balance(ref)).body.total_points);
+  },
+  'media-charged-misreported': async (ref) => {
+    const before = (await balance(ref)).body.total_points;
+    const created = await createJob(ref, jobBody('wc-100010'));
+    const job = (await pollJob(ref, created.body.id)).last.body;
+    return !new Decimal(before).minus(job.charged_points).eq((await balance(ref)).body.total_points);
+  },
+  'media-hold-unseen': async (ref) => {
+    const before = (await balance(ref)).body.held_points;
+    await createJob(ref, jobBody('wc-100010'));
+    return (await balance(ref)).body.held_points === before;
+  },
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {

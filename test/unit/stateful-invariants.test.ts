@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
+  addedRecords,
   assetIdProblem,
   assetProblem,
   availableProblem,
@@ -15,6 +16,7 @@ import {
   reportedSpend,
   statusProblem,
   tokenProblems,
+  usageChargeProblem,
   usageChargesOf,
 } from '../../src/stateful/invariants.ts';
 
@@ -78,12 +80,33 @@ describe('ledger invariants', () => {
     const after = ledgerOf(newestFirst);
     expect(ledgerAddsUpProblem(before, after, d('-1'))).toBeUndefined();
     expect(ledgerAddsUpProblem(before, after, d('-3'))?.id).toBe('LEDGER-003');
-    const anonymous = ledgerOf({ data: [{ amount_points: '-1', balance_after_points: '7' }] });
-    expect(ledgerAddsUpProblem(before, anonymous, d('-3'))).toBeUndefined();
+    // Entries without ids are told apart by content, duplicates counted as two entries.
+    const old = { amount_points: '-1', balance_after_points: '7' };
+    const twice = { amount_points: '-2', balance_after_points: '5' };
+    const anonymous = (...e: object[]) => ledgerOf({ data: e });
+    expect(ledgerAddsUpProblem(anonymous(old), anonymous(twice, old), d('-2'))).toBeUndefined();
+    expect(ledgerAddsUpProblem(anonymous(old), anonymous(old, old), d('-1'))).toBeUndefined();
+    expect(ledgerAddsUpProblem(anonymous(old), anonymous(twice, old), d('-3'))?.id).toBe('LEDGER-003');
   });
 });
 
 describe('usage invariants', () => {
+  it('finds the usage record of a call among those added and compares its charge (USAGE-080)', () => {
+    const before = { data: [{ id: 'u1', model: 'm', charged_points: '0.1' }] };
+    const after = {
+      data: [{ id: 'u2', model: 'm', charged_points: '0.20' }, ...before.data],
+    };
+    const added = addedRecords(before, after);
+    expect(added.map((r) => r.id)).toEqual(['u2']);
+    expect(usageChargeProblem(added, d('0.2'), 'm', 'chat')).toBeUndefined();
+    expect(usageChargeProblem(added, d('0.3'), 'm', 'chat')?.id).toBe('USAGE-080');
+    expect(usageChargeProblem(added, d('0.2'), 'other', 'chat')?.message).toMatch(/names no model other/);
+    // Field names beyond charged_points are not shown: the model may sit under any name.
+    const renamed = addedRecords([], { records: [{ usage_id: 'x', engine: 'm', charged_points: '0.2' }] });
+    expect(usageChargeProblem(renamed, d('0.2'), 'm', 'chat')).toBeUndefined();
+    expect(usageChargeProblem([{ id: 'u3', model: 'm' }], d('0.2'), 'm', 'chat')).toBeUndefined();
+  });
+
   it('follows settled charges by record id and reports a change (PTS-006)', () => {
     const first = usageChargesOf({ data: [{ id: 'u1', charged_points: '0.1' }, { id: 'u2' }] });
     expect([...first]).toEqual([['u1', '"0.1"']]);
