@@ -10,25 +10,32 @@ import { loadExpectations } from '../report/expectations.ts';
 import { mergeReports } from '../report/merge.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
+import { checkTraffic } from '../traffic/judge.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 
-/** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
-async function subcommand(name: string, argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
+/** A subcommand's flags and positionals; a bad flag is a usage error naming the subcommand. */
+function parseSubcommand(
+  name: string,
+  argv: string[],
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+): ReturnType<typeof parseArgs> {
   try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      options: parseArgsOptions(['report-dir', 'quiet', 'help']),
-    });
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options });
   } catch (err) {
     throw new UsageError(`${name}: ${(err as Error).message.split('\n')[0]} (see --help)`);
   }
-  const { values, positionals } = parsed;
+}
+
+/** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
+async function subcommand(name: string, argv: string[]): Promise<number> {
+  const { values, positionals } = parseSubcommand(
+    name,
+    argv,
+    parseArgsOptions(['report-dir', 'quiet', 'help']),
+  );
   if (values.help) {
     console.log(USAGE);
     return EXIT.passed;
@@ -50,10 +57,31 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   return exitCodeOf(summary);
 }
 
+/** `check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet] FILE...`: judge HAR captures. */
+async function trafficCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseSubcommand('check-traffic', argv, {
+    ...parseArgsOptions(['report-dir', 'quiet', 'strict', 'help']),
+    description: { type: 'string' },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  const result = await checkTraffic({
+    files: positionals,
+    ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
+    ...(typeof values.description === 'string' ? { description: values.description } : {}),
+    strict: values.strict === true,
+    quiet: values.quiet === true,
+  });
+  return result.exitCode;
+}
+
 export async function main(argv: string[]): Promise<number> {
   // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
   const startedAt = Date.now();
   if (argv[0] === 'merge' || argv[0] === 'verify') return subcommand(argv[0], argv.slice(1));
+  if (argv[0] === 'check-traffic') return trafficCommand(argv.slice(1));
   npmTookFlags(process.env);
   const { target: flags, run, command } = parseRunFlags(argv);
   if (command.help) {

@@ -358,6 +358,9 @@ Usage: gateway-conformance [options]                  run the suite
        gateway-conformance merge --report-dir OUT DIR...  combine the reports of --shard runs
        gateway-conformance verify DIR                     check a report (bundle): files, digests,
                                                           completeness; exit 0 only if certified
+       gateway-conformance check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet]
+                           FILE.har...                    judge captured traffic (HAR 1.2), no request
+                                                          sent; exit 2 only when nothing could be read
 
 Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
 embedded reference server)
