@@ -136,6 +136,8 @@ export interface Summary {
   /** check-traffic: what the captured traffic held and what of it was judged (src/traffic/judge.ts). */
   capture?: {
     files: string[];
+    /** Entries met in the files, read or not; those read; the exchanges among them judged. */
+    entries: number;
     entriesRead: number;
     exchangesJudged: number;
     requirementsJudged: number;

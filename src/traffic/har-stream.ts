@@ -98,7 +98,11 @@ export async function* harItems(file: string): AsyncGenerator<HarItem> {
           expectKey = stack[stack.length - 1] === 'o';
         } else if (inEntries() && entryParts === undefined && c !== 0x3a) {
           // A scalar where an entry should be: consume it as a broken entry.
-          items.push({ kind: 'problem', index: index++, message: `entry ${index - 1}: not a JSON object` });
+          items.push({
+            kind: 'problem',
+            index: index++,
+            message: `${file}: entry ${index - 1} is not a JSON object`,
+          });
           while (i + 1 < chunk.length && ![COMMA, CLOSE_ARR].includes(chunk.charCodeAt(i + 1))) i++;
         }
       }

@@ -187,20 +187,20 @@ async function judgeFiles(
   };
   const problems: string[] = [];
   let read = 0;
+  /** Entries met, read or not. */
+  let entries = 0;
   let judgedExchanges = 0;
   const state = new TrafficState();
   const ctx = { secrets, responses: description.responses };
   for (const [n, file] of opts.files.entries()) {
     for await (const item of harItems(file)) {
       if (item.kind === 'problem') {
-        problems.push(
-          item.index !== undefined && !item.message.includes(`entry ${item.index}`)
-            ? `${file} entry ${item.index}: ${item.message}`
-            : item.message,
-        );
+        problems.push(item.message);
+        if (item.index !== undefined) entries++;
         continue;
       }
       read++;
+      entries++;
       const where = `${file} entry ${item.index}`;
       const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
       if (!x.res) {
@@ -297,6 +297,7 @@ async function judgeFiles(
     tests,
     capture: {
       files: opts.files,
+      entries,
       entriesRead: read,
       exchangesJudged: judgedExchanges,
       requirementsJudged: judgedIds,
@@ -306,7 +307,7 @@ async function judgeFiles(
     },
   };
   writeReport(reportDir, summary, [], redactor);
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (captured traffic: ${judgedExchanges} of ${read} exchanges judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
   if (!opts.quiet) {
     const c = summary.counts;
     log('');
