@@ -32,7 +32,7 @@ import {
 } from '../report/summary.ts';
 import { writeReport } from '../report/write.ts';
 import type { Violation } from '../vocabulary.ts';
-import { type CapturedExchange, readEntry, registerCredentials } from './capture.ts';
+import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
 import { harItems } from './har-stream.ts';
 import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
 
@@ -103,11 +103,15 @@ async function judgeFiles(
   // Pass 1: every credential, and the capture's own description.
   let captured: string | undefined;
   const keys = new Set<string>();
+  let authorized = false;
   const hosts = new Set<string>();
   for (const file of opts.files)
     for await (const item of harItems(file)) {
       if (item.kind !== 'entry') continue;
       for (const k of registerCredentials(item.value, redactor)) keys.add(k);
+      if (!authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
+        authorized =
+          'authorization' in harHeaders((item.value as { request: { headers: unknown } }).request.headers);
       const e = item.value as {
         request?: { url?: unknown; method?: unknown };
         response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
@@ -190,7 +194,7 @@ async function judgeFiles(
   /** Entries met, read or not. */
   let entries = 0;
   let judgedExchanges = 0;
-  const state = new TrafficState();
+  const state = new TrafficState(authorized);
   const ctx = { secrets, responses: description.responses };
   for (const [n, file] of opts.files.entries()) {
     for await (const item of harItems(file)) {
@@ -209,7 +213,9 @@ async function judgeFiles(
       }
       judgedExchanges++;
       const res = x.res;
-      exchangeLog.write(`${JSON.stringify(res.exchange)}\n`);
+      // Backpressure: the log is written as fast as the disk takes it, never buffered whole in memory.
+      if (!exchangeLog.write(`${JSON.stringify(res.exchange)}\n`))
+        await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
       for (const id of PER_EXCHANGE) if (id !== 'ERR-001' || res.status >= 400) rec(id).judged++;
       for (const f of exchangeFindings(res, ctx)) note(f, res.exchange, 'exchange');
       const { judged, findings } = state.judge(x);

@@ -70,6 +70,9 @@ export class TrafficState {
   >();
   private readonly jobs = new Map<string, string[]>();
 
+  /** `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized). */
+  constructor(private readonly credentialsRecorded: boolean) {}
+
   /** The contract rules on one exchange, in capture order: the ids judged and what they found. */
   judge(x: CapturedExchange): { judged: string[]; findings: TrafficFinding[] } {
     const res = x.res;
@@ -90,10 +93,14 @@ export class TrafficState {
     };
     const body = isPlainObject(x.json) ? x.json : undefined;
 
-    if (path.startsWith('/v1/') && x.headers.authorization === undefined)
-      mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
-    if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
-      mustRefuse('MASSET-002', 'an asset downloaded without a key');
+    // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
+    // all: a request without one then says nothing of what the client sent.
+    if (this.credentialsRecorded) {
+      if (path.startsWith('/v1/') && x.headers.authorization === undefined)
+        mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
+      if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
+        mustRefuse('MASSET-002', 'an asset downloaded without a key');
+    }
 
     if (x.method === 'POST' && path === '/v1/chat/completions' && body) {
       if ('temperature' in body && !inRange(body.temperature, TEMPERATURE))
