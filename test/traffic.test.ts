@@ -146,6 +146,23 @@ describe('check-traffic on bad input', () => {
     expect(both.exitCode).toBe(EXIT.passed);
   });
 
+  it('does not judge AUTH-001 on a sanitized export (no Authorization header anywhere)', async () => {
+    const doc = JSON.parse(readFileSync(har('broken-entries.har'), 'utf8'));
+    for (const e of doc.log.entries)
+      if (e?.request?.headers)
+        e.request.headers = e.request.headers.filter(
+          (h: { name: string }) => !/^(authorization|cookie)$/i.test(h.name),
+        );
+    const file = join(dir, 'sanitized.har');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await judge([file], 'sanitized');
+    expect(r.summary!.verdict).toBe('passed');
+    expect(r.summary!.capture!.notJudged).toContain('AUTH-001');
+    // The same capture with its credentials judges it (the 401 without a key is a refusal).
+    const full = await judge([har('broken-entries.har')], 'unsanitized');
+    expect(full.summary!.requirements['AUTH-001']?.outcome).toBe('passed');
+  });
+
   it('never prints the keys and cookies of a hand-written capture', async () => {
     const r = await judge([har('broken-entries.har')], 'hand-keys');
     const secrets = {

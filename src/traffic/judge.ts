@@ -213,9 +213,6 @@ async function judgeFiles(
       }
       judgedExchanges++;
       const res = x.res;
-      // Backpressure: the log is written as fast as the disk takes it, never buffered whole in memory.
-      if (!exchangeLog.write(`${JSON.stringify(res.exchange)}\n`))
-        await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
       for (const id of PER_EXCHANGE) if (id !== 'ERR-001' || res.status >= 400) rec(id).judged++;
       for (const f of exchangeFindings(res, ctx)) note(f, res.exchange, 'exchange');
       const { judged, findings } = state.judge(x);
@@ -228,6 +225,14 @@ async function judgeFiles(
       }
     }
   }
+  // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
+  // capture is the full log already, and the report writer reads its files whole (memory stays bounded
+  // by the findings, not by the size of the capture).
+  const cited = new Map<string, Exchange>();
+  for (const r of ids.values()) for (const [id, ex] of r.cited) cited.set(id, ex);
+  for (const ex of cited.values())
+    if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
+      await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
   await new Promise<void>((r) => exchangeLog.end(r));
   for (const p of problems) log(`check-traffic: ${p}`);
   if (read === 0) {
@@ -299,7 +304,7 @@ async function judgeFiles(
       ...(description.valid ? {} : { documentedBecause: description.because }),
     },
     ...aggregate(tests, []),
-    exchanges: { file: 'exchanges.ndjson', count: judgedExchanges },
+    exchanges: { file: 'exchanges.ndjson', count: cited.size },
     tests,
     capture: {
       files: opts.files,
