@@ -41,6 +41,7 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
   { id: 'IDEM-001', needs: 'a chat or responses request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-024', needs: 'a media job request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-025', needs: 'a media job read again after a terminal status' },
+  { id: 'MASSET-003', needs: 'an asset downloaded with another key than the one whose job named it' },
 ];
 
 const NEVER_ACCEPTED = [
@@ -69,6 +70,8 @@ export class TrafficState {
     { body: string; status: number; json: unknown; where: string }
   >();
   private readonly jobs = new Map<string, string[]>();
+  /** Asset id -> the key (digest) whose job reply named it. */
+  private readonly assetOwner = new Map<string, string>();
 
   /** `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized). */
   constructor(private readonly credentialsRecorded: boolean) {}
@@ -170,6 +173,18 @@ export class TrafficState {
           expected: p.expected,
         });
     }
+    const asset = /^\/v1\/media\/assets\/([^/]+)$/.exec(path)?.[1];
+    const owner = asset !== undefined ? this.assetOwner.get(decodeURIComponent(asset)) : undefined;
+    if (x.method === 'GET' && owner && x.who && x.who !== owner && decided) {
+      judged.push('MASSET-003');
+      // Advisory: an enterprise's named keys share one tenant, and the capture does not say whose keys these are.
+      if (ok2xx(status))
+        findings.push({
+          id: 'MASSET-003',
+          message: `${where}: an asset served to another key than the one whose job named it (whether both keys are one tenant's, the capture does not say)`,
+          level: 'notable',
+        });
+    }
     this.replay(x, where, judged, findings);
     this.learn(x, path, where, judged, findings);
     return { judged, findings };
@@ -250,6 +265,8 @@ export class TrafficState {
         });
     }
     if (last !== job.status) seen.push(job.status);
+    if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
+      this.assetOwner.set(job.asset_id, x.who);
     this.jobs.set(job.id, seen);
   }
 }

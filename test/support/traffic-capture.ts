@@ -91,6 +91,7 @@ export async function recordCapture(file: string, fault?: string): Promise<{ key
     if (asset) {
       await send({ method: 'GET', path: `/v1/media/assets/${asset}`, headers: as() });
       await send({ method: 'GET', path: `/v1/media/assets/${asset}` });
+      await send({ method: 'GET', path: `/v1/media/assets/${asset}`, headers: as('other_tenant') });
     }
   } finally {
     await ref.close();
