@@ -59,6 +59,8 @@ describe('check-traffic on captures of the reference', () => {
       'IDEM-001',
       'MJOB-024',
       'MJOB-025',
+      'MASSET-003',
+      'PTS-006',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -102,6 +104,7 @@ const FAULTS: Array<[string, string]> = [
   ['idem-double-charge', 'IDEM-001'],
   ['job-replay-new', 'MJOB-024'],
   ['failed-flips', 'MJOB-025'],
+  ['snapshot-drift', 'PTS-006'],
 ];
 
 describe('check-traffic on a capture of an asset served to another tenant', () => {

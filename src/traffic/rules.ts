@@ -9,7 +9,7 @@
 import { entryId, findEntryList, isPlainObject } from '../checks/json.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
-import { chargedOf, statusProblem } from '../stateful/invariants.ts';
+import { chargeChanges, chargedOf, statusProblem, usageChargesOf } from '../stateful/invariants.ts';
 import type { CapturedExchange } from './capture.ts';
 
 export interface TrafficFinding {
@@ -41,6 +41,7 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
   { id: 'IDEM-001', needs: 'a chat or responses request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-024', needs: 'a media job request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-025', needs: 'a media job read again after a terminal status' },
+  { id: 'PTS-006', needs: 'GET /v1/usage read twice by one key, showing the same record' },
   { id: 'MASSET-003', needs: 'an asset downloaded with another key than the one whose job named it' },
 ];
 
@@ -70,6 +71,8 @@ export class TrafficState {
     { body: string; status: number; json: unknown; where: string }
   >();
   private readonly jobs = new Map<string, string[]>();
+  /** Per key: usage record id -> charged_points as first read (PTS-006). */
+  private readonly usage = new Map<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
   private readonly assetOwner = new Map<string, string>();
 
@@ -246,6 +249,22 @@ export class TrafficState {
     if (x.method === 'GET' && (path === '/v1/models' || path === '/v1/media/models') && x.who) {
       const ids = (findEntryList(res.json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
+    }
+    if (x.method === 'GET' && path === '/v1/usage' && x.who) {
+      const seen = this.usage.get(x.who) ?? new Map<string, string>();
+      const now = usageChargesOf(res.json);
+      if ([...now.keys()].some((id) => seen.has(id))) {
+        judged.push('PTS-006');
+        for (const p of chargeChanges(seen, now))
+          findings.push({
+            id: p.id,
+            message: `${where}: ${p.message}`,
+            received: p.received,
+            expected: p.expected,
+          });
+      }
+      for (const [id, charged] of now) if (!seen.has(id)) seen.set(id, charged);
+      this.usage.set(x.who, seen);
     }
     const job = isPlainObject(res.json) ? res.json : undefined;
     const jobRead = x.method === 'GET' && /^\/v1\/media\/jobs\/[^/]+$/.test(path);

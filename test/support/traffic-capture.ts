@@ -47,6 +47,10 @@ export async function recordCapture(file: string, fault?: string): Promise<{ key
       json: { ...chat, max_tokens: -1 },
     });
     await send({ method: 'POST', path: '/v1/chat/completions', json: chat });
+    // Settled charges read, another call, read again (PTS-006).
+    await send({ method: 'GET', path: '/v1/usage', headers: as() });
+    await send({ method: 'POST', path: '/v1/chat/completions', headers: as(), json: chat });
+    await send({ method: 'GET', path: '/v1/usage', headers: as() });
     await send({
       method: 'POST',
       path: '/v1/embeddings',
