@@ -187,6 +187,23 @@ describe('check-traffic on bad input', () => {
   });
 });
 
+describe('keys in a capture', () => {
+  it('an accepted key in a reply fails SEC-001; an echo of a wrong key the client sent does not; neither is printed', async () => {
+    const r = await judge([har('key-echo.har')], 'key-echo-hand');
+    expect(r.summary!.failedRequirements).toEqual({ 'SEC-001': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'SEC-001')!.violations;
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/entry 2\b|x-debug-key/);
+    const secrets = {
+      good: 'sk-capture-GOODKEY-0123456789abcdefABCDEF',
+      wrong: 'sk-capture-WRONGKEY-zyxwvutsrqponm98765',
+    };
+    for (const [name, text] of reportTexts(r.reportDir))
+      expect(findLeaks(text, secrets, FRAGMENT_CHARS), name).toEqual([]);
+    expect(findLeaks(r.lines.join('\n'), secrets, FRAGMENT_CHARS)).toEqual([]);
+  });
+});
+
 describe('streaming realism (RSP-090, advisory)', () => {
   it('a stream whose events all arrived at once is advisory; a paced one is not', async () => {
     const r = await judge([har('streams.har')], 'streams');

@@ -108,7 +108,11 @@ async function judgeFiles(
   for (const file of opts.files)
     for await (const item of harItems(file)) {
       if (item.kind !== 'entry') continue;
-      for (const k of registerCredentials(item.value, redactor)) keys.add(k);
+      // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
+      // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
+      const sent = registerCredentials(item.value, redactor);
+      const status = (item.value as { response?: { status?: unknown } })?.response?.status;
+      if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) keys.add(k);
       if (!authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
         authorized =
           'authorization' in harHeaders((item.value as { request: { headers: unknown } }).request.headers);
@@ -136,7 +140,7 @@ async function judgeFiles(
             : e.response.content.text;
     }
   const description = await describe(opts.description, captured);
-  // SEC-001: no reply may hold a key the capture's requests carried (cookies are echoed by design).
+  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
   const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
   mkdirSync(reportDir, { recursive: true });
