@@ -1,5 +1,6 @@
 /**
- * The command line: flags to run options, the subcommands (merge, verify, compare), signals, exit codes.
+ * The command line: flags to run options, the subcommands (merge, verify, compare, check-traffic),
+ * signals, exit codes.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,35 +15,38 @@ import { COMPARE_HTML, COMPARE_MD, compareTargets } from '../report/side-by-side
 import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
+import { checkTraffic } from '../traffic/judge.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 import { checkSuiteFiles } from './selection.ts';
 
+/** A subcommand's flags and positionals; a bad flag is a usage error naming the subcommand. */
+function parseSubcommand(
+  name: string,
+  argv: string[],
+  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+): ReturnType<typeof parseArgs> {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: true, options });
+  } catch (err) {
+    throw new UsageError(
+      `${name}: ${didYouMean((err as Error).message.split('\n')[0]!, Object.keys(options))} (see --help)`,
+    );
+  }
+}
+
 /**
  * `merge --report-dir OUT DIR...`, `verify DIR` and `compare --report-dir OUT DIR...`: work on finished
  * reports, no target needed.
  */
 async function subcommand(name: string, argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: true,
-      // --public-key is verify's own: the key that checks a signature, never a run's setting.
-      options: {
-        ...parseArgsOptions(['report-dir', 'quiet', 'help', 'sign-key']),
-        'public-key': { type: 'string' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(
-      `${name}: ${didYouMean((err as Error).message.split('\n')[0]!, ['report-dir', 'quiet', 'help', 'sign-key', 'public-key'])} (see --help)`,
-    );
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseSubcommand(name, argv, {
+    ...parseArgsOptions(['report-dir', 'quiet', 'help', 'sign-key']),
+    // --public-key is verify's own: the key that checks a signature, never a run's setting.
+    'public-key': { type: 'string' },
+  });
   if (values.help) {
     console.log(USAGE);
     return EXIT.passed;
@@ -84,11 +88,32 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   return exitCodeOf(summary);
 }
 
+/** `check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet] FILE...`: judge HAR captures. */
+async function trafficCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseSubcommand('check-traffic', argv, {
+    ...parseArgsOptions(['report-dir', 'quiet', 'strict', 'help']),
+    description: { type: 'string' },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return EXIT.passed;
+  }
+  const result = await checkTraffic({
+    files: positionals,
+    ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
+    ...(typeof values.description === 'string' ? { description: values.description } : {}),
+    strict: values.strict === true,
+    quiet: values.quiet === true,
+  });
+  return result.exitCode;
+}
+
 export async function main(argv: string[]): Promise<number> {
   // --deadline counts from here: the preflight, the embedded reference's start and every wait included.
   const startedAt = Date.now();
   if (argv[0] === 'merge' || argv[0] === 'verify' || argv[0] === 'compare')
     return subcommand(argv[0], argv.slice(1));
+  if (argv[0] === 'check-traffic') return trafficCommand(argv.slice(1));
   npmTookFlags(process.env);
   const { target: flags, run, command } = parseRunFlags(argv);
   if (command.help) {

@@ -402,6 +402,9 @@ Usage: gateway-conformance [options]                  run the suite
                                                           the manifest's signature (with the public
                                                           key of --sign-key), completeness; exit 0
                                                           only if certified
+       gateway-conformance check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet]
+                           FILE.har...                    judge captured traffic (HAR 1.2), no request
+                                                          sent; exit 2 only when nothing could be read
 
 Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
 embedded reference server)

@@ -188,6 +188,93 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
 }
 
 /**
+ * The record of a request about to be sent (or found in a capture): its path, headers and body
+ * redacted, with a digest of the body. What the request carries as a credential is registered with the
+ * redactor first, so it is redacted from everything recorded from then on.
+ */
+export function openExchange(
+  redactor: Redactor,
+  req: {
+    id: string;
+    startedAt: string;
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: Buffer | string | undefined;
+    json?: unknown;
+  },
+): Exchange {
+  redactor.registerSent(req.path, req.headers);
+  const exchange: Exchange = {
+    id: req.id,
+    startedAt: req.startedAt,
+    method: req.method,
+    path: redactor.pathWithQuery(req.path),
+    requestHeaders: redactor.requestHeaders(req.headers),
+    durationMs: 0,
+  };
+  const model = modelOf(req.json);
+  if (model !== undefined) exchange.model = redactor.text(model);
+  if (req.body !== undefined) {
+    const buf = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+    const ct = Object.entries(req.headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
+    exchange.requestBody = recordBody(buf, ct, redactor);
+  }
+  return exchange;
+}
+
+/**
+ * The answer to an exchange as the checks read it (media type, text, JSON within MAX_JSON_DEPTH), and
+ * its redacted record in `exchange`: status, headers, a digest of the body. `h`: lower-cased headers.
+ */
+export function closeExchange(
+  redactor: Redactor,
+  exchange: Exchange,
+  rawPath: string,
+  status: number,
+  h: Record<string, string>,
+  buf: Buffer,
+): HttpResponse {
+  exchange.status = status;
+  exchange.responseHeaders = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
+  exchange.responseBody = recordBody(buf, h['content-type'], redactor);
+  if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
+  const mediaType = mediaTypeOf(h['content-type']);
+  const text = buf.toString('utf8');
+  let json: unknown;
+  let jsonError: string | undefined;
+  let jsonTooDeep = false;
+  const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
+  if (looksJson && buf.length > 0) {
+    try {
+      json = JSON.parse(text);
+      // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
+      if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        json = undefined;
+        jsonTooDeep = true;
+        jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;
+      }
+    } catch (err) {
+      jsonError = (err as Error).message;
+    }
+  }
+  const out: HttpResponse = {
+    exchange,
+    method: exchange.method,
+    rawPath,
+    status,
+    headers: h,
+    body: buf,
+    text,
+    json,
+  };
+  if (mediaType) out.mediaType = mediaType;
+  if (jsonError) out.jsonError = jsonError;
+  if (jsonTooDeep) out.jsonTooDeep = true;
+  return out;
+}
+
+/**
  * HTTP client on undici. Every request has a deadline; every exchange is recorded redacted.
  * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
  * safe to repeat wait out a 429 with Retry-After ("wait for the limit window"), a bounded number of
@@ -234,26 +321,18 @@ export class HttpClient {
       if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
     }
-    // What the request carries as a credential is redacted from everything recorded from now on.
-    redactor.registerSent(spec.path, headers);
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
-    const exchange: Exchange = {
+    const exchange = openExchange(redactor, {
       id,
       startedAt: new Date().toISOString(),
       method,
-      path: redactor.pathWithQuery(spec.path),
-      requestHeaders: redactor.requestHeaders(headers),
-      durationMs: 0,
-    };
+      path: spec.path,
+      headers,
+      body,
+      json: spec.json,
+    });
     if (this.opts.testName) exchange.test = this.opts.testName;
-    const model = modelOf(spec.json);
-    if (model !== undefined) exchange.model = redactor.text(model);
     if (retries.length) exchange.retries = [...retries];
-    if (body !== undefined) {
-      const buf = typeof body === 'string' ? Buffer.from(body) : body;
-      const ct = Object.entries(headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
-      exchange.requestBody = recordBody(buf, ct, redactor);
-    }
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const started = performance.now();
     const maxBody = this.opts.maxBodyBytes ?? 64 * 1024 * 1024;
@@ -282,44 +361,8 @@ export class HttpClient {
         chunks.push(chunk as Buffer);
       }
       const buf = Buffer.concat(chunks);
-      const h = flatHeaders(res.headers);
       exchange.durationMs = Math.round(performance.now() - started);
-      exchange.status = res.statusCode;
-      exchange.responseHeaders = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
-      exchange.responseBody = recordBody(buf, h['content-type'], redactor);
-      if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
-      const mediaType = mediaTypeOf(h['content-type']);
-      const text = buf.toString('utf8');
-      let json: unknown;
-      let jsonError: string | undefined;
-      let jsonTooDeep = false;
-      const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
-      if (looksJson && buf.length > 0) {
-        try {
-          json = JSON.parse(text);
-          // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
-          if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-            json = undefined;
-            jsonTooDeep = true;
-            jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;
-          }
-        } catch (err) {
-          jsonError = (err as Error).message;
-        }
-      }
-      const out: HttpResponse = {
-        exchange,
-        method,
-        rawPath: spec.path,
-        status: res.statusCode,
-        headers: h,
-        body: buf,
-        text,
-        json,
-      };
-      if (mediaType) out.mediaType = mediaType;
-      if (jsonError) out.jsonError = jsonError;
-      if (jsonTooDeep) out.jsonTooDeep = true;
+      const out = closeExchange(redactor, exchange, spec.path, res.statusCode, flatHeaders(res.headers), buf);
       return out;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };

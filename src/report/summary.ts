@@ -138,6 +138,21 @@ export interface Summary {
   comparison?: Comparison;
   /** --compare-with previous found no earlier report of the target: said instead of a comparison. */
   comparisonMissing?: string;
+  /** check-traffic: what the captured traffic held and what of it was judged (src/traffic/judge.ts). */
+  capture?: {
+    files: string[];
+    /** Entries met in the files, read or not; those read; the exchanges among them judged. */
+    entries: number;
+    entriesRead: number;
+    exchangesJudged: number;
+    requirementsJudged: number;
+    /** The rules check-traffic knows that this capture held nothing to judge with: not judged, never passed. */
+    notJudged: string[];
+    /** Entries (or files) that could not be read, each named. */
+    problems: string[];
+    /** What responses were validated against. */
+    description: string;
+  };
   /** What changed in the target's live description since the previous (or a pinned) run's. */
   drift?: {
     against: string;

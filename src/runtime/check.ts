@@ -1,8 +1,6 @@
 import { describe, test } from 'vitest';
 import { notJudged, requirement, violation } from '../catalogue.ts';
-import { type Finding, genericChecks, secretLeaks } from '../checks/exchange.ts';
-import { pointsChecks } from '../checks/exchange-points.ts';
-import { suspiciousFields } from '../checks/leaks.ts';
+import { exchangeFindings } from '../checks/per-exchange.ts';
 import { pointsFields } from '../checks/points.ts';
 import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
@@ -336,14 +334,7 @@ export class CheckContext {
 
   /** Generic checks every exchange gets: description conformance, error shape, server faults, leaks. */
   checkExchange(res: HttpResponse): void {
-    const findings: Finding[] = [
-      ...genericChecks(res),
-      ...secretLeaks(res, this.w.secrets),
-      ...pointsChecks(res),
-      ...suspiciousFields(res),
-    ];
-    findings.push(...this.w.responses.checkResponse(res));
-    for (const f of findings)
+    for (const f of exchangeFindings(res, this.w))
       this.violate(f.id, f.message, { ...f, exchange: res.exchange, scope: 'exchange' });
   }
 

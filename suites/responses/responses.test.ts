@@ -6,6 +6,7 @@ import {
   isSuccess,
   parseSse,
   TERMINAL_EVENTS,
+  terminalEventProblems,
 } from '../../src/suite.ts';
 
 const PATH = '/v1/responses';
@@ -129,26 +130,8 @@ check(
           exchange: res.exchange,
         },
       );
-    const terminals = events
-      .map((e, i) => ({ e, i }))
-      .filter(({ e }) => TERMINAL_EVENTS.includes(e.event ?? ''));
-    t.ensure(terminals.length === 1, 'RSP-006', `the stream holds ${terminals.length} terminal events`, {
-      received: terminals.map(({ e }) => e.event),
-      expected: `exactly one of ${TERMINAL_EVENTS.join(', ')}`,
-      exchange: res.exchange,
-    });
-    if (terminals.length >= 1) {
-      const last = terminals[terminals.length - 1]!;
-      t.ensure(
-        last.i === events.length - 1,
-        'RSP-006',
-        `the terminal event ${last.e.event} is not the last event`,
-        {
-          received: events.slice(last.i + 1).map((e) => e.event ?? '(unnamed)'),
-          exchange: res.exchange,
-        },
-      );
-    }
+    for (const p of terminalEventProblems(events))
+      t.violate('RSP-006', p.message, { ...p, exchange: res.exchange });
   },
 );
 

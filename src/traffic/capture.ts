@@ -1,0 +1,167 @@
+/**
+ * One HAR 1.2 entry as the suite's own exchange record: the request's facts (method, path, headers,
+ * JSON body, which credential it carried) and the answer as the checks read it, built with the same
+ * functions the recording client uses (openExchange, closeExchange), so a captured exchange and a live
+ * one are judged alike. Bodies may be textual or base64 (`content.encoding`), as browsers, proxies and
+ * Playwright write them.
+ */
+import { createHash } from 'node:crypto';
+import { closeExchange, type HttpResponse, openExchange } from '../http/client.ts';
+import type { Redactor } from '../http/redact.ts';
+
+export interface CapturedExchange {
+  /** `file#index`, for messages: names the entry, never its content. */
+  where: string;
+  method: string;
+  /** Path and query as sent (unredacted: matched against the description, never printed). */
+  path: string;
+  /** Lower-cased request headers. */
+  headers: Record<string, string>;
+  /** The request's JSON body, when it has one. */
+  json?: unknown;
+  /** The request body as text (for comparing a replay with its original). */
+  bodyText?: string;
+  /** A digest of the credential the request carried (Authorization, else a cookie): who sent it. */
+  who?: string;
+  /** The answer, or undefined when the entry has none usable (`problem` says why). */
+  res?: HttpResponse;
+  problem?: string;
+  /** HAR timings (ms) where the capture has them. */
+  timings?: { wait?: number; receive?: number };
+  startedAt: string;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
+
+/** HAR headers (`[{name, value}]`) as lower-cased names; repeated headers joined with ', '. */
+export function harHeaders(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!Array.isArray(list)) return out;
+  for (const h of list) {
+    const o = obj(h);
+    if (!o || typeof o.name !== 'string' || typeof o.value !== 'string') continue;
+    // HTTP/2 pseudo-headers (:authority, :path) are not headers of the exchange.
+    if (o.name.startsWith(':')) continue;
+    const name = o.name.toLowerCase();
+    out[name] = out[name] === undefined ? o.value : `${out[name]}, ${o.value}`;
+  }
+  return out;
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** A HAR body (`text` with an optional `encoding`): its bytes, or why it does not decode. */
+function decodeBody(text: unknown, encoding: unknown): Buffer | string {
+  if (typeof text !== 'string') return Buffer.alloc(0);
+  if (encoding === undefined || encoding === null || encoding === '') return Buffer.from(text, 'utf8');
+  if (encoding !== 'base64') return `an unknown body encoding ${JSON.stringify(encoding)}`;
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length % 4 === 1 || !BASE64.test(compact)) return 'a base64 body that does not decode';
+  return Buffer.from(compact, 'base64');
+}
+
+/** The digest a credential is known by in the judgement (never the credential itself). */
+function credentialOf(headers: Record<string, string>): string | undefined {
+  const value = headers.authorization ?? headers['x-api-key'] ?? headers.cookie;
+  return value ? createHash('sha256').update(value).digest('hex').slice(0, 16) : undefined;
+}
+
+/**
+ * Register every credential an entry carries with the redactor (before anything is printed): header
+ * credentials, cookies (request and Set-Cookie), credential-like query parameters. Returns the API keys
+ * among them (Authorization after its scheme, X-API-Key): no reply may hold one (SEC-001).
+ */
+export function registerCredentials(entry: unknown, redactor: Redactor): string[] {
+  const req = obj(obj(entry)?.request);
+  if (!req) return [];
+  const url = typeof req.url === 'string' ? req.url : '';
+  const headers = harHeaders(req.headers);
+  redactor.registerSent(pathOf(url), headers);
+  const keys = [headers.authorization?.replace(/^\S+\s+(?=\S)/, ''), headers['x-api-key']];
+  // Cookies listed apart from the header, and credential-like query parameters listed apart from the URL.
+  for (const list of [req.cookies, obj(obj(entry)?.response)?.cookies])
+    if (Array.isArray(list))
+      for (const c of list) {
+        const v = obj(c)?.value;
+        if (typeof v === 'string') redactor.register(v, 'sent credential');
+      }
+  const set = harHeaders(obj(obj(entry)?.response)?.headers)['set-cookie'];
+  if (set)
+    for (const m of set.matchAll(/(?:^|, )[^=;,\s]+=([^;]*)/g))
+      redactor.register(m[1]!.trim(), 'sent credential');
+  return keys.filter((k): k is string => typeof k === 'string' && k.length >= 4);
+}
+
+function pathOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url.startsWith('/') ? url : `/${url}`;
+  }
+}
+
+/** One HAR entry read into a captured exchange; `problem` names what is missing or does not decode. */
+export function readEntry(entry: unknown, where: string, id: string, redactor: Redactor): CapturedExchange {
+  const e = obj(entry);
+  const req = obj(e?.request);
+  const startedAt = typeof e?.startedDateTime === 'string' ? e.startedDateTime : '';
+  if (!req || typeof req.method !== 'string' || typeof req.url !== 'string')
+    return { where, method: '?', path: '?', headers: {}, startedAt, problem: 'no request (method and url)' };
+  const method = req.method.toUpperCase();
+  const path = pathOf(req.url);
+  const headers = harHeaders(req.headers);
+  const post = obj(req.postData);
+  const out: CapturedExchange = { where, method, path, headers, startedAt };
+  const who = credentialOf(headers);
+  if (who) out.who = who;
+  let body: Buffer | undefined;
+  if (post && typeof post.text === 'string') {
+    const decoded = decodeBody(post.text, post.encoding);
+    if (typeof decoded === 'string') return { ...out, problem: `the request body: ${decoded}` };
+    body = decoded;
+    out.bodyText = decoded.toString('utf8');
+    if (!headers['content-type'] && typeof post.mimeType === 'string')
+      headers['content-type'] = post.mimeType;
+    if (/json/i.test(headers['content-type'] ?? '')) {
+      try {
+        out.json = JSON.parse(out.bodyText);
+      } catch {
+        // a request body that is not JSON: the target's refusal of it is not judged here
+      }
+    }
+  }
+  const exchange = openExchange(redactor, { id, startedAt, method, path, headers, body, json: out.json });
+  exchange.test = 'capture';
+  const r = obj(e?.response);
+  const status = r?.status;
+  if (!r || typeof status !== 'number' || status < 100 || status > 599)
+    return { ...out, problem: `no response (status ${JSON.stringify(status ?? null)})` };
+  const content = obj(r.content) ?? {};
+  if (content.text === undefined && typeof content.size === 'number' && content.size > 0)
+    return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
+  const decoded = decodeBody(content.text, content.encoding);
+  if (typeof decoded === 'string') return { ...out, problem: `the response body: ${decoded}` };
+  const h = harHeaders(r.headers);
+  if (
+    !h['content-type'] &&
+    typeof content.mimeType === 'string' &&
+    content.mimeType !== '' &&
+    decoded.length > 0
+  )
+    h['content-type'] = content.mimeType;
+  // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
+  delete h['content-encoding'];
+  if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
+  out.res = closeExchange(redactor, exchange, path, status, h, decoded);
+  const t = obj(e?.timings);
+  if (t) {
+    const timings: NonNullable<CapturedExchange['timings']> = {};
+    if (typeof t.wait === 'number' && t.wait >= 0) timings.wait = t.wait;
+    if (typeof t.receive === 'number' && t.receive >= 0) timings.receive = t.receive;
+    out.timings = timings;
+  }
+  return out;
+}

@@ -1,0 +1,140 @@
+/**
+ * A HAR file read as a stream: each entry of `log.entries` is cut out of the text as it arrives and
+ * parsed alone, so a capture of any size is judged in memory bounded by its largest entry. Why no
+ * streaming-JSON dependency: the file's shape is fixed (`{"log": {..., "entries": [...]}}`), so the
+ * reader only has to track strings and nesting to find where each entry starts and ends; every entry is
+ * then parsed by JSON.parse, which also names what is wrong with a broken one.
+ */
+import { createReadStream } from 'node:fs';
+
+export type HarItem =
+  | { kind: 'entry'; index: number; value: unknown }
+  /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
+  | { kind: 'problem'; index?: number; message: string };
+
+const OPEN_OBJ = 0x7b; // {
+const CLOSE_OBJ = 0x7d; // }
+const OPEN_ARR = 0x5b; // [
+const CLOSE_ARR = 0x5d; // ]
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/** The entries of one HAR file, in order, with what could not be read said where it was found. */
+export async function* harItems(file: string): AsyncGenerator<HarItem> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
+  const stack: Array<'o' | 'a'> = [];
+  const keys: string[] = [];
+  let expectKey = false;
+  let inString = false;
+  let escaped = false;
+  let keyText: string | undefined;
+  let entryParts: string[] | undefined;
+  let entryStart = 0;
+  let index = 0;
+  let sawEntries = false;
+  let started = false;
+  let offset = 0;
+  const inEntries = () => stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries';
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) {
+      const items: HarItem[] = [];
+      for (let i = 0; i < chunk.length; i++) {
+        const c = chunk.charCodeAt(i);
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (c === BACKSLASH) escaped = true;
+          else if (c === QUOTE) {
+            inString = false;
+            if (keyText !== undefined) {
+              keys[stack.length - 1] = keyText;
+              keyText = undefined;
+            }
+          } else if (keyText !== undefined) keyText += chunk[i];
+          continue;
+        }
+        if (c <= 0x20) continue;
+        if (!started) {
+          started = true;
+          if (c !== OPEN_OBJ) {
+            yield {
+              kind: 'problem',
+              message: `${file}: not a HAR file (it does not start with a JSON object)`,
+            };
+            return;
+          }
+        }
+        if (c === QUOTE) {
+          inString = true;
+          // Keys matter only on the way to log.entries; deeper keys are not kept.
+          if (expectKey && stack.length <= 2) keyText = '';
+          expectKey = false;
+        } else if (c === OPEN_OBJ || c === OPEN_ARR) {
+          if (inEntries() && c === OPEN_OBJ && entryParts === undefined) {
+            entryParts = [];
+            entryStart = i;
+          }
+          stack.push(c === OPEN_OBJ ? 'o' : 'a');
+          if (stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries') sawEntries = true;
+          expectKey = c === OPEN_OBJ;
+        } else if (c === CLOSE_OBJ || c === CLOSE_ARR) {
+          const top = stack.pop();
+          if (top !== (c === CLOSE_OBJ ? 'o' : 'a')) {
+            yield {
+              kind: 'problem',
+              message: `${file}: not valid JSON at character ${offset + i}: an unexpected '${chunk[i]}'; what follows is not read`,
+            };
+            return;
+          }
+          keys.length = stack.length;
+          expectKey = false;
+          if (entryParts !== undefined && inEntries()) {
+            entryParts.push(chunk.slice(entryStart, i + 1));
+            items.push(parseEntry(file, index++, entryParts.join('')));
+            entryParts = undefined;
+          }
+        } else if (c === COMMA) {
+          expectKey = stack[stack.length - 1] === 'o';
+        } else if (inEntries() && entryParts === undefined && c !== 0x3a) {
+          // A scalar where an entry should be: consume it as a broken entry.
+          items.push({
+            kind: 'problem',
+            index: index++,
+            message: `${file}: entry ${index - 1} is not a JSON object`,
+          });
+          while (i + 1 < chunk.length && ![COMMA, CLOSE_ARR].includes(chunk.charCodeAt(i + 1))) i++;
+        }
+      }
+      if (entryParts !== undefined) {
+        entryParts.push(chunk.slice(entryStart));
+        entryStart = 0;
+      }
+      offset += chunk.length;
+      yield* items;
+    }
+  } catch (err) {
+    yield { kind: 'problem', message: `${file}: cannot be read (${(err as Error).message})` };
+    return;
+  }
+  if (!started) yield { kind: 'problem', message: `${file}: empty, not a HAR file` };
+  else if (stack.length > 0)
+    yield {
+      kind: 'problem',
+      ...(entryParts !== undefined ? { index } : {}),
+      message: `${file}: truncated after ${offset} characters${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
+    };
+  else if (!sawEntries) yield { kind: 'problem', message: `${file}: not a HAR file (no log.entries array)` };
+}
+
+function parseEntry(file: string, index: number, text: string): HarItem {
+  try {
+    return { kind: 'entry', index, value: JSON.parse(text) };
+  } catch (err) {
+    return {
+      kind: 'problem',
+      index,
+      message: `${file}: entry ${index} is not valid JSON (${(err as Error).message})`,
+    };
+  }
+}

@@ -1,0 +1,450 @@
+/**
+ * `gateway-conformance check-traffic FILE...`: judge the traffic a deployment already has, from HAR
+ * captures, with no request sent. Two streamed passes over the files: the first registers every
+ * credential the capture holds with the redactor (before anything is printed or written) and finds the
+ * capture's own description (`GET /openapi.json`); the second judges each exchange with the live run's
+ * per-exchange checks (src/checks/per-exchange.ts) and the contract rules one exchange or a sequence can
+ * decide (rules.ts). The result is a run's summary, written by the one report writer, with every rule the
+ * capture could not judge listed as not run (never passed).
+ */
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { violation } from '../catalogue.ts';
+import type { Finding } from '../checks/exchange.ts';
+import { exchangeFindings } from '../checks/per-exchange.ts';
+import { parseSse } from '../checks/sse.ts';
+import { UsageError } from '../errors.ts';
+import type { Exchange } from '../http/client.ts';
+import { Redactor, redactConsole } from '../http/redact.ts';
+import { documentedBecause, documentedFallback } from '../openapi/fallback.ts';
+import { capEvidence } from '../openapi/guard.ts';
+import { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
+import { SUITE_VERSION } from '../paths.ts';
+import { groupLines } from '../report/console.ts';
+import { useColour } from '../report/progress.ts';
+import {
+  aggregate,
+  EXIT,
+  exitCodeOf,
+  type Summary,
+  type TestResultRecord,
+  verdictWord,
+} from '../report/summary.ts';
+import { writeReport } from '../report/write.ts';
+import type { Violation } from '../vocabulary.ts';
+import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
+import { harItems } from './har-stream.ts';
+import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
+
+export interface TrafficOptions {
+  files: string[];
+  reportDir?: string;
+  /** A description to validate responses against, instead of the capture's own GET /openapi.json. */
+  description?: string;
+  strict?: boolean;
+  quiet?: boolean;
+}
+
+/** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
+const PER_EXCHANGE = [
+  'ERR-001',
+  'ERR-002',
+  'ERR-003',
+  'SEC-001',
+  'SEC-002',
+  'PTS-001',
+  'PTS-002',
+  'PTS-003',
+  'PTS-004',
+  'RESP-001',
+  'RESP-002',
+  'RESP-003',
+  'RESP-004',
+];
+/** Streaming realism (notable): a text/event-stream reply whose events all arrived at once. */
+export const BUFFERED_STREAM = 'RSP-090';
+/** Events that arriving within this many ms (HAR `timings.receive`) are one buffered delivery. */
+const AT_ONCE_MS = 1;
+const AT_ONCE_MIN_EVENTS = 3;
+/** Listed violations per requirement id; the rest are counted. */
+const MAX_LISTED = 50;
+/** The capture's own description is kept only up to this size (it is read into memory). */
+const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
+
+interface IdRecord {
+  judged: number;
+  violations: Array<Violation & { count: number }>;
+  byKey: Map<string, Violation & { count: number }>;
+  cited: Map<string, Exchange>;
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+export async function checkTraffic(
+  opts: TrafficOptions,
+  out: (s: string) => void = console.log,
+): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
+  if (opts.files.length === 0) throw new UsageError('check-traffic: name one or more HAR files');
+  const redactor = new Redactor({});
+  const restore = redactConsole(redactor);
+  try {
+    return await judgeFiles(opts, redactor, (s) => out(redactor.text(s)));
+  } finally {
+    restore();
+  }
+}
+
+async function judgeFiles(
+  opts: TrafficOptions,
+  redactor: Redactor,
+  log: (s: string) => void,
+): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
+  const startedAt = new Date();
+  // Pass 1: every credential, and the capture's own description.
+  let captured: string | undefined;
+  const keys = new Set<string>();
+  let authorized = false;
+  const hosts = new Set<string>();
+  for (const file of opts.files)
+    for await (const item of harItems(file)) {
+      if (item.kind !== 'entry') continue;
+      // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
+      // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
+      const sent = registerCredentials(item.value, redactor);
+      const status = (item.value as { response?: { status?: unknown } })?.response?.status;
+      if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) keys.add(k);
+      if (!authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
+        authorized =
+          'authorization' in harHeaders((item.value as { request: { headers: unknown } }).request.headers);
+      const e = item.value as {
+        request?: { url?: unknown; method?: unknown };
+        response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
+      };
+      const url = typeof e?.request?.url === 'string' ? e.request.url : '';
+      try {
+        hosts.add(new URL(url).origin);
+      } catch {
+        // a relative url names no host
+      }
+      if (
+        captured === undefined &&
+        e?.request?.method === 'GET' &&
+        /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(url) &&
+        e.response?.status === 200 &&
+        typeof e.response.content?.text === 'string' &&
+        e.response.content.text.length <= MAX_DESCRIPTION_BYTES
+      )
+        captured =
+          e.response.content.encoding === 'base64'
+            ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
+            : e.response.content.text;
+    }
+  const description = await describe(opts.description, captured);
+  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
+  const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
+  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  const exchangesFile = join(reportDir, 'exchanges.ndjson');
+  const exchangeLog = createWriteStream(exchangesFile);
+  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
+
+  // Pass 2: judge every exchange in capture order.
+  const ids = new Map<string, IdRecord>();
+  const rec = (id: string): IdRecord => {
+    let r = ids.get(id);
+    if (!r) {
+      r = { judged: 0, violations: [], byKey: new Map(), cited: new Map() };
+      ids.set(id, r);
+    }
+    return r;
+  };
+  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') => {
+    const r = rec(f.id);
+    const key = `${f.message}\n${(f as Finding).pointer ?? ''}`;
+    const same = r.byKey.get(key);
+    if (same) {
+      same.count++;
+      return;
+    }
+    if (r.violations.length >= MAX_LISTED) {
+      const more = r.byKey.get('(more)');
+      if (more) more.count++;
+      else {
+        const v = violation(
+          f.id,
+          `${f.id}: more violations like the ${MAX_LISTED} above, counted here but not listed`,
+          { strict: !!opts.strict },
+        );
+        r.byKey.set('(more)', v);
+        r.violations.push(v);
+      }
+      return;
+    }
+    const v = violation(f.id, redactor.text(f.message), {
+      strict: !!opts.strict,
+      ...(f.level ? { level: f.level } : {}),
+    });
+    if ((f as Finding).pointer !== undefined) v.pointer = (f as Finding).pointer;
+    if (f.received !== undefined) v.received = redactor.value(capEvidence(f.received));
+    if (f.expected !== undefined) v.expected = redactor.value(capEvidence(f.expected));
+    v.exchangeId = exchange.id;
+    if (scope) v.scope = scope;
+    r.byKey.set(key, v);
+    r.violations.push(v);
+    r.cited.set(exchange.id, exchange);
+  };
+  const problems: string[] = [];
+  let read = 0;
+  /** Entries met, read or not. */
+  let entries = 0;
+  let judgedExchanges = 0;
+  const state = new TrafficState(authorized);
+  const ctx = { secrets, responses: description.responses };
+  for (const [n, file] of opts.files.entries()) {
+    for await (const item of harItems(file)) {
+      if (item.kind === 'problem') {
+        problems.push(item.message);
+        if (item.index !== undefined) entries++;
+        continue;
+      }
+      read++;
+      entries++;
+      const where = `${file} entry ${item.index}`;
+      const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
+      if (!x.res) {
+        problems.push(`${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`);
+        continue;
+      }
+      judgedExchanges++;
+      const res = x.res;
+      for (const id of PER_EXCHANGE) if (id !== 'ERR-001' || res.status >= 400) rec(id).judged++;
+      for (const f of exchangeFindings(res, ctx)) note(f, res.exchange, 'exchange');
+      const { judged, findings } = state.judge(x);
+      for (const id of judged) rec(id).judged++;
+      for (const f of findings) note(f, res.exchange);
+      const buffered = bufferedStream(x);
+      if (buffered !== undefined) {
+        rec(BUFFERED_STREAM).judged++;
+        if (buffered) note(buffered, res.exchange);
+      }
+    }
+  }
+  // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
+  // capture is the full log already, and the report writer reads its files whole (memory stays bounded
+  // by the findings, not by the size of the capture).
+  const cited = new Map<string, Exchange>();
+  for (const r of ids.values()) for (const [id, ex] of r.cited) cited.set(id, ex);
+  for (const ex of cited.values())
+    if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
+      await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
+  await new Promise<void>((r) => exchangeLog.end(r));
+  for (const p of problems) log(`check-traffic: ${p}`);
+  if (read === 0) {
+    log('check-traffic: no exchange could be read from the capture; nothing judged');
+    return { exitCode: EXIT.usage };
+  }
+
+  const tests: TestResultRecord[] = [];
+  if (description.failure) tests.push(description.failure);
+  const known = [
+    ...PER_EXCHANGE.map((id) => ({
+      id,
+      needs: id === 'ERR-001' ? 'an error reply (4xx or 5xx)' : 'an exchange with a response',
+    })),
+    ...TRAFFIC_RULES,
+    { id: BUFFERED_STREAM, needs: 'a text/event-stream reply with HAR timings' },
+  ];
+  for (const { id, needs } of known) {
+    const r = ids.get(id);
+    if (!r || r.judged === 0) {
+      tests.push({
+        title: `${id} captured traffic: not judged`,
+        file: 'capture',
+        ids: [id],
+        effect: 'read',
+        outcome: 'not_run',
+        durationMs: 0,
+        reason: `not judged: the capture holds nothing it needs (${needs})`,
+        cause: { kind: 'precondition', subject: 'captured traffic', remedy: `capture traffic with ${needs}` },
+        violations: [],
+        exchanges: [],
+        exchangeCount: 0,
+      });
+      continue;
+    }
+    const failures = r.violations.filter((v) => v.severity === 'failure');
+    tests.push({
+      title: `${id} captured traffic: ${r.judged} exchange(s) judged`,
+      file: 'capture',
+      ids: [id],
+      effect: 'read',
+      outcome: failures.length > 0 ? 'failed' : r.violations.length > 0 ? 'advisory' : 'passed',
+      durationMs: 0,
+      violations: r.violations,
+      exchanges: [...r.cited.values()],
+      exchangeCount: r.judged,
+    });
+  }
+  const judgedIds = tests.filter((t) => t.outcome !== 'not_run').length;
+  const summary: Summary = {
+    suite: { name: 'gateway-conformance', version: SUITE_VERSION },
+    target: {
+      name: 'captured traffic',
+      baseUrl: [...hosts].join(', ') || '(no host in the capture)',
+      embedded: false,
+      allow: [],
+      roles: [],
+      models: {},
+    },
+    strict: !!opts.strict,
+    seed: 0,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    openapi: {
+      ...(description.sha256 ? { sha256: description.sha256 } : {}),
+      valid: description.valid,
+      errors: description.errors,
+      validatedAgainst: description.valid ? 'live' : 'documented',
+      ...(description.valid ? {} : { documentedBecause: description.because }),
+    },
+    ...aggregate(tests, []),
+    exchanges: { file: 'exchanges.ndjson', count: cited.size },
+    tests,
+    capture: {
+      files: opts.files,
+      entries,
+      entriesRead: read,
+      exchangesJudged: judgedExchanges,
+      requirementsJudged: judgedIds,
+      notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
+      problems: problems.map((p) => redactor.text(p)),
+      description: description.source,
+    },
+  };
+  writeReport(reportDir, summary, [], redactor);
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+  if (!opts.quiet) {
+    const c = summary.counts;
+    log('');
+    log(
+      `gateway-conformance ${SUITE_VERSION} — captured traffic (${opts.files.join(', ')}); no request was sent`,
+    );
+    log(`  responses validated against ${description.source}`);
+    log(`  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not judged ${c.not_run}`);
+    const failed = Object.entries(summary.failedRequirements);
+    if (failed.length) log(`  failed requirements: ${failed.map(([id, k]) => `${id}×${k}`).join(', ')}`);
+    const adv = Object.entries(summary.advisoryRequirements);
+    if (adv.length) log(`  advisories: ${adv.map(([id, k]) => `${id}×${k}`).join(', ')}`);
+    for (const l of groupLines(summary, useColour())) log(l);
+    log(
+      `  not judged (the capture holds nothing they could judge): ${summary.capture!.notJudged.join(', ') || 'none'}`,
+    );
+    log(`  report: ${reportDir}`);
+  }
+  log(line);
+  return { summary, exitCode: exitCodeOf(summary), reportDir };
+}
+
+/**
+ * Streaming realism (advisory): a text/event-stream reply whose events arrived all at once (HAR
+ * timings.receive of at most AT_ONCE_MS for AT_ONCE_MIN_EVENTS or more events) was buffered on the way,
+ * "streamed" in name only. undefined: not judged (no timings, not a stream, too few events).
+ */
+function bufferedStream(x: CapturedExchange): TrafficFinding | false | undefined {
+  const res = x.res!;
+  if (res.mediaType !== 'text/event-stream' || res.status < 200 || res.status >= 300) return undefined;
+  const receive = x.timings?.receive;
+  if (receive === undefined) return undefined;
+  const events = parseSse(res.text).length;
+  if (events < AT_ONCE_MIN_EVENTS) return undefined;
+  if (receive > AT_ONCE_MS) return false;
+  return {
+    id: BUFFERED_STREAM,
+    message: `${x.method} ${res.exchange.path} (${x.where}): all ${events} events of the stream arrived within ${receive} ms: buffered on the way, streamed in name only`,
+    received: { events, receiveMs: receive },
+    level: 'notable',
+  };
+}
+
+interface Description {
+  responses: { checkResponse: LiveDescription['checkResponse'] };
+  valid: boolean;
+  errors: string[];
+  sha256?: string;
+  text?: string;
+  source: string;
+  because?: string;
+  failure?: TestResultRecord;
+}
+
+/** What responses are validated against: --description, else the capture's own, else schemas/. */
+async function describe(file: string | undefined, captured: string | undefined): Promise<Description> {
+  let text = captured;
+  let source = "the capture's own GET /openapi.json";
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--description: cannot read ${file} (${(err as Error).message})`);
+    }
+    source = file;
+  }
+  if (text === undefined) {
+    const facts = { errors: ['not in the capture'] };
+    return {
+      responses: documentedFallback(facts),
+      valid: false,
+      errors: facts.errors,
+      source: 'the documented contract (schemas/): the capture holds no GET /openapi.json',
+      because: 'the capture holds no GET /openapi.json',
+    };
+  }
+  const sha256 = (await import('node:crypto')).createHash('sha256').update(text).digest('hex');
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    if (file !== undefined)
+      throw new UsageError(`--description: ${file} is not JSON (${(err as Error).message})`);
+    doc = undefined;
+  }
+  const check = await checkOpenApi31(doc);
+  if (check.valid)
+    return {
+      responses: new LiveDescription(doc as Record<string, unknown>),
+      valid: true,
+      errors: [],
+      sha256,
+      text,
+      source,
+    };
+  const facts = { errors: check.errors, ...(check.tooLarge ? { tooLarge: check.tooLarge } : {}) };
+  const out: Description = {
+    responses: documentedFallback(facts),
+    valid: false,
+    errors: check.errors,
+    sha256,
+    text,
+    source: `the documented contract (schemas/): ${source} is not usable`,
+    because: documentedBecause(facts),
+  };
+  // The target's own description is judged (OAS-001); a file given on the command line is not the target's.
+  if (file === undefined && check.errors.length > 0) {
+    const v = violation(
+      'OAS-001',
+      `the capture's GET /openapi.json is not a valid OpenAPI 3.1 document: ${check.errors.slice(0, 3).join('; ')}`,
+    );
+    out.failure = {
+      title: "OAS-001 captured traffic: the capture's description",
+      file: 'capture',
+      ids: ['OAS-001'],
+      effect: 'read',
+      outcome: v.severity === 'failure' ? 'failed' : 'advisory',
+      durationMs: 0,
+      violations: [v],
+      exchanges: [],
+      exchangeCount: 1,
+    };
+  }
+  return out;
+}

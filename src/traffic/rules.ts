@@ -1,0 +1,291 @@
+/**
+ * The contract rules a captured exchange, or a sequence of them, can decide without sending anything.
+ * Single exchanges: a request the contract says must be refused that was answered 2xx (a valid request
+ * refused is not judged: the capture does not say why). Sequences: an Idempotency-Key replay that
+ * returned another result, a job leaving a terminal status, a responses stream without exactly one
+ * terminal event. Every rule says which exchanges it judged, so the report tells what the capture could
+ * not judge at all (not judged, never passed).
+ */
+import { entryId, findEntryList, isPlainObject } from '../checks/json.ts';
+import { parseSse, terminalEventProblems } from '../checks/sse.ts';
+import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
+import { chargeChanges, chargedOf, statusProblem, usageChargesOf } from '../stateful/invariants.ts';
+import type { CapturedExchange } from './capture.ts';
+
+export interface TrafficFinding {
+  id: string;
+  message: string;
+  received?: unknown;
+  expected?: unknown;
+  level?: 'notable';
+}
+
+/** The rules of this file: id and what a capture must hold for the rule to be judged. */
+export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
+  { id: 'AUTH-001', needs: 'a request to /v1 without an Authorization header' },
+  { id: 'CHAT-005', needs: 'a chat request with a temperature outside 0 to 2' },
+  { id: 'CHAT-006', needs: 'a chat request with a top_p outside 0 to 1' },
+  { id: 'CHAT-007', needs: 'a chat request with a max_tokens that is not an integer >= 0' },
+  { id: 'EMB-004', needs: 'an embedding request with dimensions other than 1024' },
+  { id: 'EMB-005', needs: 'an embedding request with an encoding_format other than float' },
+  { id: 'MJOB-001', needs: 'a media job request without provider_processing_acknowledged = true' },
+  { id: 'MJOB-003', needs: 'a media job request with a name that is never accepted' },
+  { id: 'MODELS-004', needs: "a text call naming a model absent from the same key's earlier GET /v1/models" },
+  {
+    id: 'MJOB-044',
+    needs: "a media job naming a model absent from the same key's earlier GET /v1/media/models",
+  },
+  { id: 'MODEL-001', needs: 'a chat, embedding or responses reply (2xx) naming a model' },
+  { id: 'MASSET-002', needs: 'an asset download without a key' },
+  { id: 'RSP-006', needs: 'a streamed POST /v1/responses reply (2xx, text/event-stream)' },
+  { id: 'IDEM-001', needs: 'a chat or responses request repeated with the same Idempotency-Key and body' },
+  { id: 'MJOB-024', needs: 'a media job request repeated with the same Idempotency-Key and body' },
+  { id: 'MJOB-025', needs: 'a media job read again after a terminal status' },
+  { id: 'PTS-006', needs: 'GET /v1/usage read twice by one key, showing the same record' },
+  { id: 'MASSET-003', needs: 'an asset downloaded with another key than the one whose job named it' },
+];
+
+const NEVER_ACCEPTED = [
+  'frame_images',
+  'image_urls',
+  'images',
+  'input_references',
+  'video_urls',
+  'resolved_input_video_duration_ms',
+  'resolved_reference_kind',
+];
+const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
+const TERMINAL_FAILURES = ['failed', 'cancelled', 'expired'];
+
+const ok2xx = (s: number) => s >= 200 && s < 300;
+const inRange = (v: unknown, r: { min: number; max: number }) =>
+  typeof v === 'number' && v >= r.min && v <= r.max;
+const bare = (path: string) => path.split('?')[0]!;
+
+/** What the capture told so far: catalogs per key, replays, job statuses. */
+export class TrafficState {
+  private readonly textCatalog = new Map<string, Set<string>>();
+  private readonly mediaCatalog = new Map<string, Set<string>>();
+  private readonly firstOfKey = new Map<
+    string,
+    { body: string; status: number; json: unknown; where: string }
+  >();
+  private readonly jobs = new Map<string, string[]>();
+  /** Per key: usage record id -> charged_points as first read (PTS-006). */
+  private readonly usage = new Map<string, Map<string, string>>();
+  /** Asset id -> the key (digest) whose job reply named it. */
+  private readonly assetOwner = new Map<string, string>();
+
+  /** `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized). */
+  constructor(private readonly credentialsRecorded: boolean) {}
+
+  /** The contract rules on one exchange, in capture order: the ids judged and what they found. */
+  judge(x: CapturedExchange): { judged: string[]; findings: TrafficFinding[] } {
+    const res = x.res;
+    if (!res) return { judged: [], findings: [] };
+    const judged: string[] = [];
+    const findings: TrafficFinding[] = [];
+    const path = bare(x.path);
+    const where = `${x.method} ${res.exchange.path} (${x.where})`;
+    const status = res.status;
+    // A 429 is a limit of the target (rate limit or protection): neither an acceptance nor a refusal.
+    const decided = status !== 429;
+    /** A request the contract says must be refused: judged when answered (not 429), failed when 2xx. */
+    const mustRefuse = (id: string, why: string, received?: unknown) => {
+      if (!decided) return;
+      judged.push(id);
+      if (ok2xx(status))
+        findings.push({ id, message: `${where}: ${why}, answered ${status} (must be refused)`, received });
+    };
+    const body = isPlainObject(x.json) ? x.json : undefined;
+
+    // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
+    // all: a request without one then says nothing of what the client sent.
+    if (this.credentialsRecorded) {
+      if (path.startsWith('/v1/') && x.headers.authorization === undefined)
+        mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
+      if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
+        mustRefuse('MASSET-002', 'an asset downloaded without a key');
+    }
+
+    if (x.method === 'POST' && path === '/v1/chat/completions' && body) {
+      if ('temperature' in body && !inRange(body.temperature, TEMPERATURE))
+        mustRefuse('CHAT-005', `temperature ${JSON.stringify(body.temperature)}`, body.temperature);
+      if ('top_p' in body && !inRange(body.top_p, TOP_P))
+        mustRefuse('CHAT-006', `top_p ${JSON.stringify(body.top_p)}`, body.top_p);
+      if ('max_tokens' in body && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) >= 0))
+        mustRefuse('CHAT-007', `max_tokens ${JSON.stringify(body.max_tokens)}`, body.max_tokens);
+    }
+    if (x.method === 'POST' && path === '/v1/embeddings' && body) {
+      if ('dimensions' in body && body.dimensions !== EMBEDDING_DIMENSIONS)
+        mustRefuse('EMB-004', `dimensions ${JSON.stringify(body.dimensions)}`, body.dimensions);
+      if ('encoding_format' in body && body.encoding_format !== 'float')
+        mustRefuse(
+          'EMB-005',
+          `encoding_format ${JSON.stringify(body.encoding_format)}`,
+          body.encoding_format,
+        );
+    }
+    if (x.method === 'POST' && path === '/v1/media/jobs' && body) {
+      const params = isPlainObject(body.parameters) ? body.parameters : {};
+      if (params.provider_processing_acknowledged !== true)
+        mustRefuse(
+          'MJOB-001',
+          `a media job with provider_processing_acknowledged ${JSON.stringify(params.provider_processing_acknowledged ?? null)}`,
+        );
+      const never = NEVER_ACCEPTED.filter((n) => n in params || n in body);
+      if (never.length > 0) mustRefuse('MJOB-003', `a media job with ${never.join(', ')}`, never);
+      const catalog = x.who ? this.mediaCatalog.get(x.who) : undefined;
+      if (catalog && typeof body.model === 'string' && !catalog.has(body.model))
+        mustRefuse(
+          'MJOB-044',
+          `media model ${JSON.stringify(body.model)} is not in this key's media catalog read earlier in the capture`,
+        );
+    }
+    if (x.method === 'POST' && TEXT_CALLS.includes(path) && body && typeof body.model === 'string') {
+      const catalog = x.who ? this.textCatalog.get(x.who) : undefined;
+      if (catalog && !catalog.has(body.model))
+        mustRefuse(
+          'MODELS-004',
+          `model ${JSON.stringify(body.model)} is not in this key's catalog read earlier in the capture`,
+        );
+      const named = (res.json as { model?: unknown } | undefined)?.model;
+      if (ok2xx(status) && named !== undefined) {
+        judged.push('MODEL-001');
+        if (named !== body.model)
+          findings.push({
+            id: 'MODEL-001',
+            message: `${where}: requested ${body.model}, the reply names ${JSON.stringify(named)}`,
+            received: named,
+            expected: body.model,
+          });
+      }
+    }
+    if (
+      x.method === 'POST' &&
+      path === '/v1/responses' &&
+      ok2xx(status) &&
+      res.mediaType === 'text/event-stream'
+    ) {
+      judged.push('RSP-006');
+      for (const p of terminalEventProblems(parseSse(res.text)))
+        findings.push({
+          id: 'RSP-006',
+          message: `${where}: ${p.message}`,
+          received: p.received,
+          expected: p.expected,
+        });
+    }
+    const asset = /^\/v1\/media\/assets\/([^/]+)$/.exec(path)?.[1];
+    const owner = asset !== undefined ? this.assetOwner.get(decodeURIComponent(asset)) : undefined;
+    if (x.method === 'GET' && owner && x.who && x.who !== owner && decided) {
+      judged.push('MASSET-003');
+      // Advisory: an enterprise's named keys share one tenant, and the capture does not say whose keys these are.
+      if (ok2xx(status))
+        findings.push({
+          id: 'MASSET-003',
+          message: `${where}: an asset served to another key than the one whose job named it (whether both keys are one tenant's, the capture does not say)`,
+          level: 'notable',
+        });
+    }
+    this.replay(x, where, judged, findings);
+    this.learn(x, path, where, judged, findings);
+    return { judged, findings };
+  }
+
+  /** IDEM-001 and MJOB-024: the same key and identical request again. */
+  private replay(x: CapturedExchange, where: string, judged: string[], findings: TrafficFinding[]): void {
+    const res = x.res!;
+    const key = x.headers['idempotency-key'];
+    const path = bare(x.path);
+    const media = path === '/v1/media/jobs';
+    if (x.method !== 'POST' || !key || !(media || TEXT_CALLS.includes(path)) || x.bodyText === undefined)
+      return;
+    const slot = `${x.who ?? ''}\n${path}\n${key}`;
+    const first = this.firstOfKey.get(slot);
+    if (!first) {
+      if (res.status !== 429)
+        this.firstOfKey.set(slot, { body: x.bodyText, status: res.status, json: res.json, where: x.where });
+      return;
+    }
+    // Another body under the same key is IDEM-002 (not stated); a refusal of the replay is allowed.
+    if (first.body !== x.bodyText || res.status === 429) return;
+    const id = media ? 'MJOB-024' : 'IDEM-001';
+    judged.push(id);
+    if (!ok2xx(first.status) || !ok2xx(res.status)) return;
+    const a = (first.json as { id?: unknown } | undefined)?.id;
+    const b = (res.json as { id?: unknown } | undefined)?.id;
+    if (a === undefined || b === undefined || a === b) return;
+    if (media)
+      findings.push({
+        id,
+        message: `${where}: the same job request under the same Idempotency-Key (first at ${first.where}) created another job`,
+        received: b,
+        expected: a,
+      });
+    else {
+      // Only a second charge fails (the replay may return the first body or a refusal).
+      const charged = chargedOf(res.json);
+      if (charged && !charged.isZero())
+        findings.push({
+          id,
+          message: `${where}: the same request under the same Idempotency-Key (first at ${first.where}) was executed again and charged ${charged.toString()} points`,
+          received: b,
+          expected: a,
+        });
+    }
+  }
+
+  /** Catalogs (per key) and job statuses (MJOB-025) as the capture shows them. */
+  private learn(
+    x: CapturedExchange,
+    path: string,
+    where: string,
+    judged: string[],
+    findings: TrafficFinding[],
+  ): void {
+    const res = x.res!;
+    if (!ok2xx(res.status)) return;
+    if (x.method === 'GET' && (path === '/v1/models' || path === '/v1/media/models') && x.who) {
+      const ids = (findEntryList(res.json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
+      (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
+    }
+    if (x.method === 'GET' && path === '/v1/usage' && x.who) {
+      const seen = this.usage.get(x.who) ?? new Map<string, string>();
+      const now = usageChargesOf(res.json);
+      if ([...now.keys()].some((id) => seen.has(id))) {
+        judged.push('PTS-006');
+        for (const p of chargeChanges(seen, now))
+          findings.push({
+            id: p.id,
+            message: `${where}: ${p.message}`,
+            received: p.received,
+            expected: p.expected,
+          });
+      }
+      for (const [id, charged] of now) if (!seen.has(id)) seen.set(id, charged);
+      this.usage.set(x.who, seen);
+    }
+    const job = isPlainObject(res.json) ? res.json : undefined;
+    const jobRead = x.method === 'GET' && /^\/v1\/media\/jobs\/[^/]+$/.test(path);
+    if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
+    if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
+    const seen = this.jobs.get(job.id) ?? [];
+    const last = seen.at(-1);
+    if (last && (TERMINAL_FAILURES.includes(last) || last === 'succeeded')) {
+      judged.push('MJOB-025');
+      const p = statusProblem(`job ${job.id}`, seen, job.status);
+      if (p)
+        findings.push({
+          id: p.id,
+          message: `${where}: ${p.message}`,
+          received: p.received,
+          expected: p.expected,
+        });
+    }
+    if (last !== job.status) seen.push(job.status);
+    if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
+      this.assetOwner.set(job.asset_id, x.who);
+    this.jobs.set(job.id, seen);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * check-traffic (src/traffic/): captures recorded with the suite's own HTTP layer against the reference
+ * and against faults, judged with no request sent. The reference's capture passes; each fault's capture
+ * fails by its expected ids (at least one per per-exchange check family and one per sequence rule); a
+ * capture holding keys leaves none in any output; bad input is named entry by entry.
+ */
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FRAGMENT_CHARS } from '../src/http/redact.ts';
+import { pkgPath } from '../src/paths.ts';
+import { EXIT } from '../src/report/summary.ts';
+import { harItems } from '../src/traffic/har-stream.ts';
+import { checkTraffic } from '../src/traffic/judge.ts';
+import { runCli } from './helpers.ts';
+import { findLeaks } from './support/leaks.ts';
+import { recordCapture } from './support/traffic-capture.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'traffic-'));
+const har = (name: string) => pkgPath('fixtures', 'har', name);
+
+/** Judge files quietly: the result and every line it printed. */
+async function judge(files: string[], name: string) {
+  const lines: string[] = [];
+  const reportDir = join(dir, `report-${name}`);
+  const result = await checkTraffic({ files, reportDir }, (s) => lines.push(s));
+  return { ...result, lines, reportDir };
+}
+
+/** Every file a report directory holds, as text. */
+const reportTexts = (reportDir: string) =>
+  readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), 'utf8')] as const);
+
+describe('check-traffic on captures of the reference', () => {
+  let keys: Record<string, string>;
+  const capture = join(dir, 'reference.har');
+  beforeAll(async () => {
+    ({ keys } = await recordCapture(capture));
+  });
+
+  it('passes the reference capture, judged against its own description, and says what it could not judge', async () => {
+    const r = await judge([capture], 'reference');
+    expect(r.exitCode, r.lines.join('\n')).toBe(EXIT.passed);
+    const s = r.summary!;
+    expect(s.verdict).toBe('passed');
+    expect(s.openapi.validatedAgainst).toBe('live');
+    expect(s.capture!.exchangesJudged).toBeGreaterThan(15);
+    expect(s.capture!.problems).toEqual([]);
+    // Judged: the per-exchange families, refusals of invalid requests, sequences.
+    for (const id of [
+      'ERR-001',
+      'RESP-003',
+      'SEC-001',
+      'PTS-001',
+      'CHAT-005',
+      'MJOB-001',
+      'RSP-006',
+      'IDEM-001',
+      'MJOB-024',
+      'MJOB-025',
+      'MASSET-003',
+      'PTS-006',
+    ])
+      expect(s.requirements[id]?.outcome, id).toBe('passed');
+    // Nothing in the capture could judge these: not judged, never passed.
+    expect(s.capture!.notJudged).toContain('EMB-004');
+    expect(s.requirements['EMB-004']?.outcome).toBe('not_run');
+    expect(s.requirements['TICKET-001']?.outcome).toBe('no_test');
+    expect(r.lines.at(-1)).toMatch(
+      /^VERDICT: PASSED \(captured traffic: \d+ of \d+ entries judged, \d+ requirements judged/,
+    );
+  });
+
+  it('leaves no key of the capture in any report file or console line', async () => {
+    const r = await judge([capture], 'keys');
+    const used = { primary: keys.primary! };
+    expect(readFileSync(capture, 'utf8')).toContain(keys.primary);
+    for (const [name, text] of reportTexts(r.reportDir))
+      expect(findLeaks(text, used, FRAGMENT_CHARS), name).toEqual([]);
+    expect(findLeaks(r.lines.join('\n'), used, FRAGMENT_CHARS)).toEqual([]);
+  });
+
+  it('the CLI judges a capture with no request sent (npm run conformance -- check-traffic FILE)', async () => {
+    const run = await runCli(['check-traffic', '--report-dir', join(dir, 'cli'), capture]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/VERDICT: PASSED \(captured traffic/);
+    expect(findLeaks(run.stdout + run.stderr, { primary: keys.primary! }, FRAGMENT_CHARS)).toEqual([]);
+  });
+});
+
+/** Fault -> the ids its capture must fail by: each per-exchange family, each single-exchange and sequence rule. */
+const FAULTS: Array<[string, string]> = [
+  ['error-shape-flat', 'ERR-001'],
+  ['key-echo', 'SEC-001'],
+  ['chat-billing-numbers', 'PTS-001'],
+  ['chat-no-id', 'RESP-003'],
+  ['chat-temperature-lax', 'CHAT-005'],
+  ['chat-max-tokens-negative', 'CHAT-007'],
+  ['ack-missing-accepted', 'MJOB-001'],
+  ['chat-model-substituted', 'MODEL-001'],
+  ['asset-no-key', 'MASSET-002'],
+  ['responses-two-terminals', 'RSP-006'],
+  ['idem-double-charge', 'IDEM-001'],
+  ['job-replay-new', 'MJOB-024'],
+  ['failed-flips', 'MJOB-025'],
+  ['snapshot-drift', 'PTS-006'],
+];
+
+describe('check-traffic on a capture of an asset served to another tenant', () => {
+  it('asset-other-tenant: MASSET-003 is advisory (the capture cannot say the keys are two tenants)', async () => {
+    const file = join(dir, 'asset-other-tenant.har');
+    await recordCapture(file, 'asset-other-tenant');
+    const r = await judge([file], 'asset-other-tenant');
+    expect(r.summary!.advisoryRequirements['MASSET-003'], r.lines.join('\n')).toBe(1);
+    expect(r.summary!.failedRequirements['MASSET-003']).toBeUndefined();
+  });
+});
+
+describe('check-traffic on captures of faults', () => {
+  it.each(FAULTS)('%s: its capture fails by %s', async (fault, id) => {
+    const file = join(dir, `${fault}.har`);
+    const { keys } = await recordCapture(file, fault);
+    const r = await judge([file], fault);
+    expect(r.exitCode).toBe(EXIT.failed);
+    expect(Object.keys(r.summary!.failedRequirements), r.lines.join('\n')).toContain(id);
+    if (fault === 'key-echo') {
+      // The replies echo the key: the evidence names it, the report holds none of it.
+      for (const [name, text] of reportTexts(r.reportDir))
+        expect(findLeaks(text, { primary: keys.primary! }, FRAGMENT_CHARS), name).toEqual([]);
+      expect(findLeaks(r.lines.join('\n'), { primary: keys.primary! }, FRAGMENT_CHARS)).toEqual([]);
+    }
+  });
+});
+
+describe('check-traffic on bad input', () => {
+  it('names each entry it cannot read and judges the rest', async () => {
+    const r = await judge([har('broken-entries.har')], 'broken');
+    expect(r.exitCode).toBe(EXIT.passed);
+    const p = r.summary!.capture!.problems;
+    expect(p.find((m) => m.includes('entry 1'))).toMatch(/no response/);
+    expect(p.find((m) => m.includes('entry 2'))).toMatch(/base64 body that does not decode/);
+    expect(p.find((m) => m.includes('entry 3'))).toMatch(/not a JSON object/);
+    expect(r.summary!.capture!.exchangesJudged).toBe(2);
+    expect(r.lines.at(-1)).toMatch(/2 of 5 entries judged.*3 input problem/);
+  });
+
+  it('says where a truncated file ends and judges the entries before it', async () => {
+    const r = await judge([har('truncated.har')], 'truncated');
+    expect(r.summary!.capture!.problems[0]).toMatch(/truncated after \d+ characters \(entry 1 is incomplete/);
+    expect(r.summary!.capture!.exchangesJudged).toBe(1);
+  });
+
+  it('exits 2 only when nothing could be read', async () => {
+    const r = await judge([har('not-har.txt')], 'not-har');
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.lines.join('\n')).toMatch(/not-har.txt: not a HAR file/);
+    const both = await judge([har('not-har.txt'), har('broken-entries.har')], 'not-har-and-broken');
+    expect(both.exitCode).toBe(EXIT.passed);
+  });
+
+  it('does not judge AUTH-001 on a sanitized export (no Authorization header anywhere)', async () => {
+    const doc = JSON.parse(readFileSync(har('broken-entries.har'), 'utf8'));
+    for (const e of doc.log.entries)
+      if (e?.request?.headers)
+        e.request.headers = e.request.headers.filter(
+          (h: { name: string }) => !/^(authorization|cookie)$/i.test(h.name),
+        );
+    const file = join(dir, 'sanitized.har');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await judge([file], 'sanitized');
+    expect(r.summary!.verdict).toBe('passed');
+    expect(r.summary!.capture!.notJudged).toContain('AUTH-001');
+    // The same capture with its credentials judges it (the 401 without a key is a refusal).
+    const full = await judge([har('broken-entries.har')], 'unsanitized');
+    expect(full.summary!.requirements['AUTH-001']?.outcome).toBe('passed');
+  });
+
+  it('never prints the keys and cookies of a hand-written capture', async () => {
+    const r = await judge([har('broken-entries.har')], 'hand-keys');
+    const secrets = {
+      key: 'sk-capture-TESTKEY-0123456789abcdefABCDEF',
+      cookie: 'cookie-SECRET-value-987654321',
+    };
+    for (const [name, text] of reportTexts(r.reportDir))
+      expect(findLeaks(text, secrets, FRAGMENT_CHARS), name).toEqual([]);
+  });
+});
+
+describe('keys in a capture', () => {
+  it('an accepted key in a reply fails SEC-001; an echo of a wrong key the client sent does not; neither is printed', async () => {
+    const r = await judge([har('key-echo.har')], 'key-echo-hand');
+    expect(r.summary!.failedRequirements).toEqual({ 'SEC-001': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'SEC-001')!.violations;
+    expect(v).toHaveLength(1);
+    expect(v[0]!.message).toMatch(/entry 2\b|x-debug-key/);
+    const secrets = {
+      good: 'sk-capture-GOODKEY-0123456789abcdefABCDEF',
+      wrong: 'sk-capture-WRONGKEY-zyxwvutsrqponm98765',
+    };
+    for (const [name, text] of reportTexts(r.reportDir))
+      expect(findLeaks(text, secrets, FRAGMENT_CHARS), name).toEqual([]);
+    expect(findLeaks(r.lines.join('\n'), secrets, FRAGMENT_CHARS)).toEqual([]);
+  });
+});
+
+describe('streaming realism (RSP-090, advisory)', () => {
+  it('a stream whose events all arrived at once is advisory; a paced one is not', async () => {
+    const r = await judge([har('streams.har')], 'streams');
+    expect(r.summary!.verdict).toBe('passed');
+    expect(r.summary!.advisoryRequirements).toEqual({ 'RSP-090': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'RSP-090')!;
+    expect(v.exchangeCount).toBe(2);
+    expect(v.violations).toHaveLength(1);
+    expect(v.violations[0]!.message).toMatch(/entry 0\): all 4 events/);
+  });
+});
+
+describe('the HAR reader', () => {
+  it('streams a capture larger than its read chunks, entry by entry', async () => {
+    const one = JSON.parse(readFileSync(har('streams.har'), 'utf8')).log.entries[1];
+    // A body with quotes, braces and escapes inside strings, in entries crossing 1 MiB chunk borders.
+    one.response.content.text = `${one.response.content.text}: {"x":"}]\\"["}`.repeat(2000);
+    const entries = Array.from({ length: 60 }, () => one);
+    const file = join(dir, 'large.har');
+    writeFileSync(file, JSON.stringify({ log: { version: '1.2', pages: [{ id: 'p' }], entries } }));
+    let n = 0;
+    for await (const item of harItems(file)) {
+      expect(item.kind).toBe('entry');
+      n++;
+    }
+    expect(n).toBe(60);
+  });
+});
