@@ -82,7 +82,13 @@ describe('accepted(): a request the contract accepts, judged by the verdict', ()
       [
         'MODEL-005',
         'a chat call is valid per the contract but was answered 503',
-        { received: 503, expected: '2xx', level: 'notable', exchange: { id: 'x-503' } },
+        {
+          received: 503,
+          expected: '2xx',
+          level: 'notable',
+          exchange: { id: 'x-503' },
+          verdictCase: { wrong: 'refused', what: 'a chat call' },
+        },
       ],
     ]);
   });
