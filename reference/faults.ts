@@ -1158,6 +1158,80 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // ==== end of the sequences and races block
+  // --- applic ---
+  // inference.ts: an id no catalog lists is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-unknown-model-200',
+    description:
+      'POST /v1/embeddings answers a model id no catalog lists with 200 (chat and responses refuse it)',
+    breaks: ['MODEL-003'],
+  },
+  // inference.ts: an id no catalog lists is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-unknown-model-200',
+    description:
+      'POST /v1/responses answers a model id no catalog lists with 200 (chat and embeddings refuse it)',
+    breaks: ['MODEL-003'],
+  },
+  // media/validate.ts: a media job for an id no catalog lists runs as wc-100010
+  {
+    name: 'media-job-unknown-model-accepted',
+    description: 'POST /v1/media/jobs creates a job for a model id no catalog lists (run as wc-100010)',
+    breaks: ['MODEL-003'],
+  },
+  // inference.ts: the forbidden model is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-forbidden-callable',
+    description:
+      "POST /v1/embeddings answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+  },
+  // inference.ts: the forbidden model is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-forbidden-callable',
+    description:
+      "POST /v1/responses answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+  },
+  // routes/embeddings.ts: the legacy Accept header is ignored on embeddings only
+  {
+    name: 'legacy-embeddings-points',
+    description: 'POST /v1/embeddings keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+  },
+  // routes/responses.ts: the legacy Accept header is ignored on non-streamed responses only
+  {
+    name: 'legacy-responses-points',
+    description:
+      'POST /v1/responses (not streamed) keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+  },
+  // media/validate.ts: duplicate ids accepted under studio_asset_ids (refused under input_asset_ids)
+  {
+    name: 'studio-ids-duplicate-accepted',
+    description: 'duplicate reference ids are accepted under studio_asset_ids only',
+    breaks: ['MJOB-012'],
+  },
+  // media/validate.ts: another tenant's input accepted under studio_asset_ids
+  {
+    name: 'studio-ids-foreign-accepted',
+    description: "another tenant's input is accepted as a reference under studio_asset_ids only",
+    breaks: ['MJOB-012', 'MIN-012'],
+  },
+  // media/validate.ts: the reference count maximum is not checked under studio_asset_ids
+  {
+    name: 'studio-ids-count-unchecked',
+    description: "more references than the model's maximum are accepted under studio_asset_ids only",
+    breaks: ['MJOB-010'],
+  },
+  // auth.ts: a key restricted to inference is refused on POST /v1/embeddings
+  {
+    name: 'scope-embeddings-refused',
+    description:
+      'a key restricted to the inference scope is refused on POST /v1/embeddings (chat and responses accept it)',
+    breaks: ['SCOPE-002'],
+  },
+  // --- end applic ---
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

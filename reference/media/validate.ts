@@ -52,9 +52,11 @@ export function validateJob(
   if (typeof body.model !== 'string') return invalid('`model` must be a string.');
   // Fault media-model-case: model ids resolved without regard to case.
   const model = ctx.fault === 'media-model-case' ? body.model.toLowerCase() : body.model;
-  const def = enforced(ctx, model);
+  // Fault media-job-unknown-model-accepted (issue 22): an id no catalog lists runs as wc-100010.
+  const substitute = ctx.fault === 'media-job-unknown-model-accepted' && !enforced(ctx, model);
+  const def = enforced(ctx, substitute ? 'wc-100010' : model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
-  if (!catalog.includes(model))
+  if (!catalog.includes(substitute ? 'wc-100010' : model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
   if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused'))
@@ -202,6 +204,8 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (params[a] !== undefined && params[b] !== undefined && ctx.fault !== 'both-id-fields')
     return `Send \`${a}\` or \`${b}\`, not both.`;
   const ids = params[a] ?? params[b];
+  // Faults studio-ids-* (issue 22): a rule broken only under the equivalent name `studio_asset_ids`.
+  const studio = params[a] === undefined && params[b] !== undefined;
   if (ids === undefined)
     return def.references.required === false
       ? undefined
@@ -211,8 +215,8 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   const max = TABLE.reference_id_max_utf8_bytes;
   if (ctx.fault !== 'ref-id-161' && ids.some((id) => bytes(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
-  if (new Set(ids).size !== ids.length && ctx.fault !== 'duplicate-ids')
-    return 'Reference ids must be unique.';
+  const dupOk = ctx.fault === 'duplicate-ids' || (studio && ctx.fault === 'studio-ids-duplicate-accepted');
+  if (new Set(ids).size !== ids.length && !dupOk) return 'Reference ids must be unique.';
   return undefined;
 }
 
@@ -228,13 +232,18 @@ function resolveReferences(
   const [a, b] = TABLE.reference_fields as [string, string];
   // Optional references (wc-900001): none sent is none used.
   const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
+  const studio = params[a] === undefined && params[b] !== undefined;
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image.
   const isLong = (id: string) => ctx.fault === 'ref-id-161' && bytes(id) > TABLE.reference_id_max_utf8_bytes;
   const ghosts = ids.filter(isLong).length;
   const inputs: MediaInput[] = [];
   for (const id of ids.filter((i) => !isLong(i))) {
     const input = store.inputs.get(id);
-    const owned = input && (input.accountId === account.id || ctx.fault === 'foreign-input-accepted');
+    const owned =
+      input &&
+      (input.accountId === account.id ||
+        ctx.fault === 'foreign-input-accepted' ||
+        (studio && ctx.fault === 'studio-ids-foreign-accepted'));
     const ready = input && (input.deletedAt === undefined || ctx.fault === 'deleted-input-accepted');
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
@@ -263,7 +272,8 @@ function resolveReferences(
   }
   const min = def.references.min ?? 1;
   const max = (def.references.max ?? 1) + (ctx.fault === 'ref-max-off-by-one' ? 1 : 0);
-  if (images < min || images > max)
+  const countOk = studio && ctx.fault === 'studio-ids-count-unchecked' && images >= min;
+  if ((images < min || images > max) && !countOk)
     return `This model takes ${min} to ${def.references.max} reference images.`;
   return inputs;
 }

@@ -18,7 +18,7 @@ import {
   resolveModel,
   streams,
 } from '../inference.ts';
-import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
+import { sendJson, sendPlain, toLegacy, wantsLegacy } from '../legacy.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/responses';
@@ -135,7 +135,9 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
   });
 
   function answer(request: FastifyRequest, reply: FastifyReply, result: ResponsesResult): FastifyReply {
-    if (!result.stream) return sendJson(ctx, request, reply, responseOf(ctx, result));
+    // Fault legacy-responses-points (issue 22): the legacy format is ignored on responses only.
+    const send = ctx.fault === 'legacy-responses-points' ? sendPlain : sendJson;
+    if (!result.stream) return send(ctx, request, reply, responseOf(ctx, result));
     const legacy = wantsLegacy(ctx, request);
     const text = eventsOf(ctx, result).map(({ event, data }) => {
       const payload = data === '' ? '' : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
