@@ -452,8 +452,12 @@ export class CheckContext {
     return out;
   }
 
-  /** Notes the place a request touched (method, template, role, format, model, forms), once. */
+  /**
+   * Notes the place a request touched (method, template, role, format, model, forms), once. A cleanup's
+   * requests (deleting what the test made, waiting for its jobs) judge nothing: they are not noted.
+   */
   private touch(method: string, path: string, as: As, req: Req, res: HttpResponse): void {
+    if (this.cleaning) return;
     const t = touchOf({
       method,
       path,
