@@ -1224,6 +1224,24 @@ const FAULT_LIST = [
     description: "more references than the model's maximum are accepted under studio_asset_ids only",
     breaks: ['MJOB-010'],
   },
+  // media/validate.ts: an image-only model counts a video as an image under studio_asset_ids only
+  {
+    name: 'studio-ids-video-as-image',
+    description: 'an image-only model accepts a video reference under studio_asset_ids only',
+    breaks: ['MJOB-042'],
+  },
+  // media/validate.ts: images and a video mixed under studio_asset_ids only
+  {
+    name: 'studio-ids-mix-accepted',
+    description: 'wc-100016 accepts images and a video together under studio_asset_ids only',
+    breaks: ['MJOB-013'],
+  },
+  // media/validate.ts: wc-100016's video window starts at 1 s under studio_asset_ids only
+  {
+    name: 'studio-ids-short-video',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s under studio_asset_ids only',
+    breaks: ['MJOB-041'],
+  },
   // auth.ts: a key restricted to inference is refused on POST /v1/embeddings
   {
     name: 'scope-embeddings-refused',

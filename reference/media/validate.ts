@@ -255,15 +255,18 @@ function resolveReferences(
   const problem = contentProblem(ctx, inputs);
   if (problem) return problem;
   // Fault video-as-image: an image-only model counts the videos among its images.
-  const asImages = ctx.fault === 'video-as-image' && !accepted.includes('video');
+  const asImages =
+    (ctx.fault === 'video-as-image' || (studio && ctx.fault === 'studio-ids-video-as-image')) &&
+    !accepted.includes('video');
   const videos = asImages ? [] : inputs.filter((i) => kindOfInput(i) === 'video');
   const images = inputs.length - videos.length + ghosts;
   if (videos.length > 0 && !accepted.includes('video')) return 'This model takes image references only.';
-  if (videos.length > 0 && images > 0 && ctx.fault !== 'mix-image-video')
-    return 'Images and video cannot be mixed.';
+  const mixOk = ctx.fault === 'mix-image-video' || (studio && ctx.fault === 'studio-ids-mix-accepted');
+  if (videos.length > 0 && images > 0 && !mixOk) return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
-    const min = ctx.fault === 'video-window-short' ? VIDEO_MS.min : window.usable_min_ms;
+    const shortOk = ctx.fault === 'video-window-short' || (studio && ctx.fault === 'studio-ids-short-video');
+    const min = shortOk ? VIDEO_MS.min : window.usable_min_ms;
     if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
     if (videos.some((v) => v.durationMs < min || v.durationMs > max))

@@ -1,4 +1,4 @@
-import { check, group, upload } from '../../src/suite.ts';
+import { check, group, sample, upload } from '../../src/suite.ts';
 import {
   ACK,
   baseJob,
@@ -19,6 +19,52 @@ for (const id of documentedIds) {
   const r = table.models[id]!.references;
   if (!r.stated || r.accepted.length === 0) continue;
   group(id, () => {
+    if (!r.accepted.includes('video')) {
+      check(
+        { ids: ['MJOB-042', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses a video as the reference of an image-only model under \`${ALT}\``,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
+          const video = await references(t, m, 1, 'video');
+          const res = await postJob(t, {
+            ...base,
+            parameters: { ...(base.parameters as object), [ALT]: video },
+          });
+          const msg = judgeRefusal(t, res, `${id}: one video reference under ${ALT}`);
+          if (msg) t.violate('MJOB-042', msg);
+        },
+      );
+    }
+    const window = r.video;
+    if (window) {
+      check(
+        { ids: ['MJOB-013', 'MJOB-041', 'MJOB-014'], effect: 'write' },
+        `${id}: refuses mixed images and video, two videos and a video shorter than ${window.usable_min_ms} ms under \`${ALT}\``,
+        async (t) => {
+          const m = await listedModel(t, id);
+          const [image] = await references(t, m, 1, 'image');
+          const videos = await references(t, m, 2, 'video');
+          const short = await upload(t, 'h264-1.5s.mp4');
+          if (!short.id)
+            return t.skip(`uploading h264-1.5s.mp4 was answered ${short.res.status} (see MIN-006)`);
+          const cases: Array<[string, string, string[]]> = [
+            ['MJOB-013', 'an image and a video', [image!, videos[0]!]],
+            ['MJOB-013', 'two videos', videos],
+            ['MJOB-041', `a reference video of ${sample('h264-1.5s.mp4').duration_ms} ms`, [short.id]],
+          ];
+          for (const [rule, what, refs] of cases) {
+            const res = await postJob(t, {
+              model: id,
+              prompt: PROMPT,
+              parameters: { [ACK]: true, [ALT]: refs },
+            });
+            const msg = judgeRefusal(t, res, `${id}: ${what} under ${ALT}`);
+            if (msg) t.violate(rule, msg);
+          }
+        },
+      );
+    }
     check(
       { ids: ['MJOB-010', 'MJOB-012', 'MJOB-014'], effect: 'write' },
       `${id}: refuses reference counts outside ${r.min} to ${r.max}, duplicates, long and unknown ids under \`${ALT}\``,

@@ -571,6 +571,15 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     for (let i = 0; i < 3; i++) ids.push(await inputId(ref));
     return accepted(ref, withParams('wc-100041', { studio_asset_ids: ids }));
   },
+  'studio-ids-video-as-image': async (ref) =>
+    accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'h264-2s.mp4')] })),
+  'studio-ids-mix-accepted': async (ref) =>
+    accepted(
+      ref,
+      withParams('wc-100016', { studio_asset_ids: [await inputId(ref), await inputId(ref, 'h264-2s.mp4')] }),
+    ),
+  'studio-ids-short-video': async (ref) =>
+    accepted(ref, withParams('wc-100016', { studio_asset_ids: [await inputId(ref, 'h264-1.5s.mp4')] })),
   'scope-embeddings-refused': async (ref) =>
     (
       await call(ref, '/v1/embeddings', {
