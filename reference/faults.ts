@@ -1249,6 +1249,13 @@ const FAULT_LIST = [
       'a key restricted to the inference scope is refused on POST /v1/embeddings (chat and responses accept it)',
     breaks: ['SCOPE-002'],
   },
+  // auth.ts: a key restricted to media is refused on GET /v1/media/jobs/{job_id}
+  {
+    name: 'scope-media-job-read-refused',
+    description:
+      'a key restricted to the media scope is refused on GET /v1/media/jobs/{job_id} (it may create jobs)',
+    breaks: ['SCOPE-002'],
+  },
   // --- end applic ---
 ] as const satisfies readonly Fault[];
 

@@ -588,6 +588,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
         json: { model: ref.hints.embedding, input: 'ok' },
       })
     ).status === 403,
+  'scope-media-job-read-refused': async (ref) => {
+    const created = await createJob(ref, jobBody('wc-100010'));
+    return (await readJob(ref, created.body.id, 'restricted_media')).status === 403;
+  },
   // --- end applic ---
 };
 
