@@ -1256,6 +1256,20 @@ const FAULT_LIST = [
       'a key restricted to the media scope is refused on GET /v1/media/jobs/{job_id} (it may create jobs)',
     breaks: ['SCOPE-002'],
   },
+  // routes/chat.ts: a streamed chat call for an unknown model id is answered by the chat model
+  {
+    name: 'chat-stream-unknown-model-200',
+    description:
+      'a streamed chat call naming a model id no catalog lists is answered 200 (not streamed: refused)',
+    breaks: ['MODEL-003'],
+  },
+  // routes/responses.ts: a streamed responses call skips the native-responses check
+  {
+    name: 'responses-stream-any-model',
+    description:
+      'a streamed responses call for a model without native responses support is answered (not streamed: refused)',
+    breaks: ['RSP-002'],
+  },
   // --- end applic ---
 ] as const satisfies readonly Fault[];
 

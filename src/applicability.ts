@@ -42,6 +42,8 @@ export interface Applies {
   models?: 'all' | 'references' | 'custom_size';
   /** The output kinds the media table states. */
   outputs?: true;
+  /** Each place on chat or responses, streamed and not streamed (`stream` true or not). */
+  stream?: true;
   /** Checked on every exchange (src/checks/): any judged test that touched a place judged it. */
   every_exchange?: true;
 }
@@ -83,6 +85,10 @@ export interface Place {
   key: string;
   sig: PlaceSig;
 }
+
+/** The endpoints whose reply is streamed with `stream` true, and the two forms of their requests. */
+const STREAMING = ['/v1/chat/completions', '/v1/responses'];
+const STREAM_FORMS = ['streamed', 'not streamed'];
 
 /** The one place of a requirement without axes: wherever a test of it looks. */
 export const STATED = '(as stated)';
@@ -182,6 +188,14 @@ export function placesOf(id: string): Place[] {
   } else if (eps) {
     cross(eps.map((e) => ({ part: labelOf(e), sig: { method: e.method, path: e.path } })));
   }
+  if (a.stream) {
+    // Only the endpoints that stream ("With `stream` true the reply is streamed"): the others stay one place.
+    places = places.flatMap((p) =>
+      p.sig.path !== undefined && STREAMING.includes(p.sig.path)
+        ? STREAM_FORMS.map((f) => ({ key: `${p.key} · form=${f}`, sig: { ...p.sig, form: f } }))
+        : [p],
+    );
+  }
   if (a.models) cross(mediaModels(a.models).map((m) => ({ part: `model=${m}`, sig: { model: m } })));
   if (a.outputs) {
     const kinds = [
@@ -261,7 +275,7 @@ export function touchOf(req: {
       if (sep) forms.push(`size ${sep}`);
     }
   }
-  if (req.method === 'POST' && /\/(chat\/completions|responses)$/.test(touch.path))
+  if (req.method === 'POST' && STREAMING.includes(touch.path))
     forms.push(json.stream === true ? 'streamed' : 'not streamed');
   if (req.responseType === 'text/event-stream' && req.responseText)
     for (const m of req.responseText.matchAll(STREAM_END)) forms.push(`outcome ${m[1]}`);

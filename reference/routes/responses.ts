@@ -101,7 +101,9 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
       return answer(request, reply, idem.result as ResponsesResult);
     }
 
-    const resolved = resolveModel(ctx, account, body.model, 'responses');
+    // Fault responses-stream-any-model (issue 22): a streamed call skips the native-responses check.
+    const streamLax = ctx.fault === 'responses-stream-any-model' && body.stream === true;
+    const resolved = resolveModel(ctx, account, body.model, streamLax ? 'chat' : 'responses');
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
     const { model } = resolved;
     const inputTokens = messageTokens(texts);

@@ -38,6 +38,22 @@ for (const call of CALLS.filter((c) => c.name !== 'chat')) {
   );
 }
 
+// The same refusal when the reply would be streamed ("With `stream` true the reply is streamed").
+for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
+  check(
+    { ids: ['MODEL-003'], effect: 'billable' },
+    `refuses a model id that no catalog lists on ${call.name}, streamed`,
+    async (t) => {
+      const res = await t.post(
+        call.path,
+        { ...call.body(unknownId(t)), stream: true },
+        { timeoutMs: t.target.timeouts.streamMs },
+      );
+      notFoundOrForbidden(t, res, `a streamed POST ${call.path} with a model id no catalog lists`);
+    },
+  );
+}
+
 check(
   { ids: ['MODEL-003'], effect: 'billable' },
   'refuses a media job whose model no catalog lists',

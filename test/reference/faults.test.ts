@@ -592,6 +592,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     const created = await createJob(ref, jobBody('wc-100010'));
     return (await readJob(ref, created.body.id, 'restricted_media')).status === 403;
   },
+  'chat-stream-unknown-model-200': async (ref) =>
+    (await chat(ref, { model: 'no-such-model', stream: true })).status === 200,
+  'responses-stream-any-model': async (ref) =>
+    (await responses(ref, { model: ref.hints.no_responses, stream: true })).status === 200,
   // --- end applic ---
 };
 

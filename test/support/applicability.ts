@@ -3,7 +3,7 @@
 // places without a test (pending and uncovered), `--all` for every place with its status.
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { type Place, type PlaceStatus, placeStatus, placesOf } from '../../src/applicability.ts';
+import { type Place, type PlaceStatus, placeStatus, placesOf, STATED } from '../../src/applicability.ts';
 import { catalogue } from '../../src/catalogue.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { citedIds } from './cited.ts';
@@ -37,7 +37,7 @@ export function placeRows(): PlaceRow[] {
     for (const place of placesOf(r.id)) {
       // A requirement without axes: its one place is tested when a test cites it (catalogue self-test).
       const status: PlaceStatus =
-        place.key === '(as stated)' && sources.length > 0 && r.testable
+        place.key === STATED && sources.length > 0 && r.testable
           ? { kind: 'tested', test: '(a test citing the id)' }
           : placeStatus(r.id, place, hasTest);
       rows.push({ id: r.id, place, status });

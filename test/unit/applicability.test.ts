@@ -55,8 +55,10 @@ describe('applicability map', () => {
   it('derives places from the fixtures: endpoints, restricted roles by scope, forms', () => {
     expect(placesOf('GEN-001')).toEqual([{ key: STATED, sig: {} }]);
     expect(placesOf('MODEL-003').map((p) => p.key)).toEqual([
-      'POST /v1/chat/completions',
-      'POST /v1/responses',
+      'POST /v1/chat/completions · form=streamed',
+      'POST /v1/chat/completions · form=not streamed',
+      'POST /v1/responses · form=streamed',
+      'POST /v1/responses · form=not streamed',
       'POST /v1/embeddings',
       'POST /v1/media/jobs',
     ]);
