@@ -124,6 +124,10 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
 
 function scopeAllows(ctx: RefContext, scopes: Scope[], path: string): boolean {
   const scope = scopeFor(path);
+  // Fault scope-media-job-read-refused (issue 22): the media scope does not cover GET /v1/media/jobs/{job_id}.
+  if (ctx.fault === 'scope-media-job-read-refused' && path.startsWith('/v1/media/jobs/')) return false;
+  // Fault scope-embeddings-refused (issue 22): the inference scope does not cover POST /v1/embeddings.
+  if (ctx.fault === 'scope-embeddings-refused' && path === '/v1/embeddings') return false;
   // Fault scope-too-strict: the balance scope does not cover GET /v1/balance.
   if (ctx.fault === 'scope-too-strict' && scope === 'balance') return false;
   // Fault scope-ignored: any restricted key reads the balance and the usage.

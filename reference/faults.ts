@@ -1383,6 +1383,119 @@ const FAULT_LIST = [
     breaks: ['BAL-004'],
     level: 'implied',
   },
+  // --- applic ---
+  // inference.ts: an id no catalog lists is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-unknown-model-200',
+    description:
+      'POST /v1/embeddings answers a model id no catalog lists with 200 (chat and responses refuse it)',
+    breaks: ['MODEL-003'],
+  },
+  // inference.ts: an id no catalog lists is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-unknown-model-200',
+    description:
+      'POST /v1/responses answers a model id no catalog lists with 200 (chat and embeddings refuse it)',
+    breaks: ['MODEL-003'],
+  },
+  // media/validate.ts: a media job for an id no catalog lists runs as wc-100010
+  {
+    name: 'media-job-unknown-model-accepted',
+    description: 'POST /v1/media/jobs creates a job for a model id no catalog lists (run as wc-100010)',
+    breaks: ['MODEL-003'],
+  },
+  // inference.ts: the forbidden model is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-forbidden-callable',
+    description:
+      "POST /v1/embeddings answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+  },
+  // inference.ts: the forbidden model is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-forbidden-callable',
+    description:
+      "POST /v1/responses answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+  },
+  // routes/embeddings.ts: the legacy Accept header is ignored on embeddings only
+  {
+    name: 'legacy-embeddings-points',
+    description: 'POST /v1/embeddings keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+  },
+  // routes/responses.ts: the legacy Accept header is ignored on non-streamed responses only
+  {
+    name: 'legacy-responses-points',
+    description:
+      'POST /v1/responses (not streamed) keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+  },
+  // media/validate.ts: duplicate ids accepted under studio_asset_ids (refused under input_asset_ids)
+  {
+    name: 'studio-ids-duplicate-accepted',
+    description: 'duplicate reference ids are accepted under studio_asset_ids only',
+    breaks: ['MJOB-012'],
+  },
+  // media/validate.ts: another tenant's input accepted under studio_asset_ids
+  {
+    name: 'studio-ids-foreign-accepted',
+    description: "another tenant's input is accepted as a reference under studio_asset_ids only",
+    breaks: ['MJOB-012', 'MIN-012'],
+  },
+  // media/validate.ts: the reference count maximum is not checked under studio_asset_ids
+  {
+    name: 'studio-ids-count-unchecked',
+    description: "more references than the model's maximum are accepted under studio_asset_ids only",
+    breaks: ['MJOB-010'],
+  },
+  // media/validate.ts: an image-only model counts a video as an image under studio_asset_ids only
+  {
+    name: 'studio-ids-video-as-image',
+    description: 'an image-only model accepts a video reference under studio_asset_ids only',
+    breaks: ['MJOB-042'],
+  },
+  // media/validate.ts: images and a video mixed under studio_asset_ids only
+  {
+    name: 'studio-ids-mix-accepted',
+    description: 'wc-100016 accepts images and a video together under studio_asset_ids only',
+    breaks: ['MJOB-013'],
+  },
+  // media/validate.ts: wc-100016's video window starts at 1 s under studio_asset_ids only
+  {
+    name: 'studio-ids-short-video',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s under studio_asset_ids only',
+    breaks: ['MJOB-041'],
+  },
+  // auth.ts: a key restricted to inference is refused on POST /v1/embeddings
+  {
+    name: 'scope-embeddings-refused',
+    description:
+      'a key restricted to the inference scope is refused on POST /v1/embeddings (chat and responses accept it)',
+    breaks: ['SCOPE-002'],
+  },
+  // auth.ts: a key restricted to media is refused on GET /v1/media/jobs/{job_id}
+  {
+    name: 'scope-media-job-read-refused',
+    description:
+      'a key restricted to the media scope is refused on GET /v1/media/jobs/{job_id} (it may create jobs)',
+    breaks: ['SCOPE-002'],
+  },
+  // routes/chat.ts: a streamed chat call for an unknown model id is answered by the chat model
+  {
+    name: 'chat-stream-unknown-model-200',
+    description:
+      'a streamed chat call naming a model id no catalog lists is answered 200 (not streamed: refused)',
+    breaks: ['MODEL-003'],
+  },
+  // routes/responses.ts: a streamed responses call skips the native-responses check
+  {
+    name: 'responses-stream-any-model',
+    description:
+      'a streamed responses call for a model without native responses support is answered (not streamed: refused)',
+    breaks: ['RSP-002'],
+  },
+  // --- end applic ---
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

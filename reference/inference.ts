@@ -28,7 +28,23 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   let model = account.catalog.find((m) => m.id === id);
   if (!model) {
     const known = ctx.state.models.find((m) => m.id === id);
+    // Faults embeddings-forbidden-callable, responses-forbidden-callable (issue 22): a model outside the
+    // catalog is answered on that endpoint only, silently by the account's own model of the kind.
+    const forbiddenCallable =
+      (ctx.fault === 'embeddings-forbidden-callable' && kind === 'embedding') ||
+      (ctx.fault === 'responses-forbidden-callable' && kind === 'responses');
+    // Faults embeddings-unknown-model-200, responses-unknown-model-200 (issue 22): an id no catalog lists
+    // is answered on that endpoint only, silently by the account's own model of the kind.
+    const unknownCallable =
+      !known &&
+      !MEDIA_MODEL_IDS.has(id) &&
+      ((ctx.fault === 'embeddings-unknown-model-200' && kind === 'embedding') ||
+        (ctx.fault === 'responses-unknown-model-200' && kind === 'responses'));
     if (known && ctx.fault === 'chat-forbidden-callable' && kind === 'chat') model = known;
+    else if ((known && forbiddenCallable) || unknownCallable)
+      model = account.catalog.find((m) =>
+        m.capabilities.includes(kind === 'embedding' ? 'embedding' : 'responses'),
+      );
     else if (known)
       return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
     else if (MEDIA_MODEL_IDS.has(id))
@@ -43,6 +59,7 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
         error: ctx.fault === 'unknown-model-400' ? 'invalid_request' : 'model_not_found',
         message: `No model ${id}.`,
       };
+    if (!model) return { error: 'model_not_found', message: `No model ${id}.` };
   }
   const caps = model.capabilities;
   const textModel = caps.includes('chat') || caps.includes('responses');

@@ -67,3 +67,13 @@ export function sendJson(
   }
   return reply.type('application/json; charset=utf-8').send(body);
 }
+
+/** Sends a JSON body in the default (points) format whatever the request selects (a fault's reply). */
+export function sendPlain(
+  _ctx: RefContext,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  body: unknown,
+): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}

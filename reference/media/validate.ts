@@ -56,9 +56,11 @@ export function validateJob(
   if (typeof body.model !== 'string') return invalid('`model` must be a string.');
   // Fault media-model-case: model ids resolved without regard to case.
   const model = ctx.fault === 'media-model-case' ? body.model.toLowerCase() : body.model;
-  const def = enforced(ctx, model);
+  // Fault media-job-unknown-model-accepted (issue 22): an id no catalog lists runs as wc-100010.
+  const substitute = ctx.fault === 'media-job-unknown-model-accepted' && !enforced(ctx, model);
+  const def = enforced(ctx, substitute ? 'wc-100010' : model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
-  if (!catalog.includes(model))
+  if (!catalog.includes(substitute ? 'wc-100010' : model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
   // Fault kind-video-only: only video_generation is known as a sent kind; other models refuse theirs.
@@ -208,6 +210,8 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (params[a] !== undefined && params[b] !== undefined && ctx.fault !== 'both-id-fields')
     return `Send \`${a}\` or \`${b}\`, not both.`;
   const ids = params[a] ?? params[b];
+  // Faults studio-ids-* (issue 22): a rule broken only under the equivalent name `studio_asset_ids`.
+  const studio = params[a] === undefined && params[b] !== undefined;
   if (ids === undefined)
     return def.references.required === false
       ? undefined
@@ -219,8 +223,8 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   const size = ctx.fault === 'ref-id-chars' ? (id: string) => [...id].length : bytes;
   if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
-  if (new Set(ids).size !== ids.length && ctx.fault !== 'duplicate-ids')
-    return 'Reference ids must be unique.';
+  const dupOk = ctx.fault === 'duplicate-ids' || (studio && ctx.fault === 'studio-ids-duplicate-accepted');
+  if (new Set(ids).size !== ids.length && !dupOk) return 'Reference ids must be unique.';
   return undefined;
 }
 
@@ -236,6 +240,7 @@ function resolveReferences(
   const [a, b] = TABLE.reference_fields as [string, string];
   // Optional references (wc-900001): none sent is none used.
   const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
+  const studio = params[a] === undefined && params[b] !== undefined;
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
   // the same for one over the byte bound but within it counted in characters.
   const idMax = TABLE.reference_id_max_utf8_bytes;
@@ -246,7 +251,11 @@ function resolveReferences(
   const inputs: MediaInput[] = [];
   for (const id of ids.filter((i) => !isLong(i))) {
     const input = store.inputs.get(id);
-    const owned = input && (input.accountId === account.id || ctx.fault === 'foreign-input-accepted');
+    const owned =
+      input &&
+      (input.accountId === account.id ||
+        ctx.fault === 'foreign-input-accepted' ||
+        (studio && ctx.fault === 'studio-ids-foreign-accepted'));
     const ready = input && (input.deletedAt === undefined || ctx.fault === 'deleted-input-accepted');
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
@@ -258,19 +267,22 @@ function resolveReferences(
   const problem = contentProblem(ctx, inputs);
   if (problem) return problem;
   // Fault video-as-image: an image-only model counts the videos among its images.
-  const asImages = ctx.fault === 'video-as-image' && !accepted.includes('video');
+  const asImages =
+    (ctx.fault === 'video-as-image' || (studio && ctx.fault === 'studio-ids-video-as-image')) &&
+    !accepted.includes('video');
   const videos = asImages ? [] : inputs.filter((i) => kindOfInput(i) === 'video');
   const images = inputs.length - videos.length + ghosts;
   if (videos.length > 0 && !accepted.includes('video')) return 'This model takes image references only.';
-  if (videos.length > 0 && images > 0 && ctx.fault !== 'mix-image-video')
-    return 'Images and video cannot be mixed.';
+  const mixOk = ctx.fault === 'mix-image-video' || (studio && ctx.fault === 'studio-ids-mix-accepted');
+  if (videos.length > 0 && images > 0 && !mixOk) return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
-    // Faults video-window-short (from the upload rule's 1 s) and video-window-min-1750 (50 ms under).
-    const min =
-      ctx.fault === 'video-window-short'
-        ? VIDEO_MS.min
-        : window.usable_min_ms - (ctx.fault === 'video-window-min-1750' ? 50 : 0);
+    // Faults video-window-short (from the upload rule's 1 s; under studio_asset_ids only:
+    // studio-ids-short-video) and video-window-min-1750 (50 ms under).
+    const shortOk = ctx.fault === 'video-window-short' || (studio && ctx.fault === 'studio-ids-short-video');
+    const min = shortOk
+      ? VIDEO_MS.min
+      : window.usable_min_ms - (ctx.fault === 'video-window-min-1750' ? 50 : 0);
     if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
     // Fault video-window-min-exclusive: a video of exactly the minimum is refused.
@@ -281,7 +293,8 @@ function resolveReferences(
   }
   const min = def.references.min ?? 1;
   const max = (def.references.max ?? 1) + (ctx.fault === 'ref-max-off-by-one' ? 1 : 0);
-  if (images < min || images > max)
+  const countOk = studio && ctx.fault === 'studio-ids-count-unchecked' && images >= min;
+  if ((images < min || images > max) && !countOk)
     return `This model takes ${min} to ${def.references.max} reference images.`;
   return inputs;
 }

@@ -113,7 +113,16 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     if (idem.kind === 'new' && ctx.fault === 'race-chat-double') await raceWindow(ctx);
 
     const requested = (body.model ?? ctx.state.hints.chat) as string;
-    const resolved = resolveModel(ctx, account, requested, 'chat');
+    // Fault chat-stream-unknown-model-200 (issue 22): a streamed call for an id no model has is answered
+    // by the chat model (a non-streamed one is refused).
+    const unknown = !ctx.state.models.some((m) => m.id === requested) && !/^wc-/.test(requested);
+    const streamLax = ctx.fault === 'chat-stream-unknown-model-200' && body.stream === true && unknown;
+    const resolved = resolveModel(
+      ctx,
+      account,
+      streamLax ? (ctx.state.hints.chat as string) : requested,
+      'chat',
+    );
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
     const { model } = resolved;
 

@@ -7,7 +7,7 @@ import { billingOf, settle } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { canAfford, holdFor, resolveModel, textTokens } from '../inference.ts';
-import { sendJson } from '../legacy.ts';
+import { sendJson, sendPlain } from '../legacy.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/embeddings';
@@ -104,7 +104,9 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
     const billing = billingOf(ctx, settlement);
     // Variant embeddings-201: the contract gives no status for the embedding list (only chat's 200).
     if (ctx.variant === 'embeddings-201') reply.code(201);
-    return sendJson(ctx, request, reply, {
+    // Fault legacy-embeddings-points (issue 22): the legacy format is ignored on embeddings only.
+    const send = ctx.fault === 'legacy-embeddings-points' ? sendPlain : sendJson;
+    return send(ctx, request, reply, {
       object: 'list',
       data: inputs.map((text, index) => ({
         object: 'embedding',

@@ -18,7 +18,7 @@ import {
   resolveModel,
   streams,
 } from '../inference.ts';
-import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
+import { sendJson, sendPlain, toLegacy, wantsLegacy } from '../legacy.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/responses';
@@ -105,7 +105,9 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
       return answer(request, reply, idem.result as ResponsesResult);
     }
 
-    const resolved = resolveModel(ctx, account, body.model, 'responses');
+    // Fault responses-stream-any-model (issue 22): a streamed call skips the native-responses check.
+    const streamLax = ctx.fault === 'responses-stream-any-model' && body.stream === true;
+    const resolved = resolveModel(ctx, account, body.model, streamLax ? 'chat' : 'responses');
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
     const { model } = resolved;
     const inputTokens = messageTokens(texts);
@@ -139,7 +141,9 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
   });
 
   function answer(request: FastifyRequest, reply: FastifyReply, result: ResponsesResult): FastifyReply {
-    if (!result.stream) return sendJson(ctx, request, reply, responseOf(ctx, result));
+    // Fault legacy-responses-points (issue 22): the legacy format is ignored on responses only.
+    const send = ctx.fault === 'legacy-responses-points' ? sendPlain : sendJson;
+    if (!result.stream) return send(ctx, request, reply, responseOf(ctx, result));
     const legacy = wantsLegacy(ctx, request);
     const text = eventsOf(ctx, result).map(({ event, data }) => {
       const payload = data === '' ? '' : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;

@@ -236,6 +236,7 @@ interface ReqRow {
   knownIn: number[];
   advisoryIn: number[];
   reasons: string[];
+  places?: { applicable: number; judged: number; unjudged: string[] };
 }
 
 /** The summary's per-requirement results (computed once, in summary.ts), with the catalogue's words. */
@@ -251,6 +252,7 @@ function requirementRows(s: HtmlSummary, reqs: Requirement[]): ReqRow[] {
     knownIn: r.known,
     advisoryIn: r.advisory,
     reasons: r.reasons,
+    ...(r.places ? { places: r.places } : {}),
   }));
 }
 
@@ -398,7 +400,7 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
   const firstCard = (list: number[]) => (list.length ? `#t-${list[0]}` : '');
   const bodies = [...sections].map(([section, list]) => {
     const bad = list.filter((r) => r.outcome === 'failed').length;
-    const head = `<tr class="sec-h"><th colspan="5">${esc(section)} <span class="muted">${esc(plural(list.length, 'requirement'))}${bad ? ` · <span class="c-failed">${esc(bad)} failed</span>` : ''}</span></th></tr>`;
+    const head = `<tr class="sec-h"><th colspan="6">${esc(section)} <span class="muted">${esc(plural(list.length, 'requirement'))}${bad ? ` · <span class="c-failed">${esc(bad)} failed</span>` : ''}</span></th></tr>`;
     const trs = list.map((r) => {
       const words = r.req?.words ?? '';
       // Test titles (without their leading ids) for the text filter; the row's own text covers the rest.
@@ -428,6 +430,10 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
       const testsCell = r.citing.length
         ? `${esc(ran)}<span class="muted">/${esc(r.citing.length)}</span>`
         : '<span class="muted">0</span>';
+      // Places (fixtures/applicability.yaml) judged by the run: the title lists those it did not judge.
+      const placesCell = r.places
+        ? `<span title="${attr(r.places.unjudged.length ? `not judged: ${r.places.unjudged.join('; ')}` : 'every applicable place judged')}"${r.places.judged < r.places.applicable ? ' class="c-advisory"' : ''}>${esc(r.places.judged)}<span class="muted">/${esc(r.places.applicable)}</span></span>`
+        : '<span class="muted">-</span>';
       const readings = r.req?.readings?.length
         ? `<ul class="readings">${r.req.readings.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`
         : '';
@@ -436,7 +442,7 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
         : '<span class="muted">cited by a test, missing from fixtures/requirements.yaml</span>';
       return `<tr class="req o-${r.outcome}" id="req-${anchor(r.id)}" data-outcome="${r.outcome}" data-tests="${attr(titles.join(' | '))}">
 <td class="id"><span class="rid">${esc(r.id)}</span>${r.req ? `<span class="lvl l-${attr(r.req.level)}">${esc(r.req.level)}</span>` : ''}</td>
-<td class="oc">${badge(r.outcome)}</td><td class="detail">${detail}</td><td class="num" title="tests that ran / tests citing it">${testsCell}</td><td class="w">${wordsCell}</td></tr>`;
+<td class="oc">${badge(r.outcome)}</td><td class="detail">${detail}</td><td class="num" title="tests that ran / tests citing it">${testsCell}</td><td class="num places">${placesCell}</td><td class="w">${wordsCell}</td></tr>`;
     });
     return `<tbody class="sec">${head}${trs.join('')}</tbody>`;
   });
@@ -450,11 +456,17 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
           `<button type="button" data-filter="${o}" class="f-${o}" aria-pressed="false">${esc(LABEL[o])} <span class="n">${esc(counts.get(o) ?? 0)}</span></button>`,
       ),
   ].join('');
-  return `<section id="requirements"><h2>Requirements <span class="muted">${esc(plural(rows.length, 'requirement'))} by contract section</span></h2>
+  const placed = rows.filter((r) => r.places);
+  const judged = placed.reduce((n, r) => n + (r.places?.judged ?? 0), 0);
+  const applicable = placed.reduce((n, r) => n + (r.places?.applicable ?? 0), 0);
+  const placesNote = applicable
+    ? ` · <span data-places-judged="${judged}" data-places-applicable="${applicable}">${esc(judged)} of ${esc(applicable)} places judged</span>`
+    : '';
+  return `<section id="requirements"><h2>Requirements <span class="muted">${esc(plural(rows.length, 'requirement'))} by contract section${placesNote}</span></h2>
 <div class="filters" role="group" aria-label="filter requirements"><div class="seg">${buttons}</div>
 <input type="search" id="q" placeholder="filter by id, section, words or test title" aria-label="filter text" autocomplete="off">
 <span class="muted" id="shown">${esc(rows.length)} of ${esc(rows.length)}</span></div>
-<table class="matrix" id="matrix"><thead><tr><th>Requirement</th><th>Outcome</th><th>Detail</th><th class="num">Tests</th><th>The contract's words</th></tr></thead>
+<table class="matrix" id="matrix"><thead><tr><th>Requirement</th><th>Outcome</th><th>Detail</th><th class="num">Tests</th><th class="num" title="places of the applicability map judged / applicable">Places</th><th>The contract's words</th></tr></thead>
 ${bodies.join('\n')}</table></section>`;
 }
 

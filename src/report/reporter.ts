@@ -63,6 +63,7 @@ export class ConformanceReporter implements Reporter {
     };
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
+    if (meta?.touches?.length) rec.touches = meta.touches;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
     if (meta?.unpaid && result.state === 'skipped') rec.unpaid = true;

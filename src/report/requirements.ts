@@ -1,3 +1,4 @@
+import { type PlacesJudged, placesJudged, type Touch } from '../applicability.ts';
 import type { Requirement } from '../catalogue.ts';
 import type { Outcome } from '../vocabulary.ts';
 
@@ -17,12 +18,18 @@ export interface RequirementResult {
   advisory: number[];
   /** Why the citing tests that did not run did not run (each reason once). */
   reasons: string[];
+  /**
+   * The requirement's places (fixtures/applicability.yaml) the run judged: a judged citing test sent a
+   * request in the place (src/applicability.ts placesJudged); excluded places are not counted.
+   */
+  places?: PlacesJudged;
 }
 
 /** The parts of a test record the rollup reads. */
 interface Cited {
   ids: string[];
   outcome: Outcome;
+  touches?: Touch[];
   reason?: string;
   violations: ReadonlyArray<{ id: string; severity: 'failure' | 'advisory' }>;
 }
@@ -37,6 +44,7 @@ export function requirementResults(
   catalogue: Iterable<Requirement>,
 ): Record<string, RequirementResult> {
   const out = new Map<string, RequirementResult>();
+  const known = new Set<string>();
   const of = (id: string): RequirementResult => {
     let r = out.get(id);
     if (!r) {
@@ -45,7 +53,10 @@ export function requirementResults(
     }
     return r;
   };
-  for (const r of catalogue) of(r.id);
+  for (const r of catalogue) {
+    of(r.id);
+    known.add(r.id);
+  }
   tests.forEach((t, i) => {
     for (const id of new Set(t.ids)) of(id).tests.push(i);
     for (const id of new Set(t.violations.filter((v) => v.severity === 'failure').map((v) => v.id))) {
@@ -67,6 +78,7 @@ export function requirementResults(
       ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
     ];
   }
+  for (const [id, r] of out) if (known.has(id)) r.places = placesJudged(id, tests);
   return Object.fromEntries(out);
 }
 

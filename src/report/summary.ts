@@ -1,3 +1,4 @@
+import type { Touch } from '../applicability.ts';
 import { catalogue } from '../catalogue.ts';
 import type { Exchange } from '../http/client.ts';
 import type {
@@ -27,6 +28,8 @@ export interface TestResultRecord {
   violations: Array<Violation & { count: number }>;
   exchanges: Exchange[];
   exchangeCount: number;
+  /** The places the test's requests touched (method and path template, role, format, model, forms). */
+  touches?: Touch[];
   cleanup?: CleanupRecord;
   /** Dry run: the test would have run. */
   planned?: boolean;

@@ -1,4 +1,5 @@
 import { describe, test } from 'vitest';
+import { type Touch, touchOf } from '../applicability.ts';
 import { notJudged, requirement, violation } from '../catalogue.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
 import { pointsFields } from '../checks/points.ts';
@@ -66,6 +67,8 @@ export interface TestRecord {
   unpaid?: true;
   /** What the test created and then cleaned up, and what it could not clean up. */
   cleanup?: CleanupRecord;
+  /** The places its requests touched (src/applicability.ts), each once. */
+  touches?: Touch[];
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -131,6 +134,8 @@ export class CheckContext {
   private readonly listedById = new Map<string, number>();
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
+  /** The places this test's requests touched, each once (by its JSON form). */
+  private readonly touched = new Map<string, Touch>();
   exchangeCount = 0;
   private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
   /**
@@ -288,6 +293,7 @@ export class CheckContext {
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
     const res = await this.client.send(spec);
+    this.touch(method, path, as, req, res);
     recordSpend(this.w.run.reportDir, res, model);
     if (!req.raw) this.checkExchange(res);
     if (as === 'primary') await this.noteBalance(res);
@@ -444,6 +450,27 @@ export class CheckContext {
     this.cleanups.length = 0;
     out.ms = Date.now() - started;
     return out;
+  }
+
+  /**
+   * Notes the place a request touched (method, template, role, format, model, forms), once. A cleanup's
+   * requests (deleting what the test made, waiting for its jobs) judge nothing: they are not noted.
+   */
+  private touch(method: string, path: string, as: As, req: Req, res: HttpResponse): void {
+    if (this.cleaning) return;
+    const t = touchOf({
+      method,
+      path,
+      role: as,
+      ...(req.headers ? { headers: req.headers } : {}),
+      ...(req.json !== undefined ? { json: req.json } : {}),
+      ...(res.mediaType ? { responseType: res.mediaType, responseText: res.text } : {}),
+    });
+    this.touched.set(JSON.stringify(t), t);
+  }
+
+  touches(): Touch[] {
+    return [...this.touched.values()];
   }
 
   citedExchanges(): Exchange[] {
@@ -613,6 +640,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.violations = t.violations;
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
+    record.touches = t.touches();
     let failures = t.violations.filter((v) => v.severity === 'failure');
     // The account could not pay for what this test asked: not the target's failure. What the test found
     // before its balance ran out stands; what came after is not judged, and a test with nothing else is not run.

@@ -627,6 +627,75 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
     await createJob(ref, jobBody('wc-100010'));
     return (await balance(ref)).body.held_points === before;
   },
+  // --- applic ---
+  'embeddings-unknown-model-200': async (ref) =>
+    (await embed(ref, { model: 'no-such-model', input: 'ok' })).status === 200,
+  'responses-unknown-model-200': async (ref) =>
+    (await responses(ref, { model: 'no-such-model' })).status === 200,
+  'media-job-unknown-model-accepted': async (ref) =>
+    accepted(ref, { ...jobBody('wc-100010'), model: 'no-such-model' }),
+  'embeddings-forbidden-callable': async (ref) =>
+    (await embed(ref, { model: ref.hints.forbidden, input: 'ok' })).status === 200,
+  'responses-forbidden-callable': async (ref) =>
+    (await responses(ref, { model: ref.hints.forbidden })).status === 200,
+  'legacy-embeddings-points': async (ref) => {
+    const res = await call(ref, '/v1/embeddings', {
+      method: 'POST',
+      role: 'primary',
+      json: { model: ref.hints.embedding, input: 'ok' },
+      headers: LEGACY,
+    });
+    return res.status === 200 && 'charged_points' in (res.body.billing ?? {});
+  },
+  'legacy-responses-points': async (ref) => {
+    const res = await call(ref, '/v1/responses', {
+      method: 'POST',
+      role: 'primary',
+      json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3 },
+      headers: LEGACY,
+    });
+    return res.status === 200 && 'charged_points' in (res.body.billing ?? {});
+  },
+  'studio-ids-duplicate-accepted': async (ref) => {
+    const id = await inputId(ref);
+    return accepted(ref, withParams('wc-100011', { studio_asset_ids: [id, id] }));
+  },
+  'studio-ids-foreign-accepted': async (ref) =>
+    accepted(
+      ref,
+      withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'png-64x48.png', 'other_tenant')] }),
+    ),
+  'studio-ids-count-unchecked': async (ref) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await inputId(ref));
+    return accepted(ref, withParams('wc-100041', { studio_asset_ids: ids }));
+  },
+  'studio-ids-video-as-image': async (ref) =>
+    accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'h264-2s.mp4')] })),
+  'studio-ids-mix-accepted': async (ref) =>
+    accepted(
+      ref,
+      withParams('wc-100016', { studio_asset_ids: [await inputId(ref), await inputId(ref, 'h264-2s.mp4')] }),
+    ),
+  'studio-ids-short-video': async (ref) =>
+    accepted(ref, withParams('wc-100016', { studio_asset_ids: [await inputId(ref, 'h264-1.5s.mp4')] })),
+  'scope-embeddings-refused': async (ref) =>
+    (
+      await call(ref, '/v1/embeddings', {
+        method: 'POST',
+        role: 'restricted_inference',
+        json: { model: ref.hints.embedding, input: 'ok' },
+      })
+    ).status === 403,
+  'scope-media-job-read-refused': async (ref) => {
+    const created = await createJob(ref, jobBody('wc-100010'));
+    return (await readJob(ref, created.body.id, 'restricted_media')).status === 403;
+  },
+  'chat-stream-unknown-model-200': async (ref) =>
+    (await chat(ref, { model: 'no-such-model', stream: true })).status === 200,
+  'responses-stream-any-model': async (ref) =>
+    (await responses(ref, { model: ref.hints.no_responses, stream: true })).status === 200,
+  // --- end applic ---
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {

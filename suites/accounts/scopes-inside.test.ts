@@ -1,0 +1,97 @@
+import {
+  businessEndpoints,
+  type CheckContext,
+  check,
+  concretePath,
+  type Endpoint,
+  type HttpResponse,
+  isSuccess,
+  label,
+  pollJob,
+  probeRequest,
+  type Role,
+  upload,
+} from '../../src/suite.ts';
+import { postJob } from '../media/support.ts';
+
+// The calls of a scope that change something (scopes.test.ts judges its reads): a key restricted to the
+// scope is accepted wherever the account's full-scope key is. The full key goes first, so a refusal of
+// the account itself (its catalog, its balance) is never laid at the scope.
+const RESTRICTED: Array<[Role, string]> = [
+  ['restricted_inference', 'inference'],
+  ['restricted_media', 'media'],
+  ['restricted_support', 'support'],
+];
+
+async function send(t: CheckContext, e: Endpoint, as: Role): Promise<HttpResponse> {
+  if (e.path === '/v1/media/inputs') return (await upload(t, 'png-1x1.png', { as })).res;
+  const valid = await probeRequest(t, e);
+  if (e.path === '/v1/media/jobs') return postJob(t, valid.json, { as });
+  return t.request(e.method, concretePath(e), { ...valid, as });
+}
+
+for (const [role, scope] of RESTRICTED) {
+  for (const e of businessEndpoints()) {
+    if (e.method !== 'POST' || e.path.includes('{') || (e.scopes ?? []).join() !== scope) continue;
+    check(
+      { ids: ['SCOPE-002'], effect: e.effect, roles: [role, 'enterprise'] },
+      `accepts a call inside its scope as the full key does: ${label(e)} (${role})`,
+      async (t) => {
+        const full = await send(t, e, 'enterprise');
+        if (!isSuccess(full.status))
+          return t.skip(`${label(e)} with the account's full-scope key was answered ${full.status}`);
+        const res = await send(t, e, role);
+        t.ensure(
+          ![401, 403].includes(res.status),
+          'SCOPE-002',
+          `${label(e)} refused a key restricted to its own scope ${scope}: ${res.status} (the full-scope key: ${full.status})`,
+          { received: res.status, expected: 'not a 401/403 refusal', exchange: res.exchange },
+        );
+      },
+    );
+  }
+}
+
+// The paths of the media scope that name a resource: the account's own (an input the restricted key
+// uploaded, a job and its asset the full key made), so that a 403 cannot be the refusal of a foreign or
+// unknown id (judging.md).
+check(
+  { ids: ['SCOPE-002'], effect: 'billable', roles: ['restricted_media', 'enterprise'] },
+  "accepts the account's own input, job and asset inside its scope (restricted_media)",
+  async (t) => {
+    const as: Role = 'restricted_media';
+    let judged = 0;
+    const judge = (res: HttpResponse, what: string) => {
+      if (t.notJudged429(res, what)) return;
+      judged++;
+      t.ensure(
+        ![401, 403].includes(res.status),
+        'SCOPE-002',
+        `${what} refused a key restricted to its own scope media: ${res.status}`,
+        { received: res.status, expected: 'not a 401/403 refusal', exchange: res.exchange },
+      );
+    };
+    const input = await upload(t, 'png-1x1.png', { as });
+    if (input.id)
+      judge(
+        await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`, { as }),
+        'DELETE /v1/media/inputs/{input_id}',
+      );
+    const jobs = businessEndpoints().find((e) => e.method === 'POST' && e.path === '/v1/media/jobs')!;
+    const created = await postJob(t, (await probeRequest(t, jobs)).json, { as: 'enterprise' });
+    const id = (created.json as { id?: unknown } | undefined)?.id;
+    if (isSuccess(created.status) && typeof id === 'string') {
+      judge(await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }), 'GET /v1/media/jobs/{job_id}');
+      const asset = (await pollJob(t, id, { as: 'enterprise' })).last?.asset_id;
+      if (typeof asset === 'string')
+        judge(
+          await t.get(`/v1/media/assets/${encodeURIComponent(asset)}`, { as }),
+          'GET /v1/media/assets/{asset_id}',
+        );
+    }
+    if (judged === 0)
+      t.skip(
+        `neither an upload of the restricted key (${input.res.status}) nor a job of the full key (${created.status}) was made`,
+      );
+  },
+);

@@ -1,0 +1,92 @@
+import { type CheckContext, check, type HttpResponse, isSuccess } from '../../src/suite.ts';
+import { ACK, PROMPT, postJob } from '../media/support.ts';
+
+/** The model calls of the contract other than media jobs, each with a minimal body for a model id. */
+const CALLS: Array<{ path: string; name: string; body: (model: string) => Record<string, unknown> }> = [
+  {
+    path: '/v1/chat/completions',
+    name: 'chat',
+    body: (model) => ({ model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 1 }),
+  },
+  {
+    path: '/v1/responses',
+    name: 'responses',
+    body: (model) => ({ model, input: 'Say ok.', max_output_tokens: 1 }),
+  },
+  { path: '/v1/embeddings', name: 'embeddings', body: (model) => ({ model, input: 'ok' }) },
+];
+
+const unknownId = (t: CheckContext) => `conformance-no-such-model-${t.run.seed}`;
+
+function notFoundOrForbidden(t: CheckContext, res: HttpResponse, what: string): void {
+  if (t.notJudged429(res, what)) return;
+  t.ensure([403, 404].includes(res.status), 'MODEL-003', `${what} was answered ${res.status}`, {
+    received: res.status,
+    expected: '404 (or 403)',
+    exchange: res.exchange,
+  });
+}
+
+for (const call of CALLS.filter((c) => c.name !== 'chat')) {
+  check(
+    { ids: ['MODEL-003'], effect: 'billable' },
+    `refuses a model id that no catalog lists on ${call.name}`,
+    async (t) => {
+      const res = await t.post(call.path, call.body(unknownId(t)));
+      notFoundOrForbidden(t, res, `POST ${call.path} with a model id no catalog lists`);
+    },
+  );
+}
+
+// The same refusal when the reply would be streamed ("With `stream` true the reply is streamed").
+for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
+  check(
+    { ids: ['MODEL-003'], effect: 'billable' },
+    `refuses a model id that no catalog lists on ${call.name}, streamed`,
+    async (t) => {
+      const res = await t.post(
+        call.path,
+        { ...call.body(unknownId(t)), stream: true },
+        { timeoutMs: t.target.timeouts.streamMs },
+      );
+      notFoundOrForbidden(t, res, `a streamed POST ${call.path} with a model id no catalog lists`);
+    },
+  );
+}
+
+check(
+  { ids: ['MODEL-003'], effect: 'billable' },
+  'refuses a media job whose model no catalog lists',
+  async (t) => {
+    const what = 'POST /v1/media/jobs with a model id no catalog lists';
+    const res = await postJob(t, { model: unknownId(t), prompt: PROMPT, parameters: { [ACK]: true } });
+    if (t.notJudged429(res, what)) return;
+    if (isSuccess(res.status) || res.status >= 500) return notFoundOrForbidden(t, res, what);
+    // "model ... must be one of the exact ids in the table below and in the account's media catalog" is
+    // also a parameter rule of MediaJobCreate (MJOB-044 accepts any 4xx): another 4xx is advisory here.
+    if (![403, 404].includes(res.status))
+      t.violate('MODEL-003', `${what} was refused with ${res.status}, not 404 or 403 ("wrong model id")`, {
+        level: 'notable',
+        received: res.status,
+        expected: '404 (or 403)',
+        exchange: res.exchange,
+      });
+  },
+);
+
+for (const call of CALLS) {
+  check(
+    { ids: ['MODELS-004'], effect: 'billable' },
+    `refuses a model outside the account catalog on ${call.name}`,
+    async (t) => {
+      const forbidden = await t.hint('forbidden');
+      const res = await t.post(call.path, call.body(forbidden));
+      const what = `POST ${call.path} with ${forbidden}, outside the account's catalog`;
+      t.ensure(t.refusal(res, what), 'MODELS-004', `${what} was answered ${res.status}`, {
+        received: res.status,
+        expected: 'a 4xx refusal (403 for an unauthorised model)',
+        exchange: res.exchange,
+      });
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import { accepted, type CheckContext, check, isPlainObject, pointsFieldPointers } from '../../src/suite.ts';
+
+const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+
+/** A billable call under the legacy Accept header; its points fields (at any depth) are violations. */
+async function legacyCall(t: CheckContext, path: string, body: Record<string, unknown>) {
+  const res = await t.post(path, body, { headers: LEGACY });
+  if (!accepted(t, res, 'LEGACY-001', `POST ${path} with the legacy Accept header`)) return undefined;
+  for (const p of pointsFieldPointers(res.json))
+    t.violate('LEGACY-001', `the legacy reply of POST ${path} still carries the points field ${p}`, {
+      pointer: p,
+      exchange: res.exchange,
+    });
+  return res;
+}
+
+check(
+  { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
+  'replaces the points fields of an embedding reply and keeps its usage',
+  async (t) => {
+    const res = await legacyCall(t, '/v1/embeddings', { model: await t.hint('embedding'), input: 'ok' });
+    if (!res) return;
+    const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
+    t.ensure(
+      isPlainObject(u) && ['prompt_tokens', 'total_tokens'].every((k) => Number.isInteger(u[k])),
+      'LEGACY-002',
+      'the legacy embedding reply does not carry the usage token integers',
+      { pointer: '/usage', received: u, exchange: res.exchange },
+    );
+  },
+);
+
+check(
+  { ids: ['LEGACY-001'], effect: 'billable' },
+  'replaces the points fields of a responses reply',
+  async (t) => {
+    await legacyCall(t, '/v1/responses', {
+      model: await t.hint('responses'),
+      input: 'Say ok.',
+      max_output_tokens: 2,
+    });
+  },
+);
