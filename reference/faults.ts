@@ -1478,6 +1478,14 @@ const VARIANT_LIST = [
     description:
       'chat usage carries charged_points (the settled charge, also in billing) beside its token counts',
   },
+  // --- transient ---
+  // transport.ts: a load balancer that drops an idle kept-alive connection just as the client reuses it
+  {
+    name: 'keepalive-close-on-reuse',
+    readings: ['GEN-001'],
+    description:
+      'every 4th request that arrives on a reused kept-alive connection is read, then its socket is closed without a byte of reply',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];
