@@ -118,6 +118,7 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
       failed: 0,
       advisory: 0,
       known_failure: 0,
+      inconclusive: 0,
       not_run: 2,
       harness_error: 0,
       total: 5,

@@ -67,6 +67,12 @@ export interface TestRecord {
   unpaid?: true;
   /** What the test created and then cleaned up, and what it could not clean up. */
   cleanup?: CleanupRecord;
+  /**
+   * Requests of this test repeated once on a fresh connection after a connection failure before any
+   * byte of a response (the client's transientRetry); absent when none was. Its requests took
+   * exchangeCount attempts in all (429 waits included).
+   */
+  retried?: number;
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -133,6 +139,10 @@ export class CheckContext {
   private readonly cited = new Map<string, Exchange>();
   private readonly exchanges = new Map<string, Exchange>();
   exchangeCount = 0;
+  /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
+  retried = 0;
+  /** Connection failures that could not be repeated (TransportError.inconclusive): nothing is known. */
+  readonly inconclusive: string[] = [];
   private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
   /**
    * Why the primary account's balance ran out, when one of this test's own replies showed it, and how
@@ -161,6 +171,7 @@ export class CheckContext {
       ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
       onExchange: (ex) => {
         this.exchangeCount++;
+        if (ex.retryOf) this.retried++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
         if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
@@ -446,6 +457,12 @@ export class CheckContext {
     return out;
   }
 
+  /** A connection failure that could not be repeated ended the test: it is inconclusive unless it failed. */
+  inconclusiveAfter(why: string, exchange: Exchange | undefined): void {
+    this.inconclusive.push(this.w.redactor.text(why));
+    if (exchange) this.cited.set(exchange.id, exchange);
+  }
+
   citedExchanges(): Exchange[] {
     return [...this.cited.values()];
   }
@@ -597,7 +614,8 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         if (err.unpaid) unpaid = err.unpaid;
       } else if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
-        t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+        if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
+        else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
       } else if (!(err instanceof AbortSignalError)) {
         if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
         record.outcome = 'harness_error';
@@ -613,6 +631,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.violations = t.violations;
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
+    if (t.retried > 0) record.retried = t.retried;
     let failures = t.violations.filter((v) => v.severity === 'failure');
     // The account could not pay for what this test asked: not the target's failure. What the test found
     // before its balance ran out stands; what came after is not judged, and a test with nothing else is not run.
@@ -668,6 +687,13 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
           ? { kind: 'budget', subject: unpaid.subject, remedy: BUDGET_REMEDY }
           : { kind: 'stopped', subject: stoppedBy },
       );
+    }
+    // A connection failure that could not be repeated says nothing of the contract (judging.md): a test
+    // with nothing else failed is inconclusive, never passed nor failed (its advisories are kept).
+    if (failures.length === 0 && t.inconclusive.length > 0) {
+      record.outcome = 'inconclusive';
+      record.reason = `inconclusive: ${t.inconclusive.join('; ')}`;
+      return;
     }
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
