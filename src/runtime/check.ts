@@ -287,10 +287,10 @@ export class CheckContext {
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
       const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
-      if (stop) throw new StopSignal(stop);
+      if (stop) throw this.refuse(new StopSignal(stop));
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
         const refused = budgetRefusal(this.w.run.reportDir, this.w.run.budget, model);
-        if (refused) throw new StopSignal(refused.reason, refused);
+        if (refused) throw this.refuse(new StopSignal(refused.reason, refused));
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
@@ -457,6 +457,25 @@ export class CheckContext {
     return out;
   }
 
+  /** The stop (run stop, budget) that refused one of this test's requests, if one did. */
+  refusedBy: StopSignal | undefined;
+
+  private refuse(stop: StopSignal): StopSignal {
+    this.refusedBy = stop;
+    return stop;
+  }
+
+  /**
+   * Ends the test as stopped (not run, unless it found something) when a stop refused one of its requests
+   * or is in effect now: what went wrong after a refusal (a model-based run that could not finish, code
+   * that caught the refusal) is the stop's doing, never an error of the suite. Returns when there is none.
+   */
+  haltIfStopped(): void {
+    if (this.refusedBy) throw this.refusedBy;
+    const stop = stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run);
+    if (stop) throw this.refuse(new StopSignal(stop));
+  }
+
   /** A connection failure that could not be repeated ended the test: it is inconclusive unless it failed. */
   inconclusiveAfter(why: string, exchange: Exchange | undefined): void {
     this.inconclusive.push(this.w.redactor.text(why));
@@ -616,6 +635,12 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
         if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
         else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+      } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
+        // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
+        // model-based run could not finish): stopped, like a test the refusal ended directly.
+        if (record.outcome === 'not_run') throw err;
+        stoppedBy = t.refusedBy.message;
+        if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
       } else if (!(err instanceof AbortSignalError)) {
         if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
         record.outcome = 'harness_error';
