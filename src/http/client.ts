@@ -267,6 +267,8 @@ export class HttpClient {
         retryOf = { exchangeId: err.exchangeId ?? '', code: err.code };
         continue;
       }
+      // Answered: a later attempt (after a 429) starts afresh, with its own one repeat.
+      retryOf = undefined;
       this.opts.onExchange?.(res.exchange, res);
       if (res.status !== 429 || retries.length >= maxWaits) return res;
       const wait = repeatAfter429(spec, res.headers['retry-after'], retries.length);
