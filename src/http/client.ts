@@ -35,6 +35,8 @@ export interface Exchange {
   retries?: Array<{ status: number; waitedMs: number }>;
   /** This attempt repeats, on a fresh connection, a request whose connection failed (transientRetry). */
   retryOf?: { exchangeId: string; code: string };
+  /** This attempt's connection failed and the request is repeated (transientRetry): no answer yet, no verdict. */
+  repeated?: true;
 }
 
 export interface HttpResponse {
@@ -403,6 +405,8 @@ export class HttpClient {
               `${e.message}${e.cause && (e.cause as Error).message ? ` (${(e.cause as Error).message})` : ''}`,
             );
       exchange.error = { code, message };
+      if (transientRetry(spec, { code, beforeResponse: !headReceived }, retryOf !== undefined) === 'retry')
+        exchange.repeated = true;
       this.opts.onExchange?.(exchange);
       const again = retryOf ? ` (again on a fresh connection, after ${retryOf.code})` : '';
       throw new TransportError(

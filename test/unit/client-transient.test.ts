@@ -104,6 +104,8 @@ describe('HttpClient: a connection closed before any byte of a response', () => 
     const [, lost, repeat] = exchanges;
     expect(lost?.error?.code).toBe('UND_ERR_SOCKET');
     expect(repeat?.retryOf).toEqual({ exchangeId: lost?.id, code: 'UND_ERR_SOCKET' });
+    // The lost attempt is marked repeated (no answer yet: the dead-target streak waits for its repeat).
+    expect([lost?.repeated, repeat?.repeated]).toEqual([true, undefined]);
     expect(exchanges).toHaveLength(3);
   });
 
@@ -113,7 +115,7 @@ describe('HttpClient: a connection closed before any byte of a response', () => 
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).inconclusive).toBeUndefined();
     expect((err as TransportError).message).toMatch(/again on a fresh connection/);
-    expect(exchanges).toHaveLength(2);
+    expect(exchanges.map((e) => e.repeated)).toEqual([true, undefined]);
   });
 
   it('never repeats a request that is not safe to repeat: inconclusive, sent on a connection of its own', async () => {
