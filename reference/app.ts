@@ -24,7 +24,7 @@ import { registerPublic } from './routes/public.ts';
 import { registerResponses } from './routes/responses.ts';
 import { registerTickets } from './routes/tickets.ts';
 import { registerUsage } from './routes/usage.ts';
-import { registerTransport } from './transport.ts';
+import { registerReuseClose, registerTransport } from './transport.ts';
 
 export interface AppOptions {
   latencyMs?: number;
@@ -93,6 +93,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     },
   });
 
+  // A variant of the connection itself: before any other hook sees the request.
+  registerReuseClose(app, ctx);
   const latency = options.latencyMs ?? 0;
   if (latency > 0) app.addHook('onRequest', async () => void (await sleep(latency)));
   if (sendsRequestId(ctx)) {

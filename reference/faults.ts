@@ -1830,6 +1830,14 @@ const VARIANT_LIST = [
     readings: ['MIN-009'],
     description: "a repeated DELETE of the caller's already deleted input answers 204 again (idempotent)",
   },
+  // --- transient ---
+  // transport.ts: a load balancer that drops an idle kept-alive connection just as the client reuses it
+  {
+    name: 'keepalive-close-on-reuse',
+    readings: ['GEN-001'],
+    description:
+      'every 4th request that arrives on a reused kept-alive connection is read, then its socket is closed without a byte of reply',
+  },
 ] as const satisfies readonly Variant[];
 
 export type FaultName = (typeof FAULT_LIST)[number]['name'];

@@ -7,6 +7,9 @@
 //   transport-truncated     GET /v1/models           Content-Length of the whole body, half of it sent, then FIN
 //   transport-invalid-json  GET /v1/support/tickets  200 application/json whose body is not JSON
 // The openapi description is left as it is: the target claims to serve the documented answers.
+// And one conformant behaviour (a variant), registered before everything else:
+//   keepalive-close-on-reuse  every REUSE_CLOSE_EVERY-th request on a reused connection: the socket is closed
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
@@ -82,5 +85,29 @@ export function registerTransport(
         return reply;
       }
     }
+  });
+}
+
+/** Variant keepalive-close-on-reuse: every how many requests on a reused connection one is dropped. */
+export const REUSE_CLOSE_EVERY = 4;
+
+/**
+ * Variant keepalive-close-on-reuse: the race every HTTP client meets behind a load balancer that closes
+ * idle kept-alive connections. A request that arrives on a connection which served one before is read
+ * (its head), and every REUSE_CLOSE_EVERY-th of them gets its socket closed (FIN) without a byte of
+ * reply: the request is not processed. A request on a fresh connection is always served.
+ */
+export function registerReuseClose(app: FastifyInstance, ctx: RefContext): void {
+  if (ctx.variant !== 'keepalive-close-on-reuse') return;
+  const served = new WeakMap<Socket, number>();
+  let reuses = 0;
+  app.addHook('onRequest', async (request, reply) => {
+    const socket = request.raw.socket;
+    const before = served.get(socket) ?? 0;
+    served.set(socket, before + 1);
+    if (before === 0 || ++reuses % REUSE_CLOSE_EVERY !== 0) return;
+    reply.hijack();
+    socket.destroy();
+    return reply;
   });
 }

@@ -9,10 +9,18 @@ export class UsageError extends Error {
 
 export class TransportError extends Error {
   override name = 'TransportError';
+  /**
+   * Set when the failure says nothing about the target yet: a connection failed before any byte of a
+   * response and the request could not be repeated on a fresh connection (not safe to repeat). The test
+   * is then inconclusive, not failed (judging.md). Absent: the failure stands (GEN-001).
+   */
+  inconclusive?: string;
   constructor(
     message: string,
     readonly code: string,
     readonly exchangeId?: string,
+    /** The failure came before the response's head (status line and headers) was received. */
+    readonly beforeResponse = false,
   ) {
     super(message);
   }

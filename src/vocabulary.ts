@@ -30,8 +30,19 @@ export type Hint = (typeof HINTS)[number];
 /** failure: stated rule; implied: implied invariant (failure under --strict); notable: always advisory. */
 export type Level = 'failure' | 'implied' | 'notable';
 
-/** known_failure: a failure the target's expectations file lists with a reason and a future expiry date. */
-export type Outcome = 'passed' | 'failed' | 'advisory' | 'known_failure' | 'not_run' | 'harness_error';
+/**
+ * known_failure: a failure the target's expectations file lists with a reason and a future expiry date.
+ * inconclusive: the test's only findings are connection failures before any byte of a response that
+ * could not be repeated on a fresh connection (judging.md): neither passed nor failed.
+ */
+export type Outcome =
+  | 'passed'
+  | 'failed'
+  | 'advisory'
+  | 'known_failure'
+  | 'inconclusive'
+  | 'not_run'
+  | 'harness_error';
 
 export interface Violation {
   id: string;

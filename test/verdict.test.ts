@@ -129,6 +129,7 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
       failed: 0,
       advisory: 0,
       known_failure: 0,
+      inconclusive: 0,
       not_run: 2,
       harness_error: 0,
       total: 5,
@@ -232,4 +233,40 @@ describe('a dead target ends the run early', { timeout: 300_000 }, () => {
     expect(wallMs).toBeLessThan(120_000);
     console.log(`dead target: ended after ${(wallMs / 1000).toFixed(1)} s, ${stopped.length} tests not run`);
   });
+
+  // Issue 23 item 3: every class allowed, the model-based tests included. Requests the stop refuses are
+  // "not run" in every test, never a harness error: a dead target exits 1 or 4, never 3.
+  for (const mode of ['hang', 'reset'] as const) {
+    it(`${mode}: a dead target is never a harness error, the model-based tests included (exit 1 or 4)`, async () => {
+      hostile = await startHostile({ mode });
+      const dir = mkdtempSync(join(tmpdir(), 'gc-dead-'));
+      const env = writeRefTargets(hostile, join(dir, 'targets.yaml'), { requestMs: 1_000, concurrency: 4 });
+      const report = join(dir, 'report');
+      const run = await runCli(
+        [
+          '--targets',
+          join(dir, 'targets.yaml'),
+          '--target',
+          'ref',
+          '--suite',
+          'stateful,health',
+          '--report-dir',
+          report,
+        ],
+        env,
+        240_000,
+      );
+      const s = summaryOf(report);
+      const errors = s.tests
+        .filter((t) => t.outcome === 'harness_error')
+        .map((t) => `${t.title}: ${t.error}`);
+      expect(errors, run.stdout.slice(-3000)).toEqual([]);
+      expect([1, 4], run.stdout.slice(-2000) + run.stderr.slice(-2000)).toContain(run.code);
+      expect(s.cut?.kind).toBe('dead_target');
+      // The model-based tests ran into the stop (or failed on what they saw): none of them passed.
+      const models = s.tests.filter((t) => /model-based|sequences|races/i.test(`${t.file} ${t.title}`));
+      expect(models.length).toBeGreaterThan(0);
+      expect(models.filter((t) => t.outcome === 'passed')).toEqual([]);
+    });
+  }
 });

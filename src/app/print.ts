@@ -24,7 +24,7 @@ export function printVerdict(
     `gateway-conformance ${s.suite.version} — target ${s.target.name} (${s.target.baseUrl})${s.strict ? ' — strict' : ''}`,
   );
   log(
-    `  tests: passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not run ${c.not_run}, harness errors ${c.harness_error}`,
+    `  tests: passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}${c.inconclusive ? `, inconclusive ${c.inconclusive}` : ''}, not run ${c.not_run}, harness errors ${c.harness_error}`,
   );
   // The counts above are tests; these are requirements, each with the number of tests it failed in.
   const failed = Object.entries(s.failedRequirements);
@@ -38,6 +38,17 @@ export function printVerdict(
       `  ${plural(adv.length, 'requirement')} advisory (×: in how many tests): ${adv.map(([id, n]) => `${id}×${n}`).join(', ')}`,
     );
   for (const line of groupLines(s, useColour())) log(line);
+  // Inconclusive: apart from failures and passes, each with the connection failure that left it so.
+  const inconclusive = s.tests.filter((t) => t.outcome === 'inconclusive');
+  if (inconclusive.length) log(`  inconclusive (${inconclusive.length}): nothing judged, run again:`);
+  for (const t of inconclusive.slice(0, 10))
+    log(`    ? ${t.title}: ${t.reason ?? ''}${t.flaky ? ` (allowed by flaky: ${t.flaky})` : ''}`);
+  if (inconclusive.length > 10) log(`    ... ${inconclusive.length - 10} more in summary.json`);
+  const retried = s.tests.reduce((n, t) => n + (t.retried ?? 0), 0);
+  if (retried)
+    log(
+      `  connection failures repeated on a fresh connection: ${retried} request(s) in ${s.tests.filter((t) => t.retried).length} test(s) (retried per test in summary.json)`,
+    );
   for (const e of harnessErrors) log(`  harness error: ${e}`);
   // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).
   for (const t of s.tests)
@@ -63,7 +74,10 @@ export function printVerdict(
       `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,
     );
   for (const e of s.expectations ?? [])
-    if (e.status !== 'matched') log(`  expectation ${e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`);
+    if (e.status !== 'matched')
+      log(
+        `  expectation ${e.flaky ? `flaky${e.id ? ` ${e.id}` : ''}` : e.id}${e.test ? ` /${e.test}/` : ''}: ${e.status}`,
+      );
   if (s.comparison) for (const line of comparisonLines(s.comparison)) log(`  ${line}`);
   if (s.comparisonMissing) log(`  --compare-with previous: ${s.comparisonMissing}`);
   if (s.drift) {

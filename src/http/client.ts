@@ -33,6 +33,10 @@ export interface Exchange {
   error?: { code: string; message: string };
   /** 429 answers waited out before this one. */
   retries?: Array<{ status: number; waitedMs: number }>;
+  /** This attempt repeats, on a fresh connection, a request whose connection failed (transientRetry). */
+  retryOf?: { exchangeId: string; code: string };
+  /** This attempt's connection failed and the request is repeated (transientRetry): no answer yet, no verdict. */
+  repeated?: true;
 }
 
 export interface HttpResponse {
@@ -97,6 +101,50 @@ let sharedAgent: Agent | undefined;
 function agent(): Agent {
   sharedAgent ??= new Agent({ keepAliveTimeout: 10_000, connections: 64, connect: { timeout: 10_000 } });
   return sharedAgent;
+}
+
+let freshAgent: Agent | undefined;
+/**
+ * Connections used for one request only (pipelining 0: `connection: close`, never reused). Two kinds of
+ * request go through it. The repeat of a request whose connection failed (transientRetry), so the repeat
+ * cannot meet the same dead socket. And every request that is not safe to repeat (a POST without an
+ * Idempotency-Key), from its first attempt: why, a server or load balancer may close an idle kept-alive
+ * connection just as the client reuses it ("other side closed"), a race no client can see coming; a
+ * request that can be repeated is repeated, but one that cannot would leave its test inconclusive.
+ * A fresh connection cannot be idle-closed, so the race never reaches those requests; the price is a
+ * connection (and TLS) set-up for each of them, a small share of a run's requests.
+ */
+function oneShotAgent(): Agent {
+  freshAgent ??= new Agent({ pipelining: 0, connections: 64, connect: { timeout: 10_000 } });
+  return freshAgent;
+}
+
+/**
+ * Transport failures of the connection itself: reset, closed by the other side (a kept-alive socket the
+ * server closed as the client reused it: undici's UND_ERR_SOCKET "other side closed"), refused, broken
+ * pipe. Not a timeout (the target may be working on the request) nor a body cut short (it answered).
+ */
+export const CONNECTION_FAILURES: ReadonlySet<string> = new Set([
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'ECONNREFUSED',
+  'EPIPE',
+]);
+
+/**
+ * What to do with a request whose attempt failed in transport (judging.md: a connection-level failure
+ * before any byte of a response says nothing about the contract until it happens again on a fresh
+ * connection): `retry` it once on a fresh connection when it is safe to repeat; `inconclusive` when it is
+ * not (it cannot be retried, so nothing is known); `failure` otherwise: not a connection failure, a
+ * response had started, or the failure repeated on the retry (`retried`). The target's failure: GEN-001.
+ */
+export function transientRetry(
+  spec: Pick<RequestSpec, 'method' | 'headers'>,
+  failure: { code: string; beforeResponse: boolean },
+  retried: boolean,
+): 'retry' | 'inconclusive' | 'failure' {
+  if (!CONNECTION_FAILURES.has(failure.code) || !failure.beforeResponse || retried) return 'failure';
+  return safeToRepeat(spec) ? 'retry' : 'inconclusive';
 }
 
 /** The first pause before repeating a safe request answered 429 without a valid Retry-After. */
@@ -279,7 +327,9 @@ export function closeExchange(
  * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
  * safe to repeat wait out a 429 with Retry-After ("wait for the limit window"), a bounded number of
  * times: idempotent methods, and a POST carrying an Idempotency-Key (the contract's own rule makes the
- * same key return the same resource or charge, never a second one). The rule: repeatAfter429.
+ * same key return the same resource or charge, never a second one). The rule: repeatAfter429. The same
+ * requests are repeated once on a fresh connection after a connection failure before any byte of a
+ * response (transientRetry); the others never reuse a connection (oneShotAgent).
  */
 export class HttpClient {
   private seq = 0;
@@ -288,12 +338,26 @@ export class HttpClient {
   async send(spec: RequestSpec): Promise<HttpResponse> {
     const retries: Array<{ status: number; waitedMs: number }> = [];
     const maxWaits = this.opts.max429Waits ?? 3;
+    let retryOf: Exchange['retryOf'];
     for (;;) {
       const attempt = () => {
         spec.beforeAttempt?.();
-        return this.once(spec, retries);
+        return this.once(spec, retries, retryOf);
       };
-      const res = this.opts.gate ? await this.opts.gate.run(attempt) : await attempt();
+      let res: HttpResponse;
+      try {
+        res = this.opts.gate ? await this.opts.gate.run(attempt) : await attempt();
+      } catch (err) {
+        if (!(err instanceof TransportError)) throw err;
+        const next = transientRetry(spec, err, retryOf !== undefined);
+        if (next === 'inconclusive')
+          err.inconclusive = `${err.message}: the connection failed before any byte of a response, and a ${spec.method.toUpperCase()} without an Idempotency-Key is not safe to repeat`;
+        if (next !== 'retry') throw err;
+        retryOf = { exchangeId: err.exchangeId ?? '', code: err.code };
+        continue;
+      }
+      // Answered: a later attempt (after a 429) starts afresh, with its own one repeat.
+      retryOf = undefined;
       this.opts.onExchange?.(res.exchange, res);
       if (res.status !== 429 || retries.length >= maxWaits) return res;
       const wait = repeatAfter429(spec, res.headers['retry-after'], retries.length);
@@ -311,6 +375,7 @@ export class HttpClient {
   private async once(
     spec: RequestSpec,
     retries: Array<{ status: number; waitedMs: number }>,
+    retryOf: Exchange['retryOf'],
   ): Promise<HttpResponse> {
     const { redactor } = this.opts;
     const method = spec.method.toUpperCase();
@@ -333,21 +398,26 @@ export class HttpClient {
     });
     if (this.opts.testName) exchange.test = this.opts.testName;
     if (retries.length) exchange.retries = [...retries];
+    if (retryOf) exchange.retryOf = retryOf;
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const started = performance.now();
     const maxBody = this.opts.maxBodyBytes ?? 64 * 1024 * 1024;
+    // undici resolves request() once the response's head is parsed: a failure before it is one before
+    // the response (transientRetry); a failure after it (body cut short, body timeout) is an answer's.
+    let headReceived = false;
     try {
       const res = await request(this.opts.baseUrl + spec.path, {
         method: method as 'GET',
         headers,
         body,
-        dispatcher: agent(),
+        dispatcher: retryOf || !safeToRepeat(spec) ? oneShotAgent() : agent(),
         signal: this.opts.signal
           ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(timeoutMs)])
           : AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      headReceived = true;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -378,8 +448,16 @@ export class HttpClient {
               `${e.message}${e.cause && (e.cause as Error).message ? ` (${(e.cause as Error).message})` : ''}`,
             );
       exchange.error = { code, message };
+      if (transientRetry(spec, { code, beforeResponse: !headReceived }, retryOf !== undefined) === 'retry')
+        exchange.repeated = true;
       this.opts.onExchange?.(exchange);
-      throw new TransportError(`${method} ${exchange.path}: ${message} [${code}]`, code, exchange.id);
+      const again = retryOf ? ` (again on a fresh connection, after ${retryOf.code})` : '';
+      throw new TransportError(
+        `${method} ${exchange.path}: ${message} [${code}]${again}`,
+        code,
+        exchange.id,
+        !headReceived,
+      );
     }
   }
 }

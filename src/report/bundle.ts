@@ -144,6 +144,8 @@ export function incompleteness(s: Summary): string[] {
   if (s.interrupted) out.push(`${s.interrupted}: ${p.forbid.interrupted}`);
   const unpaid = s.tests.filter((t) => t.unpaid).length;
   if (unpaid > 0) out.push(`${unpaid} billable test(s) not run for want of points: ${p.forbid.unpaid}`);
+  const inconclusive = s.tests.filter((t) => t.outcome === 'inconclusive').length;
+  if (inconclusive > 0) out.push(`${inconclusive} test(s) inconclusive: ${p.forbid.inconclusive}`);
   if (s.shard) out.push(`shard ${s.shard}: ${p.forbid.partial_shard}`);
   if (s.shards) {
     const n = Number(s.shards[0]?.split('/')[1]);

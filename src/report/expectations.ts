@@ -9,6 +9,16 @@
  *       test: wc-100013              # optional: a regular expression the test's title must match
  *       reason: upstream caps prompts at 2000 bytes (OPS-123)
  *       expires: 2027-01-31          # the last day the entry holds
+ *   flaky:
+ *     - test: wc-100016              # a regular expression the test's title must match
+ *       id: MJOB-007                 # optional: a requirement id the test cites
+ *       reason: the upstream LB drops POSTs on reused connections (OPS-456)
+ *       expires: 2027-01-31
+ *
+ * A `flaky:` entry allows its tests to be inconclusive (a connection failed before any byte of a response
+ * and the request could not be repeated): such a test stays inconclusive, shown apart, but no longer
+ * keeps the run from PASSED. It never covers a failure, and never goes stale (flaky means sometimes);
+ * an expired one fails the run like a known failure. `verify` still certifies no inconclusive run.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
@@ -18,10 +28,13 @@ import { UsageError } from '../errors.ts';
 import type { TestResultRecord } from './summary.ts';
 
 export interface Expectation {
-  id: string;
+  /** The failing requirement id; for a flaky entry, optional: a requirement id its tests cite. */
+  id?: string;
   test?: string;
   reason: string;
   expires: string;
+  /** An entry of `flaky:`: a test allowed to be inconclusive, not a known failure. */
+  flaky?: true;
 }
 
 export interface ExpectationStatus extends Expectation {
@@ -30,11 +43,27 @@ export interface ExpectationStatus extends Expectation {
   tests: string[];
 }
 
+const flakySchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['test', 'reason', 'expires'],
+    properties: {
+      id: { type: 'string', pattern: ID_PATTERN.source },
+      test: { type: 'string', minLength: 1 },
+      reason: { type: 'string', minLength: 3 },
+      expires: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    },
+  },
+} as const;
+
 const schema = {
   type: 'object',
   additionalProperties: false,
-  required: ['expectations'],
+  minProperties: 1,
   properties: {
+    flaky: flakySchema,
     expectations: {
       type: 'array',
       items: {
@@ -66,29 +95,38 @@ export function loadExpectations(file: string): Expectation[] {
   if (!validate(data)) {
     const e = validate.errors?.[0];
     throw new UsageError(
-      `${file}: ${e?.instancePath || '/'}: ${e?.message ?? 'invalid'} (each entry needs id, reason and expires YYYY-MM-DD; test is optional)`,
+      `${file}: ${e?.instancePath || '/'}: ${e?.message ?? 'invalid'} (an expectations: entry needs id, reason and expires YYYY-MM-DD, test is optional; a flaky: entry needs test, reason and expires, id is optional)`,
     );
   }
-  const list = (data as { expectations: Expectation[] }).expectations;
+  const read = data as { expectations?: Expectation[]; flaky?: Expectation[] };
   const known = catalogue();
-  for (const [i, e] of list.entries()) {
-    if (!known.has(e.id))
-      throw new UsageError(`${file}: /expectations/${i}/id: unknown requirement id ${e.id}`);
-    if (Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`)))
-      throw new UsageError(`${file}: /expectations/${i}/expires: ${e.expires} is not a date`);
-    if (e.test !== undefined) {
-      try {
-        new RegExp(e.test);
-      } catch {
-        throw new UsageError(`${file}: /expectations/${i}/test: not a valid regular expression`);
+  const lists: Array<[string, Expectation[]]> = [
+    ['expectations', read.expectations ?? []],
+    ['flaky', (read.flaky ?? []).map((e) => ({ ...e, flaky: true as const }))],
+  ];
+  for (const [key, list] of lists)
+    for (const [i, e] of list.entries()) {
+      if (e.id !== undefined && !known.has(e.id))
+        throw new UsageError(`${file}: /${key}/${i}/id: unknown requirement id ${e.id}`);
+      if (Number.isNaN(Date.parse(`${e.expires}T00:00:00Z`)))
+        throw new UsageError(`${file}: /${key}/${i}/expires: ${e.expires} is not a date`);
+      if (e.test !== undefined) {
+        try {
+          new RegExp(e.test);
+        } catch {
+          throw new UsageError(`${file}: /${key}/${i}/test: not a valid regular expression`);
+        }
       }
     }
-  }
-  return list;
+  return lists.flatMap(([, list]) => list);
 }
 
 const covers = (e: Expectation, t: TestResultRecord, id: string) =>
-  e.id === id && (e.test === undefined || new RegExp(e.test).test(t.title));
+  !e.flaky && e.id === id && (e.test === undefined || new RegExp(e.test).test(t.title));
+
+/** A flaky: entry allows an inconclusive test whose title it matches (and which cites its id, if any). */
+const allowsInconclusive = (e: Expectation, t: TestResultRecord) =>
+  !!e.flaky && (e.id === undefined || t.ids.includes(e.id)) && new RegExp(e.test ?? '').test(t.title);
 
 /**
  * Apply the expectations to a run's tests (in place): a failed test whose every failing requirement a
@@ -106,11 +144,22 @@ export function applyExpectations(
     tests: [],
   }));
   for (const t of tests) {
-    const ran = t.outcome !== 'not_run' && t.outcome !== 'harness_error';
+    const ran = t.outcome !== 'not_run' && t.outcome !== 'harness_error' && t.outcome !== 'inconclusive';
+    if (t.outcome === 'inconclusive') {
+      const e = live.find((x) => allowsInconclusive(x, t));
+      const s = e && status[list.indexOf(e)];
+      if (e && s) {
+        s.status = 'matched';
+        s.tests.push(t.title);
+        t.flaky = `${e.reason} (expires ${e.expires})`;
+      }
+    }
     for (const s of status)
       if (
         ran &&
+        !s.flaky &&
         s.status === 'unused' &&
+        s.id !== undefined &&
         t.ids.includes(s.id) &&
         (!s.test || new RegExp(s.test).test(t.title))
       )
@@ -138,7 +187,7 @@ export function expectationFailures(status: ExpectationStatus[], file: string): 
   return status
     .filter((s) => s.status === 'expired' || s.status === 'stale')
     .map((s) => ({
-      title: `expectations: ${s.id}${s.test ? ` /${s.test}/` : ''} ${s.status === 'expired' ? `expired on ${s.expires}` : 'no longer fails'}`,
+      title: `expectations: ${s.flaky ? 'flaky' : s.id}${s.test ? ` /${s.test}/` : ''} ${s.status === 'expired' ? `expired on ${s.expires}` : 'no longer fails'}`,
       file,
       origin: 'expectations' as const,
       ids: [],
@@ -151,7 +200,7 @@ export function expectationFailures(status: ExpectationStatus[], file: string): 
           severity: 'failure' as const,
           message:
             s.status === 'expired'
-              ? `the known failure ${s.id} ("${s.reason}") expired on ${s.expires}: fix it or renew the entry with a new date`
+              ? `the ${s.flaky ? `flaky entry /${s.test}/` : `known failure ${s.id}`} ("${s.reason}") expired on ${s.expires}: fix it or renew the entry with a new date`
               : `${s.id} ("${s.reason}") was expected to fail but its tests passed: remove the entry from ${file}`,
           count: 1,
         },

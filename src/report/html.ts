@@ -43,6 +43,7 @@ const LABEL: Record<RowOutcome, string> = {
   failed: 'failed',
   advisory: 'advisory',
   known_failure: 'known failure',
+  inconclusive: 'inconclusive',
   not_run: 'not run',
   harness_error: 'harness error',
   no_test: 'no test',
@@ -271,6 +272,7 @@ function idLinks(list: Array<[string, number]>, max = 24): string {
 function verdictSection(s: HtmlSummary, rows: ReqRow[]): string {
   const c = s.counts;
   const known = c.known_failure ?? 0;
+  const inconclusive = c.inconclusive ?? 0;
   const verdictText = s.verdict === 'harness_error' ? 'harness error' : s.verdict;
   const ids = (pick: (r: ReqRow) => number[]) =>
     rows.filter((r) => pick(r).length > 0).map((r) => [r.id, pick(r).length] as [string, number]);
@@ -290,11 +292,12 @@ function verdictSection(s: HtmlSummary, rows: ReqRow[]): string {
 <div class="vmain"><div class="vlabel">Verdict</div><div class="vtext" id="verdict-text" data-verdict="${attr(s.verdict)}">${esc(verdictText.toUpperCase())}</div>
 <div class="vline">${esc(line)}</div>
 ${s.interrupted ? `<div class="vwarn">INCOMPLETE: ${esc(s.interrupted)}; the tests it did not reach are not run</div>` : ''}
+${s.inconclusive ? `<div class="vwarn">INCOMPLETE: ${esc(s.inconclusive)}</div>` : ''}
 ${failedIds.length ? `<div class="vids">failed: ${idLinks(failedIds)}</div>` : ''}
 ${knownIds.length ? `<div class="vids">known failures: ${idLinks(knownIds)}</div>` : ''}
 ${advIds.length ? `<div class="vids">advisory: ${idLinks(advIds)}</div>` : ''}
 </div>
-<div class="tiles">${tile('passed', 'passed', c.passed)}${tile('failed', 'failed', c.failed)}${known ? tile('known_failure', 'known failures', known) : ''}${tile('advisory', 'advisory', c.advisory)}${tile('not_run', 'not run', c.not_run)}${tile('harness_error', 'harness errors', c.harness_error)}${tile('total', 'tests', c.total)}</div>
+<div class="tiles">${tile('passed', 'passed', c.passed)}${tile('failed', 'failed', c.failed)}${known ? tile('known_failure', 'known failures', known) : ''}${inconclusive ? tile('inconclusive', 'inconclusive', inconclusive) : ''}${tile('advisory', 'advisory', c.advisory)}${tile('not_run', 'not run', c.not_run)}${tile('harness_error', 'harness errors', c.harness_error)}${tile('total', 'tests', c.total)}</div>
 </section>`;
 }
 
@@ -388,6 +391,7 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
     'harness_error',
     'known_failure',
     'advisory',
+    'inconclusive',
     'not_run',
     'passed',
     'no_test',
@@ -413,7 +417,10 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
       else if (r.outcome === 'known_failure')
         detail = `<a href="${firstCard(r.knownIn)}">known failure in ${esc(plural(r.knownIn.length, 'test'))}</a>`;
       else if (r.outcome === 'harness_error') detail = 'a test citing it hit a harness error';
-      else if (r.outcome === 'not_run')
+      else if (r.outcome === 'inconclusive') {
+        const list = r.citing.filter((i) => s.tests[i]!.outcome === 'inconclusive');
+        detail = `<a href="${firstCard(list)}">inconclusive in ${esc(plural(list.length, 'test'))}</a>`;
+      } else if (r.outcome === 'not_run')
         detail = `<span class="reason">${esc(r.reasons[0] ?? '')}</span>${r.reasons.length > 1 ? ` <span class="muted">(+${esc(r.reasons.length - 1)} more)</span>` : ''}`;
       else if (r.outcome === 'no_test')
         detail = r.req
@@ -450,7 +457,11 @@ function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
     `<button type="button" data-filter="all" aria-pressed="true">all <span class="n">${esc(rows.length)}</span></button>`,
     ...order
       // Rare outcomes get a button only when some requirement has them.
-      .filter((o) => (o !== 'harness_error' && o !== 'known_failure') || (counts.get(o) ?? 0) > 0)
+      .filter(
+        (o) =>
+          (o !== 'harness_error' && o !== 'known_failure' && o !== 'inconclusive') ||
+          (counts.get(o) ?? 0) > 0,
+      )
       .map(
         (o) =>
           `<button type="button" data-filter="${o}" class="f-${o}" aria-pressed="false">${esc(LABEL[o])} <span class="n">${esc(counts.get(o) ?? 0)}</span></button>`,
@@ -570,6 +581,8 @@ function testCard(
 <div class="meta"><code>${esc(t.file)}</code>${t.effect ? ` · <span class="chip">${esc(t.effect)}</span>` : ''} · ${esc(fmtMs(t.durationMs))} · ${esc(plural(t.exchangeCount, 'exchange'))}</div>
 <ul class="reqs">${reqList}</ul>
 ${t.outcome === 'known_failure' && t.reason ? `<p class="known">Expected: ${esc(t.reason)}</p>` : ''}
+${t.outcome === 'inconclusive' && t.reason ? `<p class="known">${esc(t.reason)}${t.flaky ? ` (allowed: ${esc(t.flaky)})` : ''}</p>` : ''}
+${t.retried ? `<p class="muted">${esc(plural(t.retried, 'request'))} repeated on a fresh connection after a connection failure</p>` : ''}
 ${t.error ? `<pre class="error">${esc(t.error)}</pre>` : ''}
 ${t.violations.length ? `<ul class="violations">${violations}${more}</ul>` : ''}
 ${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restList}${missingNote}${cleanup}
@@ -592,6 +605,7 @@ function failuresSection(
   const advisory = idx('advisory');
   const harness = idx('harness_error');
   const known = idx('known_failure');
+  const inconclusive = idx('inconclusive');
   const out: string[] = [];
   const harnessList = s.harnessErrors ?? [];
   if (harness.length || harnessList.length) {
@@ -606,6 +620,10 @@ ${failed.length ? `${failed.length > OPEN_CARDS ? `<p class="muted small">The fi
     out.push(`<section id="known"><h2>Known failures <span class="count c-known_failure">${esc(known.length)}</span>${tools('known', known.length)}</h2>
 <p class="muted">Failed tests that the target's expectations file lists with a reason and an expiry date: they do not fail the run.</p>
 ${cards(known, 0)}</section>`);
+  if (inconclusive.length)
+    out.push(`<section id="inconclusive"><h2>Inconclusive <span class="count c-inconclusive">${esc(inconclusive.length)}</span>${tools('inconclusive', inconclusive.length)}</h2>
+<p class="muted">A connection failed before any byte of a response and the request was not safe to repeat: nothing is known, neither passed nor failed. The run is not PASSED unless a flaky: entry allows them.</p>
+${cards(inconclusive, 0)}</section>`);
   if (advisory.length)
     out.push(`<section id="advisories"><h2>Advisories <span class="count c-advisory">${esc(advisory.length)}</span>${tools('advisories', advisory.length)}</h2>
 <p class="muted">Implied invariants (failures under --strict) and what the contract leaves open but a user would want to know.</p>
@@ -751,7 +769,7 @@ ${p.balanceDelta !== undefined ? `<tr><th>Primary balance moved</th><td><code>${
 <table class="small-t"><thead><tr><th>id</th><th>test</th><th>reason</th><th>expires</th><th>status</th></tr></thead>${s.expectations
       .map(
         (e) =>
-          `<tr><td><span class="rid">${esc(e.id)}</span></td><td>${e.test ? `<code>/${esc(e.test)}/</code>` : '<span class="muted">any</span>'}${e.tests?.length ? `<div class="muted small">${esc(plural(e.tests.length, 'test'))} matched</div>` : ''}</td><td>${esc(e.reason)}</td><td><code>${esc(e.expires)}</code></td><td><span class="chip st-${anchor(e.status)}">${esc(e.status)}</span></td></tr>`,
+          `<tr><td>${e.flaky ? '<span class="chip">flaky</span> ' : ''}${e.id ? `<span class="rid">${esc(e.id)}</span>` : ''}</td><td>${e.test ? `<code>/${esc(e.test)}/</code>` : '<span class="muted">any</span>'}${e.tests?.length ? `<div class="muted small">${esc(plural(e.tests.length, 'test'))} matched</div>` : ''}</td><td>${esc(e.reason)}</td><td><code>${esc(e.expires)}</code></td><td><span class="chip st-${anchor(e.status)}">${esc(e.status)}</span></td></tr>`,
       )
       .join('')}</table></section>`);
   }
@@ -787,7 +805,7 @@ a{color:#0969da}.muted{color:var(--muted)}.small{font-size:12px}
 .vline{font-size:15px;opacity:.95;margin-top:4px}.vids{margin-top:6px;font-size:13px}.vwarn{margin-top:8px;font-weight:700;background:rgba(0,0,0,.22);display:inline-block;padding:2px 10px;border-radius:4px}.verdict a.rid{color:#fff;background:rgba(255,255,255,.18);padding:1px 6px;border-radius:4px;text-decoration:none}.verdict .x{color:#fff;opacity:.9;margin:0 8px 0 3px}
 .tiles{display:flex;gap:10px;flex-wrap:wrap}.tile{background:rgba(255,255,255,.95);color:var(--fg);border-radius:8px;padding:8px 14px;min-width:92px;text-align:center;border-top:4px solid var(--none)}
 .tile .n{display:block;font-size:26px;font-weight:700;line-height:1.2}.tile .l{font-size:12px;color:var(--muted)}
-.t-passed{border-color:var(--ok)}.t-failed{border-color:var(--bad)}.t-advisory{border-color:var(--adv)}.t-not_run{border-color:var(--skip)}.t-harness_error{border-color:var(--harn)}.t-known_failure{border-color:var(--known)}.t-total{border-color:#24292f}
+.t-passed{border-color:var(--ok)}.t-failed{border-color:var(--bad)}.t-advisory{border-color:var(--adv)}.t-not_run{border-color:var(--skip)}.t-harness_error{border-color:var(--harn)}.t-known_failure{border-color:var(--known)}.t-inconclusive{border-color:var(--known)}.t-total{border-color:#24292f}
 .grid{display:grid;grid-template-columns:3fr 2fr;gap:18px}.grid>section,.grid>div>section:first-child{margin-top:0}.grid>section{margin-bottom:0}@media(max-width:900px){.grid{grid-template-columns:1fr}}
 table{border-collapse:collapse;width:100%}
 .facts th{text-align:left;font-weight:600;color:var(--muted);padding:5px 14px 5px 0;white-space:nowrap;vertical-align:top;width:1%}.facts td{padding:5px 0;border-bottom:1px solid #eef1f4}
@@ -796,8 +814,8 @@ table{border-collapse:collapse;width:100%}
 .cov{display:flex;flex-direction:column;gap:8px}.bar{height:12px;background:#eef1f4;border-radius:6px;overflow:hidden}.fill{height:100%;background:var(--ok)}
 .rid{font-weight:600;white-space:nowrap}a.rid{text-decoration:none}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap;vertical-align:1px}
-.b-known_failure{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
-.c-failed{color:var(--bad);font-weight:600}.c-advisory{color:var(--adv)}.c-not_run{color:var(--skip)}.c-harness_error{color:var(--harn)}.c-known_failure{color:var(--known)}
+.b-known_failure{background:var(--known)}.b-inconclusive{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
+.c-failed{color:var(--bad);font-weight:600}.c-advisory{color:var(--adv)}.c-not_run{color:var(--skip)}.c-harness_error{color:var(--harn)}.c-known_failure{color:var(--known)}.c-inconclusive{color:var(--known)}
 h2 .count{display:inline-block;font-size:13px;border:1px solid currentColor;border-radius:10px;padding:0 8px;margin-left:6px;vertical-align:2px}
 .filters{display:flex;gap:12px;align-items:center;flex-wrap:wrap;margin-bottom:12px}
 .seg{display:inline-flex;border:1px solid var(--line);border-radius:6px;overflow:hidden}
@@ -808,14 +826,14 @@ h2 .count{display:inline-block;font-size:13px;border:1px solid currentColor;bord
 .matrix td{padding:5px 8px;border-bottom:1px solid #eef1f4;vertical-align:top}.matrix .id{white-space:nowrap;width:1%}.matrix .oc{width:1%}.matrix .detail{width:26%}
 .num{text-align:right;white-space:nowrap;width:1%}
 .sec-h th{text-align:left;background:var(--soft);padding:8px;font-size:13px;border-bottom:1px solid var(--line);border-top:1px solid var(--line)}.sec-h .muted{font-weight:400;margin-left:8px}
-tr.o-failed td:first-child{box-shadow:inset 3px 0 var(--bad)}tr.o-advisory td:first-child{box-shadow:inset 3px 0 var(--adv)}tr.o-harness_error td:first-child{box-shadow:inset 3px 0 var(--harn)}tr.o-known_failure td:first-child{box-shadow:inset 3px 0 var(--known)}
+tr.o-failed td:first-child{box-shadow:inset 3px 0 var(--bad)}tr.o-advisory td:first-child{box-shadow:inset 3px 0 var(--adv)}tr.o-harness_error td:first-child{box-shadow:inset 3px 0 var(--harn)}tr.o-known_failure td:first-child{box-shadow:inset 3px 0 var(--known)}tr.o-inconclusive td:first-child{box-shadow:inset 3px 0 var(--known)}
 .lvl{display:inline-block;margin-left:6px;font-size:11px;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 4px}.l-failure{}.l-implied{color:var(--adv)}.l-notable{color:#0969da}
 details.words summary{cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:520px;color:#3d444d}
 details.words[open] summary{white-space:normal;color:var(--muted)}
 .readings{margin:4px 0 2px 18px;padding:0;color:var(--muted);font-size:12px}
 .reason{color:var(--muted)}.clamp{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
 .card{border:1px solid var(--line);border-left:4px solid var(--bad);border-radius:6px;padding:12px 16px;margin:12px 0;background:#fff}
-.card.o-advisory{border-left-color:var(--adv)}.card.o-harness_error{border-left-color:var(--harn)}.card.o-known_failure{border-left-color:var(--known)}
+.card.o-advisory{border-left-color:var(--adv)}.card.o-harness_error{border-left-color:var(--harn)}.card.o-known_failure{border-left-color:var(--known)}.card.o-inconclusive{border-left-color:var(--known)}
 .known{color:var(--known);margin:4px 0}
 .card>summary{cursor:pointer;list-style:none;position:relative;padding-left:18px}.card>summary::-webkit-details-marker{display:none}
 .card>summary::before{content:"▸";position:absolute;left:0;top:1px;color:var(--muted)}.card[open]>summary::before{content:"▾"}
@@ -903,6 +921,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
       : []),
     ['#failures', 'Failures', String(c.failed)],
     ...((c.known_failure ?? 0) ? [['#known', 'Known failures', String(c.known_failure)]] : []),
+    ...((c.inconclusive ?? 0) ? [['#inconclusive', 'Inconclusive', String(c.inconclusive)]] : []),
     ...(c.advisory ? [['#advisories', 'Advisories', String(c.advisory)]] : []),
     ['#notrun', 'Not run', String(c.not_run)],
     ['#cleanup', 'Cleanup', ''],

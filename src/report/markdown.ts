@@ -47,9 +47,27 @@ export function renderMarkdown(s: Summary): string {
     '',
     mdText(verdictLine(s), 1000),
     '',
-    row(['passed', 'failed', 'known failures', 'advisory', 'not run', 'harness errors', 'tests']),
-    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:']),
-    row([c.passed, c.failed, c.known_failure ?? 0, c.advisory, c.not_run, c.harness_error, c.total]),
+    row([
+      'passed',
+      'failed',
+      'known failures',
+      'advisory',
+      'inconclusive',
+      'not run',
+      'harness errors',
+      'tests',
+    ]),
+    row(['---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    row([
+      c.passed,
+      c.failed,
+      c.known_failure ?? 0,
+      c.advisory,
+      c.inconclusive ?? 0,
+      c.not_run,
+      c.harness_error,
+      c.total,
+    ]),
   ];
   if (s.comparison) {
     const r = s.comparison.requirements;

@@ -83,7 +83,7 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
   for (const p of parts)
     for (const [k, v] of Object.entries(p.s.skippedByClass ?? {}))
       skippedByClass[k] = (skippedByClass[k] ?? 0) + v;
-  const { shard: _shard, cut: _cut, ...rest } = first;
+  const { shard: _shard, cut: _cut, inconclusive: _inconclusive, ...rest } = first;
   const summary: Summary = {
     ...rest,
     startedAt: new Date(Math.min(...starts)).toISOString(),

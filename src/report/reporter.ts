@@ -66,6 +66,7 @@ export class ConformanceReporter implements Reporter {
     if (meta?.touches?.length) rec.touches = meta.touches;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
+    if (meta?.retried) rec.retried = meta.retried;
     if (meta?.unpaid && result.state === 'skipped') rec.unpaid = true;
     if (result.state === 'skipped') {
       rec.outcome = 'not_run';
@@ -93,6 +94,9 @@ export class ConformanceReporter implements Reporter {
           rec.error = msg;
         }
       }
+    } else if (meta?.outcome === 'inconclusive') {
+      rec.outcome = 'inconclusive';
+      if (meta.reason) rec.reason = meta.reason;
     } else if (meta) {
       rec.outcome = meta.outcome === 'advisory' ? 'advisory' : 'passed';
     } else {
@@ -156,6 +160,11 @@ export function writeJunit(
         tc.skipped().standardOutput(
           `known failure: ${t.reason ?? ''}\n${t.violations.map((v) => `[${v.id}] ${v.message}`).join('\n')}`,
         );
+      } else if (outcome === 'inconclusive') {
+        // Neither passed nor failed: skipped, with why (JUnit has no outcome of its own for it).
+        tc.skipped().standardOutput(
+          `inconclusive: ${t.reason ?? ''}${t.flaky ? `\nallowed: ${t.flaky}` : ''}`,
+        );
       } else if (outcome === 'advisory') {
         tc.standardOutput(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n'));
       }
@@ -175,6 +184,10 @@ export function writeJunit(
     else if (r.outcome === 'known_failure')
       tc.skipped().standardOutput(
         `known failure (the target's expectations list it) in:\n${titles(r.known)}`,
+      );
+    else if (r.outcome === 'inconclusive')
+      tc.skipped().standardOutput(
+        `inconclusive in:\n${titles(r.tests.filter((i) => tests[i]?.outcome === 'inconclusive'))}`,
       );
     else if (r.outcome === 'not_run') tc.skipped().standardOutput(`not run: ${r.reasons.join('; ')}`);
     else if (r.outcome === 'no_test') tc.skipped().standardOutput('no test of this run cites it');

@@ -36,7 +36,7 @@ interface Cited {
 
 /**
  * Each requirement's outcome, in precedence order: failed > harness error > known failure > advisory >
- * passed > not run > no test. Every catalogue id is listed (in catalogue order), then ids that tests
+ * inconclusive > passed > not run > no test. Every catalogue id is listed (in catalogue order), then ids that tests
  * cite or violations name but the catalogue lacks.
  */
 export function requirementResults(
@@ -72,6 +72,7 @@ export function requirementResults(
     else if (citing.some((t) => t.outcome === 'harness_error')) r.outcome = 'harness_error';
     else if (r.known.length) r.outcome = 'known_failure';
     else if (r.advisory.length) r.outcome = 'advisory';
+    else if (citing.some((t) => t.outcome === 'inconclusive')) r.outcome = 'inconclusive';
     else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'passed';
     else if (citing.length) r.outcome = 'not_run';
     r.reasons = [

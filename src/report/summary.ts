@@ -37,6 +37,10 @@ export interface TestResultRecord {
   origin?: 'expectations';
   /** Not run because the points budget or the account's balance could not pay for it. */
   unpaid?: true;
+  /** Requests repeated once on a fresh connection after a connection failure (see TestRecord.retried). */
+  retried?: number;
+  /** Inconclusive and allowed to be: the `flaky:` entry of the expectations file that covers it. */
+  flaky?: string;
 }
 
 export interface Summary {
@@ -70,6 +74,12 @@ export interface Summary {
   verdict: Verdict;
   /** Why the run was cut short (a typed cause): its verdict is INCOMPLETE unless something failed. */
   cut?: RunCut;
+  /**
+   * Why some tests are inconclusive (a connection failed before any byte of a response and the request
+   * could not be repeated), when one is that no `flaky:` entry allows: the verdict is then INCOMPLETE
+   * unless something failed.
+   */
+  inconclusive?: string;
   counts: Record<Outcome, number> & { total: number };
   /**
    * Every failing requirement id, with how many tests it failed in (and every id advisory somewhere):
@@ -130,8 +140,11 @@ export interface Summary {
   /** Tests not run because their side-effect class is not allowed, per class. */
   skippedByClass?: Record<string, number>;
   expectations?: Array<{
-    id: string;
+    /** Absent for a `flaky:` entry without one. */
+    id?: string;
     test?: string;
+    /** An entry of `flaky:` (a test allowed to be inconclusive), not a known failure. */
+    flaky?: true;
     reason: string;
     expires: string;
     status: string;
@@ -166,8 +179,8 @@ export interface Summary {
 
 /**
  * The run's one verdict word, decided once (aggregate) from typed facts, in this order: a harness error,
- * a failure among what ran, a run cut short (incomplete), a partial selection (--filter, --suite, one
- * shard), else passed (every test of the plan for the allowed classes ran; tests not run for a class
+ * a failure among what ran, a run cut short or an inconclusive test no `flaky:` entry allows
+ * (incomplete), a partial selection (--filter, --suite, one shard), else passed (every test of the plan for the allowed classes ran; tests not run for a class
  * not allowed, a role or capability missing are counted on the verdict line).
  */
 export const VERDICTS = ['passed', 'failed', 'harness_error', 'incomplete', 'partial'] as const;
@@ -218,7 +231,10 @@ export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deplo
  * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
  */
 export function verdictLine(
-  s: Pick<Summary, 'verdict' | 'cut' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> & {
+  s: Pick<
+    Summary,
+    'verdict' | 'cut' | 'inconclusive' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'
+  > & {
     target: { embedded: boolean; allow: Effect[] };
     tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
   },
@@ -228,6 +244,8 @@ export function verdictLine(
   const detail: string[] = [];
   // A cut run that also failed says both: FAILED (INCOMPLETE: why).
   if (s.cut) detail.push(s.verdict === 'incomplete' ? s.cut.reason : `INCOMPLETE: ${s.cut.reason}`);
+  if (s.inconclusive)
+    detail.push(s.verdict === 'incomplete' ? s.inconclusive : `INCOMPLETE: ${s.inconclusive}`);
   const selection = [
     s.filter !== undefined && `--filter ${s.filter}`,
     s.suites?.length && `--suite ${s.suites.join(',')}`,
@@ -244,7 +262,8 @@ export function verdictLine(
     : byClass === 0
       ? `, ${c.not_run} not run`
       : `, ${c.not_run} not run (${byClass} for a side-effect class not allowed${c.not_run > byClass ? `, ${c.not_run - byClass} for other reasons (each with its reason in the report)` : ''})`;
-  detail.push(`${judged} of ${c.total} tests judged${notRun}`);
+  const inconclusive = c.inconclusive ? `, ${c.inconclusive} inconclusive` : '';
+  detail.push(`${judged - (c.inconclusive ?? 0)} of ${c.total} tests judged${inconclusive}${notRun}`);
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 
@@ -253,9 +272,22 @@ export const OUTCOMES: Outcome[] = [
   'failed',
   'advisory',
   'known_failure',
+  'inconclusive',
   'not_run',
   'harness_error',
 ];
+
+/**
+ * Why the run is not PASSED for its inconclusive tests: those no `flaky:` entry allows (an allowed one is
+ * still shown apart, counted as inconclusive). Undefined when there is none.
+ */
+export function inconclusiveReason(
+  tests: ReadonlyArray<Pick<TestResultRecord, 'outcome' | 'flaky'>>,
+): string | undefined {
+  const open = tests.filter((t) => t.outcome === 'inconclusive' && !t.flaky).length;
+  if (open === 0) return undefined;
+  return `${open} test${open === 1 ? '' : 's'} inconclusive: a connection failed before any byte of a response and the request was not safe to repeat (run again; a flaky: entry of the expectations file allows a known one)`;
+}
 
 function cleanupOf(tests: TestResultRecord[]): Summary['cleanup'] {
   const details = tests.flatMap((t) => t.cleanup?.leftBehind ?? []);
@@ -277,6 +309,7 @@ export function aggregate(
   Summary,
   | 'verdict'
   | 'cut'
+  | 'inconclusive'
   | 'counts'
   | 'failedRequirements'
   | 'advisoryRequirements'
@@ -299,18 +332,20 @@ export function aggregate(
     return out;
   };
   const groups = groupFindings(tests);
+  const inconclusive = inconclusiveReason(tests);
   return {
     verdict:
       counts.harness_error > 0
         ? 'harness_error'
         : counts.failed > 0
           ? 'failed'
-          : facts.cut
+          : facts.cut || inconclusive
             ? 'incomplete'
             : facts.partial
               ? 'partial'
               : 'passed',
     ...(facts.cut ? { cut: facts.cut } : {}),
+    ...(inconclusive ? { inconclusive } : {}),
     counts,
     failedRequirements: tally('failed'),
     advisoryRequirements: tally('advisory'),

@@ -69,6 +69,12 @@ export interface TestRecord {
   cleanup?: CleanupRecord;
   /** The places its requests touched (src/applicability.ts), each once. */
   touches?: Touch[];
+  /**
+   * Requests of this test repeated once on a fresh connection after a connection failure before any
+   * byte of a response (the client's transientRetry); absent when none was. Its requests took
+   * exchangeCount attempts in all (429 waits included).
+   */
+  retried?: number;
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -137,6 +143,10 @@ export class CheckContext {
   /** The places this test's requests touched, each once (by its JSON form). */
   private readonly touched = new Map<string, Touch>();
   exchangeCount = 0;
+  /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
+  retried = 0;
+  /** Connection failures that could not be repeated (TransportError.inconclusive): nothing is known. */
+  readonly inconclusive: string[] = [];
   private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
   /**
    * Why the primary account's balance ran out, when one of this test's own replies showed it, and how
@@ -165,6 +175,7 @@ export class CheckContext {
       ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
       onExchange: (ex) => {
         this.exchangeCount++;
+        if (ex.retryOf) this.retried++;
         this.exchanges.set(ex.id, ex);
         this.lastExchange = ex;
         if (!(this.provokes429 && ex.status === 429)) w.gate.observe(ex.status, ex.durationMs);
@@ -285,10 +296,10 @@ export class CheckContext {
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
       const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
-      if (stop) throw new StopSignal(stop);
+      if (stop) throw this.refuse(new StopSignal(stop));
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
         const refused = budgetRefusal(this.w.run.reportDir, this.w.run.budget, model);
-        if (refused) throw new StopSignal(refused.reason, refused);
+        if (refused) throw this.refuse(new StopSignal(refused.reason, refused));
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
@@ -473,6 +484,31 @@ export class CheckContext {
     return [...this.touched.values()];
   }
 
+  /** The stop (run stop, budget) that refused one of this test's requests, if one did. */
+  refusedBy: StopSignal | undefined;
+
+  private refuse(stop: StopSignal): StopSignal {
+    this.refusedBy = stop;
+    return stop;
+  }
+
+  /**
+   * Ends the test as stopped (not run, unless it found something) when a stop refused one of its requests
+   * or is in effect now: what went wrong after a refusal (a model-based run that could not finish, code
+   * that caught the refusal) is the stop's doing, never an error of the suite. Returns when there is none.
+   */
+  haltIfStopped(): void {
+    if (this.refusedBy) throw this.refusedBy;
+    const stop = stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run);
+    if (stop) throw this.refuse(new StopSignal(stop));
+  }
+
+  /** A connection failure that could not be repeated ended the test: it is inconclusive unless it failed. */
+  inconclusiveAfter(why: string, exchange: Exchange | undefined): void {
+    this.inconclusive.push(this.w.redactor.text(why));
+    if (exchange) this.cited.set(exchange.id, exchange);
+  }
+
   citedExchanges(): Exchange[] {
     return [...this.cited.values()];
   }
@@ -624,7 +660,14 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         if (err.unpaid) unpaid = err.unpaid;
       } else if (err instanceof TransportError) {
         const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
-        t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+        if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
+        else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+      } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
+        // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
+        // model-based run could not finish): stopped, like a test the refusal ended directly.
+        if (record.outcome === 'not_run') throw err;
+        stoppedBy = t.refusedBy.message;
+        if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
       } else if (!(err instanceof AbortSignalError)) {
         if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
         record.outcome = 'harness_error';
@@ -641,6 +684,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
     record.touches = t.touches();
+    if (t.retried > 0) record.retried = t.retried;
     let failures = t.violations.filter((v) => v.severity === 'failure');
     // The account could not pay for what this test asked: not the target's failure. What the test found
     // before its balance ran out stands; what came after is not judged, and a test with nothing else is not run.
@@ -696,6 +740,13 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
           ? { kind: 'budget', subject: unpaid.subject, remedy: BUDGET_REMEDY }
           : { kind: 'stopped', subject: stoppedBy },
       );
+    }
+    // A connection failure that could not be repeated says nothing of the contract (judging.md): a test
+    // with nothing else failed is inconclusive, never passed nor failed (its advisories are kept).
+    if (failures.length === 0 && t.inconclusive.length > 0) {
+      record.outcome = 'inconclusive';
+      record.reason = `inconclusive: ${t.inconclusive.join('; ')}`;
+      return;
     }
     record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));

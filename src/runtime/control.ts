@@ -339,8 +339,12 @@ const NO_ANSWER = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-/** Count one exchange of a test towards (or against) the run's no-answer streak. */
+/**
+ * Count one exchange of a test towards (or against) the run's no-answer streak. A failed attempt the
+ * client repeats on a fresh connection (`repeated`) counts as nothing yet: its repeat counts.
+ */
 export function noteExchange(reportDir: string, ex: Exchange): void {
+  if (ex.repeated) return;
   if (ex.status !== undefined) noteAnswer(reportDir, true);
   else if (ex.error && NO_ANSWER.has(ex.error.code))
     noteAnswer(reportDir, false, `${ex.method} ${ex.path}: ${ex.error.message} [${ex.error.code}]`);

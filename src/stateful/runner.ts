@@ -8,6 +8,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { TransportError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
 import { ModelViolation } from './real.ts';
@@ -24,6 +25,11 @@ export interface Host {
     message: string,
     extra?: { received?: unknown; expected?: unknown; exchange?: Exchange; level?: 'notable' },
   ): void;
+  /**
+   * Throws when a stop of the run (dead target, deadline, signal, budget) refused the test's requests or
+   * is in effect: a run that could not finish then is not run, never a harness error (CheckContext).
+   */
+  haltIfStopped?(): void;
 }
 
 export interface ModelRunSpec<M extends object, R> {
@@ -153,7 +159,12 @@ export async function runModel<M extends object, R>(
       };
     throw err;
   }
-  if (fatal) throw fatal.error;
+  // A transport failure stays the target's (GEN-001); anything else thrown once a stop refused the test's
+  // requests is the stop's doing.
+  if (fatal) {
+    if (!(fatal.error instanceof TransportError)) host.haltIfStopped?.();
+    throw fatal.error;
+  }
   const result: ModelRunResult = {
     runs,
     commands,
@@ -164,6 +175,7 @@ export async function runModel<M extends object, R>(
     interrupted: details.interrupted,
   };
   if (details.failed) {
+    if (!last) host.haltIfStopped?.();
     if (!last)
       throw (
         details.errorInstance ??

@@ -1,6 +1,8 @@
 import { Decimal } from 'decimal.js';
+import { Client } from 'undici';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
+import { REUSE_CLOSE_EVERY } from '../../reference/transport.ts';
 import {
   type CallOptions,
   call,
@@ -870,6 +872,23 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
     const id = await inputId(ref);
     const del = () => call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
     return (await del()).status === 204 && (await del()).status === 204;
+  },
+  // --- transient ---
+  // One kept-alive connection reused REUSE_CLOSE_EVERY times: the last reuse is closed without a reply.
+  'keepalive-close-on-reuse': async (ref) => {
+    const client = new Client(ref.url, { keepAliveTimeout: 10_000 });
+    try {
+      for (let i = 0; i <= REUSE_CLOSE_EVERY; i++) {
+        const res = await client
+          .request({ path: '/healthz', method: 'GET', headersTimeout: 2_000, bodyTimeout: 2_000 })
+          .catch((e: unknown) => e as Error);
+        if (res instanceof Error) return errorCode(res) === 'UND_ERR_SOCKET';
+        await res.body.dump();
+      }
+      return false;
+    } finally {
+      await client.destroy();
+    }
   },
 };
 

@@ -28,7 +28,13 @@ import {
   writeHtmlReport,
 } from '../../src/report/html.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
-import { OUTCOMES, type Summary, type TestResultRecord, VERDICTS } from '../../src/report/summary.ts';
+import {
+  aggregate,
+  OUTCOMES,
+  type Summary,
+  type TestResultRecord,
+  VERDICTS,
+} from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
@@ -253,6 +259,29 @@ describe('the HTML report (rendered from a summary)', () => {
     const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)![1]!;
     expect(unescapeHtml(csp)).toContain(`script-src 'sha256-${hash}'`);
     expect(unescapeHtml(csp)).toContain("default-src 'none'");
+  });
+
+  it('shows an inconclusive test apart: its tile, its section with the reason, the verdict INCOMPLETE', () => {
+    const base = unitSummary();
+    const lost = record({
+      title: 'CHAT-002 answers a valid completion: POST /v1/chat/completions',
+      outcome: 'inconclusive',
+      reason: 'inconclusive: POST /v1/chat/completions: other side closed [UND_ERR_SOCKET]',
+      retried: 1,
+    });
+    const tests = [...base.tests.filter((t) => t.outcome !== 'failed'), lost];
+    const s: HtmlSummary = { ...base, tests, ...aggregate(tests, []) };
+    expect(s.verdict).toBe('incomplete');
+    const page = renderHtmlReport({
+      summary: s,
+      requirements: REQUIREMENTS,
+      generatedAt: '2026-11-22T11:00:00Z',
+    });
+    expect(page).toContain('data-count="inconclusive">1<');
+    expect(page).toMatch(/<section id="inconclusive"><h2>Inconclusive/);
+    expect(page).toContain('other side closed [UND_ERR_SOCKET]');
+    expect(page).toContain('INCOMPLETE: 1 test inconclusive');
+    expect(page).toContain('1 request repeated on a fresh connection');
   });
 
   it('never contains a key, and the curl command reads it from $CONFORMANCE_API_KEY', () => {

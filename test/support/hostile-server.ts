@@ -17,6 +17,8 @@
  * - hang: every request but GET /openapi.json, /v1/models and /v1/balance (what the preflight reads) is
  *   accepted and never answered.
  * - hang-all: every request, the description included, is accepted and never answered.
+ * - reset: every request but what the preflight reads (as for hang) is read, then its connection reset
+ *   (TCP RST) without a byte of reply: a target that refuses everything, on every connection.
  * - slow: every request but the description is answered `delayMs` late (default 2 s): a run takes long.
  * - bypass: an auth bypass: a request without a valid key acts as the primary account.
  */
@@ -36,6 +38,7 @@ export type HostileMode =
   | 'bad-regex'
   | 'hang'
   | 'hang-all'
+  | 'reset'
   | 'bypass'
   | 'slow';
 
@@ -153,6 +156,10 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     const readsKept = req.method === 'GET' && ['/v1/models', '/v1/balance'].includes(url.split('?')[0]!);
     if (o.mode === 'hang-all' || (o.mode === 'hang' && !isDescription && !readsKept)) {
       hanging.add(res);
+      return;
+    }
+    if (o.mode === 'reset' && !isDescription && !readsKept) {
+      req.socket.resetAndDestroy();
       return;
     }
     if (isDescription && o.mode !== 'echo') {

@@ -129,7 +129,7 @@ describe('summary.md', () => {
     s.comparison = compareRuns(now, reportDir(root, 'b', now), before, reportDir(root, 'a', before));
     const md = renderMarkdown(s);
     expect(md).toContain('## gateway-conformance: FAILED');
-    expect(md).toContain('| 2 | 1 | 0 | 0 | 1 | 0 | 4 |');
+    expect(md).toContain('| 2 | 1 | 0 | 0 | 0 | 1 | 0 | 4 |');
     expect(md).toContain('### Since the compared run');
     expect(md).toContain('| newly failing | 1 | HEALTH-001 | 1 |');
     expect(md).toContain('### Root causes of the failures');

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { TransportError } from '../../src/errors.ts';
 import { ModelViolation } from '../../src/stateful/real.ts';
 import { type Host, runModel, type Step, splitPath } from '../../src/stateful/runner.ts';
 
@@ -138,6 +139,36 @@ describe('runModel', () => {
     await expect(runModel(h, counting)).rejects.toThrow('harness broke');
     expect(violations).toEqual([]);
     expect(runs).toBeLessThanOrEqual(2);
+  });
+
+  it('a run broken by a stop of the run ends as the stop (not run), never as a harness error', async () => {
+    const { h, violations } = host();
+    class Stopped extends Error {}
+    let stopped = false;
+    h.haltIfStopped = () => {
+      if (stopped) throw new Stopped('the target stopped answering');
+    };
+    // Before a stop, what the command throws is raised as it is (a harness error of the test)...
+    await expect(
+      runModel(h, spec(fc.constant(new Boom()) as fc.Arbitrary<Step<Model, Real>>)),
+    ).rejects.toThrow('harness broke');
+    // ... after one, the stop is raised instead.
+    stopped = true;
+    await expect(
+      runModel(h, spec(fc.constant(new Boom()) as fc.Arbitrary<Step<Model, Real>>)),
+    ).rejects.toBeInstanceOf(Stopped);
+    // A transport failure stays the target's, stop or not.
+    class Lost implements Step<Model, Real> {
+      check = () => true;
+      async run(): Promise<void> {
+        throw new TransportError('GET /v1/balance: other side closed [UND_ERR_SOCKET]', 'UND_ERR_SOCKET');
+      }
+      toString = () => 'lost';
+    }
+    await expect(
+      runModel(h, spec(fc.constant(new Lost()) as fc.Arbitrary<Step<Model, Real>>)),
+    ).rejects.toBeInstanceOf(TransportError);
+    expect(violations).toEqual([]);
   });
 
   it('says when a --path names no case of the test', async () => {

@@ -1,11 +1,25 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkSettingsWithoutUrl, checkUnknownVariables, closestKnown } from '../../src/config/env.ts';
 import { UsageError } from '../../src/errors.ts';
 import type { Exchange } from '../../src/http/client.ts';
-import { aggregate, EXIT, exitCodeOf, type TestResultRecord } from '../../src/report/summary.ts';
+import { incompleteness } from '../../src/report/bundle.ts';
+import {
+  applyExpectations,
+  type Expectation,
+  expectationFailures,
+  loadExpectations,
+} from '../../src/report/expectations.ts';
+import {
+  aggregate,
+  EXIT,
+  exitCodeOf,
+  type Summary,
+  type TestResultRecord,
+  verdictLine,
+} from '../../src/report/summary.ts';
 import { DEAD_AFTER, deadTarget, noteExchange, stopReason } from '../../src/runtime/control.ts';
 import { pastDeadline } from '../../src/runtime/run-config.ts';
 
@@ -36,10 +50,80 @@ describe('the verdict word, decided once', () => {
     [['passed'], { partial: true }, 'partial', EXIT.passed],
     [['passed'], { cut, partial: true }, 'incomplete', EXIT.incomplete],
     [['harness_error', 'failed'], { cut }, 'harness_error', EXIT.harness],
+    // Inconclusive (a connection failure that could not be repeated): never PASSED, never FAILED.
+    [['passed', 'inconclusive'], {}, 'incomplete', EXIT.incomplete],
+    [['inconclusive'], { partial: true }, 'incomplete', EXIT.incomplete],
+    [['failed', 'inconclusive'], {}, 'failed', EXIT.failed],
+    [['harness_error', 'inconclusive'], {}, 'harness_error', EXIT.harness],
   ] as const)('%j with %j: %s, exit %i', ([outcomes, facts, verdict, code]) => {
     const s = aggregate(outcomes.map(record), [], facts as never);
     expect(s.verdict).toBe(verdict);
     expect(exitCodeOf(s)).toBe(code);
+  });
+});
+
+describe('an inconclusive test', () => {
+  const inconclusive = (extra: Partial<TestResultRecord> = {}): TestResultRecord => ({
+    ...record('inconclusive'),
+    reason: 'inconclusive: POST /v1/chat/completions: other side closed [UND_ERR_SOCKET]',
+    ...extra,
+  });
+
+  it('is shown apart: counted, its requirement inconclusive, the reason on the verdict line', () => {
+    const s = aggregate([record('passed'), inconclusive()], []);
+    expect(s.counts).toMatchObject({ passed: 1, inconclusive: 1, failed: 0 });
+    expect(s.requirements['X-001']?.outcome).toBe('inconclusive');
+    expect(s.inconclusive).toMatch(/^1 test inconclusive: a connection failed before any byte of a response/);
+    const line = verdictLine({ ...s, target: { embedded: false, allow: ['read'] }, tests: [] });
+    expect(line).toMatch(
+      /^VERDICT: INCOMPLETE \(1 test inconclusive: .*; 1 of 2 tests judged, 1 inconclusive\)$/,
+    );
+  });
+
+  it('a flaky: entry allows it: still inconclusive, but the run may pass', () => {
+    const list: Expectation[] = [
+      { flaky: true, test: 'X-001', reason: 'the LB drops POSTs (OPS-1)', expires: '2099-01-01' },
+    ];
+    const tests = [record('passed'), inconclusive()];
+    const status = applyExpectations(tests, list, '2026-11-27');
+    expect(status[0]).toMatchObject({ status: 'matched', tests: ['X-001 inconclusive'] });
+    expect(tests[1]).toMatchObject({
+      outcome: 'inconclusive',
+      flaky: 'the LB drops POSTs (OPS-1) (expires 2099-01-01)',
+    });
+    const s = aggregate(tests, []);
+    expect([s.verdict, s.counts.inconclusive, s.inconclusive]).toEqual(['passed', 1, undefined]);
+    // Never a failure's cover, never stale when its tests pass; expired, it fails the run.
+    const failed = [{ ...record('failed'), violations: [] }];
+    expect(applyExpectations(failed, list, '2026-11-27')[0]?.status).toBe('unused');
+    expect(applyExpectations([record('passed')], list, '2026-11-27')[0]?.status).toBe('unused');
+    const expired = applyExpectations([inconclusive()], list, '2100-01-01');
+    expect(expectationFailures(expired, 'e.yaml')[0]?.violations[0]?.message).toMatch(
+      /the flaky entry \/X-001\/ .* expired on 2099-01-01/,
+    );
+  });
+
+  it('verify never certifies a run with an inconclusive test, flaky: entry or not', () => {
+    const s = {
+      ...aggregate([record('passed'), inconclusive({ flaky: 'allowed' })], []),
+      target: { allow: ['read', 'write', 'billable', 'tickets', 'payments'], roles: [] },
+      tests: [record('passed'), inconclusive({ flaky: 'allowed' })],
+      profile: 'standard',
+    } as unknown as Summary;
+    expect(incompleteness(s).join('\n')).toMatch(/1 test\(s\) inconclusive: a connection failed/);
+  });
+
+  it('flaky: entries are read from the expectations file beside expectations:', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'gc-flaky-')), 'e.yaml');
+    writeFileSync(
+      file,
+      'flaky:\n  - test: wc-100016\n    reason: LB idle close (OPS-2)\n    expires: 2099-01-01\n',
+    );
+    expect(loadExpectations(file)).toEqual([
+      { test: 'wc-100016', reason: 'LB idle close (OPS-2)', expires: '2099-01-01', flaky: true },
+    ]);
+    writeFileSync(file, 'flaky:\n  - reason: no test named\n    expires: 2099-01-01\n');
+    expect(() => loadExpectations(file)).toThrow(UsageError);
   });
 });
 
