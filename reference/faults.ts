@@ -1158,6 +1158,14 @@ const FAULT_LIST = [
     breaks: ['PTS-006'],
   },
   // ==== end of the sequences and races block
+  // --- budget ---
+  // billing.ts + media/view.ts + openapi.ts: every billable reply reports its spend as JSON numbers (described so)
+  {
+    name: 'spend-numbers',
+    description:
+      'billing charged/released points and media job pending/charged/released points are JSON numbers (described so)',
+    breaks: ['PTS-001'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -1477,6 +1485,14 @@ const VARIANT_LIST = [
     readings: ['PTS-005'],
     description:
       'chat usage carries charged_points (the settled charge, also in billing) beside its token counts',
+  },
+  // --- budget ---
+  // billing.ts + media/view.ts + openapi.ts: no billable reply reports its spend (only the balance shows it)
+  {
+    name: 'spend-unreported',
+    readings: ['PTS-005'],
+    description:
+      'inference replies carry no billing object and media job replies no points fields (the MediaJob table lists none; the balance and ledger show the spend)',
   },
 ] as const satisfies readonly Variant[];
 

@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import { describe, test } from 'vitest';
 import { notJudged, requirement, violation } from '../catalogue.ts';
 import { type Finding, genericChecks, secretLeaks } from '../checks/exchange.ts';
@@ -26,17 +27,23 @@ import type {
   Violation,
 } from '../vocabulary.ts';
 import {
+  BALANCE_EVERY,
   type BudgetRefusal,
   balanceSignal,
   budgetRefusal,
   markBalanceOut,
+  noteBalanceSpent,
   noteExchange,
+  type RunBudget,
   recordSpend,
+  release,
+  reserve,
   spendOf,
   stopReason,
 } from './control.ts';
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
+import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
@@ -271,23 +278,73 @@ export class CheckContext {
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
     Object.assign(headers, req.headers ?? {});
     const model = modelOf(req.json);
+    const seconds = secondsOf(model, req.json);
+    const dir = this.w.run.reportDir;
+    const budget = this.w.run.budget;
+    // The points a billable request holds of the budget while it is in flight (its predicted hold).
+    let reservation: string | undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-      const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
+      const stop = this.cleaning ? undefined : (stopReason(dir) ?? pastDeadline(this.w.run));
       if (stop) throw new StopSignal(stop);
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-        const refused = budgetRefusal(this.w.run.reportDir, this.w.run.budget, model);
-        if (refused) throw new StopSignal(refused.reason, refused);
+        if (reservation) release(dir, reservation);
+        reservation = undefined;
+        const predicted = budget ? spendOf(dir).prices.predict(model, seconds) : undefined;
+        if (predicted) reservation = reserve(dir, predicted);
+        const refused = budgetRefusal(dir, budget, {
+          ...(model ? { model } : {}),
+          ...(predicted ? { predicted } : {}),
+          ...(reservation ? { reservation } : {}),
+        });
+        if (refused) {
+          if (reservation) release(dir, reservation);
+          reservation = undefined;
+          throw new StopSignal(refused.reason, refused);
+        }
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
-    const res = await this.client.send(spec);
-    recordSpend(this.w.run.reportDir, res, model);
+    let res: HttpResponse;
+    try {
+      res = await this.client.send(spec);
+      const { unreadable } = recordSpend(dir, res, model, seconds);
+      if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY))
+        await this.measureBalance(budget);
+    } finally {
+      if (reservation) release(dir, reservation);
+    }
     if (!req.raw) this.checkExchange(res);
     if (as === 'primary') await this.noteBalance(res);
     return res;
+  }
+
+  /**
+   * The account is the truth for the budget: the primary balance is read after a billable reply whose
+   * spend is unreadable and after every BALANCE_EVERY billable replies, and what its available points
+   * fell since before the run is noted run-wide (admission goes by the larger of it and the replies'
+   * count). A harness read: recorded with the test, judged by the balance tests, not here.
+   */
+  private async measureBalance(budget: RunBudget): Promise<void> {
+    if (budget.baseline === undefined || !this.target.allow.includes('read')) return;
+    const answer = this.lastExchange;
+    try {
+      const read = await this.client.send({
+        method: 'GET',
+        path: '/v1/balance',
+        headers: { authorization: `Bearer ${this.keyOf('primary')}` },
+      });
+      const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
+      if (available?.verdict.ok)
+        noteBalanceSpent(this.w.run.reportDir, new Decimal(budget.baseline).minus(available.verdict.value));
+    } catch (err) {
+      // A stop or an unanswered read: the replies' count stands.
+      if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;
+    } finally {
+      this.lastExchange = answer;
+    }
   }
 
   /**

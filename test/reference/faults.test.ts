@@ -528,6 +528,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   },
   // ==== end of the transport block
   ...RACE_FAULT_PROBES,
+  // --- budget ---
+  'spend-numbers': async (ref) =>
+    typeof (await chat(ref)).body.billing.charged_points === 'number' &&
+    typeof (await createJob(ref, jobBody('wc-100010'))).body.pending_points === 'number',
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -693,6 +697,10 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
       limited.every((r) => /^[1-9]\d*$/.test(r.headers.get('retry-after') ?? ''))
     );
   },
+  // --- budget ---
+  'spend-unreported': async (ref) =>
+    !('billing' in (await chat(ref)).body) &&
+    !('pending_points' in (await createJob(ref, jobBody('wc-100010'))).body),
 };
 
 describe('faults', () => {
