@@ -13,6 +13,7 @@ import { EMBEDDED } from '../runtime/run-config.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
+import { loadPrices } from './prices-file.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 
 /** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
@@ -67,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
   let target = resolveTarget(flags);
   // Bad input fails before anything starts.
   if (run.expectationsFile !== undefined) loadExpectations(run.expectationsFile);
+  const prices = run.pricesFile !== undefined ? loadPrices(run.pricesFile) : undefined;
   const quiet = run.quiet === true;
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {
@@ -101,7 +103,17 @@ export async function main(argv: string[]): Promise<number> {
       ...run,
       target,
       ...(run.deadlineMs !== undefined ? { startedAt } : {}),
-      ...(run.dryRun ? { planBillable: (s: Summary, dir: string) => planBillable(s, dir, target) } : {}),
+      ...(run.dryRun
+        ? {
+            planBillable: (s: Summary, dir: string) =>
+              planBillable(
+                s,
+                dir,
+                target,
+                prices && run.pricesFile ? { file: run.pricesFile, list: prices } : undefined,
+              ),
+          }
+        : {}),
     });
     if (quiet) console.log(verdictLine(result.summary));
     return result.exitCode;

@@ -34,6 +34,8 @@ export interface RunOptions {
   driftAgainst?: string;
   /** The selection names tests known to exist (a dry run's own titles): not checked again. */
   selectionKnown?: boolean;
+  /** --prices: a previous run's report (its learned prices) or a price YAML (src/app/prices-file.ts). */
+  pricesFile?: string;
   /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */
   planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
 }

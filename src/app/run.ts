@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Decimal } from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor, redactConsole } from '../http/redact.ts';
@@ -16,7 +16,7 @@ import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
-import { jobsInFlight, requestStop } from '../runtime/control.ts';
+import { jobsInFlight, noteBalanceSpent, requestStop } from '../runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -174,6 +174,8 @@ async function conformanceRun(
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
     if (planned.budget) run.budget = planned.budget;
+    // The balance's measure of the spend starts at 0 with the available points read just now.
+    if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
     if (!opts.quiet) for (const line of planned.lines) log(line);
     if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
       log(

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Decimal } from 'decimal.js';
 import { describe, test } from 'vitest';
 import { notJudged, requirement, violation } from '../catalogue.ts';
@@ -32,6 +33,7 @@ import {
   balanceSignal,
   budgetRefusal,
   markBalanceOut,
+  mustWait,
   noteBalanceSpent,
   noteExchange,
   type RunBudget,
@@ -282,7 +284,9 @@ export class CheckContext {
     const dir = this.w.run.reportDir;
     const budget = this.w.run.budget;
     // The points a billable request holds of the budget while it is in flight (its predicted hold).
-    let reservation: string | undefined;
+    const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
+    const predicted = billable ? spendOf(dir).prices.predict(model, seconds) : undefined;
+    const reservation = billable ? reserve(dir, predicted) : undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
@@ -290,29 +294,28 @@ export class CheckContext {
       const stop = this.cleaning ? undefined : (stopReason(dir) ?? pastDeadline(this.w.run));
       if (stop) throw new StopSignal(stop);
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-        if (reservation) release(dir, reservation);
-        reservation = undefined;
-        const predicted = budget ? spendOf(dir).prices.predict(model, seconds) : undefined;
-        if (predicted) reservation = reserve(dir, predicted);
         const refused = budgetRefusal(dir, budget, {
           ...(model ? { model } : {}),
           ...(predicted ? { predicted } : {}),
           ...(reservation ? { reservation } : {}),
         });
-        if (refused) {
-          if (reservation) release(dir, reservation);
-          reservation = undefined;
-          throw new StopSignal(refused.reason, refused);
-        }
+        if (refused) throw new StopSignal(refused.reason, refused);
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
     let res: HttpResponse;
     try {
+      if (reservation) await this.waitForPrices(reservation);
+      // A request of unknown price is sent alone (waitForPrices): what the balance measures across it is its price.
+      const before = billable && !predicted ? spendOf(dir).measured : undefined;
       res = await this.client.send(spec);
-      const { unreadable } = recordSpend(dir, res, model, seconds);
-      if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY))
-        await this.measureBalance(budget);
+      const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);
+      if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY)) {
+        const now = await this.measureBalance(budget);
+        if (now && before && unreadable && now.gt(before))
+          recordSpend(dir, res, model, seconds, false, now.minus(before));
+        if (now) noteBalanceSpent(dir, now);
+      }
     } finally {
       if (reservation) release(dir, reservation);
     }
@@ -321,14 +324,23 @@ export class CheckContext {
     return res;
   }
 
+  /** Wait (bounded by the request timeout) while mustWait says so, or until the run stops. */
+  private async waitForPrices(reservation: string): Promise<void> {
+    const until = Date.now() + this.target.timeouts.requestMs;
+    while (mustWait(this.w.run.reportDir, reservation) && Date.now() < until) {
+      if (stopReason(this.w.run.reportDir)) return;
+      await sleep(20);
+    }
+  }
+
   /**
    * The account is the truth for the budget: the primary balance is read after a billable reply whose
-   * spend is unreadable and after every BALANCE_EVERY billable replies, and what its available points
-   * fell since before the run is noted run-wide (admission goes by the larger of it and the replies'
-   * count). A harness read: recorded with the test, judged by the balance tests, not here.
+   * spend is unreadable and after every BALANCE_EVERY billable replies: what its available points fell
+   * since before the run (the caller notes it run-wide; admission goes by the larger of it and the
+   * replies' count). A harness read: recorded with the test, judged by the balance tests, not here.
    */
-  private async measureBalance(budget: RunBudget): Promise<void> {
-    if (budget.baseline === undefined || !this.target.allow.includes('read')) return;
+  private async measureBalance(budget: RunBudget): Promise<Decimal | undefined> {
+    if (budget.baseline === undefined || !this.target.allow.includes('read')) return undefined;
     const answer = this.lastExchange;
     try {
       const read = await this.client.send({
@@ -337,14 +349,14 @@ export class CheckContext {
         headers: { authorization: `Bearer ${this.keyOf('primary')}` },
       });
       const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
-      if (available?.verdict.ok)
-        noteBalanceSpent(this.w.run.reportDir, new Decimal(budget.baseline).minus(available.verdict.value));
+      if (available?.verdict.ok) return new Decimal(budget.baseline).minus(available.verdict.value);
     } catch (err) {
       // A stop or an unanswered read: the replies' count stands.
       if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;
     } finally {
       this.lastExchange = answer;
     }
+    return undefined;
   }
 
   /**

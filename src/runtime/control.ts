@@ -127,9 +127,21 @@ export function spentBy(res: HttpResponse): Decimal | undefined {
 /** One line of the spend file. */
 type SpendLine =
   /** A reply's spend (`estimated`: not readable from the reply, counted at the price learned so far). */
-  | { exchange: string; path: string; points: string; model?: string; seconds?: number; estimated?: true }
-  /** A billable request about to be sent holds its predicted points until its reply is counted. */
-  | { reserve: string; points: string }
+  | {
+      exchange: string;
+      path: string;
+      points: string;
+      model?: string;
+      seconds?: number;
+      estimated?: true;
+      /** Unreadable, measured by the balance across the request (sent alone): a price learned. */
+      measured?: true;
+    }
+  /**
+   * A billable request about to be sent holds its predicted points until its reply is counted;
+   * `unpriced`: nothing comparable was bought yet, so its price is not known.
+   */
+  | { reserve: string; points: string; unpriced?: true }
   | { release: string }
   /** The primary account's available points fell by this much since before the run (a balance read). */
   | { balance: string };
@@ -139,14 +151,17 @@ const appendSpend = (reportDir: string, line: SpendLine) =>
 
 /**
  * Count a billable reply: what it reported, or, when nothing readable, the price learned so far of its
- * model (nothing if none is known). Returns whether its spend was unreadable (the caller reads the
- * balance then).
+ * model (nothing if none is known, or if `estimate` is false). Returns whether its spend was unreadable
+ * (the caller reads the balance then). `measured`: the spend of an unreadable reply sent alone, as the
+ * balance measured it across the request (a price to learn, like a reported one).
  */
 export function recordSpend(
   reportDir: string,
   res: HttpResponse,
   model?: string,
   seconds?: number,
+  estimate = true,
+  measured?: Decimal,
 ): { unreadable: boolean } {
   const s = readSpend(res);
   if (!s) return { unreadable: false };
@@ -156,6 +171,11 @@ export function recordSpend(
     ...(model ? { model } : {}),
     ...(seconds ? { seconds } : {}),
   };
+  if (measured) {
+    appendSpend(reportDir, { ...base, points: measured.toString(), measured: true });
+    return { unreadable: true };
+  }
+  if (!estimate) return { unreadable: !s.readable };
   if (s.readable) {
     if (!s.points.isZero()) appendSpend(reportDir, { ...base, points: s.points.toString() });
     return { unreadable: false };
@@ -166,11 +186,35 @@ export function recordSpend(
 }
 
 let reservations = 0;
-/** Hold `points` of the budget for a billable request about to be sent; the key releases it. */
-export function reserve(reportDir: string, points: Decimal): string {
+/**
+ * Hold `points` of the budget for a billable request about to be sent (undefined: its price is not
+ * known yet); the key releases it.
+ */
+export function reserve(reportDir: string, points: Decimal | undefined): string {
   const key = `${process.pid}-${threadId}-${++reservations}`;
-  appendSpend(reportDir, { reserve: key, points: points.toString() });
+  appendSpend(reportDir, {
+    reserve: key,
+    points: (points ?? 0).toString(),
+    ...(points ? {} : { unpriced: true }),
+  });
   return key;
+}
+
+/**
+ * Whether a billable request must wait before it is sent: a request of unknown price waits for every
+ * request reserved before it, a priced one for the requests of unknown price reserved before it. Why:
+ * a price not known yet is learned from the reply (or the balance read after it) of a request sent
+ * alone, so that no budget is passed by a batch of requests nobody could price.
+ */
+export function mustWait(reportDir: string, key: string): boolean {
+  const reserved = spendOf(reportDir).reserved;
+  const own = reserved.get(key);
+  if (!own) return false;
+  for (const [k, r] of reserved) {
+    if (k === key) return false;
+    if (own.unpriced || r.unpriced) return true;
+  }
+  return false;
 }
 export function release(reportDir: string, key: string): void {
   appendSpend(reportDir, { release: key });
@@ -186,8 +230,10 @@ export function noteBalanceSpent(reportDir: string, spent: Decimal): void {
 
 /** The run's spend so far: the replies' total, the costliest reply, the models bought, and more. */
 export interface Spend {
-  /** What the replies reported (unreadable ones at the price learned so far). */
+  /** What the replies reported. */
   total: Decimal;
+  /** Unreadable replies counted at the price learned so far. */
+  estimated: Decimal;
   max: Decimal;
   models: Set<string>;
   /** The latest balance read (spend since before the run) plus the replies counted after it. */
@@ -195,13 +241,18 @@ export interface Spend {
   /** Replies counted since the latest balance read (or since the start). */
   sinceBalance: number;
   /** Points held for requests in flight, by key, in the order they were reserved. */
-  reserved: Map<string, Decimal>;
+  reserved: Map<string, { points: Decimal; unpriced: boolean }>;
   /** Media prices learned from the replies with readable spend. */
   prices: PriceBook;
 }
 
-/** What the budget goes by: the larger of the replies' count and the balance's measure. */
-export const spentOfRun = (s: Spend): Decimal => (s.measured ? Decimal.max(s.total, s.measured) : s.total);
+/**
+ * What the budget goes by: the larger of the replies' count and the balance's measure (which counts the
+ * unreadable replies after the latest read at their estimate); without a balance read, the replies'
+ * count with the estimates.
+ */
+export const spentOfRun = (s: Spend): Decimal =>
+  s.measured ? Decimal.max(s.total, s.measured) : s.total.plus(s.estimated);
 
 /** What this worker has already summed of each spend file: complete lines only, by byte offset. */
 const tallies = new Map<string, { offset: number; spend: Spend }>();
@@ -216,6 +267,7 @@ export function spendOf(reportDir: string): Spend {
   const file = join(reportDir, SPEND_FILE);
   const empty = (): Spend => ({
     total: new Decimal(0),
+    estimated: new Decimal(0),
     max: new Decimal(0),
     models: new Set(),
     sinceBalance: 0,
@@ -243,14 +295,18 @@ export function spendOf(reportDir: string): Spend {
       if (!line) continue;
       try {
         const entry = JSON.parse(line) as SpendLine;
-        if ('reserve' in entry) s.reserved.set(entry.reserve, new Decimal(entry.points));
+        if ('reserve' in entry)
+          s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
         else if ('release' in entry) s.reserved.delete(entry.release);
         else if ('balance' in entry) {
           s.measured = new Decimal(entry.balance);
           s.sinceBalance = 0;
         } else {
           const points = new Decimal(entry.points);
-          s.total = s.total.plus(points);
+          // An estimate stands until the next balance read says otherwise (measured), or for good
+          // when the balance is never read.
+          if (entry.estimated) s.estimated = s.estimated.plus(points);
+          else s.total = s.total.plus(points);
           s.max = Decimal.max(s.max, points);
           if (s.measured) s.measured = s.measured.plus(points);
           s.sinceBalance++;
@@ -361,9 +417,9 @@ export function admission(
         };
   if (predicted) {
     let inFlight = new Decimal(0);
-    for (const [key, points] of spend.reserved) {
+    for (const [key, r] of spend.reserved) {
       if (key === reservation) break;
-      inFlight = inFlight.plus(points);
+      inFlight = inFlight.plus(r.points);
     }
     const left = limit.minus(spent).minus(inFlight);
     if (predicted.gt(left))

@@ -27,6 +27,8 @@ const VALID: Record<FlagName, [string | undefined, unknown]> = {
   quiet: [undefined, true],
   help: [undefined, true],
   version: [undefined, true],
+  // --- budget ---
+  prices: ['reports/ref/summary.json', 'reports/ref/summary.json'],
 };
 
 /** A value each validated flag refuses. */
