@@ -175,11 +175,11 @@ export function recordSpend(
     appendSpend(reportDir, { ...base, points: measured.toString(), measured: true });
     return { unreadable: true };
   }
-  if (!estimate) return { unreadable: !s.readable };
   if (s.readable) {
     if (!s.points.isZero()) appendSpend(reportDir, { ...base, points: s.points.toString() });
     return { unreadable: false };
   }
+  if (!estimate) return { unreadable: true };
   const guess = spendOf(reportDir).prices.predict(model, seconds);
   if (guess) appendSpend(reportDir, { ...base, points: guess.toString(), estimated: true });
   return { unreadable: true };
