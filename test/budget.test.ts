@@ -34,7 +34,6 @@ const BILLABLE = ['--suite', 'media/lifecycle', '--filter', 'MJOB-020'];
 
 describe('the budget holds whatever the replies say', { timeout: 300_000 }, () => {
   it.for([
-    { name: 'the reference (spend as decimal strings)', opts: {}, code: 4 },
     // Its numbers are a violation of their own (PTS-001): FAILED, and cut by the budget all the same.
     { name: 'fault spend-numbers (spend as JSON numbers)', opts: { fault: 'spend-numbers' }, code: 1 },
     {
@@ -61,33 +60,71 @@ describe('the budget holds whatever the replies say', { timeout: 300_000 }, () =
       expect(paid.toNumber(), `paid ${paid} of a budget of ${BUDGET}`).toBeLessThanOrEqual(
         ONE_REQUEST.plus(BUDGET).toNumber(),
       );
-      if (opts.fault === undefined && opts.variant === undefined) {
-        // Prices read from the replies: "spent" never ends above the budget (admission predicts each
-        // job's hold), and neither does what the account paid.
-        expect(Number(s.points?.spent), JSON.stringify(s.points)).toBeLessThanOrEqual(BUDGET);
-        expect(paid.toNumber()).toBeLessThanOrEqual(BUDGET);
-        // The prices learned from the jobs bought are kept in the report.
-        expect(s.points?.prices?.['wc-100010']).toMatchObject({ points: '0.75', follows: 'flat' });
-        // A dry run prices its plan at them (--prices REPORT_DIR): the reference's prices again.
-        const dry = tmp('dry-report');
-        const again = await runCli(
-          [
-            '--base-url',
-            'http://127.0.0.1:9',
-            '--allow',
-            'all',
-            '--dry-run',
-            ...BILLABLE,
-            '--prices',
-            dir,
-            '--report-dir',
-            dry,
-          ],
-          { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
-        );
-        expect(again.code, again.stderr).toBe(0);
-        expect(summaryOf(dry).plan?.basis).toContain(`priced at ${dir} (--prices)`);
-      }
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('at the prices a previous run learned (--prices REPORT_DIR), "spent" and the account never end above the budget', async () => {
+    const ref = await refTarget();
+    try {
+      // A first run buys one job of each model (about 24 points) and keeps the prices it learned.
+      const first = tmp('first');
+      const one = await runCli(
+        [...targetArgs(ref), ...BILLABLE, '--budget-points', '30', '--report-dir', first, '--quiet'],
+        ref.env,
+        240_000,
+      );
+      expect(one.code, one.stdout + one.stderr).toBe(0);
+      const learned = summaryOf(first).points?.prices ?? {};
+      expect(learned['wc-100010']).toMatchObject({ points: '0.75', follows: 'flat', jobs: 1 });
+      expect(learned['wc-100014']).toMatchObject({ points: '3.125', seconds: 4 });
+      // The next run predicts every job's hold from them: it stops before the budget, never above it.
+      const dir = tmp('second');
+      const before = await available(ref);
+      const run = await runCli(
+        [
+          ...targetArgs(ref),
+          ...BILLABLE,
+          '--budget-points',
+          String(BUDGET),
+          '--prices',
+          first,
+          '--report-dir',
+          dir,
+        ],
+        ref.env,
+        240_000,
+      );
+      const paid = before.minus(await available(ref));
+      const s = summaryOf(dir);
+      expect(run.code, run.stdout + run.stderr).toBe(4);
+      expect(s.cut?.kind).toBe('budget');
+      expect(run.stdout).toContain(`plan at the prices of ${first}: media acceptance of the`);
+      expect(paid.toNumber(), 'the account paid something').toBeGreaterThan(0);
+      expect(Number(s.points?.spent), JSON.stringify(s.points)).toBeLessThanOrEqual(BUDGET);
+      expect(paid.toNumber()).toBeLessThanOrEqual(BUDGET);
+      expect(s.tests.some((t) => /is predicted to hold/.test(t.reason ?? ''))).toBe(true);
+      // A dry run prices its plan at them too: the reference's prices again.
+      const dry = tmp('dry-report');
+      const again = await runCli(
+        [
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--allow',
+          'all',
+          '--dry-run',
+          ...BILLABLE,
+          '--prices',
+          first,
+          '--report-dir',
+          dry,
+        ],
+        { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
+      );
+      expect(again.code, again.stderr).toBe(0);
+      expect(summaryOf(dry).plan?.basis).toContain(`priced at ${first} (--prices)`);
+      expect(summaryOf(dry).plan?.totalPoints).toBe('22.25');
     } finally {
       await ref.close();
     }

@@ -16,7 +16,7 @@ import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
-import { jobsInFlight, noteBalanceSpent, requestStop } from '../runtime/control.ts';
+import { jobsInFlight, noteBalanceSpent, notePrices, requestStop } from '../runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -178,6 +178,8 @@ async function conformanceRun(
     if (planned.budget) run.budget = planned.budget;
     // The balance's measure of the spend starts at 0 with the available points read just now.
     if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
+    // Prices known before the run: admission predicts from them before the run's own jobs refine them.
+    if (planned.budget && opts.pricesFile) notePrices(reportDir, loadPrices(opts.pricesFile));
     if (!opts.quiet) for (const line of planned.lines) log(line);
     if (!opts.quiet && !target.embedded && target.allow.includes('billable'))
       for (const line of opts.pricesFile

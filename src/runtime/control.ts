@@ -23,7 +23,7 @@ import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
 import type { Exchange, HttpResponse } from '../http/client.ts';
-import { PriceBook } from './prices.ts';
+import { type LearnedPrice, PriceBook } from './prices.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
@@ -144,7 +144,9 @@ type SpendLine =
   | { reserve: string; points: string; unpriced?: true }
   | { release: string }
   /** The primary account's available points fell by this much since before the run (a balance read). */
-  | { balance: string };
+  | { balance: string }
+  /** A media price known before the run (--prices). */
+  | { price: string; known: Partial<LearnedPrice> };
 
 const appendSpend = (reportDir: string, line: SpendLine) =>
   appendFileSync(join(reportDir, SPEND_FILE), `${JSON.stringify(line)}\n`);
@@ -218,6 +220,11 @@ export function mustWait(reportDir: string, key: string): boolean {
 }
 export function release(reportDir: string, key: string): void {
   appendSpend(reportDir, { release: key });
+}
+
+/** The media prices known before the run (--prices), for admission to predict from. */
+export function notePrices(reportDir: string, prices: Record<string, Partial<LearnedPrice>>): void {
+  for (const [model, known] of Object.entries(prices)) appendSpend(reportDir, { price: model, known });
 }
 
 /**
@@ -298,6 +305,7 @@ export function spendOf(reportDir: string): Spend {
         if ('reserve' in entry)
           s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
         else if ('release' in entry) s.reserved.delete(entry.release);
+        else if ('price' in entry) s.prices.seed(entry.price, entry.known);
         else if ('balance' in entry) {
           s.measured = new Decimal(entry.balance);
           s.sinceBalance = 0;

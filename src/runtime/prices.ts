@@ -36,6 +36,8 @@ interface Book {
   /** The cheapest job of each duration. */
   bySeconds: Map<number, Decimal>;
   jobs: number;
+  /** A price known before the run (--prices): how it follows duration, as given. */
+  given?: LearnedPrice['follows'];
 }
 
 /** The output kind of a documented media model (a model outside the table: undefined). */
@@ -79,15 +81,34 @@ export class PriceBook {
     }
   }
 
+  /**
+   * A price known before any job of the run (--prices: a previous run's learned prices or a price
+   * file); the run's own jobs refine it.
+   */
+  seed(model: string, p: Partial<LearnedPrice>): void {
+    const points = p.points !== undefined ? new Decimal(p.points) : undefined;
+    const rate = p.perSecond !== undefined ? new Decimal(p.perSecond) : undefined;
+    const seconds = p.seconds ?? (points && rate && !rate.isZero() ? points.div(rate).toNumber() : undefined);
+    const first = points ?? (rate && seconds ? rate.times(seconds) : undefined);
+    if (!first || this.books.has(model)) return;
+    this.books.set(model, {
+      first: { model, points: first, ...(seconds ? { seconds } : {}) },
+      max: p.max !== undefined ? Decimal.max(first, p.max) : first,
+      ...(rate ? { maxRate: rate } : {}),
+      bySeconds: new Map(),
+      jobs: 0,
+      given: p.follows ?? (rate ? 'duration' : 'flat'),
+    });
+  }
+
   has(model: string): boolean {
     return this.books.has(model);
   }
 
   /** Whether the model's price follows `duration`: the cheapest jobs of its two shortest durations tell. */
   private follows(b: Book): LearnedPrice['follows'] {
-    if (!b.first.seconds) return 'flat';
     const [short, long] = [...b.bySeconds].sort(([a], [c]) => a - c);
-    if (!short || !long) return 'unknown';
+    if (!short || !long) return b.given ?? (b.first.seconds ? 'unknown' : 'flat');
     return long[1].gt(short[1].times(1.01)) ? 'duration' : 'flat';
   }
 
@@ -97,6 +118,7 @@ export class PriceBook {
     if (!b) return undefined;
     const follows = this.follows(b);
     const timed = b.maxRate && seconds ? b.maxRate.times(seconds) : undefined;
+    if (follows === 'duration' && !timed && b.maxRate) return b.max;
     if (follows === 'duration' && timed) return timed;
     if (follows === 'unknown' && timed) return Decimal.max(b.max, timed);
     return b.max;
