@@ -334,7 +334,7 @@ export const FLAGS = {
       "the media prices to plan at: a previous run's report directory or its",
       "summary.json (the prices it learned), or a YAML file 'prices: {MODEL: POINTS",
       "| {points: P, per_second: S}}'. With --dry-run the plan is priced at them; a",
-      'billable run says first what the plan costs at them',
+      'billable run says first what the plan costs at them and predicts from them',
     ],
   },
 } as const satisfies Record<string, Flag>;
