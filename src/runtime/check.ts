@@ -286,7 +286,7 @@ export class CheckContext {
     // The points a billable request holds of the budget while it is in flight (its predicted hold).
     const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
     const predicted = billable ? spendOf(dir).prices.predict(model, seconds) : undefined;
-    const reservation = billable ? reserve(dir, predicted) : undefined;
+    let reservation = billable ? reserve(dir, predicted) : undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
@@ -310,6 +310,11 @@ export class CheckContext {
       const before = billable && !predicted ? spendOf(dir).measured : undefined;
       res = await this.client.send(spec);
       const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);
+      // Counted: the requests waiting on this one may go, unless the balance read below prices it.
+      if (reservation && !(unreadable && before)) {
+        release(dir, reservation);
+        reservation = undefined;
+      }
       if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY)) {
         const now = await this.measureBalance(budget);
         if (now && before && unreadable && now.gt(before))
