@@ -104,6 +104,9 @@ export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/j
  */
 export function readSpend(res: HttpResponse): { points: Decimal; readable: boolean } | undefined {
   if (res.method !== 'POST' || res.status < 200 || res.status >= 300 || !BILLABLE.test(res.rawPath)) return;
+  // A streamed reply (server-sent events, not one JSON object) reports its settlement in its events:
+  // not counted here, as before (the balance reads every BALANCE_EVERY replies still measure it).
+  if (res.json === undefined && res.mediaType !== 'application/json') return;
   let total = new Decimal(0);
   let readable = false;
   if (isPlainObject(res.json))
