@@ -25,8 +25,15 @@ export function billableByModel(
   const spendFile = join(reportDir, SPEND_FILE);
   if (existsSync(spendFile))
     for (const line of readFileSync(spendFile, 'utf8').split('\n').filter(Boolean)) {
-      const s = JSON.parse(line) as { exchange?: string; points?: string; model?: string; seconds?: number };
-      if (s.exchange === undefined || s.points === undefined) continue;
+      const s = JSON.parse(line) as {
+        exchange?: string;
+        points?: string;
+        model?: string;
+        seconds?: number;
+        estimated?: true;
+      };
+      // What the replies reported (or the balance measured): not the budget's estimates of unreadable ones.
+      if (s.exchange === undefined || s.points === undefined || s.estimated) continue;
       const at = s.model && MEDIA_JOBS.test(line) ? reprice?.(s.model, s.seconds) : undefined;
       points.set(s.exchange, at ?? new Decimal(s.points));
     }

@@ -127,8 +127,8 @@ export class PriceBook {
   /**
    * The hold a job of `model` is predicted to take: from its learned price (per second where the price
    * follows `duration`) and its costliest job so far; for a model not bought yet, the costliest
-   * prediction among the bought models of the same output kind (any bought model if its kind is
-   * unknown); undefined when nothing comparable was bought yet.
+   * prediction among the bought models of the same output kind (a model outside the media table, e.g.
+   * a chat model: among the other such models); undefined when nothing comparable was bought yet.
    */
   predict(model: string | undefined, seconds?: number): Decimal | undefined {
     if (model === undefined) return undefined;
@@ -137,7 +137,7 @@ export class PriceBook {
     const kind = outputOf(model);
     let best: Decimal | undefined;
     for (const other of this.books.keys()) {
-      if (kind !== undefined && outputOf(other) !== kind) continue;
+      if (outputOf(other) !== kind) continue;
       const p = this.predictOne(other, seconds);
       if (p && (!best || p.gt(best))) best = p;
     }
