@@ -19,6 +19,7 @@ export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from '
 export { parseSse, TERMINAL_EVENTS } from './checks/sse.ts';
 export { TransportError } from './errors.ts';
 export { type Exchange, type HttpResponse, retryAfterMs } from './http/client.ts';
+export { segment } from './http/segment.ts';
 export {
   ACTIVE_STATUSES,
   JOB_STATUSES,

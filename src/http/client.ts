@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { TransportError } from '../errors.ts';
 import { nestingDepth } from '../openapi/guard.ts';
 import type { Redactor } from './redact.ts';
+import { hasDotSegment } from './segment.ts';
 
 export interface RecordedBody {
   bytes: number;
@@ -237,11 +238,15 @@ export class HttpClient {
     // What the request carries as a credential is redacted from everything recorded from now on.
     redactor.registerSent(spec.path, headers);
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
+    const url = URL.canParse(this.opts.baseUrl + spec.path)
+      ? new URL(this.opts.baseUrl + spec.path)
+      : undefined;
     const exchange: Exchange = {
       id,
       startedAt: new Date().toISOString(),
       method,
-      path: redactor.pathWithQuery(spec.path),
+      // What goes over the wire: the path as the URL parser leaves it, not as the caller wrote it.
+      path: redactor.pathWithQuery(url ? sentPath(this.opts.baseUrl, url) : spec.path),
       requestHeaders: redactor.requestHeaders(headers),
       durationMs: 0,
     };
@@ -257,18 +262,37 @@ export class HttpClient {
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const started = performance.now();
     const maxBody = this.opts.maxBodyBytes ?? 64 * 1024 * 1024;
+    // One deadline for the whole exchange, body included, kept by a plain timer: an AbortSignal.timeout
+    // inside AbortSignal.any stops firing once collected (nodejs/node#57736), and undici's idle timeouts
+    // never fire while a reply drips bytes.
+    const deadline = new AbortController();
+    let timedOut = false;
+    let stream: { destroy(err?: Error): void } | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      const err = new DOMException(`no complete response within ${timeoutMs} ms`, 'TimeoutError');
+      deadline.abort(err);
+      stream?.destroy(err);
+    }, timeoutMs);
+    const stop = this.opts.signal;
+    const onStop = () => deadline.abort(stop?.reason);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     try {
-      const res = await request(this.opts.baseUrl + spec.path, {
+      // A path the URL parser would rewrite reaches another resource than the one meant: never sent.
+      if (hasDotSegment(spec.path))
+        throw Object.assign(new Error('the path holds a dot segment: not sent'), { code: 'DOT_SEGMENT' });
+      if (!url) throw Object.assign(new Error('not a valid URL: not sent'), { code: 'INVALID_URL' });
+      const res = await request(url, {
         method: method as 'GET',
         headers,
         body,
         dispatcher: agent(),
-        signal: this.opts.signal
-          ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
+        signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+      stream = res.body;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -325,7 +349,10 @@ export class HttpClient {
       const e = err as Error & { code?: string; cause?: { code?: string } };
       exchange.durationMs = Math.round(performance.now() - started);
       const code =
-        e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+        timedOut ||
+        e.name === 'TimeoutError' ||
+        e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        e.code === 'UND_ERR_BODY_TIMEOUT'
           ? 'TIMEOUT'
           : (e.code ?? e.cause?.code ?? e.name);
       const message =
@@ -337,8 +364,18 @@ export class HttpClient {
       exchange.error = { code, message };
       this.opts.onExchange?.(exchange);
       throw new TransportError(`${method} ${exchange.path}: ${message} [${code}]`, code, exchange.id);
+    } finally {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
+}
+
+/** The path and query `url` sends, relative to the base URL's own path when it lies under it. */
+function sentPath(baseUrl: string, url: URL): string {
+  const base = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const path = url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : url.pathname;
+  return path + url.search;
 }
 
 /** The AI model a request's JSON body names, if any. */

@@ -6,6 +6,7 @@ import {
   isPlainObject,
   isSuccess,
   sample,
+  segment,
   upload,
 } from '../../src/suite.ts';
 import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
@@ -205,9 +206,9 @@ check(
   async (t) => {
     const u = await upload(t, 'png-64x48.png');
     if (!u.id) return t.skip(`the upload was answered ${u.res.status}`);
-    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${segment(u.id, 'input id')}`);
     if (!accepted(t, del, 'MIN-009', 'deleting a ready input')) return;
-    const again = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    const again = await t.request('DELETE', `/v1/media/inputs/${segment(u.id, 'input id')}`);
     t.ensure(
       t.refusal(again, 'deleting the input a second time'),
       'MIN-009',
