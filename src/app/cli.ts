@@ -8,12 +8,17 @@ import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { mergeReports } from '../report/merge.ts';
+import { consoleText } from '../report/neutral.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
 import { runConformance, stopActiveRun } from './run.ts';
+
+/** Every line the CLI prints goes through the console guard (src/report/neutral.ts). */
+const say = (s: string) => console.log(consoleText(s));
+const warn = (s: string) => console.error(consoleText(s));
 
 /** `merge --report-dir OUT DIR...` and `verify DIR`: work on finished reports, no target needed. */
 async function subcommand(name: string, argv: string[]): Promise<number> {
@@ -30,23 +35,23 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    console.log(USAGE);
+    say(USAGE);
     return EXIT.passed;
   }
   if (name === 'verify') {
     if (positionals.length !== 1) throw new UsageError('verify: name one report directory (a bundle)');
     const v = verifyBundle(positionals[0]!);
-    for (const line of v.lines) console.log(line);
+    for (const line of v.lines) say(line);
     return v.certified ? EXIT.passed : EXIT.failed;
   }
   const out = values['report-dir'];
   if (typeof out !== 'string') throw new UsageError('merge: --report-dir OUT is required');
   const summary = mergeReports(positionals, out);
   const c = summary.counts;
-  console.log(
+  say(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  console.log(verdictLine(summary));
+  say(verdictLine(summary));
   return exitCodeOf(summary);
 }
 
@@ -57,11 +62,11 @@ export async function main(argv: string[]): Promise<number> {
   npmTookFlags(process.env);
   const { target: flags, run, command } = parseRunFlags(argv);
   if (command.help) {
-    console.log(USAGE);
+    say(USAGE);
     return EXIT.passed;
   }
   if (command.version) {
-    console.log(SUITE_VERSION);
+    say(SUITE_VERSION);
     return EXIT.passed;
   }
   let target = resolveTarget(flags);
@@ -76,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
     );
     target = started.target;
     stop = started.stop;
-    if (!quiet) console.log(`${EMBEDDED_NOTE} (${target.baseUrl})`);
+    if (!quiet) say(`${EMBEDDED_NOTE} (${target.baseUrl})`);
   }
   // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
   // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
@@ -88,10 +93,10 @@ export async function main(argv: string[]): Promise<number> {
     if (firstSignalAt !== undefined && now - firstSignalAt < SAME_SIGNAL_MS) return;
     if (firstSignalAt === undefined && stopActiveRun(`interrupted by ${signal}`)) {
       firstSignalAt = now;
-      console.error(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
+      warn(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
       return;
     }
-    console.error(`gateway-conformance: ${signal}: stopping at once`);
+    warn(`gateway-conformance: ${signal}: stopping at once`);
     process.exit(EXIT.interrupted);
   };
   process.on('SIGINT', onSignal);
@@ -103,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(run.deadlineMs !== undefined ? { startedAt } : {}),
       ...(run.dryRun ? { planBillable: (s: Summary, dir: string) => planBillable(s, dir, target) } : {}),
     });
-    if (quiet) console.log(verdictLine(result.summary));
+    if (quiet) say(verdictLine(result.summary));
     return result.exitCode;
   } finally {
     process.off('SIGINT', onSignal);
@@ -121,11 +126,11 @@ export async function runArgs(argv: string[]): Promise<number> {
     return await main(argv);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`gateway-conformance: ${err.message}`);
+      warn(`gateway-conformance: ${err.message}`);
       return EXIT.usage;
     }
-    console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
-    if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
+    warn(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.CONFORMANCE_DEBUG) warn((err as Error)?.stack ?? '');
     return EXIT.harness;
   }
 }
