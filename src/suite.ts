@@ -69,6 +69,7 @@ export {
   type Verdict,
 } from './runtime/check.ts';
 export { depth, PROFILE_PROPERTY_RUNS, type Profile } from './runtime/run-config.ts';
+export { seededSample } from './runtime/sample.ts';
 export { discoverHints, worker } from './runtime/worker.ts';
 export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from './stateful/account-state.ts';
 export { commandsFor } from './stateful/commands/index.ts';

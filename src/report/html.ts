@@ -547,6 +547,7 @@ function testCard(
 <div class="meta"><code>${esc(t.file)}</code>${t.effect ? ` · <span class="chip">${esc(t.effect)}</span>` : ''} · ${esc(fmtMs(t.durationMs))} · ${esc(plural(t.exchangeCount, 'exchange'))}</div>
 <ul class="reqs">${reqList}</ul>
 ${t.outcome === 'known_failure' && t.reason ? `<p class="known">Expected: ${esc(t.reason)}</p>` : ''}
+${(t.notes ?? []).map((n) => `<p class="muted small">${esc(n)}</p>`).join('')}
 ${t.error ? `<pre class="error">${esc(t.error)}</pre>` : ''}
 ${t.violations.length ? `<ul class="violations">${violations}${more}</ul>` : ''}
 ${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restList}${missingNote}${cleanup}

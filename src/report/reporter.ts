@@ -63,6 +63,7 @@ export class ConformanceReporter implements Reporter {
     };
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
+    if (meta?.notes?.length) rec.notes = meta.notes;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
     if (meta?.unpaid && result.state === 'skipped') rec.unpaid = true;
@@ -152,6 +153,11 @@ export function writeJunit(
         );
       } else if (outcome === 'advisory') {
         tc.children.push(out(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n')));
+      }
+      if (t.notes?.length) {
+        const said = tc.children.find((c) => c.name === 'system-out');
+        if (said) said.text = `${said.text}\n${t.notes.join('\n')}`;
+        else tc.children.push(out(t.notes.join('\n')));
       }
       return tc;
     });

@@ -33,6 +33,8 @@ export interface TestResultRecord {
   origin?: 'expectations';
   /** Not run because the points budget or the account's balance could not pay for it. */
   unpaid?: true;
+  /** How the test judged, as it said (a sample it drew, with the seed). */
+  notes?: string[];
 }
 
 export interface Summary {
