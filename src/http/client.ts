@@ -238,9 +238,13 @@ export class HttpClient {
     // What the request carries as a credential is redacted from everything recorded from now on.
     redactor.registerSent(spec.path, headers);
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
-    const url = URL.canParse(this.opts.baseUrl + spec.path)
-      ? new URL(this.opts.baseUrl + spec.path)
-      : undefined;
+    // A path the URL parser would rewrite (a dot segment) reaches another resource than the one meant:
+    // never sent, and recorded as written.
+    const dotted = hasDotSegment(spec.path);
+    const url =
+      !dotted && URL.canParse(this.opts.baseUrl + spec.path)
+        ? new URL(this.opts.baseUrl + spec.path)
+        : undefined;
     const exchange: Exchange = {
       id,
       startedAt: new Date().toISOString(),
@@ -279,8 +283,7 @@ export class HttpClient {
     if (stop?.aborted) onStop();
     else stop?.addEventListener('abort', onStop, { once: true });
     try {
-      // A path the URL parser would rewrite reaches another resource than the one meant: never sent.
-      if (hasDotSegment(spec.path))
+      if (dotted)
         throw Object.assign(new Error('the path holds a dot segment: not sent'), { code: 'DOT_SEGMENT' });
       if (!url) throw Object.assign(new Error('not a valid URL: not sent'), { code: 'INVALID_URL' });
       const res = await request(url, {
