@@ -445,7 +445,7 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
       const h = await hostile({ mode: 'drip', dripReads }, requestMs);
       const started = Date.now();
       const run = await runCli(
-        [...h.args, '--allow', 'read', '--suite', 'models,balance', '--report-dir', h.report, '--quiet'],
+        [...h.args, '--allow', 'read', '--suite', 'health,models', '--report-dir', h.report, '--quiet'],
         h.env,
         600_000,
       );

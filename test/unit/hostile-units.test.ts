@@ -4,6 +4,8 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransportError } from '../../src/errors.ts';
@@ -113,9 +115,23 @@ describe('one deadline per exchange', () => {
     await new Promise((r) => server.close(r));
   });
 
-  it('ends a dripping reply at its deadline, body included, and says so', async () => {
-    const client = new HttpClient({ baseUrl: url, timeoutMs: 1_500, redactor: new Redactor({}) });
-    const err = await client.send({ method: 'GET', path: '/drip' }).catch((e: unknown) => e);
+  it('ends a dripping reply at its deadline, body included, whatever the garbage collector does', async () => {
+    // With a stop signal the old client joined it to an AbortSignal.timeout in AbortSignal.any; collected,
+    // that timeout never fired (nodejs/node#57736): the reply stayed open past 10 s of a 1.5 s deadline.
+    setFlagsFromString('--expose_gc');
+    const gc = runInNewContext('gc') as () => void;
+    const stop = new AbortController();
+    const client = new HttpClient({
+      baseUrl: url,
+      timeoutMs: 1_500,
+      redactor: new Redactor({}),
+      signal: stop.signal,
+    });
+    const collecting = setInterval(gc, 100);
+    const err = await client
+      .send({ method: 'GET', path: '/drip' })
+      .catch((e: unknown) => e)
+      .finally(() => clearInterval(collecting));
     expect(err).toBeInstanceOf(TransportError);
     expect((err as TransportError).code).toBe('TIMEOUT');
     await expect.poll(() => closed.length, { timeout: 10_000 }).toBe(1);
