@@ -310,7 +310,8 @@ function runMeasured(
 
 /** Every element name of a parsed XML document. */
 function elementNames(node: unknown, out = new Set<string>()): Set<string> {
-  if (node && typeof node === 'object')
+  if (Array.isArray(node)) for (const v of node) elementNames(v, out);
+  else if (node && typeof node === 'object')
     for (const [k, v] of Object.entries(node)) {
       if (!k.startsWith('@_') && k !== '#text') out.add(k);
       elementNames(v, out);

@@ -103,6 +103,7 @@ function catalogSchema(doc: Json): { get(): unknown; set(s: unknown): void } {
 }
 
 const EVIL = `${'a'.repeat(40)}!`;
+const j0 = (v: unknown) => v as Json;
 
 /** What `inject` puts into every string it controls: workflow commands, escape sequences, `]]>`. */
 export const INJECTED =
@@ -237,13 +238,14 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       return;
     }
     let body = await readBody(req);
-    if (o.mode === 'ids' && body.length > 0) {
+    const jsonBody = body.length > 0 && /json/.test(req.headers['content-type'] ?? '');
+    if (o.mode === 'ids' && jsonBody) {
       let text = body.toString('utf8');
       for (const [h, r] of toRefId)
         if (h.length > 2) text = text.split(JSON.stringify(h)).join(JSON.stringify(r));
       body = Buffer.from(text);
     }
-    if ((o.mode === 'bigmedia' || o.mode === 'inject') && body.length > 0) {
+    if ((o.mode === 'bigmedia' || o.mode === 'inject') && jsonBody) {
       const model = /"model"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(body.toString('utf8'))?.[1];
       const id = model === undefined ? undefined : (JSON.parse(model) as string);
       if (id?.startsWith('wc-900001') && id !== 'wc-900001') named.set(id, (named.get(id) ?? 0) + 1);
@@ -285,10 +287,13 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     const isJob = path.startsWith('/v1/media/jobs') && upstream.status < 300;
     const isInput = path.startsWith('/v1/media/inputs') && upstream.status < 300;
     if (o.mode === 'ids' && json && typeof json === 'object' && !Array.isArray(json) && (isJob || isInput)) {
-      const j = json as Json;
+      // A job, or an input inside its envelope.
+      const j = (
+        isInput && j0(json).input && typeof j0(json).input === 'object' ? j0(json).input : json
+      ) as Json;
       if (typeof j.id === 'string') j.id = hostileId(j.id);
       if (typeof j.asset_id === 'string') j.asset_id = hostileId(j.asset_id);
-      out = Buffer.from(JSON.stringify(j));
+      out = Buffer.from(JSON.stringify(json));
     } else if (o.mode === 'inject' && json && typeof json === 'object' && !Array.isArray(json)) {
       const j = json as Json;
       if (j.error && typeof j.error === 'object') {
