@@ -222,6 +222,8 @@ export async function upload(
   });
   const input = isPlainObject(res.json) && isPlainObject(res.json.input) ? res.json.input : undefined;
   const id = typeof input?.id === 'string' ? input.id : undefined;
+  // An id that cannot be one path segment ('.', '..', empty) is the target's failure here, where it came.
+  if (id !== undefined && res.status < 300) segment(id, 'input id');
   // One cleanup per input: replays of an upload (same Idempotency-Key) answer the same input.
   if (id && res.status < 300 && !mediaOf(t).inputs.has(id)) {
     mediaOf(t).inputs.add(id);

@@ -379,11 +379,13 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
       expect.soft(s.counts.harness_error, run.stderr.slice(-2000)).toBe(0);
       const messages = s.tests.flatMap((t) => (t.violations ?? []).map((v) => `${v.id} ${v.message}`));
       if (sendable) {
-        const one = encodeURIComponent(`${id}0`);
-        expect(got.some((r) => r.endsWith(`/v1/media/inputs/${one}`) && r.startsWith('DELETE'))).toBe(true);
+        const one = new RegExp(
+          `^DELETE /v1/media/inputs/${encodeURIComponent(id).replace(/[.?]/g, '\\$&')}\\d+$`,
+        );
+        expect(got.some((r) => one.test(r))).toBe(true);
       } else {
         expect(messages.some((m) => /^GEN-001 .*cannot be one path segment/.test(m))).toBe(true);
-        expect(run.code).toBe(1);
+        expect(run.code, run.stderr.slice(-3000)).toBe(1);
       }
     });
   }
@@ -437,7 +439,6 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
           ].includes(n),
       ),
     ).toEqual([]);
-    expect(junit).toContain('&lt;injected/&gt;');
   });
 
   for (const dripReads of [true, false]) {

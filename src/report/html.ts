@@ -6,6 +6,7 @@ import type { Exchange, RecordedBody } from '../http/client.ts';
 import { onlyTooLarge } from '../openapi/guard.ts';
 import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
+import { inertLines } from './neutral.ts';
 import { type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
@@ -54,14 +55,17 @@ const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"
 const str = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 
-/** Element text, HTML-escaped (& < >; quotes are inert in text and cost bytes in JSON bodies). */
+/**
+ * Element text, HTML-escaped (& < >; quotes are inert in text and cost bytes in JSON bodies), control
+ * characters shown escaped (src/report/neutral.ts).
+ */
 export function esc(value: unknown): string {
-  return str(value).replace(/[&<>]/g, (c) => ESC[c]!);
+  return inertLines(str(value)).replace(/[&<>]/g, (c) => ESC[c]!);
 }
 
 /** An attribute value (always written in double quotes), HTML-escaped. */
 export function attr(value: unknown): string {
-  return str(value).replace(/[&<>"']/g, (c) => ESC[c]!);
+  return inertLines(str(value)).replace(/[&<>"']/g, (c) => ESC[c]!);
 }
 
 /** Ids for element attributes: only [A-Za-z0-9_-]. */

@@ -19,6 +19,14 @@ function escaped(ch: string): string {
   return c <= 0xff ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * Multi-line text the target controls, inert in a document (the HTML report): line breaks and tabs kept,
+ * every other control character, bidi override and line separator shown escaped.
+ */
+export function inertLines(value: string): string {
+  return value.replace(CONTROL, (ch) => ('\n\t\r'.includes(ch) ? ch : escaped(ch)));
+}
+
 /** The GitHub Actions v1 command mark, obeyed anywhere in a line (and Azure's `##vso[`). */
 const HASH_COMMAND = /##(?=(?:vso)?\[)/gi;
 

@@ -33,6 +33,7 @@ async function createJob(
     headers: { 'idempotency-key': `conformance-job-${randomUUID()}`, ...headers },
   });
   const job = isPlainObject(res.json) ? res.json : undefined;
+  if (typeof job?.id === 'string' && res.status < 300) segment(job.id, 'job id');
   return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
 }
 
