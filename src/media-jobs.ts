@@ -10,6 +10,7 @@ import { threadId } from 'node:worker_threads';
 import { fileTypeFromBuffer } from 'file-type';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
+import { segment } from './http/segment.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
 import { noteJobsInFlight } from './runtime/control.ts';
@@ -183,7 +184,7 @@ export async function deleteInput(
 ): Promise<CleanupOutcome> {
   const deadline = t.cleanupDeadline ?? Date.now() + t.target.media.pollIntervalMs * STALL_POLLS;
   for (let refusals = 1; ; refusals++) {
-    const res = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(id)}`, { as });
+    const res = await t.request('DELETE', `/v1/media/inputs/${segment(id, 'input id')}`, { as });
     if (res.status < 300 || res.status === 404) return true;
     if (res.status !== 409 && res.status !== 429 && res.status !== 423)
       return { reason: `DELETE answered ${res.status}` };
@@ -231,7 +232,7 @@ export async function deleteInput(
 
 /** One read of a job (noted for the job's holder checks). */
 async function readJob(t: CheckContext, id: string, as: Role): Promise<HttpResponse> {
-  const res = await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as });
+  const res = await t.get(`/v1/media/jobs/${segment(id, 'job id')}`, { as });
   noteJob(t, id, isPlainObject(res.json) ? res.json : { status: `unreadable (${res.status})` });
   return res;
 }
@@ -256,6 +257,8 @@ export async function upload(
   });
   const input = isPlainObject(res.json) && isPlainObject(res.json.input) ? res.json.input : undefined;
   const id = typeof input?.id === 'string' ? input.id : undefined;
+  // An id that cannot be one path segment ('.', '..', empty) is the target's failure here, where it came.
+  if (id !== undefined && res.status < 300) segment(id, 'input id');
   // One cleanup per input: replays of an upload (same Idempotency-Key) answer the same input.
   if (id && res.status < 300 && !mediaOf(t).inputs.has(id)) {
     mediaOf(t).inputs.add(id);

@@ -20,6 +20,7 @@ export { parseSse, TERMINAL_EVENTS, terminalEventProblems } from './checks/sse.t
 export { TransportError } from './errors.ts';
 export { type Exchange, type HttpResponse, retryAfterMs } from './http/client.ts';
 export { PROBE_CREDENTIALS } from './http/redact.ts';
+export { segment } from './http/segment.ts';
 export {
   ACTIVE_STATUSES,
   acceptableSamples,
@@ -72,6 +73,7 @@ export {
   type Verdict,
 } from './runtime/check.ts';
 export { depth, PROFILE_PROPERTY_RUNS, type Profile } from './runtime/run-config.ts';
+export { seededSample } from './runtime/sample.ts';
 export { discoverHints, worker } from './runtime/worker.ts';
 export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from './stateful/account-state.ts';
 export { commandsFor } from './stateful/commands/index.ts';

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAGMENT_CHARS } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
@@ -266,5 +267,235 @@ describe('signals through npm run conformance', { timeout: 400_000 }, () => {
     expect(end.code).toBe(130);
     // Requests hang for up to 120 s; at once means well before that.
     expect(end.at - sent).toBeLessThan(30_000);
+  });
+});
+
+/** The CLI in a child process, with its peak resident memory (VmHWM, read while it runs: threads included). */
+function runMeasured(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
+  const child = spawn(process.execPath, [pkgPath('bin', 'gateway-conformance.mjs'), ...args], {
+    env: { ...clean, ...env },
+    cwd: pkgPath(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let peakKb = 0;
+  child.stdout!.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr!.on('data', (d) => {
+    stderr += d;
+  });
+  const poll = setInterval(() => {
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+      if (hwm) peakKb = Math.max(peakKb, Number(hwm));
+    } catch {}
+  }, 100);
+  const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearInterval(poll);
+      clearTimeout(kill);
+      resolve({ code, stdout, stderr, peakMb: Math.round(peakKb / 1024) });
+    }),
+  );
+}
+
+/** Every element name of a parsed XML document. */
+function elementNames(node: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) for (const v of node) elementNames(v, out);
+  else if (node && typeof node === 'object')
+    for (const [k, v] of Object.entries(node)) {
+      if (!k.startsWith('@_') && k !== '#text') out.add(k);
+      elementNames(v, out);
+    }
+  return out;
+}
+
+/** A case's figures, printed for the record (the issue's before/after note reads them). */
+const figure = (name: string, values: Record<string, unknown>) =>
+  console.info(`figure ${name}: ${JSON.stringify(values)}`);
+
+const exchangesOf = (dir: string) =>
+  readFileSync(join(dir, 'exchanges.ndjson'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { method: string; path: string; status?: number; durationMs: number });
+
+describe('hostile targets, round two', { timeout: 900_000 }, () => {
+  // Ids a target hands out: never a request to another resource than the one the id names.
+  const ids: Array<[string, boolean]> = [
+    ['.', false],
+    ['..', false],
+    ['', false],
+    ['a/b?c=d#e', true],
+    ['https://evil.example/x?y#z', true],
+  ];
+  for (const [id, sendable] of ids) {
+    it(`ids ${JSON.stringify(id)}: ${sendable ? 'one encoded segment, logged as sent' : 'refused before sending, as the target’s failure'}`, async () => {
+      const h = await hostile({ mode: 'ids', id });
+      const run = await runCli(
+        [
+          ...h.args,
+          ...[
+            '--allow',
+            'all',
+            '--suite',
+            'media',
+            '--filter',
+            'deletes a ready input|serves an image in the',
+          ],
+          ...['--report-dir', h.report, '--quiet'],
+        ],
+        h.env,
+        600_000,
+      );
+      const got = server!.received();
+      const media = got.filter((r) => / \/v1\/media\//.test(r)).map((r) => r.split('?')[0]!);
+      // Bound: every media request names a collection or one id segment of it; none reaches a parent.
+      const astray = media.filter(
+        (r) => !/^[A-Z]+ \/v1\/media\/(inputs|jobs|assets|models)(\/[^/]+)?$/.test(r),
+      );
+      // The exchange log holds what went over the wire: every answered exchange is a request received.
+      const sent = exchangesOf(h.report).filter((e) => e.status !== undefined);
+      const notAsSent = sent.filter((e) => !got.includes(`${e.method} ${e.path}`));
+      figure(`ids ${JSON.stringify(id)}`, {
+        requests: got.length,
+        astray: astray.length,
+        astrayDeletes: astray.filter((r) => r.startsWith('DELETE')).length,
+        notAsSent: notAsSent.length,
+        code: run.code,
+      });
+      expect.soft(astray).toEqual([]);
+      expect.soft(notAsSent.map((e) => `${e.method} ${e.path}`)).toEqual([]);
+      const s = summaryOf(h.report);
+      expect.soft(s.counts.harness_error, run.stderr.slice(-2000)).toBe(0);
+      const messages = s.tests.flatMap((t) => (t.violations ?? []).map((v) => `${v.id} ${v.message}`));
+      if (sendable) {
+        const one = new RegExp(
+          `^DELETE /v1/media/inputs/${encodeURIComponent(id).replace(/[.?]/g, '\\$&')}\\d+$`,
+        );
+        expect(got.some((r) => one.test(r))).toBe(true);
+      } else {
+        expect(messages.some((m) => /^GEN-001 .*cannot be one path segment/.test(m))).toBe(true);
+        expect(run.code, run.stderr.slice(-3000)).toBe(1);
+      }
+    });
+  }
+
+  it('inject: workflow commands, escape sequences and ]]> in messages, codes, model ids and statuses obey nobody', async () => {
+    const h = await hostile({ mode: 'inject' });
+    const run = await runCli(
+      [
+        ...h.args,
+        ...['--allow', 'all', '--suite', 'media'],
+        ...['--filter', 'MCAT-004|deletes a ready input|serves an image in the', '--report-dir', h.report],
+      ],
+      h.env,
+      600_000,
+    );
+    const out = `${run.stdout}\n${run.stderr}`;
+    const junit = readFileSync(join(h.report, 'junit.xml'), 'utf8');
+    const lines = out.split('\n');
+    figure('inject', {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it counts.
+      controls: (out.match(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/g) ?? []).length,
+      commandLines: lines.filter((l) => /^\s*::|##\[/.test(l)).length,
+      bytes: Buffer.byteLength(out),
+      junitValid: XMLValidator.validate(junit) === true,
+      code: run.code,
+    });
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error, run.stderr.slice(-2000)).toBe(0);
+    // The injection reached the console, shown escaped ...
+    expect(out).toContain('\\x1b');
+    // ... and nothing in it is obeyed: no control character, no line a CI reads as a command.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(lines.filter((l) => /^\s*::|##\[/.test(l))).toEqual([]);
+    expect(Buffer.byteLength(out)).toBeLessThan(200_000);
+    // junit.xml: well-formed for a strict parser, and no element the target wrote.
+    expect(XMLValidator.validate(junit)).toBe(true);
+    const names = elementNames(new XMLParser({ ignoreAttributes: false }).parse(junit));
+    expect(
+      [...names].filter(
+        (n) =>
+          ![
+            '?xml',
+            'testsuites',
+            'testsuite',
+            'testcase',
+            'failure',
+            'error',
+            'skipped',
+            'system-out',
+          ].includes(n),
+      ),
+    ).toEqual([]);
+  });
+
+  for (const dripReads of [true, false]) {
+    it(`drip (${dripReads ? 'the preflight’s reads' : 'every request but the preflight’s'}): every reply is closed at its deadline, the target blamed`, async () => {
+      const requestMs = 3_000;
+      const h = await hostile({ mode: 'drip', dripReads }, requestMs);
+      const started = Date.now();
+      const run = await runCli(
+        [...h.args, '--allow', 'read', '--suite', 'health,models', '--report-dir', h.report, '--quiet'],
+        h.env,
+        600_000,
+      );
+      const drips = server!.drips();
+      figure(`drip ${dripReads ? 'reads' : 'rest'}`, {
+        drips: drips.length,
+        longestMs: Math.max(...drips),
+        runMs: Date.now() - started,
+        code: run.code,
+      });
+      expect(drips.length).toBeGreaterThan(0);
+      // Bound: each dripping reply is given up at the request's deadline (slack for a busy machine).
+      expect(Math.max(...drips)).toBeLessThan(requestMs + 5_000);
+      expect(run.code, run.stderr.slice(-2000)).not.toBe(3);
+      if (existsSync(join(h.report, 'summary.json')))
+        expect(summaryOf(h.report).counts.harness_error).toBe(0);
+      expect(Date.now() - started).toBeLessThan(300_000); // backstop only
+    });
+  }
+
+  it('bigmedia: 20,000 extra models in the media catalog: a seeded sample is judged, said in the report, memory bounded', async () => {
+    const h = await hostile({ mode: 'bigmedia', items: 20_000 });
+    const run = await runMeasured(
+      [
+        ...h.args,
+        ...['--allow', 'all', '--suite', 'media', '--filter', 'MCAT-004', '--seed', '7'],
+        ...['--report-dir', h.report, '--quiet'],
+      ],
+      h.env,
+      600_000,
+    );
+    const named = server!.named();
+    figure('bigmedia', {
+      modelsNamed: named.size,
+      requestsNamingThem: [...named.values()].reduce((a, b) => a + b, 0),
+      requests: server!.requests(),
+      peakMb: run.peakMb,
+      code: run.code,
+    });
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error, run.stderr.slice(-2000)).toBe(0);
+    // Bound: the standard profile's sample (4) of the 20,001 undocumented models, not every one.
+    expect(named.size).toBeLessThanOrEqual(4);
+    expect(server!.requests()).toBeLessThan(3_000);
+    const notes = s.tests.flatMap((t) => t.notes ?? []);
+    expect(notes.some((n) => /judged \d+ of the 20001 undocumented models, drawn by seed 7/.test(n))).toBe(
+      true,
+    );
+    expect(run.peakMb).toBeLessThan(900);
   });
 });

@@ -11,6 +11,7 @@ import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { mergeReports } from '../report/merge.ts';
+import { consoleText } from '../report/neutral.ts';
 import { COMPARE_HTML, COMPARE_MD, compareTargets } from '../report/side-by-side.ts';
 import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
 import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
@@ -22,6 +23,10 @@ import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from
 import { loadPrices } from './prices-file.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 import { checkSuiteFiles } from './selection.ts';
+
+/** Every line the CLI prints goes through the console guard (src/report/neutral.ts). */
+const say = (s: string) => console.log(consoleText(s));
+const warn = (s: string) => console.error(consoleText(s));
 
 /** A subcommand's flags and positionals; a bad flag is a usage error naming the subcommand. */
 function parseSubcommand(
@@ -49,7 +54,7 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
     'public-key': { type: 'string' },
   });
   if (values.help) {
-    console.log(USAGE);
+    say(USAGE);
     return EXIT.passed;
   }
   if (name === 'verify') {
@@ -58,7 +63,7 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
       throw new UsageError('verify: --sign-key belongs to a run or merge');
     const key = values['public-key'];
     const v = verifyBundle(positionals[0]!, typeof key === 'string' ? loadPublicKey(key) : undefined);
-    for (const line of v.lines) console.log(line);
+    for (const line of v.lines) say(line);
     return v.certified ? EXIT.passed : EXIT.failed;
   }
   const out = values['report-dir'];
@@ -67,7 +72,7 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
     if (values['sign-key'] !== undefined || values['public-key'] !== undefined)
       throw new UsageError('compare: --sign-key and --public-key belong to a run, merge and verify');
     const side = compareTargets(positionals, out);
-    console.log(
+    say(
       `${positionals.length} targets side by side: ${side.differing} of ${side.requirements} requirements differ (${join(out, COMPARE_HTML)}, ${join(out, COMPARE_MD)})`,
     );
     return EXIT.passed;
@@ -80,12 +85,12 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
     typeof signKey === 'string' ? loadSigningKey(signKey) : undefined,
   );
   const stepSummary = appendStepSummary(out);
-  if (stepSummary) console.error(stepSummary);
+  if (stepSummary) warn(stepSummary);
   const c = summary.counts;
-  console.log(
+  say(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  console.log(verdictLine(summary));
+  say(verdictLine(summary));
   return exitCodeOf(summary);
 }
 
@@ -118,11 +123,11 @@ export async function main(argv: string[]): Promise<number> {
   npmTookFlags(process.env);
   const { target: flags, run, command } = parseRunFlags(argv);
   if (command.help) {
-    console.log(USAGE);
+    say(USAGE);
     return EXIT.passed;
   }
   if (command.version) {
-    console.log(SUITE_VERSION);
+    say(SUITE_VERSION);
     return EXIT.passed;
   }
   let target = resolveTarget(flags);
@@ -141,7 +146,7 @@ export async function main(argv: string[]): Promise<number> {
     );
     target = started.target;
     stop = started.stop;
-    if (!quiet) console.log(`${EMBEDDED_NOTE} (${target.baseUrl})`);
+    if (!quiet) say(`${EMBEDDED_NOTE} (${target.baseUrl})`);
   }
   // First Ctrl-C or SIGTERM: the run stops starting tests and requests, cleans up and writes its report
   // (also during the preflight). A second one: stop at once, also with a request in flight. Why a
@@ -153,10 +158,10 @@ export async function main(argv: string[]): Promise<number> {
     if (firstSignalAt !== undefined && now - firstSignalAt < SAME_SIGNAL_MS) return;
     if (firstSignalAt === undefined && stopActiveRun(`interrupted by ${signal}`)) {
       firstSignalAt = now;
-      console.error(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
+      warn(`gateway-conformance: ${signal}: stopping after cleanup (again to stop at once)`);
       return;
     }
-    console.error(`gateway-conformance: ${signal}: stopping at once`);
+    warn(`gateway-conformance: ${signal}: stopping at once`);
     process.exit(EXIT.interrupted);
   };
   process.on('SIGINT', onSignal);
@@ -178,7 +183,7 @@ export async function main(argv: string[]): Promise<number> {
           }
         : {}),
     });
-    if (quiet) console.log(verdictLine(result.summary));
+    if (quiet) say(verdictLine(result.summary));
     return result.exitCode;
   } finally {
     process.off('SIGINT', onSignal);
@@ -196,11 +201,11 @@ export async function runArgs(argv: string[]): Promise<number> {
     return await main(argv);
   } catch (err) {
     if (err instanceof UsageError) {
-      console.error(`gateway-conformance: ${err.message}`);
+      warn(`gateway-conformance: ${err.message}`);
       return EXIT.usage;
     }
-    console.error(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
-    if (process.env.CONFORMANCE_DEBUG) console.error((err as Error)?.stack);
+    warn(`gateway-conformance: internal error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.CONFORMANCE_DEBUG) warn((err as Error)?.stack ?? '');
     return EXIT.harness;
   }
 }

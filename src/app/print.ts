@@ -6,6 +6,7 @@ import { formatChanges } from '../openapi/diff.ts';
 import { comparisonLines } from '../report/compare.ts';
 import { groupLines } from '../report/console.ts';
 import { notRunLabel } from '../report/groups.ts';
+import { inert } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
 import { type Summary, verdictLine } from '../report/summary.ts';
 
@@ -42,25 +43,25 @@ export function printVerdict(
   const inconclusive = s.tests.filter((t) => t.outcome === 'inconclusive');
   if (inconclusive.length) log(`  inconclusive (${inconclusive.length}): nothing judged, run again:`);
   for (const t of inconclusive.slice(0, 10))
-    log(`    ? ${t.title}: ${t.reason ?? ''}${t.flaky ? ` (allowed by flaky: ${t.flaky})` : ''}`);
+    log(`    ? ${t.title}: ${inert(t.reason ?? '')}${t.flaky ? ` (allowed by flaky: ${t.flaky})` : ''}`);
   if (inconclusive.length > 10) log(`    ... ${inconclusive.length - 10} more in summary.json`);
   const retried = s.tests.reduce((n, t) => n + (t.retried ?? 0), 0);
   if (retried)
     log(
       `  connection failures repeated on a fresh connection: ${retried} request(s) in ${s.tests.filter((t) => t.retried).length} test(s) (retried per test in summary.json)`,
     );
-  for (const e of harnessErrors) log(`  harness error: ${e}`);
+  for (const e of harnessErrors) log(`  harness error: ${inert(e)}`);
   // A harness error is a fault of the suite: its stack is kept (a target's failure shows no harness frame).
   for (const t of s.tests)
     if (t.outcome === 'harness_error')
-      log(`  harness error in ${t.title}:\n    ${(t.error ?? '').split('\n').join('\n    ')}`);
+      log(`  harness error in ${t.title}:\n    ${(t.error ?? '').split('\n').map(inert).join('\n    ')}`);
   if (s.cleanup.cleaned || s.cleanup.leftBehind.length) {
     log(
-      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${s.cleanup.leftBehind.slice(0, 5).join(', ')}` : ''}`,
+      `  cleanup: ${s.cleanup.cleaned} removed, ${s.cleanup.leftBehind.length} left behind${s.cleanup.leftBehind.length && !s.cleanup.details ? `: ${inert(s.cleanup.leftBehind.slice(0, 5).join(', '))}` : ''}`,
     );
     for (const l of s.cleanup.details?.slice(0, 10) ?? [])
       log(
-        `    left behind: ${l.item}${l.holder ? ` (job ${l.holder.job}, ${l.holder.status})` : ''} at ${l.at}: ${l.reason}`,
+        `    left behind: ${inert(l.item)}${l.holder ? ` (job ${inert(l.holder.job)}, ${inert(l.holder.status)})` : ''} at ${inert(l.at)}: ${inert(l.reason)}`,
       );
     if ((s.cleanup.details?.length ?? 0) > 10)
       log(`    ... ${(s.cleanup.details?.length ?? 0) - 10} more in summary.json`);
@@ -68,7 +69,9 @@ export function printVerdict(
   if (s.cleanup.boundReached)
     log(`  cleanup bound reached in ${s.cleanup.boundReached} test(s): what they still held is left behind`);
   if (s.points?.balanceRanOut)
-    log(`  ${s.points.balanceRanOut}: billable work stopped there, the remaining billable tests not run`);
+    log(
+      `  ${inert(s.points.balanceRanOut)}: billable work stopped there, the remaining billable tests not run`,
+    );
   if (s.points && (s.points.spent !== '0' || s.points.budget))
     log(
       `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,
@@ -84,7 +87,7 @@ export function printVerdict(
     log(
       `  description drift against ${s.drift.against}: ${s.drift.changes.length} change(s), ${s.drift.breaking} breaking`,
     );
-    for (const line of formatChanges(s.drift.changes).slice(0, 10)) log(`    ${line}`);
+    for (const line of formatChanges(s.drift.changes).slice(0, 10)) log(`    ${inert(line)}`);
   }
   if (s.interrupted) log(`  INCOMPLETE: ${s.interrupted}; the tests it did not reach are not run`);
   log(`  seed: ${s.seed} (replay with --seed ${s.seed})`);

@@ -12,6 +12,7 @@ import { Redactor, redactConsole } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { loadExpectations } from '../report/expectations.ts';
+import { consoleText } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
@@ -102,7 +103,7 @@ async function conformanceRun(
     opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(reportDir));
   const log = (s: string) => {
     progress?.clearLive();
-    out(s);
+    out(consoleText(s));
     progress?.noteOutput();
   };
   progress?.setPhase(`preflight: reading ${target.baseUrl}/openapi.json and the catalog`);

@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { TransportError } from '../errors.ts';
 import { nestingDepth } from '../openapi/guard.ts';
 import type { Redactor } from './redact.ts';
+import { hasDotSegment } from './segment.ts';
 
 export interface RecordedBody {
   bytes: number;
@@ -247,6 +248,8 @@ export function openExchange(
     startedAt: string;
     method: string;
     path: string;
+    /** The path as it went over the wire, when it differs from `path` as written (recorded instead). */
+    sentPath?: string;
     headers: Record<string, string>;
     body?: Buffer | string | undefined;
     json?: unknown;
@@ -257,7 +260,7 @@ export function openExchange(
     id: req.id,
     startedAt: req.startedAt,
     method: req.method,
-    path: redactor.pathWithQuery(req.path),
+    path: redactor.pathWithQuery(req.sentPath ?? req.path),
     requestHeaders: redactor.requestHeaders(req.headers),
     durationMs: 0,
   };
@@ -387,11 +390,20 @@ export class HttpClient {
         headers['content-type'] = 'application/json';
     }
     const id = `${process.pid}-${++this.seq}-${randomUUID().slice(0, 8)}`;
+    // A path the URL parser would rewrite (a dot segment) reaches another resource than the one meant:
+    // never sent, and recorded as written.
+    const dotted = hasDotSegment(spec.path);
+    const url =
+      !dotted && URL.canParse(this.opts.baseUrl + spec.path)
+        ? new URL(this.opts.baseUrl + spec.path)
+        : undefined;
     const exchange = openExchange(redactor, {
       id,
       startedAt: new Date().toISOString(),
       method,
       path: spec.path,
+      // What goes over the wire: the path as the URL parser leaves it, not as the caller wrote it.
+      ...(url ? { sentPath: sentPath(this.opts.baseUrl, url) } : {}),
       headers,
       body,
       json: spec.json,
@@ -405,19 +417,37 @@ export class HttpClient {
     // undici resolves request() once the response's head is parsed: a failure before it is one before
     // the response (transientRetry); a failure after it (body cut short, body timeout) is an answer's.
     let headReceived = false;
+    // One deadline for the whole exchange, body included, kept by a plain timer: an AbortSignal.timeout
+    // inside AbortSignal.any stops firing once collected (nodejs/node#57736), and undici's idle timeouts
+    // never fire while a reply drips bytes.
+    const deadline = new AbortController();
+    let timedOut = false;
+    let stream: { destroy(err?: Error): void } | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      const err = new DOMException(`no complete response within ${timeoutMs} ms`, 'TimeoutError');
+      deadline.abort(err);
+      stream?.destroy(err);
+    }, timeoutMs);
+    const stop = this.opts.signal;
+    const onStop = () => deadline.abort(stop?.reason);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     try {
-      const res = await request(this.opts.baseUrl + spec.path, {
+      if (dotted)
+        throw Object.assign(new Error('the path holds a dot segment: not sent'), { code: 'DOT_SEGMENT' });
+      if (!url) throw Object.assign(new Error('not a valid URL: not sent'), { code: 'INVALID_URL' });
+      const res = await request(url, {
         method: method as 'GET',
         headers,
         body,
         dispatcher: retryOf || !safeToRepeat(spec) ? oneShotAgent() : agent(),
-        signal: this.opts.signal
-          ? AbortSignal.any([this.opts.signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
+        signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
       headReceived = true;
+      stream = res.body;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
@@ -438,7 +468,10 @@ export class HttpClient {
       const e = err as Error & { code?: string; cause?: { code?: string } };
       exchange.durationMs = Math.round(performance.now() - started);
       const code =
-        e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+        timedOut ||
+        e.name === 'TimeoutError' ||
+        e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+        e.code === 'UND_ERR_BODY_TIMEOUT'
           ? 'TIMEOUT'
           : (e.code ?? e.cause?.code ?? e.name);
       const message =
@@ -458,8 +491,18 @@ export class HttpClient {
         exchange.id,
         !headReceived,
       );
+    } finally {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
+}
+
+/** The path and query `url` sends, relative to the base URL's own path when it lies under it. */
+function sentPath(baseUrl: string, url: URL): string {
+  const base = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const path = url.pathname.startsWith(`${base}/`) ? url.pathname.slice(base.length) : url.pathname;
+  return path + url.search;
 }
 
 /** The AI model a request's JSON body names, if any. */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { consoleText } from '../report/neutral.ts';
 
 /**
  * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
@@ -224,8 +225,9 @@ export function redactFiles(dir: string, redactor: Redactor, only?: string[]): v
 }
 
 /**
- * Redact everything written to stdout and stderr until the returned function is called. Why at the
- * stream: vitest's reporter and the worker logs it relays write there, outside the report's own paths.
+ * Redact everything written to stdout and stderr until the returned function is called, and pass it
+ * through the console guard (no line a CI obeys). Why at the stream: vitest's reporter and the worker
+ * logs it relays write there, outside the report's own paths.
  */
 export function redactConsole(redactor: Redactor): () => void {
   const streams = [process.stdout, process.stderr];
@@ -237,7 +239,7 @@ export function redactConsole(redactor: Redactor): () => void {
         typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
       return (original as (...a: unknown[]) => boolean).call(
         stream,
-        typeof text === 'string' ? redactor.text(text) : text,
+        typeof text === 'string' ? consoleText(redactor.text(text)) : text,
         ...rest,
       );
     }) as typeof stream.write;

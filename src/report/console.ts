@@ -4,6 +4,7 @@
  * with its remedy. Everything else stays in summary.json, the HTML report and the exchanges.
  */
 import { type FindingGroup, notRunLabel } from './groups.ts';
+import { inert } from './neutral.ts';
 import { paint } from './progress.ts';
 import type { Summary } from './summary.ts';
 
@@ -13,9 +14,10 @@ const MAX_ADVISORY_GROUPS = 8;
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** A value the target sent, cut to 200 characters and inert (src/report/neutral.ts). */
 function short(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 200 ? `${s.slice(0, 200)}…` : s;
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return inert(s.length > 200 ? `${s.slice(0, 200)}…` : s);
 }
 
 /** Groups of one requirement and cause on several endpoints, shown as one line listing the endpoints. */
@@ -54,8 +56,8 @@ function collapse(list: FindingGroup[]): Shown[] {
 
 function example(g: FindingGroup, withMessage: boolean): string[] {
   const e = g.example;
-  const lines = [`      e.g. ${e.test}`];
-  if (withMessage) lines.push(`        [${e.id}] ${e.message}`);
+  const lines = [`      e.g. ${inert(e.test)}`];
+  if (withMessage) lines.push(`        [${e.id}] ${inert(e.message)}`);
   if (e.received !== undefined) lines.push(`        received: ${short(e.received)}`);
   if (e.expected !== undefined) lines.push(`        expected: ${short(e.expected)}`);
   return lines;
@@ -65,8 +67,10 @@ function shownLines(s: Shown, colour: boolean): string[] {
   const g = s.first;
   const mark = g.severity === 'failure' ? paint(colour, 'red', '✗') : paint(colour, 'yellow', '!');
   const where =
-    s.endpoints.length > 1 ? ` on ${plural(s.endpoints.length, 'endpoint')} (${s.endpoints.join(', ')})` : '';
-  const head = `  ${mark} [${g.ids.join(' ')}] ${s.endpoints.length > 1 ? s.cause : g.cause}${where} — ${plural(s.count, 'time')} in ${plural(s.tests, 'test')}`;
+    s.endpoints.length > 1
+      ? ` on ${plural(s.endpoints.length, 'endpoint')} (${inert(s.endpoints.join(', '))})`
+      : '';
+  const head = `  ${mark} [${g.ids.join(' ')}] ${inert(s.endpoints.length > 1 ? s.cause : g.cause)}${where} — ${plural(s.count, 'time')} in ${plural(s.tests, 'test')}`;
   return [head, ...example(g, g.example.message !== g.cause)];
 }
 
@@ -94,7 +98,7 @@ export function groupLines(s: Summary, colour: boolean): string[] {
     );
     for (const g of missing)
       out.push(
-        `  ${paint(colour, 'red', '✗')} ${g.endpoint} — ${plural(g.count, 'finding')} (${g.ids.join(' ')}) in ${plural(g.tests.length, 'test')}${g.notRun?.length ? `, ${g.notRun.length} not run because of it` : ''}`,
+        `  ${paint(colour, 'red', '✗')} ${inert(g.endpoint)} — ${plural(g.count, 'finding')} (${g.ids.join(' ')}) in ${plural(g.tests.length, 'test')}${g.notRun?.length ? `, ${g.notRun.length} not run because of it` : ''}`,
       );
     out.push(...example(missing[0]!, true));
   }
@@ -120,7 +124,7 @@ export function groupLines(s: Summary, colour: boolean): string[] {
       : n.cause?.remedy
         ? ` — to run: ${n.cause.remedy}`
         : '';
-    out.push(`  not run (${n.count}): ${why}${fix}`);
+    out.push(`  not run (${n.count}): ${inert(why)}${inert(fix)}`);
   }
   return out;
 }

@@ -6,6 +6,7 @@ import type { Exchange, RecordedBody } from '../http/client.ts';
 import { onlyTooLarge } from '../openapi/guard.ts';
 import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
+import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
 import type { Summary, TestResultRecord } from './summary.ts';
 
@@ -55,14 +56,17 @@ const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"
 const str = (value: unknown): string =>
   typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 
-/** Element text, HTML-escaped (& < >; quotes are inert in text and cost bytes in JSON bodies). */
+/**
+ * Element text, HTML-escaped (& < >; quotes are inert in text and cost bytes in JSON bodies), control
+ * characters shown escaped (src/report/neutral.ts).
+ */
 export function esc(value: unknown): string {
-  return str(value).replace(/[&<>]/g, (c) => ESC[c]!);
+  return inertLines(str(value)).replace(/[&<>]/g, (c) => ESC[c]!);
 }
 
 /** An attribute value (always written in double quotes), HTML-escaped. */
 export function attr(value: unknown): string {
-  return str(value).replace(/[&<>"']/g, (c) => ESC[c]!);
+  return inertLines(str(value)).replace(/[&<>"']/g, (c) => ESC[c]!);
 }
 
 /** Ids for element attributes: only [A-Za-z0-9_-]. */
@@ -583,6 +587,7 @@ function testCard(
 ${t.outcome === 'known_failure' && t.reason ? `<p class="known">Expected: ${esc(t.reason)}</p>` : ''}
 ${t.outcome === 'inconclusive' && t.reason ? `<p class="known">${esc(t.reason)}${t.flaky ? ` (allowed: ${esc(t.flaky)})` : ''}</p>` : ''}
 ${t.retried ? `<p class="muted">${esc(plural(t.retried, 'request'))} repeated on a fresh connection after a connection failure</p>` : ''}
+${(t.notes ?? []).map((n) => `<p class="muted small">${esc(n)}</p>`).join('')}
 ${t.error ? `<pre class="error">${esc(t.error)}</pre>` : ''}
 ${t.violations.length ? `<ul class="violations">${violations}${more}</ul>` : ''}
 ${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restList}${missingNote}${cleanup}

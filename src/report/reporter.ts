@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import junitModule, { type Builder } from 'junit-report-builder';
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import { idsOfTitle, violation } from '../catalogue.ts';
 import type { Redactor } from '../http/redact.ts';
@@ -9,6 +8,7 @@ import type { TestRecord } from '../runtime/check.ts';
 import type { Outcome } from '../vocabulary.ts';
 import type { RequirementResult } from './requirements.ts';
 import type { TestResultRecord } from './summary.ts';
+import { type XmlElement, xmlDocument } from './xml.ts';
 
 export interface CollectedRun {
   tests: TestResultRecord[];
@@ -64,6 +64,7 @@ export class ConformanceReporter implements Reporter {
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.touches?.length) rec.touches = meta.touches;
+    if (meta?.notes?.length) rec.notes = meta.notes;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
     if (meta?.retried) rec.retried = meta.retried;
@@ -132,71 +133,130 @@ export function writeJunit(
   requirements: Record<string, RequirementResult>,
   harnessErrors: string[],
 ): void {
-  // CJS module: under NodeNext typing its default export is the builder itself at run time.
-  const b = (junitModule as unknown as Builder).newBuilder();
   const byFile = new Map<string, TestResultRecord[]>();
   for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
+  const suites: XmlElement[] = [];
   for (const [f, list] of byFile) {
-    const suite = b.testSuite().name(f);
-    for (const t of list) {
-      const tc = suite
-        .testCase()
-        .className(f.replace(/\.test\.ts$/, '').replace(/\//g, '.'))
-        .name(t.title)
-        .time(t.durationMs / 1000);
+    const cases = list.map((t) => {
+      const tc = testCase(f.replace(/\.test\.ts$/, '').replace(/\//g, '.'), t.title, t.durationMs / 1000);
       const outcome: Outcome = t.outcome;
       if (outcome === 'failed') {
         const failures = t.violations.filter((v) => v.severity === 'failure');
-        tc.failure(
-          failures.map((v) => `[${v.id}] ${v.message}`).join('\n'),
-          [...new Set(failures.map((v) => v.id))].join(' '),
-        );
+        const text = failures.map((v) => `[${v.id}] ${v.message}`).join('\n');
+        tc.children.push(verdict('failure', text, [...new Set(failures.map((v) => v.id))].join(' ')));
       } else if (outcome === 'harness_error') {
-        tc.error(t.error ?? 'harness error', 'harness_error');
+        tc.children.push(verdict('error', t.error ?? 'harness error', 'harness_error'));
       } else if (outcome === 'not_run') {
-        tc.skipped().standardOutput(`not run: ${t.reason ?? ''}`);
+        tc.children.push({ name: 'skipped' }, out(`not run: ${t.reason ?? ''}`));
       } else if (outcome === 'known_failure') {
         // Listed in the target's expectations file: visible, but not a failure of this run.
-        tc.skipped().standardOutput(
-          `known failure: ${t.reason ?? ''}\n${t.violations.map((v) => `[${v.id}] ${v.message}`).join('\n')}`,
+        tc.children.push(
+          { name: 'skipped' },
+          out(
+            `known failure: ${t.reason ?? ''}\n${t.violations.map((v) => `[${v.id}] ${v.message}`).join('\n')}`,
+          ),
         );
       } else if (outcome === 'inconclusive') {
         // Neither passed nor failed: skipped, with why (JUnit has no outcome of its own for it).
-        tc.skipped().standardOutput(
-          `inconclusive: ${t.reason ?? ''}${t.flaky ? `\nallowed: ${t.flaky}` : ''}`,
+        tc.children.push(
+          { name: 'skipped' },
+          out(`inconclusive: ${t.reason ?? ''}${t.flaky ? `\nallowed: ${t.flaky}` : ''}`),
         );
       } else if (outcome === 'advisory') {
-        tc.standardOutput(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n'));
+        tc.children.push(out(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n')));
       }
-    }
+      if (t.notes?.length) {
+        const said = tc.children.find((c) => c.name === 'system-out');
+        if (said) said.text = `${said.text}\n${t.notes.join('\n')}`;
+        else tc.children.push(out(t.notes.join('\n')));
+      }
+      return tc;
+    });
+    suites.push(testSuite(f, cases));
   }
-  const reqSuite = b.testSuite().name('requirements');
   const titles = (list: number[]) =>
     list
       .slice(0, 20)
       .map((i) => tests[i]?.title ?? `test #${i}`)
       .join('\n') + (list.length > 20 ? `\n... ${list.length - 20} more` : '');
-  for (const [id, r] of Object.entries(requirements)) {
-    const tc = reqSuite.testCase().className('requirements').name(id);
-    if (r.outcome === 'failed') tc.failure(`${id} failed in:\n${titles(r.failed)}`, id);
+  const reqCases = Object.entries(requirements).map(([id, r]) => {
+    const tc = testCase('requirements', id, 0);
+    if (r.outcome === 'failed')
+      tc.children.push(verdict('failure', `${id} failed in:\n${titles(r.failed)}`, id));
     else if (r.outcome === 'harness_error')
-      tc.error(`a test citing ${id} hit a harness error`, 'harness_error');
+      tc.children.push(verdict('error', `a test citing ${id} hit a harness error`, 'harness_error'));
     else if (r.outcome === 'known_failure')
-      tc.skipped().standardOutput(
-        `known failure (the target's expectations list it) in:\n${titles(r.known)}`,
+      tc.children.push(
+        { name: 'skipped' },
+        out(`known failure (the target's expectations list it) in:\n${titles(r.known)}`),
       );
     else if (r.outcome === 'inconclusive')
-      tc.skipped().standardOutput(
-        `inconclusive in:\n${titles(r.tests.filter((i) => tests[i]?.outcome === 'inconclusive'))}`,
+      tc.children.push(
+        { name: 'skipped' },
+        out(`inconclusive in:\n${titles(r.tests.filter((i) => tests[i]?.outcome === 'inconclusive'))}`),
       );
-    else if (r.outcome === 'not_run') tc.skipped().standardOutput(`not run: ${r.reasons.join('; ')}`);
-    else if (r.outcome === 'no_test') tc.skipped().standardOutput('no test of this run cites it');
-    else if (r.outcome === 'advisory') tc.standardOutput(`advisory in:\n${titles(r.advisory)}`);
-  }
-  if (harnessErrors.length > 0) {
-    const suite = b.testSuite().name('harness');
-    for (const e of harnessErrors)
-      suite.testCase().className('harness').name(e.slice(0, 120)).error(e, 'harness_error');
-  }
-  writeFileSync(file, b.build());
+    else if (r.outcome === 'not_run')
+      tc.children.push({ name: 'skipped' }, out(`not run: ${r.reasons.join('; ')}`));
+    else if (r.outcome === 'no_test')
+      tc.children.push({ name: 'skipped' }, out('no test of this run cites it'));
+    else if (r.outcome === 'advisory') tc.children.push(out(`advisory in:\n${titles(r.advisory)}`));
+    return tc;
+  });
+  suites.push(testSuite('requirements', reqCases));
+  if (harnessErrors.length > 0)
+    suites.push(
+      testSuite(
+        'harness',
+        harnessErrors.map((e) => {
+          const tc = testCase('harness', e.slice(0, 120), 0);
+          tc.children.push(verdict('error', e, 'harness_error'));
+          return tc;
+        }),
+      ),
+    );
+  const sum = (k: 'tests' | 'failures' | 'errors' | 'skipped') =>
+    suites.reduce((n, s) => n + Number(s.attrs?.[k] ?? 0), 0);
+  writeFileSync(
+    file,
+    xmlDocument({
+      name: 'testsuites',
+      attrs: {
+        tests: sum('tests'),
+        failures: sum('failures'),
+        errors: sum('errors'),
+        skipped: sum('skipped'),
+      },
+      children: suites,
+    }),
+  );
+}
+
+/** A testcase element; its verdict and output are pushed as children. */
+function testCase(className: string, name: string, seconds: number): XmlElement & { children: XmlElement[] } {
+  return { name: 'testcase', attrs: { classname: className, name, time: seconds }, children: [] };
+}
+
+/** A failure or error: the first line as its message, the whole text as its content. */
+function verdict(kind: 'failure' | 'error', text: string, type: string): XmlElement {
+  return { name: kind, attrs: { message: text.split('\n', 1)[0]!.slice(0, 500), type }, text };
+}
+
+function out(text: string): XmlElement {
+  return { name: 'system-out', text };
+}
+
+function testSuite(name: string, cases: XmlElement[]): XmlElement {
+  const has = (kind: string) => cases.filter((c) => c.children?.some((e) => e.name === kind)).length;
+  return {
+    name: 'testsuite',
+    attrs: {
+      name,
+      tests: cases.length,
+      failures: has('failure'),
+      errors: has('error'),
+      skipped: has('skipped'),
+      time: cases.reduce((n, c) => n + Number(c.attrs?.time ?? 0), 0),
+    },
+    children: cases,
+  };
 }

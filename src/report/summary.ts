@@ -42,6 +42,8 @@ export interface TestResultRecord {
   retried?: number;
   /** Inconclusive and allowed to be: the `flaky:` entry of the expectations file that covers it. */
   flaky?: string;
+  /** How the test judged, as it said (a sample it drew, with the seed). */
+  notes?: string[];
 }
 
 export interface Summary {

@@ -84,6 +84,8 @@ export interface TestRecord {
    * exchangeCount attempts in all (429 waits included).
    */
   retried?: number;
+  /** What a reader must know of how the test judged (a sample it drew, with the seed that replays it). */
+  notes?: string[];
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -156,6 +158,8 @@ export class CheckContext {
   retried = 0;
   /** Connection failures that could not be repeated (TransportError.inconclusive): nothing is known. */
   readonly inconclusive: string[] = [];
+  /** Said in the report beside the verdict (note()). */
+  readonly notes: string[] = [];
   private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
   /**
    * Why the primary account's balance ran out, when one of this test's own replies showed it, and how
@@ -252,6 +256,11 @@ export class CheckContext {
 
   get strict(): boolean {
     return this.w.run.strict;
+  }
+
+  /** Say in the report how this test judged (a sample it drew, and the seed that replays it). */
+  note(text: string): void {
+    if (!this.notes.includes(text)) this.notes.push(text);
   }
 
   get run(): WorkerState['run'] {
@@ -755,6 +764,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     if (!record.cleanup) record.cleanup = await t.runCleanups();
     release?.(); // a second call (after the catch) removes nothing
     record.violations = t.violations;
+    if (t.notes.length) record.notes = [...t.notes];
     record.exchanges = t.citedExchanges();
     record.exchangeCount = t.exchangeCount;
     record.touches = t.touches();

@@ -1,6 +1,7 @@
 /** Reading a job the model follows: every read is held against the statuses it showed before. */
 import { isPlainObject } from '../checks/json.ts';
 import type { HttpResponse } from '../http/client.ts';
+import { segment } from '../http/segment.ts';
 import type { JobRecord } from './account-state.ts';
 import { assetIdProblem, statusProblem } from './invariants.ts';
 import { fail, is2xx, type Real } from './real.ts';
@@ -17,6 +18,6 @@ export function observeJob(job: JobRecord, res: HttpResponse): string | undefine
 }
 
 export async function readJob(r: Real, job: JobRecord): Promise<string | undefined> {
-  const res = await r.t.get(`/v1/media/jobs/${encodeURIComponent(job.id)}`);
+  const res = await r.t.get(`/v1/media/jobs/${segment(job.id, 'job id')}`);
   return observeJob(job, res);
 }

@@ -7,6 +7,7 @@ import {
   isPlainObject,
   isSuccess,
   sample,
+  segment,
   upload,
 } from '../../src/suite.ts';
 import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
@@ -213,10 +214,10 @@ check(
   async (t) => {
     const u = await upload(t, 'png-64x48.png');
     if (!u.id) return t.skip(`the upload was answered ${u.res.status}`);
-    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${segment(u.id, 'input id')}`);
     if (!accepted(t, del, 'MIN-009', 'deleting a ready input')) return;
     // A repeated delete may answer 2xx (idempotent) or a refusal: not judged; the input stays unusable.
-    await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(u.id)}`);
+    await t.request('DELETE', `/v1/media/inputs/${segment(u.id, 'input id')}`);
     if (!t.target.allow.includes('billable')) return;
     await listedModel(t, 'wc-100011');
     const job = await postJob(t, {

@@ -11,6 +11,7 @@ import {
   type JobTrace,
   pointsFieldPointers,
   pollJob,
+  segment,
   sniff,
 } from '../../src/suite.ts';
 import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
@@ -32,6 +33,7 @@ async function createJob(
     headers: { 'idempotency-key': `conformance-job-${randomUUID()}`, ...headers },
   });
   const job = isPlainObject(res.json) ? res.json : undefined;
+  if (typeof job?.id === 'string' && res.status < 300) segment(job.id, 'job id');
   return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
 }
 
@@ -128,7 +130,7 @@ for (const id of documentedIds) {
           `a succeeded job later reads ${later}`,
           { received: later, expected: 'succeeded or expired' },
         );
-        const asset = await t.get(`/v1/media/assets/${encodeURIComponent(assetId as string)}`);
+        const asset = await t.get(`/v1/media/assets/${segment(assetId as string, 'asset id')}`);
         if (
           !t.ensure(
             isSuccess(asset.status) && asset.body.length > 0,
@@ -192,7 +194,7 @@ check(
     const trace = await pollJob(t, id);
     const assetId = trace.last?.asset_id;
     if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
-    const asset = await t.get(`/v1/media/assets/${encodeURIComponent(assetId)}`);
+    const asset = await t.get(`/v1/media/assets/${segment(assetId, 'asset id')}`);
     const kind = await sniff(asset.body);
     t.ensure(
       kind?.mime === 'image/webp',
@@ -210,7 +212,7 @@ check(
     const { jobId } = await createJob(t, 'wc-100010');
     if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
     const trace = await pollJob(t, jobId);
-    const other = await t.get(`${PATH}/${encodeURIComponent(jobId)}`, { as: 'other_tenant' });
+    const other = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { as: 'other_tenant' });
     t.ensure(
       [403, 404].includes(other.status),
       'MASSET-003',
@@ -219,7 +221,7 @@ check(
     );
     const assetId = trace.last?.asset_id;
     if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
-    const path = `/v1/media/assets/${encodeURIComponent(assetId)}`;
+    const path = `/v1/media/assets/${segment(assetId, 'asset id')}`;
     const theirs = await t.get(path, { as: 'other_tenant' });
     t.ensure(
       [403, 404].includes(theirs.status),
@@ -265,9 +267,9 @@ check(
     const { body, jobId } = await createJob(t, 'wc-100011');
     if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
     const ref = ((body.parameters as Record<string, unknown>)[table.reference_fields[0]!] as string[])[0]!;
-    const before = await t.get(`${PATH}/${encodeURIComponent(jobId)}`);
-    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(ref)}`);
-    const after = await t.get(`${PATH}/${encodeURIComponent(jobId)}`);
+    const before = await t.get(`${PATH}/${segment(jobId, 'job id')}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${segment(ref, 'input id')}`);
+    const after = await t.get(`${PATH}/${segment(jobId, 'job id')}`);
     const s1 = String((before.json as { status?: unknown } | undefined)?.status);
     const s2 = String((after.json as { status?: unknown } | undefined)?.status);
     if (!ACTIVE_STATUSES.includes(s1) || !ACTIVE_STATUSES.includes(s2))
@@ -315,7 +317,7 @@ check(
     const legacy = { accept: 'application/vnd.service.currency.v1+json' };
     const { res, jobId } = await createJob(t, 'wc-100010', {}, legacy);
     if (!jobId) return t.skip(`the job could not be created (${res.status})`);
-    const read = await t.get(`${PATH}/${encodeURIComponent(jobId)}`, { headers: legacy });
+    const read = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { headers: legacy });
     for (const r of [res, read]) {
       for (const p of pointsFieldPointers(r.json)) {
         t.violate(

@@ -1,4 +1,4 @@
-import { acceptableSamples, check, group, sample, upload } from '../../src/suite.ts';
+import { acceptableSamples, check, group, sample, segment, upload } from '../../src/suite.ts';
 import {
   ACK,
   baseJob,
@@ -202,7 +202,7 @@ check(
     });
     const msg = judgeRefusal(t, res, `${id}: another tenant's input as a reference`, false);
     if (msg) t.violate('MIN-012', msg);
-    const del = await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(theirs.id)}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${segment(theirs.id, 'input id')}`);
     t.ensure(
       [403, 404].includes(del.status),
       'MIN-012',

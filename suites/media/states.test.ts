@@ -22,6 +22,7 @@ import {
   mediaCatalog,
   pollJob,
   type Role,
+  segment,
   TERMINAL_STATUSES,
 } from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';
@@ -66,7 +67,7 @@ async function followSameJob(
   status: string,
   create: () => Promise<Awaited<ReturnType<typeof postJob>>>,
 ): Promise<void> {
-  const read = await t.get(`${PATH}/${encodeURIComponent(jobId)}`, { as });
+  const read = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { as });
   const readJob = isPlainObject(read.json) ? read.json : undefined;
   t.ensure(
     isSuccess(read.status) && readJob?.id === jobId,

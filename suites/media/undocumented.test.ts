@@ -13,12 +13,14 @@ import {
   catalogParameterCases,
   check,
   checkProperty,
+  depth,
   type MediaModel,
   mediaCatalog,
   packAxes,
   promptArbitrary,
   promptBoundaryValid,
   promptValid,
+  seededSample,
 } from '../../src/suite.ts';
 import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
 
@@ -27,18 +29,30 @@ interface Undocumented {
   model: MediaModel;
 }
 
-let found: Promise<Undocumented[]> | undefined;
+let found: Promise<{ sample: Undocumented[]; of: number }> | undefined;
 
-/** The catalog's models the contract does not document, each with the rules its entry publishes. */
+/**
+ * A sample of the catalog's models the contract does not document (a few per profile, drawn by the run's
+ * seed and said in the report), each with the rules its entry publishes: the work is bounded by the
+ * contract, not by the size of the target's catalog.
+ */
 async function undocumented(t: CheckContext): Promise<Undocumented[]> {
-  found ??= mediaCatalog(t).then((c) =>
-    c.entries
-      .filter((e) => typeof e.id === 'string' && !(e.id in table.models))
-      .map((e) => ({ id: e.id as string, model: catalogModel(e, table) })),
-  );
-  const list = await found;
-  if (list.length === 0) t.skip('the media catalog lists only models the contract documents');
-  return list;
+  const n = depth(t.run, { quick: 2, standard: 4, thorough: 12 });
+  found ??= mediaCatalog(t).then((c) => {
+    const ids = c.entries.filter((e) => typeof e.id === 'string' && !(e.id in table.models));
+    const sample = seededSample(ids, n, t.run.seed, (e) => e.id as string);
+    return {
+      sample: sample.map((e) => ({ id: e.id as string, model: catalogModel(e, table) })),
+      of: ids.length,
+    };
+  });
+  const { sample, of } = await found;
+  if (of === 0) t.skip('the media catalog lists only models the contract documents');
+  if (of > sample.length)
+    t.note(
+      `judged ${sample.length} of the ${of} undocumented models, drawn by seed ${t.run.seed} (--seed ${t.run.seed} draws them again): ${sample.map((u) => u.id).join(', ')}`,
+    );
+  return sample;
 }
 
 /** A request the entry allows: acknowledgement, a prompt within the published bounds, the minimum of references. */

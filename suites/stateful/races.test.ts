@@ -10,6 +10,7 @@ import {
   isPlainObject,
   isSuccess,
   newKey,
+  segment,
   upload,
 } from '../../src/suite.ts';
 import { ACK, PROMPT, postJob, table } from '../media/support.ts';
@@ -101,7 +102,7 @@ check(
   async (t) => {
     const id = await inputId(t);
     const n = raceSize(t);
-    const path = `${INPUTS}/${encodeURIComponent(id)}`;
+    const path = `${INPUTS}/${segment(id, 'input id')}`;
     const dels = await atOnce(n, () => t.request('DELETE', path));
     const ok = dels.filter((d) => isSuccess(d.status)).length;
     if (dels.some((d) => d.status === 429) && ok === 0) return t.skip('every delete was answered 429');
@@ -121,14 +122,14 @@ check(
     const rounds = depth(t.run, { quick: 1, standard: 2, thorough: 5 });
     for (let round = 1; round <= rounds; round++) {
       const id = await inputId(t);
-      const path = `${INPUTS}/${encodeURIComponent(id)}`;
+      const path = `${INPUTS}/${segment(id, 'input id')}`;
       const [job, del] = await Promise.all([
         postJob(t, jobBody(m.id, m.rule.prompt.empty_only, [id])),
         t.request('DELETE', path),
       ]);
       const jobId = idOf(job);
       if (isSuccess(job.status) && jobId && isSuccess(del.status)) {
-        const read = await t.get(`/v1/media/jobs/${encodeURIComponent(jobId)}`);
+        const read = await t.get(`/v1/media/jobs/${segment(jobId, 'job id')}`);
         const status = isPlainObject(read.json) ? String(read.json.status) : undefined;
         if (status && ACTIVE.includes(status))
           return t.violate(

@@ -21,6 +21,14 @@
  *   (TCP RST) without a byte of reply: a target that refuses everything, on every connection.
  * - slow: every request but the description is answered `delayMs` late (default 2 s): a run takes long.
  * - bypass: an auth bypass: a request without a valid key acts as the primary account.
+ * - ids: every input, job and asset id the reference hands out is replaced by `id` (with a counter
+ *   appended unless it is `.`, `..` or empty); requests naming such an id are mapped back.
+ * - inject: what the target controls carries CI workflow commands, escape sequences and `]]>`: every
+ *   error's message and code, a media model id in the catalog, every job status read.
+ * - drip: a reply that drips two bytes a second and never ends: the preflight's reads (`dripReads`), or
+ *   every other request.
+ * - bigmedia: the media catalog lists `items` extra undocumented models (copies of the reference's own,
+ *   mapped back to it on the way in, so jobs naming them are accepted).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,7 +48,11 @@ export type HostileMode =
   | 'hang-all'
   | 'reset'
   | 'bypass'
-  | 'slow';
+  | 'slow'
+  | 'ids'
+  | 'inject'
+  | 'drip'
+  | 'bigmedia';
 
 export interface HostileOptions {
   mode: HostileMode;
@@ -54,12 +66,22 @@ export interface HostileOptions {
   depth?: number;
   /** slow: delay of every answer (default 2,000 ms). */
   delayMs?: number;
+  /** ids: the id every input, job and asset gets. */
+  id?: string;
+  /** drip: drip the preflight's reads (GET /v1/models, /v1/balance) instead of every other request. */
+  dripReads?: boolean;
 }
 
 /** The reference's facts (its keys: 36 characters with `+`, `/`, `=`), behind the hostile proxy. */
 export interface HostileServer extends TargetFacts {
   /** Requests received (the description included). */
   requests(): number;
+  /** Every request received, as `METHOD raw-request-target`. */
+  received(): string[];
+  /** drip: how long each dripping reply lasted until the client closed it (ms). */
+  drips(): number[];
+  /** Requests whose body named one of the extra models of `bigmedia` (or the injected one), by id. */
+  named(): Map<string, number>;
   /** Requests other than GET/HEAD that the reference behind the proxy accepted (2xx): side effects. */
   effects(): string[];
   close(): Promise<void>;
@@ -84,6 +106,18 @@ function catalogSchema(doc: Json): { get(): unknown; set(s: unknown): void } {
 }
 
 const EVIL = `${'a'.repeat(40)}!`;
+const j0 = (v: unknown) => v as Json;
+
+/** What `inject` puts into every string it controls: workflow commands, escape sequences, `]]>`. */
+export const INJECTED =
+  '\n::add-mask::passed\n::error file=x.ts::injected\n::stop-commands::tok\n##[warning]injected ' +
+  '\u001b[2J\u001b[1;1H\u001b]0;title\u0007\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\ ' +
+  ']]><injected/>]]><injected/>\u009b31m\u202e';
+/** The undocumented media model `inject` adds to the catalog (a copy of the reference's own). */
+export const INJECTED_MODEL = `wc-900001${INJECTED}`;
+
+/** The id kinds whose values `ids` replaces, by their path under /v1/media. */
+const ID_PATH = /^\/v1\/media\/(inputs|jobs|assets)\/([^?]*)/;
 
 function hostileDescription(doc: Json, o: HostileOptions): string {
   const cat = catalogSchema(doc);
@@ -146,12 +180,40 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
   };
   const description = hostileDescription((await (await fetch(`${ref.url}/openapi.json`)).json()) as Json, o);
   let count = 0;
+  const received: string[] = [];
   const effects: string[] = [];
+  const dripping = new Set<ServerResponse>();
+  const drips: number[] = [];
+  const named = new Map<string, number>();
+  /** ids: hostile id -> the reference's, and back. */
+  const toRefId = new Map<string, string>();
+  const toHostileId = new Map<string, string>();
+  const hostileId = (real: string) => {
+    let h = toHostileId.get(real);
+    if (h === undefined) {
+      const base = o.id ?? '.';
+      h = ['', '.', '..'].includes(base) ? base : `${base}${toHostileId.size}`;
+      toHostileId.set(real, h);
+      toRefId.set(h, real);
+    }
+    return h;
+  };
+  /** A request target with a hostile id (one decoded segment) mapped back to the reference's. */
+  const mapIdPath = (url: string) =>
+    url.replace(ID_PATH, (all, kind: string, seg: string) => {
+      let decoded = seg;
+      try {
+        decoded = decodeURIComponent(seg);
+      } catch {}
+      const real = toRefId.get(decoded);
+      return real === undefined ? all : `/v1/media/${kind}/${encodeURIComponent(real)}`;
+    });
   const hanging = new Set<ServerResponse>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     count++;
-    const url = req.url ?? '/';
+    received.push(`${req.method} ${req.url}`);
+    let url = req.url ?? '/';
     const isDescription = req.method === 'GET' && url.split('?')[0] === '/openapi.json';
     const readsKept = req.method === 'GET' && ['/v1/models', '/v1/balance'].includes(url.split('?')[0]!);
     if (o.mode === 'hang-all' || (o.mode === 'hang' && !isDescription && !readsKept)) {
@@ -162,12 +224,46 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       req.socket.resetAndDestroy();
       return;
     }
+    if (o.mode === 'drip' && !isDescription && readsKept === (o.dripReads ?? false)) {
+      // Headers at once, then two bytes a second of a JSON body that never ends.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"data":[');
+      dripping.add(res);
+      const timer = setInterval(() => res.write('0,'), 1_000);
+      const since = Date.now();
+      res.on('close', () => {
+        clearInterval(timer);
+        drips.push(Date.now() - since);
+        dripping.delete(res);
+      });
+      return;
+    }
+    if (o.mode === 'ids') url = mapIdPath(url);
     if (isDescription && o.mode !== 'echo') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(description);
       return;
     }
-    const body = await readBody(req);
+    let body = await readBody(req);
+    const jsonBody = body.length > 0 && /json/.test(req.headers['content-type'] ?? '');
+    if (o.mode === 'ids' && jsonBody) {
+      let text = body.toString('utf8');
+      for (const [h, r] of toRefId)
+        if (h.length > 2) text = text.split(JSON.stringify(h)).join(JSON.stringify(r));
+      body = Buffer.from(text);
+    }
+    if ((o.mode === 'bigmedia' || o.mode === 'inject') && jsonBody) {
+      const model = /"model"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(body.toString('utf8'))?.[1];
+      const id = model === undefined ? undefined : (JSON.parse(model) as string);
+      if (id?.startsWith('wc-900001') && id !== 'wc-900001') named.set(id, (named.get(id) ?? 0) + 1);
+      body = Buffer.from(
+        body
+          .toString('utf8')
+          .replace(/"wc-900001-\d+"/g, '"wc-900001"')
+          .split(JSON.stringify(INJECTED_MODEL))
+          .join('"wc-900001"'),
+      );
+    }
     if (o.mode === 'slow' && !isDescription) await new Promise((r) => setTimeout(r, o.delayMs ?? 2_000));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers))
@@ -193,7 +289,36 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       ? (JSON.parse(out.toString('utf8')) as unknown)
       : undefined;
     const isCatalog = req.method === 'GET' && url.split('?')[0] === '/v1/models' && upstream.status === 200;
-    if (o.mode === 'echo') {
+    const path = url.split('?')[0]!;
+    const isMediaCatalog = req.method === 'GET' && path === '/v1/media/models' && upstream.status === 200;
+    const isJob = path.startsWith('/v1/media/jobs') && upstream.status < 300;
+    const isInput = path.startsWith('/v1/media/inputs') && upstream.status < 300;
+    if (o.mode === 'ids' && json && typeof json === 'object' && !Array.isArray(json) && (isJob || isInput)) {
+      // A job, or an input inside its envelope.
+      const j = (
+        isInput && j0(json).input && typeof j0(json).input === 'object' ? j0(json).input : json
+      ) as Json;
+      if (typeof j.id === 'string') j.id = hostileId(j.id);
+      if (typeof j.asset_id === 'string') j.asset_id = hostileId(j.asset_id);
+      out = Buffer.from(JSON.stringify(json));
+    } else if (o.mode === 'inject' && json && typeof json === 'object' && !Array.isArray(json)) {
+      const j = json as Json;
+      if (j.error && typeof j.error === 'object') {
+        j.error.message = `${INJECTED} ${j.error.message}`;
+        j.error.code = `${j.error.code}${INJECTED}`;
+      }
+      if (isJob && req.method === 'GET' && typeof j.status === 'string') j.status = INJECTED;
+      if (isMediaCatalog && Array.isArray(j.data)) {
+        const own = (j.data as Json[]).find((e) => e.id === 'wc-900001');
+        if (own) j.data.push({ ...own, id: INJECTED_MODEL });
+      }
+      out = Buffer.from(JSON.stringify(j));
+    } else if (o.mode === 'bigmedia' && isMediaCatalog && json && typeof json === 'object') {
+      const j = json as Json;
+      const own = (j.data as Json[]).find((e) => e.id === 'wc-900001');
+      if (own) for (let i = 0; i < (o.items ?? 20_000); i++) j.data.push({ ...own, id: `wc-900001-${i}` });
+      out = Buffer.from(JSON.stringify(j));
+    } else if (o.mode === 'echo') {
       const auth = req.headers.authorization ?? '';
       const presented = auth.replace(/^\S+\s+/, '');
       const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
@@ -246,9 +371,13 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     canaries: ref.canaries,
     limits: ref.limits,
     requests: () => count,
+    received: () => [...received],
+    drips: () => [...drips],
+    named: () => new Map(named),
     effects: () => [...effects],
     close: async () => {
       for (const r of hanging) r.destroy();
+      for (const r of dripping) r.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await ref.close();

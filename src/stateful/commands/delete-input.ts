@@ -1,3 +1,4 @@
+import { segment } from '../../http/segment.ts';
 import { ACTIVE, type AccountModel, holders, liveInputs, pickOf } from '../account-state.ts';
 import { readJob } from '../jobs.ts';
 import { fail, is2xx, type Real } from '../real.ts';
@@ -45,7 +46,7 @@ export class DeleteInput extends Step {
             : first(free, live, deleted);
     const input = pickOf(pool, this.pick)!;
     this.target = input.label;
-    const res = await r.t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`);
+    const res = await r.t.request('DELETE', `/v1/media/inputs/${segment(input.id, 'input id')}`);
     if (res.status === 429) return;
     // A repeated delete may answer 2xx (idempotent) or a refusal (judging.md); the input stays deleted,
     // and a job referencing it must still be refused (CreateJob, deleted-ref).

@@ -1,3 +1,4 @@
+import { segment } from '../../http/segment.ts';
 import { sniff, watchJob } from '../../media-jobs.ts';
 import { type AccountModel, pickOf } from '../account-state.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
@@ -33,7 +34,7 @@ export class DownloadAsset extends Step {
         return !waiting() || Date.now() + r.t.target.media.pollIntervalMs > r.deadline;
       });
     if (status !== 'succeeded' || !job.assetId) return;
-    const res = await r.t.get(`/v1/media/assets/${encodeURIComponent(job.assetId)}`);
+    const res = await r.t.get(`/v1/media/assets/${segment(job.assetId, 'asset id')}`);
     if (!is2xx(res.status)) {
       // "expired means preview or asset is no longer available"
       if ((await readJob(r, job)) === 'expired') return;
