@@ -7,7 +7,7 @@ import { PKG_ROOT } from '../paths.ts';
 import type { TestRecord } from '../runtime/check.ts';
 import type { Outcome } from '../vocabulary.ts';
 import type { RequirementResult } from './requirements.ts';
-import type { TestResultRecord } from './summary.ts';
+import type { RunCut, TestResultRecord } from './summary.ts';
 import { type XmlElement, xmlDocument } from './xml.ts';
 
 export interface CollectedRun {
@@ -124,14 +124,14 @@ export function isVitestTimeout(message: string): boolean {
 }
 
 /**
- * junit.xml: a testcase per test (a suite per file), then a `requirements` suite with a testcase per
- * requirement of the catalogue carrying its outcome over the run (summary.json `requirements`).
+ * junit.xml: a testcase per test (a suite per file), as many as the console counts, and the errors
+ * outside any test. A test the run did not reach because it was cut short is an error (`incomplete`).
  */
 export function writeJunit(
   file: string,
   tests: TestResultRecord[],
-  requirements: Record<string, RequirementResult>,
   harnessErrors: string[],
+  cut?: RunCut,
 ): void {
   const byFile = new Map<string, TestResultRecord[]>();
   for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
@@ -146,6 +146,16 @@ export function writeJunit(
         tc.children.push(verdict('failure', text, [...new Set(failures.map((v) => v.id))].join(' ')));
       } else if (outcome === 'harness_error') {
         tc.children.push(verdict('error', t.error ?? 'harness error', 'harness_error'));
+      } else if (outcome === 'not_run' && cut && (!t.cause || CUT_KINDS.includes(t.cause.kind))) {
+        // Not reached because the run was cut short: an error, as the run's exit code says (4 or 130),
+        // never a green "skipped" in a dashboard that reads only this file.
+        tc.children.push(
+          verdict(
+            'error',
+            `not reached: the run was cut short (${cut.reason}); ${t.reason ?? ''}`,
+            'incomplete',
+          ),
+        );
       } else if (outcome === 'not_run') {
         tc.children.push({ name: 'skipped' }, out(`not run: ${t.reason ?? ''}`));
       } else if (outcome === 'known_failure') {
@@ -174,6 +184,33 @@ export function writeJunit(
     });
     suites.push(testSuite(f, cases));
   }
+  if (harnessErrors.length > 0)
+    suites.push(
+      testSuite(
+        'harness',
+        harnessErrors.map((e) => {
+          const tc = testCase('harness', e.slice(0, 120), 0);
+          tc.children.push(verdict('error', e, 'harness_error'));
+          return tc;
+        }),
+      ),
+    );
+  writeSuites(file, suites);
+}
+
+/** Not-run causes that mean the run did not get to the test (a stop, the points budget or balance). */
+const CUT_KINDS: ReadonlyArray<NonNullable<TestResultRecord['cause']>['kind']> = ['stopped', 'budget'];
+
+/**
+ * requirements.junit.xml: a testcase per requirement of the catalogue with its outcome over the run
+ * (summary.json `requirements`). Apart from junit.xml so that junit.xml counts exactly the tests the
+ * console counts.
+ */
+export function writeRequirementsJunit(
+  file: string,
+  tests: TestResultRecord[],
+  requirements: Record<string, RequirementResult>,
+): void {
   const titles = (list: number[]) =>
     list
       .slice(0, 20)
@@ -202,18 +239,10 @@ export function writeJunit(
     else if (r.outcome === 'advisory') tc.children.push(out(`advisory in:\n${titles(r.advisory)}`));
     return tc;
   });
-  suites.push(testSuite('requirements', reqCases));
-  if (harnessErrors.length > 0)
-    suites.push(
-      testSuite(
-        'harness',
-        harnessErrors.map((e) => {
-          const tc = testCase('harness', e.slice(0, 120), 0);
-          tc.children.push(verdict('error', e, 'harness_error'));
-          return tc;
-        }),
-      ),
-    );
+  writeSuites(file, [testSuite('requirements', reqCases)]);
+}
+
+function writeSuites(file: string, suites: XmlElement[]): void {
   const sum = (k: 'tests' | 'failures' | 'errors' | 'skipped') =>
     suites.reduce((n, s) => n + Number(s.attrs?.[k] ?? 0), 0);
   writeFileSync(

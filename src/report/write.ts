@@ -13,7 +13,7 @@ import { redactFiles } from '../http/redact.ts';
 import { MANIFEST, writeManifest } from './bundle.ts';
 import { writeHtmlReport } from './html.ts';
 import { renderMarkdown, SUMMARY_MD } from './markdown.ts';
-import { writeJunit } from './reporter.ts';
+import { writeJunit, writeRequirementsJunit } from './reporter.ts';
 import { signManifest } from './signature.ts';
 import type { Summary } from './summary.ts';
 
@@ -37,11 +37,11 @@ export function writeReport(
     join(dir, 'summary.json'),
     text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2)),
   );
-  writeJunit(
-    join(dir, 'junit.xml'),
+  writeJunit(join(dir, 'junit.xml'), value(summary.tests), harnessErrors.map(text), summary.cut);
+  writeRequirementsJunit(
+    join(dir, 'requirements.junit.xml'),
     value(summary.tests),
     value(summary.requirements),
-    harnessErrors.map(text),
   );
   writeHtmlReport(dir);
   writeFileSync(join(dir, SUMMARY_MD), text(renderMarkdown(summary)));

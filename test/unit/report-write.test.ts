@@ -59,6 +59,7 @@ describe('the one writer of a report directory (src/report/write.ts)', () => {
       'junit.xml',
       'manifest.json',
       'report.html',
+      'requirements.junit.xml',
       'summary.json',
       'summary.md',
     ]);
@@ -70,5 +71,55 @@ describe('the one writer of a report directory (src/report/write.ts)', () => {
     expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toContain('collection failed near [REDACTED');
     // The manifest hashes the files as redacted: the directory verifies intact.
     expect(verifyBundle(dir).intact).toBe(true);
+  });
+});
+
+describe('junit.xml tells a dashboard what the exit code tells CI', () => {
+  const rec = (title: string, extra: Partial<TestResultRecord>): TestResultRecord => ({
+    title,
+    file: 'suites/x.test.ts',
+    ids: ['HEALTH-001'],
+    outcome: 'not_run',
+    durationMs: 0,
+    violations: [],
+    exchanges: [],
+    exchangeCount: 0,
+    ...extra,
+  });
+  const tests = [
+    rec('HEALTH-001 passes', { outcome: 'passed' }),
+    rec('HEALTH-001 stopped', { reason: 'SIGINT', cause: { kind: 'stopped', subject: 'SIGINT' } }),
+    rec('HEALTH-001 never reached', { reason: 'skipped' }),
+    rec('HEALTH-001 billable', {
+      reason: "side-effect class 'billable' is not allowed",
+      cause: { kind: 'class', subject: 'billable' },
+    }),
+  ];
+  const attrs = (xml: string) =>
+    /<testsuites tests="(\d+)" failures="(\d+)" errors="(\d+)" skipped="(\d+)"/
+      .exec(xml)!
+      .slice(1)
+      .map(Number);
+
+  it('a run cut short: the tests it did not reach are errors, the ones it chose not to run skipped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-junit-'));
+    writeFileSync(join(dir, 'exchanges.ndjson'), '');
+    const s = summaryWith(tests, []);
+    s.cut = { kind: 'signal', reason: 'stopped by SIGINT' };
+    writeReport(dir, s, []);
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    // tests, failures, errors, skipped: as many tests as the console counts, and red.
+    expect(attrs(junit)).toEqual([4, 0, 2, 1]);
+    expect(junit).toContain('type="incomplete"');
+    expect(junit).toContain('not reached: the run was cut short (stopped by SIGINT)');
+    const reqs = readFileSync(join(dir, 'requirements.junit.xml'), 'utf8');
+    expect(reqs).toContain('<testsuite name="requirements"');
+  });
+
+  it('a complete run: tests not run for their own reasons stay skipped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-junit-'));
+    writeFileSync(join(dir, 'exchanges.ndjson'), '');
+    writeReport(dir, summaryWith(tests, []), []);
+    expect(attrs(readFileSync(join(dir, 'junit.xml'), 'utf8'))).toEqual([4, 0, 0, 3]);
   });
 });
