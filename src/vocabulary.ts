@@ -67,6 +67,11 @@ export interface VerdictCase {
   /** `accepted`: an invalid request answered 2xx; `refused`: a valid one not accepted. */
   wrong: 'accepted' | 'refused';
   what: string;
+  /**
+   * Rules that one cause breaks together, across requirements and endpoints: `authentication`, every
+   * probe of a key (none, unknown, another scheme, ...) answered 2xx, is one root cause, no auth at all.
+   */
+  family?: 'authentication';
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Exchange } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
-import type { NotRunCause, Violation } from '../vocabulary.ts';
+import type { NotRunCause, VerdictCase, Violation } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
 import type { TestResultRecord } from './summary.ts';
 
@@ -118,11 +118,13 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
 }
 
 /** The cause of a group of verdict cases: which way the answers were wrong, and the cases. */
-function casesCause(wrong: 'accepted' | 'refused', whats: string[]): string {
+function casesCause(wrong: 'accepted' | 'refused', whats: string[], family?: VerdictCase['family']): string {
   const head =
-    wrong === 'accepted'
-      ? 'requests the contract refuses were answered without a 4xx refusal'
-      : 'requests the contract accepts were not answered 2xx';
+    family === 'authentication'
+      ? 'authentication is not enforced: requests without a valid key were answered 2xx'
+      : wrong === 'accepted'
+        ? 'requests the contract refuses were answered without a 4xx refusal'
+        : 'requests the contract accepts were not answered 2xx';
   const shown = whats.slice(0, 4).join('; ');
   return whats.length === 0
     ? head
@@ -148,7 +150,10 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   const groups = new Map<string, FindingGroup & { testSet: Set<string> }>();
   const messages = new Map<string, Set<string>>();
   /** The cases (in words) of each group of verdict cases, first seen first. */
-  const cases = new Map<string, { wrong: 'accepted' | 'refused'; whats: string[] }>();
+  const cases = new Map<
+    string,
+    { wrong: 'accepted' | 'refused'; whats: string[]; endpoints: Set<string>; family?: VerdictCase['family'] }
+  >();
   const add = (
     key: string,
     make: () => FindingGroup,
@@ -208,11 +213,16 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       const pointer = v.pointer !== undefined ? foldPointer(v.pointer) : undefined;
       // Cases of one rule answered the wrong way on one endpoint are one cause, whatever the case.
       const vc = v.verdictCase;
-      const cause = vc ? casesCause(vc.wrong, []) : normaliseMessage(v.message, ex);
-      const key = [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
+      const cause = vc ? casesCause(vc.wrong, [], vc.family) : normaliseMessage(v.message, ex);
+      // A family of rules broken by one cause is one group across its ids and endpoints.
+      const key = vc?.family
+        ? [kind, 'family', vc.family, v.severity].join('\n')
+        : [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
       if (vc) {
-        const seen = cases.get(key) ?? { wrong: vc.wrong, whats: [] };
+        const seen = cases.get(key) ?? { wrong: vc.wrong, whats: [], endpoints: new Set<string>() };
         if (!seen.whats.includes(vc.what)) seen.whats.push(vc.what);
+        if (endpoint) seen.endpoints.add(endpoint);
+        if (vc.family) seen.family = vc.family;
         cases.set(key, seen);
       }
       add(
@@ -237,7 +247,10 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   for (const [key, g] of groups) {
     const said = messages.get(key);
     const c = cases.get(key);
-    if (c && c.whats.length > 1) g.cause = casesCause(c.wrong, c.whats);
+    if (c?.family) {
+      g.cause = `${casesCause(c.wrong, c.whats, c.family)}${c.endpoints.size > 1 ? ` on ${c.endpoints.size} endpoints` : ''}`;
+      if (c.endpoints.size > 1) delete g.endpoint;
+    } else if (c && c.whats.length > 1) g.cause = casesCause(c.wrong, c.whats);
     else if (g.kind !== 'not_implemented' && said?.size === 1)
       g.cause = [...said][0]!.replace(/\s*\(schema [^)]*\)/g, '');
   }

@@ -7,6 +7,7 @@ import {
   type Endpoint,
   errorCode,
   group,
+  isSuccess,
   label,
   PROBE_CREDENTIALS,
   probeRequest,
@@ -167,6 +168,16 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
         received: res.status,
         expected: p.expect.statuses.join(' or '),
         exchange: res.exchange,
+        // Answered as if the key were good: with the other probes so answered, one cause (no auth).
+        ...(isSuccess(res.status)
+          ? {
+              verdictCase: {
+                wrong: 'accepted' as const,
+                what: p.title.replace(/^refuses /, ''),
+                family: 'authentication' as const,
+              },
+            }
+          : {}),
       },
     )
   ) {

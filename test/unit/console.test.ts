@@ -207,6 +207,36 @@ describe('grouping violations by root cause', () => {
     );
   });
 
+  it('every key probe answered 2xx on every endpoint is one root cause: no authentication', () => {
+    const probes = [
+      ['AUTH-001', 'a request without a key'],
+      ['AUTH-002', 'a well-formed key that does not exist'],
+      ['AUTH-003', 'the key under the Token scheme'],
+    ] as const;
+    const tests = ['/v1/models', '/v1/balance'].flatMap((path, i) =>
+      probes.map(([id, what], j) =>
+        test(
+          `${id} refuses ${what}: GET ${path}`,
+          [id],
+          [
+            v(id, `GET ${path}: did not refuse ${what}`, {
+              exchangeId: `a${i}${j}`,
+              verdictCase: { wrong: 'accepted', what, family: 'authentication' },
+            }),
+          ],
+          [ex(`a${i}${j}`, 'GET', path, 200)],
+        ),
+      ),
+    );
+    const groups = groupFindings(tests);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]!.ids).toEqual(['AUTH-001', 'AUTH-002', 'AUTH-003']);
+    expect(groups[0]!.endpoint).toBeUndefined();
+    expect(groups[0]!.cause).toBe(
+      `authentication is not enforced: requests without a valid key were answered 2xx (3 cases: ${probes.map((p) => p[1]).join('; ')}) on 2 endpoints`,
+    );
+  });
+
   it("one fact found by a test's own check and by every exchange's check is one group, the test's", () => {
     const e = ex('p', 'POST', '/v1/chat/completions', 200);
     const groups = groupFindings([
