@@ -83,16 +83,28 @@ export function pathTemplate(path: string): string {
     .join('/');
 }
 
-let documented: RegExp[] | undefined;
-/** Whether a path is one of the contract's endpoints (fixtures/endpoints.yaml), ids in any form. */
-function isEndpointPath(path: string): boolean {
+let documented: Array<{ method: string; path: RegExp }> | undefined;
+/** The contract's endpoints (fixtures/endpoints.yaml) whose path matches, ids in any form. */
+function endpointsOfPath(path: string): Array<{ method: string; path: RegExp }> {
   documented ??= (
-    readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Array<{ path: string }> }
-  ).endpoints.map(
-    (e) => new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-  );
+    readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Array<{ method: string; path: string }> }
+  ).endpoints.map((e) => ({
+    method: e.method,
+    path: new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  }));
   const p = path.split('?')[0] ?? '';
-  return documented.some((r) => r.test(p));
+  return documented.filter((e) => e.path.test(p));
+}
+const isEndpointPath = (path: string): boolean => endpointsOfPath(path).length > 0;
+
+/**
+ * The endpoint a framework 404 says is not implemented: the exchange's own, or, for a method the path
+ * does not have (a wrong-method probe), the path's documented one: one group per missing path.
+ */
+function missingEndpoint(ex: Exchange): string {
+  const methods = endpointsOfPath(ex.path).map((e) => e.method);
+  const method = methods.includes(ex.method) || methods.length === 0 ? ex.method : methods[0]!;
+  return `${method} ${pathTemplate(ex.path)}`;
 }
 
 /** A JSON pointer with array indices folded: `/data/3/id` -> `/data/*\/id`. */
@@ -189,7 +201,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         ...(v.exchangeId ? { exchangeId: v.exchangeId } : {}),
       });
       if (ex && isFramework404(ex)) {
-        const endpoint = endpointOf(ex);
+        const endpoint = missingEndpoint(ex);
         add(
           `not_implemented\n${endpoint}`,
           () => ({

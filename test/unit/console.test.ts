@@ -152,6 +152,26 @@ describe('grouping violations by root cause', () => {
     expect(groups.map((g) => [g.kind, g.endpoint])).toEqual([['finding', 'GET /v1/v1/models']]);
   });
 
+  it("a wrong-method probe's framework 404 joins its path's not-implemented group", () => {
+    const groups = groupFindings([
+      test(
+        'USAGE-001 lists',
+        ['USAGE-001'],
+        [v('USAGE-001', 'no list', { exchangeId: 'g' })],
+        [ex('g', 'GET', '/v1/usage', 404, FRAMEWORK_404)],
+      ),
+      test(
+        'ERR-070 PUT',
+        ['ERR-070'],
+        [v('ERR-001', 'no APIError', { exchangeId: 'p', scope: 'exchange' })],
+        [ex('p', 'PUT', '/v1/usage', 404, FRAMEWORK_404)],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.endpoint, g.tests.length])).toEqual([
+      ['not_implemented', 'GET /v1/usage', 2],
+    ]);
+  });
+
   it('folds sample file names; a group whose members said one thing shows it as said', () => {
     const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
     const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];
