@@ -59,8 +59,6 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           required: ['stage', 'observed_at'],
           properties: { stage: { enum: STATUSES }, observed_at: dateTime },
         };
-  // Fault spend-numbers: the job's points described as numbers.
-  const jobPoints = ctx.fault === 'spend-numbers' ? { type: 'number' } : decimal;
   const required = [
     'id',
     'status',
@@ -93,11 +91,7 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           type: 'object',
           description:
             'pending_points: the points held for the job ("0" once settled); charged_points and released_points once settled.',
-          required: required.filter(
-            (f) =>
-              !(ctx.fault === 'kind-missing' && f === 'kind') &&
-              !(ctx.variant === 'spend-unreported' && f === 'pending_points'),
-          ),
+          required: ctx.fault === 'kind-missing' ? required.filter((f) => f !== 'kind') : required,
           properties: {
             id: { type: 'string', pattern: '^job_' },
             asset_id: string,
@@ -106,9 +100,9 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
               ctx.fault === 'progress-101'
                 ? { type: ['integer', 'null'] }
                 : { type: ['integer', 'null'], minimum: 0, maximum: 100 },
-            ...(ctx.variant === 'spend-unreported'
-              ? {}
-              : { pending_points: jobPoints, charged_points: jobPoints, released_points: jobPoints }),
+            pending_points: decimal,
+            charged_points: decimal,
+            released_points: decimal,
             created_at: dateTime,
           },
         },
