@@ -873,7 +873,12 @@ const FAULT_LIST = [
     breaks: ['MIN-012'],
   },
   // media/validate.ts: a deleted input usable as a reference
-  { name: 'deleted-input-accepted', description: 'a job may reference a deleted input', breaks: ['MIN-009'] },
+  {
+    name: 'deleted-input-accepted',
+    description: 'a job may reference a deleted input',
+    // The model then sees a delete of the input accepted while the job that references it is active.
+    breaks: ['MIN-009', 'MIN-010'],
+  },
   // routes/media-inputs.ts + media/validate.ts: the declared type is trusted, never sniffed
   {
     name: 'sniff-skipped',
