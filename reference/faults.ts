@@ -962,7 +962,8 @@ const FAULT_LIST = [
   // media/store.ts + media/openapi.ts: progress_percent 101 (described without maximum)
   {
     name: 'progress-101',
-    description: 'running jobs report progress_percent 101 (described as an integer without maximum)',
+    description:
+      'jobs before their end report progress_percent 101 (described as an integer without maximum)',
     breaks: ['MJOB-022'],
   },
   // media/store.ts: a failed job reads as running later
