@@ -73,6 +73,53 @@ const floor = Object.entries(media.models).map(([id, m]) => {
 });
 const floorPoints = floor.reduce((n, f) => n.plus(f.points), new Decimal(0));
 
+/** A job's price at the chosen pricing: flat per job, or the reference's scaled price list. */
+const priceOf = (id: string, parameters: Record<string, unknown>) =>
+  pricing === 'scaled' ? new Decimal(scaledQuoteOf(modelDef(id)!, parameters)) : price(id);
+
+/**
+ * The covering floor at the chosen prices: every value the covering design puts at stake (the valid
+ * values of each parameter, prompt and reference rule) bought once, each job at the cheapest settings
+ * of the other parameters. A value set needs one job per value, so a model's floor is its dearest value
+ * set: the sum, over its values, of the cheapest job that sends the value.
+ */
+function coveringFloor(profile: Profile): {
+  points: Decimal;
+  byModel: Array<{ id: string; subject: string; points: string }>;
+} {
+  const byModel = Object.entries(media.models).map(([id, m]) => {
+    const design = coveringDesign(media, m, profile);
+    const values = new Map<string, unknown[]>();
+    for (const c of design)
+      for (const v of c.proves) {
+        const seen = values.get(v.subject) ?? [];
+        if (!seen.some((x) => JSON.stringify(x) === JSON.stringify(v.value))) seen.push(v.value);
+        values.set(v.subject, seen);
+      }
+    // The cheapest settings: each parameter at the value of the design that costs least alone.
+    const cheapest: Record<string, unknown> = {};
+    for (const [subject, vs] of values) {
+      if (!(subject in m.parameters)) continue;
+      cheapest[subject] = vs.reduce((best, v) =>
+        priceOf(id, { [subject]: v }).lt(priceOf(id, { [subject]: best })) ? v : best,
+      );
+    }
+    let dearest = { subject: '-', points: priceOf(id, cheapest) };
+    for (const [subject, vs] of values) {
+      const sum = vs.reduce<Decimal>(
+        (n, v) => n.plus(priceOf(id, subject in m.parameters ? { ...cheapest, [subject]: v } : cheapest)),
+        new Decimal(0),
+      );
+      if (sum.gt(dearest.points)) dearest = { subject, points: sum };
+    }
+    return { id, subject: dearest.subject, points: dearest.points };
+  });
+  return {
+    points: byModel.reduce((n, f) => n.plus(f.points), new Decimal(0)),
+    byModel: byModel.map((f) => ({ ...f, points: f.points.toString() })),
+  };
+}
+
 interface Plan {
   totalRequests: number;
   totalPoints: string;
@@ -147,6 +194,7 @@ for (const profile of profiles as Profile[]) {
   }
   const design = coveringPlan(media, profile);
   const mediaPlan = plan.billable.filter((b) => b.model in media.models);
+  const cover = coveringFloor(profile);
   rows.push({
     profile,
     billableRequests: plan.totalRequests,
@@ -156,6 +204,9 @@ for (const profile of profiles as Profile[]) {
     coveringJobs: design.total,
     coveringByOutput: design.byOutput,
     coveringPoints: designPoints(profile).toString(),
+    coveringFloor: cover.points.toDecimalPlaces(2).toString(),
+    ratioToFloor: new Decimal(plan.totalPoints).div(cover.points).toDecimalPlaces(2).toNumber(),
+    floorByModel: cover.byModel,
     byModel: plan.billable,
     wallMs: Math.round(run.wallMs),
   });
@@ -176,6 +227,8 @@ console.log(
       // The static design is this checkout's, whichever CLI made the plan.
       values.cli ? 'covering jobs (this checkout)' : 'covering jobs',
       'covering points',
+      'covering floor',
+      'plan / floor',
     ],
     ...rows
       .filter((r) => !r.error)
@@ -187,6 +240,8 @@ console.log(
         new Decimal(String(r.mediaPoints)).toDecimalPlaces(2).toString(),
         Number(r.coveringJobs),
         String(r.coveringPoints),
+        String(r.coveringFloor),
+        `${r.ratioToFloor}x`,
       ]),
   ]),
 );

@@ -132,8 +132,9 @@ export function billingUnit(ctx: RefContext): string {
 
 /** The `billing` object of an inference reply; undefined under variant no-billing. */
 export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
-  if (ctx.variant === 'no-billing') return undefined;
-  const value = (v: string) => (ctx.fault === 'chat-billing-numbers' ? Number(v) : v);
+  if (ctx.variant === 'no-billing' || ctx.variant === 'spend-unreported') return undefined;
+  const value = (v: string) =>
+    ctx.fault === 'chat-billing-numbers' || ctx.fault === 'spend-numbers' ? Number(v) : v;
   const unit = billingUnit(ctx);
   if (ctx.fault === 'chat-credits-names') {
     return { unit, charged_credits: value(s.charged), released_credits: value(s.released) };

@@ -1502,6 +1502,14 @@ const FAULT_LIST = [
     breaks: ['RSP-002'],
   },
   // --- end applic ---
+  // --- budget ---
+  // billing.ts + media/view.ts + openapi.ts: every billable reply reports its spend as JSON numbers (described so)
+  {
+    name: 'spend-numbers',
+    description:
+      'billing charged/released points and media job pending/charged/released points are JSON numbers (described so)',
+    breaks: ['PTS-001'],
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [
@@ -1843,6 +1851,14 @@ const VARIANT_LIST = [
     readings: ['GEN-001'],
     description:
       'every 4th request that arrives on a reused kept-alive connection is read, then its socket is closed without a byte of reply',
+  },
+  // --- budget ---
+  // billing.ts + media/view.ts + openapi.ts: no billable reply reports its spend (only the balance shows it)
+  {
+    name: 'spend-unreported',
+    readings: ['PTS-005'],
+    description:
+      'inference replies carry no billing object and media job replies no points fields (the MediaJob table lists none; the balance and ledger show the spend)',
   },
 ] as const satisfies readonly Variant[];
 

@@ -339,9 +339,10 @@ const dateTime = { type: 'string', format: 'date-time' };
 
 /** Request and reply shapes of chat, responses and embeddings, and the billing object. */
 function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
-  const billed = ctx.variant !== 'no-billing';
+  const billed = ctx.variant !== 'no-billing' && ctx.variant !== 'spend-unreported';
   const billing = billed ? { billing: ref('Billing') } : {};
-  const pointsValue = ctx.fault === 'chat-billing-numbers' ? { type: 'number' } : decimal;
+  const pointsValue =
+    ctx.fault === 'chat-billing-numbers' || ctx.fault === 'spend-numbers' ? { type: 'number' } : decimal;
   const [charged, released] =
     ctx.fault === 'chat-credits-names'
       ? ['charged_credits', 'released_credits']

@@ -59,6 +59,8 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           required: ['stage', 'observed_at'],
           properties: { stage: { enum: STATUSES }, observed_at: dateTime },
         };
+  // Fault spend-numbers: the job's points described as numbers.
+  const jobPoints = ctx.fault === 'spend-numbers' ? { type: 'number' } : decimal;
   const required = [
     'id',
     'status',
@@ -91,7 +93,11 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           type: 'object',
           description:
             'pending_points: the points held for the job ("0" once settled); charged_points and released_points once settled.',
-          required: ctx.fault === 'kind-missing' ? required.filter((f) => f !== 'kind') : required,
+          required: required.filter(
+            (f) =>
+              !(ctx.fault === 'kind-missing' && f === 'kind') &&
+              !(ctx.variant === 'spend-unreported' && f === 'pending_points'),
+          ),
           properties: {
             id: { type: 'string', pattern: '^job_' },
             asset_id: string,
@@ -100,9 +106,9 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
               ctx.fault === 'progress-101'
                 ? { type: ['integer', 'null'] }
                 : { type: ['integer', 'null'], minimum: 0, maximum: 100 },
-            pending_points: decimal,
-            charged_points: decimal,
-            released_points: decimal,
+            ...(ctx.variant === 'spend-unreported'
+              ? {}
+              : { pending_points: jobPoints, charged_points: jobPoints, released_points: jobPoints }),
             created_at: dateTime,
           },
         },

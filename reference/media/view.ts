@@ -55,6 +55,9 @@ export function scaledQuoteOf(def: ModelDef, sent: Record<string, unknown>): str
     .toString();
 }
 
+const pointsOut = (ctx: RefContext, v: string | undefined) =>
+  ctx.fault === 'spend-numbers' && v !== undefined ? Number(v) : v;
+
 const TERMINAL = ['succeeded', 'failed', 'settlement_pending'];
 
 function progressOf(ctx: RefContext, job: MediaJob, status: string, now: number): object {
@@ -95,8 +98,18 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
       : {}),
     progress: progressOf(ctx, job, status, now),
     progress_percent: percent,
-    pending_points: settled ? '0' : job.hold,
-    ...(settled ? { charged_points: chargedShown(ctx, job), released_points: job.released } : {}),
+    // Fault spend-numbers: the points as JSON numbers; variant spend-unreported: no points fields.
+    ...(ctx.variant === 'spend-unreported'
+      ? {}
+      : {
+          pending_points: pointsOut(ctx, settled ? '0' : job.hold),
+          ...(settled
+            ? {
+                charged_points: pointsOut(ctx, chargedShown(ctx, job)),
+                released_points: pointsOut(ctx, job.released),
+              }
+            : {}),
+        }),
     created_at: job.createdAt,
   };
 }

@@ -7,8 +7,10 @@ import { Decimal } from 'decimal.js';
 import type { TargetConfig } from '../config/targets.ts';
 import { billableByModel } from '../report/plan.ts';
 import type { Summary } from '../report/summary.ts';
+import { priceAt } from '../runtime/prices.ts';
 import type { Profile } from '../runtime/run-config.ts';
 import { startEmbedded } from './embedded.ts';
+import type { PriceList } from './prices-file.ts';
 import { runConformance } from './run.ts';
 
 /**
@@ -20,10 +22,13 @@ export async function planBillable(
   summary: Summary,
   reportDir: string,
   target: TargetConfig,
+  prices?: { file: string; list: PriceList },
 ): Promise<NonNullable<Summary['plan']>> {
   const titles = summary.tests.filter((t) => t.planned && t.effect === 'billable').map((t) => t.title);
-  const basis =
-    "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
+  const priced = prices ? Object.keys(prices.list) : [];
+  const basis = prices
+    ? `the planned billable tests run against the embedded reference; media jobs of ${priced.join(', ')} priced at ${prices.file} (--prices), the rest at the reference's prices; the target was not asked (a dry run sends it no request)`
+    : "the planned billable tests run against the embedded reference at its prices; the target's catalog and prices were not asked (a dry run sends it no request)";
   let plan: NonNullable<Summary['plan']> = { basis, billable: [], totalRequests: 0, totalPoints: '0' };
   if (titles.length > 0) {
     const started = await startEmbedded({
@@ -52,12 +57,16 @@ export async function planBillable(
       (Object.entries(started.target.models) as Array<[keyof TargetConfig['models'], string]>)
         .filter(([, id]) => id === m)
         .map(([h]) => h);
-    const billable = billableByModel(dir, (m) => {
-      const hs = hints(m);
-      if (hs.length === 0) return m;
-      const theirs = [...new Set(hs.map((h) => target.models[h] ?? 'as discovered'))].join(', ');
-      return `${hs.join('/')} model (the target's ${theirs}; ${m} on the reference)`;
-    });
+    const billable = billableByModel(
+      dir,
+      (m) => {
+        const hs = hints(m);
+        if (hs.length === 0) return m;
+        const theirs = [...new Set(hs.map((h) => target.models[h] ?? 'as discovered'))].join(', ');
+        return `${hs.join('/')} model (the target's ${theirs}; ${m} on the reference)`;
+      },
+      prices ? (m, seconds) => priceAt(prices.list, m, seconds) : undefined,
+    );
     rmSync(dir, { recursive: true, force: true });
     plan = {
       basis,

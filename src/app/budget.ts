@@ -82,7 +82,16 @@ export async function planBudget(
     lines.push(`balance: the primary account has ${available.toString()} points available`);
   }
   if (points === null) return { lines };
-  return { budget: { points, source, kind, models: await mediaModels(client, auth) }, lines };
+  return {
+    budget: {
+      points,
+      source,
+      kind,
+      models: await mediaModels(client, auth),
+      ...(available !== undefined ? { baseline: available.toString() } : {}),
+    },
+    lines,
+  };
 }
 
 /** The ids of the primary account's media catalog (GET /v1/media/models, any envelope); [] if unreadable. */

@@ -20,6 +20,7 @@ import { checkTraffic } from '../traffic/judge.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
+import { loadPrices } from './prices-file.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 import { checkSuiteFiles } from './selection.ts';
 
@@ -135,6 +136,7 @@ export async function main(argv: string[]): Promise<number> {
   // A --suite that names no file is refused before the embedded reference starts (--filter needs the
   // suite's titles, collected in the run, which then removes the report directory it made).
   if (run.files?.length) checkSuiteFiles(run.files);
+  const prices = run.pricesFile !== undefined ? loadPrices(run.pricesFile) : undefined;
   const quiet = run.quiet === true;
   let stop: (() => Promise<void>) | undefined;
   if (target.embedded) {
@@ -169,7 +171,17 @@ export async function main(argv: string[]): Promise<number> {
       ...run,
       target,
       ...(run.deadlineMs !== undefined ? { startedAt } : {}),
-      ...(run.dryRun ? { planBillable: (s: Summary, dir: string) => planBillable(s, dir, target) } : {}),
+      ...(run.dryRun
+        ? {
+            planBillable: (s: Summary, dir: string) =>
+              planBillable(
+                s,
+                dir,
+                target,
+                prices && run.pricesFile ? { file: run.pricesFile, list: prices } : undefined,
+              ),
+          }
+        : {}),
     });
     if (quiet) say(verdictLine(result.summary));
     return result.exitCode;

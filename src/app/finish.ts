@@ -31,6 +31,7 @@ import {
   JOBS_FILE,
   type RunBudget,
   STREAK_FILE,
+  spendOf,
   spentPoints,
 } from '../runtime/control.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
@@ -103,10 +104,12 @@ export async function finish(c: {
     profile: run.profile,
     points: {
       spent: spentPoints(reportDir).toString(),
+      ...spendDetails(reportDir),
       budget: run.budget?.points ?? null,
       ...(run.budget ? { budgetSource: run.budget.source } : {}),
       ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
-      source: 'charged_points and media pending_points reported in the replies of billable requests',
+      source:
+        'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
       ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
     },
     skippedByClass: skippedByClass(tests),
@@ -231,4 +234,17 @@ function countLines(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/** What the replies reported, what the balance measured, and the media prices learned (summary.json `points`). */
+function spendDetails(
+  reportDir: string,
+): Pick<NonNullable<Summary['points']>, 'replies' | 'measured' | 'prices'> {
+  const s = spendOf(reportDir);
+  const prices = s.prices.learned();
+  return {
+    replies: s.total.toString(),
+    ...(s.measured ? { measured: s.measured.toString() } : {}),
+    ...(Object.keys(prices).length > 0 ? { prices } : {}),
+  };
 }

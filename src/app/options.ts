@@ -35,6 +35,7 @@ type RunFlags = Required<
     | 'dryRun'
     | 'quiet'
     | 'signKeyFile'
+    | 'pricesFile'
   >
 >;
 /** Every value the command line can give, by where it goes. */
@@ -362,6 +363,20 @@ export const FLAGS = {
     npmSetting: true,
   },
   version: { key: 'version', dest: 'command', type: 'boolean', section: 'end', help: [], npmSetting: true },
+  // --- budget ---
+  prices: {
+    key: 'pricesFile',
+    dest: 'run',
+    type: 'string',
+    value: 'FILE',
+    section: 'run',
+    help: [
+      "the media prices to plan at: a previous run's report directory or its",
+      "summary.json (the prices it learned), or a YAML file 'prices: {MODEL: POINTS",
+      "| {points: P, per_second: S}}'. With --dry-run the plan is priced at them; a",
+      'billable run says first what the plan costs at them and predicts from them',
+    ],
+  },
 } as const satisfies Record<string, Flag>;
 
 export type FlagName = keyof typeof FLAGS;

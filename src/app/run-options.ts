@@ -38,6 +38,8 @@ export interface RunOptions {
   compareWith?: string;
   /** Sign the report's manifest with the Ed25519 private key in this file (src/report/signature.ts). */
   signKeyFile?: string;
+  /** --prices: a previous run's report (its learned prices) or a price YAML (src/app/prices-file.ts). */
+  pricesFile?: string;
   /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */
   planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
 }

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Decimal } from 'decimal.js';
+import { Decimal } from 'decimal.js';
 import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor, redactConsole } from '../http/redact.ts';
@@ -17,7 +17,7 @@ import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
-import { jobsInFlight, requestStop } from '../runtime/control.ts';
+import { jobsInFlight, noteBalanceSpent, notePrices, requestStop } from '../runtime/control.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -28,6 +28,8 @@ import type { Role } from '../vocabulary.ts';
 import { planBudget, planBudgetLines, readBalance } from './budget.ts';
 import { finish } from './finish.ts';
 import { preflight } from './preflight.ts';
+import { pricePlanLines } from './price-plan.ts';
+import { loadPrices } from './prices-file.ts';
 import type { RunOptions, RunResult } from './run-options.ts';
 import { checkSelection } from './selection.ts';
 import { loadVitest, runSuites } from './suites.ts';
@@ -183,7 +185,22 @@ async function conformanceRun(
     balanceBefore = balance.total;
     const planned = await planBudget(target, balance.available, client, auth);
     if (planned.budget) run.budget = planned.budget;
+    // The balance's measure of the spend starts at 0 with the available points read just now.
+    if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
+    // Prices known before the run: admission predicts from them before the run's own jobs refine them.
+    if (planned.budget && opts.pricesFile) notePrices(reportDir, loadPrices(opts.pricesFile));
     if (!opts.quiet) for (const line of planned.lines) log(line);
+    if (!opts.quiet && !target.embedded && target.allow.includes('billable'))
+      for (const line of opts.pricesFile
+        ? pricePlanLines(
+            mediaTable(),
+            profile,
+            loadPrices(opts.pricesFile),
+            opts.pricesFile,
+            planned.budget?.points ?? null,
+          )
+        : [NO_PRICES])
+        log(line);
     if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
       log(
         `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
@@ -244,3 +261,7 @@ async function conformanceRun(
     log,
   });
 }
+
+/** A billable run against a real target without --prices: the prices are learned from its first jobs. */
+const NO_PRICES =
+  "prices: the target's media prices are not known before its first job of each model (the report keeps them as learned: --prices REPORT_DIR prices the next plan, and --dry-run --prices REPORT_DIR what it will cost)";

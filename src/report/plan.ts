@@ -12,17 +12,30 @@ import type { Summary } from './summary.ts';
 
 export type BillablePlan = NonNullable<Summary['plan']>;
 
+const MEDIA_JOBS = /"path":"\/v1\/media\/jobs"/;
+
 /** Count the billable requests of a run's report directory by model, with the points spent on each. */
 export function billableByModel(
   reportDir: string,
   label: (model: string) => string,
+  /** The price of a job at other prices (`--prices`); undefined keeps the points the reply reported. */
+  reprice?: (model: string, seconds: number | undefined) => Decimal | undefined,
 ): BillablePlan['billable'] {
   const points = new Map<string, Decimal>();
   const spendFile = join(reportDir, SPEND_FILE);
   if (existsSync(spendFile))
     for (const line of readFileSync(spendFile, 'utf8').split('\n').filter(Boolean)) {
-      const s = JSON.parse(line) as { exchange: string; points: string };
-      points.set(s.exchange, new Decimal(s.points));
+      const s = JSON.parse(line) as {
+        exchange?: string;
+        points?: string;
+        model?: string;
+        seconds?: number;
+        estimated?: true;
+      };
+      // What the replies reported (or the balance measured): not the budget's estimates of unreadable ones.
+      if (s.exchange === undefined || s.points === undefined || s.estimated) continue;
+      const at = s.model && MEDIA_JOBS.test(line) ? reprice?.(s.model, s.seconds) : undefined;
+      points.set(s.exchange, at ?? new Decimal(s.points));
     }
   const by = new Map<string, { requests: number; points: Decimal }>();
   for (const line of readFileSync(join(reportDir, 'exchanges.ndjson'), 'utf8').split('\n')) {

@@ -1,6 +1,7 @@
 import type { Touch } from '../applicability.ts';
 import { catalogue } from '../catalogue.ts';
 import type { Exchange } from '../http/client.ts';
+import type { LearnedPrice } from '../runtime/prices.ts';
 import type {
   CleanupRecord,
   Effect,
@@ -119,6 +120,12 @@ export interface Summary {
     budgetSource?: string;
     /** Why billable work stopped: the primary account could not pay any more. */
     balanceRanOut?: string;
+    /** What the replies reported (`spent` is the larger of this and `measured`). */
+    replies?: string;
+    /** The primary available_points' fall since before the run at the last balance read, plus replies after it. */
+    measured?: string;
+    /** The media prices learned from the jobs bought, by model (`--prices` reads them back). */
+    prices?: Record<string, LearnedPrice>;
   };
   /** Why the run stopped early (Ctrl-C, its deadline): the tests it did not reach are not run. */
   interrupted?: string;

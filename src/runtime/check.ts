@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Decimal } from 'decimal.js';
 import { describe, test } from 'vitest';
 import { type Touch, touchOf } from '../applicability.ts';
 import { notJudged, requirement, violation } from '../catalogue.ts';
@@ -26,17 +28,24 @@ import type {
   Violation,
 } from '../vocabulary.ts';
 import {
+  BALANCE_EVERY,
   type BudgetRefusal,
   balanceSignal,
   budgetRefusal,
   markBalanceOut,
+  mustWait,
+  noteBalanceSpent,
   noteExchange,
+  type RunBudget,
   recordSpend,
+  release,
+  reserve,
   spendOf,
   stopReason,
 } from './control.ts';
 import { TestSlot } from './gate.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
+import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
@@ -300,24 +309,89 @@ export class CheckContext {
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
     Object.assign(headers, req.headers ?? {});
     const model = modelOf(req.json);
+    const seconds = secondsOf(model, req.json);
+    const dir = this.w.run.reportDir;
+    const budget = this.w.run.budget;
+    // The points a billable request holds of the budget while it is in flight (its predicted hold).
+    const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
+    const predicted = billable ? spendOf(dir).prices.predict(model, seconds) : undefined;
+    let reservation = billable ? reserve(dir, predicted) : undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
-      const stop = this.cleaning ? undefined : (stopReason(this.w.run.reportDir) ?? pastDeadline(this.w.run));
+      const stop = this.cleaning ? undefined : (stopReason(dir) ?? pastDeadline(this.w.run));
       if (stop) throw this.refuse(new StopSignal(stop));
       if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-        const refused = budgetRefusal(this.w.run.reportDir, this.w.run.budget, model);
+        const refused = budgetRefusal(dir, budget, {
+          ...(model ? { model } : {}),
+          ...(predicted ? { predicted } : {}),
+          ...(reservation ? { reservation } : {}),
+        });
         if (refused) throw this.refuse(new StopSignal(refused.reason, refused));
       }
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
-    const res = await this.client.send(spec);
-    this.touch(method, path, as, req, res);
-    recordSpend(this.w.run.reportDir, res, model);
+    let res: HttpResponse;
+    try {
+      if (reservation) await this.waitForPrices(reservation);
+      // A request of unknown price is sent alone (waitForPrices): what the balance measures across it is its price.
+      const before = billable && !predicted ? spendOf(dir).measured : undefined;
+      res = await this.client.send(spec);
+      this.touch(method, path, as, req, res);
+      const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);
+      // Counted: the requests waiting on this one may go, unless the balance read below prices it.
+      if (reservation && !(unreadable && before)) {
+        release(dir, reservation);
+        reservation = undefined;
+      }
+      if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY)) {
+        const now = await this.measureBalance(budget);
+        if (now && before && unreadable && now.gt(before))
+          recordSpend(dir, res, model, seconds, false, now.minus(before));
+        if (now) noteBalanceSpent(dir, now);
+      }
+    } finally {
+      if (reservation) release(dir, reservation);
+    }
     if (!req.raw) this.checkExchange(res);
     if (as === 'primary') await this.noteBalance(res);
     return res;
+  }
+
+  /** Wait (bounded by the request timeout) while mustWait says so, or until the run stops. */
+  private async waitForPrices(reservation: string): Promise<void> {
+    const until = Date.now() + this.target.timeouts.requestMs;
+    while (mustWait(this.w.run.reportDir, reservation) && Date.now() < until) {
+      if (stopReason(this.w.run.reportDir)) return;
+      await sleep(20);
+    }
+  }
+
+  /**
+   * The account is the truth for the budget: the primary balance is read after a billable reply whose
+   * spend is unreadable and after every BALANCE_EVERY billable replies: what its available points fell
+   * since before the run (the caller notes it run-wide; admission goes by the larger of it and the
+   * replies' count). A harness read: recorded with the test, judged by the balance tests, not here.
+   */
+  private async measureBalance(budget: RunBudget): Promise<Decimal | undefined> {
+    if (budget.baseline === undefined || !this.target.allow.includes('read')) return undefined;
+    const answer = this.lastExchange;
+    try {
+      const read = await this.client.send({
+        method: 'GET',
+        path: '/v1/balance',
+        headers: { authorization: `Bearer ${this.keyOf('primary')}` },
+      });
+      const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
+      if (available?.verdict.ok) return new Decimal(budget.baseline).minus(available.verdict.value);
+    } catch (err) {
+      // A stop or an unanswered read: the replies' count stands.
+      if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;
+    } finally {
+      this.lastExchange = answer;
+    }
+    return undefined;
   }
 
   /**

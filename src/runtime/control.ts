@@ -18,11 +18,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
 import type { Exchange, HttpResponse } from '../http/client.ts';
+import { type LearnedPrice, PriceBook } from './prices.ts';
 
 export const STOP_FILE = 'stop-requested';
 export const SPEND_FILE = 'spend.ndjson';
@@ -94,41 +95,179 @@ export const stopReason = stopFlag.get;
 export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
 
 /**
- * The points a reply says the request spent: `charged_points` (call settlement, in `billing` or
+ * What a billable reply says the request spent: `charged_points` (call settlement, in `billing` or
  * anywhere in the reply) and, for a media job, `pending_points` (its hold counts in full until it is
- * settled: a budget errs on the safe side). Other replies spend nothing.
+ * settled: a budget errs on the safe side). `readable` false: a 2xx billable reply without any such
+ * field readable as a decimal string (a number, a missing field: a violation the checks report), whose
+ * spend the budget must learn elsewhere (the price learned so far, the balance). Undefined for every
+ * other reply (it spends nothing).
  */
-export function spentBy(res: HttpResponse): Decimal | undefined {
+export function readSpend(res: HttpResponse): { points: Decimal; readable: boolean } | undefined {
   if (res.method !== 'POST' || res.status < 200 || res.status >= 300 || !BILLABLE.test(res.rawPath)) return;
-  if (!isPlainObject(res.json)) return;
+  // A streamed reply (server-sent events, not one JSON object) reports its settlement in its events:
+  // not counted here, as before (the balance reads every BALANCE_EVERY replies still measure it).
+  if (res.json === undefined && res.mediaType !== 'application/json') return;
   let total = new Decimal(0);
-  for (const field of ['charged_points', 'pending_points']) {
-    for (const f of findField(res.json, field)) {
-      const v = judgePoints(f.value);
-      if (v.ok && v.value.isPositive()) total = total.plus(v.value);
+  let readable = false;
+  if (isPlainObject(res.json))
+    for (const field of ['charged_points', 'pending_points']) {
+      for (const f of findField(res.json, field)) {
+        const v = judgePoints(f.value);
+        if (!v.ok) continue;
+        readable = true;
+        if (v.value.isPositive()) total = total.plus(v.value);
+      }
     }
+  return { points: total, readable };
+}
+
+/** The points a reply says the request spent (undefined: nothing readable, or nothing spent). */
+export function spentBy(res: HttpResponse): Decimal | undefined {
+  const s = readSpend(res);
+  return s?.readable && !s.points.isZero() ? s.points : undefined;
+}
+
+/** One line of the spend file. */
+type SpendLine =
+  /** A reply's spend (`estimated`: not readable from the reply, counted at the price learned so far). */
+  | {
+      exchange: string;
+      path: string;
+      points: string;
+      model?: string;
+      seconds?: number;
+      estimated?: true;
+      /** Unreadable, measured by the balance across the request (sent alone): a price learned. */
+      measured?: true;
+    }
+  /**
+   * A billable request about to be sent holds its predicted points until its reply is counted;
+   * `unpriced`: nothing comparable was bought yet, so its price is not known.
+   */
+  | { reserve: string; points: string; unpriced?: true }
+  | { release: string }
+  /** The primary account's available points fell by this much since before the run (a balance read). */
+  | { balance: string }
+  /** A media price known before the run (--prices). */
+  | { price: string; known: Partial<LearnedPrice> };
+
+const appendSpend = (reportDir: string, line: SpendLine) =>
+  appendFileSync(join(reportDir, SPEND_FILE), `${JSON.stringify(line)}\n`);
+
+/**
+ * Count a billable reply: what it reported, or, when nothing readable, the price learned so far of its
+ * model (nothing if none is known, or if `estimate` is false). Returns whether its spend was unreadable
+ * (the caller reads the balance then). `measured`: the spend of an unreadable reply sent alone, as the
+ * balance measured it across the request (a price to learn, like a reported one).
+ */
+export function recordSpend(
+  reportDir: string,
+  res: HttpResponse,
+  model?: string,
+  seconds?: number,
+  estimate = true,
+  measured?: Decimal,
+): { unreadable: boolean } {
+  const s = readSpend(res);
+  if (!s) return { unreadable: false };
+  const base = {
+    exchange: res.exchange.id,
+    path: res.rawPath,
+    ...(model ? { model } : {}),
+    ...(seconds ? { seconds } : {}),
+  };
+  if (measured) {
+    appendSpend(reportDir, { ...base, points: measured.toString(), measured: true });
+    return { unreadable: true };
   }
-  return total.isZero() ? undefined : total;
+  if (s.readable) {
+    if (!s.points.isZero()) appendSpend(reportDir, { ...base, points: s.points.toString() });
+    return { unreadable: false };
+  }
+  if (!estimate) return { unreadable: true };
+  const guess = spendOf(reportDir).prices.predict(model, seconds);
+  if (guess) appendSpend(reportDir, { ...base, points: guess.toString(), estimated: true });
+  return { unreadable: true };
 }
 
-export function recordSpend(reportDir: string, res: HttpResponse, model?: string): void {
-  const points = spentBy(res);
-  if (!points) return;
-  appendFileSync(
-    join(reportDir, SPEND_FILE),
-    `${JSON.stringify({ exchange: res.exchange.id, path: res.rawPath, points: points.toString(), ...(model ? { model } : {}) })}\n`,
-  );
+let reservations = 0;
+/**
+ * Hold `points` of the budget for a billable request about to be sent (undefined: its price is not
+ * known yet); the key releases it.
+ */
+export function reserve(reportDir: string, points: Decimal | undefined): string {
+  const key = `${process.pid}-${threadId}-${++reservations}`;
+  appendSpend(reportDir, {
+    reserve: key,
+    points: (points ?? 0).toString(),
+    ...(points ? {} : { unpriced: true }),
+  });
+  return key;
 }
 
-/** The run's spend so far, as the target reported it: the total, the costliest reply, the models bought. */
+/**
+ * Whether a billable request must wait before it is sent: a request of unknown price waits for every
+ * request reserved before it, a priced one for the requests of unknown price reserved before it. Why:
+ * a price not known yet is learned from the reply (or the balance read after it) of a request sent
+ * alone, so that no budget is passed by a batch of requests nobody could price.
+ */
+export function mustWait(reportDir: string, key: string): boolean {
+  const reserved = spendOf(reportDir).reserved;
+  const own = reserved.get(key);
+  if (!own) return false;
+  for (const [k, r] of reserved) {
+    if (k === key) return false;
+    if (own.unpriced || r.unpriced) return true;
+  }
+  return false;
+}
+export function release(reportDir: string, key: string): void {
+  appendSpend(reportDir, { release: key });
+}
+
+/** The media prices known before the run (--prices), for admission to predict from. */
+export function notePrices(reportDir: string, prices: Record<string, Partial<LearnedPrice>>): void {
+  for (const [model, known] of Object.entries(prices)) appendSpend(reportDir, { price: model, known });
+}
+
+/**
+ * A balance read: the primary account's available points before the run minus now. Its points are
+ * the truth up to the read; replies counted after it add to it (see Spend.measured).
+ */
+export function noteBalanceSpent(reportDir: string, spent: Decimal): void {
+  appendSpend(reportDir, { balance: spent.toString() });
+}
+
+/** The run's spend so far: the replies' total, the costliest reply, the models bought, and more. */
 export interface Spend {
+  /** What the replies reported. */
   total: Decimal;
+  /** Unreadable replies counted at the price learned so far. */
+  estimated: Decimal;
   max: Decimal;
   models: Set<string>;
+  /** The latest balance read (spend since before the run) plus the replies counted after it. */
+  measured?: Decimal;
+  /** Replies counted since the latest balance read (or since the start). */
+  sinceBalance: number;
+  /** Points held for requests in flight, by key, in the order they were reserved. */
+  reserved: Map<string, { points: Decimal; unpriced: boolean }>;
+  /** Media prices learned from the replies with readable spend. */
+  prices: PriceBook;
 }
+
+/**
+ * What the budget goes by: the larger of the replies' count and the balance's measure (which counts the
+ * unreadable replies after the latest read at their estimate); without a balance read, the replies'
+ * count with the estimates.
+ */
+export const spentOfRun = (s: Spend): Decimal =>
+  s.measured ? Decimal.max(s.total, s.measured) : s.total.plus(s.estimated);
 
 /** What this worker has already summed of each spend file: complete lines only, by byte offset. */
 const tallies = new Map<string, { offset: number; spend: Spend }>();
+
+const MEDIA_JOBS = /^\/v1\/media\/jobs(\?|$)/;
 
 /**
  * The run's spend so far (all workers). Called before every billable request when a budget is set:
@@ -136,7 +275,15 @@ const tallies = new Map<string, { offset: number; spend: Spend }>();
  */
 export function spendOf(reportDir: string): Spend {
   const file = join(reportDir, SPEND_FILE);
-  const empty = (): Spend => ({ total: new Decimal(0), max: new Decimal(0), models: new Set() });
+  const empty = (): Spend => ({
+    total: new Decimal(0),
+    estimated: new Decimal(0),
+    max: new Decimal(0),
+    models: new Set(),
+    sinceBalance: 0,
+    reserved: new Map(),
+    prices: new PriceBook(),
+  });
   if (!existsSync(file)) return empty();
   const size = statSync(file).size;
   let tally = tallies.get(file);
@@ -153,14 +300,35 @@ export function spendOf(reportDir: string): Spend {
     const text = buf.toString('utf8');
     // A line still being appended (no newline yet) is read next time.
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    const s = tally.spend;
     for (const line of complete.split('\n')) {
       if (!line) continue;
       try {
-        const entry = JSON.parse(line) as { points: string; model?: string };
-        const points = new Decimal(entry.points);
-        tally.spend.total = tally.spend.total.plus(points);
-        tally.spend.max = Decimal.max(tally.spend.max, points);
-        if (entry.model) tally.spend.models.add(entry.model);
+        const entry = JSON.parse(line) as SpendLine;
+        if ('reserve' in entry)
+          s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
+        else if ('release' in entry) s.reserved.delete(entry.release);
+        else if ('price' in entry) s.prices.seed(entry.price, entry.known);
+        else if ('balance' in entry) {
+          s.measured = new Decimal(entry.balance);
+          s.sinceBalance = 0;
+        } else {
+          const points = new Decimal(entry.points);
+          // An estimate stands until the next balance read says otherwise (measured), or for good
+          // when the balance is never read.
+          if (entry.estimated) s.estimated = s.estimated.plus(points);
+          else s.total = s.total.plus(points);
+          s.max = Decimal.max(s.max, points);
+          if (s.measured) s.measured = s.measured.plus(points);
+          s.sinceBalance++;
+          if (entry.model) s.models.add(entry.model);
+          if (entry.model && !entry.estimated && MEDIA_JOBS.test(entry.path))
+            s.prices.learn({
+              model: entry.model,
+              points,
+              ...(entry.seconds ? { seconds: entry.seconds } : {}),
+            });
+        }
       } catch {
         // a malformed line: ignored (the budget errs only by that line)
       }
@@ -171,9 +339,9 @@ export function spendOf(reportDir: string): Spend {
   return tally.spend;
 }
 
-/** The points the run has spent so far, as the target reported them. */
+/** The points the run has spent so far: the replies' count, or the balance's measure where larger. */
 export function spentPoints(reportDir: string): Decimal {
-  return spendOf(reportDir).total;
+  return spentOfRun(spendOf(reportDir));
 }
 
 /** The budget of a run's billable work, as the workers apply it. */
@@ -192,10 +360,18 @@ export interface RunBudget {
    * the budget is kept for its first job (see admission).
    */
   models: string[];
+  /**
+   * The primary account's available points before the run (decimal string; absent: unreadable): what
+   * it has available later, subtracted from this, is the spend the account measures.
+   */
+  baseline?: string;
 }
 
 /** The most of a budget kept for first jobs of models not bought yet. */
 export const RESERVE_SHARE = 0.25;
+
+/** Read the primary balance after this many billable replies counted without a balance read. */
+export const BALANCE_EVERY = 5;
 
 /**
  * Why the budget refuses a billable start: the reason its test shows (with the figures and the model),
@@ -207,40 +383,66 @@ export interface BudgetRefusal {
   subject: string;
 }
 
+/** A billable request about to start: its model, the hold predicted for it, its reservation. */
+export interface BillableStart {
+  model?: string;
+  /** The hold predicted (PriceBook.predict); undefined when nothing comparable was bought yet. */
+  predicted?: Decimal;
+  /** The key of the reservation it appended (reserve): only reservations before it count against it. */
+  reservation?: string;
+}
+
 /**
  * Whether a billable request (or test, without a model) may start under the run's budget; why not if
- * it may not. Why a reserve: a budget too small for the whole plan should buy what proves most per
- * point first, and a model's first job proves more than its second; tests run in file order, so while
- * some media model is not bought yet, a model bought already gets no more than the budget minus a
- * reserve of (models not bought) x (the costliest reply so far), at most RESERVE_SHARE of the budget.
- * Run-wide: the spend file is shared by every worker thread.
+ * it may not. Spent is the larger of the replies' count and the balance's measure. A request whose hold
+ * is predicted starts only if the budget can hold it beside what was spent and what the requests in
+ * flight before it reserved, so "spent" never ends above the budget. Why a reserve: a budget too small
+ * for the whole plan should buy what proves most per point first, and a model's first job proves more
+ * than its second; tests run in file order, so while some media model is not bought yet, a model bought
+ * already gets no more than the budget minus a reserve of (models not bought) x (the costliest reply so
+ * far), at most RESERVE_SHARE of the budget. Run-wide: the spend file is shared by every worker thread.
  */
 export function admission(
   reportDir: string,
   budget: RunBudget | undefined,
-  model?: string,
+  start: BillableStart | string = {},
 ): BudgetRefusal | undefined {
   if (!budget) return undefined;
+  const { model, predicted, reservation } = typeof start === 'string' ? { model: start } : start;
   const limit = new Decimal(budget.points);
   if (limit.isZero()) {
     const reason = `points budget of 0 (${budget.source}): billable tests are not run`;
     return { reason, subject: reason };
   }
   const spend = spendOf(reportDir);
-  if (spend.total.gte(limit))
+  const spent = spentOfRun(spend);
+  if (spent.gte(limit))
     return budget.kind === 'balance'
       ? {
-          reason: `the account's balance ran out: ${spend.total.toString()} of the ${budget.points} points available before the run spent`,
+          reason: `the account's balance ran out: ${spent.toString()} of the ${budget.points} points available before the run spent`,
           subject: `the account's balance ran out (${budget.points} points available before the run)`,
         }
       : {
-          reason: `points budget reached: ${spend.total.toString()} of ${budget.points} points spent (${budget.source})`,
+          reason: `points budget reached: ${spent.toString()} of ${budget.points} points spent (${budget.source})`,
           subject: `points budget reached: ${budget.points} points (${budget.source})`,
         };
+  if (predicted) {
+    let inFlight = new Decimal(0);
+    for (const [key, r] of spend.reserved) {
+      if (key === reservation) break;
+      inFlight = inFlight.plus(r.points);
+    }
+    const left = limit.minus(spent).minus(inFlight);
+    if (predicted.gt(left))
+      return {
+        reason: `points budget: a job of ${model ?? 'this model'} is predicted to hold ${predicted.toDecimalPlaces(4).toString()} points and ${Decimal.max(left, 0).toDecimalPlaces(4).toString()} of ${budget.points} are left (${spent.toDecimalPlaces(4).toString()} spent, ${inFlight.toDecimalPlaces(4).toString()} held by requests in flight; ${budget.source})`,
+        subject: `points budget: what is left of the ${budget.points} points cannot hold the predicted price of the next job (${budget.source})`,
+      };
+  }
   if (model === undefined || !spend.models.has(model)) return undefined;
   const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
   const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
-  if (spend.total.plus(reserve).lt(limit)) return undefined;
+  if (spent.plus(reserve).lt(limit)) return undefined;
   return {
     reason: `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
     subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,
@@ -251,10 +453,10 @@ export function admission(
 export function budgetRefusal(
   reportDir: string,
   budget: RunBudget | undefined,
-  model?: string,
+  start: BillableStart | string = {},
 ): BudgetRefusal | undefined {
   const out = balanceOut(reportDir);
-  return out ? { reason: out, subject: out } : admission(reportDir, budget, model);
+  return out ? { reason: out, subject: out } : admission(reportDir, budget, start);
 }
 
 export const DEAD_FILE = 'dead-target';

@@ -698,6 +698,10 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'responses-stream-any-model': async (ref) =>
     (await responses(ref, { model: ref.hints.no_responses, stream: true })).status === 200,
   // --- end applic ---
+  // --- budget ---
+  'spend-numbers': async (ref) =>
+    typeof (await chat(ref)).body.billing.charged_points === 'number' &&
+    typeof (await createJob(ref, jobBody('wc-100010'))).body.pending_points === 'number',
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {
@@ -890,6 +894,10 @@ const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>>
       await client.destroy();
     }
   },
+  // --- budget ---
+  'spend-unreported': async (ref) =>
+    !('billing' in (await chat(ref)).body) &&
+    !('pending_points' in (await createJob(ref, jobBody('wc-100010'))).body),
 };
 
 describe('faults', () => {

@@ -36,6 +36,8 @@ const VALID: Record<FlagName, [string | undefined, unknown]> = {
   'sign-key': [signKey, signKey],
   help: [undefined, true],
   version: [undefined, true],
+  // --- budget ---
+  prices: ['reports/ref/summary.json', 'reports/ref/summary.json'],
 };
 
 /** A value each validated flag refuses. */

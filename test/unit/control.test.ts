@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
+import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import {
   admission,
@@ -14,6 +15,7 @@ import {
   STREAK_CHANNEL,
   STREAK_FILE,
   spendOf,
+  spentPoints,
 } from '../../src/runtime/control.ts';
 
 /** A report directory whose spend file holds these replies (points by model). */
@@ -158,5 +160,76 @@ describe('the no-answer streak across worker threads', () => {
     writeFileSync(join(dir, STREAK_FILE), 'xx');
     noteAnswer(dir, true);
     expect(readFileSync(join(dir, STREAK_FILE), 'utf8')).toBe('');
+  });
+});
+
+describe('admission that predicts (issue 23)', () => {
+  /** A report directory whose spend file holds these lines as they are. */
+  function lines(entries: object[]): string {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-control-'));
+    for (const e of entries) appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify(e)}\n`);
+    return dir;
+  }
+  const job = (model: string, points: string, seconds?: number) => ({
+    exchange: `e-${model}-${points}-${seconds}`,
+    path: '/v1/media/jobs',
+    points,
+    model,
+    ...(seconds ? { seconds } : {}),
+  });
+
+  it('predicts per second once two durations show the price follows duration, flat once they show it does not', () => {
+    const timed = spendOf(lines([job('wc-100014', '14', 4), job('wc-100014', '35', 10)])).prices;
+    expect(timed.predict('wc-100014', 30)?.toString()).toBe('105');
+    expect(timed.learned()['wc-100014']).toMatchObject({ points: '14', seconds: 4, follows: 'duration' });
+    const flat = spendOf(lines([job('wc-100014', '3', 4), job('wc-100014', '3', 10)])).prices;
+    expect(flat.predict('wc-100014', 30)?.toString()).toBe('3');
+    expect(flat.learned()['wc-100014']).toMatchObject({ follows: 'flat' });
+    expect(flat.learned()['wc-100014']?.perSecond).toBeUndefined();
+    // One duration seen: the larger of per second and the costliest job (the budget errs on the safe side).
+    const once = spendOf(lines([job('wc-100014', '14', 4)])).prices;
+    expect(once.predict('wc-100014', 30)?.toString()).toBe('105');
+    expect(once.predict('wc-100014', 2)?.toString()).toBe('14');
+  });
+
+  it('predicts a model not bought yet from the costliest of its output kind; nothing when none was bought', () => {
+    const p = spendOf(lines([job('wc-100010', '0.75'), job('wc-100014', '14', 4)])).prices;
+    // wc-100016 is a video model: priced like the video bought, not like the image.
+    expect(p.predict('wc-100016', 8)?.toString()).toBe('28');
+    expect(p.predict('wc-100011')?.toString()).toBe('0.75');
+    expect(spendOf(lines([])).prices.predict('wc-100010')).toBeUndefined();
+    // An estimated line (an unreadable reply counted at the learned price) teaches no price.
+    const est = lines([{ ...job('wc-100010', '9'), estimated: true }]);
+    expect(spendOf(est).prices.predict('wc-100010')).toBeUndefined();
+    expect(spentPoints(est).toString()).toBe('9');
+    // A balance read after it says otherwise: the estimate no longer counts.
+    appendFileSync(join(est, SPEND_FILE), `${JSON.stringify({ balance: '0.75' })}\n`);
+    expect(spentPoints(est).toString()).toBe('0.75');
+  });
+
+  it('does not start a job the rest of the budget cannot hold, counting the holds of requests in flight before it', () => {
+    const b = budget('100');
+    const dir = lines([job('wc-100014', '80', 4)]);
+    expect(admission(dir, b, { model: 'wc-100014', predicted: new Decimal('20') })).toBeUndefined();
+    expect(admission(dir, b, { model: 'wc-100014', predicted: new Decimal('20.5') })?.reason).toMatch(
+      /a job of wc-100014 is predicted to hold 20.5 points and 20 of 100 are left/,
+    );
+    // Two requests in flight: the first reservation counts against the second, not the other way round.
+    appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ reserve: 'r1', points: '15' })}\n`);
+    appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ reserve: 'r2', points: '15' })}\n`);
+    const first = { model: 'wc-100014', predicted: new Decimal('15'), reservation: 'r1' };
+    const second = { ...first, reservation: 'r2' };
+    expect(admission(dir, b, first)).toBeUndefined();
+    expect(admission(dir, b, second)?.reason).toMatch(/15 held by requests in flight/);
+    appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ release: 'r1' })}\n`);
+    expect(admission(dir, b, second)).toBeUndefined();
+  });
+
+  it('goes by the balance where it measured more than the replies reported, replies after the read added', () => {
+    const dir = lines([job('wc-100010', '1'), { balance: '40' }, job('wc-100010', '1')]);
+    const s = spendOf(dir);
+    expect([s.total.toString(), s.measured?.toString(), s.sinceBalance]).toEqual(['2', '41', 1]);
+    expect(admission(dir, budget('41'))?.reason).toMatch(/points budget reached: 41 of 41/);
+    expect(admission(dir, budget('42'))).toBeUndefined();
   });
 });
