@@ -32,6 +32,7 @@ import {
   type BudgetRefusal,
   balanceSignal,
   budgetRefusal,
+  buysMediaJob,
   markBalanceOut,
   mustWait,
   noteBalanceSpent,
@@ -314,8 +315,15 @@ export class CheckContext {
     const budget = this.w.run.budget;
     // The points a billable request holds of the budget while it is in flight (its predicted hold).
     const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
-    const predicted = billable ? spendOf(dir).prices.predict(model, seconds) : undefined;
-    let reservation = billable ? reserve(dir, predicted) : undefined;
+    const spendNow = billable ? spendOf(dir) : undefined;
+    const predicted = spendNow?.prices.predict(model, seconds);
+    // Which requests hold a reservation: a media job (it holds up to a long video's price, so one of
+    // unknown price is sent alone and its reply prices the next), and, once the target sent a billable
+    // reply whose spend cannot be read, every billable request (one of unknown price then goes alone, so
+    // the balance measures it). A chat, embeddings or responses call of a target whose replies read is
+    // counted when answered: never serialised, so the concurrency tests stay concurrent.
+    const holds = !!spendNow && (predicted !== undefined || buysMediaJob(path) || spendNow.unreadable > 0);
+    let reservation = holds ? reserve(dir, predicted) : undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
@@ -336,7 +344,7 @@ export class CheckContext {
     try {
       if (reservation) await this.waitForPrices(reservation);
       // A request of unknown price is sent alone (waitForPrices): what the balance measures across it is its price.
-      const before = billable && !predicted ? spendOf(dir).measured : undefined;
+      const before = reservation && !predicted ? spendOf(dir).measured : undefined;
       res = await this.client.send(spec);
       this.touch(method, path, as, req, res);
       const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);

@@ -20,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
+import { legacyReply } from '../checks/exchange-points.ts';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
 import type { Exchange, HttpResponse } from '../http/client.ts';
@@ -146,6 +147,8 @@ type SpendLine =
    */
   | { reserve: string; points: string; unpriced?: true }
   | { release: string }
+  /** A billable reply whose spend could not be read (its exchange id): the replies are not to be trusted. */
+  | { unreadable: string }
   /** The primary account's available points fell by this much since before the run (a balance read). */
   | { balance: string }
   /** A media price known before the run (--prices). */
@@ -184,6 +187,9 @@ export function recordSpend(
     if (!s.points.isZero()) appendSpend(reportDir, { ...base, points: s.points.toString() });
     return { unreadable: false };
   }
+  // A reply in the legacy currency format carries legacy amount fields in place of points fields (whose
+  // names the contract does not show): unreadable by design, not a sign that the replies lie.
+  if (!legacyReply(res)) appendSpend(reportDir, { unreadable: res.exchange.id });
   if (!estimate) return { unreadable: true };
   const guess = spendOf(reportDir).prices.predict(model, seconds);
   if (guess) appendSpend(reportDir, { ...base, points: guess.toString(), estimated: true });
@@ -252,6 +258,8 @@ export interface Spend {
   sinceBalance: number;
   /** Points held for requests in flight, by key, in the order they were reserved. */
   reserved: Map<string, { points: Decimal; unpriced: boolean }>;
+  /** Billable replies whose spend could not be read. */
+  unreadable: number;
   /** Media prices learned from the replies with readable spend. */
   prices: PriceBook;
 }
@@ -268,6 +276,8 @@ export const spentOfRun = (s: Spend): Decimal =>
 const tallies = new Map<string, { offset: number; spend: Spend }>();
 
 const MEDIA_JOBS = /^\/v1\/media\/jobs(\?|$)/;
+/** Whether a request path creates media jobs (what the price book learns from). */
+export const buysMediaJob = (path: string): boolean => MEDIA_JOBS.test(path);
 
 /**
  * The run's spend so far (all workers). Called before every billable request when a budget is set:
@@ -282,6 +292,7 @@ export function spendOf(reportDir: string): Spend {
     models: new Set(),
     sinceBalance: 0,
     reserved: new Map(),
+    unreadable: 0,
     prices: new PriceBook(),
   });
   if (!existsSync(file)) return empty();
@@ -308,6 +319,7 @@ export function spendOf(reportDir: string): Spend {
         if ('reserve' in entry)
           s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
         else if ('release' in entry) s.reserved.delete(entry.release);
+        else if ('unreadable' in entry) s.unreadable++;
         else if ('price' in entry) s.prices.seed(entry.price, entry.known);
         else if ('balance' in entry) {
           s.measured = new Decimal(entry.balance);
