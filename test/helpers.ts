@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { pkgPath } from '../src/paths.ts';
+import { fold } from './support/contract-lines.ts';
 
 export const CONTRACT_PATH = pkgPath('..', 'shared', 'contract', 'customer-api.md');
 
@@ -10,7 +11,7 @@ export function contractText(): string | undefined {
   return fold(readFileSync(CONTRACT_PATH, 'utf8'));
 }
 
-export const fold = (s: string): string => s.replace(/\s+/g, ' ').trim();
+export { fold };
 
 export interface CliRun {
   code: number | null;

@@ -1,13 +1,13 @@
 // Every line of the contract traced to the requirements that check it, or to why none does
 // (fixtures/traceability.yaml; its header describes the keys and the reasons).
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { catalogue } from '../../src/catalogue.ts';
 import { pkgPath } from '../../src/paths.ts';
-import { CONTRACT_PATH, fold } from '../helpers.ts';
+import { CONTRACT_PATH } from '../helpers.ts';
 import { citedIds } from '../support/cited.ts';
+import { contractLines } from '../support/contract-lines.ts';
 
 interface Entry {
   section: string;
@@ -18,32 +18,10 @@ interface Entry {
   note?: string;
 }
 
-interface ContractLine {
-  line: number;
-  section: string;
-  key: string;
-  text: string;
-}
-
 const trace = parse(readFileSync(pkgPath('fixtures', 'traceability.yaml'), 'utf8')) as {
   reasons: Record<string, string>;
   lines: Entry[];
 };
-
-/** The contract's lines that need an entry: all but blank lines and table separator rows. */
-function contractLines(markdown: string): ContractLine[] {
-  let section = '';
-  const out: ContractLine[] = [];
-  markdown.split('\n').forEach((raw, i) => {
-    const text = fold(raw);
-    if (text === '' || /^\|[-| :]+\|$/.test(text)) return;
-    const heading = /^#+ (.+)$/.exec(text);
-    if (heading) section = heading[1]!.trim();
-    const key = createHash('sha256').update(text).digest('hex').slice(0, 12);
-    out.push({ line: i + 1, section, key, text });
-  });
-  return out;
-}
 
 const where = (e: { section: string; key: string }) => `${e.section} / ${e.key}`;
 
