@@ -8,7 +8,10 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FRAGMENT_CHARS } from '../src/http/redact.ts';
+import { startReference } from '../reference/start.ts';
+import { bufferedStream } from '../src/checks/stream-pacing.ts';
+import { HttpClient } from '../src/http/client.ts';
+import { FRAGMENT_CHARS, Redactor } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
 import { EXIT } from '../src/report/summary.ts';
 import { harItems } from '../src/traffic/har-stream.ts';
@@ -61,6 +64,7 @@ describe('check-traffic on captures of the reference', () => {
       'MJOB-025',
       'MASSET-003',
       'PTS-006',
+      'RSP-090',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -212,7 +216,34 @@ describe('streaming realism (RSP-090, advisory)', () => {
     const v = r.summary!.tests.find((t) => t.ids[0] === 'RSP-090')!;
     expect(v.exchangeCount).toBe(2);
     expect(v.violations).toHaveLength(1);
-    expect(v.violations[0]!.message).toMatch(/entry 0\): all 4 events/);
+    expect(v.violations[0]!.message).toMatch(/all 4 events of the stream arrived within 0 ms/);
+    expect(v.violations[0]!.exchangeId).toBe('har-0-0');
+  });
+
+  it('one check for both sides: the live client times each chunk, so a buffered stream shows in the live run and in its capture', async () => {
+    for (const fault of [undefined, 'stream-buffered']) {
+      const ref = await startReference(fault ? { fault } : {});
+      try {
+        const client = new HttpClient({ baseUrl: ref.url, timeoutMs: 10_000, redactor: new Redactor({}) });
+        const res = await client.send({
+          method: 'POST',
+          path: '/v1/responses',
+          headers: { authorization: `Bearer ${ref.keys.primary}` },
+          json: { model: ref.hints.responses, input: 'hi', max_output_tokens: 4, stream: true },
+        });
+        expect(res.arrival?.kind).toBe('chunks');
+        const found = bufferedStream(res).map((f) => f.id);
+        expect(found, fault ?? 'reference').toEqual(fault ? ['RSP-090'] : []);
+      } finally {
+        await ref.close();
+      }
+    }
+    // The same session recorded as HAR (the client's chunk times become timings.receive) and judged.
+    const file = join(dir, 'stream-buffered.har');
+    await recordCapture(file, 'stream-buffered');
+    const r = await judge([file], 'stream-buffered');
+    expect(r.summary!.advisoryRequirements['RSP-090'], r.lines.join('\n')).toBe(1);
+    expect(r.summary!.failedRequirements['RSP-090']).toBeUndefined();
   });
 });
 
