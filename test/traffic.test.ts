@@ -65,6 +65,7 @@ describe('check-traffic on captures of the reference', () => {
       'MASSET-003',
       'PTS-006',
       'RSP-090',
+      'USAGE-080',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -110,6 +111,34 @@ const FAULTS: Array<[string, string]> = [
   ['failed-flips', 'MJOB-025'],
   ['snapshot-drift', 'PTS-006'],
 ];
+
+describe('check-traffic on usage and billing of the same request (USAGE-080)', () => {
+  it('usage-charge-mismatch: a usage record naming a reply states another charge than its billing', async () => {
+    const file = join(dir, 'usage-charge-mismatch.har');
+    await recordCapture(file, 'usage-charge-mismatch');
+    const lines: string[] = [];
+    const r = await checkTraffic({ files: [file], reportDir: join(dir, 'report-ucm'), strict: true }, (s) =>
+      lines.push(s),
+    );
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'USAGE-080')!.violations;
+    expect(v[0]!.message).toMatch(/billing\.charged_points is [\d.]+, but .* state charged_points [\d.]+/);
+    // Implied (the contract does not say the two figures are one): advisory without --strict.
+    const lax = await judge([file], 'ucm-lax');
+    expect(lax.summary!.advisoryRequirements['USAGE-080']).toBe(1);
+    expect(lax.exitCode).toBe(EXIT.passed);
+  });
+
+  it('the small capture kept in fixtures/har/ fails the same way', async () => {
+    const lines: string[] = [];
+    const r = await checkTraffic(
+      { files: [har('usage-billing.har')], reportDir: join(dir, 'report-ub'), strict: true },
+      (s) => lines.push(s),
+    );
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
+    expect(r.summary!.requirements['USAGE-080']?.outcome).toBe('failed');
+  });
+});
 
 describe('check-traffic on a capture of an asset served to another tenant', () => {
   it('asset-other-tenant: MASSET-003 is advisory (the capture cannot say the keys are two tenants)', async () => {
