@@ -4,7 +4,7 @@
  * fails by its expected ids (at least one per per-exchange check family and one per sequence rule); a
  * capture holding keys leaves none in any output; bad input is named entry by entry.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -188,8 +188,35 @@ describe('check-traffic on bad input', () => {
     const r = await judge([har('not-har.txt')], 'not-har');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.lines.join('\n')).toMatch(/not-har.txt: not a HAR file/);
+    expect(existsSync(r.reportDir), 'no empty report directory').toBe(false);
     const both = await judge([har('not-har.txt'), har('broken-entries.har')], 'not-har-and-broken');
     expect(both.exitCode).toBe(EXIT.passed);
+  });
+
+  it.for([
+    ['an empty file', '', /empty, not a HAR file/],
+    ['JSON that is not HAR', '{"log": {"version": "1.2"}}', /not a HAR file \(no log\.entries array\)/],
+    ['a JSON array', '[1, 2]', /not a HAR file \(it does not start with a JSON object\)/],
+    [
+      'a HAR whose only entry is not JSON',
+      '{"log": {"entries": [{"request": nope}]}}',
+      /entry 0 is not valid JSON/,
+    ],
+    ['a file that does not exist', undefined, /cannot be read/],
+    [
+      'a HAR whose only entry has no response',
+      '{"log": {"entries": [{"request": {"method": "GET", "url": "https://gw.example/v1/models"}}]}}',
+      /entry 0 \(GET \/v1\/models\): no response \(status null\); not judged/,
+    ],
+  ] as const)('%s: a clear message, exit 2, no report directory (the CLI)', async ([name, text, message]) => {
+    const file = join(dir, `bad-${name.replace(/\W+/g, '-')}.har`);
+    if (text !== undefined) writeFileSync(file, text);
+    const out = join(dir, `cli-bad-${name.replace(/\W+/g, '-')}`);
+    const run = await runCli(['check-traffic', '--report-dir', out, file]);
+    expect(run.code, run.stdout + run.stderr).toBe(EXIT.usage);
+    expect(run.stdout + run.stderr).toMatch(message);
+    expect(run.stdout + run.stderr).toMatch(/no exchange could be read from the capture; nothing judged/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('does not judge AUTH-001 on a sanitized export (no Authorization header anywhere)', async () => {

@@ -137,11 +137,6 @@ async function judgeFiles(
   const description = await describe(opts.description, captured);
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
-  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
-  mkdirSync(reportDir, { recursive: true });
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
-  const exchangeLog = createWriteStream(exchangesFile);
-  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
 
   // Pass 2: judge every exchange in capture order.
   const ids = new Map<string, IdRecord>();
@@ -221,6 +216,17 @@ async function judgeFiles(
       if (streamTimed(res)) rec(BUFFERED_STREAM).judged++;
     }
   }
+  for (const p of problems) log(`check-traffic: ${p}`);
+  // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
+  // no report directory is made.
+  if (judgedExchanges === 0) {
+    log('check-traffic: no exchange could be read from the capture; nothing judged');
+    return { exitCode: EXIT.usage };
+  }
+  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  const exchangeLog = createWriteStream(join(reportDir, 'exchanges.ndjson'));
+  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
   // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
   // capture is the full log already, and the report writer reads its files whole (memory stays bounded
   // by the findings, not by the size of the capture).
@@ -230,11 +236,6 @@ async function judgeFiles(
     if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
       await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
   await new Promise<void>((r) => exchangeLog.end(r));
-  for (const p of problems) log(`check-traffic: ${p}`);
-  if (read === 0) {
-    log('check-traffic: no exchange could be read from the capture; nothing judged');
-    return { exitCode: EXIT.usage };
-  }
 
   const tests: TestResultRecord[] = [];
   if (description.failure) tests.push(description.failure);
