@@ -1510,6 +1510,15 @@ const FAULT_LIST = [
       'billing charged/released points and media job pending/charged/released points are JSON numbers (described so)',
     breaks: ['PTS-001'],
   },
+  // --- traffic ---
+  // inference.ts: a stream buffered on the way (a proxy that holds the body), streamed in name only
+  {
+    name: 'stream-buffered',
+    description:
+      'every text/event-stream reply (chat and responses) is sent whole at once, all its events in one write',
+    breaks: ['RSP-090'],
+    level: 'notable',
+  },
 ] as const satisfies readonly Fault[];
 
 const VARIANT_LIST = [

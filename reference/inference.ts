@@ -215,11 +215,18 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 // ------------------------------------------------------------------ streamed bodies
 
+/** The pause between two pieces of a stream: they are produced one by one, as a model writes them. */
+export const STREAM_PACE_MS = 2;
+
 /**
  * Open streams of one app, ended when it closes (a stream that never ends would hold the server).
- * `send` replies with the given pieces; `endless` true writes the first piece and then nothing.
+ * `send` replies with the given pieces, STREAM_PACE_MS apart; `endless` true writes the first piece and
+ * then nothing. Fault stream-buffered: the whole body at once, as a proxy that buffers it would.
  */
-export function streams(app: FastifyInstance): {
+export function streams(
+  app: FastifyInstance,
+  ctx: RefContext,
+): {
   send(reply: FastifyReply, type: string, pieces: string[], endless?: boolean): FastifyReply;
 } {
   const open = new Set<Readable>();
@@ -229,17 +236,28 @@ export function streams(app: FastifyInstance): {
   });
   return {
     send(reply, type, pieces, endless = false) {
-      const stream = endless ? new Readable({ read() {} }) : Readable.from(pieces);
-      if (endless) {
-        stream.push(pieces[0] ?? '');
-        open.add(stream);
-        const forget = () => {
+      reply.type(type).header('cache-control', 'no-cache');
+      if (ctx.fault === 'stream-buffered' && !endless) return reply.send(pieces.join(''));
+      const stream = new Readable({ read() {} });
+      open.add(stream);
+      const forget = () => {
+        open.delete(stream);
+        stream.destroy();
+      };
+      reply.raw.once('close', forget);
+      let next = 0;
+      const write = () => {
+        if (stream.destroyed) return;
+        if (next < pieces.length) stream.push(pieces[next++]);
+        if (endless) return;
+        if (next < pieces.length) setTimeout(write, STREAM_PACE_MS);
+        else {
+          stream.push(null);
           open.delete(stream);
-          stream.destroy();
-        };
-        reply.raw.once('close', forget);
-      }
-      return reply.type(type).header('cache-control', 'no-cache').send(stream);
+        }
+      };
+      write();
+      return reply.send(stream);
     },
   };
 }

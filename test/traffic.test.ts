@@ -4,11 +4,14 @@
  * fails by its expected ids (at least one per per-exchange check family and one per sequence rule); a
  * capture holding keys leaves none in any output; bad input is named entry by entry.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FRAGMENT_CHARS } from '../src/http/redact.ts';
+import { startReference } from '../reference/start.ts';
+import { bufferedStream } from '../src/checks/stream-pacing.ts';
+import { HttpClient } from '../src/http/client.ts';
+import { FRAGMENT_CHARS, Redactor } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
 import { EXIT } from '../src/report/summary.ts';
 import { harItems } from '../src/traffic/har-stream.ts';
@@ -61,6 +64,8 @@ describe('check-traffic on captures of the reference', () => {
       'MJOB-025',
       'MASSET-003',
       'PTS-006',
+      'RSP-090',
+      'USAGE-080',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -106,6 +111,34 @@ const FAULTS: Array<[string, string]> = [
   ['failed-flips', 'MJOB-025'],
   ['snapshot-drift', 'PTS-006'],
 ];
+
+describe('check-traffic on usage and billing of the same request (USAGE-080)', () => {
+  it('usage-charge-mismatch: a usage record naming a reply states another charge than its billing', async () => {
+    const file = join(dir, 'usage-charge-mismatch.har');
+    await recordCapture(file, 'usage-charge-mismatch');
+    const lines: string[] = [];
+    const r = await checkTraffic({ files: [file], reportDir: join(dir, 'report-ucm'), strict: true }, (s) =>
+      lines.push(s),
+    );
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'USAGE-080')!.violations;
+    expect(v[0]!.message).toMatch(/billing\.charged_points is [\d.]+, but .* state charged_points [\d.]+/);
+    // Implied (the contract does not say the two figures are one): advisory without --strict.
+    const lax = await judge([file], 'ucm-lax');
+    expect(lax.summary!.advisoryRequirements['USAGE-080']).toBe(1);
+    expect(lax.exitCode).toBe(EXIT.passed);
+  });
+
+  it('the small capture kept in fixtures/har/ fails the same way', async () => {
+    const lines: string[] = [];
+    const r = await checkTraffic(
+      { files: [har('usage-billing.har')], reportDir: join(dir, 'report-ub'), strict: true },
+      (s) => lines.push(s),
+    );
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
+    expect(r.summary!.requirements['USAGE-080']?.outcome).toBe('failed');
+  });
+});
 
 describe('check-traffic on a capture of an asset served to another tenant', () => {
   it('asset-other-tenant: MASSET-003 is advisory (the capture cannot say the keys are two tenants)', async () => {
@@ -155,8 +188,35 @@ describe('check-traffic on bad input', () => {
     const r = await judge([har('not-har.txt')], 'not-har');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.lines.join('\n')).toMatch(/not-har.txt: not a HAR file/);
+    expect(existsSync(r.reportDir), 'no empty report directory').toBe(false);
     const both = await judge([har('not-har.txt'), har('broken-entries.har')], 'not-har-and-broken');
     expect(both.exitCode).toBe(EXIT.passed);
+  });
+
+  it.for([
+    ['an empty file', '', /empty, not a HAR file/],
+    ['JSON that is not HAR', '{"log": {"version": "1.2"}}', /not a HAR file \(no log\.entries array\)/],
+    ['a JSON array', '[1, 2]', /not a HAR file \(it does not start with a JSON object\)/],
+    [
+      'a HAR whose only entry is not JSON',
+      '{"log": {"entries": [{"request": nope}]}}',
+      /entry 0 is not valid JSON/,
+    ],
+    ['a file that does not exist', undefined, /cannot be read/],
+    [
+      'a HAR whose only entry has no response',
+      '{"log": {"entries": [{"request": {"method": "GET", "url": "https://gw.example/v1/models"}}]}}',
+      /entry 0 \(GET \/v1\/models\): no response \(status null\); not judged/,
+    ],
+  ] as const)('%s: a clear message, exit 2, no report directory (the CLI)', async ([name, text, message]) => {
+    const file = join(dir, `bad-${name.replace(/\W+/g, '-')}.har`);
+    if (text !== undefined) writeFileSync(file, text);
+    const out = join(dir, `cli-bad-${name.replace(/\W+/g, '-')}`);
+    const run = await runCli(['check-traffic', '--report-dir', out, file]);
+    expect(run.code, run.stdout + run.stderr).toBe(EXIT.usage);
+    expect(run.stdout + run.stderr).toMatch(message);
+    expect(run.stdout + run.stderr).toMatch(/no exchange could be read from the capture; nothing judged/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('does not judge AUTH-001 on a sanitized export (no Authorization header anywhere)', async () => {
@@ -212,7 +272,34 @@ describe('streaming realism (RSP-090, advisory)', () => {
     const v = r.summary!.tests.find((t) => t.ids[0] === 'RSP-090')!;
     expect(v.exchangeCount).toBe(2);
     expect(v.violations).toHaveLength(1);
-    expect(v.violations[0]!.message).toMatch(/entry 0\): all 4 events/);
+    expect(v.violations[0]!.message).toMatch(/all 4 events of the stream arrived within 0 ms/);
+    expect(v.violations[0]!.exchangeId).toBe('har-0-0');
+  });
+
+  it('one check for both sides: the live client times each chunk, so a buffered stream shows in the live run and in its capture', async () => {
+    for (const fault of [undefined, 'stream-buffered']) {
+      const ref = await startReference(fault ? { fault } : {});
+      try {
+        const client = new HttpClient({ baseUrl: ref.url, timeoutMs: 10_000, redactor: new Redactor({}) });
+        const res = await client.send({
+          method: 'POST',
+          path: '/v1/responses',
+          headers: { authorization: `Bearer ${ref.keys.primary}` },
+          json: { model: ref.hints.responses, input: 'hi', max_output_tokens: 4, stream: true },
+        });
+        expect(res.arrival?.kind).toBe('chunks');
+        const found = bufferedStream(res).map((f) => f.id);
+        expect(found, fault ?? 'reference').toEqual(fault ? ['RSP-090'] : []);
+      } finally {
+        await ref.close();
+      }
+    }
+    // The same session recorded as HAR (the client's chunk times become timings.receive) and judged.
+    const file = join(dir, 'stream-buffered.har');
+    await recordCapture(file, 'stream-buffered');
+    const r = await judge([file], 'stream-buffered');
+    expect(r.summary!.advisoryRequirements['RSP-090'], r.lines.join('\n')).toBe(1);
+    expect(r.summary!.failedRequirements['RSP-090']).toBeUndefined();
   });
 });
 

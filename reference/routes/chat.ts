@@ -89,7 +89,7 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
 }
 
 export function registerChat(app: FastifyInstance, ctx: RefContext): void {
-  const streamer = streams(app);
+  const streamer = streams(app, ctx);
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;

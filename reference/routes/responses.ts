@@ -67,7 +67,7 @@ function inputTexts(input: unknown): string[] | string {
 }
 
 export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
-  const streamer = streams(app);
+  const streamer = streams(app, ctx);
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { Decimal } from 'decimal.js';
 import type { TargetConfig } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import type { Redactor } from '../http/redact.ts';
@@ -16,6 +17,7 @@ import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import {
   aggregate,
+  type BalanceDeltaWhy,
   type CutKind,
   exitCodeOf,
   type RunCut,
@@ -53,6 +55,8 @@ export async function finish(c: {
   expectations: ReturnType<typeof loadExpectations> | undefined;
   cut: RunCut | undefined;
   balanceDelta: string | undefined;
+  /** held_points (total - available) of the primary account after the run minus before, where both were read. */
+  heldDelta?: Decimal;
   log: (s: string) => void;
 }): Promise<RunResult> {
   const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
@@ -111,6 +115,7 @@ export async function finish(c: {
       source:
         'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
       ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
+      ...balanceWhy(spentPoints(reportDir), c.balanceDelta, c.heldDelta, target.sharedAccount),
     },
     skippedByClass: skippedByClass(tests),
   };
@@ -237,6 +242,30 @@ function countLines(file: string): number {
 }
 
 /** What the replies reported, what the balance measured, and the media prices learned (summary.json `points`). */
+/**
+ * Why the points counted as spent and the primary balance's move differ (absent when they agree): holds
+ * still pending at the end, holds counted in full and released or settled lower, charges no reply
+ * reported, a shared account. Computed from the run's own figures, never parsed back from a line.
+ */
+export function balanceWhy(
+  spent: Decimal,
+  balanceDelta: string | undefined,
+  heldDelta: Decimal | undefined,
+  shared: boolean,
+): { balanceDeltaWhy?: BalanceDeltaWhy } {
+  if (balanceDelta === undefined) return {};
+  const moved = new Decimal(balanceDelta);
+  if (moved.equals(spent)) return {};
+  const held = heldDelta && !heldDelta.isZero() ? heldDelta : undefined;
+  const rest = spent.minus(moved).minus(held ?? 0);
+  const why: BalanceDeltaWhy = {
+    ...(held ? { stillHeld: held.toString() } : {}),
+    ...(rest.isZero() ? {} : { rest: rest.toString() }),
+    ...(shared ? { shared: true as const } : {}),
+  };
+  return { balanceDeltaWhy: why };
+}
+
 function spendDetails(
   reportDir: string,
 ): Pick<NonNullable<Summary['points']>, 'replies' | 'measured' | 'prices'> {

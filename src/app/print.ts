@@ -8,7 +8,7 @@ import { groupLines } from '../report/console.ts';
 import { notRunLabel } from '../report/groups.ts';
 import { inert } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
-import { type Summary, verdictLine } from '../report/summary.ts';
+import { pointsSpentLine, type Summary, verdictLine } from '../report/summary.ts';
 
 /** `1 requirement`, `2 requirements`. */
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -72,10 +72,7 @@ export function printVerdict(
     log(
       `  ${inert(s.points.balanceRanOut)}: billable work stopped there, the remaining billable tests not run`,
     );
-  if (s.points && (s.points.spent !== '0' || s.points.budget))
-    log(
-      `  points spent: ${s.points.spent}${s.points.budget ? ` of a budget of ${s.points.budget}` : ''}${s.points.balanceDelta !== undefined ? ` (the primary balance moved by ${s.points.balanceDelta})` : ''}`,
-    );
+  if (s.points && (s.points.spent !== '0' || s.points.budget)) log(`  ${pointsSpentLine(s.points)}`);
   for (const e of s.expectations ?? [])
     if (e.status !== 'matched')
       log(

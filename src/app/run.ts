@@ -180,9 +180,12 @@ async function conformanceRun(
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.
   let balanceBefore: Decimal | undefined;
+  /** held_points (total - available) before the run: what holds the account had already. */
+  let heldBefore: Decimal | undefined;
   if (!opts.dryRun && !active?.cut) {
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
+    heldBefore = heldOf(balance);
     const planned = await planBudget(target, balance.available, client, auth);
     if (planned.budget) run.budget = planned.budget;
     // The balance's measure of the spend starts at 0 with the available points read just now.
@@ -235,10 +238,12 @@ async function conformanceRun(
   if (preflightNote) tests.unshift(preflightNote);
   if (descriptionFailure) tests.unshift(descriptionFailure);
   // Nothing is sent after the deadline (the balance read after the suites neither).
-  const balanceAfter =
+  const after =
     balanceBefore !== undefined && active?.cut?.kind !== 'deadline'
-      ? (await readBalance(client, auth, target)).total
+      ? await readBalance(client, auth, target)
       : undefined;
+  const balanceAfter = after?.total;
+  const heldAfter = after ? heldOf(after) : undefined;
   const cut = active?.cut;
   progress?.stop();
   return finish({
@@ -258,9 +263,14 @@ async function conformanceRun(
       balanceBefore !== undefined && balanceAfter !== undefined
         ? balanceBefore.minus(balanceAfter).toString()
         : undefined,
+    ...(heldBefore && heldAfter ? { heldDelta: heldAfter.minus(heldBefore) } : {}),
     log,
   });
 }
+
+/** held_points as the balance implies them (total - available), where both were read. */
+const heldOf = (b: { total?: Decimal; available?: Decimal }): Decimal | undefined =>
+  b.total && b.available ? b.total.minus(b.available) : undefined;
 
 /** A billable run against a real target without --prices: the prices are learned from its first jobs. */
 const NO_PRICES =

@@ -3,13 +3,14 @@
  * live run's CheckContext.checkExchange) or wherever it was recorded (a capture judged by check-traffic).
  * Status, media type, body and headers against the description in use, the APIError shape of every
  * error, server faults, secrets in a reply, points as exact decimals and no `*_credits` outside the
- * legacy format, suspicious fields.
+ * legacy format, suspicious fields, and a stream whose events all arrived at once (advisory).
  */
 import type { HttpResponse } from '../http/client.ts';
 import type { ResponseFinding } from '../openapi/live.ts';
 import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
 import { pointsChecks } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';
+import { bufferedStream } from './stream-pacing.ts';
 
 export interface ExchangeCheckContext {
   /** The secrets no reply may hold: configured keys, canaries (label and value). */
@@ -25,6 +26,7 @@ export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): 
     ...secretLeaks(res, ctx.secrets),
     ...pointsChecks(res),
     ...suspiciousFields(res),
+    ...bufferedStream(res),
     ...ctx.responses.checkResponse(res),
   ];
 }

@@ -57,7 +57,18 @@ export interface HttpResponse {
   jsonError?: string;
   /** The body is JSON nested deeper than MAX_JSON_DEPTH: parsed, then left out (`json` undefined). */
   jsonTooDeep?: true;
+  /** When a text/event-stream body arrived (RSP-090, src/checks/stream-pacing.ts); absent: not known. */
+  arrival?: StreamArrival;
 }
+
+/**
+ * When the body of an event-stream reply arrived. `chunks`: the live client's record, each chunk's end
+ * (byte offset into the body) and the ms since the response's head arrived (`waitMs` after the request
+ * started). `receive`: a capture's HAR timings.receive, the ms from the first byte to the last.
+ */
+export type StreamArrival =
+  | { kind: 'chunks'; waitMs: number; chunks: Array<{ end: number; ms: number }> }
+  | { kind: 'receive'; receiveMs: number };
 
 export interface RequestSpec {
   method: string;
@@ -448,10 +459,17 @@ export class HttpClient {
       });
       headReceived = true;
       stream = res.body;
+      // An event stream's chunks are timed as they come (RSP-090): offsets and ms since the head, cheap.
+      const headAt = performance.now();
+      const timed =
+        mediaTypeOf(flatHeaders(res.headers)['content-type']) === 'text/event-stream'
+          ? ([] as Array<{ end: number; ms: number }>)
+          : undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
         size += (chunk as Buffer).length;
+        timed?.push({ end: size, ms: performance.now() - headAt });
         if (size > maxBody) {
           res.body.destroy();
           throw Object.assign(new Error(`response body larger than ${maxBody} bytes`), {
@@ -463,6 +481,7 @@ export class HttpClient {
       const buf = Buffer.concat(chunks);
       exchange.durationMs = Math.round(performance.now() - started);
       const out = closeExchange(redactor, exchange, spec.path, res.statusCode, flatHeaders(res.headers), buf);
+      if (timed) out.arrival = { kind: 'chunks', waitMs: headAt - started, chunks: timed };
       return out;
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string } };

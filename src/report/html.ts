@@ -8,7 +8,7 @@ import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
-import type { Summary, TestResultRecord } from './summary.ts';
+import { balanceDeltaClause, type Summary, type TestResultRecord } from './summary.ts';
 
 /**
  * The HTML report: one self-contained file (inline CSS, one small inline script, no external asset,
@@ -767,7 +767,7 @@ ${p.budget !== undefined ? `<tr><th>Budget</th><td>${p.budget === null ? '<span 
 ${p.budgetSource ? `<tr><th>Budget from</th><td>${esc(p.budgetSource)}</td></tr>` : ''}
 ${p.balanceRanOut ? `<tr><th>Balance</th><td class="c-failed">${esc(p.balanceRanOut)}: billable work stopped there</td></tr>` : ''}
 ${p.source ? `<tr><th>Source</th><td>${esc(p.source)}</td></tr>` : ''}
-${p.balanceDelta !== undefined ? `<tr><th>Primary balance moved</th><td><code>${esc(p.balanceDelta)}</code> <span class="muted">(total_points before minus after; other traffic on the account moves it too)</span></td></tr>` : ''}</table></section>`);
+${p.balanceDelta !== undefined ? `<tr><th>Primary balance moved</th><td><code>${esc(p.balanceDelta)}</code> <span class="muted">(total_points before minus after; other traffic on the account moves it too)</span>${p.balanceDeltaWhy ? `<br><span data-points="why">Why it differs from the points spent: ${esc(balanceDeltaClause(p.balanceDeltaWhy))}</span>` : ''}</td></tr>` : ''}</table></section>`);
   }
   if (s.expectations?.length) {
     out.push(`<section id="expectations"><h2>Expectations <span class="muted">known deviations accepted until they expire</span></h2>

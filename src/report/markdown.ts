@@ -8,7 +8,7 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparisonLines } from './compare.ts';
 import { notRunLabel } from './groups.ts';
-import { type Summary, verdictLine, verdictWord } from './summary.ts';
+import { pointsSpentLine, type Summary, verdictLine, verdictWord } from './summary.ts';
 
 export const SUMMARY_MD = 'summary.md';
 const MAX_CAUSES = 15;
@@ -69,6 +69,8 @@ export function renderMarkdown(s: Summary): string {
       c.total,
     ]),
   ];
+  if (s.points && (s.points.spent !== '0' || s.points.budget))
+    out.push('', mdText(pointsSpentLine(s.points), 1000));
   if (s.comparison) {
     const r = s.comparison.requirements;
     const t = s.comparison.tests;

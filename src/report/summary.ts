@@ -116,6 +116,8 @@ export interface Summary {
     source: string;
     /** The primary account's total_points before minus after the run (other traffic may move it too). */
     balanceDelta?: string;
+    /** Why `spent` and `balanceDelta` differ, from what the run measured (absent: they agree). */
+    balanceDeltaWhy?: BalanceDeltaWhy;
     /** Where the budget came from (a flag, the environment, the file, the default, the available balance). */
     budgetSource?: string;
     /** Why billable work stopped: the primary account could not pay any more. */
@@ -364,4 +366,39 @@ export function aggregate(
     requirements,
     cleanup: cleanupOf(tests),
   };
+}
+
+/**
+ * The facts behind a difference between the points a run counts as spent and what the primary
+ * account's total_points moved (decimal strings, computed once in finish and rendered by every report).
+ */
+export interface BalanceDeltaWhy {
+  /** held_points (total - available) after the run minus before: holds counted as spent, not settled yet. */
+  stillHeld?: string;
+  /** The target declares the primary account shared: other traffic moves its balance too. */
+  shared?: true;
+  /**
+   * spent - moved - stillHeld. Positive: holds counted in full (a media job's pending_points) that were
+   * released or settled lower (refunds). Negative: charges the replies did not report (or other traffic).
+   */
+  rest?: string;
+}
+
+/** The clause that says why spent and the balance's move differ (console, summary.md, HTML). */
+export function balanceDeltaClause(why: BalanceDeltaWhy): string {
+  const parts: string[] = [];
+  if (why.stillHeld) parts.push(`${why.stillHeld} still held by requests not settled yet`);
+  if (why.rest && !why.rest.startsWith('-'))
+    parts.push(`${why.rest} of holds counted in full but released or settled lower`);
+  if (why.rest?.startsWith('-')) parts.push(`${why.rest.slice(1)} more than the replies reported`);
+  if (why.shared) parts.push('the account is shared, so other traffic moves it too');
+  return parts.join('; ');
+}
+
+/** `points spent: X of a budget of Y (the primary balance moved by Z: why)`, for the console and summary.md. */
+export function pointsSpentLine(p: NonNullable<Summary['points']>): string {
+  const budget = p.budget ? ` of a budget of ${p.budget}` : '';
+  const why = p.balanceDeltaWhy ? `: ${balanceDeltaClause(p.balanceDeltaWhy)}` : '';
+  const moved = p.balanceDelta !== undefined ? ` (the primary balance moved by ${p.balanceDelta}${why})` : '';
+  return `points spent: ${p.spent}${budget}${moved}`;
 }

@@ -26,8 +26,6 @@ export interface CapturedExchange {
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
-  /** HAR timings (ms) where the capture has them. */
-  timings?: { wait?: number; receive?: number };
   startedAt: string;
 }
 
@@ -156,12 +154,8 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
   out.res = closeExchange(redactor, exchange, path, status, h, decoded);
-  const t = obj(e?.timings);
-  if (t) {
-    const timings: NonNullable<CapturedExchange['timings']> = {};
-    if (typeof t.wait === 'number' && t.wait >= 0) timings.wait = t.wait;
-    if (typeof t.receive === 'number' && t.receive >= 0) timings.receive = t.receive;
-    out.timings = timings;
-  }
+  // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
+  const receive = obj(e?.timings)?.receive;
+  if (typeof receive === 'number' && receive >= 0) out.res.arrival = { kind: 'receive', receiveMs: receive };
   return out;
 }

@@ -55,9 +55,20 @@ export function harEntry(baseUrl: string, spec: RequestSpec, res: HttpResponse):
       bodySize: res.body.length,
     },
     cache: {},
-    // The client does not see when the first byte came: the whole time is `wait`, `receive` unknown (-1).
-    timings: { send: 0, wait: res.exchange.durationMs, receive: -1 },
+    timings: timingsOf(res),
   };
+}
+
+/**
+ * HAR timings: an event stream's head and last chunk as the client timed them (`wait` to the head,
+ * `receive` from it to the body's end); otherwise the client has no time of the head: the whole time is
+ * `wait`, `receive` unknown (-1).
+ */
+function timingsOf(res: HttpResponse): { send: number; wait: number; receive: number } {
+  const a = res.arrival;
+  if (a?.kind !== 'chunks') return { send: 0, wait: res.exchange.durationMs, receive: -1 };
+  const round = (ms: number) => Math.round(ms * 1000) / 1000;
+  return { send: 0, wait: round(a.waitMs), receive: round(a.chunks.at(-1)?.ms ?? 0) };
 }
 
 /** A HAR 1.2 document of the given entries. */

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { violation } from '../catalogue.ts';
 import type { Finding } from '../checks/exchange.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
-import { parseSse } from '../checks/sse.ts';
+import { BUFFERED_STREAM, streamTimed } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor, redactConsole } from '../http/redact.ts';
@@ -61,11 +61,6 @@ const PER_EXCHANGE = [
   'RESP-003',
   'RESP-004',
 ];
-/** Streaming realism (notable): a text/event-stream reply whose events all arrived at once. */
-export const BUFFERED_STREAM = 'RSP-090';
-/** Events that arriving within this many ms (HAR `timings.receive`) are one buffered delivery. */
-const AT_ONCE_MS = 1;
-const AT_ONCE_MIN_EVENTS = 3;
 /** Listed violations per requirement id; the rest are counted. */
 const MAX_LISTED = 50;
 /** The capture's own description is kept only up to this size (it is read into memory). */
@@ -142,11 +137,6 @@ async function judgeFiles(
   const description = await describe(opts.description, captured);
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
-  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
-  mkdirSync(reportDir, { recursive: true });
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
-  const exchangeLog = createWriteStream(exchangesFile);
-  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
 
   // Pass 2: judge every exchange in capture order.
   const ids = new Map<string, IdRecord>();
@@ -222,13 +212,21 @@ async function judgeFiles(
       const { judged, findings } = state.judge(x);
       for (const id of judged) rec(id).judged++;
       for (const f of findings) note(f, res.exchange);
-      const buffered = bufferedStream(x);
-      if (buffered !== undefined) {
-        rec(BUFFERED_STREAM).judged++;
-        if (buffered) note(buffered, res.exchange);
-      }
+      // Streaming realism: its finding comes with the per-exchange checks (the live run's, one check).
+      if (streamTimed(res)) rec(BUFFERED_STREAM).judged++;
     }
   }
+  for (const p of problems) log(`check-traffic: ${p}`);
+  // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
+  // no report directory is made.
+  if (judgedExchanges === 0) {
+    log('check-traffic: no exchange could be read from the capture; nothing judged');
+    return { exitCode: EXIT.usage };
+  }
+  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  const exchangeLog = createWriteStream(join(reportDir, 'exchanges.ndjson'));
+  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
   // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
   // capture is the full log already, and the report writer reads its files whole (memory stays bounded
   // by the findings, not by the size of the capture).
@@ -238,11 +236,6 @@ async function judgeFiles(
     if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
       await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
   await new Promise<void>((r) => exchangeLog.end(r));
-  for (const p of problems) log(`check-traffic: ${p}`);
-  if (read === 0) {
-    log('check-traffic: no exchange could be read from the capture; nothing judged');
-    return { exitCode: EXIT.usage };
-  }
 
   const tests: TestResultRecord[] = [];
   if (description.failure) tests.push(description.failure);
@@ -343,27 +336,6 @@ async function judgeFiles(
   }
   log(line);
   return { summary, exitCode: exitCodeOf(summary), reportDir };
-}
-
-/**
- * Streaming realism (advisory): a text/event-stream reply whose events arrived all at once (HAR
- * timings.receive of at most AT_ONCE_MS for AT_ONCE_MIN_EVENTS or more events) was buffered on the way,
- * "streamed" in name only. undefined: not judged (no timings, not a stream, too few events).
- */
-function bufferedStream(x: CapturedExchange): TrafficFinding | false | undefined {
-  const res = x.res!;
-  if (res.mediaType !== 'text/event-stream' || res.status < 200 || res.status >= 300) return undefined;
-  const receive = x.timings?.receive;
-  if (receive === undefined) return undefined;
-  const events = parseSse(res.text).length;
-  if (events < AT_ONCE_MIN_EVENTS) return undefined;
-  if (receive > AT_ONCE_MS) return false;
-  return {
-    id: BUFFERED_STREAM,
-    message: `${x.method} ${res.exchange.path} (${x.where}): all ${events} events of the stream arrived within ${receive} ms: buffered on the way, streamed in name only`,
-    received: { events, receiveMs: receive },
-    level: 'notable',
-  };
 }
 
 interface Description {

@@ -3,13 +3,22 @@
  * Single exchanges: a request the contract says must be refused that was answered 2xx (a valid request
  * refused is not judged: the capture does not say why). Sequences: an Idempotency-Key replay that
  * returned another result, a job leaving a terminal status, a responses stream without exactly one
- * terminal event. Every rule says which exchanges it judged, so the report tells what the capture could
+ * terminal event, a usage record that states another charge than the billing of the reply it names.
+ * Every rule says which exchanges it judged, so the report tells what the capture could
  * not judge at all (not judged, never passed).
  */
-import { entryId, findEntryList, isPlainObject } from '../checks/json.ts';
+import type { Decimal } from 'decimal.js';
+import { allStrings, entryId, findEntryList, isPlainObject } from '../checks/json.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
-import { chargeChanges, chargedOf, statusProblem, usageChargesOf } from '../stateful/invariants.ts';
+import {
+  chargeChanges,
+  chargedOf,
+  listedRecords,
+  statusProblem,
+  usageChargeProblem,
+  usageChargesOf,
+} from '../stateful/invariants.ts';
 import type { CapturedExchange } from './capture.ts';
 
 export interface TrafficFinding {
@@ -42,6 +51,11 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
   { id: 'MJOB-024', needs: 'a media job request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-025', needs: 'a media job read again after a terminal status' },
   { id: 'PTS-006', needs: 'GET /v1/usage read twice by one key, showing the same record' },
+  {
+    id: 'USAGE-080',
+    needs:
+      'a chat, embedding or responses reply with billing.charged_points, then a GET /v1/usage record naming its X-Request-ID or id',
+  },
   { id: 'MASSET-003', needs: 'an asset downloaded with another key than the one whose job named it' },
 ];
 
@@ -57,6 +71,8 @@ const NEVER_ACCEPTED = [
 const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
 const TERMINAL_FAILURES = ['failed', 'cancelled', 'expired'];
 
+/** A request id shorter than this could be any field's value: not taken as a link to a usage record. */
+const MIN_REF_LENGTH = 8;
 const ok2xx = (s: number) => s >= 200 && s < 300;
 const inRange = (v: unknown, r: { min: number; max: number }) =>
   typeof v === 'number' && v >= r.min && v <= r.max;
@@ -75,6 +91,14 @@ export class TrafficState {
   private readonly usage = new Map<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
   private readonly assetOwner = new Map<string, string>();
+  /**
+   * USAGE-080: billable replies not yet met in a usage listing, by what a usage record can name its
+   * request by (the reply's X-Request-ID, its body's id): the charge its billing reports and the model.
+   */
+  private readonly billed = new Map<
+    string,
+    { charged: Decimal; model: string; where: string; refs: string[] }
+  >();
 
   /** `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized). */
   constructor(private readonly credentialsRecorded: boolean) {}
@@ -188,6 +212,21 @@ export class TrafficState {
           level: 'notable',
         });
     }
+    if (
+      x.method === 'POST' &&
+      TEXT_CALLS.includes(path) &&
+      ok2xx(status) &&
+      typeof body?.model === 'string'
+    ) {
+      const charged = chargedOf(res.json);
+      const refs = [res.headers['x-request-id'], (res.json as { id?: unknown } | undefined)?.id].filter(
+        (r): r is string => typeof r === 'string' && r.length >= MIN_REF_LENGTH,
+      );
+      if (charged) {
+        const reply = { charged, model: body.model, where: x.where, refs };
+        for (const ref of refs) this.billed.set(ref, reply);
+      }
+    }
     this.replay(x, where, judged, findings);
     this.learn(x, path, where, judged, findings);
     return { judged, findings };
@@ -266,6 +305,23 @@ export class TrafficState {
       for (const [id, charged] of now) if (!seen.has(id)) seen.set(id, charged);
       this.usage.set(x.who, seen);
     }
+    if (x.method === 'GET' && path === '/v1/usage' && this.billed.size > 0)
+      for (const record of listedRecords(res.json)) {
+        // The record of a billable reply the capture holds: it names the reply's request id or id.
+        const ref = allStrings(record).find((s) => this.billed.has(s.value))?.value;
+        if (ref === undefined) continue;
+        const reply = this.billed.get(ref)!;
+        for (const r of reply.refs) this.billed.delete(r);
+        judged.push('USAGE-080');
+        const p = usageChargeProblem([record], reply.charged, reply.model, `${where}, the record of ${ref}`);
+        if (p)
+          findings.push({
+            id: p.id,
+            message: `${p.message} (the reply at ${reply.where})`,
+            received: p.received,
+            expected: p.expected,
+          });
+      }
     const job = isPlainObject(res.json) ? res.json : undefined;
     const jobRead = x.method === 'GET' && /^\/v1\/media\/jobs\/[^/]+$/.test(path);
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;

@@ -65,19 +65,23 @@ check(
   },
 );
 
-check({ ids: ['RSP-003'], effect: 'billable' }, 'streams as text/event-stream', async (t) => {
-  const res = await stream(t);
-  t.ensure(
-    isSuccess(res.status) && res.mediaType === 'text/event-stream',
-    'RSP-003',
-    `a streamed responses call answered ${res.status} ${res.mediaType ?? '(no content type)'}`,
-    {
-      received: res.mediaType ?? null,
-      expected: 'text/event-stream',
-      exchange: res.exchange,
-    },
-  );
-});
+check(
+  { ids: ['RSP-003', 'RSP-090'], effect: 'billable' },
+  'streams as text/event-stream, event by event',
+  async (t) => {
+    const res = await stream(t);
+    t.ensure(
+      isSuccess(res.status) && res.mediaType === 'text/event-stream',
+      'RSP-003',
+      `a streamed responses call answered ${res.status} ${res.mediaType ?? '(no content type)'}`,
+      {
+        received: res.mediaType ?? null,
+        expected: 'text/event-stream',
+        exchange: res.exchange,
+      },
+    );
+  },
+);
 
 check(
   { ids: ['RSP-004', 'RSP-005', 'RSP-006'], effect: 'billable' },

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { Client } from 'undici';
+import { Client, request } from 'undici';
 import { describe, expect, test } from 'vitest';
 import { FAULTS, type ReferenceHandle, startReference, VARIANTS } from '../../reference/start.ts';
 import { REUSE_CLOSE_EVERY } from '../../reference/transport.ts';
@@ -702,6 +702,25 @@ const FAULT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> =
   'spend-numbers': async (ref) =>
     typeof (await chat(ref)).body.billing.charged_points === 'number' &&
     typeof (await createJob(ref, jobBody('wc-100010'))).body.pending_points === 'number',
+  // --- traffic ---
+  // A streamed reply's body comes in one piece (every event written at once), not one piece per event.
+  'stream-buffered': async (ref) => {
+    const res = await request(`${ref.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ref.keys.primary}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: ref.hints.responses,
+        input: 'Say ok.',
+        max_output_tokens: 3,
+        stream: true,
+      }),
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    });
+    let pieces = 0;
+    for await (const _ of res.body) pieces++;
+    return pieces === 1;
+  },
 };
 
 const VARIANT_PROBES: Record<string, (ref: ReferenceHandle) => Promise<boolean>> = {

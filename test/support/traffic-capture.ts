@@ -57,6 +57,8 @@ export async function recordCapture(file: string, fault?: string): Promise<{ key
       headers: as(),
       json: { model: ref.hints.embedding, input: 'hi' },
     });
+    // The usage records of the calls above, each naming its request's X-Request-ID (USAGE-080).
+    await send({ method: 'GET', path: '/v1/usage', headers: as() });
     await send({
       method: 'POST',
       path: '/v1/responses',
