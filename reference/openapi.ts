@@ -4,12 +4,12 @@
 
 import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
+import { FAULTS, VARIANTS } from './faults.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
 import { leakedFieldSchema } from './internal.ts';
 import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
-import { applyMediaFaults, mediaSchemas } from './media/openapi.ts';
-import { EXTRA_IDS, MEDIA_IDS } from './media/table.ts';
+import { mediaSchemas } from './media/openapi.ts';
 import { paymentSchemas } from './routes/payments.ts';
 import { ticketCreatedStatus, ticketSchemas } from './routes/tickets.ts';
 import { contractComponents, type JsonObject } from './schemas.ts';
@@ -398,10 +398,7 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
                 },
               },
             },
-            usage:
-              ctx.fault === 'usage-tokens-as-strings'
-                ? { type: 'object', required: ['prompt_tokens', 'completion_tokens', 'total_tokens'] }
-                : tokens(['prompt_tokens', 'completion_tokens', 'total_tokens']),
+            usage: tokens(['prompt_tokens', 'completion_tokens', 'total_tokens']),
             ...billing,
           },
         },
@@ -568,8 +565,6 @@ function errorStatuses(
   const common = op.body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
   const statuses = [...new Set([...common, ...(op.errors ?? [])])].sort();
   if (pending) statuses.push('501');
-  if (key === 'GET /v1/models' && ctx.fault === 'openapi-undeclared-401')
-    return statuses.filter((s) => s !== '401');
   return statuses;
 }
 
@@ -674,12 +669,6 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     ...paymentSchemas(ctx),
     ...mediaSchemas(ctx),
   };
-  // Variant openapi-model-enum: the job create's `model` lists the deployed ids (eight documented ones
-  // and the reference's own), not the 16 of the model table: "the catalog is extended over time".
-  if (ctx.variant === 'openapi-model-enum') {
-    const create = schemas.MediaJobCreate as { properties: Record<string, JsonObject> };
-    create.properties.model = { type: 'string', enum: [...MEDIA_IDS.slice(0, 8), ...EXTRA_IDS] };
-  }
   const doc: JsonObject = {
     openapi: '3.1.0',
     info: {
@@ -693,7 +682,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       headers: {
         RequestId: {
           description: 'Unique id of this request, for support.',
-          required: ctx.fault === 'request-id-promised',
+          required: false,
           schema: { type: 'string' },
         },
         IdempotentReplayed: {
@@ -706,8 +695,11 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
     },
   };
-  applyFaults(ctx, doc, schemas);
-  applyMediaFaults(ctx, schemas);
+  applyFaults(ctx, schemas);
+  // The fault's and the variant's own description change (reference/faults/<area>.ts, `openapi`).
+  const draft = { doc, paths, schemas };
+  FAULTS.find((f) => f.name === ctx.fault)?.openapi?.(draft);
+  VARIANTS.find((v) => v.name === ctx.variant)?.openapi?.(draft);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
   if (ctx.variant === 'legacy-credits-json') legacyAsJson(doc);
@@ -778,92 +770,10 @@ function addLegacyComponents(ctx: RefContext, schemas: Record<string, JsonObject
   }
 }
 
-function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, JsonObject>): void {
-  const props = (name: string) => (schemas[name] as { properties: Record<string, JsonObject> }).properties;
-  const paths = doc.paths as Record<string, unknown>;
+function applyFaults(ctx: RefContext, schemas: Record<string, JsonObject>): void {
   // Faults purchase-cost-field and routing-field-host (internal.ts): the leaked entry field, described.
   const leaked = leakedFieldSchema(ctx);
   if (leaked) (schemas.ModelEntry as { allOf: JsonObject[] }).allOf.push(leaked);
-  const entry = (schemas.ModelEntry as { allOf: JsonObject[] }).allOf;
-  if (ctx.fault === 'openapi-schema-cycle') {
-    schemas.EntryLoop = { allOf: [ref('EntryLoop')] };
-    entry.push(ref('EntryLoop'));
-  }
-  if (ctx.fault === 'openapi-invalid-pattern')
-    entry.push({ properties: { id: { type: 'string', pattern: '([a-z' } } });
-  // Variant openapi-large-enum: an optional entry field whose items list 2,500 language codes (aaa, aab,
-  // ...): the contract sets no size limit on the description, the suite's bound on one enum is 2,000.
-  if (ctx.variant === 'openapi-large-enum') {
-    const letters = (i: number) =>
-      [i / 676, (i / 26) % 26, i % 26].map((d) => String.fromCharCode(97 + Math.floor(d))).join('');
-    const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
-    entry.push({ properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } } });
-  }
-  // Fault openapi-deep-inline: a recursive `metadata` value inlined 80 levels deep (two nestings each).
-  if (ctx.fault === 'openapi-deep-inline') {
-    let metadata: JsonObject = { type: 'string' };
-    for (let i = 0; i < 80; i++) metadata = { type: 'object', properties: { value: metadata } };
-    entry.push({ properties: { metadata } });
-  }
-  if (ctx.variant === 'openapi-lookahead-pattern')
-    entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
-  switch (ctx.fault) {
-    case 'openapi-invalid':
-      delete doc.info;
-      paths['/v1/broken'] = 'not a path item';
-      break;
-    case 'openapi-missing-endpoint':
-      delete paths['/v1/embeddings'];
-      break;
-    case 'openapi-no-health':
-      delete paths['/healthz'];
-      delete paths['/status'];
-      break;
-    case 'openapi-enum-drift': {
-      const chat = props('ChatCompletionRequest');
-      chat.temperature = { ...chat.temperature, maximum: 1 };
-      const role = (chat.messages as { items: { properties: { role: { enum: string[] } } } }).items.properties
-        .role;
-      role.enum = role.enum.filter((r) => r !== 'developer');
-      break;
-    }
-    case 'models-price-number':
-      props('TextModelEntry').request_points_per_million_tokens = { type: 'number' };
-      props('TextModelEntry').response_points_per_million_tokens = { type: 'number' };
-      break;
-    case 'balance-number':
-      for (const field of ['total_points', 'held_points', 'available_points'])
-        props('Balance')[field] = { type: 'number' };
-      break;
-    case 'openapi-usage-optional':
-      for (const schema of [
-        schemas.ChatCompletion,
-        (schemas.ChatCompletionResponse as { allOf: JsonObject[] }).allOf[1],
-      ]) {
-        const s = schema as { required: string[] };
-        s.required = s.required.filter((f) => f !== 'usage');
-      }
-      break;
-    case 'usage-tokens-as-strings': {
-      const usage = props('ChatCompletion').usage as { properties: Record<string, JsonObject> };
-      for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
-      break;
-    }
-    case 'embed-1023': {
-      const data = props('EmbeddingList').data as { items: { properties: { embedding: JsonObject } } };
-      data.items.properties.embedding = {
-        ...data.items.properties.embedding,
-        minItems: 1023,
-        maxItems: 1023,
-      };
-      break;
-    }
-    case 'balance-missing-held': {
-      const balance = schemas.Balance as { required: string[] };
-      balance.required = balance.required.filter((f) => f !== 'held_points');
-      break;
-    }
-  }
 }
 
 function operationId(method: string, path: string): string {

@@ -137,6 +137,14 @@ export const INFERENCE_FAULTS = [
     // The description's ChatCompletion says strings where the contract says integers: drift (OAS-003);
     // a token count as a decimal string is what PTS-005 rules out ("token fields ... are not points").
     breaks: ['CHAT-003', 'OAS-003', 'PTS-005'],
+    openapi: ({ schemas }) => {
+      const usage = schemas.ChatCompletion.properties.usage;
+      for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
+      schemas.ChatCompletionResponse.allOf[1].properties.usage = {
+        type: 'object',
+        required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+      };
+    },
     probe: { request: req.chat(), holds: (r) => typeof r.body.usage.prompt_tokens === 'string' },
   },
   // inference.ts: tx-chat-premium callable from the primary account (still not listed)
@@ -230,6 +238,10 @@ export const INFERENCE_FAULTS = [
     description: 'embeddings have 1023 floats (and the description says 1023)',
     // The description's 1023 contradicts the contract's 1024: drift (OAS-003).
     breaks: ['EMB-001', 'OAS-003'],
+    openapi: ({ schemas }) => {
+      const item = schemas.EmbeddingList.properties.data.items.properties;
+      item.embedding = { ...item.embedding, minItems: 1023, maxItems: 1023 };
+    },
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).body.data[0].embedding.length ===

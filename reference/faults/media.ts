@@ -5,6 +5,7 @@ import {
   type Fault,
   jobBody,
   keyed,
+  optional,
   req,
   sleep,
   UNCERTAIN,
@@ -353,6 +354,10 @@ export const MEDIA_FAULTS = [
     name: 'sha-uppercase',
     description: 'input sha256 is uppercase hex (and described without the pattern)',
     breaks: ['MIN-002'],
+    openapi: ({ schemas }) => {
+      const { pattern: _pattern, ...sha256 } = schemas.MediaInput.properties.sha256;
+      schemas.MediaInput.properties.sha256 = sha256;
+    },
     probe: { request: req.upload('png-64x48.png'), holds: (r) => /[A-F]/.test(r.body.input.sha256) },
   },
   // routes/media-inputs.ts: duration_ms 1 for images
@@ -367,6 +372,9 @@ export const MEDIA_FAULTS = [
     name: 'envelope-extra-field',
     description: 'the MediaInputEnvelope carries quota_remaining_bytes (and is described so)',
     breaks: ['MIN-001'],
+    openapi: ({ schemas }) => {
+      schemas.MediaInputEnvelope.properties.quota_remaining_bytes = { type: 'integer' };
+    },
     probe: { request: req.upload('png-64x48.png'), holds: (r) => 'quota_remaining_bytes' in r.body },
   },
   // routes/media-inputs.ts: expires_at on new inputs
@@ -467,6 +475,10 @@ export const MEDIA_FAULTS = [
     description:
       'jobs before their end report progress_percent 101 (described as an integer without maximum)',
     breaks: ['MJOB-022'],
+    openapi: ({ schemas }) => {
+      schemas.MediaJob.properties.progress_percent = { type: ['integer', 'null'] };
+      schemas.MediaJobResponse.allOf[1].properties.progress_percent = { type: ['integer', 'null'] };
+    },
     probe: {
       run: async ({ ref, createJob, pollJob }) => {
         const created = await createJob(ref, jobBody('wc-100010'));
@@ -558,6 +570,9 @@ export const MEDIA_FAULTS = [
     description: 'media catalog capabilities are one comma-separated string (and described as a string)',
     // The description's string contradicts the contract's array: drift (OAS-003).
     breaks: ['MCAT-002', 'OAS-003'],
+    openapi: ({ schemas }) => {
+      schemas.MediaCatalogEntry.properties.capabilities = { type: 'string' };
+    },
     probe: {
       run: async ({ ref, catalogEntry }) =>
         typeof (await catalogEntry(ref, 'wc-100010')).capabilities === 'string',
@@ -568,6 +583,10 @@ export const MEDIA_FAULTS = [
     name: 'kind-missing',
     description: 'jobs created without kind omit kind (and kind is described as optional)',
     breaks: ['MJOB-020'],
+    openapi: ({ schemas }) => {
+      optional(schemas.MediaJob, 'kind');
+      optional(schemas.MediaJobResponse.allOf[1], 'kind');
+    },
     probe: { request: req.job(jobBody('wc-100010')), holds: (r) => !('kind' in r.body) },
   },
   // routes/media-jobs.ts: media validation code bad_parameter

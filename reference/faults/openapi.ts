@@ -1,5 +1,7 @@
 // Faults and variants of the live description alone (openapi.ts): the server answers as the plain reference.
-import { type Fault, req, type Variant } from './probe.ts';
+import { EXTRA_IDS, MEDIA_IDS } from '../media/table.ts';
+import type { JsonObject } from '../schemas.ts';
+import { type Fault, optional, req, type Variant } from './probe.ts';
 
 export const OPENAPI_FAULTS = [
   // openapi.ts: `info` removed and a path item of the wrong type
@@ -7,6 +9,10 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-invalid',
     description: '/openapi.json is not a valid OpenAPI 3.1 document',
     breaks: ['OAS-001'],
+    openapi: ({ doc, paths }) => {
+      delete doc.info;
+      paths['/v1/broken'] = 'not a path item';
+    },
     probe: { request: req.openapi(), holds: (r) => r.body.info === undefined },
   },
   // openapi.ts: POST /v1/embeddings left out
@@ -14,6 +20,9 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-missing-endpoint',
     description: 'the description omits POST /v1/embeddings',
     breaks: ['OAS-002'],
+    openapi: ({ paths }) => {
+      delete paths['/v1/embeddings'];
+    },
     probe: { request: req.openapi(), holds: (r) => r.body.paths['/v1/embeddings'] === undefined },
   },
   // openapi.ts: chat temperature maximum 1, role enum without developer
@@ -21,6 +30,12 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-enum-drift',
     description: "the description's chat request has temperature maximum 1 and no `developer` role",
     breaks: ['OAS-003'],
+    openapi: ({ schemas }) => {
+      const chat = schemas.ChatCompletionRequest.properties;
+      chat.temperature = { ...chat.temperature, maximum: 1 };
+      const role = chat.messages.items.properties.role;
+      role.enum = role.enum.filter((r: string) => r !== 'developer');
+    },
     probe: {
       request: req.openapi(),
       holds: (r) => r.body.components.schemas.ChatCompletionRequest.properties.temperature.maximum === 1,
@@ -31,6 +46,9 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-undeclared-401',
     description: 'GET /v1/models declares no 401 response',
     breaks: ['RESP-001'],
+    openapi: ({ paths }) => {
+      delete paths['/v1/models'].get.responses['401'];
+    },
     probe: {
       request: req.openapi(),
       holds: (r) => r.body.paths['/v1/models'].get.responses['401'] === undefined,
@@ -41,6 +59,10 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-schema-cycle',
     description: "the description's model entry applies a schema whose allOf includes itself (a cycle)",
     breaks: ['OAS-001'],
+    openapi: ({ schemas }) => {
+      schemas.EntryLoop = { allOf: [{ $ref: '#/components/schemas/EntryLoop' }] };
+      schemas.ModelEntry.allOf.push({ $ref: '#/components/schemas/EntryLoop' });
+    },
     probe: {
       run: async ({ ref, openapi }) =>
         (await openapi(ref)).components.schemas.EntryLoop?.allOf?.[0]?.$ref ===
@@ -52,6 +74,8 @@ export const OPENAPI_FAULTS = [
     name: 'openapi-invalid-pattern',
     description: "the description's model entry id has pattern `([a-z`, not a regular expression",
     breaks: ['OAS-001'],
+    openapi: ({ schemas }) =>
+      schemas.ModelEntry.allOf.push({ properties: { id: { type: 'string', pattern: '([a-z' } } }),
     probe: {
       request: req.openapi(),
       holds: (r) => JSON.stringify(r.body.components.schemas.ModelEntry).includes('"pattern":"([a-z"'),
@@ -63,6 +87,10 @@ export const OPENAPI_FAULTS = [
     description: "the description leaves the chat reply's usage optional (the server still sends it)",
     breaks: ['OAS-004'],
     level: 'notable',
+    openapi: ({ schemas }) => {
+      for (const schema of [schemas.ChatCompletion, schemas.ChatCompletionResponse.allOf[1]])
+        optional(schema, 'usage');
+    },
     probe: {
       run: async ({ ref, openapi, chat }) => {
         const { ChatCompletion, ChatCompletionResponse } = (await openapi(ref)).components.schemas;
@@ -77,6 +105,10 @@ export const OPENAPI_FAULTS = [
     description: 'the description lists neither GET /healthz nor GET /status',
     breaks: ['OAS-005'],
     level: 'notable',
+    openapi: ({ paths }) => {
+      delete paths['/healthz'];
+      delete paths['/status'];
+    },
     probe: {
       run: async ({ ref, openapi, call }) => {
         const paths = (await openapi(ref)).paths;
@@ -91,6 +123,12 @@ export const OPENAPI_FAULTS = [
       "the description's model entry has an optional `metadata` field whose recursive schema is inlined 80 levels deep (nesting beyond the suite's bound of 128)",
     breaks: ['OAS-006'],
     level: 'notable',
+    // A recursive `metadata` value inlined 80 levels deep (two nestings each).
+    openapi: ({ schemas }) => {
+      let metadata: JsonObject = { type: 'string' };
+      for (let i = 0; i < 80; i++) metadata = { type: 'object', properties: { value: metadata } };
+      schemas.ModelEntry.allOf.push({ properties: { metadata } });
+    },
     probe: {
       request: req.openapi(),
       holds: (r) => JSON.stringify(r.body.components.schemas.ModelEntry).split('"value":').length === 81,
@@ -114,6 +152,8 @@ export const OPENAPI_VARIANTS = [
     name: 'openapi-lookahead-pattern',
     readings: ['OAS-001', 'RESP-003'],
     description: "the description's model entry id has pattern ^(?!\\s)\\S+$ (a lookahead)",
+    openapi: ({ schemas }) =>
+      schemas.ModelEntry.allOf.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } }),
     probe: {
       request: req.openapi(),
       holds: (r) => JSON.stringify(r.body.components.schemas.ModelEntry).includes('(?!\\\\s)'),
@@ -125,6 +165,12 @@ export const OPENAPI_VARIANTS = [
     readings: ['OAS-003'],
     description:
       "the description's MediaJobCreate.model enumerates the deployed ids (8 documented ones and the reference's own), not the 16 documented",
+    openapi: ({ schemas }) => {
+      schemas.MediaJobCreate.properties.model = {
+        type: 'string',
+        enum: [...MEDIA_IDS.slice(0, 8), ...EXTRA_IDS],
+      };
+    },
     probe: {
       request: req.openapi(),
       holds: (r) =>
@@ -137,6 +183,15 @@ export const OPENAPI_VARIANTS = [
     readings: ['OAS-001', 'OAS-006'],
     description:
       "the description's model entry has an optional `languages` field whose items enumerate 2,500 language codes (beyond the suite's 2,000-value bound on one enum)",
+    openapi: ({ schemas }) => {
+      // 2,500 language codes (aaa, aab, ...): the contract sets no size limit on the description.
+      const letters = (i: number) =>
+        [i / 676, (i / 26) % 26, i % 26].map((d) => String.fromCharCode(97 + Math.floor(d))).join('');
+      const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
+      schemas.ModelEntry.allOf.push({
+        properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } },
+      });
+    },
     probe: {
       request: req.openapi(),
       holds: (r) =>

@@ -1,7 +1,7 @@
 // Faults and variants of the catalogue, balance, billing, usage, ledger and legacy currency format (routes/models.ts,
 // routes/balance.ts, billing.ts, internal.ts, routes/usage.ts, routes/ledger.ts, legacy.ts, state.ts).
 import { Decimal } from 'decimal.js';
-import { type Fault, jobBody, LEGACY, req, unpriced, type Variant } from './probe.ts';
+import { type Fault, jobBody, LEGACY, optional, req, unpriced, type Variant } from './probe.ts';
 
 export const POINTS_FAULTS = [
   // routes/models.ts: entries lack context_length, which the description requires
@@ -26,6 +26,11 @@ export const POINTS_FAULTS = [
     name: 'models-price-number',
     description: 'model prices are JSON numbers (and described as numbers)',
     breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      const entry = schemas.TextModelEntry.properties;
+      entry.request_points_per_million_tokens = { type: 'number' };
+      entry.response_points_per_million_tokens = { type: 'number' };
+    },
     probe: {
       request: req.models(),
       holds: (r) => typeof r.body.data[0].request_points_per_million_tokens === 'number',
@@ -87,6 +92,10 @@ export const POINTS_FAULTS = [
     name: 'balance-number',
     description: 'balance points are JSON numbers (and described as numbers)',
     breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      for (const field of ['total_points', 'held_points', 'available_points'])
+        schemas.Balance.properties[field] = { type: 'number' };
+    },
     probe: { request: req.balance(), holds: (r) => typeof r.body.total_points === 'number' },
   },
   // routes/balance.ts + openapi.ts: held_points omitted (and not required by the description)
@@ -94,6 +103,7 @@ export const POINTS_FAULTS = [
     name: 'balance-missing-held',
     description: 'the balance omits held_points',
     breaks: ['BAL-001'],
+    openapi: ({ schemas }) => optional(schemas.Balance, 'held_points'),
     probe: { request: req.balance(), holds: (r) => !('held_points' in r.body) },
   },
   // routes/balance.ts: available = total - held + 1

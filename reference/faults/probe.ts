@@ -4,7 +4,6 @@
 // function given a kit of request helpers. The kit is implemented in test/reference/probe-kit.ts (the
 // reference never sends requests itself); test/reference/faults.test.ts runs every probe.
 
-import type { RefContext } from '../context.ts';
 import { TABLE } from '../media/table.ts';
 import type { JsonObject } from '../schemas.ts';
 
@@ -35,13 +34,22 @@ export interface Variant {
 /** The description being built: the whole document and its component schemas (before legacy twins). */
 export interface OpenApiDraft {
   doc: JsonObject;
-  paths: Record<string, unknown>;
-  schemas: Record<string, JsonObject>;
-  ctx: RefContext;
+  // biome-ignore lint/suspicious/noExplicitAny: path items are patched field by field
+  paths: Record<string, any>;
+  // biome-ignore lint/suspicious/noExplicitAny: schemas are patched field by field
+  schemas: Record<string, any>;
 }
 
-/** Applied by reference/openapi.ts after the plain description is built, before the legacy twins. */
+/**
+ * Applied by reference/openapi.ts after the plain description is built and before the legacy twins
+ * are made (so they follow), to the description of a run under the fault or variant.
+ */
 export type OpenApiPatch = (draft: OpenApiDraft) => void;
+
+/** Drops `field` from the schema's `required`. */
+export const optional = (schema: { required: string[] }, field: string) => {
+  schema.required = schema.required.filter((f) => f !== field);
+};
 
 /** What a probe is sent to (a started reference: its URL, keys by role, model hints, limits). */
 export interface ProbeTarget {

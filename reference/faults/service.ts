@@ -1,5 +1,7 @@
 // Faults and variants of the service as a whole: health, status, routing, request ids, added fields (app.ts, routes/public.ts).
+
 import { TABLE } from '../media/table.ts';
+import type { JsonObject } from '../schemas.ts';
 import { type Fault, jobBody, req, sleep, type Variant } from './probe.ts';
 
 export const SERVICE_FAULTS = [
@@ -33,6 +35,9 @@ export const SERVICE_FAULTS = [
     name: 'request-id-promised',
     description: 'the description declares X-Request-ID a required header of every response; none is sent',
     breaks: ['RESP-004'],
+    openapi: ({ doc }) => {
+      (doc.components as { headers: { RequestId: JsonObject } }).headers.RequestId.required = true;
+    },
     probe: {
       run: async ({ ref, call, openapi }) =>
         (await call(ref, '/healthz')).headers.get('x-request-id') === null &&

@@ -91,15 +91,12 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           type: 'object',
           description:
             'pending_points: the points held for the job ("0" once settled); charged_points and released_points once settled.',
-          required: ctx.fault === 'kind-missing' ? required.filter((f) => f !== 'kind') : required,
+          required,
           properties: {
             id: { type: 'string', pattern: '^job_' },
             asset_id: string,
             progress: ref('MediaProgress'),
-            progress_percent:
-              ctx.fault === 'progress-101'
-                ? { type: ['integer', 'null'] }
-                : { type: ['integer', 'null'], minimum: 0, maximum: 100 },
+            progress_percent: { type: ['integer', 'null'], minimum: 0, maximum: 100 },
             pending_points: decimal,
             charged_points: decimal,
             released_points: decimal,
@@ -109,30 +106,4 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
       ],
     },
   };
-}
-
-/** The contract components that "described so" faults change. */
-export function applyMediaFaults(ctx: RefContext, schemas: Record<string, JsonObject>): void {
-  const props = (name: string) => (schemas[name] as { properties: Record<string, JsonObject> }).properties;
-  switch (ctx.fault) {
-    case 'sha-uppercase': {
-      const { pattern: _pattern, ...sha } = props('MediaInput').sha256 as JsonObject;
-      props('MediaInput').sha256 = sha;
-      break;
-    }
-    case 'envelope-extra-field':
-      props('MediaInputEnvelope').quota_remaining_bytes = { type: 'integer' };
-      break;
-    case 'progress-101':
-      props('MediaJob').progress_percent = { type: ['integer', 'null'] };
-      break;
-    case 'catalog-capabilities-string':
-      props('MediaCatalogEntry').capabilities = { type: 'string' };
-      break;
-    case 'kind-missing': {
-      const job = schemas.MediaJob as { required: string[] };
-      job.required = job.required.filter((f) => f !== 'kind');
-      break;
-    }
-  }
 }
