@@ -114,7 +114,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
         description: 'A response, or an event stream when `stream` is true.',
         content: {
           ...withLegacy('ResponseObject'),
-          ...(ctx.fault === 'responses-json-stream' ? {} : EVENT_STREAM),
+          ...EVENT_STREAM,
         },
       },
       idempotencyKey: true,
@@ -139,7 +139,6 @@ function operations(ctx: RefContext): Record<string, Operation> {
         description: 'Per-request usage, newest first.',
         content: withLegacy('UsageList'),
       },
-      errors: ctx.fault === 'usage-unavailable' ? ['500'] : [],
     },
     'GET /v1/ledger': {
       success: {
@@ -341,11 +340,6 @@ const dateTime = { type: 'string', format: 'date-time' };
 function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   const billed = ctx.variant !== 'no-billing';
   const billing = billed ? { billing: ref('Billing') } : {};
-  const pointsValue = ctx.fault === 'chat-billing-numbers' ? { type: 'number' } : decimal;
-  const [charged, released] =
-    ctx.fault === 'chat-credits-names'
-      ? ['charged_credits', 'released_credits']
-      : ['charged_points', 'released_points'];
   // Variant openapi-narrow-responses: replies described inside the documented ranges (a reply's
   // message role is `assistant` only, an embedding's token counts at least 1: its input is never empty).
   const narrow = ctx.variant === 'openapi-narrow-responses';
@@ -362,11 +356,11 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
           Billing: {
             type: 'object',
             description: 'Points settlement of the call: what it cost and what was held but released.',
-            required: ['unit', charged, released],
+            required: ['unit', 'charged_points', 'released_points'],
             properties: {
               unit: { const: billingUnit(ctx) },
-              [charged]: pointsValue,
-              [released]: pointsValue,
+              charged_points: decimal,
+              released_points: decimal,
             },
           },
         }
@@ -559,7 +553,6 @@ function errorStatuses(
 ): string[] {
   if (!business) {
     if (key === 'GET /healthz' && ctx.fault === 'healthz-auth') return ['401'];
-    if (key === 'GET /status' && ctx.fault === 'status-500') return ['500'];
     return [];
   }
   const common = op.body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
@@ -588,9 +581,7 @@ const REASONS: Record<string, string> = {
 export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): JsonObject {
   const withHeaders = (response: JsonObject, replayable = false): JsonObject => {
     const headers: JsonObject = {
-      ...(ctx.variant === 'no-request-id'
-        ? {}
-        : { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } }),
+      'X-Request-ID': { $ref: '#/components/headers/RequestId' },
       ...(replayable ? { [REPLAYED]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
     };
     return Object.keys(headers).length > 0 ? { ...response, headers } : response;
@@ -605,11 +596,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
         : either
           ? { anyOf: [ref('APIError'), ref('FlatError')] }
           : ref('APIError');
-    // Variant openapi-errors-undescribed: error responses carry a description only, no content.
-    const response = withHeaders({
-      description: REASONS[status] ?? 'Error.',
-      ...(ctx.variant === 'openapi-errors-undescribed' ? {} : { content: json(schema) }),
-    });
+    const response = withHeaders({ description: REASONS[status] ?? 'Error.', content: json(schema) });
     return status === '429' ? describeRateLimit(ctx, response) : response;
   };
 
@@ -627,9 +614,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
         op.replays,
       ),
     };
-    if (ctx.variant === 'openapi-default-errors' && errors.length > 0)
-      responses.default = errorResponse('default');
-    else for (const status of errors) responses[status] = errorResponse(status);
+    for (const status of errors) responses[status] = errorResponse(status);
 
     const parameters = [
       ...[...endpoint.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -697,7 +682,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
   };
   applyFaults(ctx, schemas);
   // The fault's and the variant's own description change (reference/faults/<area>.ts, `openapi`).
-  const draft = { doc, paths, schemas };
+  const draft = { doc, paths, schemas, errorResponse };
   FAULTS.find((f) => f.name === ctx.fault)?.openapi?.(draft);
   VARIANTS.find((v) => v.name === ctx.variant)?.openapi?.(draft);
   // After the faults, so that the legacy twins follow what they change.

@@ -210,6 +210,9 @@ export const INFERENCE_FAULTS = [
     name: 'responses-json-stream',
     description: 'a streamed response has content-type application/json (and is described so)',
     breaks: ['RSP-003', 'RESP-003'],
+    openapi: ({ paths }) => {
+      delete paths['/v1/responses'].post.responses['200'].content['text/event-stream'];
+    },
     probe: {
       request: req.responses({ stream: true }),
       holds: (r) => r.headers.get('content-type')?.startsWith('application/json') ?? false,

@@ -1,7 +1,7 @@
 // Faults and variants of the live description alone (openapi.ts): the server answers as the plain reference.
 import { EXTRA_IDS, MEDIA_IDS } from '../media/table.ts';
 import type { JsonObject } from '../schemas.ts';
-import { type Fault, optional, req, type Variant } from './probe.ts';
+import { allResponses, type Fault, isError, optional, req, type Variant } from './probe.ts';
 
 export const OPENAPI_FAULTS = [
   // openapi.ts: `info` removed and a path item of the wrong type
@@ -142,6 +142,13 @@ export const OPENAPI_VARIANTS = [
     name: 'openapi-default-errors',
     readings: ['RESP-001'],
     description: 'the description declares errors under `default` instead of explicit statuses',
+    openapi: ({ paths, errorResponse }) => {
+      for (const responses of allResponses(paths)) {
+        const errors = Object.keys(responses).filter(isError);
+        for (const status of errors) delete responses[status];
+        if (errors.length > 0) responses.default = errorResponse('default');
+      }
+    },
     probe: {
       request: req.openapi(),
       holds: (r) => r.body.paths['/v1/models'].get.responses.default !== undefined,
@@ -205,6 +212,12 @@ export const OPENAPI_VARIANTS = [
     name: 'openapi-errors-undescribed',
     readings: ['RESP-002'],
     description: 'the description declares every error response with a description only, no content',
+    openapi: ({ paths }) => {
+      // Error responses carry a description only, no content.
+      for (const responses of allResponses(paths))
+        for (const [status, response] of Object.entries(responses))
+          if (isError(status)) delete response.content;
+    },
     probe: {
       request: req.openapi(),
       holds: (r) => r.body.paths['/v1/models'].get.responses['401'].content === undefined,

@@ -119,6 +119,10 @@ export const POINTS_FAULTS = [
     name: 'chat-billing-numbers',
     description: 'billing charged/released points are JSON numbers (and described so)',
     breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      for (const field of ['charged_points', 'released_points'])
+        schemas.Billing.properties[field] = { type: 'number' };
+    },
     probe: { request: req.chat(), holds: (r) => typeof r.body.billing.charged_points === 'number' },
   },
   // billing.ts + openapi.ts: billing carries charged_credits/released_credits (described so)
@@ -126,6 +130,15 @@ export const POINTS_FAULTS = [
     name: 'chat-credits-names',
     description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
     breaks: ['PTS-004'],
+    openapi: ({ schemas }) => {
+      const { unit, charged_points, released_points } = schemas.Billing.properties;
+      schemas.Billing.required = ['unit', 'charged_credits', 'released_credits'];
+      schemas.Billing.properties = {
+        unit,
+        charged_credits: charged_points,
+        released_credits: released_points,
+      };
+    },
     probe: { request: req.chat(), holds: (r) => 'charged_credits' in r.body.billing },
   },
   // billing.ts + openapi.ts: the billing object of inference replies names its unit `credits` (described so)
@@ -208,6 +221,9 @@ export const POINTS_FAULTS = [
     name: 'usage-unavailable',
     description: 'GET /v1/usage answers 500',
     breaks: ['USAGE-001', 'ERR-002'],
+    openapi: ({ paths, errorResponse }) => {
+      paths['/v1/usage'].get.responses['500'] = errorResponse('500');
+    },
     probe: { request: req.call('/v1/usage', { role: 'primary' }), holds: (r) => r.status === 500 },
   },
   // routes/ledger.ts: GET /v1/ledger answers 404

@@ -38,7 +38,20 @@ export interface OpenApiDraft {
   paths: Record<string, any>;
   // biome-ignore lint/suspicious/noExplicitAny: schemas are patched field by field
   schemas: Record<string, any>;
+  /** The error response the description gives a status (or `default`). */
+  errorResponse(status: string): JsonObject;
 }
+
+/** Every operation's responses of the description, by path item and method. */
+export function allResponses(paths: OpenApiDraft['paths']): Record<string, JsonObject>[] {
+  return Object.values(paths).flatMap((item) =>
+    Object.values(item as Record<string, { responses: Record<string, JsonObject> }>).map(
+      (op) => op.responses,
+    ),
+  );
+}
+/** Whether a response key of an operation is an error's (4xx, 5xx or default). */
+export const isError = (status: string) => status === 'default' || /^[45]/.test(status);
 
 /**
  * Applied by reference/openapi.ts after the plain description is built and before the legacy twins

@@ -2,7 +2,7 @@
 
 import { TABLE } from '../media/table.ts';
 import type { JsonObject } from '../schemas.ts';
-import { type Fault, jobBody, req, sleep, type Variant } from './probe.ts';
+import { allResponses, type Fault, jobBody, req, sleep, type Variant } from './probe.ts';
 
 export const SERVICE_FAULTS = [
   // routes/public.ts + openapi.ts: /status answers 500 (described so)
@@ -10,6 +10,9 @@ export const SERVICE_FAULTS = [
     name: 'status-500',
     description: 'GET /status answers 500 with an APIError',
     breaks: ['HEALTH-002', 'ERR-002'],
+    openapi: ({ paths, errorResponse }) => {
+      paths['/status'].get.responses['500'] = errorResponse('500');
+    },
     probe: { request: req.call('/status'), holds: (r) => r.status === 500 },
   },
   // routes/public.ts: GET /openapi.json answers the framework's 404 (every response is then validated
@@ -87,6 +90,15 @@ export const SERVICE_VARIANTS = [
     name: 'no-request-id',
     readings: ['GEN-004'],
     description: 'no X-Request-ID header is sent or described',
+    openapi: ({ paths }) => {
+      for (const responses of allResponses(paths))
+        for (const response of Object.values(responses)) {
+          const headers = response.headers as JsonObject | undefined;
+          if (!headers) continue;
+          delete headers['X-Request-ID'];
+          if (Object.keys(headers).length === 0) delete response.headers;
+        }
+    },
     probe: { request: req.call('/healthz'), holds: (r) => r.headers.get('x-request-id') === null },
   },
   // app.ts + state.ts: 160-byte request ids, ~120-byte model ids
