@@ -29,20 +29,12 @@ interface Operation {
   headers?: JsonObject[];
 }
 
-/** The error status whose body a flat-refusal fault changes (errors.ts). */
-const FLAT_REFUSAL_STATUS: Partial<Record<string, string>> = {
-  'scope-refusal-flat': '403',
-  'spend-refusal-flat': '429',
-  'quota-refusal-flat': '429',
-};
-
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject): Content => ({ 'application/json': { schema } });
 const binary = (types: string[]): Content =>
   Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
 const OPEN: JsonObject = { type: 'object' };
 const EVENT_STREAM: Content = { 'text/event-stream': { schema: { type: 'string' } } };
-const NDJSON: Content = { 'application/x-ndjson': { schema: { type: 'string' } } };
 const SCHEMAS = '#/components/schemas/';
 const REPLAYED = 'Idempotent-Replayed';
 /** JSON content of a reference schema, with its legacy currency twin (`Legacy<name>`). */
@@ -65,21 +57,20 @@ const INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'model/gltf-binary'];
 
 function operations(ctx: RefContext): Record<string, Operation> {
-  const textHealth = ctx.variant === 'healthz-text';
-  const conflict = ctx.variant === 'idem-conflict-422' ? '422' : '409';
+  const conflict = '409';
   return {
     'GET /healthz': {
       success: {
         status: '200',
         description: 'The service is up.',
-        content: textHealth ? { 'text/plain': { schema: { type: 'string' } } } : json(ref('HealthStatus')),
+        content: json(ref('HealthStatus')),
       },
     },
     'GET /status': {
       success: {
         status: '200',
         description: 'Service status and published incidents.',
-        content: textHealth ? { 'text/html': { schema: { type: 'string' } } } : json(ref('ServiceStatus')),
+        content: json(ref('ServiceStatus')),
       },
     },
     'GET /openapi.json': { success: { status: '200', description: 'This document.', content: json(OPEN) } },
@@ -95,13 +86,8 @@ function operations(ctx: RefContext): Record<string, Operation> {
       success: {
         status: '200',
         description:
-          ctx.variant === 'chat-stream-ndjson'
-            ? 'A chat completion, or chunks as NDJSON lines when `stream` is true.'
-            : 'A chat completion, or `data:` chunk events ending with `data: [DONE]` when `stream` is true.',
-        content: {
-          ...withLegacy('ChatCompletionResponse'),
-          ...(ctx.variant === 'chat-stream-ndjson' ? NDJSON : EVENT_STREAM),
-        },
+          'A chat completion, or `data:` chunk events ending with `data: [DONE]` when `stream` is true.',
+        content: { ...withLegacy('ChatCompletionResponse'), ...EVENT_STREAM },
       },
       idempotencyKey: true,
       replays: true,
@@ -124,7 +110,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/embeddings': {
       body: json(ref('EmbeddingRequest')),
       success: {
-        status: ctx.variant === 'embeddings-201' ? '201' : '200',
+        status: '200',
         description: 'The embedding list.',
         content: withLegacy('EmbeddingListResponse'),
       },
@@ -160,7 +146,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/media/inputs': {
       body: binary(INPUT_TYPES),
       success: {
-        status: ctx.variant === 'input-200' ? '200' : '201',
+        status: '201',
         description:
           'The stored, ready input (a replay with the same Idempotency-Key and bytes returns the same input). 429 when the account input quota is exhausted.',
         content: json(ref('MediaInputEnvelope')),
@@ -185,7 +171,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/media/jobs': {
       body: json(ref('MediaJobCreate')),
       success: {
-        status: ctx.variant === 'job-202' ? '202' : '201',
+        status: '201',
         description:
           'The created job (a replay with the same Idempotency-Key and body returns the same job).',
         content: withLegacy('MediaJobResponse'),
@@ -544,17 +530,8 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
   };
 }
 
-function errorStatuses(
-  ctx: RefContext,
-  key: string,
-  business: boolean,
-  op: Operation,
-  pending: boolean,
-): string[] {
-  if (!business) {
-    if (key === 'GET /healthz' && ctx.fault === 'healthz-auth') return ['401'];
-    return [];
-  }
+function errorStatuses(business: boolean, op: Operation, pending: boolean): string[] {
+  if (!business) return [];
   const common = op.body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
   const statuses = [...new Set([...common, ...(op.errors ?? [])])].sort();
   if (pending) statuses.push('501');
@@ -587,16 +564,10 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     return Object.keys(headers).length > 0 ? { ...response, headers } : response;
   };
   const errorResponse = (status: string): JsonObject => {
-    // Faults scope-refusal-flat (403), spend-refusal-flat and quota-refusal-flat (429): that status is
-    // described as either shape, as the deployment would describe itself.
-    const either = ctx.fault !== undefined && FLAT_REFUSAL_STATUS[ctx.fault] === status;
-    const schema =
-      status === '401' && ctx.fault === 'error-shape-flat'
-        ? ref('FlatError')
-        : either
-          ? { anyOf: [ref('APIError'), ref('FlatError')] }
-          : ref('APIError');
-    const response = withHeaders({ description: REASONS[status] ?? 'Error.', content: json(schema) });
+    const response = withHeaders({
+      description: REASONS[status] ?? 'Error.',
+      content: json(ref('APIError')),
+    });
     return status === '429' ? describeRateLimit(ctx, response) : response;
   };
 
@@ -606,8 +577,8 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     const key = `${endpoint.method} ${endpoint.path}`;
     const op = ops[key];
     if (!op) throw new Error(`openapi: no operation for ${key}`);
-    const business = !endpoint.public || (key === 'GET /healthz' && ctx.fault === 'healthz-auth');
-    const errors = errorStatuses(ctx, key, business, op, pending.has(key));
+    const business = !endpoint.public;
+    const errors = errorStatuses(business, op, pending.has(key));
     const responses: Record<string, JsonObject> = {
       [op.success.status]: withHeaders(
         { description: op.success.description, content: op.success.content },

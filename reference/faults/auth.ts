@@ -1,5 +1,14 @@
 // Faults and variants of authentication, scopes and the error object (auth.ts, errors.ts).
-import { type Fault, jobBody, type ProbeReply, req, TICKETS, type Variant } from './probe.ts';
+import {
+  EITHER_ERROR,
+  errorShape,
+  type Fault,
+  jobBody,
+  type ProbeReply,
+  req,
+  TICKETS,
+  type Variant,
+} from './probe.ts';
 
 export const AUTH_FAULTS = [
   // auth.ts: a key in the query string is used when the header gives none
@@ -72,6 +81,7 @@ export const AUTH_FAULTS = [
     name: 'error-shape-flat',
     description: '401 body is {"error":"invalid api key"}, not the APIError object',
     breaks: ['ERR-001'],
+    openapi: ({ paths }) => errorShape(paths, '401', { $ref: '#/components/schemas/FlatError' }),
     probe: { request: req.call('/v1/models'), holds: (r) => typeof r.body.error === 'string' },
   },
   // auth.ts: the IP allowlist is not enforced
@@ -101,6 +111,12 @@ export const AUTH_FAULTS = [
     name: 'healthz-auth',
     description: 'GET /healthz answers 401 without a key',
     breaks: ['HEALTH-001'],
+    openapi: ({ paths, errorResponse }) => {
+      const op = paths['/healthz'].get;
+      // A business operation: key required, and the common refusals of one without a body.
+      op.security = [{ bearerAuth: [] }];
+      for (const status of ['401', '403', '404', '429']) op.responses[status] = errorResponse(status);
+    },
     probe: { request: req.call('/healthz'), holds: (r) => r.status === 401 },
   },
   // auth.ts: "401 | invalid_api_key | key missing, ..."
@@ -175,6 +191,7 @@ export const AUTH_FAULTS = [
     name: 'scope-refusal-flat',
     description: 'the refusal of a key without the scope is {"error": "<message>"}, not the APIError object',
     breaks: ['ERR-001', 'SCOPE-001'],
+    openapi: ({ paths }) => errorShape(paths, '403', EITHER_ERROR),
     probe: {
       request: req.call('/v1/balance', { role: 'restricted_models' }),
       holds: (r) => typeof r.body?.error === 'string',
@@ -186,6 +203,7 @@ export const AUTH_FAULTS = [
     description:
       'the refusal of a call the balance cannot cover is {"error": "<message>"}, not the APIError object',
     breaks: ['ERR-001'],
+    openapi: ({ paths }) => errorShape(paths, '429', EITHER_ERROR),
     probe: {
       request: req.chat({ max_tokens: 4096 }, { role: 'poor' }),
       holds: (r) => typeof r.body?.error === 'string',
@@ -197,6 +215,7 @@ export const AUTH_FAULTS = [
     description:
       'the refusal of an upload over the input quota is {"error": "<message>"}, not the APIError object',
     breaks: ['ERR-001', 'MIN-011'],
+    openapi: ({ paths }) => errorShape(paths, '429', EITHER_ERROR),
     probe: {
       run: async ({ ref, upload }) => {
         for (let i = 0; i < 12; i++) {
@@ -263,6 +282,15 @@ export const AUTH_VARIANTS = [
     name: 'idem-conflict-422',
     readings: ['IDEM-001'],
     description: 'a reused Idempotency-Key with another body answers 422, not 409',
+    openapi: ({ paths, errorResponse }) => {
+      // The conflict of a reused Idempotency-Key is 422 (the 409 of an input in use stays).
+      const idempotent = [paths['/v1/chat/completions'].post, paths['/v1/responses'].post];
+      idempotent.push(paths['/v1/media/inputs'].post, paths['/v1/media/jobs'].post);
+      for (const op of idempotent) {
+        delete op.responses['409'];
+        op.responses['422'] = errorResponse('422');
+      }
+    },
     probe: {
       run: async ({ ref, chat }) => {
         await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key' } });

@@ -1,6 +1,6 @@
 // Faults and variants of chat completions, responses and embeddings (routes/chat.ts, routes/responses.ts,
 // routes/embeddings.ts, inference.ts).
-import { type Fault, LEGACY, req, TERMINALS, type Variant } from './probe.ts';
+import { type Fault, LEGACY, req, successAs, TERMINALS, type Variant } from './probe.ts';
 
 export const INFERENCE_FAULTS = [
   // routes/chat.ts: temperature 2.5 (any value above 2) accepted
@@ -479,6 +479,12 @@ export const INFERENCE_VARIANTS = [
     name: 'chat-stream-ndjson',
     readings: ['CHAT-010'],
     description: 'a streamed chat reply is application/x-ndjson (one chunk per line), not SSE',
+    openapi: ({ paths }) => {
+      const reply = paths['/v1/chat/completions'].post.responses['200'];
+      reply.description = 'A chat completion, or chunks as NDJSON lines when `stream` is true.';
+      delete reply.content['text/event-stream'];
+      reply.content['application/x-ndjson'] = { schema: { type: 'string' } };
+    },
     probe: {
       request: req.chat({ stream: true }),
       holds: (r) => r.headers.get('content-type')?.startsWith('application/x-ndjson') ?? false,
@@ -498,6 +504,7 @@ export const INFERENCE_VARIANTS = [
     name: 'embeddings-201',
     readings: ['EMB-001'],
     description: 'a valid embedding request is answered 201 (described so), not 200',
+    openapi: ({ paths }) => successAs(paths['/v1/embeddings'].post, '200', '201'),
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,

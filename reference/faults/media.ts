@@ -8,6 +8,7 @@ import {
   optional,
   req,
   sleep,
+  successAs,
   UNCERTAIN,
   type Variant,
   withParams,
@@ -559,6 +560,12 @@ export const MEDIA_FAULTS = [
     name: 'catalog-missing-data',
     description: 'GET /v1/media/models answers a bare array (and is described so)',
     breaks: ['MCAT-001'],
+    openapi: ({ schemas }) => {
+      schemas.MediaCatalogResponse = {
+        type: 'array',
+        items: { $ref: '#/components/schemas/MediaCatalogEntryResponse' },
+      };
+    },
     probe: {
       request: req.call('/v1/media/models', { role: 'primary' }),
       holds: (r) => Array.isArray(r.body),
@@ -948,6 +955,7 @@ export const MEDIA_VARIANTS = [
     name: 'input-200',
     readings: ['MIN-001'],
     description: 'uploads answer 200 instead of 201',
+    openapi: ({ paths }) => successAs(paths['/v1/media/inputs'].post, '201', '200'),
     probe: { request: req.upload('png-64x48.png'), holds: (r) => r.status === 200 },
   },
   // routes/media-inputs.ts + media/validate.ts: type and codec checked at job creation
@@ -981,6 +989,7 @@ export const MEDIA_VARIANTS = [
     name: 'job-202',
     readings: ['MJOB-020'],
     description: 'media job creation answers 202 instead of 201',
+    openapi: ({ paths }) => successAs(paths['/v1/media/jobs'].post, '201', '202'),
     probe: { request: req.job(jobBody('wc-100010')), holds: (r) => r.status === 202 },
   },
   // routes/media-jobs.ts: the first create of each Idempotency-Key creates the job, then drops the connection

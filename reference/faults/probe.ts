@@ -50,6 +50,25 @@ export function allResponses(paths: OpenApiDraft['paths']): Record<string, JsonO
     ),
   );
 }
+/** The operation's success answered under another status (same response). */
+export function successAs(op: { responses: Record<string, JsonObject> }, from: string, to: string): void {
+  op.responses[to] = op.responses[from] as JsonObject;
+  delete op.responses[from];
+}
+
+/** Either error shape, the APIError object or a flat {"error": "..."}. */
+export const EITHER_ERROR = {
+  anyOf: [{ $ref: '#/components/schemas/APIError' }, { $ref: '#/components/schemas/FlatError' }],
+};
+
+/** Every response of the status described with the schema (as the deployment would describe itself). */
+export function errorShape(paths: OpenApiDraft['paths'], status: string, schema: JsonObject): void {
+  for (const responses of allResponses(paths)) {
+    const content = responses[status]?.content as Record<string, { schema: JsonObject }> | undefined;
+    if (content?.['application/json']) content['application/json'].schema = structuredClone(schema);
+  }
+}
+
 /** Whether a response key of an operation is an error's (4xx, 5xx or default). */
 export const isError = (status: string) => status === 'default' || /^[45]/.test(status);
 

@@ -117,6 +117,10 @@ export const SERVICE_VARIANTS = [
     name: 'healthz-text',
     readings: ['HEALTH-001', 'HEALTH-002', 'OAS-005'],
     description: '/healthz answers text/plain "ok" and /status text/html',
+    openapi: ({ paths }) => {
+      paths['/healthz'].get.responses['200'].content = { 'text/plain': { schema: { type: 'string' } } };
+      paths['/status'].get.responses['200'].content = { 'text/html': { schema: { type: 'string' } } };
+    },
     probe: { request: req.call('/healthz'), holds: (r) => r.text === 'ok' },
   },
   // app.ts + media/store.ts: longer generation times (the start option mediaJobMs sets any)

@@ -71,18 +71,12 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
   ];
   return {
     MediaCatalogEntryResponse: entry,
-    MediaCatalogResponse:
-      ctx.fault === 'catalog-missing-data'
-        ? { type: 'array', items: ref('MediaCatalogEntryResponse') }
-        : {
-            allOf: [
-              ref('MediaCatalogList'),
-              {
-                type: 'object',
-                properties: { data: { type: 'array', items: ref('MediaCatalogEntryResponse') } },
-              },
-            ],
-          },
+    MediaCatalogResponse: {
+      allOf: [
+        ref('MediaCatalogList'),
+        { type: 'object', properties: { data: { type: 'array', items: ref('MediaCatalogEntryResponse') } } },
+      ],
+    },
     MediaProgress: { description: 'The stage of the job and when it was observed.', ...progress },
     MediaJobResponse: {
       allOf: [
