@@ -1,6 +1,9 @@
 // The reference's own OpenAPI 3.1 description, built from schemas/ plus the concrete shapes the
 // reference sends. It must stay true to what the server answers under every variant; faults that
-// should be caught only by a contract check change it along with the server.
+// should be caught only by a contract check change it along with the server. A fault's or variant's
+// change is its entry's `openapi` patch (reference/faults/<area>.ts), applied here to the built
+// description; what remains below are the shapes a variant builds differently throughout (envelopes,
+// legacy fields, billing) and the fields leaked by internal.ts.
 
 import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
