@@ -1,15 +1,18 @@
 // The reference's own OpenAPI 3.1 description, built from schemas/ plus the concrete shapes the
 // reference sends. It must stay true to what the server answers under every variant; faults that
-// should be caught only by a contract check change it along with the server.
+// should be caught only by a contract check change it along with the server. A fault's or variant's
+// change is its entry's `openapi` patch (reference/faults/<area>.ts), applied here to the built
+// description; what remains below are the shapes a variant builds differently throughout (envelopes,
+// legacy fields, billing) and the fields leaked by internal.ts.
 
 import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
+import { FAULTS, VARIANTS } from './faults.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
 import { leakedFieldSchema } from './internal.ts';
 import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
-import { applyMediaFaults, mediaSchemas } from './media/openapi.ts';
-import { EXTRA_IDS, MEDIA_IDS } from './media/table.ts';
+import { mediaSchemas } from './media/openapi.ts';
 import { paymentSchemas } from './routes/payments.ts';
 import { ticketCreatedStatus, ticketSchemas } from './routes/tickets.ts';
 import { contractComponents, type JsonObject } from './schemas.ts';
@@ -29,20 +32,12 @@ interface Operation {
   headers?: JsonObject[];
 }
 
-/** The error status whose body a flat-refusal fault changes (errors.ts). */
-const FLAT_REFUSAL_STATUS: Partial<Record<string, string>> = {
-  'scope-refusal-flat': '403',
-  'spend-refusal-flat': '429',
-  'quota-refusal-flat': '429',
-};
-
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject): Content => ({ 'application/json': { schema } });
 const binary = (types: string[]): Content =>
   Object.fromEntries(types.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }]));
 const OPEN: JsonObject = { type: 'object' };
 const EVENT_STREAM: Content = { 'text/event-stream': { schema: { type: 'string' } } };
-const NDJSON: Content = { 'application/x-ndjson': { schema: { type: 'string' } } };
 const SCHEMAS = '#/components/schemas/';
 const REPLAYED = 'Idempotent-Replayed';
 /** JSON content of a reference schema, with its legacy currency twin (`Legacy<name>`). */
@@ -65,21 +60,20 @@ const INPUT_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4'];
 const ASSET_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'video/mp4', 'model/gltf-binary'];
 
 function operations(ctx: RefContext): Record<string, Operation> {
-  const textHealth = ctx.variant === 'healthz-text';
-  const conflict = ctx.variant === 'idem-conflict-422' ? '422' : '409';
+  const conflict = '409';
   return {
     'GET /healthz': {
       success: {
         status: '200',
         description: 'The service is up.',
-        content: textHealth ? { 'text/plain': { schema: { type: 'string' } } } : json(ref('HealthStatus')),
+        content: json(ref('HealthStatus')),
       },
     },
     'GET /status': {
       success: {
         status: '200',
         description: 'Service status and published incidents.',
-        content: textHealth ? { 'text/html': { schema: { type: 'string' } } } : json(ref('ServiceStatus')),
+        content: json(ref('ServiceStatus')),
       },
     },
     'GET /openapi.json': { success: { status: '200', description: 'This document.', content: json(OPEN) } },
@@ -95,13 +89,8 @@ function operations(ctx: RefContext): Record<string, Operation> {
       success: {
         status: '200',
         description:
-          ctx.variant === 'chat-stream-ndjson'
-            ? 'A chat completion, or chunks as NDJSON lines when `stream` is true.'
-            : 'A chat completion, or `data:` chunk events ending with `data: [DONE]` when `stream` is true.',
-        content: {
-          ...withLegacy('ChatCompletionResponse'),
-          ...(ctx.variant === 'chat-stream-ndjson' ? NDJSON : EVENT_STREAM),
-        },
+          'A chat completion, or `data:` chunk events ending with `data: [DONE]` when `stream` is true.',
+        content: { ...withLegacy('ChatCompletionResponse'), ...EVENT_STREAM },
       },
       idempotencyKey: true,
       replays: true,
@@ -114,7 +103,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
         description: 'A response, or an event stream when `stream` is true.',
         content: {
           ...withLegacy('ResponseObject'),
-          ...(ctx.fault === 'responses-json-stream' ? {} : EVENT_STREAM),
+          ...EVENT_STREAM,
         },
       },
       idempotencyKey: true,
@@ -124,7 +113,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/embeddings': {
       body: json(ref('EmbeddingRequest')),
       success: {
-        status: ctx.variant === 'embeddings-201' ? '201' : '200',
+        status: '200',
         description: 'The embedding list.',
         content: withLegacy('EmbeddingListResponse'),
       },
@@ -139,7 +128,6 @@ function operations(ctx: RefContext): Record<string, Operation> {
         description: 'Per-request usage, newest first.',
         content: withLegacy('UsageList'),
       },
-      errors: ctx.fault === 'usage-unavailable' ? ['500'] : [],
     },
     'GET /v1/ledger': {
       success: {
@@ -161,7 +149,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/media/inputs': {
       body: binary(INPUT_TYPES),
       success: {
-        status: ctx.variant === 'input-200' ? '200' : '201',
+        status: '201',
         description:
           'The stored, ready input (a replay with the same Idempotency-Key and bytes returns the same input). 429 when the account input quota is exhausted.',
         content: json(ref('MediaInputEnvelope')),
@@ -186,7 +174,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'POST /v1/media/jobs': {
       body: json(ref('MediaJobCreate')),
       success: {
-        status: ctx.variant === 'job-202' ? '202' : '201',
+        status: '201',
         description:
           'The created job (a replay with the same Idempotency-Key and body returns the same job).',
         content: withLegacy('MediaJobResponse'),
@@ -339,14 +327,9 @@ const dateTime = { type: 'string', format: 'date-time' };
 
 /** Request and reply shapes of chat, responses and embeddings, and the billing object. */
 function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
+  // Variant spend-unreported: like no-billing, inference replies carry no billing object.
   const billed = ctx.variant !== 'no-billing' && ctx.variant !== 'spend-unreported';
   const billing = billed ? { billing: ref('Billing') } : {};
-  const pointsValue =
-    ctx.fault === 'chat-billing-numbers' || ctx.fault === 'spend-numbers' ? { type: 'number' } : decimal;
-  const [charged, released] =
-    ctx.fault === 'chat-credits-names'
-      ? ['charged_credits', 'released_credits']
-      : ['charged_points', 'released_points'];
   // Variant openapi-narrow-responses: replies described inside the documented ranges (a reply's
   // message role is `assistant` only, an embedding's token counts at least 1: its input is never empty).
   const narrow = ctx.variant === 'openapi-narrow-responses';
@@ -363,11 +346,11 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
           Billing: {
             type: 'object',
             description: 'Points settlement of the call: what it cost and what was held but released.',
-            required: ['unit', charged, released],
+            required: ['unit', 'charged_points', 'released_points'],
             properties: {
               unit: { const: billingUnit(ctx) },
-              [charged]: pointsValue,
-              [released]: pointsValue,
+              charged_points: decimal,
+              released_points: decimal,
             },
           },
         }
@@ -399,10 +382,7 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
                 },
               },
             },
-            usage:
-              ctx.fault === 'usage-tokens-as-strings'
-                ? { type: 'object', required: ['prompt_tokens', 'completion_tokens', 'total_tokens'] }
-                : tokens(['prompt_tokens', 'completion_tokens', 'total_tokens']),
+            usage: tokens(['prompt_tokens', 'completion_tokens', 'total_tokens']),
             ...billing,
           },
         },
@@ -554,23 +534,11 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
   };
 }
 
-function errorStatuses(
-  ctx: RefContext,
-  key: string,
-  business: boolean,
-  op: Operation,
-  pending: boolean,
-): string[] {
-  if (!business) {
-    if (key === 'GET /healthz' && ctx.fault === 'healthz-auth') return ['401'];
-    if (key === 'GET /status' && ctx.fault === 'status-500') return ['500'];
-    return [];
-  }
+function errorStatuses(business: boolean, op: Operation, pending: boolean): string[] {
+  if (!business) return [];
   const common = op.body ? ['400', '401', '403', '404', '413', '415', '429'] : ['401', '403', '404', '429'];
   const statuses = [...new Set([...common, ...(op.errors ?? [])])].sort();
   if (pending) statuses.push('501');
-  if (key === 'GET /v1/models' && ctx.fault === 'openapi-undeclared-401')
-    return statuses.filter((s) => s !== '401');
   return statuses;
 }
 
@@ -594,27 +562,15 @@ const REASONS: Record<string, string> = {
 export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): JsonObject {
   const withHeaders = (response: JsonObject, replayable = false): JsonObject => {
     const headers: JsonObject = {
-      ...(ctx.variant === 'no-request-id'
-        ? {}
-        : { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } }),
+      'X-Request-ID': { $ref: '#/components/headers/RequestId' },
       ...(replayable ? { [REPLAYED]: { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
     };
     return Object.keys(headers).length > 0 ? { ...response, headers } : response;
   };
   const errorResponse = (status: string): JsonObject => {
-    // Faults scope-refusal-flat (403), spend-refusal-flat and quota-refusal-flat (429): that status is
-    // described as either shape, as the deployment would describe itself.
-    const either = ctx.fault !== undefined && FLAT_REFUSAL_STATUS[ctx.fault] === status;
-    const schema =
-      status === '401' && ctx.fault === 'error-shape-flat'
-        ? ref('FlatError')
-        : either
-          ? { anyOf: [ref('APIError'), ref('FlatError')] }
-          : ref('APIError');
-    // Variant openapi-errors-undescribed: error responses carry a description only, no content.
     const response = withHeaders({
       description: REASONS[status] ?? 'Error.',
-      ...(ctx.variant === 'openapi-errors-undescribed' ? {} : { content: json(schema) }),
+      content: json(ref('APIError')),
     });
     return status === '429' ? describeRateLimit(ctx, response) : response;
   };
@@ -625,17 +581,15 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     const key = `${endpoint.method} ${endpoint.path}`;
     const op = ops[key];
     if (!op) throw new Error(`openapi: no operation for ${key}`);
-    const business = !endpoint.public || (key === 'GET /healthz' && ctx.fault === 'healthz-auth');
-    const errors = errorStatuses(ctx, key, business, op, pending.has(key));
+    const business = !endpoint.public;
+    const errors = errorStatuses(business, op, pending.has(key));
     const responses: Record<string, JsonObject> = {
       [op.success.status]: withHeaders(
         { description: op.success.description, content: op.success.content },
         op.replays,
       ),
     };
-    if (ctx.variant === 'openapi-default-errors' && errors.length > 0)
-      responses.default = errorResponse('default');
-    else for (const status of errors) responses[status] = errorResponse(status);
+    for (const status of errors) responses[status] = errorResponse(status);
 
     const parameters = [
       ...[...endpoint.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -675,12 +629,6 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
     ...paymentSchemas(ctx),
     ...mediaSchemas(ctx),
   };
-  // Variant openapi-model-enum: the job create's `model` lists the deployed ids (eight documented ones
-  // and the reference's own), not the 16 of the model table: "the catalog is extended over time".
-  if (ctx.variant === 'openapi-model-enum') {
-    const create = schemas.MediaJobCreate as { properties: Record<string, JsonObject> };
-    create.properties.model = { type: 'string', enum: [...MEDIA_IDS.slice(0, 8), ...EXTRA_IDS] };
-  }
   const doc: JsonObject = {
     openapi: '3.1.0',
     info: {
@@ -694,7 +642,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       headers: {
         RequestId: {
           description: 'Unique id of this request, for support.',
-          required: ctx.fault === 'request-id-promised',
+          required: false,
           schema: { type: 'string' },
         },
         IdempotentReplayed: {
@@ -707,8 +655,11 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
     },
   };
-  applyFaults(ctx, doc, schemas);
-  applyMediaFaults(ctx, schemas);
+  applyFaults(ctx, schemas);
+  // The fault's and the variant's own description change (reference/faults/<area>.ts, `openapi`).
+  const draft = { doc, paths, schemas, errorResponse };
+  FAULTS.find((f) => f.name === ctx.fault)?.openapi?.(draft);
+  VARIANTS.find((v) => v.name === ctx.variant)?.openapi?.(draft);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
   if (ctx.variant === 'legacy-credits-json') legacyAsJson(doc);
@@ -779,92 +730,10 @@ function addLegacyComponents(ctx: RefContext, schemas: Record<string, JsonObject
   }
 }
 
-function applyFaults(ctx: RefContext, doc: JsonObject, schemas: Record<string, JsonObject>): void {
-  const props = (name: string) => (schemas[name] as { properties: Record<string, JsonObject> }).properties;
-  const paths = doc.paths as Record<string, unknown>;
+function applyFaults(ctx: RefContext, schemas: Record<string, JsonObject>): void {
   // Faults purchase-cost-field and routing-field-host (internal.ts): the leaked entry field, described.
   const leaked = leakedFieldSchema(ctx);
   if (leaked) (schemas.ModelEntry as { allOf: JsonObject[] }).allOf.push(leaked);
-  const entry = (schemas.ModelEntry as { allOf: JsonObject[] }).allOf;
-  if (ctx.fault === 'openapi-schema-cycle') {
-    schemas.EntryLoop = { allOf: [ref('EntryLoop')] };
-    entry.push(ref('EntryLoop'));
-  }
-  if (ctx.fault === 'openapi-invalid-pattern')
-    entry.push({ properties: { id: { type: 'string', pattern: '([a-z' } } });
-  // Variant openapi-large-enum: an optional entry field whose items list 2,500 language codes (aaa, aab,
-  // ...): the contract sets no size limit on the description, the suite's bound on one enum is 2,000.
-  if (ctx.variant === 'openapi-large-enum') {
-    const letters = (i: number) =>
-      [i / 676, (i / 26) % 26, i % 26].map((d) => String.fromCharCode(97 + Math.floor(d))).join('');
-    const codes = Array.from({ length: 2_500 }, (_, i) => letters(i));
-    entry.push({ properties: { languages: { type: 'array', items: { type: 'string', enum: codes } } } });
-  }
-  // Fault openapi-deep-inline: a recursive `metadata` value inlined 80 levels deep (two nestings each).
-  if (ctx.fault === 'openapi-deep-inline') {
-    let metadata: JsonObject = { type: 'string' };
-    for (let i = 0; i < 80; i++) metadata = { type: 'object', properties: { value: metadata } };
-    entry.push({ properties: { metadata } });
-  }
-  if (ctx.variant === 'openapi-lookahead-pattern')
-    entry.push({ properties: { id: { type: 'string', pattern: '^(?!\\s)\\S+$' } } });
-  switch (ctx.fault) {
-    case 'openapi-invalid':
-      delete doc.info;
-      paths['/v1/broken'] = 'not a path item';
-      break;
-    case 'openapi-missing-endpoint':
-      delete paths['/v1/embeddings'];
-      break;
-    case 'openapi-no-health':
-      delete paths['/healthz'];
-      delete paths['/status'];
-      break;
-    case 'openapi-enum-drift': {
-      const chat = props('ChatCompletionRequest');
-      chat.temperature = { ...chat.temperature, maximum: 1 };
-      const role = (chat.messages as { items: { properties: { role: { enum: string[] } } } }).items.properties
-        .role;
-      role.enum = role.enum.filter((r) => r !== 'developer');
-      break;
-    }
-    case 'models-price-number':
-      props('TextModelEntry').request_points_per_million_tokens = { type: 'number' };
-      props('TextModelEntry').response_points_per_million_tokens = { type: 'number' };
-      break;
-    case 'balance-number':
-      for (const field of ['total_points', 'held_points', 'available_points'])
-        props('Balance')[field] = { type: 'number' };
-      break;
-    case 'openapi-usage-optional':
-      for (const schema of [
-        schemas.ChatCompletion,
-        (schemas.ChatCompletionResponse as { allOf: JsonObject[] }).allOf[1],
-      ]) {
-        const s = schema as { required: string[] };
-        s.required = s.required.filter((f) => f !== 'usage');
-      }
-      break;
-    case 'usage-tokens-as-strings': {
-      const usage = props('ChatCompletion').usage as { properties: Record<string, JsonObject> };
-      for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
-      break;
-    }
-    case 'embed-1023': {
-      const data = props('EmbeddingList').data as { items: { properties: { embedding: JsonObject } } };
-      data.items.properties.embedding = {
-        ...data.items.properties.embedding,
-        minItems: 1023,
-        maxItems: 1023,
-      };
-      break;
-    }
-    case 'balance-missing-held': {
-      const balance = schemas.Balance as { required: string[] };
-      balance.required = balance.required.filter((f) => f !== 'held_points');
-      break;
-    }
-  }
 }
 
 function operationId(method: string, path: string): string {

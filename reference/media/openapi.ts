@@ -59,8 +59,6 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           required: ['stage', 'observed_at'],
           properties: { stage: { enum: STATUSES }, observed_at: dateTime },
         };
-  // Fault spend-numbers: the job's points described as numbers.
-  const jobPoints = ctx.fault === 'spend-numbers' ? { type: 'number' } : decimal;
   const required = [
     'id',
     'status',
@@ -73,18 +71,12 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
   ];
   return {
     MediaCatalogEntryResponse: entry,
-    MediaCatalogResponse:
-      ctx.fault === 'catalog-missing-data'
-        ? { type: 'array', items: ref('MediaCatalogEntryResponse') }
-        : {
-            allOf: [
-              ref('MediaCatalogList'),
-              {
-                type: 'object',
-                properties: { data: { type: 'array', items: ref('MediaCatalogEntryResponse') } },
-              },
-            ],
-          },
+    MediaCatalogResponse: {
+      allOf: [
+        ref('MediaCatalogList'),
+        { type: 'object', properties: { data: { type: 'array', items: ref('MediaCatalogEntryResponse') } } },
+      ],
+    },
     MediaProgress: { description: 'The stage of the job and when it was observed.', ...progress },
     MediaJobResponse: {
       allOf: [
@@ -93,52 +85,19 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
           type: 'object',
           description:
             'pending_points: the points held for the job ("0" once settled); charged_points and released_points once settled.',
-          required: required.filter(
-            (f) =>
-              !(ctx.fault === 'kind-missing' && f === 'kind') &&
-              !(ctx.variant === 'spend-unreported' && f === 'pending_points'),
-          ),
+          required,
           properties: {
             id: { type: 'string', pattern: '^job_' },
             asset_id: string,
             progress: ref('MediaProgress'),
-            progress_percent:
-              ctx.fault === 'progress-101'
-                ? { type: ['integer', 'null'] }
-                : { type: ['integer', 'null'], minimum: 0, maximum: 100 },
-            ...(ctx.variant === 'spend-unreported'
-              ? {}
-              : { pending_points: jobPoints, charged_points: jobPoints, released_points: jobPoints }),
+            progress_percent: { type: ['integer', 'null'], minimum: 0, maximum: 100 },
+            pending_points: decimal,
+            charged_points: decimal,
+            released_points: decimal,
             created_at: dateTime,
           },
         },
       ],
     },
   };
-}
-
-/** The contract components that "described so" faults change. */
-export function applyMediaFaults(ctx: RefContext, schemas: Record<string, JsonObject>): void {
-  const props = (name: string) => (schemas[name] as { properties: Record<string, JsonObject> }).properties;
-  switch (ctx.fault) {
-    case 'sha-uppercase': {
-      const { pattern: _pattern, ...sha } = props('MediaInput').sha256 as JsonObject;
-      props('MediaInput').sha256 = sha;
-      break;
-    }
-    case 'envelope-extra-field':
-      props('MediaInputEnvelope').quota_remaining_bytes = { type: 'integer' };
-      break;
-    case 'progress-101':
-      props('MediaJob').progress_percent = { type: ['integer', 'null'] };
-      break;
-    case 'catalog-capabilities-string':
-      props('MediaCatalogEntry').capabilities = { type: 'string' };
-      break;
-    case 'kind-missing': {
-      const job = schemas.MediaJob as { required: string[] };
-      job.required = job.required.filter((f) => f !== 'kind');
-      break;
-    }
-  }
 }

@@ -81,6 +81,22 @@ export function parseSse(text: string): SseEvent[] {
  * Whether a streamed reply ends within `ms` after its first bytes: reads the first chunk, then waits
  * for the end of the body; the request is aborted either way.
  */
+/** How many pieces (reads) a streamed reply's body arrives in: a buffered stream comes in one. */
+export async function streamPieces(ref: ReferenceHandle, path: string, opts: CallOptions): Promise<number> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+  if (opts.role) headers.authorization = `Bearer ${ref.keys[opts.role]}`;
+  const res = await undiciRequest(ref.url + path, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(opts.json),
+    headersTimeout: 5_000,
+    bodyTimeout: 5_000,
+  });
+  let pieces = 0;
+  for await (const _ of res.body) pieces++;
+  return pieces;
+}
+
 export async function streamEnds(
   ref: ReferenceHandle,
   path: string,

@@ -3,6 +3,8 @@ import { parse } from 'yaml';
 import type { ReferenceHandle } from '../../reference/start.ts';
 import { type CallOptions, call, type Exchange } from './helpers.ts';
 
+export { ACK, jobBody, sleep } from '../../reference/faults/probe.ts';
+
 export interface Sample {
   file: string;
   real_type: string;
@@ -57,25 +59,12 @@ export async function inputId(
   return res.body.input.id;
 }
 
-export const ACK = { provider_processing_acknowledged: true };
-
 export function createJob(
   ref: ReferenceHandle,
   body: Record<string, unknown>,
   opts: CallOptions = {},
 ): Promise<Exchange> {
   return call(ref, '/v1/media/jobs', { method: 'POST', role: 'primary', json: body, ...opts });
-}
-
-/** A valid request for the model: its minimum prompt and, where it takes references, image ids. */
-export function jobBody(model: string, refs: string[] = [], parameters: Record<string, unknown> = {}) {
-  const def = TABLE.models[model];
-  const prompt = def.prompt.empty_only ? undefined : 'a small red house';
-  return {
-    model,
-    ...(prompt === undefined ? {} : { prompt }),
-    parameters: { ...ACK, ...(refs.length > 0 ? { input_asset_ids: refs } : {}), ...parameters },
-  };
 }
 
 export const readJob = (
@@ -103,5 +92,3 @@ export async function pollJob(
     await new Promise((r) => setTimeout(r, 3));
   }
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

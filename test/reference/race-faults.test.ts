@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { atOnce, distinct, jobBody, keyed } from '../../reference/faults/probe.ts';
+import { RACE_FAULTS } from '../../reference/faults/race.ts';
 import { call, referencePool } from './helpers.ts';
-import { createJob, inputId, jobBody, upload } from './media-helpers.ts';
-import { atOnce, chat, distinct, RACE_FAULT_PROBES } from './race-probes.ts';
+import { createJob, inputId, upload } from './media-helpers.ts';
+import { chat, probe } from './probe-kit.ts';
 
 const pool = referencePool();
 const start = (opts: Parameters<typeof pool>[0] = {}) => pool({ mediaStepMs: 40, ...opts });
-const keyed = (key: string) => ({ role: 'primary', headers: { 'idempotency-key': key } });
 const usageCount = async (ref: Awaited<ReturnType<typeof start>>) =>
   (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length as number;
 
@@ -30,8 +31,8 @@ describe('race faults', () => {
       const ledger = async () =>
         (await call(ref, '/v1/ledger', { role: 'primary' })).body.data.length as number;
       const entries = await ledger();
-      await chat(ref, keyed('seq-ledger-1'));
-      await chat(ref, keyed('seq-ledger-2'));
+      await chat(ref, {}, keyed('seq-ledger-1'));
+      await chat(ref, {}, keyed('seq-ledger-2'));
       expect((await ledger()) - entries).toBe(2);
       const jobs = [
         await createJob(ref, jobBody('wc-100010'), keyed('seq-job')),
@@ -39,8 +40,8 @@ describe('race faults', () => {
       ];
       expect(distinct(jobs.map((j) => j.body.id))).toBe(1);
       const before = await usageCount(ref);
-      await chat(ref, keyed('seq-chat'));
-      await chat(ref, keyed('seq-chat'));
+      await chat(ref, {}, keyed('seq-chat'));
+      await chat(ref, {}, keyed('seq-chat'));
       expect((await usageCount(ref)) - before).toBe(1);
       const inputs = [
         await upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': 'seq-upload' } }),
@@ -58,11 +59,11 @@ describe('race faults', () => {
   test('the delay window is configurable (--race-window-ms)', async () => {
     const ref = await start({ fault: 'race-chat-double', raceWindowMs: 5 });
     const started = Date.now();
-    await chat(ref, keyed('window-5'));
+    await chat(ref, {}, keyed('window-5'));
     const quick = Date.now() - started;
     const slow = await start({ fault: 'race-chat-double', raceWindowMs: 400 });
     const t0 = Date.now();
-    await chat(slow, keyed('window-400'));
+    await chat(slow, {}, keyed('window-400'));
     expect(Date.now() - t0).toBeGreaterThanOrEqual(400);
     expect(quick).toBeLessThan(400);
   });
@@ -76,9 +77,9 @@ describe('race faults', () => {
     );
     expect(distinct(inputs.map((u) => u.body.input.id))).toBe(1);
     const before = await usageCount(ref);
-    await atOnce(4, () => chat(ref, keyed('once-chat')));
+    await atOnce(4, () => chat(ref, {}, keyed('once-chat')));
     expect((await usageCount(ref)) - before).toBe(1);
-    for (const probe of Object.values(RACE_FAULT_PROBES)) expect(await probe(await start())).toBe(false);
+    for (const fault of RACE_FAULTS) expect(await probe(fault, await start())).toBe(false);
   });
 });
 

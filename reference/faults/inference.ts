@@ -1,0 +1,550 @@
+// Faults and variants of chat completions, responses and embeddings (routes/chat.ts, routes/responses.ts,
+// routes/embeddings.ts, inference.ts).
+import { type Fault, LEGACY, req, successAs, TERMINALS, type Variant } from './probe.ts';
+
+export const INFERENCE_FAULTS = [
+  // routes/chat.ts: temperature 2.5 (any value above 2) accepted
+  {
+    name: 'chat-temperature-lax',
+    description: 'chat accepts temperature above 2 (2.5)',
+    breaks: ['CHAT-005'],
+    probe: { request: req.chat({ temperature: 2.5 }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: the inclusive upper bound 2 refused
+  {
+    name: 'chat-temperature-strict',
+    description: 'chat refuses temperature 2.0',
+    breaks: ['CHAT-005'],
+    probe: { request: req.chat({ temperature: 2 }), holds: (r) => r.status === 400 },
+  },
+  // routes/chat.ts: top_p never checked
+  {
+    name: 'chat-top-p-unchecked',
+    description: 'chat accepts any top_p',
+    breaks: ['CHAT-006'],
+    probe: { request: req.chat({ top_p: 1.5 }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: negative max_tokens accepted
+  {
+    name: 'chat-max-tokens-negative',
+    description: 'chat accepts max_tokens -1',
+    breaks: ['CHAT-007'],
+    probe: { request: req.chat({ max_tokens: -1 }), holds: (r) => r.status === 200 },
+  },
+  // routes/responses.ts: the Idempotency-Key of /v1/responses ignored (a replay executes again)
+  {
+    name: 'responses-replay-new',
+    description: '/v1/responses ignores the Idempotency-Key: a replay executes and charges again',
+    // Also under the legacy currency format, which the model-based sequences replay with.
+    breaks: ['IDEM-001', 'IDEM-003'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const opts = {
+          method: 'POST',
+          role: 'primary',
+          headers: { 'idempotency-key': 'probe-responses' },
+          json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3 },
+        };
+        const [a, b] = [await call(ref, '/v1/responses', opts), await call(ref, '/v1/responses', opts)];
+        return a.body.id !== b.body.id;
+      },
+    },
+  },
+  // routes/chat.ts: max_tokens 0 (the bound itself) refused
+  {
+    name: 'chat-max-tokens-zero',
+    description: 'chat refuses max_tokens 0',
+    breaks: ['CHAT-007'],
+    probe: { request: req.chat({ max_tokens: 0 }), holds: (r) => r.status !== 200 },
+  },
+  // routes/chat.ts: a message without content accepted
+  {
+    name: 'chat-missing-content',
+    description: 'chat accepts a message without content',
+    breaks: ['CHAT-008'],
+    probe: { request: req.chat({ messages: [{ role: 'user' }] }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: the developer role refused
+  {
+    name: 'chat-developer-refused',
+    description: 'chat refuses a developer message',
+    breaks: ['CHAT-011'],
+    probe: {
+      request: req.chat({ messages: [{ role: 'developer', content: 'Be brief.' }] }),
+      holds: (r) => r.status === 400,
+    },
+  },
+  // routes/chat.ts: a request without model is served by the default chat model
+  {
+    name: 'chat-model-default',
+    description: 'a chat request without `model` is answered 200 by the default chat model (tx-chat-1)',
+    breaks: ['CHAT-009'],
+    probe: { request: req.chat({ model: undefined }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: the ChatCompletion has no id (the description still requires it: RESP-003 too)
+  {
+    name: 'chat-no-id',
+    description: 'a (non-streamed) chat reply omits `id`, which the live description still requires',
+    breaks: ['CHAT-001', 'RESP-003'],
+    probe: { request: req.chat(), holds: (r) => !('id' in r.body) },
+  },
+  // routes/chat.ts: the upstream's reply role `model` passed through (the description says assistant: RESP-003 too)
+  {
+    name: 'chat-role-model',
+    description: "a (non-streamed) chat reply's message role is `model`, not one of the four roles",
+    breaks: ['CHAT-002', 'RESP-003'],
+    probe: { request: req.chat(), holds: (r) => r.body.choices[0].message.role === 'model' },
+  },
+  // routes/chat.ts: tx-chat-2 answers (and is named) when tx-chat-1 is asked
+  {
+    name: 'chat-model-substituted',
+    description: 'a chat reply for tx-chat-1 names tx-chat-2',
+    breaks: ['MODEL-001'],
+    probe: { run: async ({ ref, chat }) => (await chat(ref)).body.model !== ref.hints.chat },
+  },
+  // routes/chat.ts: usage.total_tokens = prompt + completion + 1
+  {
+    name: 'chat-usage-total-off',
+    description: 'chat usage.total_tokens is prompt + completion + 1',
+    breaks: ['CHAT-004'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { usage } = (await chat(ref)).body;
+        return usage.total_tokens !== usage.prompt_tokens + usage.completion_tokens;
+      },
+    },
+  },
+  // inference.ts: "404 | ... wrong endpoint type (media model sent to chat)"
+  {
+    name: 'media-model-chat-400',
+    description:
+      'a media model sent to chat, responses or embeddings is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-004'],
+    probe: { request: req.chat({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
+  },
+  // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
+  {
+    name: 'unknown-model-400',
+    description: 'a model id that no catalog lists is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-003'],
+    probe: { request: req.chat({ model: 'no-such-model' }), holds: (r) => r.status === 400 },
+  },
+  // routes/chat.ts + openapi.ts: chat usage token counts as strings (described so)
+  {
+    name: 'usage-tokens-as-strings',
+    description: 'chat usage token fields are strings (and described so)',
+    // The description's ChatCompletion says strings where the contract says integers: drift (OAS-003);
+    // a token count as a decimal string is what PTS-005 rules out ("token fields ... are not points").
+    breaks: ['CHAT-003', 'OAS-003', 'PTS-005'],
+    openapi: ({ schemas }) => {
+      const usage = schemas.ChatCompletion.properties.usage;
+      for (const field of Object.keys(usage.properties)) usage.properties[field] = { type: 'string' };
+      schemas.ChatCompletionResponse.allOf[1].properties.usage = {
+        type: 'object',
+        required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+      };
+    },
+    probe: { request: req.chat(), holds: (r) => typeof r.body.usage.prompt_tokens === 'string' },
+  },
+  // inference.ts: tx-chat-premium callable from the primary account (still not listed)
+  {
+    name: 'chat-forbidden-callable',
+    description: 'tx-chat-premium answers chat for the primary account, outside its catalog',
+    breaks: ['MODEL-002'],
+    probe: { run: async ({ ref, chat }) => (await chat(ref, { model: ref.hints.forbidden })).status === 200 },
+  },
+  // routes/chat.ts: a streamed chat reply sends its first chunk and never ends
+  {
+    name: 'chat-stream-never-ends',
+    description: 'stream: true sends the first chunk, then keeps the connection open forever',
+    breaks: ['CHAT-010'],
+    probe: {
+      run: async ({ ref, streamEnds, chatBody }) =>
+        !(await streamEnds(
+          ref,
+          '/v1/chat/completions',
+          { role: 'primary', json: chatBody(ref, { stream: true }) },
+          400,
+        )),
+    },
+  },
+  // inference.ts: a model without native responses support accepted on /v1/responses
+  {
+    name: 'responses-any-model',
+    description: 'tx-chat-2 (no native responses support) is accepted on /v1/responses',
+    breaks: ['RSP-002'],
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { model: ref.hints.no_responses })).status === 200,
+    },
+  },
+  // routes/responses.ts: only streamed calls are served (400 is declared, so the description still holds)
+  {
+    name: 'responses-stream-only',
+    description: '/v1/responses refuses a call without stream: true (400 invalid_request)',
+    breaks: ['RSP-001'],
+    probe: { request: req.responses(), holds: (r) => r.status === 400 },
+  },
+  // routes/responses.ts: the stream ends without a terminal event
+  {
+    name: 'responses-no-terminal',
+    description: 'a streamed response ends without a terminal event',
+    breaks: ['RSP-006'],
+    probe: {
+      run: async ({ ref, events }) => !(await events(ref)).some((e) => TERMINALS.includes(e.event ?? '')),
+    },
+  },
+  // routes/responses.ts: response.completed followed by response.failed
+  {
+    name: 'responses-two-terminals',
+    description: 'a streamed response sends response.completed, then response.failed',
+    breaks: ['RSP-006'],
+    probe: {
+      run: async ({ ref, events }) =>
+        (await events(ref)).filter((e) => TERMINALS.includes(e.event ?? '')).length === 2,
+    },
+  },
+  // routes/responses.ts + openapi.ts: the stream is served as application/json (described so)
+  {
+    name: 'responses-json-stream',
+    description: 'a streamed response has content-type application/json (and is described so)',
+    breaks: ['RSP-003', 'RESP-003'],
+    openapi: ({ paths }) => {
+      delete paths['/v1/responses'].post.responses['200'].content['text/event-stream'];
+    },
+    probe: {
+      request: req.responses({ stream: true }),
+      holds: (r) => r.headers.get('content-type')?.startsWith('application/json') ?? false,
+    },
+  },
+  // routes/responses.ts: data lines without event: lines
+  {
+    name: 'responses-unnamed-events',
+    description: 'streamed response events carry no `event:` names',
+    breaks: ['RSP-004', 'RSP-006'],
+    probe: { run: async ({ ref, events }) => (await events(ref)).every((e) => e.event === undefined) },
+  },
+  // routes/responses.ts: delta events with empty data
+  {
+    name: 'responses-empty-delta',
+    description: 'response.output_text.delta events carry empty data',
+    breaks: ['RSP-005', 'RSP-004'],
+    probe: {
+      run: async ({ ref, events }) =>
+        (await events(ref)).some((e) => e.event === 'response.output_text.delta' && e.data === ''),
+    },
+  },
+  // routes/embeddings.ts + openapi.ts: 1023 floats (described so)
+  {
+    name: 'embed-1023',
+    description: 'embeddings have 1023 floats (and the description says 1023)',
+    // The description's 1023 contradicts the contract's 1024: drift (OAS-003).
+    breaks: ['EMB-001', 'OAS-003'],
+    openapi: ({ schemas }) => {
+      const item = schemas.EmbeddingList.properties.data.items.properties;
+      item.embedding = { ...item.embedding, minItems: 1023, maxItems: 1023 };
+    },
+    probe: {
+      run: async ({ ref, embed }) =>
+        (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).body.data[0].embedding.length ===
+        1023,
+    },
+  },
+  // routes/embeddings.ts: an input of one character (the minimum length) refused
+  {
+    name: 'embed-min-2',
+    description: 'embeddings refuse an input of one character',
+    breaks: ['EMB-003'],
+    probe: { request: req.embedding({ input: 'a' }), holds: (r) => !(r.status === 200) },
+  },
+  // routes/embeddings.ts: an array input accepted
+  {
+    name: 'embed-array-input',
+    description: 'embeddings accept an array of strings as input',
+    breaks: ['EMB-003'],
+    probe: { request: req.embedding({ input: ['a', 'b'] }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: unknown request fields accepted
+  {
+    name: 'embed-unknown-field',
+    description: 'embeddings accept unknown request fields',
+    breaks: ['EMB-002'],
+    probe: { request: req.embedding({ extra: true }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: dimensions other than 1024 accepted
+  {
+    name: 'embed-dimensions-lax',
+    description: 'embeddings accept dimensions 512',
+    breaks: ['EMB-004'],
+    probe: { request: req.embedding({ dimensions: 512 }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: encoding_format base64 accepted
+  {
+    name: 'embed-encoding-lax',
+    description: 'embeddings accept encoding_format base64',
+    breaks: ['EMB-005'],
+    probe: { request: req.embedding({ encoding_format: 'base64' }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: a request without model accepted (tx-embed-1 by default)
+  {
+    name: 'embed-model-optional',
+    description: 'embeddings accept a request without model (default tx-embed-1)',
+    breaks: ['EMB-006'],
+    probe: { request: req.embed({ input: 'ok' }), holds: (r) => r.status === 200 },
+  },
+  // inference.ts: a replay with the same key and body executes and charges again
+  {
+    name: 'idem-double-charge',
+    description: 'a repeated Idempotency-Key with the same body executes and charges again',
+    breaks: ['IDEM-001', 'IDEM-003'],
+    probe: { run: async ({ ref, replayCharges }) => replayCharges(ref, {}) },
+  },
+  // inference.ts: the key's fingerprint is the method and path only (notable: the contract leaves a reused key with another body open)
+  {
+    name: 'idem-key-only',
+    description:
+      'the same Idempotency-Key with another body replays the first reply (the body is not compared)',
+    breaks: ['IDEM-002'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const keyed = { headers: { 'idempotency-key': 'probe-key-only' } };
+        await chat(ref, {}, keyed);
+        const other = await chat(ref, { messages: [{ role: 'user', content: 'Something else.' }] }, keyed);
+        return other.status === 200;
+      },
+    },
+  },
+  // inference.ts: a replay under the legacy Accept header executes and charges again
+  {
+    name: 'legacy-reexecute',
+    description: 'a replay with the legacy currency Accept header executes and charges again',
+    breaks: ['IDEM-003'],
+    probe: { run: async ({ ref, replayCharges }) => replayCharges(ref, LEGACY) },
+  },
+  // routes/chat.ts: stream "true" or 1 is taken as its truth value
+  {
+    name: 'chat-stream-truthy',
+    description: 'a chat request whose stream is the string "true" or the number 1 is accepted',
+    breaks: ['CHAT-070'],
+    probe: { request: req.chat({ stream: 'true' }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: user of any type
+  {
+    name: 'chat-user-any',
+    description: 'a chat request whose user is a number is accepted',
+    breaks: ['CHAT-071'],
+    probe: { request: req.chat({ user: 42 }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: encoding_format compared whatever its case
+  {
+    name: 'embed-format-case',
+    description: 'encoding_format FLOAT (capitals) is accepted as float',
+    breaks: ['EMB-005'],
+    probe: { request: req.embedding({ encoding_format: 'FLOAT' }), holds: (r) => r.status === 200 },
+  },
+  // routes/embeddings.ts: user of any type
+  {
+    name: 'embed-user-any',
+    description: 'an embedding request whose user is a number is accepted',
+    breaks: ['EMB-070'],
+    probe: { request: req.embedding({ user: 42 }), holds: (r) => r.status === 200 },
+  },
+  // routes/responses.ts: stream "true" or 1 is taken as its truth value
+  {
+    name: 'responses-stream-truthy',
+    description: 'a responses call whose stream is the string "true" or the number 1 is accepted',
+    breaks: ['RSP-070'],
+    probe: { request: req.responses({ stream: 1 }), holds: (r) => r.status === 200 },
+  },
+  // routes/responses.ts: a number or boolean input is taken as its text
+  {
+    name: 'responses-input-any',
+    description: 'a responses call whose input is a number or a boolean is accepted',
+    breaks: ['RSP-071'],
+    probe: { request: req.responses({ input: 42 }), holds: (r) => r.status === 200 },
+  },
+  // routes/responses.ts: every increment is zero-length, the text arrives only in response.completed
+  {
+    name: 'responses-blank-deltas',
+    description:
+      "every response.output_text.delta carries delta: '' while the completed response has the text",
+    breaks: ['RSP-005'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, events }) => {
+        const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+        return deltas.length > 0 && deltas.every((e) => JSON.parse(e.data).delta === '');
+      },
+    },
+  },
+  // inference.ts: an id no catalog lists is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-unknown-model-200',
+    description:
+      'POST /v1/embeddings answers a model id no catalog lists with 200 (chat and responses refuse it)',
+    breaks: ['MODEL-003'],
+    probe: { request: req.embed({ model: 'no-such-model', input: 'ok' }), holds: (r) => r.status === 200 },
+  },
+  // inference.ts: an id no catalog lists is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-unknown-model-200',
+    description:
+      'POST /v1/responses answers a model id no catalog lists with 200 (chat and embeddings refuse it)',
+    breaks: ['MODEL-003'],
+    probe: { request: req.responses({ model: 'no-such-model' }), holds: (r) => r.status === 200 },
+  },
+  // inference.ts: the forbidden model is answered on /v1/embeddings (by the account's embedding model)
+  {
+    name: 'embeddings-forbidden-callable',
+    description:
+      "POST /v1/embeddings answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, embed }) =>
+        (await embed(ref, { model: ref.hints.forbidden, input: 'ok' })).status === 200,
+    },
+  },
+  // inference.ts: the forbidden model is answered on /v1/responses (by the account's responses model)
+  {
+    name: 'responses-forbidden-callable',
+    description:
+      "POST /v1/responses answers a model outside the account's catalog (chat still refuses it with 403)",
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { model: ref.hints.forbidden })).status === 200,
+    },
+  },
+  // routes/embeddings.ts: the legacy Accept header is ignored on embeddings only
+  {
+    name: 'legacy-embeddings-points',
+    description: 'POST /v1/embeddings keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const res = await call(ref, '/v1/embeddings', {
+          method: 'POST',
+          role: 'primary',
+          json: { model: ref.hints.embedding, input: 'ok' },
+          headers: LEGACY,
+        });
+        return res.status === 200 && 'charged_points' in (res.body.billing ?? {});
+      },
+    },
+  },
+  // routes/responses.ts: the legacy Accept header is ignored on non-streamed responses only
+  {
+    name: 'legacy-responses-points',
+    description:
+      'POST /v1/responses (not streamed) keeps the points fields under the legacy currency Accept header',
+    breaks: ['LEGACY-001'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const res = await call(ref, '/v1/responses', {
+          method: 'POST',
+          role: 'primary',
+          json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3 },
+          headers: LEGACY,
+        });
+        return res.status === 200 && 'charged_points' in (res.body.billing ?? {});
+      },
+    },
+  },
+  // routes/chat.ts: a streamed chat call for an unknown model id is answered by the chat model
+  {
+    name: 'chat-stream-unknown-model-200',
+    description:
+      'a streamed chat call naming a model id no catalog lists is answered 200 (not streamed: refused)',
+    breaks: ['MODEL-003'],
+    probe: { request: req.chat({ model: 'no-such-model', stream: true }), holds: (r) => r.status === 200 },
+  },
+  // routes/responses.ts: a streamed responses call skips the native-responses check
+  {
+    name: 'responses-stream-any-model',
+    description:
+      'a streamed responses call for a model without native responses support is answered (not streamed: refused)',
+    breaks: ['RSP-002'],
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { model: ref.hints.no_responses, stream: true })).status === 200,
+    },
+  },
+  // --- traffic ---
+  // inference.ts: a stream buffered on the way (a proxy that holds the body), streamed in name only
+  {
+    name: 'stream-buffered',
+    description:
+      'every text/event-stream reply (chat and responses) is sent whole at once, all its events in one write',
+    breaks: ['RSP-090'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, streamPieces }) =>
+        (await streamPieces(ref, '/v1/responses', {
+          role: 'primary',
+          json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 3, stream: true },
+        })) === 1,
+    },
+  },
+] as const satisfies readonly Fault[];
+
+export const INFERENCE_VARIANTS = [
+  // routes/chat.ts + openapi.ts
+  {
+    name: 'chat-stream-ndjson',
+    readings: ['CHAT-010'],
+    description: 'a streamed chat reply is application/x-ndjson (one chunk per line), not SSE',
+    openapi: ({ paths }) => {
+      const reply = paths['/v1/chat/completions'].post.responses['200'];
+      reply.description = 'A chat completion, or chunks as NDJSON lines when `stream` is true.';
+      delete reply.content['text/event-stream'];
+      reply.content['application/x-ndjson'] = { schema: { type: 'string' } };
+    },
+    probe: {
+      request: req.chat({ stream: true }),
+      holds: (r) => r.headers.get('content-type')?.startsWith('application/x-ndjson') ?? false,
+    },
+  },
+  // routes/responses.ts
+  {
+    name: 'responses-extra-events',
+    readings: ['RSP-004', 'RSP-006'],
+    description: 'streamed responses carry extra events (response.in_progress, content_part.added, ...)',
+    probe: {
+      run: async ({ ref, events }) => (await events(ref)).some((e) => e.event === 'response.in_progress'),
+    },
+  },
+  // routes/embeddings.ts + openapi.ts: the contract gives no status for the embedding list
+  {
+    name: 'embeddings-201',
+    readings: ['EMB-001'],
+    description: 'a valid embedding request is answered 201 (described so), not 200',
+    openapi: ({ paths }) => successAs(paths['/v1/embeddings'].post, '200', '201'),
+    probe: {
+      run: async ({ ref, embed }) =>
+        (await embed(ref, { model: ref.hints.embedding, input: 'ok' })).status === 201,
+    },
+  },
+  // routes/chat.ts: the chat usage object is not closed; only its token fields "are not points"
+  {
+    name: 'usage-points-field',
+    readings: ['PTS-005'],
+    description:
+      'chat usage carries charged_points (the settled charge, also in billing) beside its token counts',
+    probe: { request: req.chat(), holds: (r) => 'charged_points' in r.body.usage },
+  },
+  // routes/responses.ts: "carries a text increment" does not say the increment is never zero-length
+  {
+    name: 'responses-zero-length-delta',
+    readings: ['RSP-005'],
+    description:
+      "the stream's first response.output_text.delta carries a zero-length increment (delta: ''), before the text's",
+    probe: {
+      run: async ({ ref, events }) =>
+        (await events(ref)).some(
+          (e) => e.event === 'response.output_text.delta' && JSON.parse(e.data).delta === '',
+        ),
+    },
+  },
+] as const satisfies readonly Variant[];

@@ -1,0 +1,1064 @@
+// Faults and variants of media inputs, jobs, assets and the media catalog (media/, routes/media-*.ts).
+import { Decimal } from 'decimal.js';
+import {
+  ACK,
+  type Fault,
+  jobBody,
+  keyed,
+  optional,
+  req,
+  sleep,
+  successAs,
+  UNCERTAIN,
+  type Variant,
+  withParams,
+  withPrompt,
+} from './probe.ts';
+
+export const MEDIA_FAULTS = [
+  // media/validate.ts: a job without the acknowledgement accepted
+  {
+    name: 'ack-missing-accepted',
+    description: 'a media job without parameters.provider_processing_acknowledged is accepted',
+    breaks: ['MJOB-001'],
+    probe: {
+      request: req.job({ model: 'wc-100010', prompt: 'cat', parameters: {} }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: provider_processing_acknowledged false accepted
+  {
+    name: 'ack-false-accepted',
+    description: 'a media job with provider_processing_acknowledged false is accepted',
+    breaks: ['MJOB-001'],
+    probe: {
+      request: req.job(withParams('wc-100010', { provider_processing_acknowledged: false })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: unknown top-level fields accepted
+  {
+    name: 'top-level-extra-accepted',
+    description: 'a media job with an extra top-level field is accepted',
+    breaks: ['MJOB-002'],
+    probe: { request: req.job({ ...jobBody('wc-100010'), seed: 1 }), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: the never-accepted frame_images accepted
+  {
+    name: 'frame-images-accepted',
+    description: 'parameters.frame_images is accepted',
+    breaks: ['MJOB-003'],
+    probe: {
+      request: req.job(withParams('wc-100010', { frame_images: [] })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: quality accepted (and ignored) for wc-100010
+  {
+    name: 'foreign-param-accepted',
+    description: 'wc-100010 accepts parameters.quality, which it does not have',
+    breaks: ['MJOB-004'],
+    probe: { request: req.job(withParams('wc-100010', { quality: 'high' })), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: output_format accepted for wc-100012
+  {
+    name: 'output-format-wc100012',
+    description: 'wc-100012 accepts parameters.output_format, which it does not have',
+    breaks: ['MJOB-004'],
+    probe: {
+      request: req.job(withParams('wc-100012', { output_format: 'png' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: prompt length in UTF-16 units
+  {
+    name: 'prompt-utf16',
+    description: 'prompts are counted in UTF-16 units (an emoji counts twice)',
+    breaks: ['MJOB-006'],
+    probe: { request: req.job(withPrompt('wc-100017', '😀'.repeat(400))), holds: (r) => r.status === 400 },
+  },
+  // media/validate.ts: prompt counted before trimming
+  {
+    name: 'prompt-untrimmed',
+    description: 'prompts are counted without trimming surrounding white space',
+    breaks: ['MJOB-006', 'MJOB-007'],
+    probe: { request: req.job(withPrompt('wc-100031', '  ab  ')), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: no UTF-8 byte cap
+  {
+    name: 'prompt-bytes-ignored',
+    description: 'the 4000 UTF-8 byte cap of prompts is not enforced',
+    breaks: ['MJOB-007', 'MJOB-006'],
+    probe: { request: req.job(withPrompt('wc-100010', '漢'.repeat(1334))), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: wc-100031 prompt minimum 1 instead of 3
+  {
+    name: 'min3-unenforced',
+    description: 'wc-100031 accepts prompts of 1 or 2 characters',
+    breaks: ['MJOB-006'],
+    probe: { request: req.job(withPrompt('wc-100031', 'ab')), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: a text prompt accepted for wc-100018
+  {
+    name: 'prompt-wc100018',
+    description: 'wc-100018 accepts a non-empty prompt',
+    breaks: ['MJOB-008'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, { ...jobBody('wc-100018', [await inputId(ref)]), prompt: 'a house' }),
+    },
+  },
+  // media/validate.ts: custom-size step not checked for wc-100040
+  {
+    name: 'size-step-ignored',
+    description: 'wc-100040 accepts custom sizes off its 16-pixel step',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100040', { size: '1000x1000' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: custom-size aspect-ratio cap not checked
+  {
+    name: 'size-ratio-ignored',
+    description: 'custom sizes beyond the maximum aspect ratio are accepted',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100010', { size: '4352x241' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: wc-100013 refuses the list B presets list A lacks
+  {
+    name: 'list-b-refused',
+    description: 'wc-100013 refuses list B presets such as auto_4K',
+    breaks: ['MJOB-009'],
+    probe: {
+      run: async ({ ref, jobStatus, inputId }) =>
+        (await jobStatus(ref, withParams('wc-100013', { size: 'auto_4K' }, [await inputId(ref)]))) === 400,
+    },
+  },
+  // media/validate.ts: wc-100034 refuses a middle aspect_ratio value (sampling may never send it)
+  {
+    name: 'aspect-4-1-refused',
+    description: 'wc-100034 refuses its aspect_ratio 4:1, a listed value',
+    breaks: ['MJOB-005'],
+    probe: {
+      run: async ({ ref, jobStatus, inputId }) =>
+        (await jobStatus(ref, withParams('wc-100034', { aspect_ratio: '4:1' }, [await inputId(ref)]))) ===
+        400,
+    },
+  },
+  // media/validate.ts: custom sizes written W*H refused (presets with * still accepted)
+  {
+    name: 'custom-star-refused',
+    description: 'custom sizes written with the separator * are refused; only WxH is read',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100010', { size: '4096*256' })),
+      holds: (r) => r.status === 400,
+    },
+  },
+  // media/validate.ts: the exact maximum pixel count of a custom size refused (< instead of <=)
+  {
+    name: 'max-pixels-exclusive',
+    description: 'a custom size of exactly the maximum pixel count is refused',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100010', { size: '2048x2048' })),
+      holds: (r) => r.status === 400,
+    },
+  },
+  // media/validate.ts: wc-100032 refuses its largest reference count (14 images)
+  {
+    name: 'ref-max-refused',
+    description: 'wc-100032 refuses 14 reference images, its stated maximum',
+    breaks: ['MJOB-010'],
+    probe: {
+      run: async ({ ref, jobStatus, inputId }) =>
+        (await jobStatus(
+          ref,
+          jobBody('wc-100032', await Promise.all(Array.from({ length: 14 }, () => inputId(ref)))),
+        )) === 400,
+    },
+  },
+  // media/validate.ts: wc-100014 duration up to 31
+  {
+    name: 'duration-max-31',
+    description: 'wc-100014 accepts duration 31',
+    breaks: ['MJOB-005'],
+    probe: { request: req.job(withParams('wc-100014', { duration: 31 })), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted
+  {
+    name: 'resolution-case',
+    description: 'wc-100019 accepts resolution 1080p besides 1080P',
+    breaks: ['MJOB-005'],
+    probe: {
+      request: req.job(withParams('wc-100019', { resolution: '1080p' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: one reference more than the maximum accepted
+  {
+    name: 'ref-max-off-by-one',
+    description: 'a job with one reference image more than the model maximum is accepted',
+    breaks: ['MJOB-010'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100041', [await inputId(ref), await inputId(ref), await inputId(ref)])),
+    },
+  },
+  // media/validate.ts: input_asset_ids and studio_asset_ids together accepted
+  {
+    name: 'both-id-fields',
+    description: 'input_asset_ids and studio_asset_ids together are accepted',
+    breaks: ['MJOB-011'],
+    probe: {
+      run: async ({ ref, inputId, accepted }) => {
+        const id = await inputId(ref);
+        return accepted(ref, withParams('wc-100011', { studio_asset_ids: [id] }, [id]));
+      },
+    },
+  },
+  // media/validate.ts: duplicate reference ids accepted (deduplicated silently)
+  {
+    name: 'duplicate-ids',
+    description: 'duplicate reference ids are accepted',
+    breaks: ['MJOB-012'],
+    probe: {
+      run: async ({ ref, inputId, accepted }) => {
+        const id = await inputId(ref);
+        return accepted(ref, jobBody('wc-100011', [id, id]));
+      },
+    },
+  },
+  // media/validate.ts: reference ids over 160 UTF-8 bytes dropped silently
+  {
+    name: 'ref-id-161',
+    description: 'a reference id over 160 UTF-8 bytes is ignored and the job created',
+    breaks: ['MJOB-012'],
+    probe: { request: req.job(jobBody('wc-100011', ['x'.repeat(161)])), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: image and video references mixed for wc-100016
+  {
+    name: 'mix-image-video',
+    description: 'wc-100016 accepts images and a video together',
+    breaks: ['MJOB-013'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100016', [await inputId(ref), await inputId(ref, 'h264-2s.mp4')])),
+    },
+  },
+  // routes/media-inputs.ts: input ids of 161 bytes
+  // (The router refuses so long a path parameter: the cleanup's DELETE of such an id is answered 400,
+  // which the description does not declare for that operation.)
+  {
+    name: 'input-id-161',
+    description: 'uploaded inputs get ids of 161 bytes',
+    breaks: ['MIN-013', 'RESP-001'],
+    probe: { run: async ({ ref, inputId }) => (await inputId(ref)).length > 160 },
+  },
+  // media/validate.ts: a `kind` in the create request is refused, even the model's own
+  {
+    name: 'kind-refused',
+    description: 'a media job that sends `kind` is refused',
+    breaks: ['MJOB-002'],
+    probe: {
+      request: req.job({ ...jobBody('wc-100014'), kind: 'video_generation' }),
+      holds: (r) => !(r.status === 201),
+    },
+  },
+  // media/validate.ts: media model ids resolved without regard to case
+  {
+    name: 'media-model-case',
+    description: 'a media job for WC-100010 (capitals) is created for wc-100010',
+    breaks: ['MJOB-044'],
+    probe: {
+      request: req.job({ ...jobBody('wc-100010'), model: 'WC-100010' }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: wc-100016's video window starts at the upload rule's 1 s, not 1.8 s
+  {
+    name: 'video-window-short',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s',
+    breaks: ['MJOB-041'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.5s.mp4')])),
+    },
+  },
+  // media/validate.ts: an image-only model counts a video reference as an image
+  {
+    name: 'video-as-image',
+    description: 'a model that takes image references only accepts a video as one',
+    breaks: ['MJOB-042'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100011', [await inputId(ref, 'h264-2s.mp4')])),
+    },
+  },
+  // media/validate.ts: `studio_asset_ids` is not a known name (refused as an unsupported parameter)
+  {
+    name: 'studio-ids-unknown',
+    description: '`studio_asset_ids` alone is refused as an unsupported parameter',
+    breaks: ['MJOB-043'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        !(await accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref)] }))),
+    },
+  },
+  // media/validate.ts: another tenant's input usable as a reference
+  {
+    name: 'foreign-input-accepted',
+    description: "a job may reference another tenant's input",
+    breaks: ['MIN-012'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
+    },
+  },
+  // media/validate.ts: a deleted input usable as a reference
+  {
+    name: 'deleted-input-accepted',
+    description: 'a job may reference a deleted input',
+    // The model then sees a delete of the input accepted while the job that references it is active.
+    breaks: ['MIN-009', 'MIN-010'],
+    probe: {
+      run: async ({ ref, inputId, call, accepted }) => {
+        const id = await inputId(ref);
+        await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+        return accepted(ref, jobBody('wc-100011', [id]));
+      },
+    },
+  },
+  // routes/media-inputs.ts + media/validate.ts: the declared type is trusted, never sniffed
+  {
+    name: 'sniff-skipped',
+    description: 'uploads are not sniffed: the declared Content-Type is trusted everywhere',
+    breaks: ['MIN-005'],
+    probe: { request: req.upload('png-as-jpeg.jpg'), holds: (r) => r.status === 201 },
+  },
+  // media/upload.ts: application/octet-stream accepted, typed by its bytes (201 is declared: no RESP-00x)
+  {
+    name: 'upload-octet-stream',
+    description: 'an upload declared application/octet-stream is accepted and typed by its sniffed bytes',
+    breaks: ['MIN-004'],
+    probe: {
+      request: req.upload('png-64x48.png', { type: 'application/octet-stream' }),
+      holds: (r) => r.body?.input?.content_type === 'image/png',
+    },
+  },
+  // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
+  {
+    name: 'sha-uppercase',
+    description: 'input sha256 is uppercase hex (and described without the pattern)',
+    breaks: ['MIN-002'],
+    openapi: ({ schemas }) => {
+      const { pattern: _pattern, ...sha256 } = schemas.MediaInput.properties.sha256;
+      schemas.MediaInput.properties.sha256 = sha256;
+    },
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => /[A-F]/.test(r.body.input.sha256) },
+  },
+  // routes/media-inputs.ts: duration_ms 1 for images
+  {
+    name: 'image-duration-nonzero',
+    description: 'image inputs report duration_ms 1',
+    breaks: ['MIN-002', 'RESP-003'],
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => r.body.input.duration_ms !== 0 },
+  },
+  // routes/media-inputs.ts + media/openapi.ts: quota_remaining_bytes in the closed envelope (described)
+  {
+    name: 'envelope-extra-field',
+    description: 'the MediaInputEnvelope carries quota_remaining_bytes (and is described so)',
+    breaks: ['MIN-001'],
+    openapi: ({ schemas }) => {
+      schemas.MediaInputEnvelope.properties.quota_remaining_bytes = { type: 'integer' };
+    },
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => 'quota_remaining_bytes' in r.body },
+  },
+  // routes/media-inputs.ts: expires_at on new inputs
+  {
+    name: 'expires-on-new',
+    description: 'new inputs carry an expires_at 30 days ahead',
+    breaks: ['MIN-003'],
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => 'expires_at' in r.body.input },
+  },
+  // routes/media-inputs.ts: 8193-pixel edges accepted
+  {
+    name: 'edge-8193',
+    description: 'an 8193-pixel image edge is accepted',
+    breaks: ['MIN-006', 'RESP-003'],
+    probe: { request: req.upload('png-8193x1.png'), holds: (r) => r.status === 201 },
+  },
+  // routes/media-inputs.ts + media/validate.ts: 31 s video accepted
+  {
+    name: 'video-31s',
+    description: 'a 31 s video is accepted at upload and at job creation',
+    breaks: ['MIN-006', 'RESP-003'],
+    probe: { request: req.upload('h264-31s.mp4'), holds: (r) => r.status === 201 },
+  },
+  // routes/media-inputs.ts + media/validate.ts: HEVC accepted
+  {
+    name: 'hevc-accepted',
+    description: 'HEVC video is accepted at upload and at job creation',
+    breaks: ['MIN-007'],
+    probe: { request: req.upload('hevc-2s.mp4'), holds: (r) => r.status === 201 },
+  },
+  // routes/media-inputs.ts: a replayed upload creates another input
+  {
+    name: 'upload-replay-new',
+    description: 'the same upload with the same Idempotency-Key creates a second input',
+    breaks: ['MIN-008'],
+    probe: {
+      run: async ({ ref, upload }) => {
+        const headers = { 'idempotency-key': 'probe-upload' };
+        const [a, b] = [
+          await upload(ref, 'png-64x48.png', { headers }),
+          await upload(ref, 'png-64x48.png', { headers }),
+        ];
+        return a.body.input.id !== b.body.input.id;
+      },
+    },
+  },
+  // routes/media-inputs.ts: no active-job check on delete
+  {
+    name: 'delete-while-active',
+    description: 'an input referenced by an active job can be deleted',
+    breaks: ['MIN-010'],
+    probe: {
+      run: async ({ ref, inputId, createJob, call }) => {
+        const id = await inputId(ref);
+        await createJob(ref, jobBody('wc-100011', [id]));
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 204
+        );
+      },
+    },
+  },
+  // routes/media-inputs.ts: no input quota
+  {
+    name: 'quota-ignored',
+    description: 'the input quota (10 GiB; 4096 bytes left for quota_nearly_full) is never enforced',
+    breaks: ['MIN-011'],
+    probe: {
+      request: req.upload('jpeg-1024x576.jpg', { role: 'quota_nearly_full' }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // routes/media-jobs.ts: a replayed job creates another job and hold
+  {
+    name: 'job-replay-new',
+    description: 'the same job with the same Idempotency-Key creates a second job and hold',
+    breaks: ['MJOB-024'],
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const headers = { 'idempotency-key': 'probe-job' };
+        const [a, b] = [
+          await createJob(ref, jobBody('wc-100010'), { headers }),
+          await createJob(ref, jobBody('wc-100010'), { headers }),
+        ];
+        return a.body.id !== b.body.id;
+      },
+    },
+  },
+  // media/view.ts: succeeded without asset_id
+  {
+    name: 'succeeded-no-asset',
+    description: 'succeeded jobs carry no asset_id',
+    breaks: ['MJOB-021', 'RESP-003'],
+    probe: { run: async ({ ref, succeededJob }) => !('asset_id' in (await succeededJob(ref))) },
+  },
+  // media/store.ts + media/openapi.ts: progress_percent 101 (described without maximum)
+  {
+    name: 'progress-101',
+    description:
+      'jobs before their end report progress_percent 101 (described as an integer without maximum)',
+    breaks: ['MJOB-022'],
+    openapi: ({ schemas }) => {
+      schemas.MediaJob.properties.progress_percent = { type: ['integer', 'null'] };
+      schemas.MediaJobResponse.allOf[1].properties.progress_percent = { type: ['integer', 'null'] };
+    },
+    probe: {
+      run: async ({ ref, createJob, pollJob }) => {
+        const created = await createJob(ref, jobBody('wc-100010'));
+        return (await pollJob(ref, created.body.id)).percents.includes(101);
+      },
+    },
+  },
+  // media/store.ts: a failed job reads as running later
+  {
+    name: 'failed-flips',
+    description: 'a failed job reads as running two stages later',
+    breaks: ['MJOB-025'],
+    probe: {
+      run: async ({ ref, createJob, pollJob, readJob }) => {
+        const created = await createJob(ref, { ...jobBody('wc-100010'), prompt: 'CONFORMANCE_FAIL_JOB' });
+        await pollJob(ref, created.body.id);
+        await sleep(200);
+        return (await readJob(ref, created.body.id)).body.status !== 'failed';
+      },
+    },
+  },
+  // media/view.ts: failed jobs without error_code and error_message (notable: "may be present" for failed)
+  {
+    name: 'failed-no-error',
+    description: 'failed jobs carry no error_code and no error_message',
+    breaks: ['MJOB-023'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, createJob, pollJob, readJob }) => {
+        const created = await createJob(ref, { ...jobBody('wc-100010'), prompt: 'CONFORMANCE_FAIL_JOB' });
+        await pollJob(ref, created.body.id);
+        const job = (await readJob(ref, created.body.id)).body;
+        return job.status === 'failed' && !('error_code' in job) && !('error_message' in job);
+      },
+    },
+  },
+  // routes/media-jobs.ts + routes/media-assets.ts: no owner check on jobs and assets
+  {
+    name: 'asset-other-tenant',
+    description: 'another tenant can read a job and download its asset',
+    breaks: ['MASSET-003'],
+    probe: {
+      run: async ({ ref, readJob, createJob }) =>
+        (await readJob(ref, (await createJob(ref, jobBody('wc-100010'))).body.id, 'other_tenant')).status ===
+        200,
+    },
+  },
+  // routes/media-assets.ts: JPEG bytes (labelled image/png) for png output
+  {
+    name: 'asset-wrong-format',
+    description: 'image jobs asking output_format png get JPEG bytes',
+    breaks: ['MASSET-001'],
+    probe: {
+      run: async ({ ref, succeededJob }) => {
+        const res = await fetch(
+          `${ref.url}/v1/media/assets/${(await succeededJob(ref, 'wc-100040')).asset_id}`,
+          {
+            headers: { authorization: `Bearer ${ref.keys.primary}` },
+          },
+        );
+        return Buffer.from(await res.arrayBuffer())[0] === 0xff;
+      },
+    },
+  },
+  // media/catalog.ts: wc-100014 duration advertised and accepted up to 60
+  {
+    name: 'catalog-wider',
+    description: 'the catalog advertises (and the server accepts) wc-100014 duration up to 60',
+    breaks: ['MCAT-003'],
+    probe: {
+      run: async ({ ref, catalogEntry, accepted }) =>
+        (await catalogEntry(ref, 'wc-100014')).parameters.duration.maximum === 60 &&
+        (await accepted(ref, withParams('wc-100014', { duration: 60 }))),
+    },
+  },
+  // routes/media-assets.ts + media/openapi.ts: a bare array (described so)
+  {
+    name: 'catalog-missing-data',
+    description: 'GET /v1/media/models answers a bare array (and is described so)',
+    breaks: ['MCAT-001'],
+    openapi: ({ schemas }) => {
+      schemas.MediaCatalogResponse = {
+        type: 'array',
+        items: { $ref: '#/components/schemas/MediaCatalogEntryResponse' },
+      };
+    },
+    probe: {
+      request: req.call('/v1/media/models', { role: 'primary' }),
+      holds: (r) => Array.isArray(r.body),
+    },
+  },
+  // media/catalog.ts + media/openapi.ts: capabilities as one comma-separated string (described so)
+  {
+    name: 'catalog-capabilities-string',
+    description: 'media catalog capabilities are one comma-separated string (and described as a string)',
+    // The description's string contradicts the contract's array: drift (OAS-003).
+    breaks: ['MCAT-002', 'OAS-003'],
+    openapi: ({ schemas }) => {
+      schemas.MediaCatalogEntry.properties.capabilities = { type: 'string' };
+    },
+    probe: {
+      run: async ({ ref, catalogEntry }) =>
+        typeof (await catalogEntry(ref, 'wc-100010')).capabilities === 'string',
+    },
+  },
+  // media/view.ts + media/openapi.ts: no kind when the request sent none (described so)
+  {
+    name: 'kind-missing',
+    description: 'jobs created without kind omit kind (and kind is described as optional)',
+    breaks: ['MJOB-020'],
+    openapi: ({ schemas }) => {
+      optional(schemas.MediaJob, 'kind');
+      optional(schemas.MediaJobResponse.allOf[1], 'kind');
+    },
+    probe: { request: req.job(jobBody('wc-100010')), holds: (r) => !('kind' in r.body) },
+  },
+  // routes/media-jobs.ts: media validation code bad_parameter
+  {
+    name: 'invalid-code',
+    description: 'media job validation refusals carry code bad_parameter instead of invalid_request',
+    breaks: ['MJOB-014'],
+    probe: {
+      request: req.job(withParams('wc-100010', { quality: 'high' })),
+      holds: (r) => r.body.error.code === 'bad_parameter',
+    },
+  },
+  // media/catalog.ts: wc-900001 advertised with its bounds, enforced with almost none
+  {
+    name: 'undocumented-unenforced',
+    description:
+      'the undocumented wc-900001 is advertised as before but accepts prompts of 1 char to 4000 bytes, steps 1..1000 off its step, any style',
+    breaks: ['MCAT-004'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, catalogEntry, accepted }) =>
+        (await catalogEntry(ref, 'wc-900001')).parameters.steps.step === 5 &&
+        (await accepted(ref, { model: 'wc-900001', prompt: 'x', parameters: { ...ACK, steps: 12 } })),
+    },
+  },
+  // routes/media-jobs.ts: a settlement_pending job reads as 404
+  {
+    name: 'settlement-pending-lost',
+    description: 'GET /v1/media/jobs/{id} of a job in settlement_pending answers 404',
+    breaks: ['MJOB-026'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, readJob, pendingJob }) =>
+        (await readJob(ref, await pendingJob(ref, 'probe-pending'), 'poor')).status === 404,
+    },
+  },
+  // routes/media-jobs.ts: a replay of a settlement_pending job creates another job and hold
+  {
+    name: 'settlement-replay-new-job',
+    description:
+      'repeating the create of a settlement_pending job with the same Idempotency-Key and body creates a new job',
+    breaks: ['MJOB-026'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, pendingJob, createJob }) => {
+        const id = await pendingJob(ref, 'probe-pending');
+        return (await createJob(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))).body.id !== id;
+      },
+    },
+  },
+  // routes/media-jobs.ts: a submission_uncertain job reads as 404
+  {
+    name: 'uncertain-job-lost',
+    description: 'GET /v1/media/jobs/{id} of a job in submission_uncertain answers 404',
+    breaks: ['MJOB-027'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, readsUntil, createJob }) =>
+        readsUntil(ref, (await createJob(ref, UNCERTAIN)).body.id, (read) => read.status === 404),
+    },
+  },
+  // routes/media-jobs.ts: a replay of a submission_uncertain job creates another job and hold
+  {
+    name: 'uncertain-replay-new-job',
+    description:
+      'repeating the create of a submission_uncertain job with the same Idempotency-Key and body creates a new job',
+    breaks: ['MJOB-024', 'MJOB-027'],
+    probe: {
+      run: async ({ ref, createJob, readsUntil }) => {
+        // The replay must meet submission_uncertain (one 40 ms stage); a miss is tried again with a new key.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const k = `probe-uncertain-${attempt}`;
+          const id = (await createJob(ref, UNCERTAIN, keyed(k))).body.id;
+          await readsUntil(ref, id, (read) => read.body?.status === 'submission_uncertain');
+          const again = await createJob(ref, UNCERTAIN, keyed(k));
+          if (again.body.id !== id) return true;
+          if (again.body.status === 'submission_uncertain') return false;
+        }
+        return false;
+      },
+    },
+  },
+  // media/validate.ts: the 160-byte bound of a reference id counts characters (such an id is then not
+  // looked up and counts as an image, as under ref-id-161)
+  {
+    name: 'ref-id-chars',
+    description:
+      'a reference id of 160 characters and 161 UTF-8 bytes passes the 160-byte bound (counted in characters)',
+    breaks: ['MJOB-012'],
+    probe: {
+      request: req.job(jobBody('wc-100011', [`${'x'.repeat(159)}é`])),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/view.ts: a job reports another kind than its model's catalog kind
+  {
+    name: 'job-kind-mismatch',
+    description:
+      "a job's kind is not its model's catalog kind (image models' jobs say video_generation, video models' image_generation)",
+    breaks: ['MJOB-070'],
+    probe: {
+      run: async ({ ref, createJob, catalogEntry }) =>
+        (await createJob(ref, jobBody('wc-100010'))).body.kind !==
+        (await catalogEntry(ref, 'wc-100010')).kind,
+    },
+  },
+  // media/catalog.ts: wc-100015's reference says its aspect ratio does not follow the first frame
+  {
+    name: 'catalog-ratio-flag-false',
+    description:
+      'the catalog sets aspect_ratio_follows_first_frame false for wc-100015 ("ratio follows the first frame")',
+    breaks: ['MCAT-003'],
+    probe: {
+      run: async ({ ref, catalogEntry }) =>
+        (await catalogEntry(ref, 'wc-100015')).parameters.reference.aspect_ratio_follows_first_frame ===
+        false,
+    },
+  },
+  // media/validate.ts: a sent kind other than video_generation is refused, even the model's own
+  {
+    name: 'kind-video-only',
+    description: "an image or 3D job that sends its model's catalog kind (image_generation) is refused",
+    breaks: ['MJOB-070'],
+    probe: {
+      run: async ({ ref, accepted, catalogEntry }) =>
+        !(await accepted(ref, {
+          ...jobBody('wc-100010'),
+          kind: (await catalogEntry(ref, 'wc-100010')).kind,
+        })),
+    },
+  },
+  // routes/media-inputs.ts: one coding of a format refused at upload (media/sniff.ts measures the coding)
+  {
+    name: 'upload-refuses-progressive-jpeg',
+    description: 'a progressive JPEG (SOF2) is refused at upload as not image/jpeg',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('jpeg-progressive-48x64.jpg'), holds: (r) => !(r.status === 201) },
+  },
+  {
+    name: 'upload-refuses-lossless-webp',
+    description: 'a lossless WebP (VP8L) is refused at upload as not image/webp',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('webp-lossless-40x30.webp'), holds: (r) => !(r.status === 201) },
+  },
+  {
+    name: 'webp-alpha-refused',
+    description: 'a WebP with an alpha channel (VP8X with ALPH) is refused at upload',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('webp-alpha-40x30.webp'), holds: (r) => !(r.status === 201) },
+  },
+  {
+    name: 'png-alpha-refused',
+    description: 'a PNG with an alpha channel (colour type 6) is refused at upload',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('png-alpha-30x40.png'), holds: (r) => !(r.status === 201) },
+  },
+  {
+    name: 'upload-refuses-moov-last',
+    description: 'an MP4 whose moov box follows its mdat (no faststart) is refused at upload',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('h264-moov-last-2s.mp4'), holds: (r) => !(r.status === 201) },
+  },
+  // routes/media-inputs.ts: the measured duration is rounded to whole seconds, reported and validated so
+  {
+    name: 'duration-rounded-to-seconds',
+    description:
+      'video durations are rounded to whole seconds: 1.79 s reads 2000 ms (and passes the 1.8 s window), 0.5 s reads 1000 ms',
+    breaks: ['MIN-002', 'MIN-006', 'MJOB-041'],
+    probe: { request: req.upload('h264-1.79s.mp4'), holds: (r) => r.body?.input?.duration_ms === 2000 },
+  },
+  // routes/media-inputs.ts + media/validate.ts: the 30 s maximum compared in whole seconds
+  {
+    name: 'video-max-whole-seconds',
+    description:
+      'the 30 s video maximum is compared in whole seconds (floor), at upload and at job creation: 30.25 s is accepted',
+    breaks: ['MIN-006', 'RESP-003'],
+    // 30.25 s is accepted at upload and as wc-100016's reference.
+    probe: {
+      run: async ({ ref, upload, accepted }) => {
+        const u = await upload(ref, 'h264-30.25s.mp4');
+        return u.status === 201 && accepted(ref, jobBody('wc-100016', [u.body.input.id]));
+      },
+    },
+  },
+  // media/validate.ts: wc-100016's window edges
+  {
+    name: 'video-window-min-exclusive',
+    description:
+      'wc-100016 refuses a reference video of exactly 1.8 s (the window minimum taken as exclusive)',
+    breaks: ['MJOB-041'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        !(await accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.8s.mp4')]))),
+    },
+  },
+  {
+    name: 'video-window-min-1750',
+    description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
+    breaks: ['MJOB-041'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.79s.mp4')])),
+    },
+  },
+  // media/store.ts: a media job's charge moves the balance but writes no ledger entry
+  {
+    name: 'ledger-missing-media',
+    description: "a succeeded media job's charge moves total_points but never appears in the ledger",
+    breaks: ['LEDGER-003', 'LEDGER-002'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, createJob, pollJob, call }) => {
+        const created = await createJob(ref, jobBody('wc-100010'));
+        await pollJob(ref, created.body.id);
+        const ledger = (await call(ref, '/v1/ledger', { role: 'primary' })).body.data;
+        // biome-ignore lint/suspicious/noExplicitAny: ledger entries are probed field by field
+        return !ledger.some((e: any) => e.type === 'charge' && e.usage_id === null);
+      },
+    },
+  },
+  // media/store.ts: a deleted input keeps counting against the input quota
+  {
+    name: 'quota-not-released',
+    description:
+      'a deleted input (cleaned up) still counts against the account quota, so a re-upload is refused 429',
+    breaks: ['MIN-080'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, upload, call }) => {
+        const role = 'quota_nearly_full';
+        let id: string | undefined;
+        for (let i = 0; i < 10; i++) {
+          const res = await upload(ref, 'jpeg-64x48.jpg', { role });
+          if (res.status !== 201) break;
+          id = res.body.input.id;
+        }
+        await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role });
+        await sleep(120);
+        return (await upload(ref, 'jpeg-64x48.jpg', { role })).status === 429;
+      },
+    },
+  },
+  // media/view.ts: a charged job shows charged_points 0.01 below what its settlement took from the balance
+  {
+    name: 'media-charged-misreported',
+    description:
+      "a charged media job's charged_points is 0.01 below what its settlement took from total_points",
+    breaks: ['BAL-004'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, createJob, pollJob }) => {
+        const before = (await balance(ref)).body.total_points;
+        const created = await createJob(ref, jobBody('wc-100010'));
+        const job = (await pollJob(ref, created.body.id)).last.body;
+        return !new Decimal(before).minus(job.charged_points).eq((await balance(ref)).body.total_points);
+      },
+    },
+  },
+  // media/validate.ts: a media job for an id no catalog lists runs as wc-100010
+  {
+    name: 'media-job-unknown-model-accepted',
+    description: 'POST /v1/media/jobs creates a job for a model id no catalog lists (run as wc-100010)',
+    breaks: ['MODEL-003'],
+    probe: {
+      request: req.job({ ...jobBody('wc-100010'), model: 'no-such-model' }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: duplicate ids accepted under studio_asset_ids (refused under input_asset_ids)
+  {
+    name: 'studio-ids-duplicate-accepted',
+    description: 'duplicate reference ids are accepted under studio_asset_ids only',
+    breaks: ['MJOB-012'],
+    probe: {
+      run: async ({ ref, inputId, accepted }) => {
+        const id = await inputId(ref);
+        return accepted(ref, withParams('wc-100011', { studio_asset_ids: [id, id] }));
+      },
+    },
+  },
+  // media/validate.ts: another tenant's input accepted under studio_asset_ids
+  {
+    name: 'studio-ids-foreign-accepted',
+    description: "another tenant's input is accepted as a reference under studio_asset_ids only",
+    breaks: ['MJOB-012', 'MIN-012'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(
+          ref,
+          withParams('wc-100011', {
+            studio_asset_ids: [await inputId(ref, 'png-64x48.png', 'other_tenant')],
+          }),
+        ),
+    },
+  },
+  // media/validate.ts: the reference count maximum is not checked under studio_asset_ids
+  {
+    name: 'studio-ids-count-unchecked',
+    description: "more references than the model's maximum are accepted under studio_asset_ids only",
+    breaks: ['MJOB-010'],
+    probe: {
+      run: async ({ ref, inputId, accepted }) => {
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) ids.push(await inputId(ref));
+        return accepted(ref, withParams('wc-100041', { studio_asset_ids: ids }));
+      },
+    },
+  },
+  // media/validate.ts: an image-only model counts a video as an image under studio_asset_ids only
+  {
+    name: 'studio-ids-video-as-image',
+    description: 'an image-only model accepts a video reference under studio_asset_ids only',
+    breaks: ['MJOB-042'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'h264-2s.mp4')] })),
+    },
+  },
+  // media/validate.ts: images and a video mixed under studio_asset_ids only
+  {
+    name: 'studio-ids-mix-accepted',
+    description: 'wc-100016 accepts images and a video together under studio_asset_ids only',
+    breaks: ['MJOB-013'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(
+          ref,
+          withParams('wc-100016', {
+            studio_asset_ids: [await inputId(ref), await inputId(ref, 'h264-2s.mp4')],
+          }),
+        ),
+    },
+  },
+  // media/validate.ts: wc-100016's video window starts at 1 s under studio_asset_ids only
+  {
+    name: 'studio-ids-short-video',
+    description: 'wc-100016 accepts a reference video of 1 to 1.8 s under studio_asset_ids only',
+    breaks: ['MJOB-041'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, withParams('wc-100016', { studio_asset_ids: [await inputId(ref, 'h264-1.5s.mp4')] })),
+    },
+  },
+] as const satisfies readonly Fault[];
+
+export const MEDIA_VARIANTS = [
+  // media/catalog.ts: eight of the sixteen models
+  {
+    name: 'media-subset',
+    readings: ['MCAT-001', 'MCAT-003'],
+    description: 'the media catalog lists 8 of the 16 documented models; the others answer 403',
+    probe: {
+      request: req.call('/v1/media/models', { role: 'primary' }),
+      holds: (r) => r.body.data.length === 8,
+    },
+  },
+  // routes/media-inputs.ts + openapi.ts
+  {
+    name: 'input-200',
+    readings: ['MIN-001'],
+    description: 'uploads answer 200 instead of 201',
+    openapi: ({ paths }) => successAs(paths['/v1/media/inputs'].post, '201', '200'),
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => r.status === 200 },
+  },
+  // routes/media-inputs.ts + media/validate.ts: type and codec checked at job creation
+  {
+    name: 'sniff-at-job',
+    readings: ['MIN-005'],
+    description:
+      'content type and codec are checked at job creation: mismatched or HEVC uploads become inputs, jobs using them are refused',
+    probe: { request: req.upload('hevc-2s.mp4'), holds: (r) => r.status === 201 },
+  },
+  // media/view.ts + media/openapi.ts
+  {
+    name: 'progress-object',
+    readings: ['MJOB-022'],
+    description: 'job progress is {phase, updated_at, eta_seconds}',
+    probe: { request: req.job(jobBody('wc-100010')), holds: (r) => r.body.progress.phase !== undefined },
+  },
+  // routes/media-*.ts + errors.ts
+  {
+    name: 'foreign-ids-403',
+    readings: ['MASSET-002', 'MASSET-003'],
+    description: "another tenant's inputs, jobs and assets answer 403 instead of 404",
+    probe: {
+      run: async ({ ref, readJob, createJob }) =>
+        (await readJob(ref, (await createJob(ref, jobBody('wc-100010'))).body.id, 'other_tenant')).status ===
+        403,
+    },
+  },
+  // routes/media-jobs.ts + openapi.ts
+  {
+    name: 'job-202',
+    readings: ['MJOB-020'],
+    description: 'media job creation answers 202 instead of 201',
+    openapi: ({ paths }) => successAs(paths['/v1/media/jobs'].post, '201', '202'),
+    probe: { request: req.job(jobBody('wc-100010')), holds: (r) => r.status === 202 },
+  },
+  // routes/media-jobs.ts: the first create of each Idempotency-Key creates the job, then drops the connection
+  {
+    name: 'create-drop-once',
+    readings: ['GEN-001', 'MJOB-027'],
+    description:
+      'the first job create of each Idempotency-Key creates the job and drops the connection unanswered; its replay returns the job',
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const dropped = await createJob(ref, jobBody('wc-100010'), keyed('probe-drop')).then(
+          () => false,
+          () => true,
+        );
+        const again = await createJob(ref, jobBody('wc-100010'), keyed('probe-drop'));
+        return dropped && again.status === 201 && again.headers.get('idempotent-replayed') === 'true';
+      },
+    },
+  },
+  // media/catalog.ts: wc-100018's prompt "must be empty", so no byte cap binds
+  {
+    name: 'empty-prompt-zero-bytes',
+    readings: ['MCAT-003', 'MJOB-008'],
+    description:
+      "wc-100018's catalog entry advertises prompt_contract.maximum_utf8_bytes 0 (its prompt must be empty)",
+    probe: {
+      run: async ({ ref, catalogEntry }) =>
+        (await catalogEntry(ref, 'wc-100018')).prompt_contract.maximum_utf8_bytes === 0,
+    },
+  },
+  // routes/media-jobs.ts: settlement_pending "keep tracking the same job; do not generate again"
+  {
+    name: 'settlement-replay-refused',
+    readings: ['MJOB-024', 'MJOB-026'],
+    description:
+      'repeating the create of a settlement_pending job with the same Idempotency-Key is refused 409 (do not generate again), not answered with the job',
+    probe: {
+      run: async ({ ref, pendingJob, jobStatus }) => {
+        await pendingJob(ref, 'probe-pending');
+        return (await jobStatus(ref, jobBody('wc-100010'), keyed('probe-pending', 'poor'))) === 409;
+      },
+    },
+  },
+  // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
+  {
+    name: 'ref-unknown-404',
+    readings: ['MJOB-012', 'MJOB-014'],
+    description:
+      'a job referencing an input id that is unknown, foreign or deleted is refused 404 not_found, not 400 invalid_request',
+    probe: { request: req.job(jobBody('wc-100011', ['in_probe_unknown'])), holds: (r) => r.status === 404 },
+  },
+  // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
+  {
+    name: 'trim-ascii-only',
+    readings: ['MJOB-006'],
+    description: 'prompts are trimmed of ASCII white space only; other Unicode white space counts',
+    probe: { request: req.job(withPrompt('wc-100031', 'ab\u3000')), holds: (r) => r.status === 201 },
+  },
+  // routes/media-inputs.ts: the contract defines the delete of a ready input only
+  {
+    name: 'input-delete-idempotent',
+    readings: ['MIN-009'],
+    description: "a repeated DELETE of the caller's already deleted input answers 204 again (idempotent)",
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const id = await inputId(ref);
+        const del = () => call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+        return (await del()).status === 204 && (await del()).status === 204;
+      },
+    },
+  },
+] as const satisfies readonly Variant[];

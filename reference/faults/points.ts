@@ -1,0 +1,504 @@
+// Faults and variants of the catalogue, balance, billing, usage, ledger and legacy currency format (routes/models.ts,
+// routes/balance.ts, billing.ts, internal.ts, routes/usage.ts, routes/ledger.ts, legacy.ts, state.ts).
+import { Decimal } from 'decimal.js';
+import { type Fault, jobBody, LEGACY, optional, req, unpriced, type Variant } from './probe.ts';
+
+export const POINTS_FAULTS = [
+  // routes/models.ts: entries lack context_length, which the description requires
+  {
+    name: 'models-undocumented-shape',
+    description: 'model entries omit context_length while the description requires it',
+    breaks: ['RESP-003'],
+    probe: { request: req.models(), holds: (r) => r.body.data[0].context_length === undefined },
+  },
+  // routes/balance.ts: JSON text served as text/plain
+  {
+    name: 'balance-text-plain',
+    description: 'GET /v1/balance is served with content-type text/plain',
+    breaks: ['RESP-002'],
+    probe: {
+      request: req.balance(),
+      holds: (r) => r.headers.get('content-type')?.startsWith('text/plain') ?? false,
+    },
+  },
+  // routes/models.ts + openapi.ts: prices as JSON numbers (described so)
+  {
+    name: 'models-price-number',
+    description: 'model prices are JSON numbers (and described as numbers)',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      const entry = schemas.TextModelEntry.properties;
+      entry.request_points_per_million_tokens = { type: 'number' };
+      entry.response_points_per_million_tokens = { type: 'number' };
+    },
+    probe: {
+      request: req.models(),
+      holds: (r) => typeof r.body.data[0].request_points_per_million_tokens === 'number',
+    },
+  },
+  // routes/models.ts: the unpriced model shows "0" prices with points_configured false
+  {
+    name: 'models-zero-quote',
+    description: 'the unpriced model shows invented "0" prices',
+    breaks: ['MODELS-003'],
+    probe: {
+      request: req.models(),
+      holds: (r) => unpriced(r.body.data).request_points_per_million_tokens === '0',
+    },
+  },
+  // routes/models.ts + openapi.ts: the price join misses the embedding model (its calls are still charged)
+  {
+    name: 'models-prices-dropped',
+    description: "the embedding model's entry carries neither price fields nor points_configured",
+    breaks: ['MODELS-002'],
+    level: 'notable',
+    probe: {
+      run: async ({ ref, models }) => {
+        const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
+        return !('points_configured' in entry) && !('request_points_per_million_tokens' in entry);
+      },
+    },
+  },
+  // routes/models.ts: prices kept as binary floats per 100,000 tokens, scaled by 10 on output
+  {
+    name: 'models-price-float-noise',
+    description: 'catalog prices are printed from binary floats: 0.7500000000000001, 1.5000000000000002',
+    breaks: ['PTS-002'],
+    level: 'notable',
+    probe: {
+      request: req.models(),
+      holds: (r) => r.body.data[0].request_points_per_million_tokens === '0.7500000000000001',
+    },
+  },
+  // state.ts: tx-chat-premium added to non-enterprise catalogs
+  {
+    name: 'models-forbidden-listed',
+    description: "tx-chat-premium is listed in (and callable from) the primary account's catalog",
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, models }) =>
+        (await models(ref)).body.data.some((m: { id: string }) => m.id === ref.hints.forbidden),
+    },
+  },
+  // routes/models.ts: an account with no effective model is refused 401 instead of given an empty list
+  {
+    name: 'models-empty-401',
+    description: 'GET /v1/models answers 401 invalid_api_key to a valid key whose account has no model',
+    breaks: ['MODELS-005'],
+    probe: { request: req.models('no_models'), holds: (r) => r.status === 401 },
+  },
+  // routes/balance.ts + openapi.ts: points as JSON numbers (described so)
+  {
+    name: 'balance-number',
+    description: 'balance points are JSON numbers (and described as numbers)',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      for (const field of ['total_points', 'held_points', 'available_points'])
+        schemas.Balance.properties[field] = { type: 'number' };
+    },
+    probe: { request: req.balance(), holds: (r) => typeof r.body.total_points === 'number' },
+  },
+  // routes/balance.ts + openapi.ts: held_points omitted (and not required by the description)
+  {
+    name: 'balance-missing-held',
+    description: 'the balance omits held_points',
+    breaks: ['BAL-001'],
+    openapi: ({ schemas }) => optional(schemas.Balance, 'held_points'),
+    probe: { request: req.balance(), holds: (r) => !('held_points' in r.body) },
+  },
+  // routes/balance.ts: available = total - held + 1
+  {
+    name: 'balance-available-off',
+    description: 'available_points = total - held + 1',
+    breaks: ['BAL-003'],
+    level: 'implied',
+    probe: { request: req.balance(), holds: (r) => r.body.available_points !== '988.25' },
+  },
+  // billing.ts + openapi.ts: billing points as JSON numbers (described so)
+  {
+    name: 'chat-billing-numbers',
+    description: 'billing charged/released points are JSON numbers (and described so)',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      for (const field of ['charged_points', 'released_points'])
+        schemas.Billing.properties[field] = { type: 'number' };
+    },
+    probe: { request: req.chat(), holds: (r) => typeof r.body.billing.charged_points === 'number' },
+  },
+  // billing.ts + openapi.ts: billing carries charged_credits/released_credits (described so)
+  {
+    name: 'chat-credits-names',
+    description: 'billing uses charged_credits/released_credits instead of *_points (described so)',
+    breaks: ['PTS-004'],
+    openapi: ({ schemas }) => {
+      const { unit, charged_points, released_points } = schemas.Billing.properties;
+      schemas.Billing.required = ['unit', 'charged_credits', 'released_credits'];
+      schemas.Billing.properties = {
+        unit,
+        charged_credits: charged_points,
+        released_credits: released_points,
+      };
+    },
+    probe: { request: req.chat(), holds: (r) => 'charged_credits' in r.body.billing },
+  },
+  // billing.ts + openapi.ts: the billing object of inference replies names its unit `credits` (described so)
+  {
+    name: 'billing-unit-credits',
+    description:
+      'the billing object of chat, responses and embedding replies says unit: credits (described so)',
+    breaks: ['PTS-003'],
+    probe: { request: req.chat(), holds: (r) => r.body.billing.unit === 'credits' },
+  },
+  // legacy.ts: the legacy Accept header is ignored (points fields, application/json)
+  {
+    name: 'legacy-ignored',
+    description: 'the legacy currency Accept header is ignored: points fields are returned',
+    breaks: ['LEGACY-001'],
+    probe: {
+      request: req.call('/v1/balance', { role: 'primary', headers: LEGACY }),
+      holds: (r) => 'total_points' in r.body,
+    },
+  },
+  // legacy.ts: the legacy fields are added next to the points fields
+  {
+    name: 'legacy-added',
+    description: 'under the legacy format the points fields stay, next to the legacy ones',
+    breaks: ['LEGACY-001'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const { body } = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+        return 'total_points' in body && 'total_amount' in body;
+      },
+    },
+  },
+  // routes/models.ts: model ids gain "-legacy" under the legacy format
+  {
+    name: 'legacy-model-ids',
+    description: 'under the legacy format the catalog ids gain a "-legacy" suffix',
+    breaks: ['LEGACY-002'],
+    probe: {
+      request: req.call('/v1/models', { role: 'primary', headers: LEGACY }),
+      holds: (r) => r.body.data[0].id.endsWith('-legacy'),
+    },
+  },
+  // billing.ts: balance_after_points of charge entries off by 0.01
+  {
+    name: 'ledger-balance-off',
+    description: 'ledger charge entries state balance_after_points 0.01 too high',
+    breaks: ['LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+    probe: { run: ({ ref, ledgerAfterChat }) => ledgerAfterChat(ref) },
+  },
+  // billing.ts: the balance moves by the charge + 0.001
+  {
+    name: 'balance-not-settled',
+    description: 'each call lowers the balance by its charge + 0.001',
+    breaks: ['BAL-004', 'LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, chat }) => {
+        const before = (await balance(ref)).body.total_points;
+        const charged = (await chat(ref)).body.billing.charged_points;
+        return !new Decimal(before).minus(charged).eq((await balance(ref)).body.total_points);
+      },
+    },
+  },
+  // billing.ts: usage charged_points recomputed at the current price, which rises with every chat call
+  {
+    name: 'snapshot-drift',
+    description: 'usage charged_points follow the current price; tx-chat-1 gets dearer on every chat call',
+    breaks: ['PTS-006'],
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref);
+        const charged = (await chat(ref)).body.billing.charged_points;
+        return (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0].charged_points !== charged;
+      },
+    },
+  },
+  // routes/usage.ts + openapi.ts: GET /v1/usage answers 500 (described so)
+  {
+    name: 'usage-unavailable',
+    description: 'GET /v1/usage answers 500',
+    breaks: ['USAGE-001', 'ERR-002'],
+    openapi: ({ paths, errorResponse }) => {
+      paths['/v1/usage'].get.responses['500'] = errorResponse('500');
+    },
+    probe: { request: req.call('/v1/usage', { role: 'primary' }), holds: (r) => r.status === 500 },
+  },
+  // routes/ledger.ts: GET /v1/ledger answers 404
+  {
+    name: 'ledger-unavailable',
+    description: 'GET /v1/ledger answers 404',
+    breaks: ['LEDGER-001'],
+    probe: { request: req.call('/v1/ledger', { role: 'primary' }), holds: (r) => r.status === 404 },
+  },
+  // routes/usage.ts: the account filter dropped (implied: another tenant's usage is never listed)
+  {
+    name: 'usage-cross-tenant',
+    description: "GET /v1/usage lists every tenant's usage records",
+    breaks: ['ISO-002'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref, {}, { role: 'other_tenant' });
+        const ids = async (role: string) =>
+          ((await call(ref, '/v1/usage', { role })).body.data as Array<{ id: string }>).map((r) => r.id);
+        const mine = await ids('primary');
+        return (await ids('other_tenant')).some((id) => mine.includes(id));
+      },
+    },
+  },
+  // internal.ts: X-Upstream-Key: <the model's upstream key> on authenticated responses (a canary)
+  {
+    name: 'upstream-key-header',
+    description: "authenticated responses carry X-Upstream-Key: <the model's sk-upstream- key>",
+    breaks: ['SEC-001', 'SEC-002'],
+    probe: { request: req.models(), holds: (r) => r.headers.get('x-upstream-key') !== null },
+  },
+  // internal.ts: X-Upstream-Node: node-internal-<n> on every response (a canary)
+  {
+    name: 'node-header',
+    description: 'responses carry X-Upstream-Node: node-internal-7',
+    breaks: ['SEC-001', 'SEC-002'],
+    probe: { request: req.call('/healthz'), holds: (r) => r.headers.get('x-upstream-node') !== null },
+  },
+  // internal.ts + openapi.ts: /v1/models entries carry purchase_cost (described so)
+  {
+    name: 'purchase-cost-field',
+    description: 'each /v1/models entry carries purchase_cost: "0.0021" (and is described so)',
+    breaks: ['SEC-002'],
+    probe: { request: req.models(), holds: (r) => r.body.data[0].purchase_cost !== undefined },
+  },
+  // internal.ts + openapi.ts: /v1/models entries carry upstream_endpoint (described so)
+  {
+    name: 'routing-field-host',
+    description: 'each /v1/models entry carries upstream_endpoint: "10.2.3.4:8443" (and is described so)',
+    breaks: ['SEC-002'],
+    probe: { request: req.models(), holds: (r) => r.body.data[0].upstream_endpoint !== undefined },
+  },
+  // routes/balance.ts: POST, PUT, PATCH and DELETE /v1/balance answer 200 {}
+  {
+    name: 'wrong-method-200',
+    description:
+      'DELETE (and POST, PUT, PATCH) /v1/balance answer 200, methods the endpoint table does not give',
+    breaks: ['ERR-070'],
+    probe: {
+      request: req.call('/v1/balance', { method: 'DELETE', role: 'primary' }),
+      holds: (r) => r.status === 200,
+    },
+  },
+  // billing.ts: the usage record of an embeddings call states 0.000001 more than its billing (and the ledger)
+  {
+    name: 'usage-charge-mismatch',
+    description:
+      "the usage record of an embeddings call states charged_points 0.000001 above the reply's billing.charged_points",
+    breaks: ['USAGE-080'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, embed, call }) => {
+        const res = await embed(ref, { model: ref.hints.embedding, input: 'ok' });
+        const newest = (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0];
+        return newest.charged_points !== res.body.billing.charged_points;
+      },
+    },
+  },
+  // routes/usage.ts: the second enterprise key keeps its own usage list (a copy taken at its first read)
+  {
+    name: 'enterprise-second-separate-usage',
+    description:
+      'the enterprise_second key lists the usage its account had at its first read; later calls of the other key never show',
+    breaks: ['ENT-001'],
+    probe: {
+      run: async ({ ref, call, chat }) => {
+        const listed = async () =>
+          (await call(ref, '/v1/usage', { role: 'enterprise_second' })).body.data.length;
+        const before = await listed();
+        await chat(ref, {}, { role: 'enterprise' });
+        return (await listed()) === before;
+      },
+    },
+  },
+  // routes/balance.ts: held_points leaves out the holds of media jobs (available = total - the shown held)
+  {
+    name: 'media-hold-unseen',
+    description: "the balance's held_points leaves out the holds of open media jobs",
+    breaks: ['BAL-004'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, createJob }) => {
+        const before = (await balance(ref)).body.held_points;
+        await createJob(ref, jobBody('wc-100010'));
+        return (await balance(ref)).body.held_points === before;
+      },
+    },
+  },
+  // billing.ts: a responses call lowers the balance by its charge + 0.001 (billing, usage and ledger amount say the charge)
+  {
+    name: 'responses-balance-off',
+    description: 'each /v1/responses call lowers the balance by its charge + 0.001',
+    breaks: ['BAL-004', 'LEDGER-002', 'LEDGER-003'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, responses }) => {
+        const before = (await balance(ref)).body.total_points;
+        const charged = (await responses(ref)).body.billing.charged_points;
+        return !new Decimal(before).minus(charged).eq((await balance(ref)).body.total_points);
+      },
+    },
+  },
+  // --- budget ---
+  // billing.ts + media/view.ts: every billable reply reports its spend as JSON numbers (described so)
+  {
+    name: 'spend-numbers',
+    description:
+      'billing charged/released points and media job pending/charged/released points are JSON numbers (described so)',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      for (const field of ['charged_points', 'released_points'])
+        schemas.Billing.properties[field] = { type: 'number' };
+      const job = schemas.MediaJobResponse.allOf[1].properties;
+      for (const field of ['pending_points', 'charged_points', 'released_points'])
+        job[field] = { type: 'number' };
+    },
+    probe: {
+      run: async ({ ref, chat, createJob }) =>
+        typeof (await chat(ref)).body.billing.charged_points === 'number' &&
+        typeof (await createJob(ref, jobBody('wc-100010'))).body.pending_points === 'number',
+    },
+  },
+] as const satisfies readonly Fault[];
+
+export const POINTS_VARIANTS = [
+  // routes/models.ts + openapi.ts
+  {
+    name: 'models-envelope',
+    readings: ['MODELS-001'],
+    description:
+      '/v1/models answers {models:[{model_id, features, max_context_tokens, ...prices, points_configured}]}',
+    probe: { request: req.models(), holds: (r) => Array.isArray(r.body.models) },
+  },
+  // routes/balance.ts + openapi.ts
+  {
+    name: 'balance-envelope',
+    readings: ['BAL-001'],
+    description: '/v1/balance answers {data:{total_points, held_points, available_points, unit}}',
+    probe: { request: req.balance(), holds: (r) => r.body.data?.total_points !== undefined },
+  },
+  // routes/models.ts + openapi.ts: no price fields and no points_configured on the unpriced model
+  {
+    name: 'unpriced-omitted',
+    readings: ['MODELS-003'],
+    description: 'the unpriced model carries neither price fields nor points_configured',
+    probe: { request: req.models(), holds: (r) => !('points_configured' in unpriced(r.body.data)) },
+  },
+  // state.ts: long fractional prices and balances, hence charges with many decimals
+  {
+    name: 'fractional-prices',
+    readings: ['PTS-001'],
+    description:
+      'prices (18 decimals) and balances with many decimals, so charges and ledger amounts have many decimals',
+    probe: { request: req.balance(), holds: (r) => r.body.total_points === '1234567.123456789012' },
+  },
+  // billing.ts + openapi.ts
+  {
+    name: 'no-billing',
+    readings: ['PTS-005'],
+    description: 'inference replies carry no billing object',
+    probe: { request: req.chat(), holds: (r) => !('billing' in r.body) },
+  },
+  // routes/ledger.ts + openapi.ts
+  {
+    name: 'ledger-ascending',
+    readings: ['LEDGER-001', 'LEDGER-002'],
+    description: '/v1/ledger answers {entries:[oldest first], has_more:false}',
+    probe: {
+      request: req.call('/v1/ledger', { role: 'primary' }),
+      holds: (r) => Array.isArray(r.body.entries),
+    },
+  },
+  // billing.ts + openapi.ts
+  {
+    name: 'usage-envelope',
+    readings: ['USAGE-001'],
+    description: '/v1/usage answers {records:[...]} with other field names (charged_points and model kept)',
+    probe: {
+      request: req.call('/v1/usage', { role: 'primary' }),
+      holds: (r) => Array.isArray(r.body.records),
+    },
+  },
+  // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
+  {
+    name: 'customer-cost-field',
+    readings: ['SEC-002'],
+    description:
+      "each /v1/models entry carries cost: its request price in points (the customer's own bill, not a purchase cost; described so)",
+    probe: { request: req.models(), holds: (r) => r.body.data[0].cost !== undefined },
+  },
+  // state.ts + routes/media-inputs.ts: a real account that runs dry mid-run (issue 12)
+  {
+    name: 'account-runs-out',
+    readings: ['MJOB-026', 'MIN-010'],
+    description:
+      'the primary account starts with 50 points (0 held); a job it cannot pay stays settlement_pending forever and still holds its inputs (their delete answers 409)',
+    probe: {
+      run: async ({ ref, balance, createJob, inputId, readsUntil, call }) => {
+        if ((await balance(ref)).body.total_points !== '50') return false;
+        // 67 images at 0.75 points hold 50.25: the account is spent before the last one settles.
+        for (let i = 0; i < 67; i++) await createJob(ref, jobBody('wc-100010'));
+        const input = await inputId(ref);
+        const job = await createJob(ref, jobBody('wc-100011', [input]));
+        const pending = await readsUntil(
+          ref,
+          job.body.id,
+          (read) => read.body?.status === 'settlement_pending',
+        );
+        const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
+        return pending && del.status === 409;
+      },
+    },
+  },
+  // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown
+  {
+    name: 'legacy-credits-json',
+    readings: ['PTS-004', 'LEGACY-001'],
+    description:
+      'the legacy currency format names its amounts the older *_credits way (total_credits, charged_credits, amount_credits, ...) and is sent as application/json (described so)',
+    probe: {
+      run: async ({ ref, call }) => {
+        const res = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+        return (
+          res.body.total_credits !== undefined &&
+          res.headers.get('content-type')?.startsWith('application/json') === true
+        );
+      },
+    },
+  },
+  // routes/balance.ts + openapi.ts: "the unit is `service_points`" is the unit of points, not of everything
+  {
+    name: 'balance-storage-unit',
+    readings: ['PTS-003'],
+    description:
+      "the balance also carries the account's input space, storage: {limit: 10737418240, unit: bytes} (described so)",
+    probe: { request: req.balance(), holds: (r) => r.body.storage?.unit === 'bytes' },
+  },
+  // --- budget ---
+  // billing.ts + media/view.ts + openapi.ts: no billable reply reports its spend (only the balance shows it)
+  {
+    name: 'spend-unreported',
+    readings: ['PTS-005'],
+    description:
+      'inference replies carry no billing object and media job replies no points fields (the MediaJob table lists none; the balance and ledger show the spend)',
+    openapi: ({ schemas }) => {
+      const job = schemas.MediaJobResponse.allOf[1];
+      job.required = job.required.filter((f: string) => f !== 'pending_points');
+      for (const field of ['pending_points', 'charged_points', 'released_points'])
+        delete job.properties[field];
+    },
+    probe: {
+      run: async ({ ref, chat, createJob }) =>
+        !('billing' in (await chat(ref)).body) &&
+        !('pending_points' in (await createJob(ref, jobBody('wc-100010'))).body),
+    },
+  },
+] as const satisfies readonly Variant[];

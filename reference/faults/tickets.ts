@@ -1,0 +1,124 @@
+// Faults and variants of support tickets (routes/tickets.ts).
+import { type Fault, req, TICKETS, type Variant } from './probe.ts';
+
+export const TICKETS_FAULTS = [
+  // routes/tickets.ts: the first listed category (enterprise_onboarding) refused
+  {
+    name: 'ticket-category-dropped',
+    description: 'tickets refuse the category enterprise_onboarding',
+    breaks: ['TICKET-003'],
+    probe: { request: req.ticket({ category: 'enterprise_onboarding' }), holds: (r) => r.status !== 201 },
+  },
+  // routes/tickets.ts: GET lists every tenant's tickets
+  {
+    name: 'tickets-cross-tenant',
+    description: "GET /v1/support/tickets lists every tenant's tickets",
+    breaks: ['ISO-001'],
+    probe: {
+      run: async ({ ref, ticket, call }) => {
+        await ticket(ref, {});
+        return (await call(ref, TICKETS, { role: 'other_tenant' })).body.data.length > 0;
+      },
+    },
+  },
+  // routes/tickets.ts: no limit on unresolved tickets
+  {
+    name: 'ticket-limit-ignored',
+    description: 'an 11th unresolved ticket is accepted',
+    breaks: ['TICKET-008'],
+    probe: {
+      run: async ({ ref, ticket }) => {
+        for (let i = 0; i < 10; i++) await ticket(ref, {}, 'ticket_limit');
+        return (await ticket(ref, {}, 'ticket_limit')).status === 201;
+      },
+    },
+  },
+  // routes/tickets.ts: the list lags a minute behind creation (implied: a created ticket is listed)
+  {
+    name: 'ticket-list-lag',
+    description:
+      'GET /v1/support/tickets lists a ticket only a minute after its creation (a lagging replica)',
+    breaks: ['TICKET-010'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, ticket, call }) => {
+        await ticket(ref, { subject: 'Probe lag' });
+        return !(await call(ref, TICKETS, { role: 'primary' })).text.includes('Probe lag');
+      },
+    },
+  },
+  // routes/tickets.ts: a subject with a line feed or carriage return accepted
+  {
+    name: 'ticket-subject-newline',
+    description: 'a ticket subject with \\n is accepted',
+    breaks: ['TICKET-004'],
+    probe: { request: req.ticket({ subject: 'a\nb' }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts: subject limit 121
+  {
+    name: 'ticket-subject-121',
+    description: 'a 121-character ticket subject is accepted',
+    breaks: ['TICKET-004'],
+    probe: { request: req.ticket({ subject: 's'.repeat(121) }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts: message limit 2001
+  {
+    name: 'ticket-message-2001',
+    description: 'a 2001-character ticket message is accepted',
+    breaks: ['TICKET-005'],
+    probe: { request: req.ticket({ message: 'm'.repeat(2001) }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts: preferred_contact limit 161
+  {
+    name: 'ticket-contact-161',
+    description: 'a 161-character preferred_contact is accepted',
+    breaks: ['TICKET-006'],
+    probe: { request: req.ticket({ preferred_contact: 'c'.repeat(161) }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts: unknown fields accepted
+  {
+    name: 'ticket-unknown-field',
+    description: 'unknown ticket fields are accepted',
+    breaks: ['TICKET-007'],
+    probe: { request: req.ticket({ priority: 'high' }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts: any category accepted
+  {
+    name: 'ticket-category-lax',
+    description: 'the ticket category "sales" is accepted',
+    breaks: ['TICKET-003'],
+    probe: { request: req.ticket({ category: 'sales' }), holds: (r) => r.status === 201 },
+  },
+  // routes/tickets.ts + openapi.ts: creation answers 200 (described so)
+  {
+    name: 'ticket-200',
+    description: 'ticket creation answers 200 instead of 201',
+    breaks: ['TICKET-001'],
+    probe: { request: req.ticket({}), holds: (r) => r.status === 200 },
+  },
+  // routes/tickets.ts + openapi.ts: GET answers a bare array (described so)
+  {
+    name: 'ticket-list-envelope',
+    description: 'GET /v1/support/tickets answers a bare array (and is described so)',
+    breaks: ['TICKET-002'],
+    probe: { request: req.call(TICKETS, { role: 'primary' }), holds: (r) => Array.isArray(r.body) },
+  },
+  // routes/tickets.ts: numbers for subject, message and preferred_contact taken as their text
+  {
+    name: 'ticket-numbers-as-text',
+    description: 'a ticket whose subject, message or preferred_contact is a number is accepted',
+    breaks: ['TICKET-004', 'TICKET-005', 'TICKET-006'],
+    probe: { request: req.ticket({ subject: 42 }), holds: (r) => r.status === 201 },
+  },
+] as const satisfies readonly Fault[];
+
+export const TICKETS_VARIANTS = [
+  // routes/tickets.ts + openapi.ts
+  {
+    name: 'ticket-shape',
+    readings: ['TICKET-001', 'TICKET-002'],
+    description:
+      'the ticket object is {ticket_id, state, category, topic, body, preferred_contact?, created_at}',
+    probe: { request: req.ticket({}), holds: (r) => r.body.ticket.ticket_id !== undefined },
+  },
+] as const satisfies readonly Variant[];
