@@ -88,7 +88,8 @@ const priceOf = (id: string, parameters: Record<string, unknown>) =>
  */
 function coveringFloor(profile: Profile): {
   points: Decimal;
-  byModel: Array<{ id: string; subject: string; points: string }>;
+  bound: Decimal;
+  byModel: Array<{ id: string; subject: string; points: string; bound: string }>;
 } {
   const byModel = Object.entries(media.models).map(([id, m]) => {
     const design = coveringDesign(media, m, profile);
@@ -115,11 +116,28 @@ function coveringFloor(profile: Profile): {
       );
       if (sum.gt(dearest.points)) dearest = { subject, points: sum };
     }
-    return { id, subject: dearest.subject, points: dearest.points };
+    // Every value set at once: as many jobs as the largest set, each at the cheapest settings, plus
+    // what each dearer value adds to one of them. Under prices where a dearer value multiplies a job's
+    // price by a factor of at least one (the scaled list), two dear values in one job cost at least
+    // that much, so no design that sends every value is cheaper.
+    const base = priceOf(id, cheapest);
+    let bound = base.times(design.length);
+    for (const [subject, vs] of values)
+      if (subject in m.parameters)
+        for (const v of vs)
+          if (JSON.stringify(v) !== JSON.stringify(cheapest[subject]))
+            bound = bound.plus(Decimal.max(0, priceOf(id, { ...cheapest, [subject]: v }).minus(base)));
+    return { id, subject: dearest.subject, points: dearest.points, bound };
   });
   return {
     points: byModel.reduce((n, f) => n.plus(f.points), new Decimal(0)),
-    byModel: byModel.map((f) => ({ ...f, points: f.points.toString() })),
+    bound: byModel.reduce((n, f) => n.plus(f.bound), new Decimal(0)),
+    byModel: byModel.map((f) => ({
+      id: f.id,
+      subject: f.subject,
+      points: f.points.toString(),
+      bound: f.bound.toDecimalPlaces(4).toString(),
+    })),
   };
 }
 
@@ -261,6 +279,8 @@ for (const profile of profiles as Profile[]) {
     coveringPoints: designPoints(profile).toString(),
     coveringFloor: cover.points.toDecimalPlaces(2).toString(),
     ratioToFloor: new Decimal(plan.totalPoints).div(cover.points).toDecimalPlaces(2).toNumber(),
+    allValuesBound: cover.bound.toDecimalPlaces(2).toString(),
+    ratioToBound: new Decimal(plan.totalPoints).div(cover.bound).toDecimalPlaces(2).toNumber(),
     floorByModel: cover.byModel,
     byModel: plan.billable,
     byCategory: byCategory(purchases),
@@ -296,6 +316,8 @@ console.log(
       'covering points',
       'covering floor',
       'plan / floor',
+      'all-values bound',
+      'plan / bound',
     ],
     ...rows
       .filter((r) => !r.error)
@@ -309,6 +331,8 @@ console.log(
         String(r.coveringPoints),
         String(r.coveringFloor),
         `${r.ratioToFloor}x`,
+        String(r.allValuesBound),
+        `${r.ratioToBound}x`,
       ]),
   ]),
 );

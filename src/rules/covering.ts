@@ -170,6 +170,22 @@ export function cheapestParameters(table: MediaTable, model: MediaModel): Record
   return out;
 }
 
+/**
+ * The megapixels of a model's cheapest image (its smallest size, or its lowest resolution, N K read as
+ * N x N megapixels), or undefined for a model with neither: what a test that may pick any image model
+ * compares to buy small images.
+ */
+export function cheapestMegapixels(table: MediaTable, model: MediaModel): number | undefined {
+  const first = (name: string) => {
+    const rule = model.parameters[name];
+    return rule ? parameterAxis(table, name, rule, 'standard')[0]?.values[0]?.value : undefined;
+  };
+  const d = dims(String(first('size')));
+  if (d) return (d[0] * d[1]) / 2 ** 20;
+  const m = RESOLUTION.exec(String(first('resolution')));
+  return m && /k/i.test(m[2]!) ? Number(m[1]) ** 2 : undefined;
+}
+
 /** The static size of the covering designs of the documented models: jobs per model and per output kind. */
 export function coveringPlan(
   table: MediaTable,
