@@ -151,12 +151,18 @@ interface Plan {
 interface Purchase {
   test: string;
   model: string;
+  /** A media job (POST /v1/media/jobs), not a text call. */
+  media: boolean;
   requests: number;
   points: string;
 }
 
-/** A model's category: its media output kind, or chat for every other billable model (text). */
-const categoryOf = (model: string): string => media.models[model]?.output ?? 'chat';
+/**
+ * A purchase's category: a media job's output kind (`media (output not stated)` for a model whose
+ * output the table does not state or a model outside it), `chat` for every other billable request.
+ */
+const categoryOf = (p: Purchase): string =>
+  p.media ? (media.models[p.model]?.output ?? 'media (output not stated)') : 'chat';
 
 /** The purchases of a run's report directory by test and model (the same count as billableByModel). */
 function purchasesOf(reportDir: string): Purchase[] {
@@ -168,7 +174,10 @@ function purchasesOf(reportDir: string): Purchase[] {
       if (s.exchange !== undefined && s.points !== undefined && !s.estimated)
         points.set(s.exchange, new Decimal(s.points));
     }
-  const by = new Map<string, { test: string; model: string; requests: number; points: Decimal }>();
+  const by = new Map<
+    string,
+    { test: string; model: string; media: boolean; requests: number; points: Decimal }
+  >();
   for (const line of readFileSync(join(reportDir, 'exchanges.ndjson'), 'utf8').split('\n')) {
     if (!line) continue;
     const ex = JSON.parse(line) as Exchange;
@@ -177,7 +186,8 @@ function purchasesOf(reportDir: string): Purchase[] {
     const test = ex.test ?? '(preflight)';
     const model = ex.model ?? '(unknown model)';
     const key = `${test}\u0000${model}`;
-    const e = by.get(key) ?? { test, model, requests: 0, points: new Decimal(0) };
+    const media = ex.path.startsWith('/v1/media/jobs');
+    const e = by.get(key) ?? { test, model, media, requests: 0, points: new Decimal(0) };
     e.requests++;
     e.points = e.points.plus(points.get(ex.id) ?? 0);
     by.set(key, e);
@@ -191,8 +201,8 @@ function purchasesOf(reportDir: string): Purchase[] {
 function byCategory(purchases: Purchase[]): Record<string, { requests: number; points: string }> {
   const out: Record<string, { requests: number; points: Decimal }> = {};
   for (const p of purchases) {
-    const c = out[categoryOf(p.model)] ?? { requests: 0, points: new Decimal(0) };
-    out[categoryOf(p.model)] = { requests: c.requests + p.requests, points: c.points.plus(p.points) };
+    const c = out[categoryOf(p)] ?? { requests: 0, points: new Decimal(0) };
+    out[categoryOf(p)] = { requests: c.requests + p.requests, points: c.points.plus(p.points) };
   }
   return Object.fromEntries(
     Object.entries(out).map(([k, v]) => [k, { requests: v.requests, points: v.points.toString() }]),

@@ -187,7 +187,7 @@ check(
     const body = await baseJob(t, 'wc-100040', m);
     const job = await postJob(t, {
       ...body,
-      parameters: { ...(body.parameters as object), output_format: 'webp' },
+      parameters: { ...(body.parameters as object), ...cheapestParameters(table, m), output_format: 'webp' },
     });
     const id = (job.json as { id?: string } | undefined)?.id;
     if (!id) return t.skip(`a wc-100040 webp job was answered ${job.status}`);
