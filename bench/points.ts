@@ -10,7 +10,7 @@
  * its reports go to a temporary directory, nothing is written there. The prices are the reference's
  * (reference/media/view.ts `quoteOf`): the same for every checkout that shares them.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,9 +18,11 @@ import { Decimal } from 'decimal.js';
 import { modelDef, outputOf } from '../reference/media/table.ts';
 import { quoteOf, scaledQuoteOf } from '../reference/media/view.ts';
 import { startReference } from '../reference/start.ts';
+import type { Exchange } from '../src/http/client.ts';
 import { billableByModel } from '../src/report/plan.ts';
 import { coveringDesign, coveringPlan } from '../src/rules/covering.ts';
 import { mediaTable } from '../src/rules/media-models.ts';
+import { BILLABLE, SPEND_FILE } from '../src/runtime/control.ts';
 import { PROFILES, type Profile } from '../src/runtime/run-config.ts';
 import { writeRefTargets } from '../test/support/ref-target.ts';
 import { ROOT, type Spawned, spawnNode, table, tail, usage, warnIfBusy, writeResult } from './lib.ts';
@@ -30,13 +32,14 @@ const { values } = parseArgs({
     profiles: { type: 'string' },
     cli: { type: 'string' },
     pricing: { type: 'string' },
+    'by-test': { type: 'boolean' },
     help: { type: 'boolean' },
   },
   strict: true,
 });
 if (values.help) {
   console.log(
-    'node --import tsx bench/points.ts [--profiles quick,standard,thorough] [--cli PATH] [--pricing flat|scaled]',
+    'node --import tsx bench/points.ts [--profiles quick,standard,thorough] [--cli PATH] [--pricing flat|scaled] [--by-test]',
   );
   process.exit(0);
 }
@@ -85,7 +88,8 @@ const priceOf = (id: string, parameters: Record<string, unknown>) =>
  */
 function coveringFloor(profile: Profile): {
   points: Decimal;
-  byModel: Array<{ id: string; subject: string; points: string }>;
+  bound: Decimal;
+  byModel: Array<{ id: string; subject: string; points: string; bound: string }>;
 } {
   const byModel = Object.entries(media.models).map(([id, m]) => {
     const design = coveringDesign(media, m, profile);
@@ -112,11 +116,28 @@ function coveringFloor(profile: Profile): {
       );
       if (sum.gt(dearest.points)) dearest = { subject, points: sum };
     }
-    return { id, subject: dearest.subject, points: dearest.points };
+    // Every value set at once: as many jobs as the largest set, each at the cheapest settings, plus
+    // what each dearer value adds to one of them. Under prices where a dearer value multiplies a job's
+    // price by a factor of at least one (the scaled list), two dear values in one job cost at least
+    // that much, so no design that sends every value is cheaper.
+    const base = priceOf(id, cheapest);
+    let bound = base.times(design.length);
+    for (const [subject, vs] of values)
+      if (subject in m.parameters)
+        for (const v of vs)
+          if (JSON.stringify(v) !== JSON.stringify(cheapest[subject]))
+            bound = bound.plus(Decimal.max(0, priceOf(id, { ...cheapest, [subject]: v }).minus(base)));
+    return { id, subject: dearest.subject, points: dearest.points, bound };
   });
   return {
     points: byModel.reduce((n, f) => n.plus(f.points), new Decimal(0)),
-    byModel: byModel.map((f) => ({ ...f, points: f.points.toString() })),
+    bound: byModel.reduce((n, f) => n.plus(f.bound), new Decimal(0)),
+    byModel: byModel.map((f) => ({
+      id: f.id,
+      subject: f.subject,
+      points: f.points.toString(),
+      bound: f.bound.toDecimalPlaces(4).toString(),
+    })),
   };
 }
 
@@ -126,6 +147,68 @@ interface Plan {
   billable: Array<{ model: string; requests: number; points: string }>;
 }
 
+/** What each test bought: its 2xx billable POSTs by model, with the points their replies reported. */
+interface Purchase {
+  test: string;
+  model: string;
+  /** A media job (POST /v1/media/jobs), not a text call. */
+  media: boolean;
+  requests: number;
+  points: string;
+}
+
+/**
+ * A purchase's category: a media job's output kind (`media (output not stated)` for a model whose
+ * output the table does not state or a model outside it), `chat` for every other billable request.
+ */
+const categoryOf = (p: Purchase): string =>
+  p.media ? (media.models[p.model]?.output ?? 'media (output not stated)') : 'chat';
+
+/** The purchases of a run's report directory by test and model (the same count as billableByModel). */
+function purchasesOf(reportDir: string): Purchase[] {
+  const points = new Map<string, Decimal>();
+  const spendFile = join(reportDir, SPEND_FILE);
+  if (existsSync(spendFile))
+    for (const line of readFileSync(spendFile, 'utf8').split('\n').filter(Boolean)) {
+      const s = JSON.parse(line) as { exchange?: string; points?: string; estimated?: true };
+      if (s.exchange !== undefined && s.points !== undefined && !s.estimated)
+        points.set(s.exchange, new Decimal(s.points));
+    }
+  const by = new Map<
+    string,
+    { test: string; model: string; media: boolean; requests: number; points: Decimal }
+  >();
+  for (const line of readFileSync(join(reportDir, 'exchanges.ndjson'), 'utf8').split('\n')) {
+    if (!line) continue;
+    const ex = JSON.parse(line) as Exchange;
+    if (ex.method !== 'POST' || !BILLABLE.test(ex.path) || (ex.status ?? 0) < 200 || (ex.status ?? 0) >= 300)
+      continue;
+    const test = ex.test ?? '(preflight)';
+    const model = ex.model ?? '(unknown model)';
+    const key = `${test}\u0000${model}`;
+    const media = ex.path.startsWith('/v1/media/jobs');
+    const e = by.get(key) ?? { test, model, media, requests: 0, points: new Decimal(0) };
+    e.requests++;
+    e.points = e.points.plus(points.get(ex.id) ?? 0);
+    by.set(key, e);
+  }
+  return [...by.values()]
+    .sort((a, b) => b.points.comparedTo(a.points))
+    .map((e) => ({ ...e, points: e.points.toString() }));
+}
+
+/** Points and requests per category (video, image, glb, chat) of a run's purchases. */
+function byCategory(purchases: Purchase[]): Record<string, { requests: number; points: string }> {
+  const out: Record<string, { requests: number; points: Decimal }> = {};
+  for (const p of purchases) {
+    const c = out[categoryOf(p)] ?? { requests: 0, points: new Decimal(0) };
+    out[categoryOf(p)] = { requests: c.requests + p.requests, points: c.points.plus(p.points) };
+  }
+  return Object.fromEntries(
+    Object.entries(out).map(([k, v]) => [k, { requests: v.requests, points: v.points.toString() }]),
+  );
+}
+
 /**
  * flat: the CLI's own dry-run plan (the planned billable tests on a fresh embedded reference, at its
  * flat prices). scaled: a whole run of the CLI against a reference started here with the option
@@ -133,7 +216,7 @@ interface Plan {
  * spend more than the primary account's 1,000 points, so the enterprise account (250,000) pays for
  * the primary role and no hold is cut short by the balance.
  */
-async function planOf(profile: Profile): Promise<{ plan?: Plan; run: Spawned }> {
+async function planOf(profile: Profile): Promise<{ plan?: Plan; purchases?: Purchase[]; run: Spawned }> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-bench-points-'));
   const report = join(dir, 'report');
   try {
@@ -146,7 +229,7 @@ async function planOf(profile: Profile): Promise<{ plan?: Plan; run: Spawned }> 
         },
       );
       const s = JSON.parse(readFileSync(join(report, 'summary.json'), 'utf8')) as { plan?: Plan };
-      return { run, ...(s.plan ? { plan: s.plan } : {}) };
+      return { run, purchases: purchasesOf(report), ...(s.plan ? { plan: s.plan } : {}) };
     }
     const ref = await startReference({ port: 0, mediaPricing: 'scaled' });
     try {
@@ -173,7 +256,7 @@ async function planOf(profile: Profile): Promise<{ plan?: Plan; run: Spawned }> 
         totalRequests: billable.reduce((n, b) => n + b.requests, 0),
         totalPoints: billable.reduce((n, b) => n.plus(b.points), new Decimal(0)).toString(),
       };
-      return { run, plan };
+      return { run, plan, purchases: purchasesOf(report) };
     } finally {
       await ref.close();
     }
@@ -186,7 +269,7 @@ async function planOf(profile: Profile): Promise<{ plan?: Plan; run: Spawned }> 
 
 const rows: Array<Record<string, unknown>> = [];
 for (const profile of profiles as Profile[]) {
-  const { plan, run } = await planOf(profile);
+  const { plan, purchases = [], run } = await planOf(profile);
   if (!plan) {
     console.log(`  ${profile}: ERROR no plan (exit ${run.code}): ${tail(run)}`);
     rows.push({ profile, error: tail(run) });
@@ -206,13 +289,27 @@ for (const profile of profiles as Profile[]) {
     coveringPoints: designPoints(profile).toString(),
     coveringFloor: cover.points.toDecimalPlaces(2).toString(),
     ratioToFloor: new Decimal(plan.totalPoints).div(cover.points).toDecimalPlaces(2).toNumber(),
+    allValuesBound: cover.bound.toDecimalPlaces(2).toString(),
+    ratioToBound: new Decimal(plan.totalPoints).div(cover.bound).toDecimalPlaces(2).toNumber(),
     floorByModel: cover.byModel,
     byModel: plan.billable,
+    byCategory: byCategory(purchases),
+    byTest: purchases,
     wallMs: Math.round(run.wallMs),
   });
   console.log(
     `  ${profile}: ${plan.totalRequests} billable requests, ${plan.totalPoints} points (${(run.wallMs / 1000).toFixed(0)} s)`,
   );
+  console.log(
+    `    by category: ${Object.entries(byCategory(purchases))
+      .map(([k, v]) => `${k} ${v.requests} requests, ${new Decimal(v.points).toDecimalPlaces(2)} points`)
+      .join('; ')}`,
+  );
+  if (values['by-test'])
+    for (const p of purchases.slice(0, 40))
+      console.log(
+        `    ${new Decimal(p.points).toFixed(2).padStart(8)}  ${String(p.requests).padStart(3)}  ${p.model}  ${p.test}`,
+      );
 }
 
 console.log('');
@@ -229,6 +326,8 @@ console.log(
       'covering points',
       'covering floor',
       'plan / floor',
+      'all-values bound',
+      'plan / bound',
     ],
     ...rows
       .filter((r) => !r.error)
@@ -242,6 +341,8 @@ console.log(
         String(r.coveringPoints),
         String(r.coveringFloor),
         `${r.ratioToFloor}x`,
+        String(r.allValuesBound),
+        `${r.ratioToBound}x`,
       ]),
   ]),
 );

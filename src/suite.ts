@@ -45,6 +45,7 @@ export {
   type Axis,
   type CoveredValue,
   type CoveringReferences,
+  cheapestMegapixels,
   cheapestParameters,
   coveringDesign,
   packAxes,

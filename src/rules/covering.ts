@@ -77,7 +77,10 @@ export function coveringDesign(table: MediaTable, model: MediaModel, profile: Pr
 
 /**
  * Value sets packed into as many jobs as the largest has: each value once at least, the other jobs
- * of a set at its first (cheapest) value.
+ * of a set at its first (cheapest) value. The dearest values of a set go first, each to the job that
+ * is cheapest so far (estimateOf), so that the longest duration, the highest resolution, the audio,
+ * the largest sizes and the highest qualities do not meet in one job; on a tie, the jobs after
+ * those the previous set's values took come first.
  */
 export function packAxes(axes: Axis[]): CoveringCase[] {
   const jobs = Math.max(1, ...axes.map((a) => a.values.length));
@@ -87,16 +90,20 @@ export function packAxes(axes: Axis[]): CoveringCase[] {
     references: null,
     proves: [],
   }));
-  // The non-cheapest values of successive sets start where the previous set's ended, so that the
-  // longest duration, the highest resolution and the audio do not meet in one job.
+  const estimate = new Array<number>(jobs).fill(1);
   let offset = 0;
   for (const axis of axes) {
     const [cheapest, ...rest] = axis.values as [CoveredValue, ...CoveredValue[]];
     const at = new Array<CoveredValue>(jobs).fill(cheapest);
-    rest.forEach((v, i) => {
-      at[(offset + i) % jobs] = v;
-    });
-    if (!at.includes(cheapest)) at[(offset + rest.length) % jobs] = cheapest;
+    const free = new Set(Array.from({ length: jobs }, (_, j) => (offset + j) % jobs));
+    const dearestFirst = rest
+      .map((v, i) => ({ v, i, e: estimateOf(v, cheapest) }))
+      .sort((a, b) => b.e - a.e || a.i - b.i);
+    for (const { v } of dearestFirst) {
+      const j = [...free].reduce((best, k) => (estimate[k]! < estimate[best]! ? k : best));
+      at[j] = v;
+      free.delete(j);
+    }
     offset = (offset + rest.length) % jobs;
     at.forEach((v, j) => {
       const c = cases[j]!;
@@ -104,9 +111,49 @@ export function packAxes(axes: Axis[]): CoveringCase[] {
       else if (axis.subject === 'references') c.references = v.value as CoveringReferences;
       else c.parameters[axis.subject] = v.value;
       c.proves.push(v);
+      estimate[j]! *= estimateOf(v, cheapest);
     });
   }
   return cases;
+}
+
+/** Quality names from the cheapest up (an assumption like the others here: a higher quality costs more). */
+const QUALITY_ORDER = ['low', 'medium', 'high', 'xhigh', 'max'];
+
+/**
+ * A rough estimate of what a value costs relative to its set's cheapest (1): by pixels for a size, by
+ * seconds for a duration, by lines for a resolution, by rank for a named quality; 1.5 for any other
+ * parameter value than the cheapest (its price is not known); 1 for prompts and references. Only the
+ * order matters: it decides which values share a job, never which values are sent.
+ */
+function estimateOf(v: CoveredValue, cheapest: CoveredValue): number {
+  if (v === cheapest || v.subject === 'prompt' || v.subject === 'references') return 1;
+  const ratio = (f: (x: unknown) => number | undefined) => {
+    const a = f(v.value);
+    const b = f(cheapest.value);
+    return a !== undefined && b !== undefined && b > 0 ? Math.max(1, a / b) : undefined;
+  };
+  const pixels = (x: unknown) => {
+    const d = dims(String(x));
+    const named = /^auto_(\d)K$/.exec(String(x));
+    return d ? d[0] * d[1] : named ? (Number(named[1]) * 1024) ** 2 : undefined;
+  };
+  const lines = (x: unknown) => {
+    const m = RESOLUTION.exec(String(x));
+    return m ? Number(m[1]) * (/k/i.test(m[2]!) ? 1000 : 1) : undefined;
+  };
+  const rank = (x: unknown) => {
+    const i = QUALITY_ORDER.indexOf(String(x));
+    return i < 0 ? undefined : 1 + i / 2;
+  };
+  const seconds = (x: unknown) => (typeof x === 'number' ? x : undefined);
+  return (
+    ratio(pixels) ??
+    ratio(lines) ??
+    ratio(rank) ??
+    (v.subject === 'duration' ? ratio(seconds) : undefined) ??
+    1.5
+  );
 }
 
 /**
@@ -121,6 +168,22 @@ export function cheapestParameters(table: MediaTable, model: MediaModel): Record
     if (cheapest !== undefined && cheapest !== rule.default) out[name] = cheapest;
   }
   return out;
+}
+
+/**
+ * The megapixels of a model's cheapest image (its smallest size, or its lowest resolution, N K read as
+ * N x N megapixels), or undefined for a model with neither: what a test that may pick any image model
+ * compares to buy small images.
+ */
+export function cheapestMegapixels(table: MediaTable, model: MediaModel): number | undefined {
+  const first = (name: string) => {
+    const rule = model.parameters[name];
+    return rule ? parameterAxis(table, name, rule, 'standard')[0]?.values[0]?.value : undefined;
+  };
+  const d = dims(String(first('size')));
+  if (d) return (d[0] * d[1]) / 2 ** 20;
+  const m = RESOLUTION.exec(String(first('resolution')));
+  return m && /k/i.test(m[2]!) ? Number(m[1]) ** 2 : undefined;
 }
 
 /** The static size of the covering designs of the documented models: jobs per model and per output kind. */

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   answeredCause,
   type CheckContext,
+  cheapestParameters,
   errorCode,
   type HttpResponse,
   isSuccess,
@@ -78,6 +79,15 @@ export async function baseJob(t: CheckContext, id: string, m: MediaModel): Promi
   if (!m.prompt.empty_only) body.prompt = PROMPT;
   return body;
 }
+
+/**
+ * The parameters of a job whose settings are not what a test checks: the acknowledgement and the
+ * model's cheapest values (shortest duration, lowest resolution, smallest size), so it buys the least.
+ */
+export const cheapParameters = (m: MediaModel): Record<string, unknown> => ({
+  [ACK]: true,
+  ...cheapestParameters(table, m),
+});
 
 /**
  * A request the contract refuses, judged by the one verdict (CheckContext.verdict: a 4xx refusal; a 429

@@ -26,7 +26,7 @@ import {
   upload,
   usageChargeProblem,
 } from '../../src/suite.ts';
-import { ACK, PROMPT, postJob } from '../media/support.ts';
+import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { balance, deltaLevel, raceModel, report } from '../stateful/support.ts';
 
 /** A read of usage or ledger; undefined when it was not answered 2xx (USAGE-001 and LEDGER-001 judge that). */
@@ -136,7 +136,7 @@ check(
     const body = {
       model: m.id,
       ...(m.rule.prompt.empty_only ? {} : { prompt: PROMPT }),
-      parameters: { [ACK]: true },
+      parameters: cheapParameters(m.rule),
     };
     // A job that ends before the balance read shows no hold: one more (at most HOLD_TRIES in all),
     // each after the one before it ended, so that the reads around the last one see it alone.

@@ -13,7 +13,7 @@ import {
   newKey,
   reportedSpend,
 } from '../../src/suite.ts';
-import { ACK, PROMPT, postJob } from '../media/support.ts';
+import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { atOnce, balance, deltaLevel, idOf, modelBasedTest, raceModel, raceSize, report } from './support.ts';
 
 check(
@@ -105,7 +105,7 @@ check(
     const body = {
       model: m.id,
       ...(m.rule.prompt.empty_only ? {} : { prompt: PROMPT }),
-      parameters: { [ACK]: true },
+      parameters: cheapParameters(m.rule),
     };
     const key = newKey('race-hold');
     const same = await atOnce(n, () => postJob(t, body, { headers: { 'idempotency-key': key } }));

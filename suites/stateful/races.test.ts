@@ -9,20 +9,21 @@ import {
   depth,
   isPlainObject,
   isSuccess,
+  type MediaChoice,
   newKey,
   segment,
   upload,
 } from '../../src/suite.ts';
-import { ACK, PROMPT, postJob, table } from '../media/support.ts';
+import { cheapParameters, PROMPT, postJob, table } from '../media/support.ts';
 import { atOnce, idOf, raceModel, raceSize } from './support.ts';
 
 const INPUTS = '/v1/media/inputs';
 const is4xx = (s: number) => s >= 400 && s < 500;
 
-function jobBody(id: string, empty: boolean | null, refs: string[] = []): Record<string, unknown> {
-  const parameters: Record<string, unknown> = { [ACK]: true };
+function jobBody(m: MediaChoice, refs: string[] = []): Record<string, unknown> {
+  const parameters = cheapParameters(m.rule);
   if (refs.length > 0) parameters[table.reference_fields[0]!] = refs;
-  return { model: id, ...(empty ? {} : { prompt: PROMPT }), parameters };
+  return { model: m.id, ...(m.rule.prompt.empty_only ? {} : { prompt: PROMPT }), parameters };
 }
 
 /** Ids named by the 2xx replies, with how many replies named each. */
@@ -72,7 +73,7 @@ check(
   async (t) => {
     const m = await raceModel(t, false);
     const n = raceSize(t);
-    const body = jobBody(m.id, m.rule.prompt.empty_only);
+    const body = jobBody(m);
     const key = newKey('race-job');
     const same = await atOnce(n, () => postJob(t, body, { headers: { 'idempotency-key': key } }));
     const ids = named(same.map((res) => ({ status: res.status, id: idOf(res) })));
@@ -123,10 +124,7 @@ check(
     for (let round = 1; round <= rounds; round++) {
       const id = await inputId(t);
       const path = `${INPUTS}/${segment(id, 'input id')}`;
-      const [job, del] = await Promise.all([
-        postJob(t, jobBody(m.id, m.rule.prompt.empty_only, [id])),
-        t.request('DELETE', path),
-      ]);
+      const [job, del] = await Promise.all([postJob(t, jobBody(m, [id])), t.request('DELETE', path)]);
       const jobId = idOf(job);
       if (isSuccess(job.status) && jobId && isSuccess(del.status)) {
         const read = await t.get(`/v1/media/jobs/${segment(jobId, 'job id')}`);

@@ -8,6 +8,7 @@ import {
   type BalanceFigures,
   balanceOf,
   type CheckContext,
+  cheapestMegapixels,
   commandsFor,
   depth,
   discoverHints,
@@ -91,6 +92,21 @@ export async function mediaChoices(t: CheckContext): Promise<MediaChoice[]> {
     .sort((a, b) => OUTPUT_ORDER.indexOf(a.rule.output) - OUTPUT_ORDER.indexOf(b.rule.output));
 }
 
+/** Images of at most this many megapixels at their cheapest: the sequences' models outside thorough. */
+const SMALL_IMAGE_MP = 1;
+
+/**
+ * The sequences do not care which model: outside thorough, the image models (the cheapest outputs)
+ * whose smallest image is small (all image models when the account lists none of those); 3D, unstated
+ * and video outputs and the larger images join them in the thorough profile.
+ */
+function sequenceModels(t: CheckContext, choices: MediaChoice[]): MediaChoice[] {
+  if (t.run.profile === 'thorough') return choices;
+  const images = choices.filter((c) => c.rule.output === 'image');
+  const small = images.filter((c) => (cheapestMegapixels(table, c.rule) ?? SMALL_IMAGE_MP) <= SMALL_IMAGE_MP);
+  return small.length > 0 ? small : images;
+}
+
 async function hint(t: CheckContext, h: Hint): Promise<string | undefined> {
   return t.target.models[h] ?? (await discoverHints())[h];
 }
@@ -99,12 +115,7 @@ async function environment(t: CheckContext, mode: Mode): Promise<Env> {
   const billable = mode !== 'free';
   const env: Env = {
     mode,
-    // The sequences do not care which model: image models (the cheapest outputs) outside thorough;
-    // 3D, unstated and video outputs join them in the thorough profile.
-    media:
-      mode === 'billable'
-        ? (await mediaChoices(t)).filter((c) => t.run.profile === 'thorough' || c.rule.output === 'image')
-        : [],
+    media: mode === 'billable' ? sequenceModels(t, await mediaChoices(t)) : [],
     failPrompt: t.target.capabilities.includes('media-fail-prompt'),
     failingLeft: { n: 0 },
     tickets: mode === 'exclusive' && t.target.allow.includes('tickets'),

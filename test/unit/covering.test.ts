@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cheapestParameters, coveringDesign, coveringPlan, customSizes } from '../../src/rules/covering.ts';
+import {
+  cheapestMegapixels,
+  cheapestParameters,
+  coveringDesign,
+  coveringPlan,
+  customSizes,
+} from '../../src/rules/covering.ts';
 import {
   mediaTable,
   parameterValid,
@@ -137,6 +143,28 @@ describe('the covering design of media acceptance', () => {
     );
     expect(thorough.total).toBeGreaterThan(standard.total);
     expect(coveringPlan(table, 'quick').total).toBe(standard.total);
+  });
+
+  it('puts the dearest values of two sets on different jobs: a high quality on a small size', () => {
+    for (const id of ['wc-100040', 'wc-100041']) {
+      const cases = coveringDesign(table, table.models[id]!, 'standard');
+      const pixels = (c: (typeof cases)[number]) =>
+        (String(c.parameters.size).split(/[x*]/).map(Number) as [number, number]).reduce((a, b) => a * b);
+      const big = cases.filter((c) => pixels(c) > 4_000_000);
+      expect(big.length).toBeGreaterThan(0);
+      for (const c of big) expect(['low', 'medium', 'auto']).toContain(c.parameters.quality);
+      for (const q of ['high', 'xhigh', 'max'])
+        expect(pixels(cases.find((c) => c.parameters.quality === q)!)).toBeLessThanOrEqual(1_048_576);
+    }
+  });
+
+  it("gives the megapixels of a model's cheapest image", () => {
+    const mp = (id: string) => cheapestMegapixels(table, table.models[id]!);
+    expect(mp('wc-100010')).toBe(1);
+    expect(mp('wc-100012')).toBeCloseTo(3.52, 2);
+    expect(mp('wc-100033')).toBe(0.25);
+    expect(mp('wc-100040')).toBe(0.625);
+    expect(mp('wc-100014')).toBeUndefined();
   });
 
   it('gives the cheapest values that differ from the defaults', () => {
