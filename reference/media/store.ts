@@ -42,8 +42,10 @@ export interface MediaJob {
   quote: string;
   hold: string;
   fails: boolean;
-  /** Capability media-uncertain-prompt: submission_uncertain where the job would read queued. */
+  /** Capability media-uncertain-prompt: the job reads submission_uncertain first (uncertainUntil). */
   uncertain: boolean;
+  /** When a read first answered the job in submission_uncertain. */
+  uncertainSeenMs?: number;
   assetId: string;
   settlement: Settlement;
   /** Fault failed-flips: the job was read as failed once. */
@@ -122,6 +124,30 @@ const STAGES = ['authorizing', 'queued', 'running', 'output_fetching'];
 /** Steps after creation at which a job's outcome is settled. */
 const doneStep = (job: MediaJob) => (job.fails ? 3 : 4);
 
+/**
+ * Until when a job of capability media-uncertain-prompt reads submission_uncertain: UNCERTAIN_STEPS from
+ * its creation, and at least UNCERTAIN_SEEN_STEPS after a read first answered it so. Why that long: a
+ * client that polls on a loaded machine must meet the status, and then repeat its create and read it
+ * again while it lasts (the contract shows no duration; a real submission stays uncertain until the
+ * provider answers).
+ */
+const UNCERTAIN_STEPS = 8;
+const UNCERTAIN_SEEN_STEPS = 10;
+function uncertainUntil(job: MediaJob): number {
+  if (!job.uncertain) return 0;
+  const seen =
+    job.uncertainSeenMs === undefined ? 0 : job.uncertainSeenMs + UNCERTAIN_SEEN_STEPS * job.stepMs;
+  return Math.max(job.createdMs + UNCERTAIN_STEPS * job.stepMs, seen);
+}
+
+/** When a job's outcome is settled. */
+const doneAt = (job: MediaJob) => Math.max(job.createdMs + doneStep(job) * job.stepMs, uncertainUntil(job));
+
+/** A read answered the job: one in submission_uncertain stays so a while longer (uncertainUntil). */
+export function noteRead(job: MediaJob, view: JobView, now = Date.now()): void {
+  if (view.status === 'submission_uncertain' && job.uncertainSeenMs === undefined) job.uncertainSeenMs = now;
+}
+
 export interface JobView {
   status: string;
   percent: number | null;
@@ -130,7 +156,8 @@ export interface JobView {
 export function statusOf(ctx: RefContext, job: MediaJob, now = Date.now()): JobView {
   const elapsed = Math.max(0, now - job.createdMs);
   const step = Math.floor(elapsed / job.stepMs);
-  if (step >= doneStep(job) && job.settlement !== 'open') {
+  if (now < uncertainUntil(job)) return { status: 'submission_uncertain', percent: null };
+  if (now >= doneAt(job) && job.settlement !== 'open') {
     if (job.fails) return { status: 'failed', percent: null };
     return { status: job.settlement === 'unpaid' ? 'settlement_pending' : 'succeeded', percent: 100 };
   }
@@ -139,10 +166,7 @@ export function statusOf(ctx: RefContext, job: MediaJob, now = Date.now()): JobV
   // reads the job only once, or a poll that misses the running stage under load, still sees it).
   const over = ctx.fault === 'progress-101';
   if (stage === 'authorizing') return { status: stage, percent: over ? 101 : null };
-  if (stage === 'queued') {
-    if (job.uncertain) return { status: 'submission_uncertain', percent: null };
-    return { status: stage, percent: over ? 101 : 0 };
-  }
+  if (stage === 'queued') return { status: stage, percent: over ? 101 : 0 };
   if (stage === 'running') {
     if (over) return { status: stage, percent: 101 };
     const fraction = (elapsed - 2 * job.stepMs) / job.stepMs;
@@ -182,7 +206,7 @@ export function placeHold(account: Account, quote: string): string {
 export function settleDue(store: MediaStore, account: Account, now = Date.now()): void {
   const due = [...store.jobs.values()]
     .filter((j) => j.accountId === account.id && j.settlement === 'open')
-    .map((j) => ({ job: j, at: j.createdMs + doneStep(j) * j.stepMs }))
+    .map((j) => ({ job: j, at: doneAt(j) }))
     .filter(({ at }) => at <= now)
     .sort((a, b) => a.at - b.at);
   for (const { job, at } of due) settle(store, account, job, new Date(at).toISOString());

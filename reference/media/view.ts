@@ -5,7 +5,7 @@ import { type MediaJob, statusOf } from './store.ts';
 import { type ModelDef, outputOf } from './table.ts';
 
 export const FAIL_MARKER = 'CONFORMANCE_FAIL_JOB';
-/** Capability media-uncertain-prompt: the job reads submission_uncertain instead of queued. */
+/** Capability media-uncertain-prompt: the job reads submission_uncertain first (store.ts uncertainUntil). */
 export const UNCERTAIN_MARKER = 'CONFORMANCE_UNCERTAIN_JOB';
 
 /** The job's price: what its hold reserves and what success charges. */

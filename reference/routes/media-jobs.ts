@@ -9,7 +9,15 @@ import { sendError } from '../errors.ts';
 import { canonicalJson, lookupKey, REPLAYED_HEADER, refuseKey } from '../inference.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
-import { jobStepMs, type MediaJob, type MediaStore, placeHold, settleDue, statusOf } from '../media/store.ts';
+import {
+  jobStepMs,
+  type MediaJob,
+  type MediaStore,
+  noteRead,
+  placeHold,
+  settleDue,
+  statusOf,
+} from '../media/store.ts';
 import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
@@ -146,8 +154,10 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const now = Date.now();
     const owner = ctx.state.accounts.find((a) => a.id === job.accountId);
     if (owner) settleDue(store, owner, now);
+    const view = statusOf(ctx, job, now);
+    noteRead(job, view, now);
     // Faults settlement-pending-lost and uncertain-job-lost: a job in that status cannot be read.
-    if (ctx.fault !== undefined && READ_LOST[ctx.fault] === statusOf(ctx, job, now).status)
+    if (ctx.fault !== undefined && READ_LOST[ctx.fault] === view.status)
       return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
     return sendJson(ctx, request, reply, jobView(ctx, job, now));
   });
