@@ -125,23 +125,24 @@ const STAGES = ['authorizing', 'queued', 'running', 'output_fetching'];
 const doneStep = (job: MediaJob) => (job.fails ? 3 : 4);
 
 /**
- * Until when a job of capability media-uncertain-prompt reads submission_uncertain: UNCERTAIN_STEPS from
- * its creation, and at least UNCERTAIN_SEEN_STEPS after a read first answered it so. Why that long: a
- * client that polls on a loaded machine must meet the status, and then repeat its create and read it
- * again while it lasts (the contract shows no duration; a real submission stays uncertain until the
- * provider answers).
+ * A job of capability media-uncertain-prompt reads submission_uncertain where it would read queued (from
+ * its second step), for UNCERTAIN_STEPS from its creation and at least UNCERTAIN_SEEN_STEPS after a read
+ * first met it so; its later stages move by as much. Why that long: a client that polls on a loaded
+ * machine must meet the status, and then repeat its create and read the job again while it lasts (the
+ * contract shows no duration; a real submission stays uncertain until the provider answers).
  */
 const UNCERTAIN_STEPS = 8;
 const UNCERTAIN_SEEN_STEPS = 10;
-function uncertainUntil(job: MediaJob): number {
-  if (!job.uncertain) return 0;
+function uncertainEnd(job: MediaJob): number {
   const seen =
     job.uncertainSeenMs === undefined ? 0 : job.uncertainSeenMs + UNCERTAIN_SEEN_STEPS * job.stepMs;
   return Math.max(job.createdMs + UNCERTAIN_STEPS * job.stepMs, seen);
 }
+/** How much later than a plain job an uncertain one reaches its later stages (queued ends at step 2). */
+const shiftOf = (job: MediaJob) => (job.uncertain ? uncertainEnd(job) - (job.createdMs + 2 * job.stepMs) : 0);
 
 /** When a job's outcome is settled. */
-const doneAt = (job: MediaJob) => Math.max(job.createdMs + doneStep(job) * job.stepMs, uncertainUntil(job));
+const doneAt = (job: MediaJob) => job.createdMs + doneStep(job) * job.stepMs + shiftOf(job);
 
 /** A read answered the job: one in submission_uncertain stays so a while longer (uncertainUntil). */
 export function noteRead(job: MediaJob, view: JobView, now = Date.now()): void {
@@ -154,9 +155,10 @@ export interface JobView {
 }
 
 export function statusOf(ctx: RefContext, job: MediaJob, now = Date.now()): JobView {
-  const elapsed = Math.max(0, now - job.createdMs);
+  if (job.uncertain && now >= job.createdMs + job.stepMs && now < uncertainEnd(job))
+    return { status: 'submission_uncertain', percent: null };
+  const elapsed = Math.max(0, now - job.createdMs - (now >= job.createdMs + job.stepMs ? shiftOf(job) : 0));
   const step = Math.floor(elapsed / job.stepMs);
-  if (now < uncertainUntil(job)) return { status: 'submission_uncertain', percent: null };
   if (now >= doneAt(job) && job.settlement !== 'open') {
     if (job.fails) return { status: 'failed', percent: null };
     return { status: job.settlement === 'unpaid' ? 'settlement_pending' : 'succeeded', percent: 100 };
