@@ -12,6 +12,7 @@ import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { compareRuns, loadCompared, previousReport } from '../report/compare.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
+import { CONTROL_FILES, ExchangeLog, REPORT_FILES, reportFile } from '../report/layout.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import {
@@ -23,17 +24,8 @@ import {
   type TestResultRecord,
 } from '../report/summary.ts';
 import { writeReport } from '../report/write.ts';
-import {
-  BALANCE_FILE,
-  balanceOut,
-  DEAD_FILE,
-  deadTarget,
-  JOBS_FILE,
-  type RunBudget,
-  STREAK_FILE,
-  spendOf,
-  spentPoints,
-} from '../runtime/control.ts';
+import { balanceOut, type RunBudget, spendOf, spentPoints } from '../runtime/budget.ts';
+import { deadTarget } from '../runtime/liveness.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
 import type { Role } from '../vocabulary.ts';
 import { printPlan, printVerdict } from './print.ts';
@@ -99,7 +91,7 @@ export async function finish(c: {
       // A dry run judges nothing: never PASSED.
       partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
     }),
-    exchanges: { file: 'exchanges.ndjson', count: 0 },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: 0 },
     tests,
     profile: run.profile,
     points: {
@@ -121,7 +113,7 @@ export async function finish(c: {
   if (run.dryRun) summary.dryRun = true;
   if (expectationStatus) summary.expectations = expectationStatus;
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
-  summary.exchanges.count = countLines(exchangesFile);
+  summary.exchanges.count = new ExchangeLog(exchangesFile).count();
   if (opts.compareWith) {
     const against =
       opts.compareWith === 'previous' ? previousReport(reportDir, target.name) : opts.compareWith;
@@ -195,7 +187,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
     const root = dirname(reportDir);
     const candidates = existsSync(root)
       ? readdirSync(root)
-          .map((d) => join(root, d, 'openapi.json'))
+          .map((d) => reportFile(join(root, d), 'openapi'))
           .filter((f) => existsSync(f) && resolve(dirname(f)) !== resolve(reportDir))
           .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
       : [];
@@ -210,14 +202,13 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
   }
   const diff = diffDescriptions(previous, JSON.parse(readFileSync(currentFile, 'utf8')));
   const out = { against: file, changes: diff.changes, breaking: diff.breaking };
-  writeFileSync(join(reportDir, 'drift.json'), JSON.stringify(out, null, 2));
+  writeFileSync(reportFile(reportDir, 'drift'), JSON.stringify(out, null, 2));
   return out;
 }
 
 /** The files the run's workers coordinate through: not part of the report. */
 function clearControlFiles(reportDir: string): void {
-  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
-    rmSync(join(reportDir, f), { force: true, recursive: true });
+  for (const f of CONTROL_FILES) rmSync(join(reportDir, f), { force: true, recursive: true });
 }
 
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
@@ -226,14 +217,6 @@ function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
     if (t.outcome === 'not_run' && t.effect && t.cause?.kind === 'class')
       out[t.effect] = (out[t.effect] ?? 0) + 1;
   return out;
-}
-
-function countLines(file: string): number {
-  try {
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-  } catch {
-    return 0;
-  }
 }
 
 /** What the replies reported, what the balance measured, and the media prices learned (summary.json `points`). */

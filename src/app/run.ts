@@ -12,12 +12,14 @@ import { Redactor, redactConsole } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { loadExpectations } from '../report/expectations.ts';
+import { ExchangeLog, reportFile } from '../report/layout.ts';
 import { consoleText } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
-import { jobsInFlight, noteBalanceSpent, notePrices, requestStop } from '../runtime/control.ts';
+import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
+import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
 import {
   cleanupBoundMs,
   concurrencyPlan,
@@ -110,15 +112,16 @@ async function conformanceRun(
   progress?.start();
   const startedAt = new Date();
   const { reportDir } = opts;
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
-  writeFileSync(exchangesFile, '');
+  const exchangeLog = ExchangeLog.of(reportDir);
+  exchangeLog.create();
+  const exchangesFile = exchangeLog.file;
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
     testName: 'preflight',
     ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
       preflightExchanges.push(ex);
-      writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
+      exchangeLog.append(ex);
     },
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);
@@ -145,7 +148,7 @@ async function conformanceRun(
   if (opts.path !== undefined) run.path = opts.path;
   if (opts.dryRun) run.dryRun = true;
   if (deadline) run.deadline = deadline;
-  const runFile = join(reportDir, 'run.json');
+  const runFile = reportFile(reportDir, 'run');
   // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
   if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown) {
     try {

@@ -36,15 +36,14 @@ import {
   markBalanceOut,
   mustWait,
   noteBalanceSpent,
-  noteExchange,
   type RunBudget,
   recordSpend,
   release,
   reserve,
   spendOf,
-  stopReason,
-} from './control.ts';
+} from './budget.ts';
 import { TestSlot } from './gate.ts';
+import { noteExchange, stopReason } from './liveness.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
 import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';

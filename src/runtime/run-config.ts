@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
-import type { RunBudget } from './control.ts';
+import type { RunBudget } from './budget.ts';
 
 /** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {

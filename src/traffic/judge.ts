@@ -21,6 +21,7 @@ import { capEvidence } from '../openapi/guard.ts';
 import { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
+import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { useColour } from '../report/progress.ts';
 import {
   aggregate,
@@ -144,9 +145,9 @@ async function judgeFiles(
   const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
   const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
   mkdirSync(reportDir, { recursive: true });
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
+  const exchangesFile = reportFile(reportDir, 'exchanges');
   const exchangeLog = createWriteStream(exchangesFile);
-  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
+  if (description.text !== undefined) writeFileSync(reportFile(reportDir, 'openapi'), description.text);
 
   // Pass 2: judge every exchange in capture order.
   const ids = new Map<string, IdRecord>();
@@ -308,7 +309,7 @@ async function judgeFiles(
       ...(description.valid ? {} : { documentedBecause: description.because }),
     },
     ...aggregate(tests, []),
-    exchanges: { file: 'exchanges.ndjson', count: cited.size },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: cited.size },
     tests,
     capture: {
       files: opts.files,
