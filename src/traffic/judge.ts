@@ -11,7 +11,7 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import { violation } from '../catalogue.ts';
 import type { Finding } from '../checks/exchange.ts';
-import { exchangeFindings } from '../checks/per-exchange.ts';
+import { exchangeFindings, PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { parseSse } from '../checks/sse.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
@@ -47,21 +47,7 @@ export interface TrafficOptions {
 }
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
-const PER_EXCHANGE = [
-  'ERR-001',
-  'ERR-002',
-  'ERR-003',
-  'SEC-001',
-  'SEC-002',
-  'PTS-001',
-  'PTS-002',
-  'PTS-003',
-  'PTS-004',
-  'RESP-001',
-  'RESP-002',
-  'RESP-003',
-  'RESP-004',
-];
+const PER_EXCHANGE = PER_EXCHANGE_IDS;
 /** Streaming realism (notable): a text/event-stream reply whose events all arrived at once. */
 export const BUFFERED_STREAM = 'RSP-090';
 /** Events that arriving within this many ms (HAR `timings.receive`) are one buffered delivery. */
