@@ -4,7 +4,6 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { TargetConfig } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import type { Redactor } from '../http/redact.ts';
 import { diffDescriptions } from '../openapi/diff.ts';
@@ -31,25 +30,36 @@ import type { Role } from '../vocabulary.ts';
 import { printPlan, printVerdict } from './print.ts';
 import type { RunOptions, RunResult } from './run-options.ts';
 
-export async function finish(c: {
-  opts: RunOptions;
-  target: TargetConfig;
-  keys: Partial<Record<Role, string>>;
-  run: RunConfig;
-  redactor: Redactor;
-  reportDir: string;
-  exchangesFile: string;
+/** What a run found: its test records, the errors outside any test, and how it ended. */
+export interface RunFindings {
   startedAt: Date;
   tests: TestResultRecord[];
   harnessErrors: string[];
-  expectations: ReturnType<typeof loadExpectations> | undefined;
-  cut: RunCut | undefined;
-  balanceDelta: string | undefined;
+  /** What cut the run short in this process (a signal, the deadline), if anything. */
+  cut?: RunCut | undefined;
+  /** The primary account's available points before the run minus after (decimal string), if both were read. */
+  balanceDelta?: string | undefined;
+}
+
+/** What finish needs: the run as asked and as its workers saw it, its keys, and what it found. */
+export interface FinishInput {
+  opts: RunOptions;
+  /** The run's config (target, report directory, exchange log, budget, description, dry run). */
+  run: RunConfig;
+  keys: Partial<Record<Role, string>>;
+  redactor: Redactor;
+  /** The target's known failures (--expectations), loaded once at the start. */
+  expectations?: ReturnType<typeof loadExpectations> | undefined;
+  found: RunFindings;
+  /** A dry run's billable estimate (RunOptions.planBillable). */
+  plan?: NonNullable<Summary['plan']>;
   log: (s: string) => void;
-}): Promise<RunResult> {
-  const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
-  const openapi = run.openapi;
-  const tests = c.tests;
+}
+
+export async function finish(c: FinishInput): Promise<RunResult> {
+  const { opts, keys, run, redactor, log } = c;
+  const { target, reportDir, exchangesFile, openapi } = run;
+  const { startedAt, harnessErrors, tests } = c.found;
   const expectationStatus = c.expectations ? applyExpectations(tests, c.expectations) : undefined;
   if (expectationStatus && opts.expectationsFile)
     // One shard cannot tell a stale entry (its failing test may be in another shard): merge judges those.
@@ -87,7 +97,7 @@ export async function finish(c: {
       ...(responseSource(openapi) === 'documented' ? { documentedBecause: documentedBecause(openapi) } : {}),
     },
     ...aggregate(tests, harnessErrors, {
-      cut: runCut(c.cut, reportDir, tests, run.budget),
+      cut: runCut(c.found.cut, reportDir, tests, run.budget),
       // A dry run judges nothing: never PASSED.
       partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
     }),
@@ -102,7 +112,7 @@ export async function finish(c: {
       ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
       source:
         'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
-      ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
+      ...(c.found.balanceDelta !== undefined ? { balanceDelta: c.found.balanceDelta } : {}),
     },
     skippedByClass: skippedByClass(tests),
   };
@@ -120,16 +130,8 @@ export async function finish(c: {
     if (against) summary.comparison = compareRuns(summary, reportDir, loadCompared(against), against);
     else summary.comparisonMissing = `no earlier report of target ${target.name} beside ${reportDir}`;
   }
-  // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
-  if (run.dryRun && opts.planBillable) {
-    // It takes a while (the planned billable tests run on the embedded reference): said, not silent.
-    const billable = tests.filter((t) => t.planned && t.effect === 'billable').length;
-    if (!opts.quiet && billable > 0)
-      log(
-        `… pricing the plan: its ${billable} billable tests run on the embedded reference (no request to the target)`,
-      );
-    summary.plan = await opts.planBillable(summary, reportDir);
-  }
+  // A dry run's billable estimate is part of its plan (computed by a run of its own before this one ends).
+  if (c.plan) summary.plan = c.plan;
   clearControlFiles(reportDir);
   writeReport(
     reportDir,
