@@ -20,7 +20,7 @@ export interface RunConfig {
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
   profile: Profile;
-  /** The points budget of billable work (absent: none), applied run-wide by admission (control.ts). */
+  /** The points budget of billable work (absent: none), applied run-wide by admission (runtime/budget.ts). */
   budget?: RunBudget;
   /** List the plan without sending a request: every test records whether it would run, and why not. */
   dryRun?: boolean;
