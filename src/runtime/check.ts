@@ -44,21 +44,14 @@ import {
   spendOf,
 } from './budget.ts';
 import { TestSlot } from './gate.ts';
-import { judge } from './judgement.ts';
+import { caseVerdict, judge, type Verdict } from './judgement.ts';
 import { noteExchange, stopReason } from './liveness.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
 import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
-export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-/** How an answer met the contract's verdict for its request (CheckContext.verdict). */
-export type Verdict =
-  /** A 429, a limit of the target: neither an acceptance nor a refusal, the case is not judged. */
-  | { judged: false; mismatch?: undefined }
-  /** mismatch: the violation message when the answer contradicts the verdict; absent when it agrees. */
-  | { judged: true; mismatch?: string; case?: VerdictCase };
+export { isSuccess, type Verdict } from './judgement.ts';
 
 export interface TestRecord {
   ids: string[];
@@ -228,21 +221,7 @@ export class CheckContext {
    */
   verdict(res: { status: number }, valid: boolean, what: string): Verdict {
     if (this.notJudged429(res, what)) return { judged: false };
-    if (valid)
-      return isSuccess(res.status)
-        ? { judged: true }
-        : {
-            judged: true,
-            mismatch: `${what} is valid per the contract but was answered ${res.status}`,
-            case: { wrong: 'refused', what },
-          };
-    return res.status >= 400 && res.status < 500
-      ? { judged: true }
-      : {
-          judged: true,
-          mismatch: `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`,
-          case: { wrong: 'accepted', what },
-        };
+    return caseVerdict(res.status, valid, what);
   }
 
   /**

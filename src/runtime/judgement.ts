@@ -5,7 +5,7 @@
  * here; each rule is one function, applied in judge()'s order, and the first that leaves the test with
  * nothing judged ends it not run.
  */
-import type { Outcome, Violation } from '../vocabulary.ts';
+import type { Outcome, VerdictCase, Violation } from '../vocabulary.ts';
 import { budgetCause, type NotApplicable } from './applicability.ts';
 import type { BudgetRefusal } from './budget.ts';
 
@@ -161,4 +161,35 @@ export function judge(found: Findings, facts: JudgeFacts): Judgement {
   if (inconclusive) return { outcome: 'inconclusive', reason: inconclusive, unjudged };
   const outcome = failures.length > 0 ? 'failed' : found.violations.length > 0 ? 'advisory' : 'passed';
   return { outcome, failures, unjudged };
+}
+
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+/** How an answer met the contract's verdict for its request (CheckContext.verdict). */
+export type Verdict =
+  /** A 429, a limit of the target: neither an acceptance nor a refusal, the case is not judged. */
+  | { judged: false; mismatch?: undefined }
+  /** mismatch: the violation message when the answer contradicts the verdict; absent when it agrees. */
+  | { judged: true; mismatch?: string; case?: VerdictCase };
+
+/**
+ * The contract's verdict for one request answered `status` (not a limit: the caller leaves a 429 not
+ * judged first): valid -> 2xx; invalid -> a 4xx refusal. `mismatch` when the answer contradicts it.
+ */
+export function caseVerdict(status: number, valid: boolean, what: string): Verdict {
+  if (valid)
+    return isSuccess(status)
+      ? { judged: true }
+      : {
+          judged: true,
+          mismatch: `${what} is valid per the contract but was answered ${status}`,
+          case: { wrong: 'refused', what },
+        };
+  return status >= 400 && status < 500
+    ? { judged: true }
+    : {
+        judged: true,
+        mismatch: `${what} is invalid per the contract but was answered ${status} (expected a 4xx refusal)`,
+        case: { wrong: 'accepted', what },
+      };
 }
