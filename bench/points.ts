@@ -19,10 +19,11 @@ import { modelDef, outputOf } from '../reference/media/table.ts';
 import { quoteOf, scaledQuoteOf } from '../reference/media/view.ts';
 import { startReference } from '../reference/start.ts';
 import type { Exchange } from '../src/http/client.ts';
+import { reportFile } from '../src/report/layout.ts';
 import { billableByModel } from '../src/report/plan.ts';
 import { coveringDesign, coveringPlan } from '../src/rules/covering.ts';
 import { mediaTable } from '../src/rules/media-models.ts';
-import { BILLABLE, SPEND_FILE } from '../src/runtime/control.ts';
+import { BILLABLE } from '../src/runtime/budget.ts';
 import { PROFILES, type Profile } from '../src/runtime/run-config.ts';
 import { writeRefTargets } from '../test/support/ref-target.ts';
 import { ROOT, type Spawned, spawnNode, table, tail, usage, warnIfBusy, writeResult } from './lib.ts';
@@ -167,7 +168,7 @@ const categoryOf = (p: Purchase): string =>
 /** The purchases of a run's report directory by test and model (the same count as billableByModel). */
 function purchasesOf(reportDir: string): Purchase[] {
   const points = new Map<string, Decimal>();
-  const spendFile = join(reportDir, SPEND_FILE);
+  const spendFile = reportFile(reportDir, 'spend');
   if (existsSync(spendFile))
     for (const line of readFileSync(spendFile, 'utf8').split('\n').filter(Boolean)) {
       const s = JSON.parse(line) as { exchange?: string; points?: string; estimated?: true };

@@ -13,7 +13,7 @@ import type { HttpResponse } from './http/client.ts';
 import { segment } from './http/segment.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
-import { noteJobsInFlight } from './runtime/control.ts';
+import { noteJobsInFlight } from './runtime/liveness.ts';
 import { Poller } from './runtime/poller.ts';
 import { cleanupBoundMs, RUN_FILE_ENV, runConfig } from './runtime/run-config.ts';
 import type { Role } from './vocabulary.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Summary, verdictLine } from '../src/report/summary.ts';
-import { DEAD_AFTER } from '../src/runtime/control.ts';
+import { DEAD_AFTER } from '../src/runtime/liveness.ts';
 import { runCli } from './helpers.ts';
 import { type HostileServer, startHostile } from './support/hostile-server.ts';
 import { writeRefTargets } from './support/ref-target.ts';

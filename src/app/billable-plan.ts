@@ -1,5 +1,6 @@
 /**
- * The billable part of a dry run's plan, computed before the run's report is written (RunOptions.planBillable).
+ * The billable part of a dry run's plan, computed before the run's report is written (RunOptions.planBillable):
+ * by a run of its own against the embedded reference, after the dry run's suites ended (never inside that run).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ import { runConformance } from './run.ts';
  * points the reference charged. Model ids of the reference's model hints are shown with the target's.
  */
 export async function planBillable(
-  summary: Summary,
+  summary: Pick<Summary, 'tests' | 'profile'>,
   reportDir: string,
   target: TargetConfig,
   prices?: { file: string; list: PriceList },

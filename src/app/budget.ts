@@ -6,7 +6,7 @@ import { findEntryList, isPlainObject } from '../checks/json.ts';
 import { pointsFields } from '../checks/points.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import type { HttpClient } from '../http/client.ts';
-import type { RunBudget } from '../runtime/control.ts';
+import type { RunBudget } from '../runtime/budget.ts';
 
 /**
  * The primary account's total_points and available_points (GET /v1/balance, a read; the envelope is not

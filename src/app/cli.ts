@@ -173,7 +173,7 @@ export async function main(argv: string[]): Promise<number> {
       ...(run.deadlineMs !== undefined ? { startedAt } : {}),
       ...(run.dryRun
         ? {
-            planBillable: (s: Summary, dir: string) =>
+            planBillable: (s: Pick<Summary, 'tests' | 'profile'>, dir: string) =>
               planBillable(
                 s,
                 dir,

@@ -5,7 +5,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
-import type { TargetConfig } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import type { Redactor } from '../http/redact.ts';
 import { diffDescriptions } from '../openapi/diff.ts';
@@ -13,6 +12,7 @@ import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { compareRuns, loadCompared, previousReport } from '../report/compare.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
+import { CONTROL_FILES, ExchangeLog, REPORT_FILES, reportFile } from '../report/layout.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import {
@@ -25,43 +25,45 @@ import {
   type TestResultRecord,
 } from '../report/summary.ts';
 import { writeReport } from '../report/write.ts';
-import {
-  BALANCE_FILE,
-  balanceOut,
-  DEAD_FILE,
-  deadTarget,
-  JOBS_FILE,
-  type RunBudget,
-  STREAK_FILE,
-  spendOf,
-  spentPoints,
-} from '../runtime/control.ts';
+import { balanceOut, type RunBudget, spendOf, spentPoints } from '../runtime/budget.ts';
+import { deadTarget } from '../runtime/liveness.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
 import type { Role } from '../vocabulary.ts';
 import { printPlan, printVerdict } from './print.ts';
 import type { RunOptions, RunResult } from './run-options.ts';
 
-export async function finish(c: {
-  opts: RunOptions;
-  target: TargetConfig;
-  keys: Partial<Record<Role, string>>;
-  run: RunConfig;
-  redactor: Redactor;
-  reportDir: string;
-  exchangesFile: string;
+/** What a run found: its test records, the errors outside any test, and how it ended. */
+export interface RunFindings {
   startedAt: Date;
   tests: TestResultRecord[];
   harnessErrors: string[];
-  expectations: ReturnType<typeof loadExpectations> | undefined;
-  cut: RunCut | undefined;
-  balanceDelta: string | undefined;
+  /** What cut the run short in this process (a signal, the deadline), if anything. */
+  cut?: RunCut | undefined;
+  /** The primary account's available points before the run minus after (decimal string), if both were read. */
+  balanceDelta?: string | undefined;
   /** held_points (total - available) of the primary account after the run minus before, where both were read. */
   heldDelta?: Decimal;
+}
+
+/** What finish needs: the run as asked and as its workers saw it, its keys, and what it found. */
+export interface FinishInput {
+  opts: RunOptions;
+  /** The run's config (target, report directory, exchange log, budget, description, dry run). */
+  run: RunConfig;
+  keys: Partial<Record<Role, string>>;
+  redactor: Redactor;
+  /** The target's known failures (--expectations), loaded once at the start. */
+  expectations?: ReturnType<typeof loadExpectations> | undefined;
+  found: RunFindings;
+  /** A dry run's billable estimate (RunOptions.planBillable). */
+  plan?: NonNullable<Summary['plan']>;
   log: (s: string) => void;
-}): Promise<RunResult> {
-  const { opts, target, keys, run, redactor, reportDir, exchangesFile, startedAt, harnessErrors, log } = c;
-  const openapi = run.openapi;
-  const tests = c.tests;
+}
+
+export async function finish(c: FinishInput): Promise<RunResult> {
+  const { opts, keys, run, redactor, log } = c;
+  const { target, reportDir, exchangesFile, openapi } = run;
+  const { startedAt, harnessErrors, tests } = c.found;
   const expectationStatus = c.expectations ? applyExpectations(tests, c.expectations) : undefined;
   if (expectationStatus && opts.expectationsFile)
     // One shard cannot tell a stale entry (its failing test may be in another shard): merge judges those.
@@ -99,11 +101,11 @@ export async function finish(c: {
       ...(responseSource(openapi) === 'documented' ? { documentedBecause: documentedBecause(openapi) } : {}),
     },
     ...aggregate(tests, harnessErrors, {
-      cut: runCut(c.cut, reportDir, tests, run.budget),
+      cut: runCut(c.found.cut, reportDir, tests, run.budget),
       // A dry run judges nothing: never PASSED.
       partial: !!(opts.filter || opts.files?.length || opts.shard || opts.dryRun),
     }),
-    exchanges: { file: 'exchanges.ndjson', count: 0 },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: 0 },
     tests,
     profile: run.profile,
     points: {
@@ -114,8 +116,8 @@ export async function finish(c: {
       ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
       source:
         'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
-      ...(c.balanceDelta !== undefined ? { balanceDelta: c.balanceDelta } : {}),
-      ...balanceWhy(spentPoints(reportDir), c.balanceDelta, c.heldDelta, target.sharedAccount),
+      ...(c.found.balanceDelta !== undefined ? { balanceDelta: c.found.balanceDelta } : {}),
+      ...balanceWhy(spentPoints(reportDir), c.found.balanceDelta, c.found.heldDelta, target.sharedAccount),
     },
     skippedByClass: skippedByClass(tests),
   };
@@ -126,23 +128,15 @@ export async function finish(c: {
   if (run.dryRun) summary.dryRun = true;
   if (expectationStatus) summary.expectations = expectationStatus;
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
-  summary.exchanges.count = countLines(exchangesFile);
+  summary.exchanges.count = new ExchangeLog(exchangesFile).count();
   if (opts.compareWith) {
     const against =
       opts.compareWith === 'previous' ? previousReport(reportDir, target.name) : opts.compareWith;
     if (against) summary.comparison = compareRuns(summary, reportDir, loadCompared(against), against);
     else summary.comparisonMissing = `no earlier report of target ${target.name} beside ${reportDir}`;
   }
-  // A dry run's billable estimate is part of its plan: computed before the one writer writes the report.
-  if (run.dryRun && opts.planBillable) {
-    // It takes a while (the planned billable tests run on the embedded reference): said, not silent.
-    const billable = tests.filter((t) => t.planned && t.effect === 'billable').length;
-    if (!opts.quiet && billable > 0)
-      log(
-        `… pricing the plan: its ${billable} billable tests run on the embedded reference (no request to the target)`,
-      );
-    summary.plan = await opts.planBillable(summary, reportDir);
-  }
+  // A dry run's billable estimate is part of its plan (computed by a run of its own before this one ends).
+  if (c.plan) summary.plan = c.plan;
   clearControlFiles(reportDir);
   writeReport(
     reportDir,
@@ -200,7 +194,7 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
     const root = dirname(reportDir);
     const candidates = existsSync(root)
       ? readdirSync(root)
-          .map((d) => join(root, d, 'openapi.json'))
+          .map((d) => reportFile(join(root, d), 'openapi'))
           .filter((f) => existsSync(f) && resolve(dirname(f)) !== resolve(reportDir))
           .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)
       : [];
@@ -215,14 +209,13 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
   }
   const diff = diffDescriptions(previous, JSON.parse(readFileSync(currentFile, 'utf8')));
   const out = { against: file, changes: diff.changes, breaking: diff.breaking };
-  writeFileSync(join(reportDir, 'drift.json'), JSON.stringify(out, null, 2));
+  writeFileSync(reportFile(reportDir, 'drift'), JSON.stringify(out, null, 2));
   return out;
 }
 
 /** The files the run's workers coordinate through: not part of the report. */
 function clearControlFiles(reportDir: string): void {
-  for (const f of ['stop-requested', BALANCE_FILE, DEAD_FILE, STREAK_FILE, JOBS_FILE])
-    rmSync(join(reportDir, f), { force: true, recursive: true });
+  for (const f of CONTROL_FILES) rmSync(join(reportDir, f), { force: true, recursive: true });
 }
 
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
@@ -231,14 +224,6 @@ function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
     if (t.outcome === 'not_run' && t.effect && t.cause?.kind === 'class')
       out[t.effect] = (out[t.effect] ?? 0) + 1;
   return out;
-}
-
-function countLines(file: string): number {
-  try {
-    return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
-  } catch {
-    return 0;
-  }
 }
 
 /** What the replies reported, what the balance measured, and the media prices learned (summary.json `points`). */

@@ -1,16 +1,9 @@
-/**
- * The run command's options, one typed table: each flag's type, placeholder, help text, environment
- * variable, validation and where its value goes (the target's settings, the run's options, or the
- * command itself). The usage text, node:util parseArgs options and the mapping onto TargetFlags and
- * RunOptions are derived from it, so a flag cannot be added to one and forgotten in another.
- */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { closest } from '../config/env.ts';
 import type { TargetFlags } from '../config/targets.ts';
 import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
+import { isReportDir } from '../report/layout.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import { PROFILES, type Profile } from '../runtime/run-config.ts';
 import type { RunOptions } from './run-options.ts';
@@ -316,7 +309,7 @@ export const FLAGS = {
       'newly judged, slower operations',
     ],
     parse: (raw) => {
-      if (raw !== 'previous' && !existsSync(join(raw, 'summary.json')))
+      if (raw !== 'previous' && !isReportDir(raw))
         throw new UsageError(
           `--compare-with: ${raw} is not a report directory (no summary.json); or use 'previous'`,
         );

@@ -3,12 +3,12 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { violation } from '../catalogue.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import { TransportError, UsageError } from '../errors.ts';
 import type { Exchange, HttpClient, HttpResponse } from '../http/client.ts';
 import { checkOpenApi31 } from '../openapi/live.ts';
+import { reportFile } from '../report/layout.ts';
 import type { TestResultRecord } from '../report/summary.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
 
@@ -64,7 +64,7 @@ export async function preflight(
   if (desc.jsonTooDeep && desc.status < 400) {
     // JSON too deep for the suite to examine: not the target's failure (OAS-006, advisory: the contract
     // sets no size limit); the run goes on with the documented schemas.
-    const file = join(reportDir, 'openapi.json');
+    const file = reportFile(reportDir, 'openapi');
     writeFileSync(file, desc.body);
     openapi = {
       file,
@@ -97,7 +97,7 @@ export async function preflight(
       exchangeCount: 1,
     };
   } else {
-    const file = join(reportDir, 'openapi.json');
+    const file = reportFile(reportDir, 'openapi');
     writeFileSync(file, desc.body);
     const check = await checkOpenApi31(desc.json);
     openapi = {

@@ -7,11 +7,11 @@
  *     wc-100014: { points: 14, per_second: 3.5 } # per second where the price follows duration
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { parse } from 'yaml';
 import { isPlainObject } from '../checks/json.ts';
 import { UsageError } from '../errors.ts';
+import { reportFile } from '../report/layout.ts';
 import type { LearnedPrice } from '../runtime/prices.ts';
 
 export type PriceList = Record<string, Partial<LearnedPrice>>;
@@ -29,7 +29,7 @@ const decimal = (v: unknown, what: string): string => {
 
 /** The prices of FILE (see above); a UsageError naming what is wrong. */
 export function loadPrices(file: string): PriceList {
-  const path = existsSync(file) && statSync(file).isDirectory() ? join(file, 'summary.json') : file;
+  const path = existsSync(file) && statSync(file).isDirectory() ? reportFile(file, 'summary') : file;
   let doc: unknown;
   try {
     const text = readFileSync(path, 'utf8');

@@ -2,8 +2,9 @@
  * What a run is asked to do (the CLI maps its flags onto RunOptions) and what it gives back.
  */
 import type { TargetConfig } from '../config/targets.ts';
+import { SUITE_VERSION } from '../paths.ts';
 import type { Summary } from '../report/summary.ts';
-import type { Profile } from '../runtime/run-config.ts';
+import { PROFILE_PROPERTY_RUNS, type Profile, type RunConfig } from '../runtime/run-config.ts';
 
 export interface RunOptions {
   target: TargetConfig;
@@ -41,11 +42,39 @@ export interface RunOptions {
   /** --prices: a previous run's report (its learned prices) or a price YAML (src/app/prices-file.ts). */
   pricesFile?: string;
   /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */
-  planBillable?: (summary: Summary, reportDir: string) => Promise<NonNullable<Summary['plan']>>;
+  planBillable?: (
+    planned: Pick<Summary, 'tests' | 'profile'>,
+    reportDir: string,
+  ) => Promise<NonNullable<Summary['plan']>>;
 }
 
 export interface RunResult {
   summary: Summary;
   reportDir: string;
   exitCode: number;
+}
+
+/**
+ * The run's config as its workers read it, from what the run was asked (the one place a RunOptions
+ * field becomes a RunConfig field) and where it writes. The budget and the live description are added
+ * when the preflight has read them.
+ */
+export function runConfigOf(
+  opts: RunOptions,
+  at: { reportDir: string; exchangesFile: string; deadline?: RunConfig['deadline'] },
+): RunConfig {
+  const profile = opts.profile ?? 'standard';
+  return {
+    target: opts.target,
+    strict: !!opts.strict,
+    reportDir: at.reportDir,
+    exchangesFile: at.exchangesFile,
+    suiteVersion: SUITE_VERSION,
+    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
+    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
+    profile,
+    ...(opts.path !== undefined ? { path: opts.path } : {}),
+    ...(opts.dryRun ? { dryRun: true } : {}),
+    ...(at.deadline ? { deadline: at.deadline } : {}),
+  };
 }

@@ -10,27 +10,23 @@ import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor, redactConsole } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
-import { SUITE_VERSION } from '../paths.ts';
 import { loadExpectations } from '../report/expectations.ts';
+import { ExchangeLog, reportFile } from '../report/layout.ts';
 import { consoleText } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut, TestResultRecord } from '../report/summary.ts';
 import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
-import { jobsInFlight, noteBalanceSpent, notePrices, requestStop } from '../runtime/control.ts';
-import {
-  cleanupBoundMs,
-  concurrencyPlan,
-  PROFILE_PROPERTY_RUNS,
-  type RunConfig,
-} from '../runtime/run-config.ts';
+import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
+import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
+import { cleanupBoundMs, concurrencyPlan, type RunConfig } from '../runtime/run-config.ts';
 import type { Role } from '../vocabulary.ts';
 import { planBudget, planBudgetLines, readBalance } from './budget.ts';
-import { finish } from './finish.ts';
+import { type FinishInput, finish } from './finish.ts';
 import { preflight } from './preflight.ts';
 import { pricePlanLines } from './price-plan.ts';
 import { loadPrices } from './prices-file.ts';
-import type { RunOptions, RunResult } from './run-options.ts';
+import { type RunOptions, type RunResult, runConfigOf } from './run-options.ts';
 import { checkSelection } from './selection.ts';
 import { loadVitest, runSuites } from './suites.ts';
 
@@ -57,6 +53,12 @@ export async function runConformance(
   opts: RunOptions,
   log: (s: string) => void = console.log,
 ): Promise<RunResult> {
+  const ran = await activeRun(opts, log);
+  return 'found' in ran ? planThenFinish(ran) : ran;
+}
+
+/** The run as the active one (signals stop it), up to its report written; a priced dry run's before it. */
+async function activeRun(opts: RunOptions, log: (s: string) => void): Promise<RunResult | FinishInput> {
   // From the first step to the report written, a signal asks this run to stop (the preflight
   // included) and the report is still written.
   const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
@@ -68,8 +70,6 @@ export async function runConformance(
   loadVitest().catch(() => {});
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
-  // A dry run's billable estimate runs a nested run: the outer one is the active one again after it.
-  const outer = active;
   active = { reportDir, preflight: new AbortController() };
   const deadline =
     opts.deadlineMs !== undefined
@@ -82,10 +82,37 @@ export async function runConformance(
     ? setTimeout(() => stopActiveRun(deadline.reason, 'deadline'), Math.max(0, deadline.at - Date.now()))
     : undefined;
   try {
-    return await conformanceRun({ ...opts, reportDir, createdDir }, keys, redactor, log, deadline);
+    const input = await conformanceRun({ ...opts, reportDir, createdDir }, keys, redactor, log, deadline);
+    return priced(opts) ? input : await finish(input);
   } finally {
     if (timer) clearTimeout(timer);
-    active = outer;
+    active = undefined;
+    restoreConsole();
+  }
+}
+
+/** A dry run whose billable tests are priced (RunOptions.planBillable). */
+const priced = (opts: RunOptions): boolean => !!(opts.dryRun && opts.planBillable);
+
+/**
+ * A dry run's billable estimate is part of its plan, so it is computed before the report is written:
+ * the planned billable tests run on the embedded reference as a run of their own, after the dry run's
+ * suites ended (never a run inside a run), then the dry run's report is written with the plan.
+ */
+async function planThenFinish(input: FinishInput): Promise<RunResult> {
+  const { opts, run } = input;
+  const tests = input.found.tests;
+  // It takes a while (the planned billable tests run on the embedded reference): said, not silent.
+  const billable = tests.filter((t) => t.planned && t.effect === 'billable').length;
+  if (!opts.quiet && billable > 0)
+    input.log(
+      `… pricing the plan: its ${billable} billable tests run on the embedded reference (no request to the target)`,
+    );
+  const plan = await opts.planBillable!({ tests, profile: run.profile }, run.reportDir);
+  const restoreConsole = redactConsole(input.redactor);
+  try {
+    return await finish({ ...input, plan });
+  } finally {
     restoreConsole();
   }
 }
@@ -96,7 +123,7 @@ async function conformanceRun(
   redactor: Redactor,
   out: (s: string) => void,
   deadline: RunConfig['deadline'],
-): Promise<RunResult> {
+): Promise<FinishInput> {
   const { target } = opts;
   // A heartbeat while the run goes (non-TTY), or a live line (TTY); what the run prints clears it first.
   const progress =
@@ -110,15 +137,16 @@ async function conformanceRun(
   progress?.start();
   const startedAt = new Date();
   const { reportDir } = opts;
-  const exchangesFile = join(reportDir, 'exchanges.ndjson');
-  writeFileSync(exchangesFile, '');
+  const exchangeLog = ExchangeLog.of(reportDir);
+  exchangeLog.create();
+  const exchangesFile = exchangeLog.file;
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
     testName: 'preflight',
     ...(deadline ? { deadlineAt: deadline.at } : {}),
     onExchange: (ex: Exchange) => {
       preflightExchanges.push(ex);
-      writeFileSync(exchangesFile, `${JSON.stringify(ex)}\n`, { flag: 'a' });
+      exchangeLog.append(ex);
     },
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);
@@ -132,20 +160,8 @@ async function conformanceRun(
   const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
   const profile = opts.profile ?? 'standard';
 
-  const run: RunConfig = {
-    target,
-    strict: !!opts.strict,
-    reportDir,
-    exchangesFile,
-    suiteVersion: SUITE_VERSION,
-    seed: opts.seed ?? Math.floor(Math.random() * 2 ** 31),
-    propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
-    profile,
-  };
-  if (opts.path !== undefined) run.path = opts.path;
-  if (opts.dryRun) run.dryRun = true;
-  if (deadline) run.deadline = deadline;
-  const runFile = join(reportDir, 'run.json');
+  const run = runConfigOf(opts, { reportDir, exchangesFile, deadline });
+  const runFile = reportFile(reportDir, 'run');
   // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
   if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown) {
     try {
@@ -246,26 +262,25 @@ async function conformanceRun(
   const heldAfter = after ? heldOf(after) : undefined;
   const cut = active?.cut;
   progress?.stop();
-  return finish({
+  return {
     opts,
-    target,
-    keys,
     run,
+    keys,
     redactor,
-    reportDir,
-    exchangesFile,
-    startedAt,
-    tests,
-    harnessErrors,
     expectations,
-    cut,
-    balanceDelta:
-      balanceBefore !== undefined && balanceAfter !== undefined
-        ? balanceBefore.minus(balanceAfter).toString()
-        : undefined,
-    ...(heldBefore && heldAfter ? { heldDelta: heldAfter.minus(heldBefore) } : {}),
+    found: {
+      startedAt,
+      tests,
+      harnessErrors,
+      cut,
+      balanceDelta:
+        balanceBefore !== undefined && balanceAfter !== undefined
+          ? balanceBefore.minus(balanceAfter).toString()
+          : undefined,
+      ...(heldBefore && heldAfter ? { heldDelta: heldAfter.minus(heldBefore) } : {}),
+    },
     log,
-  });
+  };
 }
 
 /** held_points as the balance implies them (total - available), where both were read. */

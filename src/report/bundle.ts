@@ -13,10 +13,11 @@ import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
+import { REPORT_FILES, readSummaryFile, reportFile } from './layout.ts';
 import { checkSignature, SIGNATURE } from './signature.ts';
 import type { Summary } from './summary.ts';
 
-export const MANIFEST = 'manifest.json';
+export const MANIFEST = REPORT_FILES.manifest.name;
 /** What the source digest covers: everything that decides a verdict against a real target. */
 export const SOURCE_PARTS = [
   'bin',
@@ -177,7 +178,7 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
   let s: Summary;
   try {
     m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
-    s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    s = readSummaryFile<Summary>(dir);
   } catch (err) {
     throw new UsageError(`${dir}: cannot read the manifest or summary.json (${(err as Error).message})`);
   }
@@ -201,13 +202,15 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
       intact = false;
       lines.push(`✗ ${f} is not listed in the manifest`);
     }
-  for (const required of ['summary.json', 'junit.xml', 'exchanges.ndjson', 'report.html'])
+  for (const required of (['summary', 'junit', 'exchanges', 'html'] as const).map(
+    (f) => REPORT_FILES[f].name,
+  ))
     if (!listed.has(required)) {
       intact = false;
       lines.push(`✗ the bundle lacks ${required}`);
     }
-  if (m.target?.openapiSha256 && existsSync(join(dir, 'openapi.json'))) {
-    const live = sha256(readFileSync(join(dir, 'openapi.json')));
+  if (m.target?.openapiSha256 && existsSync(reportFile(dir, 'openapi'))) {
+    const live = sha256(readFileSync(reportFile(dir, 'openapi')));
     if (live !== m.target.openapiSha256 || s.openapi?.sha256 !== live) {
       intact = false;
       lines.push('✗ openapi.json, the manifest and summary.json disagree on the description sha256');

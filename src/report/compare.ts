@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
-import type { Exchange } from '../http/client.ts';
 import { pathTemplate } from './groups.ts';
+import { ExchangeLog, isReportDir, readSummaryFile, reportFile } from './layout.ts';
 import { judgedOutcome, type RequirementOutcome } from './requirements.ts';
 import type { Summary, TestResultRecord, Verdict } from './summary.ts';
 
@@ -57,22 +57,22 @@ export function previousReport(reportDir: string, targetName: string): string | 
   if (!existsSync(root)) return undefined;
   return readdirSync(root)
     .map((d) => join(root, d))
-    .filter((d) => d !== resolve(reportDir) && existsSync(join(d, 'summary.json')))
+    .filter((d) => d !== resolve(reportDir) && isReportDir(d))
     .filter((d) => {
       try {
-        return (
-          (JSON.parse(readFileSync(join(d, 'summary.json'), 'utf8')) as Summary).target?.name === targetName
-        );
+        return readSummaryFile<Summary>(d).target?.name === targetName;
       } catch {
         return false;
       }
     })
-    .sort((a, b) => statSync(join(b, 'summary.json')).mtimeMs - statSync(join(a, 'summary.json')).mtimeMs)[0];
+    .sort(
+      (a, b) => statSync(reportFile(b, 'summary')).mtimeMs - statSync(reportFile(a, 'summary')).mtimeMs,
+    )[0];
 }
 
 /** The summary of the report to compare with, or a usage error saying why it cannot be read. */
 export function loadCompared(dir: string): Summary {
-  const file = join(dir, 'summary.json');
+  const file = reportFile(dir, 'summary');
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Summary;
   } catch (err) {
@@ -101,16 +101,9 @@ const testKey = (t: Pick<TestResultRecord, 'file' | 'title'>) => `${t.title} (${
 /** Median exchange time per operation of a report directory's exchange log. */
 function operationTimes(dir: string): Map<string, number[]> {
   const out = new Map<string, number[]>();
-  const file = join(dir, 'exchanges.ndjson');
-  if (!existsSync(file) || statSync(file).size > MAX_LOG_BYTES) return out;
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
-    let ex: Exchange;
-    try {
-      ex = JSON.parse(line) as Exchange;
-    } catch {
-      continue;
-    }
+  const log = ExchangeLog.of(dir);
+  if (!log.exists() || log.size() > MAX_LOG_BYTES) return out;
+  for (const ex of log.all()) {
     if (typeof ex.durationMs !== 'number' || ex.error || typeof ex.path !== 'string') continue;
     const op = `${ex.method} ${pathTemplate(ex.path)}`;
     out.set(op, [...(out.get(op) ?? []), ex.durationMs]);

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
 import { onlyTooLarge } from '../openapi/guard.ts';
 import type { Outcome } from '../vocabulary.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
+import { ExchangeLog, readSummaryFile, reportFile } from './layout.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
 import { balanceDeltaClause, type Summary, type TestResultRecord } from './summary.ts';
@@ -962,45 +962,12 @@ ${notRunSection(s)}
 
 // ------------------------------------------------------------------------------------------ files
 
-/** Exchanges with the given ids from an NDJSON file, read in chunks (the file can be large). */
-export function readExchanges(file: string, ids: ReadonlySet<string>): Map<string, Exchange> {
-  const found = new Map<string, Exchange>();
-  if (!ids.size || !existsSync(file)) return found;
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    let rest = '';
-    const line = (l: string) => {
-      const m = /^\{"id":"([^"]+)"/.exec(l);
-      if (m ? !ids.has(m[1]!) : ![...ids].some((id) => l.includes(id))) return;
-      try {
-        const ex = JSON.parse(l) as Exchange;
-        if (ids.has(ex.id)) found.set(ex.id, ex);
-      } catch {
-        // a torn last line of an interrupted run
-      }
-    };
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      const lines = (rest + buf.subarray(0, n).toString('utf8')).split('\n');
-      rest = lines.pop() ?? '';
-      for (const l of lines) if (l) line(l);
-      if (found.size === ids.size) break;
-    }
-    if (rest) line(rest);
-  } finally {
-    closeSync(fd);
-  }
-  return found;
-}
-
 /**
  * Reads summary.json (and, only for cited exchanges missing from the test records, exchanges.ndjson)
  * from a report directory, writes report.html beside them and returns its path.
  */
 export function writeHtmlReport(reportDir: string): string {
-  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as HtmlSummary;
+  const summary = readSummaryFile<HtmlSummary>(reportDir);
   // A summary.json written before the rollup was part of it.
   summary.requirements ??= requirementResults(summary.tests, catalogue().values());
   const missing = new Set<string>();
@@ -1009,10 +976,9 @@ export function writeHtmlReport(reportDir: string): string {
     const own = new Set(t.exchanges.map((e) => e.id));
     for (const v of t.violations) if (v.exchangeId && !own.has(v.exchangeId)) missing.add(v.exchangeId);
   }
-  const file = summary.exchanges?.file ?? 'exchanges.ndjson';
-  const extraExchanges = readExchanges(isAbsolute(file) ? file : join(reportDir, file), missing);
+  const extraExchanges = ExchangeLog.of(reportDir, summary.exchanges?.file).byIds(missing);
   const html = renderHtmlReport({ summary, requirements: catalogue().values(), extraExchanges });
-  const out = join(reportDir, 'report.html');
+  const out = reportFile(reportDir, 'html');
   writeFileSync(out, html);
   return out;
 }

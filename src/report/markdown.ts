@@ -8,9 +8,10 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { comparisonLines } from './compare.ts';
 import { notRunLabel } from './groups.ts';
+import { REPORT_FILES } from './layout.ts';
 import { pointsSpentLine, type Summary, verdictLine, verdictWord } from './summary.ts';
 
-export const SUMMARY_MD = 'summary.md';
+export const SUMMARY_MD = REPORT_FILES.markdown.name;
 const MAX_CAUSES = 15;
 const MAX_NOT_RUN = 12;
 

@@ -5,16 +5,17 @@
  * stale here (a single shard cannot tell).
  */
 import type { KeyObject } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
+import { ExchangeLog, REPORT_FILES, reportFile } from './layout.ts';
 import { aggregate, type Summary, type TestResultRecord } from './summary.ts';
 import { type StoredSummary, writeReport } from './write.ts';
 
 function load(dir: string): StoredSummary {
-  const file = join(dir, 'summary.json');
+  const file = reportFile(dir, 'summary');
   if (!existsSync(file)) throw new UsageError(`${dir}: no summary.json (not a report directory)`);
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as StoredSummary;
@@ -68,17 +69,15 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
   const ends = parts.map((p) => Date.parse(p.s.startedAt) + p.s.durationMs);
   const spent = parts.reduce((a, p) => a.plus(p.s.points?.spent ?? '0'), new Decimal(0));
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'exchanges.ndjson'), '');
+  const log = ExchangeLog.of(out);
+  log.create();
   let exchanges = 0;
   for (const { dir } of parts) {
-    const f = join(dir, 'exchanges.ndjson');
-    if (!existsSync(f)) continue;
-    const text = readFileSync(f, 'utf8');
-    exchanges += text.split('\n').filter(Boolean).length;
-    writeFileSync(join(out, 'exchanges.ndjson'), text, { flag: 'a' });
+    const part = ExchangeLog.of(dir);
+    if (part.exists()) exchanges += log.appendText(part.text());
   }
-  if (existsSync(join(parts[0]!.dir, 'openapi.json')))
-    copyFileSync(join(parts[0]!.dir, 'openapi.json'), join(out, 'openapi.json'));
+  if (existsSync(reportFile(parts[0]!.dir, 'openapi')))
+    copyFileSync(reportFile(parts[0]!.dir, 'openapi'), reportFile(out, 'openapi'));
   const skippedByClass: Record<string, number> = {};
   for (const p of parts)
     for (const [k, v] of Object.entries(p.s.skippedByClass ?? {}))
@@ -92,7 +91,7 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
       cut: parts.map((p) => p.s.cut).find(Boolean),
       partial: !!(first.filter || first.suites?.length) || shards.length < Number([...n][0]),
     }),
-    exchanges: { file: 'exchanges.ndjson', count: exchanges },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: exchanges },
     tests,
     shards: shards.sort(),
     skippedByClass,

@@ -9,6 +9,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { catalogue } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
 import { attr, esc } from './html.ts';
+import { REPORT_FILES, reportFile } from './layout.ts';
 import { mdText } from './markdown.ts';
 import type { RequirementOutcome } from './requirements.ts';
 import { type Summary, verdictWord } from './summary.ts';
@@ -24,7 +25,7 @@ interface Column {
 }
 
 function load(dir: string): Summary {
-  const file = join(dir, 'summary.json');
+  const file = reportFile(dir, 'summary');
   if (!existsSync(file)) throw new UsageError(`compare: ${dir} is not a report directory (no summary.json)`);
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as Summary;
@@ -73,7 +74,7 @@ export function compareTargets(dirs: string[], out: string): SideBySide {
   mkdirSync(out, { recursive: true });
   const link = (c: Column, id: string) => {
     const rel = relative(resolve(out), c.dir).split(sep).join('/') || '.';
-    return `${rel}/report.html#req-${encodeURIComponent(id)}`;
+    return `${rel}/${REPORT_FILES.html.name}#req-${encodeURIComponent(id)}`;
   };
 
   const cell = (c: Column, id: string) => {
@@ -91,7 +92,7 @@ export function compareTargets(dirs: string[], out: string): SideBySide {
   const head = columns
     .map((c) => {
       const s = c.summary;
-      return `<tr><th>${esc(c.label)}</th><td class="v-${attr(s.verdict)}">${esc(verdictWord(s.verdict))}</td><td>${esc(s.target.baseUrl)}</td><td>${esc(s.startedAt)}</td><td>${esc(s.counts.passed)} / ${esc(s.counts.failed)} / ${esc(s.counts.advisory)} / ${esc(s.counts.not_run)}</td><td><a href="${attr(`${relative(resolve(out), c.dir).split(sep).join('/') || '.'}/report.html`)}">report</a></td></tr>`;
+      return `<tr><th>${esc(c.label)}</th><td class="v-${attr(s.verdict)}">${esc(verdictWord(s.verdict))}</td><td>${esc(s.target.baseUrl)}</td><td>${esc(s.startedAt)}</td><td>${esc(s.counts.passed)} / ${esc(s.counts.failed)} / ${esc(s.counts.advisory)} / ${esc(s.counts.not_run)}</td><td><a href="${attr(`${relative(resolve(out), c.dir).split(sep).join('/') || '.'}/${REPORT_FILES.html.name}`)}">report</a></td></tr>`;
     })
     .join('');
   const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}table{border-collapse:collapse;margin:8px 0 24px}th,td{border:1px solid #d0d7de;padding:4px 10px;text-align:left}thead th{background:#f6f8fa}.muted{color:#656d76;font-size:12px}a{color:inherit}.c-passed{background:#dafbe1}.c-failed{background:#ffebe9}.c-advisory{background:#fff8c5}.c-known_failure{background:#fbefff}.c-not_run,.c-no_test,.c-inconclusive{background:#f6f8fa;color:#656d76}.c-harness_error{background:#fbefff}.v-passed{color:#1a7f37;font-weight:700}.v-failed,.v-harness_error{color:#cf222e;font-weight:700}.v-incomplete,.v-partial{color:#9a6700;font-weight:700}`;

@@ -8,8 +8,9 @@ import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, ve
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.ts';
+import { REPORT_FILES } from './layout.ts';
 
-export const SIGNATURE = 'manifest.sig';
+export const SIGNATURE = REPORT_FILES.signature.name;
 
 interface SignatureFile {
   format: 'gateway-conformance-signature/1';

@@ -12,6 +12,7 @@ import type { Redactor } from '../http/redact.ts';
 import { redactFiles } from '../http/redact.ts';
 import { MANIFEST, writeManifest } from './bundle.ts';
 import { writeHtmlReport } from './html.ts';
+import { reportFile } from './layout.ts';
 import { renderMarkdown, SUMMARY_MD } from './markdown.ts';
 import { writeJunit, writeRequirementsJunit } from './reporter.ts';
 import { signManifest } from './signature.ts';
@@ -34,12 +35,12 @@ export function writeReport(
   const text = (s: string) => (redactor ? redactor.text(s) : s);
   const value = <T>(v: T): T => (redactor ? redactor.value(v) : v);
   writeFileSync(
-    join(dir, 'summary.json'),
+    reportFile(dir, 'summary'),
     text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2)),
   );
-  writeJunit(join(dir, 'junit.xml'), value(summary.tests), harnessErrors.map(text), summary.cut);
+  writeJunit(reportFile(dir, 'junit'), value(summary.tests), harnessErrors.map(text), summary.cut);
   writeRequirementsJunit(
-    join(dir, 'requirements.junit.xml'),
+    reportFile(dir, 'requirementsJunit'),
     value(summary.tests),
     value(summary.requirements),
   );
@@ -49,6 +50,6 @@ export function writeReport(
   // secret must not reach the report by any path. The manifest, written from these, comes after.
   if (redactor) redactFiles(dir, redactor);
   writeManifest(dir, summary);
-  if (redactor) redactFiles(dir, redactor, ['manifest.json']);
+  if (redactor) redactFiles(dir, redactor, [MANIFEST]);
   if (signKey) signManifest(dir, signKey, MANIFEST);
 }

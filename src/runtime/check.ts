@@ -5,7 +5,7 @@ import { type Touch, touchOf } from '../applicability.ts';
 import { notJudged, requirement, violation } from '../catalogue.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
 import { pointsFields } from '../checks/points.ts';
-import { envHintName, envRoleName, type TargetConfig } from '../config/targets.ts';
+import { envHintName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import {
   type Exchange,
@@ -27,6 +27,7 @@ import type {
   VerdictCase,
   Violation,
 } from '../vocabulary.ts';
+import { type NotApplicable, notApplicable, roleCause } from './applicability.ts';
 import {
   BALANCE_EVERY,
   type BudgetRefusal,
@@ -36,28 +37,21 @@ import {
   markBalanceOut,
   mustWait,
   noteBalanceSpent,
-  noteExchange,
   type RunBudget,
   recordSpend,
   release,
   reserve,
   spendOf,
-  stopReason,
-} from './control.ts';
+} from './budget.ts';
 import { TestSlot } from './gate.ts';
+import { caseVerdict, judge, type Verdict } from './judgement.ts';
+import { noteExchange, stopReason } from './liveness.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
 import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
 import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
 
-export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
-
-/** How an answer met the contract's verdict for its request (CheckContext.verdict). */
-export type Verdict =
-  /** A 429, a limit of the target: neither an acceptance nor a refusal, the case is not judged. */
-  | { judged: false; mismatch?: undefined }
-  /** mismatch: the violation message when the answer contradicts the verdict; absent when it agrees. */
-  | { judged: true; mismatch?: string; case?: VerdictCase };
+export { isSuccess, type Verdict } from './judgement.ts';
 
 export interface TestRecord {
   ids: string[];
@@ -227,21 +221,7 @@ export class CheckContext {
    */
   verdict(res: { status: number }, valid: boolean, what: string): Verdict {
     if (this.notJudged429(res, what)) return { judged: false };
-    if (valid)
-      return isSuccess(res.status)
-        ? { judged: true }
-        : {
-            judged: true,
-            mismatch: `${what} is valid per the contract but was answered ${res.status}`,
-            case: { wrong: 'refused', what },
-          };
-    return res.status >= 400 && res.status < 500
-      ? { judged: true }
-      : {
-          judged: true,
-          mismatch: `${what} is invalid per the contract but was answered ${res.status} (expected a 4xx refusal)`,
-          case: { wrong: 'accepted', what },
-        };
+    return caseVerdict(res.status, valid, what);
   }
 
   /**
@@ -613,24 +593,12 @@ export class ConformanceFailure extends Error {
   override name = 'ConformanceFailure';
 }
 
-const BUDGET_REMEDY =
-  'raise --budget-points (or CONFORMANCE_BUDGET_POINTS, budget_points in the targets file; unlimited for none)';
-
 /** Not run because `method path` answered `status`: one cause for every test it stopped. */
 export function answeredCause(method: string, path: string, status: number): NotRunCause {
   return {
     kind: 'endpoint',
     subject: `${method} ${path} answered ${status}`,
     endpoint: { method, path, status },
-  };
-}
-
-/** A role without a key: the variable that would give it one. */
-function roleCause(role: Role): NotRunCause {
-  return {
-    kind: 'role',
-    subject: role,
-    remedy: `set ${envRoleName(role)} (or keys.${role} in the targets file, naming the variable that holds its key)`,
   };
 }
 
@@ -650,6 +618,80 @@ function formatFailure(violations: Violation[]): string {
 function short(v: unknown): string {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}
+
+/** How a test body ended: stopped (by a stop of the run, or by the budget: `unpaid`), or not. */
+interface BodyEnd {
+  stoppedBy?: string;
+  unpaid?: BudgetRefusal;
+}
+
+/**
+ * Run a test body between its lock and its cleanups: the account lock it needs (shared for billable
+ * work, exclusive for a balance comparison), the body, its cleanups (always, last in first out), and
+ * what it found copied to its record. A stop ends the body where it is; a connection failure is a
+ * violation, or inconclusive when it could not be repeated; any other throw is the suite's error.
+ */
+async function runBody(
+  spec: CheckSpec,
+  w: WorkerState,
+  t: CheckContext,
+  fn: (t: CheckContext) => Promise<void>,
+  record: TestRecord,
+  notRun: (reason: string, cause?: NotRunCause) => never,
+): Promise<BodyEnd> {
+  let stoppedBy: string | undefined;
+  let unpaid: BudgetRefusal | undefined;
+  let release: (() => void) | undefined;
+  if (spec.account === 'exclusive' || spec.effect === 'billable') {
+    const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
+    const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
+    try {
+      release =
+        spec.account === 'exclusive' ? await lock.acquireExclusive(waitMs) : await lock.acquireShared(waitMs);
+    } catch (err) {
+      if (err instanceof LockTimeout)
+        notRun(`account lock: ${err.message}`, { kind: 'lock', subject: 'the account lock was busy' });
+      throw err;
+    }
+  }
+  try {
+    await fn(t);
+  } catch (err) {
+    record.cleanup = await t.runCleanups();
+    release?.();
+    if (err instanceof StopSignal) {
+      stoppedBy = err.message;
+      if (err.unpaid) unpaid = err.unpaid;
+    } else if (err instanceof TransportError) {
+      const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
+      if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
+      else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+    } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
+      // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
+      // model-based run could not finish): stopped, like a test the refusal ended directly.
+      if (record.outcome === 'not_run') throw err;
+      stoppedBy = t.refusedBy.message;
+      if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
+    } else if (!(err instanceof AbortSignalError)) {
+      if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
+      record.outcome = 'harness_error';
+      record.error = w.redactor.text(
+        err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
+      );
+      record.exchangeCount = t.exchangeCount;
+      throw err;
+    }
+  }
+  if (!record.cleanup) record.cleanup = await t.runCleanups();
+  release?.(); // a second call (after the catch) removes nothing
+  record.violations = t.violations;
+  if (t.notes.length) record.notes = [...t.notes];
+  record.exchanges = t.citedExchanges();
+  record.exchangeCount = t.exchangeCount;
+  record.touches = t.touches();
+  if (t.retried > 0) record.retried = t.retried;
+  return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
 }
 
 /**
@@ -688,159 +730,45 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       if (cause) record.cause = cause;
       return ctx.skip(reason);
     };
-    if (!w.run.target.allow.includes(spec.effect)) {
-      notRun(
-        `side-effect class '${spec.effect}' is not allowed for target '${w.run.target.name}' (allowed: ${w.run.target.allow.join(', ')})`,
-        {
-          kind: 'class',
-          subject: spec.effect,
-          remedy: `allow it with --allow ${[...w.run.target.allow, spec.effect].join(',')} (or CONFORMANCE_ALLOW, allow: in the targets file)`,
-        },
-      );
-    }
-    for (const role of spec.roles ?? []) {
-      if (!w.keys[role])
-        notRun(`role '${role}' is not configured for target '${w.run.target.name}'`, roleCause(role));
-    }
-    for (const cap of spec.capabilities ?? []) {
-      if (!w.run.target.capabilities.includes(cap))
-        notRun(`capability '${cap}' is not declared for target '${w.run.target.name}'`, {
-          kind: 'capability',
-          subject: cap,
-          remedy: `declare it in capabilities: of the targets file if the target offers the hook '${cap}'`,
-        });
-    }
-    const stop = stopReason(w.run.reportDir);
-    if (stop) notRun(stop, { kind: 'stopped', subject: stop });
-    if (spec.effect === 'billable') {
-      const refused = budgetRefusal(w.run.reportDir, w.run.budget);
-      if (refused) {
-        record.unpaid = true;
-        notRun(refused.reason, { kind: 'budget', subject: refused.subject, remedy: BUDGET_REMEDY });
-      }
-    }
-    if (w.run.dryRun) {
-      record.planned = true;
-      notRun('dry run: would run', { kind: 'dry_run', subject: 'would run' });
-    }
+    const notRunAs = (n: NotApplicable): never => {
+      if (n.unpaid) record.unpaid = true;
+      if (n.planned) record.planned = true;
+      return notRun(n.reason, n.cause);
+    };
+    const skipped = notApplicable(spec, {
+      target: w.run.target,
+      hasRole: (role) => !!w.keys[role],
+      stopReason: () => stopReason(w.run.reportDir),
+      budgetRefusal: () => budgetRefusal(w.run.reportDir, w.run.budget),
+      dryRun: !!w.run.dryRun,
+    });
+    if (skipped) notRunAs(skipped);
     const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
-    let stoppedBy: string | undefined;
-    let unpaid: BudgetRefusal | undefined;
-    let release: (() => void) | undefined;
-    if (spec.account === 'exclusive' || spec.effect === 'billable') {
-      const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
-      const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
-      try {
-        release =
-          spec.account === 'exclusive'
-            ? await lock.acquireExclusive(waitMs)
-            : await lock.acquireShared(waitMs);
-      } catch (err) {
-        if (err instanceof LockTimeout)
-          notRun(`account lock: ${err.message}`, { kind: 'lock', subject: 'the account lock was busy' });
-        throw err;
-      }
-    }
-    try {
-      await fn(t);
-    } catch (err) {
-      record.cleanup = await t.runCleanups();
-      release?.();
-      if (err instanceof StopSignal) {
-        stoppedBy = err.message;
-        if (err.unpaid) unpaid = err.unpaid;
-      } else if (err instanceof TransportError) {
-        const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
-        if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
-        else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
-      } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
-        // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
-        // model-based run could not finish): stopped, like a test the refusal ended directly.
-        if (record.outcome === 'not_run') throw err;
-        stoppedBy = t.refusedBy.message;
-        if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
-      } else if (!(err instanceof AbortSignalError)) {
-        if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
-        record.outcome = 'harness_error';
-        record.error = w.redactor.text(
-          err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
-        );
-        record.exchangeCount = t.exchangeCount;
-        throw err;
-      }
-    }
-    if (!record.cleanup) record.cleanup = await t.runCleanups();
-    release?.(); // a second call (after the catch) removes nothing
-    record.violations = t.violations;
-    if (t.notes.length) record.notes = [...t.notes];
-    record.exchanges = t.citedExchanges();
-    record.exchangeCount = t.exchangeCount;
-    record.touches = t.touches();
-    if (t.retried > 0) record.retried = t.retried;
-    let failures = t.violations.filter((v) => v.severity === 'failure');
-    // The account could not pay for what this test asked: not the target's failure. What the test found
-    // before its balance ran out stands; what came after is not judged, and a test with nothing else is not run.
-    if (t.balanceRanOut) {
-      const after = t.violations.slice(t.balanceRanOut.violations);
-      for (const v of failures.filter((f) => after.includes(f))) {
-        notJudged(v, "the account's balance ran out");
-      }
-      failures = failures.filter((f) => !after.includes(f));
-      if (failures.length === 0) {
-        record.unpaid = true;
-        notRun(t.balanceRanOut.reason, {
-          kind: 'budget',
-          subject: t.balanceRanOut.reason,
-          remedy: "top up the primary account's points",
-        });
-      }
-    }
-    // A limit or protection of the target refused a request the rule needed answered: not judged. That
-    // covers the test's own ids and the prerequisite reads it cites (balance, catalog, usage) alike; what
-    // the per-exchange checks find in a 429 reply itself (its shape, its headers) stays judged.
-    const limited = spec.judges429
-      ? []
-      : failures.filter(
-          (v) =>
-            (spec.ids.includes(v.id) || v.scope !== 'exchange') &&
-            v.exchangeId !== undefined &&
-            t.exchange(v.exchangeId)?.status === 429,
-        );
-    if (limited.length > 0 || t.limitedCases.length > 0) {
-      for (const v of limited) {
-        notJudged(v, 'the target answered 429');
-      }
-      failures = failures.filter((v) => !limited.includes(v));
-      if (failures.length === 0) {
-        const what = [...new Set(limited.map((v) => v.id)), ...t.limitedCases.slice(0, 3)].join('; ');
-        notRun(
-          `the target answered 429 (a limit or protection, which the contract allows: "wait for the limit window"): ${what}${t.limitedCases.length > 3 ? ` and ${t.limitedCases.length - 3} more case(s)` : ''} not judged; run again when its limits allow`,
-          {
-            kind: 'limited',
-            subject: 'the target answered 429 (a limit or protection)',
-            remedy: 'run again when its limits allow, or with a lower --concurrency',
-          },
-        );
-      }
-    }
-    // Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed).
-    if (stoppedBy && failures.length === 0) {
-      if (unpaid) record.unpaid = true;
-      notRun(
-        `${stoppedBy} (stopped while running)`,
-        unpaid
-          ? { kind: 'budget', subject: unpaid.subject, remedy: BUDGET_REMEDY }
-          : { kind: 'stopped', subject: stoppedBy },
-      );
-    }
-    // A connection failure that could not be repeated says nothing of the contract (judging.md): a test
-    // with nothing else failed is inconclusive, never passed nor failed (its advisories are kept).
-    if (failures.length === 0 && t.inconclusive.length > 0) {
+    const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
+    const verdict = judge(
+      {
+        violations: t.violations,
+        limitedCases: t.limitedCases,
+        inconclusive: t.inconclusive,
+        balanceRanOut: t.balanceRanOut,
+        stoppedBy,
+        unpaid,
+      },
+      {
+        ids: spec.ids,
+        judges429: !!spec.judges429,
+        statusOf: (id) => t.exchange(id)?.status,
+      },
+    );
+    for (const u of verdict.unjudged) notJudged(u.violation, u.because);
+    if (verdict.outcome === 'not_run') return notRunAs(verdict.notRun);
+    if (verdict.outcome === 'inconclusive') {
       record.outcome = 'inconclusive';
-      record.reason = `inconclusive: ${t.inconclusive.join('; ')}`;
+      record.reason = verdict.reason;
       return;
     }
-    record.outcome = failures.length > 0 ? 'failed' : t.violations.length > 0 ? 'advisory' : 'passed';
+    record.outcome = verdict.outcome;
+    const failures = verdict.failures;
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
   });
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
-import type { RunBudget } from './control.ts';
+import type { RunBudget } from './budget.ts';
 
 /** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {
@@ -20,7 +20,7 @@ export interface RunConfig {
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
   profile: Profile;
-  /** The points budget of billable work (absent: none), applied run-wide by admission (control.ts). */
+  /** The points budget of billable work (absent: none), applied run-wide by admission (runtime/budget.ts). */
   budget?: RunBudget;
   /** List the plan without sending a request: every test records whether it would run, and why not. */
   dryRun?: boolean;

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { keysFromEnv } from '../config/env.ts';
@@ -7,6 +7,7 @@ import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { documentedFallback, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
+import { ExchangeLog } from '../report/layout.ts';
 import type { Hint, Role } from '../vocabulary.ts';
 import { RequestGate } from './gate.ts';
 import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
@@ -41,6 +42,7 @@ export function worker(): WorkerState {
   if (run.openapi && responseSource(run.openapi) === 'live') {
     live = new LiveDescription(JSON.parse(readFileSync(run.openapi.file, 'utf8')) as Record<string, unknown>);
   }
+  const exchanges = new ExchangeLog(run.exchangesFile);
   const s: WorkerState = {
     run,
     keys,
@@ -49,7 +51,7 @@ export function worker(): WorkerState {
     gate: new RequestGate(concurrencyPlan(run.target, availableParallelism()).slots),
     responses: live ?? documentedFallback(run.openapi),
     record(exchange) {
-      appendFileSync(run.exchangesFile, `${JSON.stringify(exchange)}\n`);
+      exchanges.append(exchange);
     },
   };
   if (live) s.live = live;

@@ -11,7 +11,7 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import { violation } from '../catalogue.ts';
 import type { Finding } from '../checks/exchange.ts';
-import { exchangeFindings } from '../checks/per-exchange.ts';
+import { exchangeFindings, PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { BUFFERED_STREAM, streamTimed } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
@@ -21,6 +21,7 @@ import { capEvidence } from '../openapi/guard.ts';
 import { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
+import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { useColour } from '../report/progress.ts';
 import {
   aggregate,
@@ -46,21 +47,7 @@ export interface TrafficOptions {
 }
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
-const PER_EXCHANGE = [
-  'ERR-001',
-  'ERR-002',
-  'ERR-003',
-  'SEC-001',
-  'SEC-002',
-  'PTS-001',
-  'PTS-002',
-  'PTS-003',
-  'PTS-004',
-  'RESP-001',
-  'RESP-002',
-  'RESP-003',
-  'RESP-004',
-];
+const PER_EXCHANGE = PER_EXCHANGE_IDS;
 /** Listed violations per requirement id; the rest are counted. */
 const MAX_LISTED = 50;
 /** The capture's own description is kept only up to this size (it is read into memory). */
@@ -225,8 +212,9 @@ async function judgeFiles(
   }
   const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
   mkdirSync(reportDir, { recursive: true });
-  const exchangeLog = createWriteStream(join(reportDir, 'exchanges.ndjson'));
-  if (description.text !== undefined) writeFileSync(join(reportDir, 'openapi.json'), description.text);
+  const exchangesFile = reportFile(reportDir, 'exchanges');
+  const exchangeLog = createWriteStream(exchangesFile);
+  if (description.text !== undefined) writeFileSync(reportFile(reportDir, 'openapi'), description.text);
   // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
   // capture is the full log already, and the report writer reads its files whole (memory stays bounded
   // by the findings, not by the size of the capture).
@@ -301,7 +289,7 @@ async function judgeFiles(
       ...(description.valid ? {} : { documentedBecause: description.because }),
     },
     ...aggregate(tests, []),
-    exchanges: { file: 'exchanges.ndjson', count: cited.size },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: cited.size },
     tests,
     capture: {
       files: opts.files,

@@ -16,7 +16,7 @@ import {
 } from '../../src/report/groups.ts';
 import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
-import { JOBS_FILE, jobsInFlight, noteJobsInFlight } from '../../src/runtime/control.ts';
+import { JOBS_FILE, jobsInFlight, noteJobsInFlight } from '../../src/runtime/liveness.ts';
 import { Poller } from '../../src/runtime/poller.ts';
 import type { Violation } from '../../src/vocabulary.ts';
 

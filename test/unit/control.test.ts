@@ -5,18 +5,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
+import { REPORT_FILES } from '../../src/report/layout.ts';
+import { admission, type RunBudget, spendOf, spentPoints } from '../../src/runtime/budget.ts';
 import {
-  admission,
   DEAD_AFTER,
   deadTarget,
   noteAnswer,
-  type RunBudget,
-  SPEND_FILE,
   STREAK_CHANNEL,
   STREAK_FILE,
-  spendOf,
-  spentPoints,
-} from '../../src/runtime/control.ts';
+} from '../../src/runtime/liveness.ts';
+
+const SPEND_FILE = REPORT_FILES.spend.name;
 
 /** A report directory whose spend file holds these replies (points by model). */
 function spent(entries: Array<[string, string]>): string {

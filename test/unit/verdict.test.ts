@@ -20,7 +20,7 @@ import {
   type TestResultRecord,
   verdictLine,
 } from '../../src/report/summary.ts';
-import { DEAD_AFTER, deadTarget, noteExchange, stopReason } from '../../src/runtime/control.ts';
+import { DEAD_AFTER, deadTarget, noteExchange, stopReason } from '../../src/runtime/liveness.ts';
 import { pastDeadline } from '../../src/runtime/run-config.ts';
 
 const record = (outcome: TestResultRecord['outcome']): TestResultRecord => ({

@@ -1,96 +1,18 @@
 /**
- * Run-wide control shared by every test worker (threads of one process, and shards that share a report
- * directory): a stop request (Ctrl-C, the run deadline) and the points the run has spent. Why files in
- * the report directory: workers are separate threads with separate module state, and appends of one
- * short line are atomic, so no lock is needed.
+ * The budget of a run's billable work, shared by every test worker (threads of one process, and shards
+ * that share a report directory): the points its replies spent (the spend log, src/report/layout.ts),
+ * the reservations of requests in flight, the admission of a billable start, and the balance running
+ * out. Run liveness (stop, dead target) is src/runtime/liveness.ts.
  */
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
-import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { threadId } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { legacyReply } from '../checks/exchange-points.ts';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
-import type { Exchange, HttpResponse } from '../http/client.ts';
+import type { HttpResponse } from '../http/client.ts';
+import { SpendLog } from '../report/layout.ts';
+import { runFlag } from './liveness.ts';
 import { type LearnedPrice, PriceBook } from './prices.ts';
-
-export const STOP_FILE = 'stop-requested';
-export const SPEND_FILE = 'spend.ndjson';
-/**
- * Media jobs each worker thread is waiting on: a directory of one small file per thread (`<pid>-<thread>`,
- * its count), overwritten when the count changes; the progress line sums the latest counts.
- */
-export const JOBS_FILE = 'jobs-in-flight';
-
-const jobsDirs = new Set<string>();
-/** This worker thread now waits on `count` jobs (for the main thread's progress line). */
-export function noteJobsInFlight(reportDir: string, thread: number, count: number): void {
-  const dir = join(reportDir, JOBS_FILE);
-  if (!jobsDirs.has(dir)) {
-    mkdirSync(dir, { recursive: true });
-    jobsDirs.add(dir);
-  }
-  // Written aside, then renamed over: a reader sees the old count or the new one, never an empty file.
-  const file = join(dir, `${process.pid}-${thread}`);
-  writeFileSync(`${file}.next`, String(count));
-  renameSync(`${file}.next`, file);
-}
-
-/** The media jobs the run's worker threads are waiting on, summed. */
-export function jobsInFlight(reportDir: string): number {
-  const dir = join(reportDir, JOBS_FILE);
-  let total = 0;
-  try {
-    for (const f of readdirSync(dir)) {
-      if (f.endsWith('.next')) continue;
-      const n = Number(readFileSync(join(dir, f), 'utf8'));
-      if (Number.isFinite(n)) total += n;
-    }
-  } catch {
-    // no job yet (no directory), or the run ended meanwhile
-  }
-  return total;
-}
-
-/**
- * A run-wide flag with its reason: a file of the report directory, set once by any worker, read by
- * every one (cached once set, by report directory: one process may hold several runs one after another).
- */
-function runFlag(name: string, fallback: string) {
-  const seen = new Map<string, string>();
-  return {
-    set(reportDir: string, reason: string): void {
-      if (!existsSync(join(reportDir, name))) writeFileSync(join(reportDir, name), reason);
-    },
-    get(reportDir: string): string | undefined {
-      const known = seen.get(reportDir);
-      if (known) return known;
-      const file = join(reportDir, name);
-      if (!existsSync(file)) return undefined;
-      const reason = readFileSync(file, 'utf8') || fallback;
-      seen.set(reportDir, reason);
-      return reason;
-    },
-  };
-}
-
-const stopFlag = runFlag(STOP_FILE, 'the run was stopped');
-/** Ask every worker of the run to stop starting tests and requests (running cleanups still run). */
-export const requestStop = stopFlag.set;
-/** The reason the run was asked to stop, if it was. */
-export const stopReason = stopFlag.get;
 
 /** The billable endpoints whose replies report what a request charged or held. */
 export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/jobs)(\?|$)/;
@@ -129,7 +51,7 @@ export function spentBy(res: HttpResponse): Decimal | undefined {
 }
 
 /** One line of the spend file. */
-type SpendLine =
+export type SpendLine =
   /** A reply's spend (`estimated`: not readable from the reply, counted at the price learned so far). */
   | {
       exchange: string;
@@ -154,8 +76,7 @@ type SpendLine =
   /** A media price known before the run (--prices). */
   | { price: string; known: Partial<LearnedPrice> };
 
-const appendSpend = (reportDir: string, line: SpendLine) =>
-  appendFileSync(join(reportDir, SPEND_FILE), `${JSON.stringify(line)}\n`);
+const appendSpend = (reportDir: string, line: SpendLine) => SpendLog.of<SpendLine>(reportDir).append(line);
 
 /**
  * Count a billable reply: what it reported, or, when nothing readable, the price learned so far of its
@@ -262,6 +183,11 @@ export interface Spend {
   unreadable: number;
   /** Media prices learned from the replies with readable spend. */
   prices: PriceBook;
+  /**
+   * What each reply reported (or the balance measured across it), by exchange id: not the estimates of
+   * unreadable ones (a dry run's plan prices its billable requests from these).
+   */
+  reported: Map<string, { points: Decimal; path: string; model?: string; seconds?: number }>;
 }
 
 /**
@@ -284,7 +210,7 @@ export const buysMediaJob = (path: string): boolean => MEDIA_JOBS.test(path);
  * only the bytes appended since the last call are read.
  */
 export function spendOf(reportDir: string): Spend {
-  const file = join(reportDir, SPEND_FILE);
+  const log = SpendLog.of<SpendLine>(reportDir);
   const empty = (): Spend => ({
     total: new Decimal(0),
     estimated: new Decimal(0),
@@ -294,60 +220,55 @@ export function spendOf(reportDir: string): Spend {
     reserved: new Map(),
     unreadable: 0,
     prices: new PriceBook(),
+    reported: new Map(),
   });
-  if (!existsSync(file)) return empty();
-  const size = statSync(file).size;
-  let tally = tallies.get(file);
+  let tally = tallies.get(log.file);
+  const read = log.since(tally?.offset ?? 0);
+  if (!read) return empty();
   // A new spend file at the same path (a later run into the same directory) starts a new tally.
-  if (!tally || size < tally.offset) tally = { offset: 0, spend: empty() };
-  if (size > tally.offset) {
-    const buf = Buffer.alloc(size - tally.offset);
-    const fd = openSync(file, 'r');
+  if (!tally || read.restart) tally = { offset: 0, spend: empty() };
+  const s = tally.spend;
+  for (const entry of read.lines) {
     try {
-      readSync(fd, buf, 0, buf.length, tally.offset);
-    } finally {
-      closeSync(fd);
-    }
-    const text = buf.toString('utf8');
-    // A line still being appended (no newline yet) is read next time.
-    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-    const s = tally.spend;
-    for (const line of complete.split('\n')) {
-      if (!line) continue;
-      try {
-        const entry = JSON.parse(line) as SpendLine;
-        if ('reserve' in entry)
-          s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
-        else if ('release' in entry) s.reserved.delete(entry.release);
-        else if ('unreadable' in entry) s.unreadable++;
-        else if ('price' in entry) s.prices.seed(entry.price, entry.known);
-        else if ('balance' in entry) {
-          s.measured = new Decimal(entry.balance);
-          s.sinceBalance = 0;
-        } else {
-          const points = new Decimal(entry.points);
-          // An estimate stands until the next balance read says otherwise (measured), or for good
-          // when the balance is never read.
-          if (entry.estimated) s.estimated = s.estimated.plus(points);
-          else s.total = s.total.plus(points);
-          s.max = Decimal.max(s.max, points);
-          if (s.measured) s.measured = s.measured.plus(points);
-          s.sinceBalance++;
-          if (entry.model) s.models.add(entry.model);
-          if (entry.model && !entry.estimated && MEDIA_JOBS.test(entry.path))
-            s.prices.learn({
-              model: entry.model,
-              points,
-              ...(entry.seconds ? { seconds: entry.seconds } : {}),
-            });
+      if ('reserve' in entry)
+        s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
+      else if ('release' in entry) s.reserved.delete(entry.release);
+      else if ('unreadable' in entry) s.unreadable++;
+      else if ('price' in entry) s.prices.seed(entry.price, entry.known);
+      else if ('balance' in entry) {
+        s.measured = new Decimal(entry.balance);
+        s.sinceBalance = 0;
+      } else {
+        const points = new Decimal(entry.points);
+        // An estimate stands until the next balance read says otherwise (measured), or for good
+        // when the balance is never read.
+        if (entry.estimated) s.estimated = s.estimated.plus(points);
+        else {
+          s.total = s.total.plus(points);
+          s.reported.set(entry.exchange, {
+            points,
+            path: entry.path,
+            ...(entry.model ? { model: entry.model } : {}),
+            ...(entry.seconds ? { seconds: entry.seconds } : {}),
+          });
         }
-      } catch {
-        // a malformed line: ignored (the budget errs only by that line)
+        s.max = Decimal.max(s.max, points);
+        if (s.measured) s.measured = s.measured.plus(points);
+        s.sinceBalance++;
+        if (entry.model) s.models.add(entry.model);
+        if (entry.model && !entry.estimated && MEDIA_JOBS.test(entry.path))
+          s.prices.learn({
+            model: entry.model,
+            points,
+            ...(entry.seconds ? { seconds: entry.seconds } : {}),
+          });
       }
+    } catch {
+      // a malformed line: ignored (the budget errs only by that line)
     }
-    tally.offset += Buffer.byteLength(complete);
-    tallies.set(file, tally);
   }
+  tally.offset = read.offset;
+  tallies.set(log.file, tally);
   return tally.spend;
 }
 
@@ -471,102 +392,7 @@ export function budgetRefusal(
   return out ? { reason: out, subject: out } : admission(reportDir, budget, start);
 }
 
-export const DEAD_FILE = 'dead-target';
-const deadFlag = runFlag(DEAD_FILE, 'the target stopped answering');
-/** Why the run gave up on the target (too many consecutive requests without an answer), if it did. */
-export const deadTarget = deadFlag.get;
-
-/**
- * Consecutive requests, across every worker of the run, that got no answer (timeout, connection
- * refused or reset) before the run gives up on the target. Why 5: one slow or flaky reply is a finding
- * of its test; five in a row with nothing answered in between is a target that is gone, and each more
- * costs a request timeout (30 s by default) per test still to come.
- */
-export const DEAD_AFTER = 5;
-export const STREAK_FILE = 'no-answer-streak';
-/** The channel on which a thread that counted a no-answer tells the run's other threads (a report dir). */
-export const STREAK_CHANNEL = 'gateway-conformance:no-answer-streak';
-
-/**
- * Report directories whose streak this thread knows to be 0: it has not counted a no-answer there, nor
- * heard of another thread counting one, since it last reset the streak. Why: about 5,000 answers a run
- * would otherwise each stat the streak file; an answer in a thread that knows the streak is 0 touches
- * nothing.
- */
-const streakZero = new Set<string>();
-const streakSeen = new Set<string>();
-let streakChannel: BroadcastChannel | undefined;
-function streakNews(): BroadcastChannel {
-  if (!streakChannel) {
-    streakChannel = new BroadcastChannel(STREAK_CHANNEL);
-    streakChannel.onmessage = (e) => streakZero.delete(String((e as { data: unknown }).data));
-    // Listening keeps no worker thread alive.
-    streakChannel.unref();
-  }
-  return streakChannel;
-}
-
-/**
- * Count a request's transport outcome run-wide: an answer resets the streak, a request without one
- * adds to it; at DEAD_AFTER the run is stopped (no test or request starts any more) with the cause.
- * Why a file of appended bytes: worker threads share no memory, an append of one byte is atomic and
- * the streak is the file's size; an answer truncates it. A thread touches the file on an answer only
- * after it counted a no-answer or heard (STREAK_CHANNEL) that another thread of the process did.
- */
-export function noteAnswer(reportDir: string, answered: boolean, what?: string): void {
-  const file = join(reportDir, STREAK_FILE);
-  const channel = streakNews();
-  try {
-    // A report directory this thread meets for the first time: its streak is read once.
-    if (!streakSeen.has(reportDir)) {
-      streakSeen.add(reportDir);
-      if (!existsSync(file) || statSync(file).size === 0) streakZero.add(reportDir);
-    }
-    if (answered) {
-      if (streakZero.has(reportDir)) return;
-      if (existsSync(file) && statSync(file).size > 0) writeFileSync(file, '');
-      streakZero.add(reportDir);
-      return;
-    }
-    streakZero.delete(reportDir);
-    appendFileSync(file, 'x');
-    channel.postMessage(reportDir);
-    const streak = statSync(file).size;
-    if (streak >= DEAD_AFTER && !deadFlag.get(reportDir)) {
-      const reason = `the target stopped answering: ${streak} requests in a row got no answer${what ? ` (the last: ${what})` : ''}`;
-      deadFlag.set(reportDir, reason);
-      requestStop(reportDir, reason);
-    }
-  } catch {
-    // the report directory is gone (the run ended): nothing to count
-  }
-}
-
-/** Transport failures that mean the target gave no answer at all (not a stop of ours, not a body cap). */
-const NO_ANSWER = new Set([
-  'TIMEOUT',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_CLOSED',
-]);
-
-/**
- * Count one exchange of a test towards (or against) the run's no-answer streak. A failed attempt the
- * client repeats on a fresh connection (`repeated`) counts as nothing yet: its repeat counts.
- */
-export function noteExchange(reportDir: string, ex: Exchange): void {
-  if (ex.repeated) return;
-  if (ex.status !== undefined) noteAnswer(reportDir, true);
-  else if (ex.error && NO_ANSWER.has(ex.error.code))
-    noteAnswer(reportDir, false, `${ex.method} ${ex.path}: ${ex.error.message} [${ex.error.code}]`);
-}
-
-export const BALANCE_FILE = 'balance-ran-out';
-
-const balanceFlag = runFlag(BALANCE_FILE, "the account's balance ran out");
+const balanceFlag = runFlag('balanceOut', "the account's balance ran out");
 /**
  * The primary account cannot pay any more: billable work stops run-wide (every worker reads the flag),
  * the remaining billable tests are not run with this reason. Not a failure of the target.
