@@ -11,7 +11,7 @@ import {
   probeRequest,
   type Role,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { postJob } from '../media/support.ts';
 
 // The calls of a scope that change something (scopes.test.ts judges its reads): a key restricted to the

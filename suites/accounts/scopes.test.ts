@@ -8,7 +8,7 @@ import {
   label,
   probeRequest,
   type Role,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
   ['restricted_models', 'models'],

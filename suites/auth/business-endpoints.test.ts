@@ -12,7 +12,7 @@ import {
   PROBE_CREDENTIALS,
   probeRequest,
   type Role,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 interface Probe {
   ids: string[];

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, check, findField, pointsFields, pointsFindings } from '../../src/suite.ts';
+import { type CheckContext, check, findField, pointsFields, pointsFindings } from '../../src/suite/index.ts';
 
 const FIELDS = ['total_points', 'held_points', 'available_points'] as const;
 

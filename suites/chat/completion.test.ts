@@ -8,7 +8,7 @@ import {
   findEntryList,
   isPlainObject,
   isSuccess,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PATH = '/v1/chat/completions';
 

@@ -1,4 +1,4 @@
-import { accepted, check } from '../../src/suite.ts';
+import { accepted, check } from '../../src/suite/index.ts';
 
 check({ ids: ['HEALTH-001'], effect: 'read' }, 'GET /healthz answers without a key', async (t) => {
   const res = await t.get('/healthz', { as: 'none' });

@@ -6,7 +6,7 @@ import {
   isSuccess,
   type MediaModel,
   mediaCatalog,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, baseJob, judgeRefusal, postJob, table } from './support.ts';
 
 check(

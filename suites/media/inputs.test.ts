@@ -9,7 +9,7 @@ import {
   sample,
   segment,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
 
 const FIELD = table.reference_fields[0]!;

@@ -13,7 +13,7 @@ import {
   pollJob,
   segment,
   sniff,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';

@@ -1,4 +1,4 @@
-import { acceptableSamples, check, group, sample, segment, upload } from '../../src/suite.ts';
+import { acceptableSamples, check, group, sample, segment, upload } from '../../src/suite/index.ts';
 import {
   ACK,
   baseJob,

@@ -24,7 +24,7 @@ import {
   type Role,
   segment,
   TERMINAL_STATUSES,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';

@@ -15,7 +15,7 @@ import {
   TransportError,
   trackJob,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 export const table = mediaTable();
 export const documentedIds = Object.keys(table.models);

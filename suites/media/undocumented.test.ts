@@ -21,7 +21,7 @@ import {
   promptBoundaryValid,
   promptValid,
   seededSample,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
 
 interface Undocumented {

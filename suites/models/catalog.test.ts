@@ -5,7 +5,7 @@ import {
   findField,
   isPlainObject,
   pointsFindings,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PRICE_FIELDS = ['request_points_per_million_tokens', 'response_points_per_million_tokens'];
 

@@ -1,4 +1,4 @@
-import { type CheckContext, check, type HttpResponse, isSuccess } from '../../src/suite.ts';
+import { type CheckContext, check, type HttpResponse, isSuccess } from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob } from '../media/support.ts';
 
 /** The model calls of the contract other than media jobs, each with a minimal body for a model id. */

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, check, isPlainObject, pointsFields } from '../../src/suite.ts';
+import { type CheckContext, check, isPlainObject, pointsFields } from '../../src/suite/index.ts';
 import { refusalProvesNothing } from './support.ts';
 
 async function balance(t: CheckContext) {

@@ -6,7 +6,7 @@ import {
   caseTableChecks,
   check,
   checkProperty,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { refusalProvesNothing } from './support.ts';
 
 const PATH = '/v1/payment-orders';

@@ -1,4 +1,4 @@
-import type { CheckContext, HttpResponse } from '../../src/suite.ts';
+import type { CheckContext, HttpResponse } from '../../src/suite/index.ts';
 
 /**
  * "above a configured minimum": without the deployment's minimum (limits.payment_min_cny) no amount is

@@ -1,4 +1,10 @@
-import { accepted, type CheckContext, check, isPlainObject, pointsFieldPointers } from '../../src/suite.ts';
+import {
+  accepted,
+  type CheckContext,
+  check,
+  isPlainObject,
+  pointsFieldPointers,
+} from '../../src/suite/index.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
 

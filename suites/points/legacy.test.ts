@@ -7,7 +7,7 @@ import {
   isPlainObject,
   isSuccess,
   pointsFieldPointers,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
 

@@ -10,7 +10,7 @@ import {
   isSuccess,
   judgePoints,
   pointsFields,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
 

@@ -7,7 +7,7 @@ import {
   parseSse,
   TERMINAL_EVENTS,
   terminalEventProblems,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PATH = '/v1/responses';
 

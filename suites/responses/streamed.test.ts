@@ -1,4 +1,4 @@
-import { check } from '../../src/suite.ts';
+import { check } from '../../src/suite/index.ts';
 
 check(
   { ids: ['RSP-002'], effect: 'billable' },

@@ -1,4 +1,4 @@
-import { check, concretePath, type Endpoint, endpoints, group } from '../../src/suite.ts';
+import { check, concretePath, type Endpoint, endpoints, group } from '../../src/suite/index.ts';
 
 type Effect = Endpoint['effect'];
 

@@ -12,7 +12,7 @@ import {
   newKey,
   segment,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob, table } from '../media/support.ts';
 import { atOnce, idOf, raceModel, raceSize } from './support.ts';
 

@@ -7,7 +7,7 @@ import {
   isPlainObject,
   isSuccess,
   listingMentions,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PATH = '/v1/support/tickets';
 const base = () => ({

@@ -1,12 +1,12 @@
 /**
  * CheckContext.verdict, the one valid -> 2xx / invalid -> 4xx judgement every suite uses (case tables,
- * generated values, the media refusals and acceptances, accepted() of src/suite.ts): its answers, and a
+ * generated values, the media refusals and acceptances, accepted() of src/suite/status.ts): its answers, and a
  * 429 left not judged.
  */
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
-import { accepted } from '../../src/suite.ts';
+import { accepted } from '../../src/suite/status.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
 function context(provokes429 = false): CheckContext {
