@@ -1,10 +1,10 @@
 import {
-  accepted,
   answeredCause,
   type CheckContext,
   check,
   documentedViolations,
   entryId,
+  expectStatus,
   findEntryList,
   isPlainObject,
   isSuccess,
@@ -236,7 +236,7 @@ check(
     if (ids.length === 0) return t.skip('no catalog entry is recognisably a chat model');
     for (const id of ids) {
       const { res } = await chat(t, id);
-      accepted(t, res, 'MODEL-005', `a chat call with the listed model ${id}`, {
+      expectStatus(t, res, 'MODEL-005', '2xx', `a chat call with the listed model ${id}`, {
         level: 'notable',
       });
     }
