@@ -12,9 +12,5 @@ check({ ids: ['HEALTH-002'], effect: 'read' }, 'GET /status answers without a ke
 
 check({ ids: ['ERR-004', 'ERR-001'], effect: 'read' }, 'a duplicated /v1/v1 prefix gives 404', async (t) => {
   const res = await t.get('/v1/v1/models');
-  t.ensure(res.status === 404, 'ERR-004', 'GET /v1/v1/models is not answered with 404', {
-    received: res.status,
-    expected: 404,
-    exchange: res.exchange,
-  });
+  expectStatus(t, res, 'ERR-004', 404, 'GET /v1/v1/models');
 });

@@ -15,6 +15,7 @@ import {
   type CheckContext,
   check,
   expectStatus,
+  isClientError,
   isPlainObject,
   isSuccess,
   JOB_STATUSES,
@@ -100,7 +101,7 @@ check(
     const create = () => postJob(t, body, { as, headers: { 'idempotency-key': key } });
     const res = await create();
     const jobId = isPlainObject(res.json) && typeof res.json.id === 'string' ? res.json.id : undefined;
-    if (res.status >= 400 && res.status < 500)
+    if (isClientError(res.status))
       return t.skip(
         `the target refused a job the poor account cannot pay (${res.status}); settlement_pending was not met`,
       );
