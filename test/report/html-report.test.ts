@@ -20,13 +20,8 @@ import { catalogue, type Requirement } from '../../src/catalogue.ts';
 import type { Exchange } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { pkgPath } from '../../src/paths.ts';
-import {
-  curlCommand,
-  type HtmlSummary,
-  renderHtmlReport,
-  shellQuote,
-  writeHtmlReport,
-} from '../../src/report/html.ts';
+import { curlCommand, shellQuote } from '../../src/report/curl.ts';
+import { type HtmlSummary, renderHtmlReport, writeHtmlReport } from '../../src/report/html.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
 import {
   aggregate,
