@@ -14,14 +14,8 @@ import { compareRuns, loadCompared, previousReport } from '../report/compare.ts'
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
-import {
-  aggregate,
-  type CutKind,
-  exitCodeOf,
-  type RunCut,
-  type Summary,
-  type TestResultRecord,
-} from '../report/summary.ts';
+import { aggregate, type CutKind, exitCodeOf, type RunCut, type Summary } from '../report/summary.ts';
+import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import {
   BALANCE_FILE,

@@ -9,7 +9,8 @@ import { notRunKey, notRunLabel } from './groups.ts';
 import { CSS, SCRIPT, SCRIPT_HASH } from './html-assets.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
-import type { Summary, TestResultRecord } from './summary.ts';
+import type { StoredSummary, Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 
 /**
  * The HTML report: one self-contained file (inline CSS, one small inline script, no external asset,
@@ -18,11 +19,8 @@ import type { Summary, TestResultRecord } from './summary.ts';
  * data-* attributes), and the CSP admits only that script, by its hash.
  */
 
-/** A run's summary.json as written: the summary and the harness errors beside it. */
-export type HtmlSummary = Summary & { harnessErrors?: string[] };
-
 export interface HtmlReportInput {
-  summary: HtmlSummary;
+  summary: StoredSummary;
   /** The requirement catalogue (fixtures/requirements.yaml), in catalogue order. */
   requirements: Iterable<Requirement>;
   /** Exchanges cited by violations but missing from their test record (read from exchanges.ndjson). */
@@ -135,7 +133,7 @@ interface ReqRow {
 }
 
 /** The summary's per-requirement results (computed once, in summary.ts), with the catalogue's words. */
-function requirementRows(s: HtmlSummary, reqs: Requirement[]): ReqRow[] {
+function requirementRows(s: StoredSummary, reqs: Requirement[]): ReqRow[] {
   const byId = new Map(reqs.map((r) => [r.id, r]));
   return Object.entries(s.requirements).map(([id, r]) => ({
     req: byId.get(id),
@@ -163,7 +161,7 @@ function idLinks(list: Array<[string, number]>, max = 24): string {
   return list.length > max ? `${shown} <span class="x">+${esc(list.length - max)} more</span>` : shown;
 }
 
-function verdictSection(s: HtmlSummary, rows: ReqRow[]): string {
+function verdictSection(s: StoredSummary, rows: ReqRow[]): string {
   const c = s.counts;
   const known = c.known_failure ?? 0;
   const inconclusive = c.inconclusive ?? 0;
@@ -203,7 +201,7 @@ function descriptionChip(o: Summary['openapi']): string {
   return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc((o.tooLarge ?? []).join('; '))}</span>`;
 }
 
-function factsSection(s: HtmlSummary, generatedAt: string): string {
+function factsSection(s: StoredSummary, generatedAt: string): string {
   const t = s.target;
   const fact = (k: string, v: string) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`;
   const models = Object.entries(t.models ?? {});
@@ -261,7 +259,7 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
  * What this run judged first (a requirement counts when a test citing it ran and was decided), then the
  * catalogue's coverage: a run that judged a fifth of the requirements never shows a full bar.
  */
-function coverageSection(s: HtmlSummary): string {
+function coverageSection(s: StoredSummary): string {
   const cov = s.coverage;
   const share = (n: number) => (cov.testable ? Math.round((n / cov.testable) * 1000) / 10 : 0);
   const judged = Object.entries(s.requirements ?? {}).filter(
@@ -279,7 +277,7 @@ ${cov.unknownIds.length ? `<p class="warn">Ids cited by tests that the catalogue
 </section>`;
 }
 
-function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
+function matrixSection(rows: ReqRow[], s: StoredSummary): string {
   const order: RowOutcome[] = [
     'failed',
     'harness_error',
@@ -411,7 +409,7 @@ ${ex.retries?.length ? `<div class="muted small">after ${esc(ex.retries.map((r) 
 function testCard(
   t: TestResultRecord,
   i: number,
-  s: HtmlSummary,
+  s: StoredSummary,
   reqs: Map<string, Requirement>,
   extra: ReadonlyMap<string, Exchange> | undefined,
   open: boolean,
@@ -485,7 +483,7 @@ ${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restL
 }
 
 function failuresSection(
-  s: HtmlSummary,
+  s: StoredSummary,
   reqs: Map<string, Requirement>,
   extra?: ReadonlyMap<string, Exchange>,
 ): string {
@@ -528,7 +526,7 @@ ${cards(advisory, 0)}</section>`);
 
 /** The violations grouped by root cause (summary.groups): one row per group, the first example in full. */
 /** What changed since the compared report (--compare-with): the lists a release engineer reads first. */
-function comparisonSection(s: HtmlSummary): string {
+function comparisonSection(s: StoredSummary): string {
   const c = s.comparison;
   if (!c) return '';
   const cell = (ids: string[], cls: string) =>
@@ -545,7 +543,7 @@ function comparisonSection(s: HtmlSummary): string {
 ${row('newly failing', 'newlyFailing', 'c-failed')}${row('fixed', 'fixed', 'c-passed')}${row('newly not run', 'newlyNotRun', 'c-not_run')}${row('newly judged', 'newlyJudged', '')}</table>${slower}</section>`;
 }
 
-function rootCausesSection(s: HtmlSummary): string {
+function rootCausesSection(s: StoredSummary): string {
   const groups = s.groups ?? [];
   if (groups.length === 0) return '';
   const KIND = {
@@ -569,7 +567,7 @@ function rootCausesSection(s: HtmlSummary): string {
 <table class="small-t" data-groups><thead><tr><th>kind</th><th>ids</th><th>endpoint</th><th>cause</th><th>times</th></tr></thead>${rows}</table></section>`;
 }
 
-function notRunSection(s: HtmlSummary): string {
+function notRunSection(s: StoredSummary): string {
   // The console's groups (groups.ts: one per typed cause, else per reason), with their tests listed.
   const byKey = new Map<string, { label: string; tests: TestResultRecord[] }>();
   for (const t of s.tests)
@@ -601,7 +599,7 @@ ${list || '<p class="muted">Every test ran.</p>'}</section>`;
 }
 
 /** What was left behind: with why, when and the holding job where the cleanup knew them (else by name). */
-function leftBehindList(s: HtmlSummary): string {
+function leftBehindList(s: StoredSummary): string {
   const details = s.cleanup?.details;
   if (!details?.length)
     return `<ul>${(s.cleanup?.leftBehind ?? []).map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul>`;
@@ -613,7 +611,7 @@ function leftBehindList(s: HtmlSummary): string {
     .join('')}</table>`;
 }
 
-function cleanupSection(s: HtmlSummary): string {
+function cleanupSection(s: StoredSummary): string {
   const kind = (label: string) => {
     const words: string[] = [];
     for (const w of label.split(/\s+/)) {
@@ -647,7 +645,7 @@ ${s.cleanup?.boundReached ? `<p class="warn" data-cleanup="bound">The cleanup bo
 </section>`;
 }
 
-function extrasSections(s: HtmlSummary): string {
+function extrasSections(s: StoredSummary): string {
   const out: string[] = [];
   if (s.points) {
     const p = s.points;
@@ -775,7 +773,7 @@ export function readExchanges(file: string, ids: ReadonlySet<string>): Map<strin
  * from a report directory, writes report.html beside them and returns its path.
  */
 export function writeHtmlReport(reportDir: string): string {
-  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as HtmlSummary;
+  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as StoredSummary;
   // A summary.json written before the rollup was part of it.
   summary.requirements ??= requirementResults(summary.tests, catalogue().values());
   const missing = new Set<string>();

@@ -10,8 +10,9 @@ import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
-import { aggregate, type Summary, type TestResultRecord } from './summary.ts';
-import { type StoredSummary, writeReport } from './write.ts';
+import { aggregate, type StoredSummary, type Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
+import { writeReport } from './write.ts';
 
 function load(dir: string): StoredSummary {
   const file = join(dir, 'summary.json');
