@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import type { TargetConfig } from '../config/targets.ts';
 import { billableByModel } from '../report/plan.ts';
 import type { Summary } from '../report/summary.ts';
-import type { Profile } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 import { startEmbedded } from './embedded.ts';
 import { runConformance } from './run.ts';
 

@@ -3,7 +3,7 @@
  */
 import type { TargetConfig } from '../config/targets.ts';
 import type { Summary } from '../report/summary.ts';
-import type { Profile } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 
 export interface RunOptions {
   target: TargetConfig;

@@ -67,7 +67,7 @@ export {
   type Verdict,
 } from '../runtime/check.ts';
 export { checkProperty } from '../runtime/property.ts';
-export { depth, PROFILE_PROPERTY_RUNS, type Profile } from '../runtime/run-config.ts';
+export { depth, PROFILE_PROPERTY_RUNS } from '../runtime/run-config.ts';
 export { seededSample } from '../runtime/sample.ts';
 export { discoverHints, worker } from '../runtime/worker.ts';
 export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from '../stateful/account-state.ts';
@@ -92,7 +92,7 @@ export {
 } from '../stateful/invariants.ts';
 export { newKey, type Real } from '../stateful/real.ts';
 export { runModel } from '../stateful/runner.ts';
-export type { Hint, Role } from '../vocabulary.ts';
+export type { Hint, Profile, Role } from '../vocabulary.ts';
 export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
 export {
   businessEndpoints,
