@@ -103,4 +103,4 @@ export {
   probeRequest,
 } from './endpoints.ts';
 export { documentedViolations } from './schema.ts';
-export { type ExpectedStatus, errorCode, expectStatus, isClientError } from './status.ts';
+export { type ExpectedStatus, errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';

@@ -8,6 +8,26 @@ export function errorCode(body: unknown): string | undefined {
   return typeof err?.code === 'string' ? err.code : undefined;
 }
 
+/**
+ * A refusal must carry the error code the contract names for its cause: else a violation of `id` with
+ * the code received, the one expected and the exchange, at /error/code. Returns whether it does.
+ */
+export function expectErrorCode(
+  t: CheckContext,
+  res: Pick<HttpResponse, 'json' | 'exchange'>,
+  id: string,
+  code: string,
+  what: string,
+): boolean {
+  const got = errorCode(res.json) ?? null;
+  return t.ensure(got === code, id, `${what} was refused with code ${JSON.stringify(got)}, not ${code}`, {
+    pointer: '/error/code',
+    received: got,
+    expected: code,
+    exchange: res.exchange,
+  });
+}
+
 /** A 4xx: the range of a refusal, for a test that decides what to do next by it (never to judge). */
 export const isClientError = (status: number): boolean => status >= 400 && status < 500;
 

@@ -4,7 +4,7 @@ import {
   check,
   concretePath,
   type Endpoint,
-  errorCode,
+  expectErrorCode,
   expectStatus,
   group,
   isSuccess,
@@ -183,19 +183,14 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
   ) {
     return;
   }
-  if (res.status === 401 && p.expect.code401) {
-    t.ensure(
-      errorCode(res.json) === 'invalid_api_key',
+  if (res.status === 401 && p.expect.code401)
+    expectErrorCode(
+      t,
+      res,
       'AUTH-009',
-      `${label(e)}: the 401 does not carry code invalid_api_key`,
-      {
-        received: errorCode(res.json) ?? null,
-        expected: 'invalid_api_key',
-        pointer: '/error/code',
-        exchange: res.exchange,
-      },
+      'invalid_api_key',
+      `${label(e)}: ${p.title.replace(/^refuses /, '')}`,
     );
-  }
 }
 
 for (const e of businessEndpoints()) {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   answeredCause,
   type CheckContext,
-  errorCode,
+  expectErrorCode,
   type HttpResponse,
   isSuccess,
   type MediaModel,
@@ -93,18 +93,7 @@ export function judgeRefusal(
 ): string | undefined {
   const verdict = t.verdict(res, false, what);
   if (verdict.mismatch || !verdict.judged || !namedCause) return verdict.mismatch;
-  if (errorCode(res.json) !== 'invalid_request') {
-    t.violate(
-      'MJOB-014',
-      `${what} was refused with code ${JSON.stringify(errorCode(res.json) ?? null)}, not invalid_request`,
-      {
-        pointer: '/error/code',
-        received: errorCode(res.json) ?? null,
-        expected: 'invalid_request',
-        exchange: res.exchange,
-      },
-    );
-  }
+  expectErrorCode(t, res, 'MJOB-014', 'invalid_request', what);
   return undefined;
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
-import { expectStatus } from '../../src/suite/status.ts';
+import { expectErrorCode, expectStatus } from '../../src/suite/status.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
 function context(provokes429 = false): CheckContext {
@@ -154,5 +154,22 @@ describe('expectStatus(): the status a request must get, with its evidence', () 
       ],
     ]);
     expect(t.limitedCases).toEqual([]);
+  });
+
+  it('expectErrorCode(): the code a refusal must carry, at /error/code', () => {
+    const { t, seen } = recording();
+    const refused = (code?: string) =>
+      ({ json: code ? { error: { code } } : {}, exchange: { id: 'x-400' } }) as unknown as HttpResponse;
+    expect(expectErrorCode(t, refused('invalid_request'), 'MJOB-014', 'invalid_request', 'size 1x1')).toBe(
+      true,
+    );
+    expect(expectErrorCode(t, refused(), 'MJOB-014', 'invalid_request', 'size 1x1')).toBe(false);
+    expect(seen).toEqual([
+      [
+        'MJOB-014',
+        'size 1x1 was refused with code null, not invalid_request',
+        { pointer: '/error/code', received: null, expected: 'invalid_request', exchange: { id: 'x-400' } },
+      ],
+    ]);
   });
 });
