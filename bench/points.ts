@@ -24,7 +24,7 @@ import { billableByModel } from '../src/report/plan.ts';
 import { coveringDesign, coveringPlan } from '../src/rules/covering.ts';
 import { mediaTable } from '../src/rules/media-models.ts';
 import { BILLABLE } from '../src/runtime/budget.ts';
-import { PROFILES, type Profile } from '../src/runtime/run-config.ts';
+import { PROFILES, type Profile } from '../src/vocabulary.ts';
 import { writeRefTargets } from '../test/support/ref-target.ts';
 import { ROOT, type Spawned, spawnNode, table, tail, usage, warnIfBusy, writeResult } from './lib.ts';
 

@@ -27,6 +27,10 @@ export type Role = (typeof ROLES)[number];
 export const HINTS = ['chat', 'embedding', 'responses', 'no_responses', 'forbidden'] as const;
 export type Hint = (typeof HINTS)[number];
 
+/** How deep a run goes (property runs, scenario rounds, covering strength): --profile. */
+export const PROFILES = ['quick', 'standard', 'thorough'] as const;
+export type Profile = (typeof PROFILES)[number];
+
 /** failure: stated rule; implied: implied invariant (failure under --strict); notable: always advisory. */
 export type Level = 'failure' | 'implied' | 'notable';
 

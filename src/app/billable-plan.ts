@@ -9,7 +9,7 @@ import type { TargetConfig } from '../config/targets.ts';
 import { billableByModel } from '../report/plan.ts';
 import type { Summary } from '../report/summary.ts';
 import { priceAt } from '../runtime/prices.ts';
-import type { Profile } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 import { startEmbedded } from './embedded.ts';
 import type { PriceList } from './prices-file.ts';
 import { runConformance } from './run.ts';

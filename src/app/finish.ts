@@ -22,8 +22,8 @@ import {
   exitCodeOf,
   type RunCut,
   type Summary,
-  type TestResultRecord,
 } from '../report/summary.ts';
+import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import { balanceOut, type RunBudget, spendOf, spentPoints } from '../runtime/budget.ts';
 import { deadTarget } from '../runtime/liveness.ts';

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { isReportDir } from '../report/layout.ts';
 import { loadSigningKey } from '../report/signature.ts';
-import { PROFILES, type Profile } from '../runtime/run-config.ts';
+import { PROFILES, type Profile } from '../vocabulary.ts';
 import type { RunOptions } from './run-options.ts';
 
 /** What the run options hold of the command line (their names are RunOptions' own). */

@@ -9,7 +9,7 @@ import { TransportError, UsageError } from '../errors.ts';
 import type { Exchange, HttpClient, HttpResponse } from '../http/client.ts';
 import { checkOpenApi31 } from '../openapi/live.ts';
 import { reportFile } from '../report/layout.ts';
-import type { TestResultRecord } from '../report/summary.ts';
+import type { TestResultRecord } from '../report/test-result.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
 
 /** Preflight: the description (fetched once) and the primary key. */

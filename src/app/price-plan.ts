@@ -6,7 +6,7 @@ import { Decimal } from 'decimal.js';
 import { coveringDesign } from '../rules/covering.ts';
 import type { MediaTable } from '../rules/media-models.ts';
 import { priceAt } from '../runtime/prices.ts';
-import type { Profile } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 import type { PriceList } from './prices-file.ts';
 
 export interface PricedCase {

@@ -4,7 +4,8 @@
 import type { TargetConfig } from '../config/targets.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import type { Summary } from '../report/summary.ts';
-import { PROFILE_PROPERTY_RUNS, type Profile, type RunConfig } from '../runtime/run-config.ts';
+import { PROFILE_PROPERTY_RUNS, type RunConfig } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 
 export interface RunOptions {
   target: TargetConfig;

@@ -10,7 +10,7 @@ import type { Redactor } from '../http/redact.ts';
 import { PKG_ROOT } from '../paths.ts';
 import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
-import type { TestResultRecord } from '../report/summary.ts';
+import type { TestResultRecord } from '../report/test-result.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
 import { CACHE_ROOT } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';

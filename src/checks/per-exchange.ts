@@ -6,7 +6,7 @@
  * legacy format, suspicious fields, and a stream whose events all arrived at once (advisory).
  */
 import type { HttpResponse } from '../http/client.ts';
-import type { ResponseFinding } from '../openapi/live.ts';
+import type { ResponseFinding } from '../openapi/fallback.ts';
 import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
 import { pointsChecks } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';

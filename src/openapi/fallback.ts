@@ -10,7 +10,17 @@ import { readYaml } from '../yaml-cache.ts';
 import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
 import { capEvidence, type DescriptionFacts, onlyTooLarge } from './guard.ts';
-import type { ResponseFinding } from './live.ts';
+
+/** A finding of a response against the description it is validated by, live or documented (RESP-001..004). */
+export interface ResponseFinding {
+  id: 'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004';
+  message: string;
+  pointer?: string;
+  received?: unknown;
+  expected?: unknown;
+  /** Advisory: the description leaves the matter open rather than contradicted. */
+  level?: 'notable';
+}
 
 interface Row {
   method: string;

@@ -8,6 +8,7 @@
  * not forbid (advisory, OAS-006). Either way nothing compiles it, and it is never a harness error.
  */
 import { RE2JS } from 're2js';
+import { nestingDepth } from '../http/nesting.ts';
 import { escapeToken, resolveRef } from './document.ts';
 
 export const DESCRIPTION_LIMITS = {
@@ -208,22 +209,6 @@ function cycles(doc: unknown, pointers: Map<object, string>): Hazard[] {
     }
   }
   return [];
-}
-
-/** How deep a JSON value nests, counted without recursion; stops counting past `limit`. */
-export function nestingDepth(root: unknown, limit: number): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [node, d] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (d + 1 > max) max = d + 1;
-    if (max > limit) return max;
-    for (const v of Array.isArray(node) ? node : Object.values(node)) {
-      if (v !== null && typeof v === 'object') stack.push([v, d + 1]);
-    }
-  }
-  return max;
 }
 
 /**

@@ -3,7 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
-import { documentedBodyFindings, schemaErrorFindings } from './fallback.ts';
+import { documentedBodyFindings, type ResponseFinding, schemaErrorFindings } from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
 
 export interface DescriptionCheck {
@@ -50,16 +50,6 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
     version: declared,
     errors: errors.length > 0 ? errors : ['not valid (no error given)'],
   };
-}
-
-export interface ResponseFinding {
-  id: 'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004';
-  message: string;
-  pointer?: string;
-  received?: unknown;
-  expected?: unknown;
-  /** Advisory: the description leaves the matter open rather than contradicted. */
-  level?: 'notable';
 }
 
 /** Bodies up to this size get every schema error (up to 8 listed); larger ones the first. */

@@ -15,7 +15,7 @@ import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
 import { REPORT_FILES, readSummaryFile, reportFile } from './layout.ts';
 import { checkSignature, SIGNATURE } from './signature.ts';
-import type { Summary } from './summary.ts';
+import type { StoredSummary, Summary } from './summary.ts';
 
 export const MANIFEST = REPORT_FILES.manifest.name;
 /** What the source digest covers: everything that decides a verdict against a real target. */
@@ -175,10 +175,10 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
   if (!existsSync(mf))
     throw new UsageError(`${dir}: no ${MANIFEST} (not a report directory of gateway-conformance)`);
   let m: Manifest;
-  let s: Summary;
+  let s: StoredSummary;
   try {
     m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
-    s = readSummaryFile<Summary>(dir);
+    s = readSummaryFile<StoredSummary>(dir);
   } catch (err) {
     throw new UsageError(`${dir}: cannot read the manifest or summary.json (${(err as Error).message})`);
   }

@@ -11,37 +11,8 @@ import { UsageError } from '../errors.ts';
 import { pathTemplate } from './groups.ts';
 import { ExchangeLog, isReportDir, readSummaryFile, reportFile } from './layout.ts';
 import { judgedOutcome, type RequirementOutcome } from './requirements.ts';
-import type { Summary, TestResultRecord, Verdict } from './summary.ts';
-
-export interface Changes {
-  /** Failing now, not failing then (or not there then). */
-  newlyFailing: string[];
-  /** Failing then, judged and not failing now. */
-  fixed: string[];
-  /** Judged then, not judged now (not run, no test, gone). */
-  newlyNotRun: string[];
-  /** Not judged then (not run, no test, not there), judged now. */
-  newlyJudged: string[];
-}
-
-export interface SlowerOperation {
-  /** Method and path template: `GET /v1/media/jobs/{id}`. */
-  operation: string;
-  /** Median exchange time then and now, ms. */
-  beforeMs: number;
-  nowMs: number;
-}
-
-export interface Comparison {
-  /** The report directory compared with. */
-  against: string;
-  againstStartedAt: string;
-  againstVerdict: Verdict;
-  requirements: Changes;
-  tests: Changes;
-  /** The operations whose median time grew most (at most MAX_SLOWER, each with enough samples). */
-  slower: SlowerOperation[];
-}
+import type { Changes, Comparison, SlowerOperation, StoredSummary, Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 
 const MAX_SLOWER = 5;
 /** Fewer exchanges than this on either side and a median says nothing. */
@@ -60,7 +31,7 @@ export function previousReport(reportDir: string, targetName: string): string | 
     .filter((d) => d !== resolve(reportDir) && isReportDir(d))
     .filter((d) => {
       try {
-        return readSummaryFile<Summary>(d).target?.name === targetName;
+        return readSummaryFile<StoredSummary>(d).target?.name === targetName;
       } catch {
         return false;
       }
@@ -71,10 +42,10 @@ export function previousReport(reportDir: string, targetName: string): string | 
 }
 
 /** The summary of the report to compare with, or a usage error saying why it cannot be read. */
-export function loadCompared(dir: string): Summary {
+export function loadCompared(dir: string): StoredSummary {
   const file = reportFile(dir, 'summary');
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Summary;
+    return JSON.parse(readFileSync(file, 'utf8')) as StoredSummary;
   } catch (err) {
     throw new UsageError(`--compare-with: cannot read ${file} (${(err as Error).message})`);
   }

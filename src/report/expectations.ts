@@ -25,7 +25,7 @@ import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { catalogue, ID_PATTERN } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
-import type { TestResultRecord } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 
 export interface Expectation {
   /** The failing requirement id; for a flaky entry, optional: a requirement id its tests cite. */

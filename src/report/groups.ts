@@ -10,7 +10,7 @@ import type { Exchange } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import type { NotRunCause, VerdictCase, Violation } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
-import type { TestResultRecord } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 
 export interface FindingGroup {
   /**

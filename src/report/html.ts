@@ -1,14 +1,16 @@
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { catalogue, idsOfTitle, type Requirement } from '../catalogue.ts';
 import type { Exchange, RecordedBody } from '../http/client.ts';
 import { onlyTooLarge } from '../openapi/guard.ts';
 import type { Outcome } from '../vocabulary.ts';
+import { type CurlTarget, curlCommand } from './curl.ts';
 import { notRunKey, notRunLabel } from './groups.ts';
+import { CSS, SCRIPT, SCRIPT_HASH } from './html-assets.ts';
 import { ExchangeLog, readSummaryFile, reportFile } from './layout.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
-import { balanceDeltaClause, type Summary, type TestResultRecord } from './summary.ts';
+import { balanceDeltaClause, type StoredSummary, type Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 
 /**
  * The HTML report: one self-contained file (inline CSS, one small inline script, no external asset,
@@ -17,11 +19,8 @@ import { balanceDeltaClause, type Summary, type TestResultRecord } from './summa
  * data-* attributes), and the CSP admits only that script, by its hash.
  */
 
-/** A run's summary.json as written: the summary and the harness errors beside it. */
-export type HtmlSummary = Summary & { harnessErrors?: string[] };
-
 export interface HtmlReportInput {
-  summary: HtmlSummary;
+  summary: StoredSummary;
   /** The requirement catalogue (fixtures/requirements.yaml), in catalogue order. */
   requirements: Iterable<Requirement>;
   /** Exchanges cited by violations but missing from their test record (read from exchanges.ndjson). */
@@ -71,117 +70,6 @@ export function attr(value: unknown): string {
 
 /** Ids for element attributes: only [A-Za-z0-9_-]. */
 const anchor = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, '_');
-
-// ------------------------------------------------------------------------------------------ curl
-
-const REDACTED = /\[REDACTED(?::([A-Za-z0-9_]+))?\]/g;
-
-/** The environment variable that holds a role's key (CONFORMANCE_API_KEY for primary). */
-export function keyVariable(role?: string): string {
-  return !role || role === 'primary' ? 'CONFORMANCE_API_KEY' : `CONFORMANCE_KEY_${role.toUpperCase()}`;
-}
-
-/** Single-quoted shell word. */
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-interface CurlContext {
-  vars: Set<string>;
-  unlabeled: boolean;
-}
-
-/** A shell word for s where every redaction marker becomes a variable reference ("$CONFORMANCE_API_KEY"). */
-function shellWord(s: string, ctx: CurlContext): string {
-  const parts: Array<{ lit: string } | { v: string }> = [];
-  let last = 0;
-  for (const m of s.matchAll(REDACTED)) {
-    if (m.index > last) parts.push({ lit: s.slice(last, m.index) });
-    const v = keyVariable(m[1]);
-    if (!m[1]) ctx.unlabeled = true;
-    ctx.vars.add(v);
-    parts.push({ v });
-    last = m.index + m[0].length;
-  }
-  if (parts.length === 0) return shellQuote(s);
-  if (last < s.length) parts.push({ lit: s.slice(last) });
-  // One double-quoted word when the literal parts need no escaping there; else concatenated pieces.
-  if (parts.every((p) => !('lit' in p) || !/[$`"\\!\n]/.test(p.lit))) {
-    let out = '';
-    parts.forEach((p, i) => {
-      if ('lit' in p) out += p.lit;
-      else {
-        const next = parts[i + 1];
-        out += next && 'lit' in next && /^[A-Za-z0-9_]/.test(next.lit) ? `\${${p.v}}` : `$${p.v}`;
-      }
-    });
-    return `"${out}"`;
-  }
-  return parts.map((p) => ('lit' in p ? shellQuote(p.lit) : `"$${p.v}"`)).join('');
-}
-
-function isTextBody(body: RecordedBody): boolean {
-  const mt = body.contentType?.split(';')[0]?.trim().toLowerCase();
-  return (
-    body.preview !== undefined &&
-    (!mt || mt === 'application/json' || mt.endsWith('+json') || mt.startsWith('text/') || mt.includes('xml'))
-  );
-}
-
-/**
- * A curl command that repeats a recorded request: the key comes from $CONFORMANCE_API_KEY (other roles
- * from $CONFORMANCE_KEY_<ROLE>) wherever the record shows a redacted credential; every other part is
- * quoted for a POSIX shell. Notes say where the command cannot be exact.
- */
-/** The target of a run as the curl commands need it: its URL, and whether it was the embedded reference. */
-type CurlTarget = Pick<Summary['target'], 'baseUrl' | 'embedded'>;
-
-export function curlCommand(ex: Exchange, target: CurlTarget): { command: string; notes: string[] } {
-  const ctx: CurlContext = { vars: new Set(), unlabeled: false };
-  const notes: string[] = [];
-  const url = target.baseUrl.replace(/\/+$/, '') + ex.path;
-  const body = ex.requestBody;
-  const hasText = !!body && body.bytes > 0 && isTextBody(body);
-  const method = ex.method.toUpperCase();
-  const args: string[] = ['curl -sS -i'];
-  if (method === 'HEAD') args[0] += ' --head';
-  else if (method !== 'GET' || (body && body.bytes > 0))
-    args[0] += ` -X ${shellQuote(method).replace(/^'([A-Z]+)'$/, '$1')}`;
-  if (/[[\]{}]/.test(url.replace(REDACTED, ''))) args[0] += ' --globoff';
-  args.push(shellWord(url, ctx));
-  for (const [name, value] of Object.entries(ex.requestHeaders))
-    args.push(`-H ${shellWord(`${name}: ${value}`, ctx)}`);
-  if (body && body.bytes > 0) {
-    if (hasText) {
-      let text = body.preview!;
-      if (text.endsWith('…') && Buffer.byteLength(text) - Buffer.byteLength('…') < body.bytes) {
-        text = text.slice(0, -1);
-        notes.push(
-          `The record keeps only the first ${Buffer.byteLength(text)} of the body's ${body.bytes} bytes; the command sends that prefix (sha256 of the full body: ${body.sha256}).`,
-        );
-      }
-      args.push(`--data-binary ${shellWord(text, ctx)}`);
-    } else {
-      notes.push(
-        `The request had a ${body.contentType ? `${body.contentType} ` : ''}body of ${body.bytes} bytes (sha256 ${body.sha256}) that the report does not keep (binary or multipart): add it with --data-binary @FILE.`,
-      );
-    }
-  }
-  if (target.embedded)
-    notes.push(
-      'The embedded reference stopped with the run: start one with `npm run reference` and put its URL (and keys) in place.',
-    );
-  if (ctx.unlabeled)
-    notes.push(
-      'A probe credential (truncated, altered or foreign) was redacted: $CONFORMANCE_API_KEY stands in for it.',
-    );
-  const others = [...ctx.vars].filter((v) => v !== 'CONFORMANCE_API_KEY');
-  if (others.length)
-    notes.push(
-      `Set ${others.join(', ')} to the key${others.length > 1 ? 's of those roles' : ' of that role'}.`,
-    );
-  return { command: args.join(' \\\n  '), notes };
-}
 
 // ------------------------------------------------------------------------------------------ helpers
 
@@ -245,7 +133,7 @@ interface ReqRow {
 }
 
 /** The summary's per-requirement results (computed once, in summary.ts), with the catalogue's words. */
-function requirementRows(s: HtmlSummary, reqs: Requirement[]): ReqRow[] {
+function requirementRows(s: StoredSummary, reqs: Requirement[]): ReqRow[] {
   const byId = new Map(reqs.map((r) => [r.id, r]));
   return Object.entries(s.requirements).map(([id, r]) => ({
     req: byId.get(id),
@@ -273,7 +161,7 @@ function idLinks(list: Array<[string, number]>, max = 24): string {
   return list.length > max ? `${shown} <span class="x">+${esc(list.length - max)} more</span>` : shown;
 }
 
-function verdictSection(s: HtmlSummary, rows: ReqRow[]): string {
+function verdictSection(s: StoredSummary, rows: ReqRow[]): string {
   const c = s.counts;
   const known = c.known_failure ?? 0;
   const inconclusive = c.inconclusive ?? 0;
@@ -313,7 +201,7 @@ function descriptionChip(o: Summary['openapi']): string {
   return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc((o.tooLarge ?? []).join('; '))}</span>`;
 }
 
-function factsSection(s: HtmlSummary, generatedAt: string): string {
+function factsSection(s: StoredSummary, generatedAt: string): string {
   const t = s.target;
   const fact = (k: string, v: string) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`;
   const models = Object.entries(t.models ?? {});
@@ -371,7 +259,7 @@ function factsSection(s: HtmlSummary, generatedAt: string): string {
  * What this run judged first (a requirement counts when a test citing it ran and was decided), then the
  * catalogue's coverage: a run that judged a fifth of the requirements never shows a full bar.
  */
-function coverageSection(s: HtmlSummary): string {
+function coverageSection(s: StoredSummary): string {
   const cov = s.coverage;
   const share = (n: number) => (cov.testable ? Math.round((n / cov.testable) * 1000) / 10 : 0);
   const judged = Object.entries(s.requirements ?? {}).filter(
@@ -389,7 +277,7 @@ ${cov.unknownIds.length ? `<p class="warn">Ids cited by tests that the catalogue
 </section>`;
 }
 
-function matrixSection(rows: ReqRow[], s: HtmlSummary): string {
+function matrixSection(rows: ReqRow[], s: StoredSummary): string {
   const order: RowOutcome[] = [
     'failed',
     'harness_error',
@@ -521,7 +409,7 @@ ${ex.retries?.length ? `<div class="muted small">after ${esc(ex.retries.map((r) 
 function testCard(
   t: TestResultRecord,
   i: number,
-  s: HtmlSummary,
+  s: StoredSummary,
   reqs: Map<string, Requirement>,
   extra: ReadonlyMap<string, Exchange> | undefined,
   open: boolean,
@@ -595,7 +483,7 @@ ${full.map((e) => exchangeBlock(e, keyOf.get(e.id)!, s.target)).join('')}${restL
 }
 
 function failuresSection(
-  s: HtmlSummary,
+  s: StoredSummary,
   reqs: Map<string, Requirement>,
   extra?: ReadonlyMap<string, Exchange>,
 ): string {
@@ -638,7 +526,7 @@ ${cards(advisory, 0)}</section>`);
 
 /** The violations grouped by root cause (summary.groups): one row per group, the first example in full. */
 /** What changed since the compared report (--compare-with): the lists a release engineer reads first. */
-function comparisonSection(s: HtmlSummary): string {
+function comparisonSection(s: StoredSummary): string {
   const c = s.comparison;
   if (!c) return '';
   const cell = (ids: string[], cls: string) =>
@@ -655,7 +543,7 @@ function comparisonSection(s: HtmlSummary): string {
 ${row('newly failing', 'newlyFailing', 'c-failed')}${row('fixed', 'fixed', 'c-passed')}${row('newly not run', 'newlyNotRun', 'c-not_run')}${row('newly judged', 'newlyJudged', '')}</table>${slower}</section>`;
 }
 
-function rootCausesSection(s: HtmlSummary): string {
+function rootCausesSection(s: StoredSummary): string {
   const groups = s.groups ?? [];
   if (groups.length === 0) return '';
   const KIND = {
@@ -679,7 +567,7 @@ function rootCausesSection(s: HtmlSummary): string {
 <table class="small-t" data-groups><thead><tr><th>kind</th><th>ids</th><th>endpoint</th><th>cause</th><th>times</th></tr></thead>${rows}</table></section>`;
 }
 
-function notRunSection(s: HtmlSummary): string {
+function notRunSection(s: StoredSummary): string {
   // The console's groups (groups.ts: one per typed cause, else per reason), with their tests listed.
   const byKey = new Map<string, { label: string; tests: TestResultRecord[] }>();
   for (const t of s.tests)
@@ -711,7 +599,7 @@ ${list || '<p class="muted">Every test ran.</p>'}</section>`;
 }
 
 /** What was left behind: with why, when and the holding job where the cleanup knew them (else by name). */
-function leftBehindList(s: HtmlSummary): string {
+function leftBehindList(s: StoredSummary): string {
   const details = s.cleanup?.details;
   if (!details?.length)
     return `<ul>${(s.cleanup?.leftBehind ?? []).map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul>`;
@@ -723,7 +611,7 @@ function leftBehindList(s: HtmlSummary): string {
     .join('')}</table>`;
 }
 
-function cleanupSection(s: HtmlSummary): string {
+function cleanupSection(s: StoredSummary): string {
   const kind = (label: string) => {
     const words: string[] = [];
     for (const w of label.split(/\s+/)) {
@@ -757,7 +645,7 @@ ${s.cleanup?.boundReached ? `<p class="warn" data-cleanup="bound">The cleanup bo
 </section>`;
 }
 
-function extrasSections(s: HtmlSummary): string {
+function extrasSections(s: StoredSummary): string {
   const out: string[] = [];
   if (s.points) {
     const p = s.points;
@@ -789,121 +677,6 @@ ${d.changes.length ? `<table class="small-t"><thead><tr><th>kind</th><th>path</t
 }
 
 // ------------------------------------------------------------------------------------------ page
-
-const CSS = `
-:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa;--ok:#1a7f37;--bad:#cf222e;--adv:#9a6700;--skip:#6e7781;--harn:#8250df;--known:#0550ae;--none:#afb8c1;--mono:ui-monospace,SFMono-Regular,"DejaVu Sans Mono",Menlo,Consolas,monospace}
-*{box-sizing:border-box}[hidden]{display:none!important}
-body{margin:0;font:14px/1.5 system-ui,-apple-system,"Segoe UI","DejaVu Sans",Helvetica,Arial,sans-serif;color:var(--fg);background:var(--soft)}
-main{max-width:1280px;margin:0 auto;padding:0 24px 48px}
-nav{position:sticky;top:0;z-index:5;background:#24292f;color:#fff;padding:8px 24px;display:flex;gap:18px;align-items:center;flex-wrap:wrap}
-nav strong{font-size:15px;margin-right:8px}nav a{color:#d0d7de;text-decoration:none}nav a:hover{color:#fff}
-nav .nb{display:inline-block;min-width:18px;padding:0 6px;margin-left:4px;border-radius:9px;background:#57606a;color:#fff;font-size:12px;text-align:center}
-section{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:16px 20px;margin:18px 0}
-h2{font-size:18px;margin:0 0 12px}h2 .muted{font-size:13px;font-weight:400;margin-left:6px}h3{font-size:15px;margin:0;display:inline}h4{font-size:12px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:10px 0 6px}
-code,pre,.rid,.method{font-family:var(--mono);font-size:12.5px}
-pre{margin:0;white-space:pre-wrap;word-break:break-all;background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:8px 10px}
-a{color:#0969da}.muted{color:var(--muted)}.small{font-size:12px}
-.verdict{display:flex;justify-content:space-between;align-items:center;gap:24px;flex-wrap:wrap;color:#fff;border:0;padding:22px 28px}
-.v-passed{background:linear-gradient(135deg,#1a7f37,#2da44e)}.v-failed{background:linear-gradient(135deg,#a40e26,#cf222e)}.v-harness_error{background:linear-gradient(135deg,#6639ba,#8250df)}
-.v-incomplete{background:linear-gradient(135deg,#7d4e00,#9a6700)}.v-partial{background:linear-gradient(135deg,#0a3069,#0969da)}
-.vlabel{text-transform:uppercase;letter-spacing:.12em;font-size:12px;opacity:.85}.vtext{font-size:44px;font-weight:800;line-height:1.1;letter-spacing:.02em}
-.vline{font-size:15px;opacity:.95;margin-top:4px}.vids{margin-top:6px;font-size:13px}.vwarn{margin-top:8px;font-weight:700;background:rgba(0,0,0,.22);display:inline-block;padding:2px 10px;border-radius:4px}.verdict a.rid{color:#fff;background:rgba(255,255,255,.18);padding:1px 6px;border-radius:4px;text-decoration:none}.verdict .x{color:#fff;opacity:.9;margin:0 8px 0 3px}
-.tiles{display:flex;gap:10px;flex-wrap:wrap}.tile{background:rgba(255,255,255,.95);color:var(--fg);border-radius:8px;padding:8px 14px;min-width:92px;text-align:center;border-top:4px solid var(--none)}
-.tile .n{display:block;font-size:26px;font-weight:700;line-height:1.2}.tile .l{font-size:12px;color:var(--muted)}
-.t-passed{border-color:var(--ok)}.t-failed{border-color:var(--bad)}.t-advisory{border-color:var(--adv)}.t-not_run{border-color:var(--skip)}.t-harness_error{border-color:var(--harn)}.t-known_failure{border-color:var(--known)}.t-inconclusive{border-color:var(--known)}.t-total{border-color:#24292f}
-.grid{display:grid;grid-template-columns:3fr 2fr;gap:18px}.grid>section,.grid>div>section:first-child{margin-top:0}.grid>section{margin-bottom:0}@media(max-width:900px){.grid{grid-template-columns:1fr}}
-table{border-collapse:collapse;width:100%}
-.facts th{text-align:left;font-weight:600;color:var(--muted);padding:5px 14px 5px 0;white-space:nowrap;vertical-align:top;width:1%}.facts td{padding:5px 0;border-bottom:1px solid #eef1f4}
-.hash{word-break:break-all}
-.chip{display:inline-block;background:#eef1f4;border:1px solid var(--line);border-radius:12px;padding:0 8px;font-size:12px;margin:1px 0}.chip.ok{background:#dafbe1;border-color:#aceebb;color:var(--ok)}.chip.bad{background:#ffebe9;border-color:#ffcecb;color:var(--bad)}
-.cov{display:flex;flex-direction:column;gap:8px}.bar{height:12px;background:#eef1f4;border-radius:6px;overflow:hidden}.fill{height:100%;background:var(--ok)}
-.rid{font-weight:600;white-space:nowrap}a.rid{text-decoration:none}
-.badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap;vertical-align:1px}
-.b-known_failure{background:var(--known)}.b-inconclusive{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
-.c-failed{color:var(--bad);font-weight:600}.c-advisory{color:var(--adv)}.c-not_run{color:var(--skip)}.c-harness_error{color:var(--harn)}.c-known_failure{color:var(--known)}.c-inconclusive{color:var(--known)}
-h2 .count{display:inline-block;font-size:13px;border:1px solid currentColor;border-radius:10px;padding:0 8px;margin-left:6px;vertical-align:2px}
-.filters{display:flex;gap:12px;align-items:center;flex-wrap:wrap;margin-bottom:12px}
-.seg{display:inline-flex;border:1px solid var(--line);border-radius:6px;overflow:hidden}
-.seg button{font:inherit;font-size:13px;border:0;border-right:1px solid var(--line);background:#fff;padding:5px 11px;cursor:pointer;color:var(--fg)}.seg button:last-child{border-right:0}
-.seg button .n{color:var(--muted);font-size:12px;margin-left:2px}.seg button[aria-pressed=true]{background:#24292f;color:#fff}.seg button[aria-pressed=true] .n{color:#d0d7de}
-#q{font:inherit;padding:5px 10px;border:1px solid var(--line);border-radius:6px;min-width:320px;flex:1}
-.matrix{font-size:13px}.matrix thead th{position:sticky;top:38px;background:#fff;z-index:2;text-align:left;font-size:12px;color:var(--muted);border-bottom:2px solid var(--line);padding:6px 8px}
-.matrix td{padding:5px 8px;border-bottom:1px solid #eef1f4;vertical-align:top}.matrix .id{white-space:nowrap;width:1%}.matrix .oc{width:1%}.matrix .detail{width:26%}
-.num{text-align:right;white-space:nowrap;width:1%}
-.sec-h th{text-align:left;background:var(--soft);padding:8px;font-size:13px;border-bottom:1px solid var(--line);border-top:1px solid var(--line)}.sec-h .muted{font-weight:400;margin-left:8px}
-tr.o-failed td:first-child{box-shadow:inset 3px 0 var(--bad)}tr.o-advisory td:first-child{box-shadow:inset 3px 0 var(--adv)}tr.o-harness_error td:first-child{box-shadow:inset 3px 0 var(--harn)}tr.o-known_failure td:first-child{box-shadow:inset 3px 0 var(--known)}tr.o-inconclusive td:first-child{box-shadow:inset 3px 0 var(--known)}
-.lvl{display:inline-block;margin-left:6px;font-size:11px;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 4px}.l-failure{}.l-implied{color:var(--adv)}.l-notable{color:#0969da}
-details.words summary{cursor:pointer;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:520px;color:#3d444d}
-details.words[open] summary{white-space:normal;color:var(--muted)}
-.readings{margin:4px 0 2px 18px;padding:0;color:var(--muted);font-size:12px}
-.reason{color:var(--muted)}.clamp{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
-.card{border:1px solid var(--line);border-left:4px solid var(--bad);border-radius:6px;padding:12px 16px;margin:12px 0;background:#fff}
-.card.o-advisory{border-left-color:var(--adv)}.card.o-harness_error{border-left-color:var(--harn)}.card.o-known_failure{border-left-color:var(--known)}.card.o-inconclusive{border-left-color:var(--known)}
-.known{color:var(--known);margin:4px 0}
-.card>summary{cursor:pointer;list-style:none;position:relative;padding-left:18px}.card>summary::-webkit-details-marker{display:none}
-.card>summary::before{content:"▸";position:absolute;left:0;top:1px;color:var(--muted)}.card[open]>summary::before{content:"▾"}
-.card>summary h3{margin-left:6px}.gist{display:none;color:var(--muted);font-size:13px;margin-top:3px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.card:not([open])>summary .gist{display:block}
-.card:not([open]){padding-top:7px;padding-bottom:7px;margin:6px 0}.card:not([open])>summary h3{font-size:14px}
-h2 .tools{float:right;display:flex;gap:6px}.tools button{font:inherit;font-size:12px;font-weight:400;border:1px solid var(--line);background:#fff;border-radius:6px;padding:2px 10px;cursor:pointer;color:var(--fg)}.card .meta{color:var(--muted);font-size:12px;margin:4px 0 8px}
-.reqs{list-style:none;margin:6px 0;padding:0}.reqs li{margin:3px 0}.reqs q{color:#3d444d;font-style:italic}.reqs .sect{color:var(--muted);font-size:12px}
-.violations{margin:8px 0;padding:0;list-style:none}.v{padding:6px 10px;border-radius:6px;margin:4px 0;background:#fff5f5;border:1px solid #ffd8d3}.v-advisory{background:#fff8e6;border-color:#f5dd9a}
-.v .msg{font-weight:500}.v .ev{font-size:12px;color:var(--muted);margin-top:2px}.x{color:var(--muted);font-size:12px}
-.exchange{border:1px solid var(--line);border-radius:6px;margin:10px 0;overflow:hidden}
-.reqline{background:var(--soft);padding:7px 10px;border-bottom:1px solid var(--line);display:flex;gap:10px;align-items:baseline;flex-wrap:wrap}
-.method{font-weight:700;color:#0550ae}.path{word-break:break-all}.arrow{color:var(--muted)}.xrid{font-size:12px}
-.status{font-family:var(--mono);font-weight:700;padding:0 6px;border-radius:4px;color:#fff}.s2xx{background:var(--ok)}.s3xx{background:#0969da}.s4xx{background:var(--adv)}.s5xx{background:var(--bad)}
-.cols{display:grid;grid-template-columns:1fr 1fr;gap:0}.col{padding:4px 12px 10px;min-width:0}.col+.col{border-left:1px solid var(--line)}
-@media(max-width:900px){.cols{grid-template-columns:1fr}.col+.col{border-left:0;border-top:1px solid var(--line)}}
-.hdrs{font-family:var(--mono);font-size:12px;margin-bottom:6px}.hdrs th{text-align:left;color:var(--muted);font-weight:400;padding:1px 10px 1px 0;white-space:nowrap;vertical-align:top;width:1%}.hdrs td{word-break:break-all;padding:1px 0}
-.bmeta{font-size:12px;color:var(--muted);margin:6px 0 4px}pre.body{max-height:260px;overflow:auto;font-size:12px}
-.curl{padding:4px 12px 12px;border-top:1px solid var(--line)}.curl-h{display:flex;justify-content:space-between;align-items:center}
-pre.cmd{background:#24292f;color:#e6edf3;border-color:#24292f;white-space:pre;overflow-x:auto;word-break:normal}
-button.copy{font:inherit;font-size:12px;border:1px solid var(--line);background:#fff;border-radius:6px;padding:2px 10px;cursor:pointer}
-.note{font-size:12px;color:var(--muted);margin:6px 0 0}
-pre.error{background:#fbefff;border-color:#e3c6ff;color:#512a97;margin:6px 0}
-.err{padding:6px 10px;color:var(--bad);font-family:var(--mono);font-size:12px}
-.warn{color:#7d4e00;background:#fff8c5;border:1px solid #f5dd9a;border-radius:6px;padding:6px 10px}
-details.group>summary,details.reason-g>summary{cursor:pointer;padding:6px 0;font-weight:500}
-.titles{columns:2;column-gap:28px;font-size:12.5px;margin:4px 0 10px;padding-left:18px}.titles li{break-inside:avoid}
-.small-t{font-size:13px}.small-t th{text-align:left;color:var(--muted);font-weight:600;border-bottom:1px solid var(--line);padding:4px 8px}.small-t td{padding:4px 8px;border-bottom:1px solid #eef1f4}
-tr.breaking td{background:#fff5f5}
-footer{color:var(--muted);font-size:12px;text-align:center;margin-top:24px}
-@media print{nav{position:static}.filters{display:none}}
-`;
-
-/** The only script of the page: filters for the requirement matrix and copy buttons. It carries no data. */
-const SCRIPT = `(function(){
-var $$=function(sel,root){return [].slice.call((root||document).querySelectorAll(sel));};
-var rows=$$('#matrix tr.req'),groups=$$('#matrix tbody.sec'),buttons=$$('#requirements [data-filter]');
-var q=document.getElementById('q'),shown=document.getElementById('shown'),current='all';
-var text=rows.map(function(r){var h=r.parentNode.querySelector('.sec-h');
-return (r.textContent+' '+(h?h.textContent:'')+' '+(r.getAttribute('data-tests')||'')).toLowerCase();});
-function apply(){
-var words=(q?q.value:'').toLowerCase().split(/\\s+/).filter(Boolean),n=0;
-rows.forEach(function(r,i){
-var ok=(current==='all'||r.getAttribute('data-outcome')===current)&&words.every(function(w){return text[i].indexOf(w)>=0;});
-r.hidden=!ok;if(ok)n++;});
-groups.forEach(function(g){g.hidden=!g.querySelector('tr.req:not([hidden])');});
-if(shown)shown.textContent=n+' of '+rows.length;}
-function choose(f){current=f;buttons.forEach(function(x){x.setAttribute('aria-pressed',String(x.getAttribute('data-filter')===f));});apply();}
-buttons.forEach(function(b){b.addEventListener('click',function(){choose(b.getAttribute('data-filter'));});});
-if(q)q.addEventListener('input',apply);
-document.addEventListener('click',function(e){
-var t=e.target&&e.target.closest?e.target:null;if(!t)return;
-var x=t.closest('[data-expand],[data-collapse]');
-if(x){var id=x.getAttribute('data-expand')||x.getAttribute('data-collapse');
-$$('#'+id+' details.card').forEach(function(d){d.open=x.hasAttribute('data-expand');});return;}
-var b=t.closest('button.copy');if(!b)return;
-var pre=document.getElementById(b.getAttribute('data-copy'));if(!pre||!navigator.clipboard)return;
-navigator.clipboard.writeText(pre.textContent).then(function(){b.textContent='copied';
-setTimeout(function(){b.textContent='copy';},1500);},function(){});});
-function reveal(){var id=decodeURIComponent(location.hash.slice(1)),el=id&&document.getElementById(id);if(!el)return;
-if(el.hidden||(el.parentNode&&el.parentNode.hidden)){if(q)q.value='';choose('all');}
-for(var p=el;p;p=p.parentElement)if(p.tagName==='DETAILS')p.open=true;el.scrollIntoView();}
-window.addEventListener('hashchange',reveal);reveal();
-})();`;
-
-const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
 
 /** The report as one HTML document. */
 export function renderHtmlReport(input: HtmlReportInput): string {
@@ -967,7 +740,7 @@ ${notRunSection(s)}
  * from a report directory, writes report.html beside them and returns its path.
  */
 export function writeHtmlReport(reportDir: string): string {
-  const summary = readSummaryFile<HtmlSummary>(reportDir);
+  const summary = readSummaryFile<StoredSummary>(reportDir);
   // A summary.json written before the rollup was part of it.
   summary.requirements ??= requirementResults(summary.tests, catalogue().values());
   const missing = new Set<string>();

@@ -11,8 +11,9 @@ import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
 import { ExchangeLog, REPORT_FILES, reportFile } from './layout.ts';
-import { aggregate, type Summary, type TestResultRecord } from './summary.ts';
-import { type StoredSummary, writeReport } from './write.ts';
+import { aggregate, type StoredSummary, type Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
+import { writeReport } from './write.ts';
 
 function load(dir: string): StoredSummary {
   const file = reportFile(dir, 'summary');

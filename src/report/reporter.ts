@@ -7,7 +7,8 @@ import { PKG_ROOT } from '../paths.ts';
 import type { TestRecord } from '../runtime/check.ts';
 import type { Outcome } from '../vocabulary.ts';
 import type { RequirementResult } from './requirements.ts';
-import type { RunCut, TestResultRecord } from './summary.ts';
+import type { RunCut } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
 import { type XmlElement, xmlDocument } from './xml.ts';
 
 export interface CollectedRun {

@@ -1,50 +1,46 @@
-import type { Touch } from '../applicability.ts';
 import { catalogue } from '../catalogue.ts';
-import type { Exchange } from '../http/client.ts';
 import type { LearnedPrice } from '../runtime/prices.ts';
-import type {
-  CleanupRecord,
-  Effect,
-  LeftBehind,
-  NotRunCause,
-  Outcome,
-  Role,
-  Violation,
-} from '../vocabulary.ts';
-import type { Comparison } from './compare.ts';
+import type { Effect, LeftBehind, Outcome, Role } from '../vocabulary.ts';
 import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
 import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
+import type { TestResultRecord } from './test-result.ts';
 
-export interface TestResultRecord {
-  title: string;
-  file: string;
-  ids: string[];
-  effect?: Effect;
-  outcome: Outcome;
-  durationMs: number;
-  reason?: string;
-  /** Why it was not run, typed (see NotRunCause). */
-  cause?: NotRunCause;
-  error?: string;
-  violations: Array<Violation & { count: number }>;
-  exchanges: Exchange[];
-  exchangeCount: number;
-  /** The places the test's requests touched (method and path template, role, format, model, forms). */
-  touches?: Touch[];
-  cleanup?: CleanupRecord;
-  /** Dry run: the test would have run. */
-  planned?: boolean;
-  /** A record the harness made, not a test: `expectations` for an expired or stale entry of that file. */
-  origin?: 'expectations';
-  /** Not run because the points budget or the account's balance could not pay for it. */
-  unpaid?: true;
-  /** Requests repeated once on a fresh connection after a connection failure (see TestRecord.retried). */
-  retried?: number;
-  /** Inconclusive and allowed to be: the `flaky:` entry of the expectations file that covers it. */
-  flaky?: string;
-  /** How the test judged, as it said (a sample it drew, with the seed). */
-  notes?: string[];
+/** What changed since an earlier run of the target (--compare-with): computed by src/report/compare.ts. */
+export interface Changes {
+  /** Failing now, not failing then (or not there then). */
+  newlyFailing: string[];
+  /** Failing then, judged and not failing now. */
+  fixed: string[];
+  /** Judged then, not judged now (not run, no test, gone). */
+  newlyNotRun: string[];
+  /** Not judged then (not run, no test, not there), judged now. */
+  newlyJudged: string[];
 }
+
+export interface SlowerOperation {
+  /** Method and path template: `GET /v1/media/jobs/{id}`. */
+  operation: string;
+  /** Median exchange time then and now, ms. */
+  beforeMs: number;
+  nowMs: number;
+}
+
+export interface Comparison {
+  /** The report directory compared with. */
+  against: string;
+  againstStartedAt: string;
+  againstVerdict: Verdict;
+  requirements: Changes;
+  tests: Changes;
+  /** The operations whose median time grew most (at most MAX_SLOWER, each with enough samples). */
+  slower: SlowerOperation[];
+}
+
+/**
+ * What summary.json holds, the one type every reader of it uses (merge, the HTML report): the summary and
+ * the errors outside any test, which writeReport keeps beside it.
+ */
+export type StoredSummary = Summary & { harnessErrors?: string[] };
 
 export interface Summary {
   suite: { name: 'gateway-conformance'; version: string };

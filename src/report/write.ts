@@ -16,10 +16,7 @@ import { reportFile } from './layout.ts';
 import { renderMarkdown, SUMMARY_MD } from './markdown.ts';
 import { writeJunit, writeRequirementsJunit } from './reporter.ts';
 import { signManifest } from './signature.ts';
-import type { Summary } from './summary.ts';
-
-/** What summary.json holds: the summary and the errors outside any test (kept beside it for `merge`). */
-export type StoredSummary = Summary & { harnessErrors?: string[] };
+import type { StoredSummary, Summary } from './summary.ts';
 
 /**
  * Write the report files of `dir` (data files such as exchanges.ndjson and openapi.json are already

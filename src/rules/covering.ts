@@ -9,7 +9,7 @@
  * parameters go to different jobs. Every verdict comes from the table (src/rules/media-models.ts), never from
  * a target; a job's `proves` names each value it carries and the requirement it is judged under.
  */
-import type { Profile } from '../runtime/run-config.ts';
+import type { Profile } from '../vocabulary.ts';
 import {
   type MediaModel,
   type MediaTable,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
+import type { Profile } from '../vocabulary.ts';
 import type { RunBudget } from './budget.ts';
 
 /** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
@@ -29,9 +30,6 @@ export interface RunConfig {
   /** The live description as fetched once by the CLI (tooLarge: why the suite did not examine it). */
   openapi?: { file: string; sha256: string; valid: boolean; errors: string[]; tooLarge?: string[] };
 }
-
-export const PROFILES = ['quick', 'standard', 'thorough'] as const;
-export type Profile = (typeof PROFILES)[number];
 
 /** Property runs per profile (--property-runs overrides). */
 export const PROFILE_PROPERTY_RUNS: Record<Profile, number> = { quick: 5, standard: 25, thorough: 100 };

@@ -23,14 +23,8 @@ import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { useColour } from '../report/progress.ts';
-import {
-  aggregate,
-  EXIT,
-  exitCodeOf,
-  type Summary,
-  type TestResultRecord,
-  verdictWord,
-} from '../report/summary.ts';
+import { aggregate, EXIT, exitCodeOf, type Summary, verdictWord } from '../report/summary.ts';
+import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import type { Violation } from '../vocabulary.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';

@@ -5,7 +5,7 @@ import {
   isPlainObject,
   isSuccess,
   pointsFields,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 async function snapshot(t: CheckContext, role: 'enterprise' | 'enterprise_second') {
   const balance = await t.get('/v1/balance', { as: role });

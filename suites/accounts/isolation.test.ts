@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { check, findEntryList, isPlainObject, isSuccess } from '../../src/suite.ts';
+import { check, findEntryList, isPlainObject, isSuccess } from '../../src/suite/index.ts';
 
 check(
   { ids: ['ISO-001'], effect: 'tickets', roles: ['other_tenant'] },

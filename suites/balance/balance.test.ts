@@ -1,5 +1,12 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, check, findField, pointsFields, pointsFindings } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  findField,
+  isSuccess,
+  pointsFields,
+  pointsFindings,
+} from '../../src/suite/index.ts';
 
 const FIELDS = ['total_points', 'held_points', 'available_points'] as const;
 
@@ -7,7 +14,7 @@ async function balance(t: CheckContext) {
   const res = await t.get('/v1/balance');
   if (
     !t.ensure(
-      res.status >= 200 && res.status < 300 && res.json !== undefined,
+      isSuccess(res.status) && res.json !== undefined,
       'BAL-001',
       'GET /v1/balance did not answer 2xx JSON',
       {

@@ -1,14 +1,14 @@
 import {
-  accepted,
   answeredCause,
   type CheckContext,
   check,
   documentedViolations,
   entryId,
+  expectStatus,
   findEntryList,
   isPlainObject,
   isSuccess,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PATH = '/v1/chat/completions';
 
@@ -169,26 +169,13 @@ check(
   async (t) => {
     const forbidden = await t.hint('forbidden');
     const { res } = await chat(t, forbidden);
-    t.ensure(
-      res.status === 403,
-      'MODEL-002',
-      `calling ${forbidden}, outside the account's catalog, was answered ${res.status}`,
-      {
-        received: res.status,
-        expected: 403,
-        exchange: res.exchange,
-      },
-    );
+    expectStatus(t, res, 'MODEL-002', 403, `calling ${forbidden}, outside the account's catalog,`);
   },
 );
 
 check({ ids: ['MODEL-003'], effect: 'billable' }, 'refuses a model id that no catalog lists', async (t) => {
   const { res } = await chat(t, `conformance-no-such-model-${t.run.seed}`);
-  t.ensure([403, 404].includes(res.status), 'MODEL-003', `an unknown model id was answered ${res.status}`, {
-    received: res.status,
-    expected: '404 (or 403)',
-    exchange: res.exchange,
-  });
+  expectStatus(t, res, 'MODEL-003', [403, 404], 'an unknown model id', { expected: '404 (or 403)' });
 });
 
 check(
@@ -206,16 +193,7 @@ check(
         isSuccess(media.status) ? undefined : answeredCause('GET', '/v1/media/models', media.status),
       );
     const { res } = await chat(t, id);
-    t.ensure(
-      res.status === 404,
-      'MODEL-004',
-      `the media model ${id} sent to chat was answered ${res.status}`,
-      {
-        received: res.status,
-        expected: 404,
-        exchange: res.exchange,
-      },
-    );
+    expectStatus(t, res, 'MODEL-004', 404, `the media model ${id} sent to chat`);
   },
 );
 
@@ -236,7 +214,7 @@ check(
     if (ids.length === 0) return t.skip('no catalog entry is recognisably a chat model');
     for (const id of ids) {
       const { res } = await chat(t, id);
-      accepted(t, res, 'MODEL-005', `a chat call with the listed model ${id}`, {
+      expectStatus(t, res, 'MODEL-005', '2xx', `a chat call with the listed model ${id}`, {
         level: 'notable',
       });
     }

@@ -1,4 +1,4 @@
-import { type CheckContext, caseTableChecks, fieldPropertyChecks, rules } from '../../src/suite.ts';
+import { type CheckContext, caseTableChecks, fieldPropertyChecks, rules } from '../../src/suite/index.ts';
 
 const PATH = '/v1/chat/completions';
 

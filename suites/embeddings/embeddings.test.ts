@@ -7,7 +7,7 @@ import {
   isPlainObject,
   isSuccess,
   rules,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PATH = '/v1/embeddings';
 

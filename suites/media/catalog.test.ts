@@ -2,11 +2,12 @@ import {
   answeredCause,
   type CheckContext,
   check,
+  documentedViolations,
   isPlainObject,
   isSuccess,
   type MediaModel,
   mediaCatalog,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, baseJob, judgeRefusal, postJob, table } from './support.ts';
 
 check(
@@ -24,29 +25,8 @@ check(
       )
     )
       return;
-    (json!.data as unknown[]).forEach((e, i) => {
-      const at = `/data/${i}`;
-      if (
-        !t.ensure(isPlainObject(e) && typeof e.id === 'string', 'MCAT-002', `entry ${i} has no string id`, {
-          pointer: at,
-          exchange: res.exchange,
-        }) ||
-        !isPlainObject(e)
-      )
-        return;
-      const types: Array<[string, (v: unknown) => boolean, string]> = [
-        ['kind', (v) => typeof v === 'string', 'a string'],
-        ['capabilities', (v) => Array.isArray(v), 'an array'],
-        ['prompt_contract', isPlainObject, 'an object'],
-        ['parameters', isPlainObject, 'an object'],
-      ];
-      for (const [f, ok, what] of types)
-        if (e[f] !== undefined)
-          t.ensure(ok(e[f]), 'MCAT-002', `entry ${e.id}: ${f} is not ${what}`, {
-            pointer: `${at}/${f}`,
-            received: e[f],
-            exchange: res.exchange,
-          });
+    (json!.data as unknown[]).forEach((value, i) => {
+      documentedViolations(t, res, 'media-catalog-entry.json', () => 'MCAT-002', { at: `/data/${i}`, value });
     });
   },
 );

@@ -1,4 +1,4 @@
-import { check, group, sample, upload } from '../../src/suite.ts';
+import { check, group, sample, upload } from '../../src/suite/index.ts';
 import {
   ACK,
   baseJob,

@@ -1,4 +1,12 @@
-import { acceptableSamples, check, group, sample, segment, upload } from '../../src/suite.ts';
+import {
+  acceptableSamples,
+  check,
+  expectStatus,
+  group,
+  sample,
+  segment,
+  upload,
+} from '../../src/suite/index.ts';
 import {
   ACK,
   baseJob,
@@ -203,15 +211,6 @@ check(
     const msg = judgeRefusal(t, res, `${id}: another tenant's input as a reference`, false);
     if (msg) t.violate('MIN-012', msg);
     const del = await t.request('DELETE', `/v1/media/inputs/${segment(theirs.id, 'input id')}`);
-    t.ensure(
-      [403, 404].includes(del.status),
-      'MIN-012',
-      `deleting another tenant's input was answered ${del.status}`,
-      {
-        received: del.status,
-        expected: '403 or 404',
-        exchange: del.exchange,
-      },
-    );
+    expectStatus(t, del, 'MIN-012', [403, 404], "deleting another tenant's input");
   },
 );

@@ -12,9 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
-  accepted,
   type CheckContext,
   check,
+  expectStatus,
+  isClientError,
   isPlainObject,
   isSuccess,
   JOB_STATUSES,
@@ -24,7 +25,7 @@ import {
   type Role,
   segment,
   TERMINAL_STATUSES,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
@@ -100,7 +101,7 @@ check(
     const create = () => postJob(t, body, { as, headers: { 'idempotency-key': key } });
     const res = await create();
     const jobId = isPlainObject(res.json) && typeof res.json.id === 'string' ? res.json.id : undefined;
-    if (res.status >= 400 && res.status < 500)
+    if (isClientError(res.status))
       return t.skip(
         `the target refused a job the poor account cannot pay (${res.status}); settlement_pending was not met`,
       );
@@ -120,7 +121,7 @@ check(
       );
     // "check wallet and bills": the wallet answers (its points fields are checked on every reply).
     const wallet = await t.get('/v1/balance', { as });
-    accepted(t, wallet, 'MJOB-026', 'reading the wallet with a job in settlement_pending');
+    expectStatus(t, wallet, 'MJOB-026', '2xx', 'reading the wallet with a job in settlement_pending');
     // "keep tracking the same job; do not generate again": the same id, and the same key for a repeat.
     await followSameJob(t, 'MJOB-026', as, jobId, 'settlement_pending', create);
   },

@@ -4,7 +4,7 @@ import {
   answeredCause,
   type CheckContext,
   cheapestParameters,
-  errorCode,
+  expectErrorCode,
   type HttpResponse,
   isSuccess,
   type MediaModel,
@@ -16,7 +16,7 @@ import {
   TransportError,
   trackJob,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 export const table = mediaTable();
 export const documentedIds = Object.keys(table.models);
@@ -103,18 +103,7 @@ export function judgeRefusal(
 ): string | undefined {
   const verdict = t.verdict(res, false, what);
   if (verdict.mismatch || !verdict.judged || !namedCause) return verdict.mismatch;
-  if (errorCode(res.json) !== 'invalid_request') {
-    t.violate(
-      'MJOB-014',
-      `${what} was refused with code ${JSON.stringify(errorCode(res.json) ?? null)}, not invalid_request`,
-      {
-        pointer: '/error/code',
-        received: errorCode(res.json) ?? null,
-        expected: 'invalid_request',
-        exchange: res.exchange,
-      },
-    );
-  }
+  expectErrorCode(t, res, 'MJOB-014', 'invalid_request', what);
   return undefined;
 }
 

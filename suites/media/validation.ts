@@ -19,7 +19,7 @@ import {
   sizeCases,
   utf8CapBinds,
   videoSampleOf,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import {
   ACK,
   baseJob,

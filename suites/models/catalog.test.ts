@@ -4,8 +4,9 @@ import {
   findEntryList,
   findField,
   isPlainObject,
+  isSuccess,
   pointsFindings,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 const PRICE_FIELDS = ['request_points_per_million_tokens', 'response_points_per_million_tokens'];
 
@@ -14,7 +15,7 @@ async function catalog(t: CheckContext, as: 'primary' | 'no_models' = 'primary')
   // "An empty list means the key is valid": the no_models key must be accepted too (MODELS-005).
   if (
     !t.ensure(
-      res.status >= 200 && res.status < 300 && res.json !== undefined,
+      isSuccess(res.status) && res.json !== undefined,
       as === 'no_models' ? 'MODELS-005' : 'MODELS-001',
       `GET /v1/models with the ${as} key did not answer 2xx JSON`,
       {

@@ -1,4 +1,10 @@
-import { type CheckContext, check, type HttpResponse, isSuccess } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  expectStatus,
+  type HttpResponse,
+  isSuccess,
+} from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob } from '../media/support.ts';
 
 /** The model calls of the contract other than media jobs, each with a minimal body for a model id. */
@@ -20,11 +26,7 @@ const unknownId = (t: CheckContext) => `conformance-no-such-model-${t.run.seed}`
 
 function notFoundOrForbidden(t: CheckContext, res: HttpResponse, what: string): void {
   if (t.notJudged429(res, what)) return;
-  t.ensure([403, 404].includes(res.status), 'MODEL-003', `${what} was answered ${res.status}`, {
-    received: res.status,
-    expected: '404 (or 403)',
-    exchange: res.exchange,
-  });
+  expectStatus(t, res, 'MODEL-003', [403, 404], what, { expected: '404 (or 403)' });
 }
 
 for (const call of CALLS.filter((c) => c.name !== 'chat')) {
@@ -82,10 +84,8 @@ for (const call of CALLS) {
       const forbidden = await t.hint('forbidden');
       const res = await t.post(call.path, call.body(forbidden));
       const what = `POST ${call.path} with ${forbidden}, outside the account's catalog`;
-      t.ensure(t.refusal(res, what), 'MODELS-004', `${what} was answered ${res.status}`, {
-        received: res.status,
+      expectStatus(t, res, 'MODELS-004', '4xx', what, {
         expected: 'a 4xx refusal (403 for an unauthorised model)',
-        exchange: res.exchange,
       });
     },
   );

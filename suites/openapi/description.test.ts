@@ -9,7 +9,7 @@ import {
   group,
   LiveDescription,
   label,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 /** A description the suite does not examine, and why (the size bounds it crosses). */
 const beyond = (why: string | undefined) =>

@@ -1,4 +1,4 @@
-import { check, PROBE_CREDENTIALS } from '../../src/suite.ts';
+import { check, PROBE_CREDENTIALS } from '../../src/suite/index.ts';
 
 // The per-exchange checks (RESP-*, ERR-*, SEC-*) run on every response of every test; this test makes
 // them the subject: a spread of public, catalog, balance and error responses.

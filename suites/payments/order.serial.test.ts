@@ -1,5 +1,11 @@
 import { Decimal } from 'decimal.js';
-import { type CheckContext, check, isPlainObject, pointsFields } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  expectStatus,
+  isPlainObject,
+  pointsFields,
+} from '../../src/suite/index.ts';
 import { refusalProvesNothing } from './support.ts';
 
 async function balance(t: CheckContext) {
@@ -24,14 +30,7 @@ check(
       note: 'conformance probe',
     });
     refusalProvesNothing(t, res);
-    if (
-      !t.ensure(res.status === 201, 'PAY-003', `a valid order was answered ${res.status}`, {
-        received: res.status,
-        expected: 201,
-        exchange: res.exchange,
-      })
-    )
-      return;
+    if (!expectStatus(t, res, 'PAY-003', 201, 'a valid order')) return;
     const order = res.json;
     if (
       !t.ensure(isPlainObject(order), 'PAY-003', 'the order is not a JSON object', {

@@ -1,4 +1,4 @@
-import type { CheckContext, HttpResponse } from '../../src/suite.ts';
+import { type CheckContext, type HttpResponse, isClientError } from '../../src/suite/index.ts';
 
 /**
  * "above a configured minimum": without the deployment's minimum (limits.payment_min_cny) no amount is
@@ -7,7 +7,7 @@ import type { CheckContext, HttpResponse } from '../../src/suite.ts';
  */
 export function refusalProvesNothing(t: CheckContext, res: HttpResponse, except?: number): void {
   if (t.target.limits.payment_min_cny !== undefined) return;
-  if (res.status < 400 || res.status >= 500 || res.status === except) return;
+  if (!isClientError(res.status) || res.status === except) return;
   t.skip(
     `an order with an amount chosen without the deployment's minimum was refused ${res.status}: that proves nothing; set limits.payment_min_cny (CONFORMANCE_LIMIT_PAYMENT_MIN_CNY) to judge it`,
   );

@@ -1,11 +1,18 @@
-import { accepted, type CheckContext, check, isPlainObject, pointsFieldPointers } from '../../src/suite.ts';
+import {
+  type CheckContext,
+  check,
+  expectStatus,
+  isPlainObject,
+  pointsFieldPointers,
+} from '../../src/suite/index.ts';
 
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
 
 /** A billable call under the legacy Accept header; its points fields (at any depth) are violations. */
 async function legacyCall(t: CheckContext, path: string, body: Record<string, unknown>) {
   const res = await t.post(path, body, { headers: LEGACY });
-  if (!accepted(t, res, 'LEGACY-001', `POST ${path} with the legacy Accept header`)) return undefined;
+  if (!expectStatus(t, res, 'LEGACY-001', '2xx', `POST ${path} with the legacy Accept header`))
+    return undefined;
   for (const p of pointsFieldPointers(res.json))
     t.violate('LEGACY-001', `the legacy reply of POST ${path} still carries the points field ${p}`, {
       pointer: p,

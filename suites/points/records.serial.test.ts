@@ -25,7 +25,7 @@ import {
   recordKey,
   upload,
   usageChargeProblem,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { balance, deltaLevel, raceModel, report } from '../stateful/support.ts';
 

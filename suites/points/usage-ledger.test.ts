@@ -5,7 +5,7 @@ import {
   findField,
   isPlainObject,
   isSuccess,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 
 async function read(t: CheckContext, path: string, id: string) {
   const res = await t.get(path);

@@ -1,4 +1,4 @@
-import { apiErrorShape, check, retryAfterMs } from '../../src/suite.ts';
+import { apiErrorShape, check, retryAfterMs } from '../../src/suite/index.ts';
 
 const MAX_REQUESTS = 60;
 

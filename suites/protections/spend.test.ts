@@ -1,4 +1,4 @@
-import { check, isSuccess } from '../../src/suite.ts';
+import { check, isSuccess } from '../../src/suite/index.ts';
 
 check(
   { ids: ['ERR-001'], effect: 'billable', roles: ['poor'], judges429: true },

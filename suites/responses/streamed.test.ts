@@ -1,4 +1,4 @@
-import { check } from '../../src/suite.ts';
+import { check, expectStatus } from '../../src/suite/index.ts';
 
 check(
   { ids: ['RSP-002'], effect: 'billable' },
@@ -10,11 +10,12 @@ check(
       { model, input: 'Say ok.', max_output_tokens: 8, stream: true },
       { timeoutMs: t.target.timeouts.streamMs },
     );
-    t.ensure(
-      t.refusal(res, `a streamed responses call for ${model}`),
+    expectStatus(
+      t,
+      res,
       'RSP-002',
-      `a streamed responses call for ${model}, which lacks native responses support, was answered ${res.status}`,
-      { received: res.status, expected: 'a 4xx refusal', exchange: res.exchange },
+      '4xx',
+      `a streamed responses call for ${model} (no native responses support)`,
     );
   },
 );

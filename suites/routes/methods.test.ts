@@ -1,4 +1,4 @@
-import { check, concretePath, type Endpoint, endpoints, group } from '../../src/suite.ts';
+import { check, concretePath, type Endpoint, endpoints, expectStatus, group } from '../../src/suite/index.ts';
 
 type Effect = Endpoint['effect'];
 
@@ -46,13 +46,9 @@ for (const { path, given } of paths()) {
             ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }),
             ...(public_ ? { as: 'none' as const } : {}),
           });
-          const verdict = t.verdict(res, false, `${method} ${path}`);
-          if (verdict.mismatch)
-            t.violate('ERR-070', verdict.mismatch, {
-              received: res.status,
-              expected: 'a 4xx refusal (404 or 405)',
-              exchange: res.exchange,
-            });
+          expectStatus(t, res, 'ERR-070', '4xx', `${method} ${path}`, {
+            expected: 'a 4xx refusal (404 or 405)',
+          });
         },
       );
     }

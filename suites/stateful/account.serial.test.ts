@@ -12,7 +12,7 @@ import {
   ledgerOf,
   newKey,
   reportedSpend,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { atOnce, balance, deltaLevel, idOf, modelBasedTest, raceModel, raceSize, report } from './support.ts';
 

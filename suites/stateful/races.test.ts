@@ -3,22 +3,22 @@
 // a second resource (or, on a quiet account, a second charge) fails; refusals such as 409 or 429 do not.
 import {
   ACTIVE,
-  accepted,
   type CheckContext,
   check,
   depth,
+  expectStatus,
+  isClientError,
   isPlainObject,
   isSuccess,
   type MediaChoice,
   newKey,
   segment,
   upload,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { cheapParameters, PROMPT, postJob, table } from '../media/support.ts';
 import { atOnce, idOf, raceModel, raceSize } from './support.ts';
 
 const INPUTS = '/v1/media/inputs';
-const is4xx = (s: number) => s >= 400 && s < 500;
 
 function jobBody(m: MediaChoice, refs: string[] = []): Record<string, unknown> {
   const parameters = cheapParameters(m.rule);
@@ -140,13 +140,14 @@ check(
             },
           );
       }
-      if (!isSuccess(job.status) && is4xx(del.status) && del.status !== 429) {
+      if (!isSuccess(job.status) && isClientError(del.status) && del.status !== 429) {
         // The job was refused, so no job holds the input: its delete must succeed now.
         const retry = await t.request('DELETE', path);
-        accepted(
+        expectStatus(
           t,
           retry,
           'MIN-009',
+          '2xx',
           `round ${round}: the job was refused (${job.status}) and the racing delete too (${del.status}); deleting the input afterwards`,
         );
       }

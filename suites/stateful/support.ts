@@ -29,7 +29,7 @@ import {
   readBalance,
   runModel,
   UploadInput,
-} from '../../src/suite.ts';
+} from '../../src/suite/index.ts';
 import { postJob, table } from '../media/support.ts';
 
 /** On a target whose account other clients use, balance deltas are only indicative. */

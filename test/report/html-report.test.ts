@@ -20,21 +20,11 @@ import { catalogue, type Requirement } from '../../src/catalogue.ts';
 import type { Exchange } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { pkgPath } from '../../src/paths.ts';
-import {
-  curlCommand,
-  type HtmlSummary,
-  renderHtmlReport,
-  shellQuote,
-  writeHtmlReport,
-} from '../../src/report/html.ts';
+import { curlCommand, shellQuote } from '../../src/report/curl.ts';
+import { renderHtmlReport, writeHtmlReport } from '../../src/report/html.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
-import {
-  aggregate,
-  OUTCOMES,
-  type Summary,
-  type TestResultRecord,
-  VERDICTS,
-} from '../../src/report/summary.ts';
+import { aggregate, OUTCOMES, type StoredSummary, type Summary, VERDICTS } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
@@ -117,7 +107,7 @@ const REQUIREMENTS: Requirement[] = [
   },
 ];
 
-function unitSummary(): HtmlSummary {
+function unitSummary(): StoredSummary {
   const failing = exchange({
     id: 'ex-1',
     method: 'POST',
@@ -270,7 +260,7 @@ describe('the HTML report (rendered from a summary)', () => {
       retried: 1,
     });
     const tests = [...base.tests.filter((t) => t.outcome !== 'failed'), lost];
-    const s: HtmlSummary = { ...base, tests, ...aggregate(tests, []) };
+    const s: StoredSummary = { ...base, tests, ...aggregate(tests, []) };
     expect(s.verdict).toBe('incomplete');
     const page = renderHtmlReport({
       summary: s,

@@ -6,7 +6,8 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { pkgPath } from '../../src/paths.ts';
 import { compareTargets } from '../../src/report/side-by-side.ts';
-import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate, type Summary } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { runCli } from '../helpers.ts';
 
 function rec(id: string, outcome: TestResultRecord['outcome']): TestResultRecord {

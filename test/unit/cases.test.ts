@@ -53,7 +53,7 @@ describe.for(readdirSync(dir).filter((f) => f.endsWith('.yaml')))('case table %s
 
 describe('case patches', () => {
   it('expand $repeat into long strings, counted in code points', async () => {
-    const { applyCase } = await import('../../src/suite.ts');
+    const { applyCase } = await import('../../src/suite/cases.ts');
     const body = applyCase(
       { a: 1, b: 2 },
       { patch: { s: { $repeat: '票', times: 121 }, n: [{ $repeat: 'ab', times: 2 }] }, remove: ['b'] },

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns, comparisonLines, previousReport } from '../../src/report/compare.ts';
 import { appendStepSummary, mdText, renderMarkdown } from '../../src/report/markdown.ts';
-import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate, type Summary } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 
 function test(
   title: string,

@@ -15,7 +15,8 @@ import {
   pathTemplate,
 } from '../../src/report/groups.ts';
 import { Progress, useColour } from '../../src/report/progress.ts';
-import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate, type Summary } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { JOBS_FILE, jobsInFlight, noteJobsInFlight } from '../../src/runtime/liveness.ts';
 import { Poller } from '../../src/runtime/poller.ts';
 import type { Violation } from '../../src/vocabulary.ts';

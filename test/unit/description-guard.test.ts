@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
+import { nestingDepth } from '../../src/http/nesting.ts';
 import { documentedFallback } from '../../src/openapi/fallback.ts';
-import { capEvidence, DESCRIPTION_LIMITS, nestingDepth, screenDescription } from '../../src/openapi/guard.ts';
+import { capEvidence, DESCRIPTION_LIMITS, screenDescription } from '../../src/openapi/guard.ts';
 import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
 
 const doc = (schema: unknown, schemas: Record<string, unknown> = {}) => ({

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { pkgPath } from '../../src/paths.ts';
-import { endpoints } from '../../src/suite.ts';
+import { endpoints } from '../../src/suite/endpoints.ts';
 import { HINTS, ROLES } from '../../src/vocabulary.ts';
 import { contractText } from '../helpers.ts';
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/http/redact.ts';
 import { verifyBundle } from '../../src/report/bundle.ts';
-import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate, type Summary } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { writeReport } from '../../src/report/write.ts';
 
 const KEY = 'sk-writer-secret-0123456789';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Requirement } from '../../src/catalogue.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
-import { aggregate, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import type { Outcome } from '../../src/vocabulary.ts';
 
 const req = (id: string): Requirement => ({ id, section: 'S', words: 'w', level: 'failure', testable: true });

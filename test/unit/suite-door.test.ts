@@ -1,6 +1,6 @@
 /**
- * The one door of the suites (src/suite.ts): biome.json's style/noRestrictedImports on suites/** refuses
- * an import of any other src/ module or of reference/. Proven on probe files in a temporary folder linted
+ * The one door of the suites (src/suite/index.ts): biome.json's style/noRestrictedImports on suites/** refuses
+ * an import of any other src/ module (the door's own topic files included) or of reference/. Proven on probe files in a temporary folder linted
  * once with the project's own configuration (nothing is written into the checkout).
  */
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,8 @@ const PROBES: Record<string, string> = {
   'suites/media/jobs.test.ts': '../../src/media-jobs.ts',
   'suites/media/check.test.ts': '../../src/runtime/check.ts',
   'suites/media/faults.test.ts': '../../reference/faults.ts',
-  'suites/media/door.test.ts': '../../src/suite.ts',
+  'suites/media/door.test.ts': '../../src/suite/index.ts',
+  'suites/media/topic.test.ts': '../../src/suite/cases.ts',
   'suites/media/sibling.test.ts': './support.ts',
   'suites/stateful/other-suite.test.ts': '../media/support.ts',
   'suites/media/builtin.test.ts': 'node:crypto',
@@ -56,13 +57,15 @@ beforeAll(() => {
   lint = { code: r.status, out, flagged };
 });
 
-describe('suites import the harness only through src/suite.ts', () => {
-  it.each(['suites/media/client.test.ts', 'suites/media/jobs.test.ts', 'suites/media/check.test.ts'])(
-    'refuses %s, which imports a src/ module past the door',
-    (file) => {
-      expect(lint.flagged.get(file), lint.out).toContain('only through its door, src/suite.ts');
-    },
-  );
+describe('suites import the harness only through src/suite/index.ts', () => {
+  it.each([
+    'suites/media/client.test.ts',
+    'suites/media/jobs.test.ts',
+    'suites/media/check.test.ts',
+    'suites/media/topic.test.ts',
+  ])('refuses %s, which imports a src/ module past the door', (file) => {
+    expect(lint.flagged.get(file), lint.out).toContain('only through its door, src/suite/index.ts');
+  });
 
   it('refuses a suite importing the reference server', () => {
     expect(lint.flagged.get('suites/media/faults.test.ts'), lint.out).toContain(
@@ -76,6 +79,7 @@ describe('suites import the harness only through src/suite.ts', () => {
       'suites/media/client.test.ts',
       'suites/media/faults.test.ts',
       'suites/media/jobs.test.ts',
+      'suites/media/topic.test.ts',
     ]);
     expect(lint.code).toBe(1);
   });

@@ -1,12 +1,12 @@
 /**
  * CheckContext.verdict, the one valid -> 2xx / invalid -> 4xx judgement every suite uses (case tables,
- * generated values, the media refusals and acceptances, accepted() of src/suite.ts): its answers, and a
+ * generated values, the media refusals and acceptances, expectStatus() of src/suite/status.ts): its answers, and a
  * 429 left not judged.
  */
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
-import { accepted } from '../../src/suite.ts';
+import { expectErrorCode, expectStatus } from '../../src/suite/status.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
 function context(provokes429 = false): CheckContext {
@@ -60,7 +60,7 @@ describe('CheckContext.verdict', () => {
   });
 });
 
-describe('accepted(): a request the contract accepts, judged by the verdict', () => {
+describe('expectStatus(): the status a request must get, with its evidence', () => {
   const res = (status: number) => ({ status, exchange: { id: `x-${status}` } }) as unknown as HttpResponse;
   function recording() {
     const t = context();
@@ -69,15 +69,15 @@ describe('accepted(): a request the contract accepts, judged by the verdict', ()
     return { t, seen };
   }
 
-  it('is true for a 2xx and records nothing', () => {
+  it('is true for a 2xx where 2xx is expected, and records nothing', () => {
     const { t, seen } = recording();
-    expect(accepted(t, res(201), 'MIN-001', 'an upload')).toBe(true);
+    expect(expectStatus(t, res(201), 'MIN-001', '2xx', 'an upload')).toBe(true);
     expect(seen).toEqual([]);
   });
 
   it("records the verdict's mismatch under the given id, with the status and the exchange", () => {
     const { t, seen } = recording();
-    expect(accepted(t, res(503), 'MODEL-005', 'a chat call', { level: 'notable' })).toBe(false);
+    expect(expectStatus(t, res(503), 'MODEL-005', '2xx', 'a chat call', { level: 'notable' })).toBe(false);
     expect(seen).toEqual([
       [
         'MODEL-005',
@@ -95,8 +95,81 @@ describe('accepted(): a request the contract accepts, judged by the verdict', ()
 
   it('leaves a 429 not judged: no violation, and not accepted (nothing may read the answer)', () => {
     const { t, seen } = recording();
-    expect(accepted(t, res(429), 'RSP-001', 'a responses call')).toBe(false);
+    expect(expectStatus(t, res(429), 'RSP-001', '2xx', 'a responses call')).toBe(false);
     expect(seen).toEqual([]);
     expect(t.limitedCases).toEqual(['a responses call']);
+  });
+
+  it('judges a refusal by the verdict: a 4xx passes, a 2xx or 5xx is recorded as the case accepted', () => {
+    const { t, seen } = recording();
+    expect(expectStatus(t, res(404), 'MIN-004', '4xx', 'an upload declared as text/plain')).toBe(true);
+    expect(expectStatus(t, res(200), 'MIN-004', '4xx', 'an upload declared as text/plain')).toBe(false);
+    expect(seen).toEqual([
+      [
+        'MIN-004',
+        'an upload declared as text/plain is invalid per the contract but was answered 200 (expected a 4xx refusal)',
+        {
+          received: 200,
+          expected: 'a 4xx refusal',
+          exchange: { id: 'x-200' },
+          verdictCase: { wrong: 'accepted', what: 'an upload declared as text/plain' },
+        },
+      ],
+    ]);
+    expect(expectStatus(t, res(429), 'MIN-004', '4xx', 'a third')).toBe(false);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("judges the contract's own statuses exactly, a 429 included, and words the expectation", () => {
+    const { t, seen } = recording();
+    expect(expectStatus(t, res(403), 'PAY-002', 403, 'an enterprise order')).toBe(true);
+    expect(expectStatus(t, res(404), 'MASSET-003', [403, 404], 'their asset')).toBe(true);
+    expect(expectStatus(t, res(200), 'SCOPE-002', { not: [401, 403] }, 'inside its scope')).toBe(true);
+    expect(expectStatus(t, res(429), 'PAY-002', 403, 'an enterprise order')).toBe(false);
+    expect(expectStatus(t, res(200), 'MASSET-003', [403, 404], 'their asset')).toBe(false);
+    expect(expectStatus(t, res(403), 'SCOPE-002', { not: [401, 403] }, 'inside its scope')).toBe(false);
+    expect(
+      expectStatus(t, res(400), 'MODEL-003', [403, 404], 'an unknown model', { expected: '404 (or 403)' }),
+    ).toBe(false);
+    expect(seen).toEqual([
+      [
+        'PAY-002',
+        'an enterprise order was answered 429',
+        { received: 429, expected: 403, exchange: { id: 'x-429' } },
+      ],
+      [
+        'MASSET-003',
+        'their asset was answered 200',
+        { received: 200, expected: '403 or 404', exchange: { id: 'x-200' } },
+      ],
+      [
+        'SCOPE-002',
+        'inside its scope was answered 403',
+        { received: 403, expected: 'not 401 or 403', exchange: { id: 'x-403' } },
+      ],
+      [
+        'MODEL-003',
+        'an unknown model was answered 400',
+        { received: 400, expected: '404 (or 403)', exchange: { id: 'x-400' } },
+      ],
+    ]);
+    expect(t.limitedCases).toEqual([]);
+  });
+
+  it('expectErrorCode(): the code a refusal must carry, at /error/code', () => {
+    const { t, seen } = recording();
+    const refused = (code?: string) =>
+      ({ json: code ? { error: { code } } : {}, exchange: { id: 'x-400' } }) as unknown as HttpResponse;
+    expect(expectErrorCode(t, refused('invalid_request'), 'MJOB-014', 'invalid_request', 'size 1x1')).toBe(
+      true,
+    );
+    expect(expectErrorCode(t, refused(), 'MJOB-014', 'invalid_request', 'size 1x1')).toBe(false);
+    expect(seen).toEqual([
+      [
+        'MJOB-014',
+        'size 1x1 was refused with code null, not invalid_request',
+        { pointer: '/error/code', received: null, expected: 'invalid_request', exchange: { id: 'x-400' } },
+      ],
+    ]);
   });
 });

@@ -12,14 +12,8 @@ import {
   expectationFailures,
   loadExpectations,
 } from '../../src/report/expectations.ts';
-import {
-  aggregate,
-  EXIT,
-  exitCodeOf,
-  type Summary,
-  type TestResultRecord,
-  verdictLine,
-} from '../../src/report/summary.ts';
+import { aggregate, EXIT, exitCodeOf, type Summary, verdictLine } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { DEAD_AFTER, deadTarget, noteExchange, stopReason } from '../../src/runtime/liveness.ts';
 import { pastDeadline } from '../../src/runtime/run-config.ts';
 

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { pkgPath, SUITE_VERSION } from '../../src/paths.ts';
 import { MANIFEST, verifyBundle } from '../../src/report/bundle.ts';
 import { loadPublicKey, loadSigningKey } from '../../src/report/signature.ts';
-import { aggregate, type Summary, type TestResultRecord } from '../../src/report/summary.ts';
+import { aggregate, type Summary } from '../../src/report/summary.ts';
+import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { writeReport } from '../../src/report/write.ts';
 
 const cert = parse(readFileSync(pkgPath('fixtures', 'certification.yaml'), 'utf8')) as {

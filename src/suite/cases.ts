@@ -1,0 +1,99 @@
+/** Case tables (fixtures/cases/) and the tests made of a table or of generated values. */
+import type { Arbitrary } from 'fast-check';
+import { pkgPath } from '../paths.ts';
+import { type CheckContext, check } from '../runtime/check.ts';
+import { checkProperty } from '../runtime/property.ts';
+import type { Effect } from '../vocabulary.ts';
+import { readYaml } from '../yaml-cache.ts';
+import { expectErrorCode, expectStatus } from './status.ts';
+
+export interface Case {
+  description: string;
+  ids: string[];
+  patch?: Record<string, unknown>;
+  remove?: string[];
+  valid: boolean;
+  /** The error code the contract states for this refusal, where it states one. */
+  code?: string;
+}
+
+/** A YAML case table of fixtures/cases/. */
+export function cases(name: string): Case[] {
+  return (readYaml(pkgPath('fixtures', 'cases', `${name}.yaml`)) as { cases: Case[] }).cases;
+}
+
+/** `{ $repeat: 'ab', times: 3 }` in a case table stands for 'ababab' (long strings stay readable). */
+export function expand(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(expand);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.$repeat === 'string' && typeof o.times === 'number') return o.$repeat.repeat(o.times);
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, expand(x)]));
+  }
+  return v;
+}
+
+export function applyCase(
+  base: Record<string, unknown>,
+  c: Pick<Case, 'patch' | 'remove'>,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    ...base,
+    ...((expand(c.patch) as Record<string, unknown> | undefined) ?? {}),
+  };
+  for (const f of c.remove ?? []) delete body[f];
+  return body;
+}
+
+/**
+ * One test per row of a case table: send the base request patched by the row, judge it by the row's
+ * verdict, and where the row names the contract's error code, require it.
+ */
+export function caseTableChecks(opts: {
+  table: string;
+  effect: Effect;
+  path: string;
+  base: (t: CheckContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}): void {
+  for (const c of cases(opts.table)) {
+    check(
+      { ids: c.ids, effect: opts.effect },
+      `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
+      async (t) => {
+        const res = await t.post(opts.path, applyCase(await opts.base(t), c));
+        if (expectStatus(t, res, c.ids[0]!, c.valid ? '2xx' : '4xx', c.description) && c.code)
+          expectErrorCode(t, res, c.ids[0]!, c.code, c.description);
+      },
+    );
+  }
+}
+
+/** One property test per field: generated values, each judged by the verdict the contract gives it. */
+export function fieldPropertyChecks(opts: {
+  effect: Effect;
+  path: string;
+  base: (t: CheckContext) => Promise<Record<string, unknown>>;
+  fields: Array<{ id: string; field: string; arbitrary: Arbitrary<{ value: unknown; valid: boolean }> }>;
+}): void {
+  for (const p of opts.fields) {
+    check(
+      { ids: [p.id], effect: opts.effect },
+      `judges generated ${p.field} values by the contract's rule`,
+      async (t) => {
+        const body = await opts.base(t);
+        await checkProperty(t, {
+          id: p.id,
+          arbitrary: p.arbitrary,
+          run: async (c) => {
+            const res = await t.post(opts.path, { ...body, [p.field]: c.value });
+            return t.verdict(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`).mismatch;
+          },
+          verdictCase: (c) => ({
+            wrong: c.valid ? 'refused' : 'accepted',
+            what: `generated ${p.field} values`,
+          }),
+        });
+      },
+    );
+  }
+}

@@ -1,0 +1,54 @@
+/** The shared endpoint table (fixtures/endpoints.yaml) and probes built from it. */
+import { pkgPath } from '../paths.ts';
+import type { CheckContext, Req } from '../runtime/check.ts';
+import type { Effect } from '../vocabulary.ts';
+import { readYaml } from '../yaml-cache.ts';
+
+export interface Endpoint {
+  method: string;
+  path: string;
+  purpose: string;
+  public?: boolean;
+  effect: Effect;
+  path_params?: Record<string, string>;
+  probe?: { json?: unknown; base64?: string; content_type?: string };
+  request_schema?: string;
+  response_schema?: string;
+  /** Key scopes that may cover the endpoint; none for the deprecated payment endpoints. */
+  scopes?: string[];
+}
+
+let endpointsCache: Endpoint[] | undefined;
+export function endpoints(): Endpoint[] {
+  endpointsCache ??= (readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Endpoint[] }).endpoints;
+  return endpointsCache;
+}
+
+export const businessEndpoints = (): Endpoint[] => endpoints().filter((e) => !e.public);
+
+export const label = (e: Endpoint): string => `${e.method} ${e.path}`;
+
+/** The concrete path of an endpoint, its path parameters filled with probe values. */
+export function concretePath(e: Endpoint): string {
+  return e.path.replace(/\{([^}]+)\}/g, (_, name: string) => e.path_params?.[name] ?? `${name}_probe`);
+}
+
+/**
+ * A valid request for an endpoint (model placeholders such as `{chat}` filled from the target's hints),
+ * so that a probe differs from a good request only where the probe means it to.
+ */
+export async function probeRequest(t: CheckContext, e: Endpoint): Promise<Req> {
+  const p = e.probe;
+  if (!p) return {};
+  if (p.base64 !== undefined) {
+    return {
+      body: Buffer.from(p.base64, 'base64'),
+      headers: { 'content-type': p.content_type ?? 'application/octet-stream' },
+    };
+  }
+  let json = JSON.stringify(p.json);
+  for (const m of json.matchAll(/"\{(chat|embedding|responses|no_responses|forbidden)\}"/g)) {
+    json = json.replace(m[0], JSON.stringify(await t.hint(m[1] as 'chat')));
+  }
+  return { json: JSON.parse(json) };
+}

@@ -1,0 +1,107 @@
+/**
+ * The one door of the suites: every suites/ file imports the harness from here and from nowhere else in
+ * src/ (biome.json enforces it with style/noRestrictedImports), and never from reference/. This file only
+ * re-exports: the helpers written for suites live beside it by topic (endpoints.ts: the endpoint table
+ * and probes; cases.ts: case tables and generated values; status.ts: judging an answer's status;
+ * schema.ts: findings of a documented schema), the rest is what the suites use of the harness (the
+ * check wrapper, media jobs and rules, accounts rules, the model-based tests).
+ */
+export { apiErrorShape } from '../checks/exchange.ts';
+export { entryId, findEntryList, findField, isPlainObject, listingMentions } from '../checks/json.ts';
+export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from '../checks/points.ts';
+export { parseSse, TERMINAL_EVENTS, terminalEventProblems } from '../checks/sse.ts';
+export { TransportError } from '../errors.ts';
+export { type Exchange, type HttpResponse, retryAfterMs } from '../http/client.ts';
+export { PROBE_CREDENTIALS } from '../http/redact.ts';
+export { segment } from '../http/segment.ts';
+export {
+  ACTIVE_STATUSES,
+  acceptableSamples,
+  JOB_STATUSES,
+  type JobTrace,
+  mediaCatalog,
+  pollJob,
+  sample,
+  sniff,
+  TERMINAL_STATUSES,
+  trackJob,
+  UPLOAD_LIMITS,
+  upload,
+  videoSampleOf,
+} from '../media-jobs.ts';
+export type { BodySide } from '../openapi/document.ts';
+export { documented } from '../openapi/documented.ts';
+export { DriftComparer } from '../openapi/drift.ts';
+export { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
+export * as accounts from '../rules/accounts.ts';
+export * as rules from '../rules/chat.ts';
+export {
+  type Axis,
+  type CoveredValue,
+  type CoveringReferences,
+  cheapestMegapixels,
+  cheapestParameters,
+  coveringDesign,
+  packAxes,
+} from '../rules/covering.ts';
+export {
+  catalogModel,
+  catalogParameterCases,
+  type MediaModel,
+  mediaTable,
+  type PromptBreak,
+  parameterCases,
+  promptArbitrary,
+  promptBoundaryValid,
+  promptValid,
+  sizeCases,
+  utf8CapBinds,
+} from '../rules/media-models.ts';
+export {
+  answeredCause,
+  type CheckContext,
+  type CheckSpec,
+  check,
+  group,
+  isSuccess,
+  type Req,
+  type Verdict,
+} from '../runtime/check.ts';
+export { checkProperty } from '../runtime/property.ts';
+export { depth, PROFILE_PROPERTY_RUNS } from '../runtime/run-config.ts';
+export { seededSample } from '../runtime/sample.ts';
+export { discoverHints, worker } from '../runtime/worker.ts';
+export { ACTIVE, type Env, type MediaChoice, type Mode, newModel } from '../stateful/account-state.ts';
+export { commandsFor } from '../stateful/commands/index.ts';
+export { readBalance } from '../stateful/commands/read-balance.ts';
+export { UploadInput } from '../stateful/commands/upload-input.ts';
+export {
+  addedRecords,
+  availableProblem,
+  type BalanceFigures,
+  balanceMoveProblem,
+  balanceOf,
+  chargedOf,
+  ledgerAddsUpProblem,
+  ledgerBalanceProblem,
+  ledgerChainProblem,
+  ledgerOf,
+  type Problem,
+  recordKey,
+  reportedSpend,
+  usageChargeProblem,
+} from '../stateful/invariants.ts';
+export { newKey, type Real } from '../stateful/real.ts';
+export { runModel } from '../stateful/runner.ts';
+export type { Hint, Profile, Role } from '../vocabulary.ts';
+export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
+export {
+  businessEndpoints,
+  concretePath,
+  type Endpoint,
+  endpoints,
+  label,
+  probeRequest,
+} from './endpoints.ts';
+export { documentedViolations } from './schema.ts';
+export { type ExpectedStatus, errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';

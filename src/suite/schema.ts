@@ -1,0 +1,42 @@
+/** Findings of a documented JSON Schema (schemas/). */
+import type { HttpResponse } from '../http/client.ts';
+import { valueAt } from '../openapi/document.ts';
+import { documented } from '../openapi/documented.ts';
+import type { CheckContext } from '../runtime/check.ts';
+
+/** Keywords whose failing value is the object that holds the problem, not the problem: no `received`. */
+const CONTAINER_KEYWORDS = new Set([
+  'required',
+  'additionalProperties',
+  'dependentRequired',
+  'unevaluatedProperties',
+]);
+
+/**
+ * Violations of a documented schema (schemas/), each attributed to a requirement by its pointer. The
+ * reply's body is validated, or `part.value` found at `part.at` in it (an entry of a list): the
+ * pointers are the reply's either way.
+ */
+export function documentedViolations(
+  t: CheckContext,
+  res: HttpResponse,
+  schema: string,
+  idFor: (pointer: string) => string,
+  part: { at: string; value: unknown } = { at: '', value: res.json },
+): void {
+  const v = documented().validator(schema);
+  if (v(part.value)) return;
+  for (const e of v.errors ?? []) {
+    const pointer = `${part.at}${e.instancePath}` || '/';
+    t.violate(
+      idFor(pointer),
+      `${res.method} ${res.exchange.path}: ${pointer} ${e.message ?? e.keyword} (${schema})`,
+      {
+        pointer,
+        ...(CONTAINER_KEYWORDS.has(e.keyword) ? {} : { received: valueAt(part.value, e.instancePath) }),
+        expected: e.params,
+        exchange: res.exchange,
+      },
+    );
+  }
+}

@@ -1,0 +1,96 @@
+/** How an answer's status and error code are judged and reported. */
+import type { HttpResponse } from '../http/client.ts';
+import type { CheckContext } from '../runtime/check.ts';
+
+/** error.code of an APIError body, if any. */
+export function errorCode(body: unknown): string | undefined {
+  const err = (body as { error?: { code?: unknown } } | undefined)?.error;
+  return typeof err?.code === 'string' ? err.code : undefined;
+}
+
+/**
+ * A refusal must carry the error code the contract names for its cause: else a violation of `id` with
+ * the code received, the one expected and the exchange, at /error/code. Returns whether it does.
+ */
+export function expectErrorCode(
+  t: CheckContext,
+  res: Pick<HttpResponse, 'json' | 'exchange'>,
+  id: string,
+  code: string,
+  what: string,
+): boolean {
+  const got = errorCode(res.json) ?? null;
+  return t.ensure(got === code, id, `${what} was refused with code ${JSON.stringify(got)}, not ${code}`, {
+    pointer: '/error/code',
+    received: got,
+    expected: code,
+    exchange: res.exchange,
+  });
+}
+
+/** A 4xx: the range of a refusal, for a test that decides what to do next by it (never to judge). */
+export const isClientError = (status: number): boolean => status >= 400 && status < 500;
+
+/**
+ * What a status check expects: `2xx` (a request the contract accepts) and `4xx` (one it refuses) are the
+ * one verdict (CheckContext.verdict: a 429 is a limit there, the case is not judged); a number or a list
+ * is the contract's own status(es), met exactly (a 429 is not one of them unless listed); `{ not }`
+ * is any answer but those (a request the rule must not refuse so).
+ */
+export type ExpectedStatus = '2xx' | '4xx' | number | readonly number[] | { readonly not: readonly number[] };
+
+const listed = (statuses: readonly number[], last = 'or'): string =>
+  statuses.length > 1 ? `${statuses.slice(0, -1).join(', ')} ${last} ${statuses.at(-1)}` : `${statuses[0]}`;
+
+/**
+ * Judge an answer's status against what the contract expects of `what`, and record a violation of `id`
+ * with the evidence a reader needs (received: the status, expected, the exchange; for 2xx/4xx the case
+ * the verdict names, so the cases of one rule on one endpoint fold into one cause). `evidence.expected`
+ * words the expectation where the contract says more than the range (`403 (or 401)`). The message is the
+ * verdict's (`... is valid per the contract but was answered 400`) for 2xx/4xx, `<what> was answered N`
+ * otherwise. Returns whether the answer is the expected one (false after a 429 that was not judged:
+ * nothing that follows can read the answer).
+ */
+export function expectStatus(
+  t: CheckContext,
+  res: Pick<HttpResponse, 'status' | 'exchange'>,
+  id: string,
+  expected: ExpectedStatus,
+  what: string,
+  evidence: { expected?: unknown; level?: 'notable' } = {},
+): boolean {
+  const record = (message: string, wording: unknown, extra: object = {}) =>
+    t.violate(id, message, {
+      received: res.status,
+      expected: wording,
+      ...evidence,
+      exchange: res.exchange,
+      ...extra,
+    });
+  if (expected === '2xx' || expected === '4xx') {
+    const verdict = t.verdict(res, expected === '2xx', what);
+    if (verdict.mismatch)
+      record(
+        verdict.mismatch,
+        expected === '2xx' ? '2xx' : 'a 4xx refusal',
+        verdict.case ? { verdictCase: verdict.case } : {},
+      );
+    return verdict.judged && verdict.mismatch === undefined;
+  }
+  const ok =
+    typeof expected === 'number'
+      ? res.status === expected
+      : 'not' in expected
+        ? !expected.not.includes(res.status)
+        : expected.includes(res.status);
+  if (!ok)
+    record(
+      `${what} was answered ${res.status}`,
+      typeof expected === 'number'
+        ? expected
+        : 'not' in expected
+          ? `not ${listed(expected.not)}`
+          : listed(expected),
+    );
+  return ok;
+}
