@@ -134,6 +134,27 @@ export const OPENAPI_FAULTS = [
       holds: (r) => JSON.stringify(r.body.components.schemas.ModelEntry).split('"value":').length === 81,
     },
   },
+  // openapi.ts: the deprecated payment interface described like any other (no flag, no word)
+  {
+    name: 'openapi-payments-not-deprecated',
+    description:
+      'GET /v1/payment-methods and POST /v1/payment-orders are described without `deprecated: true` and without the word in their summaries',
+    breaks: ['OAS-007'],
+    level: 'notable',
+    openapi: ({ paths }) => {
+      for (const op of [paths['/v1/payment-methods'].get, paths['/v1/payment-orders'].post]) {
+        delete op.deprecated;
+        op.summary = 'compatibility only';
+      }
+    },
+    probe: {
+      run: async ({ ref, openapi }) => {
+        const paths = (await openapi(ref)).paths;
+        const ops = [paths['/v1/payment-methods'].get, paths['/v1/payment-orders'].post];
+        return ops.every((op) => op.deprecated === undefined && !/deprecated/i.test(op.summary));
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const OPENAPI_VARIANTS = [
@@ -232,6 +253,23 @@ export const OPENAPI_VARIANTS = [
     probe: {
       request: req.openapi(),
       holds: (r) => JSON.stringify(r.body.components.schemas.EmbeddingListResponse).includes('"minimum":1'),
+    },
+  },
+  // openapi.ts: the payment interface marked deprecated in words only (its summaries), not by the flag
+  {
+    name: 'openapi-deprecated-in-words',
+    readings: ['OAS-007'],
+    description:
+      'the payment operations carry no `deprecated: true`; their summaries say "deprecated, compatibility only"',
+    openapi: ({ paths }) => {
+      delete paths['/v1/payment-methods'].get.deprecated;
+      delete paths['/v1/payment-orders'].post.deprecated;
+    },
+    probe: {
+      run: async ({ ref, openapi }) => {
+        const op = (await openapi(ref)).paths['/v1/payment-orders'].post;
+        return op.deprecated === undefined && /deprecated/.test(op.summary);
+      },
     },
   },
 ] as const satisfies readonly Variant[];

@@ -142,3 +142,29 @@ group('the description agrees with the contract on what the contract shows', () 
     }
   });
 });
+
+/** The endpoints the contract's table calls deprecated (the payment interface, "Versioning" 4). */
+const DEPRECATED = endpoints().filter((e) => /\bdeprecated\b/.test(e.purpose));
+const markedDeprecated = (op: Record<string, unknown>): boolean =>
+  op.deprecated === true ||
+  [op.summary, op.description].some((s) => typeof s === 'string' && /\bdeprecated\b/i.test(s));
+
+for (const e of DEPRECATED)
+  check(
+    { ids: ['OAS-007'], effect: 'read' },
+    `marks ${label(e)} deprecated (the payment interface is kept only for compatibility)`,
+    async (t) => {
+      const live = await liveDescription(t);
+      const op = live.document.operationFor(e.method, e.path);
+      if (!op) return t.skip(`the live description has no operation ${label(e)} (see OAS-002)`);
+      t.ensure(
+        markedDeprecated(op.op),
+        'OAS-007',
+        `the live description does not mark ${label(e)} deprecated`,
+        {
+          pointer: op.pointer,
+          expected: '`deprecated: true`, or "deprecated" in its summary or description',
+        },
+      );
+    },
+  );

@@ -118,8 +118,8 @@ export function scaffold(
   const steps = [
     `Test: in ${where}, a check({ ids: ['${req.id}'], effect: 'read' | 'write' | 'billable' | 'tickets' | 'payments' }, '<what it proves>', async (t) => { ... }) whose title reads like the contract; judge statuses with expectStatus and findings with t.ensure/t.violate citing '${req.id}'. Both sides of a bound: the acceptance at it and the refusal just past it. (Case tables: fixtures/cases/*.yaml rows citing the id.)`,
     `Places: if the rule applies on several endpoints, roles, formats, models or forms, give it \`applies\` and \`links\` in fixtures/applicability.yaml; \`npx tsx test/support/applicability.ts --uncovered\` lists what is left.`,
-    `Fault: an entry breaking ['${req.id}'] in FAULT_LIST (reference/faults.ts, or its area file under reference/faults/) with its probe, plus the \`ctx.fault === '<name>'\` branch where the behaviour lives in reference/; prove it: npm run mutants -- --only <name> (killed by ${req.id}).`,
-    `Variant: if the words allow another reading, a VARIANT_LIST entry taking it (readings: ['${req.id}']), its reading written in the catalogue entry, and npm run mutants -- --only <variant> passing.`,
+    `Fault: an entry breaking ['${req.id}'] in its area's list (reference/faults/<area>.ts) with its description, its probe (a request and a predicate, or a run) and, where the deployment would describe itself so, an \`openapi\` patch; plus the \`ctx.fault === '<name>'\` branch where the behaviour lives in reference/ (none when the patch is the fault); prove it: npm run mutants -- --only <name> (killed by ${req.id}).`,
+    `Variant: if the words allow another reading, an entry of the area's variant list taking it (readings: ['${req.id}']), its reading written in the catalogue entry, and npm run mutants -- --only <variant> passing.`,
     `README: npx tsx test/support/requirements-table.ts --write (the requirements table is generated).`,
     `Check: npx vitest run test/unit/catalogue.test.ts test/unit/traceability.test.ts test/unit/applicability.test.ts test/unit/requirements-table.test.ts`,
   ];
