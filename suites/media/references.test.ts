@@ -1,3 +1,4 @@
+// @conformance start-early 5
 import { acceptableSamples, check, group, sample, segment, upload } from '../../src/suite.ts';
 import {
   ACK,
