@@ -138,8 +138,8 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     for (const t of out) expect([t.effect, t.unpaid]).toEqual(['billable', true]);
     expect(incompleteness(s).join('\n')).toMatch(/not run for want of points/);
     expect(s.points?.budget).toBe('50');
+    // Bounded: it ended by itself (exit 4 above, not runCli's kill); the wall time is a figure.
     console.log(`50-point run: ${(wallMs / 1000).toFixed(1)} s wall, ${s.points?.spent} points spent`);
-    expect(wallMs).toBeLessThan(200_000);
   });
 
   it('a billable refusal with nothing available stops billable work: the rest not run, nothing failed', async () => {
@@ -232,8 +232,9 @@ async function drainedRun(ref: RefTarget): Promise<void> {
   console.log(
     `drained run: ${(wallMs / 1000).toFixed(1)} s wall; slowest cleanup with a held input ${slowest} ms (bound ${CLEANUP_BOUND_MS} ms); ${held.length} inputs left behind held by settlement_pending jobs`,
   );
-  expect(slowest).toBeLessThanOrEqual(CLEANUP_BOUND_MS);
-  expect(wallMs).toBeLessThan(200_000);
+  // Never waited for long: each held input was left at once for its settlement_pending holder, none at
+  // the cleanup's time bound (its duration above is a figure: it follows the machine's load).
+  for (const l of held) expect(l.bound, JSON.stringify(l)).toBeUndefined();
 }
 
 /** Spend what the primary account has left, as another user of the account would. */

