@@ -14,6 +14,7 @@ import { pkgPath } from '../src/paths.ts';
 import { incompleteness } from '../src/report/bundle.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
@@ -30,7 +31,7 @@ const billablePosts = (dir: string) =>
     .map((l) => JSON.parse(l) as { method: string; path: string })
     .filter((e) => e.method === 'POST' && /^\/v1\/(chat|responses|embeddings|media\/jobs)/.test(e.path));
 
-describe('budget flags', { timeout: 120_000 }, () => {
+describe('budget flags', { timeout: HANG_BOUND_MS }, () => {
   const key = { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' };
   const offline = ['--base-url', 'http://127.0.0.1:9', '--allow', 'all', '--dry-run', '--quiet'];
 
@@ -71,7 +72,7 @@ describe('budget flags', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a run on a real account', { timeout: 300_000 }, () => {
+describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
   let ref: RefTarget;
   beforeAll(async () => {
     ref = await refTarget({ variant: 'account-runs-out' });
@@ -203,7 +204,7 @@ async function drainedRun(ref: RefTarget): Promise<void> {
   child.stderr.on('data', (d) => {
     stderr += d;
   });
-  const kill = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  const kill = setTimeout(() => child.kill('SIGKILL'), HANG_BOUND_MS);
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(kill);
   const wallMs = Date.now() - started;

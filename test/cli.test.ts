@@ -7,6 +7,7 @@ import { type ReferenceHandle, startReference } from '../reference/start.ts';
 import { catalogue } from '../src/catalogue.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gc-cli-'));
 
@@ -26,7 +27,7 @@ function filesUnder(dir: string): string[] {
     .map((d) => join(d.parentPath, d.name));
 }
 
-describe('the CLI against a separately started reference', { timeout: 240_000 }, () => {
+describe('the CLI against a separately started reference', { timeout: HANG_BOUND_MS }, () => {
   let ref: ReferenceHandle;
   beforeAll(async () => {
     ref = await startReference({ port: 0 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pkgPath } from '../src/paths.ts';
 import type { Summary } from '../src/report/summary.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type PartialServer, startPartial } from './support/partial-server.ts';
 import { writeRefTargets } from './support/ref-target.ts';
 
@@ -78,14 +79,14 @@ const lastLine = (r: TimedRun) =>
     .filter((t) => t.trim() !== '')
     .at(-1);
 
-describe('console of a run against a partial target', { timeout: 600_000 }, () => {
+describe('console of a run against a partial target', { timeout: HANG_BOUND_MS }, () => {
   it('shows a few root causes, not a flood; the verdict last, also to a slow pipe reader', async () => {
     const p = await partial();
     // A slow reader: 20 ms over every chunk the pipe delivers.
     const run = await runTimed(
       [...p.args, '--allow', 'read,billable', '--report-dir', p.report],
       p.env,
-      500_000,
+      HANG_BOUND_MS,
       20,
     );
     const text = run.lines.map((l) => l.text).join('\n');
@@ -167,7 +168,7 @@ describe('console of a run against a partial target', { timeout: 600_000 }, () =
     const run = await runTimed(
       [...p.args, '--allow', 'read', '--suite', 'models,balance', '--report-dir', p.report],
       p.env,
-      500_000,
+      HANG_BOUND_MS,
     );
     const text = run.lines.map((l) => `${l.at} ${l.text}`).join('\n');
     expect(lastLine(run), text.slice(-2000)).toMatch(/^VERDICT: /);

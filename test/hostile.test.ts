@@ -16,6 +16,7 @@ import { FRAGMENT_CHARS } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import {
   type HostileMode,
   type HostileOptions,
@@ -48,12 +49,12 @@ async function quietRun(o: HostileOptions, suite: string) {
   const run = await runCli(
     [...h.args, '--suite', suite, '--report-dir', h.report, '--quiet'],
     h.env,
-    600_000,
+    HANG_BOUND_MS,
   );
   return { h, run };
 }
 
-describe('hostile targets', { timeout: 900_000 }, () => {
+describe('hostile targets', { timeout: HANG_BOUND_MS }, () => {
   it('echo: the whole suite, every class, keys with + / = for every role: no key fragment in any output', async () => {
     const h = await hostile({ mode: 'echo' });
     const keys = server!.keys;
@@ -200,7 +201,7 @@ function npmRun(
   child.stderr!.on('data', (d) => {
     out += d;
   });
-  const kill = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 300_000);
+  const kill = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), HANG_BOUND_MS);
   const done = new Promise<{ code: number | null; at: number; out: string }>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(kill);
@@ -217,7 +218,7 @@ async function until(file: string, ms = 120_000): Promise<boolean> {
   return false;
 }
 
-describe('signals through npm run conformance', { timeout: 400_000 }, () => {
+describe('signals through npm run conformance', { timeout: HANG_BOUND_MS }, () => {
   for (const [what, signal, toGroup] of [
     ['SIGTERM to the process group', 'SIGTERM', true],
     ['SIGINT to the process group (Ctrl-C)', 'SIGINT', true],
@@ -327,7 +328,7 @@ const exchangesOf = (dir: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { method: string; path: string; status?: number; durationMs: number });
 
-describe('hostile targets, round two', { timeout: 900_000 }, () => {
+describe('hostile targets, round two', { timeout: HANG_BOUND_MS }, () => {
   // Ids a target hands out: never a request to another resource than the one the id names.
   const ids: Array<[string, boolean]> = [
     ['.', false],
@@ -353,7 +354,7 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
           ...['--report-dir', h.report, '--quiet'],
         ],
         h.env,
-        600_000,
+        HANG_BOUND_MS,
       );
       const got = server!.received();
       const media = got.filter((r) => / \/v1\/media\//.test(r)).map((r) => r.split('?')[0]!);
@@ -397,7 +398,7 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
         ...['--filter', 'MCAT-004|deletes a ready input|serves an image in the', '--report-dir', h.report],
       ],
       h.env,
-      600_000,
+      HANG_BOUND_MS,
     );
     const out = `${run.stdout}\n${run.stderr}`;
     const junit = readFileSync(join(h.report, 'junit.xml'), 'utf8');
@@ -447,7 +448,7 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
       const run = await runCli(
         [...h.args, '--allow', 'read', '--suite', 'health,models', '--report-dir', h.report, '--quiet'],
         h.env,
-        600_000,
+        HANG_BOUND_MS,
       );
       const drips = server!.drips();
       figure(`drip ${dripReads ? 'reads' : 'rest'}`, {
@@ -478,7 +479,7 @@ describe('hostile targets, round two', { timeout: 900_000 }, () => {
         ...['--report-dir', h.report, '--quiet'],
       ],
       h.env,
-      600_000,
+      HANG_BOUND_MS,
     );
     const named = server!.named();
     figure('bigmedia', {

@@ -13,12 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkgPath } from '../src/paths.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-control-')), name);
 
-describe('run control', { timeout: 180_000 }, () => {
+describe('run control', { timeout: HANG_BOUND_MS }, () => {
   let ref: RefTarget;
   beforeAll(async () => {
     ref = await refTarget();
@@ -174,7 +175,7 @@ describe('run control', { timeout: 180_000 }, () => {
         return false;
       }
     };
-    await expect.poll(testsRunning, { timeout: 120_000, interval: 100 }).toBe(true);
+    await expect.poll(testsRunning, { timeout: HANG_BOUND_MS, interval: 100 }).toBe(true);
     child.kill('SIGINT');
     const code = await new Promise<number | null>((r) => child.on('close', r));
     const s = summaryOf(dir);
@@ -204,7 +205,7 @@ describe('run control', { timeout: 180_000 }, () => {
   });
 });
 
-describe('expectations, shards, bundles and drift', { timeout: 180_000 }, () => {
+describe('expectations, shards, bundles and drift', { timeout: HANG_BOUND_MS }, () => {
   let faulty: RefTarget;
   beforeAll(async () => {
     faulty = await refTarget({ fault: 'auth-query-key' });

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Summary, verdictLine } from '../src/report/summary.ts';
 import { DEAD_AFTER } from '../src/runtime/control.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type HostileServer, startHostile } from './support/hostile-server.ts';
 import { writeRefTargets } from './support/ref-target.ts';
 
@@ -36,7 +37,7 @@ async function recordingServer(): Promise<{ url: string; requests: () => number 
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, requests: () => n };
 }
 
-describe('no silent wrong target', { timeout: 120_000 }, () => {
+describe('no silent wrong target', { timeout: HANG_BOUND_MS }, () => {
   it('a misspelled CONFORMANCE_* variable is exit 2 naming the closest known one', async () => {
     const run = await runCli(['--dry-run'], {
       CONFORMANCE_BASEURL: 'https://api.example.com',
@@ -70,7 +71,7 @@ describe('no silent wrong target', { timeout: 120_000 }, () => {
   });
 });
 
-describe('verdict words and exit codes', { timeout: 120_000 }, () => {
+describe('verdict words and exit codes', { timeout: HANG_BOUND_MS }, () => {
   it('--filter or --suite matching nothing is exit 2 before any request reaches the target', async () => {
     const target = await recordingServer();
     const dir = join(mkdtempSync(join(tmpdir(), 'gc-selection-')), 'report');
@@ -154,7 +155,7 @@ describe('verdict words and exit codes', { timeout: 120_000 }, () => {
   });
 });
 
-describe("input errors in the user's words", { timeout: 120_000 }, () => {
+describe("input errors in the user's words", { timeout: HANG_BOUND_MS }, () => {
   it.for([
     ['--concurrency', '-3', "--concurrency: '-3' is not a whole number from 1 to 64"],
     ['--budget-points', '-1', "--budget-points: '-1' is negative"],
@@ -198,7 +199,7 @@ describe("input errors in the user's words", { timeout: 120_000 }, () => {
   });
 });
 
-describe('a dead target ends the run early', { timeout: 300_000 }, () => {
+describe('a dead target ends the run early', { timeout: HANG_BOUND_MS }, () => {
   let hostile: HostileServer | undefined;
   afterEach(async () => {
     await hostile?.close();
@@ -214,7 +215,7 @@ describe('a dead target ends the run early', { timeout: 300_000 }, () => {
     const run = await runCli(
       ['--targets', join(dir, 'targets.yaml'), '--target', 'ref', '--allow', 'read', '--report-dir', report],
       env,
-      600_000,
+      HANG_BOUND_MS,
     );
     // The requests that timed out failed their tests (the target's failures): FAILED (exit 1), and the
     // verdict line says the run is incomplete and why.
@@ -254,7 +255,7 @@ describe('a dead target ends the run early', { timeout: 300_000 }, () => {
           report,
         ],
         env,
-        240_000,
+        HANG_BOUND_MS,
       );
       const s = summaryOf(report);
       const errors = s.tests

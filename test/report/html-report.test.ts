@@ -36,6 +36,7 @@ import {
   VERDICTS,
 } from '../../src/report/summary.ts';
 import { runCli } from '../helpers.ts';
+import { HANG_BOUND_MS } from '../support/bounds.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
 const KEY = 'sk-live-0123456789abcdef';
@@ -525,7 +526,7 @@ function luminance([r, g, b]: number[]): number {
 
 describe.skipIf(!haveChromium)(
   'every verdict banner is readable, in headless Chromium',
-  { timeout: 120_000 },
+  { timeout: HANG_BOUND_MS },
   () => {
     it('gives each verdict word a background its white text stands out on (large text: contrast >= 3)', async () => {
       const browser = await chromium.launch({
@@ -578,7 +579,7 @@ describe.skipIf(!haveChromium)(
 
 describe.skipIf(!haveChromium)(
   `the HTML report of a real run, in headless Chromium${haveChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install chromium)`}`,
-  { timeout: 180_000 },
+  { timeout: HANG_BOUND_MS },
   () => {
     const tmp = mkdtempSync(join(tmpdir(), 'gc-html-'));
     const dir = join(tmp, 'report');
