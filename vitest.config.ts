@@ -1,11 +1,19 @@
 import { defineConfig } from 'vitest/config';
+import { HANG_BOUND_MS } from './test/support/bounds.ts';
+import StartEarlyFirst from './test/support/sequencer.ts';
 
 // The project's own tests (npm test). The conformance suites in suites/ run only through the CLI.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A bound on a hung test or hook only: no test may fail because the machine is slow.
+    testTimeout: HANG_BOUND_MS,
+    hookTimeout: HANG_BOUND_MS,
+    // vitest's default on 2 cores is one file at a time; most files here mostly wait (child processes,
+    // servers, timers), so three run at once: the mutation matrix (which spreads its own rows over the
+    // cores) starts first and the other files run beside it.
+    maxWorkers: 3,
+    sequence: { sequencer: StartEarlyFirst },
     reporters: ['default', './test/support/plain-reporter.ts'],
   },
 });

@@ -14,6 +14,7 @@ import { pkgPath } from '../src/paths.ts';
 import { incompleteness } from '../src/report/bundle.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
@@ -30,7 +31,7 @@ const billablePosts = (dir: string) =>
     .map((l) => JSON.parse(l) as { method: string; path: string })
     .filter((e) => e.method === 'POST' && /^\/v1\/(chat|responses|embeddings|media\/jobs)/.test(e.path));
 
-describe('budget flags', { timeout: 120_000 }, () => {
+describe('budget flags', { timeout: HANG_BOUND_MS }, () => {
   const key = { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' };
   const offline = ['--base-url', 'http://127.0.0.1:9', '--allow', 'all', '--dry-run', '--quiet'];
 
@@ -71,7 +72,7 @@ describe('budget flags', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a run on a real account', { timeout: 300_000 }, () => {
+describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
   let ref: RefTarget;
   beforeAll(async () => {
     ref = await refTarget({ variant: 'account-runs-out' });
@@ -138,8 +139,8 @@ describe('a run on a real account', { timeout: 300_000 }, () => {
     for (const t of out) expect([t.effect, t.unpaid]).toEqual(['billable', true]);
     expect(incompleteness(s).join('\n')).toMatch(/not run for want of points/);
     expect(s.points?.budget).toBe('50');
+    // Bounded: it ended by itself (exit 4 above, not runCli's kill); the wall time is a figure.
     console.log(`50-point run: ${(wallMs / 1000).toFixed(1)} s wall, ${s.points?.spent} points spent`);
-    expect(wallMs).toBeLessThan(200_000);
   });
 
   it('a billable refusal with nothing available stops billable work: the rest not run, nothing failed', async () => {
@@ -203,7 +204,7 @@ async function drainedRun(ref: RefTarget): Promise<void> {
   child.stderr.on('data', (d) => {
     stderr += d;
   });
-  const kill = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  const kill = setTimeout(() => child.kill('SIGKILL'), HANG_BOUND_MS);
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(kill);
   const wallMs = Date.now() - started;
@@ -232,8 +233,9 @@ async function drainedRun(ref: RefTarget): Promise<void> {
   console.log(
     `drained run: ${(wallMs / 1000).toFixed(1)} s wall; slowest cleanup with a held input ${slowest} ms (bound ${CLEANUP_BOUND_MS} ms); ${held.length} inputs left behind held by settlement_pending jobs`,
   );
-  expect(slowest).toBeLessThanOrEqual(CLEANUP_BOUND_MS);
-  expect(wallMs).toBeLessThan(200_000);
+  // Never waited for long: each held input was left at once for its settlement_pending holder, none at
+  // the cleanup's time bound (its duration above is a figure: it follows the machine's load).
+  for (const l of held) expect(l.bound, JSON.stringify(l)).toBeUndefined();
 }
 
 /** Spend what the primary account has left, as another user of the account would. */

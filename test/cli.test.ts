@@ -7,6 +7,7 @@ import { type ReferenceHandle, startReference } from '../reference/start.ts';
 import { catalogue } from '../src/catalogue.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gc-cli-'));
 
@@ -26,7 +27,7 @@ function filesUnder(dir: string): string[] {
     .map((d) => join(d.parentPath, d.name));
 }
 
-describe('the CLI against a separately started reference', { timeout: 240_000 }, () => {
+describe('the CLI against a separately started reference', { timeout: HANG_BOUND_MS }, () => {
   let ref: ReferenceHandle;
   beforeAll(async () => {
     ref = await startReference({ port: 0 });
@@ -150,13 +151,12 @@ describe('the CLI on bad input and broken targets', () => {
       file,
       `targets:\n  - name: hang\n    base_url: ${url}\n    keys: { primary: HANG_KEY }\n    timeouts: { request_ms: 500 }\n`,
     );
-    const started = Date.now();
+    // The target never answers: exit 2 by itself (not runCli's kill), naming the 500 ms request timeout.
     const run = await runCli(['--targets', file, '--target', 'hang'], { HANG_KEY: 'k-123456' });
     server.closeAllConnections();
     server.close();
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/no complete response within 500 ms \[TIMEOUT\]/);
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('exits 1 with a clear message when the target answers HTML instead of JSON, and judges it on', async () => {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { pkgPath } from '../src/paths.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { fold } from './support/contract-lines.ts';
 
 export const CONTRACT_PATH = pkgPath('..', 'shared', 'contract', 'customer-api.md');
@@ -20,7 +21,11 @@ export interface CliRun {
 }
 
 /** Run the real CLI in a child process (bounded). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = HANG_BOUND_MS,
+): Promise<CliRun> {
   const clean: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
   return new Promise((resolve) => {

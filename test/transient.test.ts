@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
+import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 let ref: RefTarget;
@@ -17,13 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => ref?.close());
 
-describe('a kept-alive connection closed as the client reuses it', { timeout: 400_000 }, () => {
+describe('a kept-alive connection closed as the client reuses it', { timeout: HANG_BOUND_MS }, () => {
   it('a read-only run passes: every cut request was repeated on a fresh connection, none failed', async () => {
     const report = join(ref.dir, 'report');
     const run = await runCli(
       [...targetArgs(ref), '--allow', 'read', '--report-dir', report],
       ref.env,
-      360_000,
+      HANG_BOUND_MS,
     );
     const s = JSON.parse(readFileSync(join(report, 'summary.json'), 'utf8')) as Summary;
     expect(run.code, run.stdout.slice(-3000)).toBe(0);

@@ -28,7 +28,8 @@ import { preflight } from './preflight.ts';
 import { pricePlanLines } from './price-plan.ts';
 import { loadPrices } from './prices-file.ts';
 import { type RunOptions, type RunResult, runConfigOf } from './run-options.ts';
-import { checkSelection } from './selection.ts';
+import { checkSelection, suiteFiles } from './selection.ts';
+import { suiteHints } from './suite-hints.ts';
 import { loadVitest, runSuites } from './suites.ts';
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
@@ -240,8 +241,7 @@ async function conformanceRun(
     );
   if (!active?.cut) {
     // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
-    const acceptance = ['suites/media/validation-image.test.ts', 'suites/media/validation-other.test.ts'];
-    const collected = !opts.files || opts.files.some((f) => acceptance.some((file) => file.includes(f)));
+    const collected = suiteFiles(opts.files ?? []).some((file) => suiteHints(file).mediaAcceptance);
     if (
       !opts.quiet &&
       collected &&

@@ -46,7 +46,7 @@ export function keepOurSignalHandlers(ours: SignalHandlers): void {
 }
 
 /** The suite files (paths from the package root, `/`-separated) that --suite strings select, as vitest does. */
-function suiteFiles(filters: string[]): string[] {
+export function suiteFiles(filters: string[]): string[] {
   const root = join(PKG_ROOT, 'suites');
   return readdirSync(root, { recursive: true, encoding: 'utf8' })
     .map((f) => relative(PKG_ROOT, join(root, f)).split(sep).join('/'))

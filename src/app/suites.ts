@@ -1,6 +1,6 @@
 /**
- * The vitest suites of a run: every suite file in parallel (the longest request chains first), then the
- * serial ones.
+ * The vitest suites of a run: every suite file in parallel (the files that declare `start-early` first:
+ * src/app/suite-hints.ts), then the serial ones.
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -15,23 +15,7 @@ import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
 import { CACHE_ROOT } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
 import { keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
-
-/**
- * Suite files that start first: the longest chains of sequential requests (model-based sequences
- * first), then the files whose tests create media jobs and wait for them (against a target whose jobs
- * take a minute, the waits overlap only when these files start early).
- */
-const LONG_CHAIN_FILES = [
-  'suites/stateful/sequences.test.ts',
-  'suites/media/validation-image.test.ts',
-  'suites/media/validation-other.test.ts',
-  'suites/media/lifecycle.test.ts',
-  'suites/media/references.test.ts',
-  'suites/stateful/races.test.ts',
-  'suites/media/undocumented.test.ts',
-  'suites/media/states.test.ts',
-  'suites/media/inputs.test.ts',
-];
+import { suiteHints } from './suite-hints.ts';
 
 let vitestNode: Promise<typeof import('vitest/node')> | undefined;
 /** vitest's node API, imported once per process (started early by runConformance). */
@@ -52,15 +36,13 @@ export async function runSuites(
     process.env[RUN_FILE_ENV] = runFile;
     const reporter = new ConformanceReporter(redactor, opts.filter);
     const { createVitest, BaseSequencer } = await loadVitest();
-    // The files holding the longest chains of dependent requests start first, so that they do not set
-    // the end of a run against a slow target; the rest in vitest's order (longest last time, or largest).
+    // The files that declare they hold the longest chains of dependent requests (or wait for media jobs)
+    // start first, so that they do not set the end of a run against a slow target; the rest in vitest's
+    // order (longest last time, or largest).
     class LongChainsFirst extends BaseSequencer {
       override async sort(files: TestSpecification[]) {
         const sorted = await super.sort(files);
-        const rank = (moduleId: string) => {
-          const i = LONG_CHAIN_FILES.findIndex((f) => moduleId.replaceAll('\\', '/').endsWith(f));
-          return i < 0 ? LONG_CHAIN_FILES.length : i;
-        };
+        const rank = (moduleId: string) => suiteHints(moduleId).startEarly ?? Number.MAX_SAFE_INTEGER;
         return sorted
           .map((spec, i) => ({ spec, i, rank: rank(spec.moduleId) }))
           .sort((a, b) => a.rank - b.rank || a.i - b.i)

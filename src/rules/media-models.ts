@@ -71,7 +71,18 @@ export function mediaTable(): MediaTable {
   return cached;
 }
 
-export const codePoints = (s: string): number => [...s].length;
+/** The code points of a string, as `[...s].length` counts them (a lone surrogate is one), without the array. */
+export function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+}
 export const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** ASCII white space (space, tab, LF, VT, FF, CR): certainly trimmed (judging.md). */

@@ -1,3 +1,4 @@
+// @conformance start-early 9
 import { randomUUID } from 'node:crypto';
 import {
   acceptableSamples,

@@ -1,3 +1,4 @@
+// @conformance start-early 4
 import { randomUUID } from 'node:crypto';
 import {
   ACTIVE_STATUSES,

@@ -1,3 +1,4 @@
+// @conformance start-early 5
 import {
   acceptableSamples,
   check,

@@ -1,3 +1,4 @@
+// @conformance start-early 8
 /**
  * The job statuses whose handling the contract prescribes to the client:
  *   "| submission_uncertain | if the job id is known, query that job; if no id was obtained, repeat the

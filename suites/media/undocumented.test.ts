@@ -1,3 +1,4 @@
+// @conformance start-early 7
 /**
  * Models the live catalog lists that the contract does not document (MCAT-004: "the model catalog and
  * account permissions take precedence over it"). The same prompt and parameter generators as for the

@@ -1,7 +1,6 @@
-// The job validation tests of the documented models, registered by validation-image.test.ts and
-// validation-other.test.ts (the models are split over two files so that their tests spread over the run's
-// worker threads). Each test is one small function of a model's job; the setup they share (the model
-// listed in the account's catalog, its valid base job) is done by modelCheck.
+// The job validation tests of the documented models, one suite file per topic (validation-fields,
+// -prompts, -parameters, -covering.test.ts). Each test is one small function of a model's job; the setup
+// they share (the model listed in the account's catalog, its valid base job) is done by modelCheck.
 import {
   type CheckContext,
   type CheckSpec,
@@ -37,60 +36,80 @@ const FIELD = table.reference_fields[0]!;
 const allParameterNames = [...new Set(Object.values(table.models).flatMap((m) => Object.keys(m.parameters)))];
 
 /**
- * The job validation tests of each given documented model, in this order: acknowledgement, top-level
- * fields, never-accepted and unsupported parameter names, prompts, each parameter's values, and the
- * acceptance of its covering design.
+ * Each topic of job validation is one suite file (validation-<topic>.test.ts) that registers its tests
+ * for every documented model, grouped by model, in this order within a model: acknowledgement, top-level
+ * fields, never-accepted and unsupported parameter names (fields); prompts; each parameter's values
+ * (parameters); the acceptance of its covering design (covering).
  */
-export function validationTests(ids: string[]): void {
-  for (const id of ids) {
-    const model = table.models[id]!;
-    group(id, () => {
-      modelCheck(id, { ids: ['MJOB-001'] }, 'refuses a job without a true acknowledgement', acknowledgement);
+function perModel(register: (id: string, model: MediaModel) => void): void {
+  for (const id of documentedIds) group(id, () => register(id, table.models[id]!));
+}
+
+/** The job's fields: acknowledgement, top-level fields, never-accepted and unsupported parameter names. */
+export function fieldTests(): void {
+  perModel((id, model) => {
+    modelCheck(id, { ids: ['MJOB-001'] }, 'refuses a job without a true acknowledgement', acknowledgement);
+    modelCheck(
+      id,
+      { ids: ['MJOB-002'] },
+      'refuses top-level fields beyond kind, model, prompt and parameters',
+      topLevelFields,
+    );
+    modelCheck(
+      id,
+      { ids: ['MJOB-003', 'MJOB-014'] },
+      'refuses every never-accepted parameter name',
+      neverAccepted,
+    );
+    if (model.parameters_complete)
       modelCheck(
         id,
-        { ids: ['MJOB-002'] },
-        'refuses top-level fields beyond kind, model, prompt and parameters',
-        topLevelFields,
+        { ids: ['MJOB-004', 'MJOB-014'] },
+        'refuses parameters the model does not support',
+        unsupported(allParameterNames.filter((n) => !(n in model.parameters))),
       );
+  });
+}
+
+/** The prompt's bounds, where the contract states them. */
+export function promptTests(): void {
+  perModel((id, model) => {
+    if (!model.prompt.stated) return;
+    const spec = model.prompt.empty_only
+      ? { ids: ['MJOB-008', 'MJOB-007', 'MJOB-014'] }
+      : { ids: ['MJOB-006', 'MJOB-007', 'MJOB-014'] };
+    modelCheck(id, spec, 'refuses generated prompts outside its bounds', prompts(spec.ids[0]!));
+  });
+}
+
+/** Each stated parameter's values outside the contract's set. */
+export function parameterTests(): void {
+  perModel((id, model) => {
+    for (const [name, rule] of Object.entries(model.parameters)) {
+      if (rule.stated === false) continue;
+      const spec =
+        rule.presets !== undefined ? { ids: ['MJOB-009', 'MJOB-014'] } : { ids: ['MJOB-005', 'MJOB-014'] };
+      // The value cases are few and their bounds matter: each is sent, none left to sampling.
       modelCheck(
         id,
-        { ids: ['MJOB-003', 'MJOB-014'] },
-        'refuses every never-accepted parameter name',
-        neverAccepted,
+        spec,
+        `refuses every ${name} value outside the contract's set`,
+        parameterValues(name, spec.ids[0]!),
       );
-      if (model.parameters_complete)
-        modelCheck(
-          id,
-          { ids: ['MJOB-004', 'MJOB-014'] },
-          'refuses parameters the model does not support',
-          unsupported(allParameterNames.filter((n) => !(n in model.parameters))),
-        );
-      if (model.prompt.stated) {
-        const spec = model.prompt.empty_only
-          ? { ids: ['MJOB-008', 'MJOB-007', 'MJOB-014'] }
-          : { ids: ['MJOB-006', 'MJOB-007', 'MJOB-014'] };
-        modelCheck(id, spec, 'refuses generated prompts outside its bounds', prompts(spec.ids[0]!));
-      }
-      for (const [name, rule] of Object.entries(model.parameters)) {
-        if (rule.stated === false) continue;
-        const spec =
-          rule.presets !== undefined ? { ids: ['MJOB-009', 'MJOB-014'] } : { ids: ['MJOB-005', 'MJOB-014'] };
-        // The value cases are few and their bounds matter: each is sent, none left to sampling.
-        modelCheck(
-          id,
-          spec,
-          `refuses every ${name} value outside the contract's set`,
-          parameterValues(name, spec.ids[0]!),
-        );
-      }
-      modelCheck(
-        id,
-        { ids: coveringIds(model), effect: 'billable', ownReferences: true },
-        'accepts every valid value of its covering design of jobs',
-        covering,
-      );
-    });
-  }
+    }
+  });
+}
+
+/** The acceptance of each model's covering design of valid jobs (billable: it buys media jobs). */
+export function coveringTests(): void {
+  perModel((id, model) =>
+    modelCheck(
+      id,
+      { ids: coveringIds(model), effect: 'billable', ownReferences: true },
+      'accepts every valid value of its covering design of jobs',
+      covering,
+    ),
+  );
 }
 
 /** What each test of a model starts from: the model, listed in the account's catalog, and its valid base job. */

@@ -1,6 +1,7 @@
 // Concurrency: the same create sent several times at once with one Idempotency-Key, different keys at
 // once, concurrent deletes, and a delete racing the creation of a job that references the input. Only
 // a second resource (or, on a quiet account, a second charge) fails; refusals such as 409 or 429 do not.
+// @conformance start-early 6
 import {
   ACTIVE,
   type CheckContext,

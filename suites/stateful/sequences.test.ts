@@ -1,6 +1,7 @@
 // Model-based tests: fast-check generates sequences of real operations (fc.commands), runs each from a
 // fresh model of the account (fc.asyncModelRun) and checks the invariants after every command. A failure
 // prints the shrunk command list with the seed and path that replay it.
+// @conformance start-early 1
 import { check } from '../../src/suite/index.ts';
 import { modelBasedTest } from './support.ts';
 

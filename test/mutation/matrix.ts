@@ -16,6 +16,12 @@ import type { Summary } from '../../src/report/summary.ts';
 import { type CliRun, runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
+/**
+ * A row that has not ended after this long is ended and reported as an ERROR row: a bound on a hung row
+ * only (a row takes seconds to about a minute), wide enough that a slow or loaded machine never reaches it.
+ */
+export const ROW_TIMEOUT_MS = 15 * 60_000;
+
 /** A runner process is replaced after this many rows, or once it holds this much memory. */
 const RUNNER_MAX_ROWS = 40;
 const RUNNER_MAX_RSS = 1_500_000_000;
@@ -277,7 +283,8 @@ export async function runMatrix(
     full?: boolean;
     /** One CLI process per row (slower: start-up is paid by every row). */
     spawn?: boolean;
-    log?: (s: string) => void;
+    /** Each row as it ends, with how many rows have ended out of all. */
+    log?: (s: string, done: number, total: number) => void;
   } = {},
 ): Promise<MatrixRow[]> {
   const jobs = plan(opts.only);
@@ -298,6 +305,7 @@ export async function runMatrix(
     ...index.filter((i) => !isWhole(jobs[i]!) && slow(jobs[i]!)),
     ...index.filter((i) => !isWhole(jobs[i]!) && !slow(jobs[i]!)),
   ];
+  let done = 0;
   const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async (_, slot) => {
     const runner = opts.spawn ? undefined : new RowRunner();
     const [first, then] = slot < wholeSlots ? [whole, faults] : [faults, whole];
@@ -305,8 +313,8 @@ export async function runMatrix(
       for (;;) {
         const i = first.shift() ?? then.shift();
         if (i === undefined) return;
-        rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? 240_000, opts.full ?? false, files, runner);
-        opts.log?.(formatRow(rows[i]!));
+        rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? ROW_TIMEOUT_MS, opts.full ?? false, files, runner);
+        opts.log?.(formatRow(rows[i]!), ++done, jobs.length);
       }
     } finally {
       runner?.close();

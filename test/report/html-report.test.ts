@@ -26,6 +26,7 @@ import { requirementResults } from '../../src/report/requirements.ts';
 import { aggregate, OUTCOMES, type StoredSummary, type Summary, VERDICTS } from '../../src/report/summary.ts';
 import type { TestResultRecord } from '../../src/report/test-result.ts';
 import { runCli } from '../helpers.ts';
+import { HANG_BOUND_MS } from '../support/bounds.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
 
 const KEY = 'sk-live-0123456789abcdef';
@@ -515,7 +516,7 @@ function luminance([r, g, b]: number[]): number {
 
 describe.skipIf(!haveChromium)(
   'every verdict banner is readable, in headless Chromium',
-  { timeout: 120_000 },
+  { timeout: HANG_BOUND_MS },
   () => {
     it('gives each verdict word a background its white text stands out on (large text: contrast >= 3)', async () => {
       const browser = await chromium.launch({
@@ -568,7 +569,7 @@ describe.skipIf(!haveChromium)(
 
 describe.skipIf(!haveChromium)(
   `the HTML report of a real run, in headless Chromium${haveChromium ? '' : ` (skipped: ${CHROMIUM} is not installed; apt-get install chromium)`}`,
-  { timeout: 180_000 },
+  { timeout: HANG_BOUND_MS },
   () => {
     const tmp = mkdtempSync(join(tmpdir(), 'gc-html-'));
     const dir = join(tmp, 'report');

@@ -41,9 +41,8 @@ describe('the target description cannot hurt the harness', () => {
         properties: { a: { type: 'string', pattern: '^(a+)+$' }, b: { type: 'string', pattern: '^b+$' } },
       }),
     );
-    const started = performance.now();
+    // A backtracking engine would take about 2^40 steps (it would not end); this one answers.
     const findings = live.checkResponse(response({ a: `${'a'.repeat(40)}!`, b: 'bbb' }));
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(findings.map((f) => f.message)).toEqual([
       expect.stringMatching(/\/a must match pattern "\^\(a\+\)\+\$"/),
     ]);
@@ -160,7 +159,9 @@ describe('the target description cannot hurt the harness', () => {
     const list = Array.from({ length: 40_000 }, (_, i) => ({ p: i, pad: 'x'.repeat(30) }));
     const started = performance.now();
     const findings = live.checkResponse(response(list));
-    // Generous: a quadratic collection of 40,000 errors took 15 s here; a linear pass takes milliseconds.
+    // A quadratic collection of 40,000 errors took 15 s here; a linear pass takes milliseconds: 5 s is a
+    // thousand times that. (Growth from 5,000 to 40,000 entries is no measure here: a large body is not
+    // searched past its first error, a small one is.)
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(findings).toHaveLength(1);
     expect(findings[0]!.message).toMatch(

@@ -218,3 +218,20 @@ describe('rules read from a catalog entry (models the contract does not document
     expect(promptValid(bare.prompt, '')).toBeUndefined();
   });
 });
+
+describe('codePoints', () => {
+  it('counts what [...s].length counts, lone and paired surrogates included', () => {
+    const units = fc.array(
+      fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0xd800, 0xdbff, 0xdc00, 0xdfff, 0x61)),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(units, (us) => {
+        const s = String.fromCharCode(...us);
+        expect(codePoints(s)).toBe([...s].length);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(codePoints('a😀b')).toBe(3);
+  });
+});

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkgPath } from '../../src/paths.ts';
+import { HANG_BOUND_MS } from '../support/bounds.ts';
 
 /** Probe file -> the module it imports. */
 const PROBES: Record<string, string> = {
@@ -45,7 +46,7 @@ beforeAll(() => {
   const r = spawnSync(pkgPath('node_modules', '.bin', 'biome'), ['lint', '--max-diagnostics=50', '.'], {
     cwd: dir,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_BOUND_MS,
   });
   const out = `${r.stdout}${r.stderr}`;
   // Each diagnostic starts with `path:line:col lint/group/rule` and its message follows until the next one.
