@@ -134,7 +134,11 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
     expect(run.stdout).toMatch(/^VERDICT: INCOMPLETE \(/m);
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'balance']);
     expect(s.counts.failed).toBe(0);
-    const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
+    // Not run for want of the account's points: the balance ran out, or admission kept what is left of
+    // the 50 (for the first jobs of models not bought yet, or a predicted hold it cannot pay).
+    const out = s.tests.filter(
+      (t) => BALANCE_OUT.test(t.reason ?? '') || /^points budget: .* of 50 /.test(t.reason ?? ''),
+    );
     expect(out.length, 'billable tests not run for the balance').toBeGreaterThan(10);
     for (const t of out) expect([t.effect, t.unpaid]).toEqual(['billable', true]);
     expect(incompleteness(s).join('\n')).toMatch(/not run for want of points/);

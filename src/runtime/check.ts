@@ -296,7 +296,8 @@ export class CheckContext {
     // The points a billable request holds of the budget while it is in flight (its predicted hold).
     const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
     const spendNow = billable ? spendOf(dir) : undefined;
-    const predicted = spendNow?.prices.predict(model, seconds);
+    // The price book learns media jobs only: a chat, embeddings or responses call is never predicted from them.
+    const predicted = buysMediaJob(path) ? spendNow?.prices.predict(model, seconds) : undefined;
     // Which requests hold a reservation: a media job (it holds up to a long video's price, so one of
     // unknown price is sent alone and its reply prices the next), and, once the target sent a billable
     // reply whose spend cannot be read, every billable request (one of unknown price then goes alone, so

@@ -75,6 +75,19 @@ export const readJob = (
 ) => call(ref, `/v1/media/jobs/${id}`, { role, headers });
 
 /** Polls the job until `done` holds (or 5 s pass); returns every status seen and the last read. */
+/**
+ * The statuses a poll saw are the job's stages in their order, ending in the last: a poll on a loaded
+ * machine may miss a short stage but never reorders one. `met`: the stages that must have been seen.
+ */
+export function inStageOrder(seen: string[], order: string[], met: string[] = []): boolean {
+  let i = 0;
+  for (const s of seen) {
+    i = order.indexOf(s, i);
+    if (i < 0) return false;
+  }
+  return seen.at(-1) === order.at(-1) && met.every((m) => seen.includes(m));
+}
+
 export async function pollJob(
   ref: ReferenceHandle,
   id: string,

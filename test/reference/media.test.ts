@@ -14,6 +14,7 @@ import {
   ACK,
   createJob,
   inputId,
+  inStageOrder,
   jobBody,
   pollJob,
   readJob,
@@ -27,6 +28,10 @@ import {
 
 const pool = referencePool();
 const STEP = 30;
+/** A stage long enough that a job created in a test is still authorizing at its end. */
+const HOLD_STEP = 60_000;
+/** The cleanup step of the quota test: long against a loaded machine's request, short to wait out. */
+const QUOTA_STEP = 1_500;
 const start = (opts: ReferenceOptions = {}) => pool({ mediaStepMs: STEP, ...opts });
 const MODELS = Object.keys(TABLE.models);
 const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
@@ -223,7 +228,8 @@ describe('POST /v1/media/inputs', () => {
   });
 
   test('enforces the account input quota and releases it only after cleanup of a deleted input', async () => {
-    const ref = await start();
+    // A cleanup step long enough that the upload right after the delete meets it pending on a slow machine.
+    const ref = await start({ mediaStepMs: QUOTA_STEP });
     const role = 'quota_nearly_full';
     const big = await upload(ref, 'png-576x1024.png', { role });
     expect(big.status).toBe(429);
@@ -238,7 +244,7 @@ describe('POST /v1/media/inputs', () => {
     expect((await upload(ref, 'png-64x48.png', { role })).status).toBe(429);
     expect((await del(ref, ids[0] as string, role)).status).toBe(204);
     expect((await upload(ref, 'png-64x48.png', { role })).status).toBe(429);
-    await sleep(STEP + 10);
+    await sleep(QUOTA_STEP + 10);
     expect((await upload(ref, 'png-64x48.png', { role })).status).toBe(201);
   });
 
@@ -682,7 +688,9 @@ describe('media job lifecycle', () => {
     });
     expect(created.body.id).toMatch(/^job_[0-9a-f]{24}$/);
     const { seen, last, percents } = await pollJob(ref, created.body.id);
-    expect(seen).toEqual(['authorizing', 'queued', 'running', 'output_fetching', 'succeeded']);
+    expect(seen, seen.join(' > ')).toSatisfy((s: string[]) =>
+      inStageOrder(s, ['authorizing', 'queued', 'running', 'output_fetching', 'succeeded']),
+    );
     for (const p of percents)
       expect(p === null || (Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 100)).toBe(true);
     expect(last.body).toMatchObject({ progress_percent: 100, pending_points: '0', charged_points: '0.75' });
@@ -803,7 +811,8 @@ describe('media job lifecycle', () => {
   });
 
   test('replays the same job for the same Idempotency-Key and body, without a second hold', async () => {
-    const ref = await start();
+    // Jobs that stay authorizing: the hold is compared before any settles, however slow the machine.
+    const ref = await start({ mediaStepMs: HOLD_STEP });
     const headers = { 'idempotency-key': 'job-1' };
     const first = await createJob(ref, jobBody('wc-100010'), { headers });
     const held = (await balance(ref)).held_points;
@@ -817,7 +826,7 @@ describe('media job lifecycle', () => {
   });
 
   test('renames the points fields under the legacy currency format', async () => {
-    const ref = await start();
+    const ref = await start({ mediaStepMs: HOLD_STEP });
     const created = await createJob(ref, jobBody('wc-100010'), { headers: LEGACY });
     expect(created.headers.get('content-type')).toMatch(/^application\/vnd\.service\.currency\.v1\+json/);
     expect(created.body.pending_amount).toBe('0.75');
