@@ -164,7 +164,9 @@ describe('console of a run against a partial target', { timeout: HANG_BOUND_MS }
   });
 
   it('heartbeat: a non-TTY log against a slow target says, again and again, how far the run is', async () => {
-    const p = await partial(2_500);
+    // Every request but the description waits 5 s: the run stays silent for several heartbeat intervals
+    // however fast the machine (its requests go in rounds of at most 4; about 7 rounds).
+    const p = await partial(5_000);
     const run = await runTimed(
       [...p.args, '--allow', 'read', '--suite', 'models,balance', '--report-dir', p.report],
       p.env,

@@ -248,7 +248,13 @@ describe('signals through npm run conformance', { timeout: HANG_BOUND_MS }, () =
     // Requests hang up to the longest request timeout a targets file may set (10 min).
     const h = await hostile({ mode: 'hang-all' }, REQUEST_MS_MAX);
     const { child, done } = npmRun([...h.args, '--allow', 'read', '--report-dir', h.report], h.env);
-    await new Promise((r) => setTimeout(r, 6_000));
+    // The preflight is under way once its first request reached the target (not after a fixed wait: a
+    // loaded machine takes longer than any guess to start npm, tsx and the CLI, and a signal before the
+    // CLI's handler is installed kills it outright).
+    for (const end = Date.now() + HANG_BOUND_MS / 2; server!.requests() === 0 && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 100));
+    expect(server!.requests()).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 500));
     const sent = Date.now();
     process.kill(-child.pid!, 'SIGINT');
     const end = await done;
