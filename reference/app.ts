@@ -10,6 +10,7 @@ import { registerInternal } from './internal.ts';
 import { type JobDurations, mediaStore, settleDue } from './media/store.ts';
 import { registerUploadParser } from './media/upload.ts';
 import { buildOpenApi } from './openapi.ts';
+import { isVariant, registerReach } from './reach.ts';
 import { registerBalance } from './routes/balance.ts';
 import { registerChat } from './routes/chat.ts';
 import { registerEmbeddings } from './routes/embeddings.ts';
@@ -63,7 +64,7 @@ export const CAPABILITIES = [
 
 /** Whether responses carry X-Request-ID (fault request-id-promised: described as required, never sent). */
 function sendsRequestId(ctx: RefContext): boolean {
-  return ctx.variant !== 'no-request-id' && ctx.fault !== 'request-id-promised';
+  return !isVariant(ctx, 'no-request-id') && ctx.fault !== 'request-id-promised';
 }
 
 export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInstance {
@@ -93,6 +94,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     },
   });
 
+  // The matrix's plan: each request's steps know the request (before any other hook).
+  if (ctx.reach) registerReach(app);
   // A variant of the connection itself: before any other hook sees the request.
   registerReuseClose(app, ctx);
   const latency = options.latencyMs ?? 0;
@@ -110,7 +113,7 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
       if (request.caller) reply.header('X-Debug-Key', request.caller.value);
     });
   }
-  if (ctx.variant === 'extra-fields') {
+  if (isVariant(ctx, 'extra-fields')) {
     app.addHook('preSerialization', async (request, _reply, payload) =>
       pathOf(request.url) === '/openapi.json' ? payload : withVendorFields(payload, true),
     );
@@ -161,7 +164,7 @@ function registerMedia(
   stepMs: number | undefined,
   jobMs: JobDurations | undefined,
 ): void {
-  const store = mediaStore(ctx.state, stepMs, jobMs ?? (ctx.variant === 'jobs-slow' ? SLOW_JOBS_MS : {}));
+  const store = mediaStore(ctx.state, stepMs, jobMs ?? (isVariant(ctx, 'jobs-slow') ? SLOW_JOBS_MS : {}));
   store.fault = ctx.fault;
   // Media jobs settle when due; doing it before any request of the account keeps balance and ledger exact.
   app.addHook('preHandler', async (request) => {
@@ -189,7 +192,7 @@ function requestIds(ctx: RefContext): () => string {
     counter += 1;
     const serial = counter.toString(36);
     // Variant long-ids: zero-padding before the serial keeps 160-byte ids unique.
-    return `req_${nonce}_${ctx.variant === 'long-ids' ? serial.padStart(160 - 5 - nonce.length, '0') : serial}`;
+    return `req_${nonce}_${isVariant(ctx, 'long-ids') ? serial.padStart(160 - 5 - nonce.length, '0') : serial}`;
   };
 }
 

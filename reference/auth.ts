@@ -4,6 +4,7 @@ import type { BlockList } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { isVariant } from './reach.ts';
 import type { ApiKey, Scope } from './state.ts';
 
 const SCOPE_PREFIXES: [string, Scope][] = [
@@ -115,7 +116,7 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     if (scopes && !request.is404 && !scopeAllows(ctx, scopes, path)) {
       // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
       // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
-      if (ctx.variant === 'scope-404-on-ids' && request.routeOptions.url?.includes(':'))
+      if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))
         return sendError(reply, ctx, 'not_found', 'No such resource.');
       return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
     }

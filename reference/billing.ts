@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { RefContext } from './context.ts';
+import { isVariant } from './reach.ts';
 import type { Account, LedgerEntry, Prices, State, TextModel, UsageRecord } from './state.ts';
 
 // Enough precision that decimal strings of any realistic length stay exact.
@@ -132,7 +133,7 @@ export function billingUnit(ctx: RefContext): string {
 
 /** The `billing` object of an inference reply; undefined under variant no-billing. */
 export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
-  if (ctx.variant === 'no-billing' || ctx.variant === 'spend-unreported') return undefined;
+  if (isVariant(ctx, 'no-billing') || isVariant(ctx, 'spend-unreported')) return undefined;
   const value = (v: string) =>
     ctx.fault === 'chat-billing-numbers' || ctx.fault === 'spend-numbers' ? Number(v) : v;
   const unit = billingUnit(ctx);
@@ -153,7 +154,7 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
   if (ctx.fault === 'usage-charge-mismatch' && record.endpoint === '/v1/embeddings')
     charged = points(new Exact(charged).plus('0.000001'));
   const total = record.promptTokens + record.completionTokens;
-  if (ctx.variant === 'usage-envelope') {
+  if (isVariant(ctx, 'usage-envelope')) {
     return {
       usage_id: record.id,
       request_ref: record.requestId,

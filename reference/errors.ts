@@ -2,6 +2,7 @@
 // fault/variant deviations live in one table.
 import type { FastifyReply } from 'fastify';
 import type { RefContext } from './context.ts';
+import { isVariant } from './reach.ts';
 
 interface ErrorSpec {
   status: number;
@@ -86,14 +87,14 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
 };
 
 function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
-  if (kind === 'key_expired' && ctx.variant === 'expired-403') {
+  if (kind === 'key_expired' && isVariant(ctx, 'expired-403')) {
     return { status: 403, code: 'key_expired', type: 'permission_error' };
   }
-  if (kind === 'model_not_found' && ctx.variant === 'unknown-model-403') {
+  if (kind === 'model_not_found' && isVariant(ctx, 'unknown-model-403')) {
     return ERRORS.model_not_allowed;
   }
-  const spec = ctx.variant === 'error-codes' ? OTHER_CODES[kind] : ERRORS[kind];
-  if (kind === 'idempotency_conflict' && ctx.variant === 'idem-conflict-422') return { ...spec, status: 422 };
+  const spec = isVariant(ctx, 'error-codes') ? OTHER_CODES[kind] : ERRORS[kind];
+  if (kind === 'idempotency_conflict' && isVariant(ctx, 'idem-conflict-422')) return { ...spec, status: 422 };
   if (spec.status === 401 && ctx.fault === 'auth-wrong-code') return { ...spec, code: 'unauthorized' };
   return spec;
 }
@@ -128,7 +129,7 @@ const refusals = new WeakMap<RefContext, Map<string, number>>();
  */
 function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): boolean {
   const account = reply.request.caller?.account;
-  if (ctx.variant !== 'guard-429-refusals' || !account || status < 400 || status >= 500 || status === 429)
+  if (!isVariant(ctx, 'guard-429-refusals') || !account || status < 400 || status >= 500 || status === 429)
     return false;
   const counts = refusals.get(ctx) ?? new Map<string, number>();
   refusals.set(ctx, counts);

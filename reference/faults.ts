@@ -1,5 +1,5 @@
 // Named seeded faults and conformant variants of the reference server. One is chosen per start;
-// the code checks `ctx.fault === 'name'` / `ctx.variant === 'name'` at the point of the deviation.
+// the code checks `ctx.fault === 'name'` / `isVariant(ctx, 'name')` (reach.ts) at the point of the deviation.
 // Each entry lives in its area's file under reference/faults/ (see probe.ts for what an entry holds:
 // its name, the ids it breaks or the readings it takes, its description, its probe and, where the
 // deployment describes itself so, its patch of the live description); this file concatenates them.

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { isVariant } from './reach.ts';
 import type { JsonObject } from './schemas.ts';
 
 const WINDOW_MS = 60_000;
@@ -21,7 +22,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   // Variant guard-429-refusals: the prerequisite reads counted per account.
   const reads = new Map<string, number>();
   const READS = /^\/v1\/(balance|models|usage|ledger|media\/models)(\?|$)/;
-  const perMinute = ctx.rateLimitPerMinute ?? (ctx.variant === 'guard-rpm' ? GUARD_RPM_DEFAULT : undefined);
+  const perMinute = ctx.rateLimitPerMinute ?? (isVariant(ctx, 'guard-rpm') ? GUARD_RPM_DEFAULT : undefined);
   // Account id -> the bucket of the every-account guard: tokens left and when it was last refilled.
   const buckets = new Map<string, { tokens: number; at: number }>();
   app.addHook('onRequest', async (request, reply) => {
@@ -46,7 +47,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
       b.tokens -= 1;
     }
     if (
-      ctx.variant === 'guard-429-sometimes' &&
+      isVariant(ctx, 'guard-429-sometimes') &&
       account &&
       request.method === 'POST' &&
       BILLABLE.test(request.url)
@@ -69,7 +70,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     // Variant guard-429-refusals: every 7th read of an account's balance, catalogs, usage or ledger is
     // answered 429 without Retry-After (a client waits and reads again).
     if (
-      ctx.variant === 'guard-429-refusals' &&
+      isVariant(ctx, 'guard-429-refusals') &&
       account &&
       request.method === 'GET' &&
       READS.test(request.url)
@@ -96,7 +97,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     const retryAfter = Math.max(1, Math.ceil(((times[0] as number) + WINDOW_MS - now) / 1000));
     // Fault retry-after-unit: the wait is written as a duration with a unit ("42s").
     const unit = ctx.fault === 'retry-after-unit' ? 's' : '';
-    if (ctx.variant !== 'ratelimit-no-retry-after') reply.header('Retry-After', `${retryAfter}${unit}`);
+    if (!isVariant(ctx, 'ratelimit-no-retry-after')) reply.header('Retry-After', `${retryAfter}${unit}`);
     if (ctx.fault === 'ratelimit-plain')
       return reply.code(429).type('text/plain; charset=utf-8').send('slow down');
     return sendError(reply, ctx, 'rate_limited', `More than ${limit} requests per minute; retry later.`);
@@ -106,7 +107,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
 /** A 429 response of the description, with what the guard adds to it. */
 export function describeRateLimit(ctx: RefContext, response: JsonObject): JsonObject {
   const headers = { ...(response.headers as JsonObject | undefined) };
-  if (ctx.variant !== 'ratelimit-no-retry-after') {
+  if (!isVariant(ctx, 'ratelimit-no-retry-after')) {
     headers['Retry-After'] = {
       description: 'Seconds until the requests-per-minute guard accepts a request again.',
       required: false,

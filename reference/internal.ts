@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
+import { isVariant } from './reach.ts';
 import type { JsonObject } from './schemas.ts';
 import type { State } from './state.ts';
 
@@ -91,7 +92,7 @@ interface LeakedField {
 
 function leakedField(ctx: RefContext): LeakedField | undefined {
   // Variant customer-cost-field: a customer-facing `cost` (the entry's own request price), no leak at all.
-  if (ctx.variant === 'customer-cost-field')
+  if (isVariant(ctx, 'customer-cost-field'))
     return { name: 'cost', value: (_r, e) => String(e.request_points_per_million_tokens ?? '0') };
   if (ctx.fault === 'purchase-cost-field') return { name: 'purchase_cost', value: (r) => r.purchaseCost };
   if (ctx.fault === 'routing-field-host') return { name: 'upstream_endpoint', value: (r) => r.endpoint };

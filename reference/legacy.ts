@@ -7,6 +7,7 @@
 // (*_credits_per_million_tokens, amount_credits, any other *_credits) in an application/json reply.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RefContext } from './context.ts';
+import { isVariant } from './reach.ts';
 
 export const LEGACY_TYPE = 'application/vnd.service.currency.v1+json';
 
@@ -25,7 +26,7 @@ export function wantsLegacy(ctx: RefContext, request: FastifyRequest): boolean {
 
 /** The legacy name of a field, or the name itself when it is no points field. */
 export function legacyName(field: string, ctx?: RefContext): string {
-  if (ctx?.variant === 'legacy-credits-json')
+  if (isVariant(ctx, 'legacy-credits-json'))
     return field.replace(/_points(_per_million_tokens)?$/, '_credits$1');
   if (field.endsWith('_points_per_million_tokens'))
     return field.replace(/_points_per_million_tokens$/, '_amount_per_million_tokens');
@@ -62,7 +63,7 @@ export function sendJson(
   body: unknown,
 ): FastifyReply {
   if (wantsLegacy(ctx, request)) {
-    const type = ctx.variant === 'legacy-credits-json' ? 'application/json' : LEGACY_TYPE;
+    const type = isVariant(ctx, 'legacy-credits-json') ? 'application/json' : LEGACY_TYPE;
     return reply.type(`${type}; charset=utf-8`).send(toLegacy(ctx, body));
   }
   return reply.type('application/json; charset=utf-8').send(body);

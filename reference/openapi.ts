@@ -7,12 +7,13 @@
 
 import { billingUnit } from './billing.ts';
 import type { RefContext } from './context.ts';
-import { FAULTS, VARIANTS } from './faults.ts';
+import { FAULTS, VARIANTS, type VariantName } from './faults.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
 import { leakedFieldSchema } from './internal.ts';
 import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
 import { mediaSchemas } from './media/openapi.ts';
+import { isVariant } from './reach.ts';
 import { paymentSchemas } from './routes/payments.ts';
 import { ticketCreatedStatus, ticketSchemas } from './routes/tickets.ts';
 import { contractComponents, type JsonObject } from './schemas.ts';
@@ -132,10 +133,9 @@ function operations(ctx: RefContext): Record<string, Operation> {
     'GET /v1/ledger': {
       success: {
         status: '200',
-        description:
-          ctx.variant === 'ledger-ascending'
-            ? 'Fund movements, oldest first.'
-            : 'Fund movements, newest first.',
+        description: isVariant(ctx, 'ledger-ascending')
+          ? 'Fund movements, oldest first.'
+          : 'Fund movements, newest first.',
         content: withLegacy('LedgerList'),
       },
     },
@@ -233,78 +233,75 @@ function operations(ctx: RefContext): Record<string, Operation> {
 function referenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   const string = { type: 'string' };
   const pointsConfigured =
-    ctx.variant === 'unpriced-omitted' || ctx.fault === 'models-prices-dropped' ? [] : ['points_configured'];
+    isVariant(ctx, 'unpriced-omitted') || ctx.fault === 'models-prices-dropped' ? [] : ['points_configured'];
   const priced = {
     if: { required: ['points_configured'], properties: { points_configured: { const: true } } },
     // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, never awaited
     then: { required: ['request_points_per_million_tokens', 'response_points_per_million_tokens'] },
   };
-  const modelEntry =
-    ctx.variant === 'models-envelope'
-      ? {
-          type: 'object',
-          required: ['model_id', 'features', 'max_context_tokens', ...pointsConfigured],
-          properties: {
-            model_id: string,
-            features: { type: 'array', items: string },
-            max_context_tokens: { type: 'integer', minimum: 1 },
-          },
-        }
-      : {
-          type: 'object',
-          required: ['id', 'object', 'owned_by', 'capabilities', 'context_length', ...pointsConfigured],
-          properties: {
-            id: string,
-            object: { const: 'model' },
-            owned_by: string,
-            capabilities: { type: 'array', items: string },
-            context_length: { type: 'integer', minimum: 1 },
-          },
-        };
-  const modelList =
-    ctx.variant === 'models-envelope'
-      ? {
-          type: 'object',
-          required: ['models'],
-          properties: { models: { type: 'array', items: ref('ModelEntry') } },
-        }
-      : {
-          type: 'object',
-          required: ['object', 'data'],
-          properties: { object: { const: 'list' }, data: { type: 'array', items: ref('ModelEntry') } },
-        };
+  const modelEntry = isVariant(ctx, 'models-envelope')
+    ? {
+        type: 'object',
+        required: ['model_id', 'features', 'max_context_tokens', ...pointsConfigured],
+        properties: {
+          model_id: string,
+          features: { type: 'array', items: string },
+          max_context_tokens: { type: 'integer', minimum: 1 },
+        },
+      }
+    : {
+        type: 'object',
+        required: ['id', 'object', 'owned_by', 'capabilities', 'context_length', ...pointsConfigured],
+        properties: {
+          id: string,
+          object: { const: 'model' },
+          owned_by: string,
+          capabilities: { type: 'array', items: string },
+          context_length: { type: 'integer', minimum: 1 },
+        },
+      };
+  const modelList = isVariant(ctx, 'models-envelope')
+    ? {
+        type: 'object',
+        required: ['models'],
+        properties: { models: { type: 'array', items: ref('ModelEntry') } },
+      }
+    : {
+        type: 'object',
+        required: ['object', 'data'],
+        properties: { object: { const: 'list' }, data: { type: 'array', items: ref('ModelEntry') } },
+      };
   const unit = { const: 'service_points' };
-  const balance =
-    ctx.variant === 'balance-envelope'
-      ? {
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: { allOf: [ref('Balance'), { type: 'object', required: ['unit'], properties: { unit } }] },
-          },
-        }
-      : {
-          allOf: [
-            ref('Balance'),
-            {
-              type: 'object',
-              required: ['object', 'unit'],
-              properties: {
-                object: { const: 'balance' },
-                unit,
-                ...(ctx.variant === 'balance-storage-unit'
-                  ? {
-                      storage: {
-                        type: 'object',
-                        description: 'The input space the account shares (images and video).',
-                        properties: { limit: { type: 'integer' }, unit: { const: 'bytes' } },
-                      },
-                    }
-                  : {}),
-              },
+  const balance = isVariant(ctx, 'balance-envelope')
+    ? {
+        type: 'object',
+        required: ['data'],
+        properties: {
+          data: { allOf: [ref('Balance'), { type: 'object', required: ['unit'], properties: { unit } }] },
+        },
+      }
+    : {
+        allOf: [
+          ref('Balance'),
+          {
+            type: 'object',
+            required: ['object', 'unit'],
+            properties: {
+              object: { const: 'balance' },
+              unit,
+              ...(isVariant(ctx, 'balance-storage-unit')
+                ? {
+                    storage: {
+                      type: 'object',
+                      description: 'The input space the account shares (images and video).',
+                      properties: { limit: { type: 'integer' }, unit: { const: 'bytes' } },
+                    },
+                  }
+                : {}),
             },
-          ],
-        };
+          },
+        ],
+      };
   return {
     ModelEntry: { allOf: [ref('TextModelEntry'), modelEntry, priced] },
     ModelList: modelList,
@@ -328,11 +325,11 @@ const dateTime = { type: 'string', format: 'date-time' };
 /** Request and reply shapes of chat, responses and embeddings, and the billing object. */
 function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   // Variant spend-unreported: like no-billing, inference replies carry no billing object.
-  const billed = ctx.variant !== 'no-billing' && ctx.variant !== 'spend-unreported';
+  const billed = !isVariant(ctx, 'no-billing') && !isVariant(ctx, 'spend-unreported');
   const billing = billed ? { billing: ref('Billing') } : {};
   // Variant openapi-narrow-responses: replies described inside the documented ranges (a reply's
   // message role is `assistant` only, an embedding's token counts at least 1: its input is never empty).
-  const narrow = ctx.variant === 'openapi-narrow-responses';
+  const narrow = isVariant(ctx, 'openapi-narrow-responses');
   const replyRole = narrow ? { enum: ['assistant'] } : { const: 'assistant' };
   const positive = { type: 'integer', minimum: 1 };
   const tokens = (names: string[]) => ({
@@ -466,30 +463,29 @@ function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
 /** Usage records and ledger entries. */
 function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
   const string = { type: 'string' };
-  const record =
-    ctx.variant === 'usage-envelope'
-      ? {
-          usage_id: string,
-          request_ref: string,
-          path: string,
-          model: string,
-          input_tokens: count,
-          output_tokens: count,
-          tokens: count,
-          charged_points: decimal,
-          timestamp: dateTime,
-        }
-      : {
-          id: string,
-          request_id: string,
-          endpoint: string,
-          model: string,
-          prompt_tokens: count,
-          completion_tokens: count,
-          total_tokens: count,
-          charged_points: decimal,
-          created_at: dateTime,
-        };
+  const record = isVariant(ctx, 'usage-envelope')
+    ? {
+        usage_id: string,
+        request_ref: string,
+        path: string,
+        model: string,
+        input_tokens: count,
+        output_tokens: count,
+        tokens: count,
+        charged_points: decimal,
+        timestamp: dateTime,
+      }
+    : {
+        id: string,
+        request_id: string,
+        endpoint: string,
+        model: string,
+        prompt_tokens: count,
+        completion_tokens: count,
+        total_tokens: count,
+        charged_points: decimal,
+        created_at: dateTime,
+      };
   const list = (key: string, item: string, extra: JsonObject, required: string[]) => ({
     type: 'object',
     required: [...required, key],
@@ -502,10 +498,9 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
       required: Object.keys(record),
       properties: record,
     },
-    UsageList:
-      ctx.variant === 'usage-envelope'
-        ? list('records', 'UsageRecord', {}, [])
-        : list('data', 'UsageRecord', { object: { const: 'list' } }, ['object']),
+    UsageList: isVariant(ctx, 'usage-envelope')
+      ? list('records', 'UsageRecord', {}, [])
+      : list('data', 'UsageRecord', { object: { const: 'list' } }, ['object']),
     LedgerEntry: {
       type: 'object',
       required: [
@@ -527,10 +522,9 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
         created_at: dateTime,
       },
     },
-    LedgerList:
-      ctx.variant === 'ledger-ascending'
-        ? list('entries', 'LedgerEntry', { has_more: { type: 'boolean' } }, ['has_more'])
-        : list('data', 'LedgerEntry', { object: { const: 'list' } }, ['object']),
+    LedgerList: isVariant(ctx, 'ledger-ascending')
+      ? list('entries', 'LedgerEntry', { has_more: { type: 'boolean' } }, ['has_more'])
+      : list('data', 'LedgerEntry', { object: { const: 'list' } }, ['object']),
   };
 }
 
@@ -659,10 +653,10 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
   // The fault's and the variant's own description change (reference/faults/<area>.ts, `openapi`).
   const draft = { doc, paths, schemas, errorResponse };
   FAULTS.find((f) => f.name === ctx.fault)?.openapi?.(draft);
-  VARIANTS.find((v) => v.name === ctx.variant)?.openapi?.(draft);
+  VARIANTS.find((v) => v.openapi !== undefined && isVariant(ctx, v.name as VariantName))?.openapi?.(draft);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
-  if (ctx.variant === 'legacy-credits-json') legacyAsJson(doc);
+  if (isVariant(ctx, 'legacy-credits-json')) legacyAsJson(doc);
   return doc;
 }
 

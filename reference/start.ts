@@ -4,10 +4,12 @@ import { setModelPrice } from './billing.ts';
 import { parseFault, parseVariant } from './faults.ts';
 import { CANARIES } from './internal.ts';
 import type { JobDurations } from './media/store.ts';
+import { isVariant, type ReachRecorder } from './reach.ts';
 import { PAYMENT_MIN_CNY } from './routes/payments.ts';
 import { createState, type Prices } from './state.ts';
 
 export { FAULTS, VARIANTS } from './faults.ts';
+export { ReachRecorder } from './reach.ts';
 
 export interface ReferenceOptions {
   port?: number;
@@ -35,6 +37,8 @@ export interface ReferenceOptions {
    * for video and by pixels and quality for images, like a real deployment's price list.
    */
   mediaPricing?: 'flat' | 'scaled';
+  /** Notes where the variants' branches are reached (reference/reach.ts): the mutation matrix's plan. */
+  reach?: ReachRecorder;
 }
 
 export interface ReferenceHandle {
@@ -54,7 +58,11 @@ export interface ReferenceHandle {
 }
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<ReferenceHandle> {
-  const toggles = { fault: parseFault(opts.fault), variant: parseVariant(opts.variant) };
+  const toggles = {
+    fault: parseFault(opts.fault),
+    variant: parseVariant(opts.variant),
+    ...(opts.reach ? { reach: opts.reach } : {}),
+  };
   const state = createState(toggles);
   const app = buildApp(
     {
@@ -84,7 +92,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     capabilities: [...CAPABILITIES],
     canaries: [...CANARIES],
     // Variant payment-min-unstated: the deployment's minimum is not published to the suite.
-    limits: toggles.variant === 'payment-min-unstated' ? {} : { payment_min_cny: PAYMENT_MIN_CNY },
+    limits: isVariant(toggles, 'payment-min-unstated') ? {} : { payment_min_cny: PAYMENT_MIN_CNY },
     setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
     close: () => app.close(),
   };

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { BlockList } from 'node:net';
 import type { FaultName, VariantName } from './faults.ts';
 import { ROLE_NAMES } from './fixtures.ts';
+import { isVariant } from './reach.ts';
 
 export type Scope = 'models' | 'inference' | 'media' | 'support' | 'usage' | 'balance';
 
@@ -90,6 +91,8 @@ export interface State {
 export interface Toggles {
   fault?: FaultName;
   variant?: VariantName;
+  /** Where the variants' branches are reached (reference/reach.ts), when the starter records it. */
+  reach?: { note(name: VariantName): void };
 }
 
 const GIB = 1024 ** 3;
@@ -162,7 +165,7 @@ const FRACTIONAL_BALANCE = { total: '1234567.123456789012', held: '0.12345678901
 type ModelSet = Record<'chat' | 'noResponses' | 'embedding' | 'unpriced' | 'premium', TextModel>;
 
 function textModels(toggles: Toggles): ModelSet {
-  const fractional = toggles.variant === 'fractional-prices';
+  const fractional = isVariant(toggles, 'fractional-prices');
   const price = (request: string, response: string, requestFr: string, responseFr: string) =>
     fractional ? { request: requestFr, response: responseFr } : { request, response };
   const models: ModelSet = {
@@ -192,7 +195,7 @@ function textModels(toggles: Toggles): ModelSet {
       prices: price('12', '36', '12.000012345678901234', '36.123456789'),
     },
   };
-  if (toggles.variant === 'long-ids') {
+  if (isVariant(toggles, 'long-ids')) {
     // Contract-silent: ids are opaque; about 120 bytes each, still unique.
     for (const model of Object.values(models)) {
       model.id = `${model.id}.${'long-logical-model-identifier-'.repeat(5)}`.slice(0, 120);
@@ -214,9 +217,9 @@ export function createState(toggles: Toggles): State {
   for (const name of Object.keys(ACCOUNTS) as AccountName[]) {
     const spec: AccountSpec = ACCOUNTS[name];
     const balance =
-      toggles.variant === 'fractional-prices' && name !== 'poor'
+      isVariant(toggles, 'fractional-prices') && name !== 'poor'
         ? FRACTIONAL_BALANCE
-        : toggles.variant === 'account-runs-out' && name === 'primary'
+        : isVariant(toggles, 'account-runs-out') && name === 'primary'
           ? RUNS_OUT_BALANCE
           : spec;
     accounts[name] = {

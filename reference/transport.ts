@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { isVariant } from './reach.ts';
 
 /** A hanging request is dropped by the server after this long, so no socket is held forever. */
 export const HANG_LIMIT_MS = 120_000;
@@ -98,7 +99,7 @@ export const REUSE_CLOSE_EVERY = 4;
  * reply: the request is not processed. A request on a fresh connection is always served.
  */
 export function registerReuseClose(app: FastifyInstance, ctx: RefContext): void {
-  if (ctx.variant !== 'keepalive-close-on-reuse') return;
+  if (!isVariant(ctx, 'keepalive-close-on-reuse')) return;
   const served = new WeakMap<Socket, number>();
   let reuses = 0;
   app.addHook('onRequest', async (request, reply) => {

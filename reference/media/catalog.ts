@@ -3,6 +3,7 @@
 // `options` (items with `value`), or integer `minimum`/`maximum`/optional `step`/..., and `default`. Each entry also
 // links to data-handling details (processing region, recipients, retention) for the model."
 import type { RefContext } from '../context.ts';
+import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import {
   EXTRA_IDS,
@@ -30,7 +31,7 @@ const SUBSET = [
 /** The media model ids the account may call: the documented ones, then the reference's own. */
 export function mediaCatalog(ctx: RefContext, account: Account): string[] {
   if (account.catalog.length === 0) return [];
-  return ctx.variant === 'media-subset' ? SUBSET : [...MEDIA_IDS, ...EXTRA_IDS];
+  return isVariant(ctx, 'media-subset') ? SUBSET : [...MEDIA_IDS, ...EXTRA_IDS];
 }
 
 /** The model as the catalog advertises it, with the faults that change what it advertises. */
@@ -153,7 +154,7 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
       maximum_characters: prompt.max_chars,
       // Variant empty-prompt-zero-bytes: a prompt that must be empty is advertised with a 0-byte cap.
       maximum_utf8_bytes:
-        ctx.variant === 'empty-prompt-zero-bytes' && prompt.empty_only ? 0 : prompt.max_utf8_bytes,
+        isVariant(ctx, 'empty-prompt-zero-bytes') && prompt.empty_only ? 0 : prompt.max_utf8_bytes,
       required: prompt.required,
     },
     parameters: params,

@@ -2,6 +2,7 @@
 // MediaInputEnvelope and MediaJob: what the media routes send under every variant, and the faults
 // that are "described so".
 import type { RefContext } from '../context.ts';
+import { isVariant } from '../reach.ts';
 import type { JsonObject } from '../schemas.ts';
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
@@ -43,22 +44,21 @@ export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {
       },
     ],
   };
-  const progress =
-    ctx.variant === 'progress-object'
-      ? {
-          type: 'object',
-          required: ['phase', 'updated_at', 'eta_seconds'],
-          properties: {
-            phase: { enum: STATUSES },
-            updated_at: dateTime,
-            eta_seconds: { type: 'integer', minimum: 0 },
-          },
-        }
-      : {
-          type: 'object',
-          required: ['stage', 'observed_at'],
-          properties: { stage: { enum: STATUSES }, observed_at: dateTime },
-        };
+  const progress = isVariant(ctx, 'progress-object')
+    ? {
+        type: 'object',
+        required: ['phase', 'updated_at', 'eta_seconds'],
+        properties: {
+          phase: { enum: STATUSES },
+          updated_at: dateTime,
+          eta_seconds: { type: 'integer', minimum: 0 },
+        },
+      }
+    : {
+        type: 'object',
+        required: ['stage', 'observed_at'],
+        properties: { stage: { enum: STATUSES }, observed_at: dateTime },
+      };
   const required = [
     'id',
     'status',

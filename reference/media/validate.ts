@@ -4,6 +4,7 @@
 // trimmed of Unicode white space, UTF-8 bytes capped), image sizes (preset or custom arithmetic) and
 // reference inputs (inside `parameters`: the contract admits no other top-level field).
 import type { RefContext } from '../context.ts';
+import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import { enforced } from './catalog.ts';
 import { isH264 } from './sniff.ts';
@@ -186,7 +187,7 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown)
 function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: unknown): string | undefined {
   const rule = def.prompt;
   if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.';
-  const trim = ctx.variant === 'trim-ascii-only' ? trimAscii : trimUnicode;
+  const trim = isVariant(ctx, 'trim-ascii-only') ? trimAscii : trimUnicode;
   if (rule.empty_only) {
     if (prompt === undefined || trim(prompt) === '' || ctx.fault === 'prompt-wc100018') return undefined;
     return `${model} takes no text prompt: \`prompt\` must be empty or absent.`;
@@ -260,7 +261,7 @@ function resolveReferences(
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
       // Variant ref-unknown-404: an id that names no ready input of the account is a 404 not_found.
-      return ctx.variant === 'ref-unknown-404' ? { error: 'unknown_input', message } : message;
+      return isVariant(ctx, 'ref-unknown-404') ? { error: 'unknown_input', message } : message;
     }
     inputs.push(input);
   }

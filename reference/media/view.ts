@@ -1,6 +1,7 @@
 // The MediaJob as sent: status and progress computed now, points of its hold and settlement.
 import { Decimal } from 'decimal.js';
 import type { RefContext } from '../context.ts';
+import { isVariant } from '../reach.ts';
 import { type MediaJob, statusOf } from './store.ts';
 import { type ModelDef, outputOf } from './table.ts';
 
@@ -62,7 +63,7 @@ const TERMINAL = ['succeeded', 'failed', 'settlement_pending'];
 
 function progressOf(ctx: RefContext, job: MediaJob, status: string, now: number): object {
   const observedAt = new Date(now).toISOString();
-  if (ctx.variant !== 'progress-object') return { stage: status, observed_at: observedAt };
+  if (!isVariant(ctx, 'progress-object')) return { stage: status, observed_at: observedAt };
   const end = job.createdMs + (job.fails ? 3 : 4) * job.stepMs;
   const eta = TERMINAL.includes(status) ? 0 : Math.max(0, Math.ceil((end - now) / 1000));
   return { phase: status, updated_at: observedAt, eta_seconds: eta };
@@ -99,7 +100,7 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     progress: progressOf(ctx, job, status, now),
     progress_percent: percent,
     // Fault spend-numbers: the points as JSON numbers; variant spend-unreported: no points fields.
-    ...(ctx.variant === 'spend-unreported'
+    ...(isVariant(ctx, 'spend-unreported')
       ? {}
       : {
           pending_points: pointsOut(ctx, settled ? '0' : job.hold),

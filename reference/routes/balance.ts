@@ -4,6 +4,7 @@ import { points as decimalString, Exact } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaStore } from '../media/store.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 /** "images and video together share 10 GiB per account" */
@@ -36,16 +37,15 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
       ...(ctx.fault === 'balance-missing-held' ? {} : { held_points: value(heldPoints) }),
       available_points: value(decimalString(available)),
     };
-    const body =
-      ctx.variant === 'balance-envelope'
-        ? { data: { ...points, unit: 'service_points' } }
-        : {
-            object: 'balance',
-            unit: 'service_points',
-            ...points,
-            // Variant balance-storage-unit: the account's shared input space, with its own unit.
-            ...(ctx.variant === 'balance-storage-unit' ? { storage: STORAGE } : {}),
-          };
+    const body = isVariant(ctx, 'balance-envelope')
+      ? { data: { ...points, unit: 'service_points' } }
+      : {
+          object: 'balance',
+          unit: 'service_points',
+          ...points,
+          // Variant balance-storage-unit: the account's shared input space, with its own unit.
+          ...(isVariant(ctx, 'balance-storage-unit') ? { storage: STORAGE } : {}),
+        };
     if (ctx.fault === 'balance-text-plain')
       return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));
     return sendJson(ctx, request, reply, body);

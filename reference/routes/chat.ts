@@ -20,6 +20,7 @@ import {
 } from '../inference.ts';
 import { sendJson, toLegacy, wantsLegacy } from '../legacy.ts';
 import { lostLedgerUpdate, raceWindow } from '../race.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/chat/completions';
@@ -168,7 +169,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     if (!result.stream) return sendJson(ctx, request, reply, completionOf(ctx, result));
     const legacy = wantsLegacy(ctx, request);
     const chunks = chunksOf(ctx, result).map((c) => (legacy ? toLegacy(ctx, c) : c));
-    if (ctx.variant === 'chat-stream-ndjson') {
+    if (isVariant(ctx, 'chat-stream-ndjson')) {
       const lines = chunks.map((c) => `${JSON.stringify(c)}\n`);
       return streamer.send(reply, 'application/x-ndjson; charset=utf-8', lines);
     }
@@ -191,7 +192,7 @@ function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
     completion_tokens: value(result.completionTokens),
     total_tokens: value(total),
     // Variant usage-points-field: the settled charge copied into usage (an extra field; usage is open).
-    ...(ctx.variant === 'usage-points-field' ? { charged_points: result.settlement.charged } : {}),
+    ...(isVariant(ctx, 'usage-points-field') ? { charged_points: result.settlement.charged } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { canAfford, holdFor, resolveModel, textTokens } from '../inference.ts';
 import { sendJson, sendPlain } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/embeddings';
@@ -103,7 +104,7 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
     const size = ctx.fault === 'embed-1023' ? DIMENSIONS - 1 : DIMENSIONS;
     const billing = billingOf(ctx, settlement);
     // Variant embeddings-201: the contract gives no status for the embedding list (only chat's 200).
-    if (ctx.variant === 'embeddings-201') reply.code(201);
+    if (isVariant(ctx, 'embeddings-201')) reply.code(201);
     // Fault legacy-embeddings-points (issue 22): the legacy format is ignored on embeddings only.
     const send = ctx.fault === 'legacy-embeddings-points' ? sendPlain : sendJson;
     return send(ctx, request, reply, {

@@ -6,6 +6,7 @@ import { ledgerView } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { sendJson } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 export function registerLedger(app: FastifyInstance, ctx: RefContext): void {
@@ -13,7 +14,7 @@ export function registerLedger(app: FastifyInstance, ctx: RefContext): void {
     if (ctx.fault === 'ledger-unavailable')
       return sendError(reply, ctx, 'not_found', 'No endpoint GET /v1/ledger.');
     const entries = callerOf(request).account.ledger.map((e) => ledgerView(ctx, e));
-    if (ctx.variant === 'ledger-ascending')
+    if (isVariant(ctx, 'ledger-ascending'))
       return sendJson(ctx, request, reply, { entries, has_more: false });
     return sendJson(ctx, request, reply, { object: 'list', data: entries.reverse() });
   });

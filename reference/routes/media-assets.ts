@@ -6,6 +6,7 @@ import { sendError } from '../errors.ts';
 import { catalogEntry, mediaCatalog } from '../media/catalog.ts';
 import { outputFile } from '../media/output.ts';
 import { type MediaStore, settleDue } from '../media/store.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 export function registerMediaModels(app: FastifyInstance, ctx: RefContext): void {
@@ -28,7 +29,7 @@ export function registerMediaAssets(app: FastifyInstance, ctx: RefContext, store
     // Fault asset-no-key lets requests without a key through auth.ts; they reach any asset.
     const caller = request.caller ? callerOf(request) : undefined;
     if (caller && caller.account.id !== job.accountId && ctx.fault !== 'asset-other-tenant') {
-      if (ctx.variant === 'foreign-ids-403')
+      if (isVariant(ctx, 'foreign-ids-403'))
         return sendError(reply, ctx, 'resource_forbidden', 'This asset belongs to another account.');
       return sendError(reply, ctx, 'not_found', `No asset ${id}.`);
     }

@@ -19,6 +19,7 @@ import {
 import { isUpload, type Upload } from '../media/upload.ts';
 import { upperMs, VIDEO_MS } from '../media/validate.ts';
 import { raceWindow } from '../race.ts';
+import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
@@ -48,7 +49,7 @@ function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal 
   const refused = REFUSED_CODING[ctx.fault ?? ''];
   if (refused && m.coding === refused) return invalid(`The bytes are not ${declared} (${refused}).`);
   // Variant sniff-at-job defers the type and codec checks to job creation; fault sniff-skipped drops them.
-  const deferred = ctx.variant === 'sniff-at-job';
+  const deferred = isVariant(ctx, 'sniff-at-job');
   if (!deferred && ctx.fault !== 'sniff-skipped' && m.realType !== declared)
     return invalid(`The bytes are ${m.realType ?? 'of no supported type'}, not ${declared}.`);
   const video = declared === 'video/mp4';
@@ -99,7 +100,7 @@ function filenameOf(header: unknown, declared: string): string {
 }
 
 export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
-  const created = ctx.variant === 'input-200' ? 200 : 201;
+  const created = isVariant(ctx, 'input-200') ? 200 : 201;
   const send = (reply: FastifyReply, body: object) =>
     reply.code(created).type('application/json; charset=utf-8').send(body);
   // Fault race-upload-coalesce: the upload in flight per account and content, settled with its input id.
@@ -188,14 +189,14 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const input = store.inputs.get(id);
     // Variant input-delete-idempotent: the owner's repeated delete of a deleted input succeeds again.
     if (
-      ctx.variant === 'input-delete-idempotent' &&
+      isVariant(ctx, 'input-delete-idempotent') &&
       input?.deletedAt !== undefined &&
       input.accountId === account.id
     )
       return reply.code(204).send();
     if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
     if (input.accountId !== account.id) {
-      const kind = ctx.variant === 'foreign-ids-403' ? 'resource_forbidden' : 'not_found';
+      const kind = isVariant(ctx, 'foreign-ids-403') ? 'resource_forbidden' : 'not_found';
       return sendError(reply, ctx, kind, kind === 'not_found' ? `No input ${id}.` : 'Not your input.');
     }
     const now = Date.now();
@@ -203,7 +204,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // (the contract defines "active" no further; a settlement_pending job is kept alive).
     const holds = (job: MediaJob) =>
       isActive(ctx, job, now) ||
-      (ctx.variant === 'account-runs-out' && statusOf(ctx, job, now).status === 'settlement_pending');
+      (isVariant(ctx, 'account-runs-out') && statusOf(ctx, job, now).status === 'settlement_pending');
     const inUse = [...store.jobs.values()].some((job) => job.referenceIds.includes(id) && holds(job));
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);

@@ -23,6 +23,7 @@ import { isUpload } from '../media/upload.ts';
 import { validateJob } from '../media/validate.ts';
 import { FAIL_MARKER, jobView, quoteOf, scaledQuoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
 import { raceWindow } from '../race.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
@@ -39,7 +40,7 @@ const READ_LOST: Record<string, string> = {
 };
 
 export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
-  const created = ctx.variant === 'job-202' ? 202 : 201;
+  const created = isVariant(ctx, 'job-202') ? 202 : 201;
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
@@ -65,7 +66,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     // settlement_pending job's create (409), instead of answering that job.
     if (
       storedJob &&
-      ctx.variant === 'settlement-replay-refused' &&
+      isVariant(ctx, 'settlement-replay-refused') &&
       statusOf(ctx, storedJob, now).status === 'settlement_pending'
     )
       return sendError(
@@ -132,7 +133,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     if (found.kind === 'new') {
       account.idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
-      if (ctx.variant === 'create-drop-once') {
+      if (isVariant(ctx, 'create-drop-once')) {
         reply.hijack();
         request.raw.socket.destroy();
         return reply;
@@ -147,7 +148,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const job = store.jobs.get(id);
     if (!job) return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
     if (job.accountId !== account.id && ctx.fault !== 'asset-other-tenant') {
-      if (ctx.variant === 'foreign-ids-403')
+      if (isVariant(ctx, 'foreign-ids-403'))
         return sendError(reply, ctx, 'resource_forbidden', 'This media job belongs to another account.');
       return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
     }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { sendJson, wantsLegacy } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 import type { TextModel } from '../state.ts';
 import { callerOf } from './caller.ts';
 
@@ -15,10 +16,9 @@ export function registerModels(app: FastifyInstance, ctx: RefContext): void {
     // Fault legacy-model-ids: "Model ids ... are unchanged" is broken under the legacy format.
     if (ctx.fault === 'legacy-model-ids' && wantsLegacy(ctx, request))
       catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));
-    const body =
-      ctx.variant === 'models-envelope'
-        ? { models: catalog.map((m) => envelopeEntry(ctx, m)) }
-        : { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
+    const body = isVariant(ctx, 'models-envelope')
+      ? { models: catalog.map((m) => envelopeEntry(ctx, m)) }
+      : { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
     return sendJson(ctx, request, reply, body);
   });
 }
@@ -54,7 +54,7 @@ function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
       };
     }
     // "points_configured is false or the points fields are omitted, and no zero quote is invented"
-    return ctx.variant === 'unpriced-omitted' ? {} : { points_configured: false };
+    return isVariant(ctx, 'unpriced-omitted') ? {} : { points_configured: false };
   }
   // Fault models-prices-dropped: the price join misses the embedding model, and the flag goes with it.
   if (ctx.fault === 'models-prices-dropped' && model.capabilities.includes('embedding')) return {};

@@ -10,6 +10,7 @@ import { Decimal } from 'decimal.js';
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
+import { isVariant } from '../reach.ts';
 import type { JsonObject } from '../schemas.ts';
 import { callerOf } from './caller.ts';
 
@@ -62,7 +63,7 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
     return { problem: '`amount_cny` must be a decimal string with at most two decimals, e.g. "100.00".' };
   // Fault order-over-max: the maximum is 1000000 instead of 100000.
   const max = (milliCny(PAYMENT_MAX_CNY, 2) as bigint) * (ctx.fault === 'order-over-max' ? 10n : 1n);
-  const min = ctx.variant === 'payment-min-unstated' ? UNSTATED_MIN_CNY : PAYMENT_MIN_CNY;
+  const min = isVariant(ctx, 'payment-min-unstated') ? UNSTATED_MIN_CNY : PAYMENT_MIN_CNY;
   // Fault order-min-inclusive: the minimum itself is accepted.
   const floor = milliCny(min, 2) as bigint;
   if (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
@@ -81,7 +82,7 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/payment-methods', async (request, reply) => {
     const enterprise = callerOf(request).account.kind === 'enterprise';
     const refused = enterprise
-      ? ctx.variant !== 'enterprise-methods-allowed'
+      ? !isVariant(ctx, 'enterprise-methods-allowed')
       : ctx.fault === 'payment-methods-personal-refused';
     if (refused) {
       return sendError(
@@ -100,7 +101,7 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
     const account = callerOf(request).account;
     // Variant payment-min-unstated: the body is validated before the account kind (the order of checks
     // is not shown).
-    const early = ctx.variant === 'payment-min-unstated' ? orderOf(ctx, request.body) : undefined;
+    const early = isVariant(ctx, 'payment-min-unstated') ? orderOf(ctx, request.body) : undefined;
     if (early && 'problem' in early) return sendError(reply, ctx, 'invalid_request', early.problem);
     if (account.kind === 'enterprise' && ctx.fault !== 'enterprise-payment-allowed') {
       return sendError(
@@ -125,7 +126,7 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
     const approved = ctx.fault === 'order-approved';
     const status = approved
       ? 'approved'
-      : ctx.variant === 'order-status-pending'
+      : isVariant(ctx, 'order-status-pending')
         ? 'pending'
         : 'pending_admin_review';
     return reply
@@ -138,7 +139,7 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
         points,
         status,
         has_qr_code: approved,
-        ...(ctx.variant === 'order-status-pending'
+        ...(isVariant(ctx, 'order-status-pending')
           ? {}
           : { qr_code: approved ? `https://pay.invalid/qr/${id}` : null }),
         created_at: new Date().toISOString(),
@@ -152,7 +153,7 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
 /** Reference shapes of the payment interface, next to the contract's CompatibilityRechargeOrder. */
 export function paymentSchemas(ctx: RefContext): Record<string, JsonObject> {
   const approved = ctx.fault === 'order-approved';
-  const pending = ctx.variant === 'order-status-pending';
+  const pending = isVariant(ctx, 'order-status-pending');
   const status = approved ? 'approved' : pending ? 'pending' : 'pending_admin_review';
   const qrCode = pending ? {} : { qr_code: approved ? { type: 'string' } : { type: 'null' } };
   return {

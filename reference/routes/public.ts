@@ -2,16 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
+import { isVariant } from '../reach.ts';
 
 export function registerPublic(app: FastifyInstance, ctx: RefContext, openapi: () => object): void {
   app.get('/healthz', async (_request, reply) => {
-    if (ctx.variant === 'healthz-text') return reply.type('text/plain; charset=utf-8').send('ok');
+    if (isVariant(ctx, 'healthz-text')) return reply.type('text/plain; charset=utf-8').send('ok');
     return { status: 'ok' };
   });
 
   app.get('/status', async (_request, reply) => {
     if (ctx.fault === 'status-500') return sendError(reply, ctx, 'internal_error', 'Status is unavailable.');
-    if (ctx.variant === 'healthz-text') {
+    if (isVariant(ctx, 'healthz-text')) {
       return reply
         .type('text/html; charset=utf-8')
         .send('<!doctype html><title>Status</title><p>All systems operational. No incidents.</p>');

@@ -19,6 +19,7 @@ import {
   streams,
 } from '../inference.ts';
 import { sendJson, sendPlain, toLegacy, wantsLegacy } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/responses';
@@ -196,7 +197,7 @@ interface StreamEvent {
  * contract does not show, some between the deltas.
  */
 function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
-  const extra = ctx.variant === 'responses-extra-events';
+  const extra = isVariant(ctx, 'responses-extra-events');
   const created = { id: result.id, object: 'response', created_at: result.createdAt, model: result.model };
   const ev = (event: string, data: Record<string, unknown> | '' = {}): StreamEvent => ({
     event,
@@ -211,7 +212,7 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
     events.push(ev('response.content_part.added', { ...part, part: { type: 'output_text', text: '' } }));
   }
   // Variant responses-zero-length-delta: a zero-length increment opens the text.
-  if (ctx.variant === 'responses-zero-length-delta')
+  if (isVariant(ctx, 'responses-zero-length-delta'))
     events.push(ev('response.output_text.delta', { ...part, delta: '' }));
   for (const [i, piece] of result.pieces.entries()) {
     events.push(

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
+import { isVariant } from '../reach.ts';
 import type { JsonObject } from '../schemas.ts';
 import { callerOf } from './caller.ts';
 
@@ -70,7 +71,7 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
 /** The ticket object as sent; variant ticket-shape uses other field names. */
 function view(ctx: RefContext, t: Ticket): Record<string, unknown> {
   const contact = t.preferredContact === undefined ? {} : { preferred_contact: t.preferredContact };
-  if (ctx.variant === 'ticket-shape') {
+  if (isVariant(ctx, 'ticket-shape')) {
     return {
       ticket_id: t.id,
       state: t.status,
@@ -150,7 +151,7 @@ export function ticketCreatedStatus(ctx: RefContext): string {
 /** Reference shapes of the ticket API, next to the contract's SupportTicketList/-Envelope. */
 export function ticketSchemas(ctx: RefContext): Record<string, JsonObject> {
   const string = { type: 'string' };
-  const other = ctx.variant === 'ticket-shape';
+  const other = isVariant(ctx, 'ticket-shape');
   const [id, status, subject, message] = other
     ? ['ticket_id', 'state', 'topic', 'body']
     : ['id', 'status', 'subject', 'message'];

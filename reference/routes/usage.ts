@@ -5,6 +5,7 @@ import { usageView } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { sendJson } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 import type { ApiKey, UsageRecord } from '../state.ts';
 import { callerOf } from './caller.ts';
 
@@ -32,7 +33,7 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
           ? separateUsage(caller)
           : caller.account.usage;
     const records = [...usage].reverse().map((r) => usageView(ctx, r));
-    const body = ctx.variant === 'usage-envelope' ? { records } : { object: 'list', data: records };
+    const body = isVariant(ctx, 'usage-envelope') ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);
   });
 }

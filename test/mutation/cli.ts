@@ -3,8 +3,11 @@ import { FAULTS } from '../../reference/start.ts';
 import { formatRow, runMatrix } from './matrix.ts';
 
 /**
- * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --spawn]` (--full: every fault runs the whole
- * suite; --spawn: one CLI process per row): prints the table, exits 1 if any row is wrong.
+ * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn]` (--full: every fault and
+ * variant runs the whole suite; --seed: the plain reference's run and the variant rows that replay it;
+ * --spawn: one CLI process per row): prints the table, exits 1 if any row is wrong. A variant runs the
+ * suite files that reach it in the plain reference's run (matrix.ts, variantPlan), or the whole suite
+ * when --only leaves that row out.
  */
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -12,15 +15,20 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       parallel: { type: 'string' },
       full: { type: 'boolean' },
+      seed: { type: 'string' },
       spawn: { type: 'boolean' },
     },
     strict: true,
   });
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31))
+    throw new Error(`--seed ${values.seed}: a whole number from 0 to 2147483647`);
   const started = Date.now();
   const rows = await runMatrix({
     ...(values.only ? { only: values.only.split(',') } : {}),
     ...(values.parallel ? { parallel: Number(values.parallel) } : {}),
     ...(values.full ? { full: true } : {}),
+    ...(seed !== undefined ? { seed } : {}),
     ...(values.spawn ? { spawn: true } : {}),
     log: (s) => console.log(s),
   });

@@ -10,8 +10,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAULTS, startReference, VARIANTS } from '../../reference/start.ts';
+import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference/start.ts';
 import { pkgPath } from '../../src/paths.ts';
+import { ExchangeLog } from '../../src/report/layout.ts';
 import type { Summary } from '../../src/report/summary.ts';
 import { type CliRun, runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
@@ -140,6 +141,40 @@ export function faultFilter(ids: string[]): string {
 }
 
 /**
+ * Where each variant can show: the suite files whose tests reached its branches in the plain
+ * reference's run (reference/reach.ts), by the X-Request-ID of each exchange the run logged. A variant
+ * reached outside any request (at start, in the app's build, per connection), or by a request no test
+ * of the run sent (the preflight's), or never reached, is `whole`: its row runs the whole suite.
+ */
+export interface VariantPlan {
+  files: Map<string, Set<string>>;
+  whole: Set<string>;
+  /** The seed of the plain reference's run: the variant rows replay it, so their tests send the same requests. */
+  seed: number;
+}
+
+export function variantPlan(reach: ReachRecorder, reportDir: string, seed: number): VariantPlan {
+  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary;
+  const filesOf = new Map<string, Set<string>>();
+  for (const t of summary.tests) filesOf.set(t.title, (filesOf.get(t.title) ?? new Set()).add(t.file));
+  const testOf = new Map<string, string>();
+  for (const ex of ExchangeLog.of(reportDir).all())
+    if (ex.requestId && ex.test) testOf.set(ex.requestId, ex.test);
+  const plan: VariantPlan = { files: new Map(), whole: new Set(reach.outside), seed };
+  for (const [requestId, variants] of reach.byRequest) {
+    const title = testOf.get(requestId);
+    const files = title === undefined ? undefined : filesOf.get(title);
+    for (const v of variants) {
+      if (!files) plan.whole.add(v);
+      else for (const f of files) plan.files.set(v, (plan.files.get(v) ?? new Set()).add(f));
+    }
+  }
+  for (const v of VARIANTS) if (!plan.files.has(v.name)) plan.whole.add(v.name);
+  for (const v of plan.whole) plan.files.delete(v);
+  return plan;
+}
+
+/**
  * Which suite files hold the tests citing each requirement id, from a dry run of the whole suite (no
  * request is sent). A fault run then collects only those files (`--suite`), not every suite file.
  */
@@ -163,19 +198,27 @@ export async function filesById(): Promise<Map<string, Set<string>>> {
   return map;
 }
 
-async function runOne(
-  job: Job,
-  timeoutMs: number,
-  full: boolean,
-  files: Map<string, Set<string>> | undefined,
-  runner: RowRunner | undefined,
-): Promise<MatrixRow> {
+/** How one row runs: the files of fault rows, the seed and reach of the plain reference, a variant's plan. */
+interface RowSetup {
+  timeoutMs: number;
+  full: boolean;
+  files: Map<string, Set<string>> | undefined;
+  runner: RowRunner | undefined;
+  /** The plain reference row: the seed its run uses and where the variants' branches are reached. */
+  reach?: { recorder: ReachRecorder; seed: number; done: (plan: VariantPlan | undefined) => void };
+  /** A variant row: the plan made from the plain reference's run (none: the whole suite, any seed). */
+  plan?: VariantPlan | undefined;
+}
+
+async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
+  const { timeoutMs, full, files, runner, reach, plan } = setup;
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'gc-mutant-'));
   const ref = await startReference({
     port: 0,
     ...(job.kind === 'fault' ? { fault: job.name } : {}),
     ...(job.kind === 'variant' ? { variant: job.name } : {}),
+    ...(reach ? { reach: reach.recorder } : {}),
   });
   // A fault that makes requests hang asks for a short request timeout, so that its run stays bounded.
   const requestMs = job.kind === 'fault' ? FAULTS.find((f) => f.name === job.name)?.requestMs : undefined;
@@ -195,6 +238,9 @@ async function runOne(
     const suites = new Set(job.expected.flatMap((id) => [...(files?.get(id) ?? [])]));
     if (suites.size > 0) args.push('--suite', [...suites].join(','));
   }
+  if (reach) args.push('--seed', String(reach.seed));
+  const variantFiles = job.kind === 'variant' ? plan?.files.get(job.name) : undefined;
+  if (plan && variantFiles) args.push('--seed', String(plan.seed), '--suite', [...variantFiles].join(','));
   const row: MatrixRow = {
     kind: job.kind,
     name: job.name,
@@ -223,6 +269,15 @@ async function runOne(
       row.counts = summary.counts;
       judge(row, job, summary);
     }
+    if (job.kind === 'variant')
+      row.note = variantFiles
+        ? `${variantFiles.size} suite file(s) reach it, seed ${plan!.seed}`
+        : 'whole suite';
+    // Only a complete conformant run is a plan: the variants' reach in a run that failed is not known.
+    reach?.done(summary && row.ok ? variantPlan(reach.recorder, join(dir, 'report'), reach.seed) : undefined);
+  } catch (e) {
+    reach?.done(undefined);
+    throw e;
   } finally {
     await ref.close();
     rmSync(dir, { recursive: true, force: true });
@@ -280,7 +335,10 @@ export async function runMatrix(
     /** Of those, how many may run the whole suite at once (default cores + 1). */
     wholeSuiteSlots?: number;
     timeoutMs?: number;
+    /** Every row on the whole suite: faults unfiltered, variants without the plan of their reach. */
     full?: boolean;
+    /** The seed of the plain reference's run and the variant rows that replay it (default: random). */
+    seed?: number;
     /** One CLI process per row (slower: start-up is paid by every row). */
     spawn?: boolean;
     /** Each row as it ends, with how many rows have ended out of all. */
@@ -296,24 +354,71 @@ export async function runMatrix(
   const rows: MatrixRow[] = new Array(jobs.length);
   const files = !opts.full && jobs.some((j) => j.kind === 'fault') ? await filesById() : undefined;
   const index = jobs.map((_, i) => i);
-  const isWhole = (j: Job) => j.kind !== 'fault' || !!opts.full;
-  const whole = index.filter((i) => isWhole(jobs[i]!));
+  const isFault = (j: Job) => j.kind === 'fault' && !opts.full;
   // Faults tested by the model-based and race suites have the longest rows: they start first.
   const slow = (j: Job) =>
     j.expected.some((id) => [...(files?.get(id) ?? [])].some((f) => f.includes('/stateful/')));
   const faults = [
-    ...index.filter((i) => !isWhole(jobs[i]!) && slow(jobs[i]!)),
-    ...index.filter((i) => !isWhole(jobs[i]!) && !slow(jobs[i]!)),
+    ...index.filter((i) => isFault(jobs[i]!) && slow(jobs[i]!)),
+    ...index.filter((i) => isFault(jobs[i]!) && !slow(jobs[i]!)),
   ];
+  const refs = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
+  const variants = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
+  // The variant rows run the suite files that reach each variant (variantPlan), learnt from the plain
+  // reference's run: they wait for it (the other rows meanwhile). Without that row, or with --full,
+  // every variant runs the whole suite.
+  const planner = opts.full ? undefined : refs.find((i) => !jobs[i]!.strict);
+  const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
+  let variantPlanOf: VariantPlan | undefined;
+  let planSettled = planner === undefined;
+  let settle: () => void = () => {};
+  const planned = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  const reach =
+    planner === undefined
+      ? undefined
+      : {
+          recorder: new ReachRecorder(),
+          seed,
+          done: (p: VariantPlan | undefined) => {
+            variantPlanOf = p;
+            planSettled = true;
+            settle();
+          },
+        };
+  if (planSettled) settle();
+  const take = (slot: number): number | undefined => {
+    const ready = planSettled ? variants : [];
+    const order = slot < wholeSlots ? [refs, ready, faults] : [faults, refs, ready];
+    for (const q of order) if (q.length) return q.shift();
+    return undefined;
+  };
   let done = 0;
   const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async (_, slot) => {
     const runner = opts.spawn ? undefined : new RowRunner();
-    const [first, then] = slot < wholeSlots ? [whole, faults] : [faults, whole];
     try {
       for (;;) {
-        const i = first.shift() ?? then.shift();
-        if (i === undefined) return;
-        rows[i] = await runOne(jobs[i]!, opts.timeoutMs ?? ROW_TIMEOUT_MS, opts.full ?? false, files, runner);
+        const i = take(slot);
+        if (i === undefined) {
+          if (variants.length === 0) return;
+          await planned;
+          continue;
+        }
+        const job = jobs[i]!;
+        try {
+          rows[i] = await runOne(job, {
+            timeoutMs: opts.timeoutMs ?? ROW_TIMEOUT_MS,
+            full: opts.full ?? false,
+            files,
+            runner,
+            ...(i === planner && reach ? { reach } : {}),
+            ...(job.kind === 'variant' ? { plan: variantPlanOf } : {}),
+          });
+        } finally {
+          // The variant rows never wait for a plain reference row that ended without a plan.
+          if (i === planner && !planSettled) reach?.done(undefined);
+        }
         opts.log?.(formatRow(rows[i]!), ++done, jobs.length);
       }
     } finally {
