@@ -10,7 +10,7 @@ import { registerInternal } from './internal.ts';
 import { type JobDurations, mediaStore, settleDue } from './media/store.ts';
 import { registerUploadParser } from './media/upload.ts';
 import { buildOpenApi } from './openapi.ts';
-import { isVariant, registerReach } from './reach.ts';
+import { describing, isVariant, registerReach } from './reach.ts';
 import { registerBalance } from './routes/balance.ts';
 import { registerChat } from './routes/chat.ts';
 import { registerEmbeddings } from './routes/embeddings.ts';
@@ -151,7 +151,8 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   registerTickets(app, ctx);
   registerPayments(app, ctx);
   registerMedia(app, ctx, options.mediaStepMs, options.mediaJobMs);
-  openapi = buildOpenApi(ctx, registerPending(app, ctx));
+  const pending = registerPending(app, ctx);
+  openapi = describing(() => buildOpenApi(ctx, pending));
   return app;
 }
 

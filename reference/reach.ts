@@ -12,14 +12,23 @@ import type { Toggles } from './state.ts';
 
 /** The request being answered (its id, the X-Request-ID it is sent with), across its async steps. */
 const current = new AsyncLocalStorage<string>();
+/** Not a request id: the description being built (reference/openapi.ts). */
+const DESCRIPTION = Symbol('description');
+const building = new AsyncLocalStorage<typeof DESCRIPTION>();
 
 export class ReachRecorder {
   /** Request id -> the variants whose branches the request reached. */
   readonly byRequest = new Map<string, Set<VariantName>>();
   /** Variants reached outside any request (at start, at build, per connection, by a timer). */
   readonly outside = new Set<VariantName>();
+  /** Variants reached while the description was built: each describes itself in it. */
+  readonly described = new Set<VariantName>();
 
   note(name: VariantName): void {
+    if (building.getStore() === DESCRIPTION) {
+      this.described.add(name);
+      return;
+    }
     const id = current.getStore();
     if (id === undefined) {
       this.outside.add(name);
@@ -45,4 +54,9 @@ export function isVariant(t: Toggles | undefined, name: VariantName): boolean {
 export function registerReach(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => current.run(request.id, done));
   app.addHook('preValidation', (request, _reply, done) => current.run(request.id, done));
+}
+
+/** Builds the description: the branches it reaches are the variants' own descriptions (`described`). */
+export function describing<T>(build: () => T): T {
+  return building.run(DESCRIPTION, build);
 }

@@ -100,9 +100,12 @@ function filenameOf(header: unknown, declared: string): string {
 }
 
 export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
-  const created = isVariant(ctx, 'input-200') ? 200 : 201;
+  // Decided per request, where it acts (variant reach: reference/reach.ts).
   const send = (reply: FastifyReply, body: object) =>
-    reply.code(created).type('application/json; charset=utf-8').send(body);
+    reply
+      .code(isVariant(ctx, 'input-200') ? 200 : 201)
+      .type('application/json; charset=utf-8')
+      .send(body);
   // Fault race-upload-coalesce: the upload in flight per account and content, settled with its input id.
   const inflight = new Map<string, Promise<string | undefined>>();
 

@@ -40,7 +40,8 @@ const READ_LOST: Record<string, string> = {
 };
 
 export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
-  const created = isVariant(ctx, 'job-202') ? 202 : 201;
+  // Decided per request, where it acts (variant reach: reference/reach.ts).
+  const created = () => (isVariant(ctx, 'job-202') ? 202 : 201);
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
@@ -81,7 +82,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       return sendJson(
         ctx,
         request,
-        reply.code(created).header(REPLAYED_HEADER, 'true'),
+        reply.code(created()).header(REPLAYED_HEADER, 'true'),
         jobView(ctx, storedJob, now),
       );
 
@@ -139,7 +140,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         return reply;
       }
     }
-    return sendJson(ctx, request, reply.code(created), jobView(ctx, job, now));
+    return sendJson(ctx, request, reply.code(created()), jobView(ctx, job, now));
   });
 
   app.get(`${PATH}/:job_id`, async (request, reply) => {

@@ -11,11 +11,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference/start.ts';
+import type { Json } from '../../src/openapi/document.ts';
 import { pkgPath } from '../../src/paths.ts';
-import { ExchangeLog } from '../../src/report/layout.ts';
 import type { Summary } from '../../src/report/summary.ts';
 import { type CliRun, runCli } from '../helpers.ts';
 import { writeRefTargets } from '../support/ref-target.ts';
+import { type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
 
 /**
  * A row that has not ended after this long is ended and reported as an ERROR row: a bound on a hung row
@@ -141,40 +142,6 @@ export function faultFilter(ids: string[]): string {
 }
 
 /**
- * Where each variant can show: the suite files whose tests reached its branches in the plain
- * reference's run (reference/reach.ts), by the X-Request-ID of each exchange the run logged. A variant
- * reached outside any request (at start, in the app's build, per connection), or by a request no test
- * of the run sent (the preflight's), or never reached, is `whole`: its row runs the whole suite.
- */
-export interface VariantPlan {
-  files: Map<string, Set<string>>;
-  whole: Set<string>;
-  /** The seed of the plain reference's run: the variant rows replay it, so their tests send the same requests. */
-  seed: number;
-}
-
-export function variantPlan(reach: ReachRecorder, reportDir: string, seed: number): VariantPlan {
-  const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary;
-  const filesOf = new Map<string, Set<string>>();
-  for (const t of summary.tests) filesOf.set(t.title, (filesOf.get(t.title) ?? new Set()).add(t.file));
-  const testOf = new Map<string, string>();
-  for (const ex of ExchangeLog.of(reportDir).all())
-    if (ex.requestId && ex.test) testOf.set(ex.requestId, ex.test);
-  const plan: VariantPlan = { files: new Map(), whole: new Set(reach.outside), seed };
-  for (const [requestId, variants] of reach.byRequest) {
-    const title = testOf.get(requestId);
-    const files = title === undefined ? undefined : filesOf.get(title);
-    for (const v of variants) {
-      if (!files) plan.whole.add(v);
-      else for (const f of files) plan.files.set(v, (plan.files.get(v) ?? new Set()).add(f));
-    }
-  }
-  for (const v of VARIANTS) if (!plan.files.has(v.name)) plan.whole.add(v.name);
-  for (const v of plan.whole) plan.files.delete(v);
-  return plan;
-}
-
-/**
  * Which suite files hold the tests citing each requirement id, from a dry run of the whole suite (no
  * request is sent). A fault run then collects only those files (`--suite`), not every suite file.
  */
@@ -239,8 +206,10 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     if (suites.size > 0) args.push('--suite', [...suites].join(','));
   }
   if (reach) args.push('--seed', String(reach.seed));
-  const variantFiles = job.kind === 'variant' ? plan?.files.get(job.name) : undefined;
-  if (plan && variantFiles) args.push('--seed', String(plan.seed), '--suite', [...variantFiles].join(','));
+  const scope =
+    job.kind === 'variant' && plan ? variantFiles(plan, job.name, await described(ref.url)) : undefined;
+  if (plan && scope && 'files' in scope)
+    args.push('--seed', String(plan.seed), '--suite', [...scope.files].join(','));
   const row: MatrixRow = {
     kind: job.kind,
     name: job.name,
@@ -270,9 +239,11 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
       judge(row, job, summary);
     }
     if (job.kind === 'variant')
-      row.note = variantFiles
-        ? `${variantFiles.size} suite file(s) reach it, seed ${plan!.seed}`
-        : 'whole suite';
+      row.note = !scope
+        ? 'whole suite'
+        : 'files' in scope
+          ? `${scope.files.size} suite file(s) reach it, seed ${plan!.seed}`
+          : `whole suite: ${scope.whole}`;
     // Only a complete conformant run is a plan: the variants' reach in a run that failed is not known.
     reach?.done(summary && row.ok ? variantPlan(reach.recorder, join(dir, 'report'), reach.seed) : undefined);
   } catch (e) {
@@ -284,6 +255,16 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     row.ms = Date.now() - started;
   }
   return row;
+}
+
+/** A variant reference's description (undefined when it cannot be read: the row then runs whole). */
+async function described(url: string): Promise<Json | undefined> {
+  try {
+    const res = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(30_000) });
+    return res.ok ? ((await res.json()) as Json) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The ids the run's per-requirement rollup lists as failed (or advisory) in at least one test. */

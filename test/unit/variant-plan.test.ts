@@ -1,0 +1,88 @@
+/**
+ * test/mutation/variant-plan.ts: which operations a variant's own description changes. Only a change of
+ * responses (directly, or through components that no request body or parameter shares) names
+ * operations; any other change counts as everywhere, so that variant's row runs the whole suite.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Json } from '../../src/openapi/document.ts';
+import { changedOperations } from '../mutation/variant-plan.ts';
+
+const ok = (ref: string) => ({ '200': { content: { 'application/json': { schema: { $ref: ref } } } } });
+function doc(): Json {
+  return {
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/v1/models': { get: { responses: ok('#/components/schemas/ModelList') } },
+      '/v1/jobs/{id}': { get: { responses: ok('#/components/schemas/Job') } },
+      '/v1/jobs': {
+        post: {
+          requestBody: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCreate' } } },
+          },
+          responses: {
+            '201': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Job' } } } },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ModelList: {
+          type: 'object',
+          properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } },
+        },
+        Model: { type: 'object', properties: { id: { type: 'string' } } },
+        Job: { type: 'object', properties: { status: { type: 'string' } } },
+        JobCreate: { type: 'object', properties: { model: { $ref: '#/components/schemas/ModelId' } } },
+        ModelId: { type: 'string' },
+      },
+    },
+  };
+}
+
+describe('changedOperations', () => {
+  it('names nothing for the same description', () => {
+    expect(changedOperations(doc(), doc())).toEqual([]);
+  });
+
+  it('names the operation whose response changed', () => {
+    const other = doc();
+    const op = ((other.paths as Json)['/v1/models'] as Json).get as Json;
+    (op.responses as Json)['404'] = { description: 'not found' };
+    expect(changedOperations(doc(), other)).toEqual([{ method: 'GET', path: '/v1/models' }]);
+  });
+
+  it('names every operation whose responses reach a changed component, through other components', () => {
+    const other = doc();
+    (((other.components as Json).schemas as Json).Model as Json).required = ['id'];
+    expect(changedOperations(doc(), other)).toEqual([{ method: 'GET', path: '/v1/models' }]);
+    const job = doc();
+    (((job.components as Json).schemas as Json).Job as Json).properties = { stage: { type: 'string' } };
+    expect(changedOperations(doc(), job)).toEqual([
+      { method: 'GET', path: '/v1/jobs/{id}' },
+      { method: 'POST', path: '/v1/jobs' },
+    ]);
+  });
+
+  it('counts a component a request body reaches, an added operation, or any other change as everywhere', () => {
+    const request = doc();
+    ((request.components as Json).schemas as Json).ModelId = { type: 'string', enum: ['a'] };
+    expect(changedOperations(doc(), request)).toBe('everywhere');
+    const added = doc();
+    (added.paths as Json)['/v1/new'] = { get: { responses: ok('#/components/schemas/Job') } };
+    expect(changedOperations(doc(), added)).toBe('everywhere');
+    const method = doc();
+    ((method.paths as Json)['/v1/models'] as Json).post = { responses: ok('#/components/schemas/Job') };
+    expect(changedOperations(doc(), method)).toBe('everywhere');
+    const info = doc();
+    (info.info as Json).version = '2';
+    expect(changedOperations(doc(), info)).toBe('everywhere');
+    const deprecated = doc();
+    (((deprecated.paths as Json)['/v1/models'] as Json).get as Json).deprecated = true;
+    expect(changedOperations(doc(), deprecated)).toBe('everywhere');
+    const security = doc();
+    (security.components as Json).securitySchemes = { bearer: { type: 'http', scheme: 'bearer' } };
+    expect(changedOperations(doc(), security)).toBe('everywhere');
+  });
+});
