@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleText } from '../report/neutral.ts';
 
 /**
  * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
@@ -222,29 +221,4 @@ export function redactFiles(dir: string, redactor: Redactor, only?: string[]): v
     const out = redactor.text(text);
     if (out !== text) writeFileSync(file, out);
   }
-}
-
-/**
- * Redact everything written to stdout and stderr until the returned function is called, and pass it
- * through the console guard (no line a CI obeys). Why at the stream: vitest's reporter and the worker
- * logs it relays write there, outside the report's own paths.
- */
-export function redactConsole(redactor: Redactor): () => void {
-  const streams = [process.stdout, process.stderr];
-  const originals = streams.map((s) => s.write);
-  for (const [i, stream] of streams.entries()) {
-    const original = originals[i]!;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      const text =
-        typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
-      return (original as (...a: unknown[]) => boolean).call(
-        stream,
-        typeof text === 'string' ? consoleText(redactor.text(text)) : text,
-        ...rest,
-      );
-    }) as typeof stream.write;
-  }
-  return () => {
-    for (const [i, stream] of streams.entries()) stream.write = originals[i]!;
-  };
 }

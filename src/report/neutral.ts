@@ -7,6 +7,8 @@
  * at the start of a line (after leading white space) and `##[cmd]` anywhere in it.
  */
 
+import type { Redactor } from '../http/redact.ts';
+
 /** C0 and C1 controls, DEL, and the Unicode format characters that reorder or break lines. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -74,4 +76,29 @@ export function consoleText(text: string): string {
       return out.replace(HASH_COMMAND, '#\\x23').replace(LEADING_COMMAND, '$1\\x3a');
     })
     .join('\n');
+}
+
+/**
+ * Redact everything written to stdout and stderr until the returned function is called, and pass it
+ * through the console guard (no line a CI obeys). Why at the stream: vitest's reporter and the worker
+ * logs it relays write there, outside the report's own paths.
+ */
+export function redactConsole(redactor: Redactor): () => void {
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((s) => s.write);
+  for (const [i, stream] of streams.entries()) {
+    const original = originals[i]!;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const text =
+        typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
+      return (original as (...a: unknown[]) => boolean).call(
+        stream,
+        typeof text === 'string' ? consoleText(redactor.text(text)) : text,
+        ...rest,
+      );
+    }) as typeof stream.write;
+  }
+  return () => {
+    for (const [i, stream] of streams.entries()) stream.write = originals[i]!;
+  };
 }
