@@ -336,6 +336,9 @@ export function closeExchange(
   return out;
 }
 
+/** How long after the run's deadline a Retry-After wait it cuts ends (see send). */
+const DEADLINE_MARGIN_MS = 25;
+
 /**
  * HTTP client on undici. Every request has a deadline; every exchange is recorded redacted.
  * Why no blind retries: a POST the target may have executed is never repeated; only requests that are
@@ -376,13 +379,15 @@ export class HttpClient {
       if (res.status !== 429 || retries.length >= maxWaits) return res;
       const wait = repeatAfter429(spec, res.headers['retry-after'], retries.length);
       if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) return res;
-      // Waited at most until the run's deadline (the next attempt is then refused), and a stop ends it.
-      const bounded = Math.max(
-        0,
-        Math.min(wait, (this.opts.deadlineAt ?? Number.POSITIVE_INFINITY) - Date.now()),
-      );
+      // Waited at most until the run's deadline, and a stop ends it. A wait the deadline cuts ends just
+      // after it (the run's stop, due at the deadline, comes first and ends the wait; on a loaded machine
+      // the two timers could otherwise fire in either order), and no attempt follows it: the last reply
+      // is the answer.
+      const deadlineAt = this.opts.deadlineAt ?? Number.POSITIVE_INFINITY;
+      const bounded = Math.max(0, Math.min(wait, deadlineAt - Date.now() + DEADLINE_MARGIN_MS));
       retries.push({ status: 429, waitedMs: bounded });
       await sleep(bounded, undefined, this.opts.signal ? { signal: this.opts.signal } : {});
+      if (Date.now() >= deadlineAt) return res;
     }
   }
 

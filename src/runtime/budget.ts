@@ -9,6 +9,7 @@ import { Decimal } from 'decimal.js';
 import { legacyReply } from '../checks/exchange-points.ts';
 import { findField, isPlainObject } from '../checks/json.ts';
 import { judgePoints } from '../checks/points.ts';
+import { parseSse } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { SpendLog } from '../report/layout.ts';
 import { runFlag } from './liveness.ts';
@@ -27,14 +28,17 @@ export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/j
  */
 export function readSpend(res: HttpResponse): { points: Decimal; readable: boolean } | undefined {
   if (res.method !== 'POST' || res.status < 200 || res.status >= 300 || !BILLABLE.test(res.rawPath)) return;
-  // A streamed reply (server-sent events, not one JSON object) reports its settlement in its events:
-  // not counted here, as before (the balance reads every BALANCE_EVERY replies still measure it).
-  if (res.json === undefined && res.mediaType !== 'application/json') return;
+  if (res.json === undefined && res.mediaType !== 'application/json') return streamSpend(res);
+  return pointsIn(res.json);
+}
+
+/** The points fields of one JSON body (charged and pending), and whether any was readable. */
+function pointsIn(json: unknown): { points: Decimal; readable: boolean } {
   let total = new Decimal(0);
   let readable = false;
-  if (isPlainObject(res.json))
+  if (isPlainObject(json))
     for (const field of ['charged_points', 'pending_points']) {
-      for (const f of findField(res.json, field)) {
+      for (const f of findField(json, field)) {
         const v = judgePoints(f.value);
         if (!v.ok) continue;
         readable = true;
@@ -42,6 +46,32 @@ export function readSpend(res: HttpResponse): { points: Decimal; readable: boole
       }
     }
   return { points: total, readable };
+}
+
+/**
+ * A streamed reply (server-sent events, or one JSON object per line) may report its charge in its events;
+ * where, the contract does not show. Counted as the largest charge one event reports (a running total
+ * repeated in several events is one charge, not their sum). None readable: not counted here, as before
+ * (the balance reads every BALANCE_EVERY replies measure it), and not a sign that the replies lie.
+ */
+function streamSpend(res: HttpResponse): { points: Decimal; readable: boolean } | undefined {
+  const payloads =
+    res.mediaType === 'text/event-stream'
+      ? parseSse(res.text).map((e) => e.data)
+      : res.text.split('\n').map((l) => l.trim());
+  let most: Decimal | undefined;
+  for (const data of payloads) {
+    if (!data.startsWith('{')) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      continue;
+    }
+    const s = pointsIn(json);
+    if (s.readable && (most === undefined || s.points.greaterThan(most))) most = s.points;
+  }
+  return most === undefined ? undefined : { points: most, readable: true };
 }
 
 /** The points a reply says the request spent (undefined: nothing readable, or nothing spent). */

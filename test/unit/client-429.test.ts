@@ -38,6 +38,20 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 const client = () => new HttpClient({ baseUrl, timeoutMs: 5_000, redactor: new Redactor({}) });
 
 describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () => {
+  it('sends nothing after the run deadline: a Retry-After wait it cuts is followed by no attempt', async () => {
+    // /wait-deadline answers 429 with Retry-After: 1; the deadline comes first, and no stop signal is
+    // given (the run's own stop may come late on a loaded machine): the clock alone refuses the repeat.
+    const c = new HttpClient({
+      baseUrl,
+      timeoutMs: 5_000,
+      redactor: new Redactor({}),
+      deadlineAt: Date.now() + 300,
+    });
+    const res = await c.send({ method: 'GET', path: '/wait-deadline' });
+    expect(res.status).toBe(429);
+    expect(seen.get('/wait-deadline')).toBe(1);
+  });
+
   it('waits out a 429 and repeats a GET', async () => {
     const res = await client().send({ method: 'GET', path: '/get' });
     expect(res.status).toBe(200);

@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
+import type { HttpResponse } from '../../src/http/client.ts';
 import { REPORT_FILES } from '../../src/report/layout.ts';
-import { admission, type RunBudget, spendOf, spentPoints } from '../../src/runtime/budget.ts';
+import { admission, type RunBudget, readSpend, spendOf, spentPoints } from '../../src/runtime/budget.ts';
 import {
   DEAD_AFTER,
   deadTarget,
@@ -230,5 +231,47 @@ describe('admission that predicts (issue 23)', () => {
     expect([s.total.toString(), s.measured?.toString(), s.sinceBalance]).toEqual(['2', '41', 1]);
     expect(admission(dir, budget('41'))?.reason).toMatch(/points budget reached: 41 of 41/);
     expect(admission(dir, budget('42'))).toBeUndefined();
+  });
+});
+
+describe('readSpend of a streamed reply', () => {
+  const streamed = (mediaType: string, text: string) =>
+    ({
+      method: 'POST',
+      status: 200,
+      rawPath: '/v1/chat/completions',
+      mediaType,
+      json: undefined,
+      text,
+      headers: {},
+      body: Buffer.from(text),
+      exchange: { id: 'ex-1' },
+    }) as unknown as HttpResponse;
+
+  it('counts the largest charge one event reports (server-sent events)', () => {
+    const text = [
+      'data: {"choices":[{"delta":{"content":"a"}}]}',
+      '',
+      'data: {"billing":{"charged_points":"0.5"}}',
+      '',
+      'data: {"billing":{"charged_points":"1.25"}}',
+      '',
+      'data: [DONE]',
+      '',
+    ].join('\n');
+    const s = readSpend(streamed('text/event-stream', text));
+    expect(s?.readable).toBe(true);
+    expect(s?.points.toString()).toBe('1.25');
+  });
+
+  it('counts one JSON object per line (NDJSON) the same way', () => {
+    const text = '{"delta":"a"}\n{"usage":{"charged_points":"2"},"billing":{"pending_points":"0.5"}}\n';
+    expect(readSpend(streamed('application/x-ndjson', text))?.points.toString()).toBe('2.5');
+  });
+
+  it('leaves a stream that reports no charge to the balance reads (not unreadable: not distrust)', () => {
+    expect(
+      readSpend(streamed('text/event-stream', 'data: {"delta":"a"}\n\ndata: [DONE]\n\n')),
+    ).toBeUndefined();
   });
 });
