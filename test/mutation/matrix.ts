@@ -206,8 +206,11 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     if (suites.size > 0) args.push('--suite', [...suites].join(','));
   }
   if (reach) args.push('--seed', String(reach.seed));
+  // Only a variant that describes itself needs its description (compared with the plain one).
   const scope =
-    job.kind === 'variant' && plan ? variantFiles(plan, job.name, await described(ref.url)) : undefined;
+    job.kind === 'variant' && plan
+      ? variantFiles(plan, job.name, plan.described.has(job.name) ? await described(ref.url) : undefined)
+      : undefined;
   if (plan && scope && 'files' in scope)
     args.push('--seed', String(plan.seed), '--suite', [...scope.files].join(','));
   const row: MatrixRow = {
@@ -245,10 +248,7 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
           ? `${scope.files.size} suite file(s) reach it, seed ${plan!.seed}`
           : `whole suite: ${scope.whole}`;
     // Only a complete conformant run is a plan: the variants' reach in a run that failed is not known.
-    reach?.done(summary && row.ok ? variantPlan(reach.recorder, join(dir, 'report'), reach.seed) : undefined);
-  } catch (e) {
-    reach?.done(undefined);
-    throw e;
+    if (reach && summary && row.ok) reach.done(variantPlan(reach.recorder, join(dir, 'report'), reach.seed));
   } finally {
     await ref.close();
     rmSync(dir, { recursive: true, force: true });
@@ -350,27 +350,21 @@ export async function runMatrix(
   // every variant runs the whole suite.
   const planner = opts.full ? undefined : refs.find((i) => !jobs[i]!.strict);
   const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
-  let variantPlanOf: VariantPlan | undefined;
-  let planSettled = planner === undefined;
-  let settle: () => void = () => {};
-  const planned = new Promise<void>((resolve) => {
-    settle = resolve;
+  // Settled once (a later call changes nothing): by the planner row with its plan, or without one when
+  // that row failed, threw, or there is none.
+  let planned: { plan: VariantPlan | undefined } | undefined;
+  let wake = () => {};
+  const whenPlanned = new Promise<void>((resolve) => {
+    wake = resolve;
   });
-  const reach =
-    planner === undefined
-      ? undefined
-      : {
-          recorder: new ReachRecorder(),
-          seed,
-          done: (p: VariantPlan | undefined) => {
-            variantPlanOf = p;
-            planSettled = true;
-            settle();
-          },
-        };
-  if (planSettled) settle();
+  const settle = (plan: VariantPlan | undefined) => {
+    planned ??= { plan };
+    wake();
+  };
+  if (planner === undefined) settle(undefined);
+  const reach = { recorder: new ReachRecorder(), seed, done: settle };
   const take = (slot: number): number | undefined => {
-    const ready = planSettled ? variants : [];
+    const ready = planned ? variants : [];
     const order = slot < wholeSlots ? [refs, ready, faults] : [faults, refs, ready];
     for (const q of order) if (q.length) return q.shift();
     return undefined;
@@ -383,7 +377,7 @@ export async function runMatrix(
         const i = take(slot);
         if (i === undefined) {
           if (variants.length === 0) return;
-          await planned;
+          await whenPlanned;
           continue;
         }
         const job = jobs[i]!;
@@ -393,12 +387,12 @@ export async function runMatrix(
             full: opts.full ?? false,
             files,
             runner,
-            ...(i === planner && reach ? { reach } : {}),
-            ...(job.kind === 'variant' ? { plan: variantPlanOf } : {}),
+            ...(i === planner ? { reach } : {}),
+            ...(job.kind === 'variant' ? { plan: planned?.plan } : {}),
           });
         } finally {
           // The variant rows never wait for a plain reference row that ended without a plan.
-          if (i === planner && !planSettled) reach?.done(undefined);
+          if (i === planner) settle(undefined);
         }
         opts.log?.(formatRow(rows[i]!), ++done, jobs.length);
       }

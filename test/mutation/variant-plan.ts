@@ -17,7 +17,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReachRecorder } from '../../reference/reach.ts';
 import { VARIANTS } from '../../reference/start.ts';
-import { HTTP_METHODS, isObj, type Json, templateRegex } from '../../src/openapi/document.ts';
+import {
+  escapeToken,
+  HTTP_METHODS,
+  isObj,
+  type Json,
+  resolveRef,
+  templateRegex,
+} from '../../src/openapi/document.ts';
 import { ExchangeLog } from '../../src/report/layout.ts';
 import type { Summary } from '../../src/report/summary.ts';
 
@@ -37,8 +44,8 @@ export interface VariantPlan {
   whole: Map<string, WholeBecause>;
   /** The plain reference's description, as the run read it. */
   description: Json;
-  /** `METHOD /path` of each request a test sent -> the files of the tests that sent it. */
-  requests: Map<string, Set<string>>;
+  /** Each request a test sent (method and path, keyed by both) and the files of the tests that sent it. */
+  requests: Map<string, { method: string; path: string; files: Set<string> }>;
   /** The files that judge the description itself. */
   descriptionFiles: Set<string>;
 }
@@ -50,12 +57,17 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
   const filesOf = new Map<string, Set<string>>();
   for (const t of summary.tests) add(filesOf, t.title, t.file);
   const testOf = new Map<string, string>();
-  const requests = new Map<string, Set<string>>();
+  const requests: VariantPlan['requests'] = new Map();
   for (const ex of ExchangeLog.of(reportDir).all()) {
     if (ex.requestId && ex.test) testOf.set(ex.requestId, ex.test);
     const files = ex.test === undefined ? undefined : filesOf.get(ex.test);
+    if (!files) continue;
+    const method = ex.method.toUpperCase();
     const path = ex.path.split('?')[0]!;
-    for (const f of files ?? []) add(requests, `${ex.method.toUpperCase()} ${path}`, f);
+    const key = `${method} ${path}`;
+    const request = requests.get(key) ?? { method, path, files: new Set<string>() };
+    for (const f of files) request.files.add(f);
+    requests.set(key, request);
   }
   const plan: VariantPlan = {
     seed,
@@ -104,11 +116,9 @@ export function variantFiles(
     const ops = changedOperations(plan.description, description);
     if (ops === 'everywhere') return { whole: 'its description changes more than responses' };
     for (const f of plan.descriptionFiles) files.add(f);
-    for (const [request, sent] of plan.requests) {
-      const [method, path] = request.split(' ') as [string, string];
+    for (const { method, path, files: sent } of plan.requests.values())
       if (ops.some((o) => o.method === method && templateRegex(o.path).test(path)))
         for (const f of sent) files.add(f);
-    }
   }
   return files.size > 0 ? { files } : { whole: 'no test reaches it' };
 }
@@ -142,10 +152,7 @@ function closure(doc: Json, start: Iterable<string>): Set<string> {
     const ref = todo.pop()!;
     if (seen.has(ref)) continue;
     seen.add(ref);
-    const [, , kind, name] = ref.split('/');
-    const comp = (doc.components as Json | undefined)?.[kind!] as Json | undefined;
-    for (const r of refsUnder(comp?.[decodeURIComponent(name!).replace(/~1/g, '/').replace(/~0/g, '~')]))
-      todo.push(r);
+    for (const r of refsUnder(resolveRef(doc, ref))) todo.push(r);
   }
   return seen;
 }
@@ -166,7 +173,7 @@ export function changedOperations(
     if (top === 'paths' && a !== undefined && b !== undefined && c === 'responses' && d.length >= 4)
       ops.set(`${b} ${a}`, { method: b.toUpperCase(), path: a });
     else if (top === 'components' && (a === 'schemas' || a === 'responses') && b !== undefined)
-      components.add(`#/components/${a}/${b.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      components.add(`#/components/${a}/${escapeToken(b)}`);
     else return 'everywhere';
   }
   if (components.size === 0) return [...ops.values()];
