@@ -132,7 +132,9 @@ export class ExchangeLog {
     for (const ex of this.all()) {
       if (!select(ex)) continue;
       const model = ex.model ?? '(unknown model)';
-      out.set(model, [...(out.get(model) ?? []), ex]);
+      const list = out.get(model);
+      if (list) list.push(ex);
+      else out.set(model, [ex]);
     }
     return out;
   }
