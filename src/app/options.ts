@@ -16,6 +16,7 @@ type RunFlags = Required<
     | 'seed'
     | 'path'
     | 'propertyRuns'
+    | 'workers'
     | 'filter'
     | 'files'
     | 'reportDir'
@@ -179,6 +180,18 @@ export const FLAGS = {
     section: 'run',
     help: ['runs per property test (default 25)'],
     parse: wholeNumber('--property-runs', 1, 10_000),
+  },
+  workers: {
+    key: 'workers',
+    dest: 'run',
+    type: 'string',
+    value: 'N',
+    section: 'run',
+    help: [
+      'worker threads that run the suite files (default: from the concurrency and the',
+      'cores); the concurrency is shared among them, so it is never exceeded',
+    ],
+    parse: wholeNumber('--workers', 1, 64),
   },
   filter: {
     key: 'filter',

@@ -17,6 +17,8 @@ export interface RunOptions {
   /** Replays one failing case of a model-based test (with its seed); see RunConfig.path. */
   path?: string;
   propertyRuns?: number;
+  /** Worker threads of the suites (default: concurrencyPlan's, from the concurrency and the cores). */
+  workers?: number;
   /** Restrict to suite files whose path contains one of these strings. */
   files?: string[];
   profile?: Profile;
@@ -75,6 +77,7 @@ export function runConfigOf(
     propertyRuns: opts.propertyRuns ?? PROFILE_PROPERTY_RUNS[profile],
     profile,
     ...(opts.path !== undefined ? { path: opts.path } : {}),
+    ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     ...(opts.dryRun ? { dryRun: true } : {}),
     ...(at.deadline ? { deadline: at.deadline } : {}),
   };

@@ -193,7 +193,8 @@ async function conformanceRun(
     }
   }
 
-  if (!opts.quiet && !opts.dryRun) log(concurrencyPlan(target, availableParallelism()).describe);
+  if (!opts.quiet && !opts.dryRun)
+    log(concurrencyPlan(target, availableParallelism(), opts.workers).describe);
 
   if (openapi) run.openapi = openapi;
   // A dry run sends the target nothing, not even these reads.

@@ -53,7 +53,7 @@ export async function runSuites(
     // traffic of this run (balance-delta checks need a quiet account).
     // The target's concurrency is the number of requests in flight, split over the worker threads
     // (concurrencyPlan); each worker runs more tests than it has request slots.
-    const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism());
+    const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism(), opts.workers);
     // The suite's modules as vite transformed them, kept between runs (keyed by each file's content) in
     // the suite's cache under the system's temp directory: every run and worker thread reuses them.
     const experimental = { fsModuleCache: true, fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules') };

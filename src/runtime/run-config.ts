@@ -17,6 +17,8 @@ export interface RunConfig {
    * (`--path`): with the same seed that case alone runs again, exactly on the reference.
    */
   path?: string;
+  /** Worker threads of the suites, when set (--workers): concurrencyPlan splits the concurrency among them. */
+  workers?: number;
   /** Runs per property test. */
   propertyRuns: number;
   /** quick | standard | thorough: scales property runs and scenario depth. */
@@ -94,25 +96,36 @@ export interface ConcurrencyPlan {
   describe: string;
 }
 
-/** How a target's concurrency becomes worker threads, request slots per worker and tests per worker. */
+/**
+ * How a target's concurrency becomes worker threads, request slots per worker and tests per worker.
+ * `workers` (--workers) fixes the threads: the concurrency is shared among them (never more threads than
+ * requests in flight, at least one slot each), the adaptive bounds scaled to keep their totals.
+ */
 export function concurrencyPlan(
   target: Pick<TargetConfig, 'concurrency' | 'concurrencySource' | 'embedded'>,
   cores: number,
+  workers?: number,
 ): ConcurrencyPlan {
+  const threads = workers !== undefined ? ` over ${workers} worker thread(s) (--workers)` : '';
   if (target.concurrencySource === 'default' && !target.embedded) {
-    const total = (n: number) => n * ADAPTIVE.workers;
+    const w = workers ?? ADAPTIVE.workers;
+    const share = (n: number) => Math.max(1, Math.round((n * ADAPTIVE.workers) / w));
+    const slots = { start: share(ADAPTIVE.start), min: 1, max: share(ADAPTIVE.max) };
     return {
-      workers: ADAPTIVE.workers,
-      slots: { start: ADAPTIVE.start, min: 1, max: ADAPTIVE.max },
-      testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * ADAPTIVE.max),
+      workers: w,
+      slots,
+      testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * slots.max),
       adaptive: true,
-      describe: `concurrency: adaptive, ${total(ADAPTIVE.start)} requests in flight at the start, up to ${total(ADAPTIVE.max)} while replies stay fast and no 429 comes, halved on a 429 (the default for a URL target; --concurrency N or \`concurrency:\` in targets.yaml fixes it)`,
+      describe: `concurrency: adaptive, ${w * slots.start} requests in flight at the start, up to ${w * slots.max} while replies stay fast and no 429 comes, halved on a 429${threads} (the default for a URL target; --concurrency N or \`concurrency:\` in targets.yaml fixes it)`,
     };
   }
-  const { workers, perWorker } =
-    target.embedded && target.concurrencySource === 'default'
-      ? { workers: EMBEDDED.workers, perWorker: EMBEDDED.concurrency / EMBEDDED.workers }
-      : concurrencySplit(target.concurrency, cores);
+  const c = Math.max(1, Math.floor(target.concurrency));
+  const split =
+    workers !== undefined
+      ? { workers: Math.min(workers, c), perWorker: Math.max(1, Math.floor(c / Math.min(workers, c))) }
+      : target.embedded && target.concurrencySource === 'default'
+        ? { workers: EMBEDDED.workers, perWorker: EMBEDDED.concurrency / EMBEDDED.workers }
+        : concurrencySplit(c, cores);
   const why =
     target.concurrencySource === 'flag'
       ? 'set by --concurrency'
@@ -122,11 +135,11 @@ export function concurrencyPlan(
           ? "the embedded reference's default; --concurrency N changes it"
           : 'as configured';
   return {
-    workers,
-    slots: { start: perWorker },
-    testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * perWorker),
+    workers: split.workers,
+    slots: { start: split.perWorker },
+    testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * split.perWorker),
     adaptive: false,
-    describe: `concurrency: ${target.concurrency} requests in flight (${why})`,
+    describe: `concurrency: ${split.workers * split.perWorker} requests in flight (${why})${threads}`,
   };
 }
 

@@ -48,7 +48,7 @@ export function worker(): WorkerState {
     keys,
     redactor,
     secrets,
-    gate: new RequestGate(concurrencyPlan(run.target, availableParallelism()).slots),
+    gate: new RequestGate(concurrencyPlan(run.target, availableParallelism(), run.workers).slots),
     responses: live ?? documentedFallback(run.openapi),
     record(exchange) {
       exchanges.append(exchange);

@@ -201,7 +201,8 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
   ];
   if (job.strict) args.push('--strict');
   if (job.kind === 'fault' && !full) {
-    args.push('--filter', faultFilter(job.expected));
+    // A few tests in a few files: one worker thread loads the suite's modules once for all of them.
+    args.push('--filter', faultFilter(job.expected), '--workers', '1');
     const suites = new Set(job.expected.flatMap((id) => [...(files?.get(id) ?? [])]));
     if (suites.size > 0) args.push('--suite', [...suites].join(','));
   }

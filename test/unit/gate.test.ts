@@ -126,4 +126,30 @@ describe('concurrencyPlan', () => {
     expect(embedded.describe).toMatch(/embedded reference's default/);
     expect(embedded.testsPerWorker).toBeGreaterThan(embedded.slots.start);
   });
+
+  it('--workers fixes the threads and shares the concurrency among them, never exceeding it', () => {
+    const one = concurrencyPlan({ concurrency: 6, concurrencySource: 'file', embedded: false }, 2, 1);
+    expect(one).toMatchObject({ adaptive: false, workers: 1, slots: { start: 6 } });
+    expect(one.describe).toMatch(/6 requests in flight .* over 1 worker thread\(s\) \(--workers\)/);
+    // Never more threads than requests in flight; an uneven share rounds down.
+    expect(
+      concurrencyPlan({ concurrency: 2, concurrencySource: 'flag', embedded: false }, 2, 4),
+    ).toMatchObject({
+      workers: 2,
+      slots: { start: 1 },
+    });
+    const uneven = concurrencyPlan({ concurrency: 7, concurrencySource: 'flag', embedded: false }, 2, 2);
+    expect(uneven.workers * uneven.slots.start).toBeLessThanOrEqual(7);
+    expect(uneven.describe).toMatch(/^concurrency: 6 requests in flight/);
+    expect(
+      concurrencyPlan({ concurrency: 8, concurrencySource: 'default', embedded: true }, 2, 1),
+    ).toMatchObject({
+      workers: 1,
+      slots: { start: 8 },
+    });
+    // Adaptive: the same totals (4 at the start, up to 16) over the threads asked for.
+    const adaptive = concurrencyPlan({ concurrency: 4, concurrencySource: 'default', embedded: false }, 2, 1);
+    expect(adaptive).toMatchObject({ adaptive: true, workers: 1, slots: { start: 4, min: 1, max: 16 } });
+    expect(adaptive.describe).toMatch(/4 requests in flight at the start, up to 16/);
+  });
 });
