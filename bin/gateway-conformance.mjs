@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Entry point: TypeScript sources run through tsx (Node 20 has no type stripping).
-import { register } from 'tsx/esm/api';
+// Entry point: the CLI's TypeScript, bundled once per change of its sources (bin/launch.mjs).
+import { loadEntry } from './launch.mjs';
 
-register();
-const { cliEntry } = await import('../src/app/cli.ts');
+const { cliEntry } = await loadEntry('src/app/cli.ts');
 await cliEntry();

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
+import { loadEntry } from './launch.mjs';
 
-register();
-await import('../test/mutation/cli.ts');
+await loadEntry('test/mutation/cli.ts');

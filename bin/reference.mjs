@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Runs the TypeScript reference server without a build step.
-import { register } from 'tsx/esm/api';
+// Runs the TypeScript reference server without a build step of its own (bin/launch.mjs bundles it).
+import { loadEntry } from './launch.mjs';
 
-register();
-await import('../reference/cli.ts');
+await loadEntry('reference/cli.ts');

@@ -1,5 +1,4 @@
 // A long-lived matrix row runner: the CLI's own entry (runArgs) on each row's arguments, one row at a time.
-import { register } from 'tsx/esm/api';
+import { loadEntry } from '../../bin/launch.mjs';
 
-register();
-await import('./row-runner.ts');
+await loadEntry('test/mutation/row-runner.ts');
