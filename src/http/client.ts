@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from 'undici';
 import { TransportError } from '../errors.ts';
 import { nestingDepth } from './nesting.ts';
 import type { Redactor } from './redact.ts';
 import { hasDotSegment } from './segment.ts';
+import { Agent, request } from './undici.ts';
 
 export interface RecordedBody {
   bytes: number;
