@@ -162,17 +162,23 @@ export function describedProblems(doc: Doc, method: string, path: string, exchan
 }
 
 const BASE = 'https://described.invalid/openapi';
-const compiled = new WeakMap<object, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
+/**
+ * Compiled validators by the description's components (their JSON text), then by response schema: the
+ * reference under most faults and variants describes itself alike, and each setup fetches its own copy,
+ * so keyed by content a schema is compiled once for all of them, not once per setup.
+ */
+const compiled = new Map<string, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
 
 /** Validators per description and response schema, compiled once. */
 function validatorOf(doc: Doc, schema: object): ValidateFunction {
-  let entry = compiled.get(doc);
+  const components = JSON.stringify(doc.components ?? null);
+  let entry = compiled.get(components);
   if (!entry) {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema({ $id: BASE, components: doc.components });
     entry = { ajv, validators: new Map() };
-    compiled.set(doc, entry);
+    compiled.set(components, entry);
   }
   const key = JSON.stringify(schema);
   let validate = entry.validators.get(key);
