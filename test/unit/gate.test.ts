@@ -122,7 +122,10 @@ describe('concurrencyPlan', () => {
     expect(flag).toMatchObject({ adaptive: false, workers: 2, slots: { start: 1 } });
     expect(flag.describe).toMatch(/2 requests in flight \(set by --concurrency\)/);
     const embedded = concurrencyPlan({ concurrency: 8, concurrencySource: 'default', embedded: true }, 2);
-    expect(embedded).toMatchObject({ adaptive: false, workers: EMBEDDED.workers, slots: { start: 2 } });
+    expect(embedded).toMatchObject({ adaptive: false, workers: 2, slots: { start: 4 } });
+    // As many threads as cores, at most EMBEDDED.maxWorkers: 8 requests in flight all the same.
+    const wide = concurrencyPlan({ concurrency: 8, concurrencySource: 'default', embedded: true }, 16);
+    expect(wide).toMatchObject({ workers: EMBEDDED.maxWorkers, slots: { start: 2 } });
     expect(embedded.describe).toMatch(/embedded reference's default/);
     expect(embedded.testsPerWorker).toBeGreaterThan(embedded.slots.start);
   });
