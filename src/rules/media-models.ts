@@ -170,9 +170,8 @@ export interface GeneratedPrompt extends Generated<string | undefined> {
   breaks?: PromptBreak;
 }
 
-/** The bound an invalid prompt breaks (undefined for a valid one or one the contract does not judge). */
-function promptBreaks(rule: PromptRule, prompt: string | undefined): PromptBreak | undefined {
-  if (promptValid(rule, prompt) !== false) return undefined;
+/** The bound a prompt the contract refuses breaks: the byte cap when the count alone allows it. */
+function promptBreaks(rule: PromptRule, prompt: string | undefined): PromptBreak {
   return promptValid({ ...rule, max_utf8_bytes: null }, prompt) === true ? 'utf8_bytes' : 'characters';
 }
 
@@ -180,10 +179,20 @@ function promptBreaks(rule: PromptRule, prompt: string | undefined): PromptBreak
 export const utf8CapBinds = (rule: PromptRule): boolean =>
   (rule.max_chars ?? 0) * 4 > (rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY);
 
-/** A generated prompt with its verdict and, when invalid, the bound it breaks. */
+/** Generated prompts whose verdict depends on which white space is trimmed (judging.md): they prove nothing. */
+const UNDECIDED = new WeakSet<GeneratedPrompt>();
+
+/** A generated prompt with its verdict and, when invalid, the bound it breaks (the verdict computed once). */
 function generatedPrompt(rule: PromptRule, value: string | undefined, note: string): GeneratedPrompt {
-  const breaks = promptBreaks(rule, value);
-  return { value, valid: promptValid(rule, value) ?? true, note, ...(breaks ? { breaks } : {}) };
+  const verdict = promptValid(rule, value);
+  const out: GeneratedPrompt = {
+    value,
+    valid: verdict ?? true,
+    note,
+    ...(verdict === false ? { breaks: promptBreaks(rule, value) } : {}),
+  };
+  if (verdict === undefined) UNDECIDED.add(out);
+  return out;
 }
 
 const WS = [' ', '\t', '\n', '\u3000', '\u00a0'];
@@ -199,7 +208,7 @@ const UNITS = [
  */
 export function promptArbitrary(rule: PromptRule): fc.Arbitrary<GeneratedPrompt> {
   // Cases whose verdict depends on which white space is trimmed are left out: they prove nothing.
-  return anyPrompt(rule).filter((c) => !rule.stated || promptValid(rule, c.value) !== undefined);
+  return anyPrompt(rule).filter((c) => !rule.stated || !UNDECIDED.has(c));
 }
 
 function anyPrompt(rule: PromptRule): fc.Arbitrary<GeneratedPrompt> {
