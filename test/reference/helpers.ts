@@ -169,9 +169,16 @@ const BASE = 'https://described.invalid/openapi';
  */
 const compiled = new Map<string, { ajv: Ajv2020; validators: Map<string, ValidateFunction> }>();
 
+/** Each fetched description's components as text: read once per description, not once per exchange. */
+const componentsText = new WeakMap<object, string>();
+
 /** Validators per description and response schema, compiled once. */
 function validatorOf(doc: Doc, schema: object): ValidateFunction {
-  const components = JSON.stringify(doc.components ?? null);
+  let components = componentsText.get(doc);
+  if (components === undefined) {
+    components = JSON.stringify(doc.components ?? null);
+    componentsText.set(doc, components);
+  }
   let entry = compiled.get(components);
   if (!entry) {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
