@@ -3,7 +3,7 @@
  * that matches no test is a usage error (exit 2), never a run that judged nothing.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { UsageError } from '../errors.ts';
@@ -116,10 +116,20 @@ async function titlesOf(files: string[], run: RunConfig, runFile: string): Promi
         const file = relative(PKG_ROOT, mod.moduleId).split(sep).join('/');
         cache[file] = [...mod.children.allTests()].map((tc) => fullName(tc));
       }
-      // A file that failed to load is not cached (its titles are unknown, not none).
+      // A file that failed to load is not cached (its titles are unknown, not none). Runs at once (the
+      // matrix's rows) each add what they collected to what the file holds by now, and each replaces it
+      // whole (renamed into place): none loses another's titles or reads a file half written.
       if (complete) {
         mkdirSync(dir, { recursive: true });
-        writeFileSync(cacheFile, JSON.stringify(cache));
+        let now: Record<string, string[]> = {};
+        try {
+          if (existsSync(cacheFile)) now = JSON.parse(readFileSync(cacheFile, 'utf8'));
+        } catch {
+          now = {};
+        }
+        const tmp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
+        writeFileSync(tmp, JSON.stringify({ ...now, ...cache }));
+        renameSync(tmp, cacheFile);
       }
     } finally {
       await vitest.close();
