@@ -143,23 +143,32 @@ export function faultFilter(ids: string[]): string {
 
 /**
  * Which suite files hold the tests citing each requirement id, from a dry run of the whole suite (no
- * request is sent). A fault run then collects only those files (`--suite`), not every suite file.
+ * request is sent) against the plain reference as the rows see it (the same targets file), with a
+ * filter that selects every test: its selection check collects every file's titles once into the cache
+ * that every row's own check then reads (keyed by what shapes titles, the same for the rows), instead of
+ * each row collecting its files anew. A fault run then collects only those files (`--suite`).
  */
 export async function filesById(): Promise<Map<string, Set<string>>> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-plan-'));
+  const ref = await startReference({ port: 0 });
+  const env = writeRefTargets(ref, join(dir, 'targets.yaml'));
   const run = await runCli(
-    ['--base-url', 'http://127.0.0.1:9', '--allow', 'read', '--dry-run', '--quiet', '--report-dir', dir],
-    { CONFORMANCE_API_KEY: 'sk-plan-only-0123456789' },
+    [
+      ...['--targets', join(dir, 'targets.yaml'), '--target', 'ref'],
+      ...['--dry-run', '--filter', '.', '--quiet', '--report-dir', join(dir, 'report')],
+    ],
+    env,
   );
   const map = new Map<string, Set<string>>();
   try {
-    const s = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+    const s = JSON.parse(readFileSync(join(dir, 'report', 'summary.json'), 'utf8')) as Summary;
     for (const t of s.tests) for (const id of t.ids) map.set(id, (map.get(id) ?? new Set()).add(t.file));
   } catch {
     throw new Error(
       `the dry run that maps ids to suite files failed (exit ${run.code}): ${run.stderr.slice(0, 300)}`,
     );
   } finally {
+    await ref.close();
     rmSync(dir, { recursive: true, force: true });
   }
   return map;
