@@ -55,6 +55,15 @@ export function suiteFiles(filters: string[]): string[] {
     .sort();
 }
 
+/** A titles cache file's entries (none when it is absent or unreadable). */
+function readTitles(file: string): Record<string, string[]> {
+  try {
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string[]>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The full test names (as vitest's testNamePattern sees them: suite names and the title, joined by a
  * space) of each file, collected without running a test (vitest's collect). Kept in a cache under the
@@ -77,12 +86,7 @@ async function titlesOf(files: string[], run: RunConfig, runFile: string): Promi
     .slice(0, 32);
   const dir = join(tmpdir(), 'gateway-conformance-titles');
   const cacheFile = join(dir, `${key}.json`);
-  let cache: Record<string, string[]> = {};
-  try {
-    if (existsSync(cacheFile)) cache = JSON.parse(readFileSync(cacheFile, 'utf8'));
-  } catch {
-    cache = {};
-  }
+  const cache = readTitles(cacheFile);
   const missing = files.filter((f) => !cache[f]);
   if (missing.length > 0) {
     // The files are loaded by vitest's workers, which read the run file (no test body runs).
@@ -121,14 +125,8 @@ async function titlesOf(files: string[], run: RunConfig, runFile: string): Promi
       // whole (renamed into place): none loses another's titles or reads a file half written.
       if (complete) {
         mkdirSync(dir, { recursive: true });
-        let now: Record<string, string[]> = {};
-        try {
-          if (existsSync(cacheFile)) now = JSON.parse(readFileSync(cacheFile, 'utf8'));
-        } catch {
-          now = {};
-        }
         const tmp = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
-        writeFileSync(tmp, JSON.stringify({ ...now, ...cache }));
+        writeFileSync(tmp, JSON.stringify({ ...readTitles(cacheFile), ...cache }));
         renameSync(tmp, cacheFile);
       }
     } finally {
