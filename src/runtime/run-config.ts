@@ -108,7 +108,7 @@ export function concurrencyPlan(
   cores: number,
   workers?: number,
 ): ConcurrencyPlan {
-  const threads = workers !== undefined ? ` over ${workers} worker thread(s) (--workers)` : '';
+  const threads = (n: number) => (workers !== undefined ? ` over ${n} worker thread(s) (--workers)` : '');
   if (target.concurrencySource === 'default' && !target.embedded) {
     const w = workers ?? ADAPTIVE.workers;
     const share = (n: number) => Math.max(1, Math.round((n * ADAPTIVE.workers) / w));
@@ -118,13 +118,14 @@ export function concurrencyPlan(
       slots,
       testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * slots.max),
       adaptive: true,
-      describe: `concurrency: adaptive, ${w * slots.start} requests in flight at the start, up to ${w * slots.max} while replies stay fast and no 429 comes, halved on a 429${threads} (the default for a URL target; --concurrency N or \`concurrency:\` in targets.yaml fixes it)`,
+      describe: `concurrency: adaptive, ${w * slots.start} requests in flight at the start, up to ${w * slots.max} while replies stay fast and no 429 comes, halved on a 429${threads(w)} (the default for a URL target; --concurrency N or \`concurrency:\` in targets.yaml fixes it)`,
     };
   }
   const c = Math.max(1, Math.floor(target.concurrency));
+  const fixed = workers !== undefined ? Math.min(workers, c) : undefined;
   const split =
-    workers !== undefined
-      ? { workers: Math.min(workers, c), perWorker: Math.max(1, Math.floor(c / Math.min(workers, c))) }
+    fixed !== undefined
+      ? { workers: fixed, perWorker: Math.floor(c / fixed) }
       : target.embedded && target.concurrencySource === 'default'
         ? concurrencySplit(EMBEDDED.concurrency, Math.min(cores, EMBEDDED.maxWorkers))
         : concurrencySplit(c, cores);
@@ -141,7 +142,7 @@ export function concurrencyPlan(
     slots: { start: split.perWorker },
     testsPerWorker: Math.max(MIN_TESTS_PER_WORKER, TESTS_PER_SLOT * split.perWorker),
     adaptive: false,
-    describe: `concurrency: ${split.workers * split.perWorker} requests in flight (${why})${threads}`,
+    describe: `concurrency: ${split.workers * split.perWorker} requests in flight (${why})${threads(split.workers)}`,
   };
 }
 
