@@ -100,13 +100,7 @@ export async function preflight(
     const file = reportFile(reportDir, 'openapi');
     writeFileSync(file, desc.body);
     const check = await checkOpenApi31(desc.json);
-    openapi = {
-      file,
-      sha256: createHash('sha256').update(desc.body).digest('hex'),
-      valid: check.valid,
-      errors: check.errors,
-      ...(check.tooLarge ? { tooLarge: check.tooLarge } : {}),
-    };
+    openapi = { file, sha256: createHash('sha256').update(desc.body).digest('hex'), ...check };
   }
   return {
     ...(openapi ? { openapi } : {}),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -18,6 +19,28 @@ export interface DescriptionCheck {
    * So `errors` is empty exactly when the description is no failure of OAS-001.
    */
   tooLarge?: string[];
+}
+
+/** A fetched description's bytes (their SHA-256) and checkOpenApi31's verdict on them. */
+export interface JudgedDescription extends DescriptionCheck {
+  sha256: string;
+}
+
+/**
+ * checkOpenApi31 of a fetched description, judged once per run: when `body` is the very bytes the run's
+ * preflight judged (`judged`, same digest), its verdict; other bytes are judged here. Why: the verdict
+ * depends on the bytes alone, and compiling the 3.1 meta-schema costs about a CPU-second per thread.
+ */
+export async function checkOpenApi31Once(
+  body: Buffer,
+  json: unknown,
+  judged: JudgedDescription | undefined,
+): Promise<DescriptionCheck> {
+  if (judged && createHash('sha256').update(body).digest('hex') === judged.sha256) {
+    const { sha256: _, ...check } = judged;
+    return check;
+  }
+  return checkOpenApi31(json);
 }
 
 let oasValidator: Validator | undefined;

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
+/** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
+import type { JudgedDescription } from '../openapi/live.ts';
 import type { Profile } from '../vocabulary.ts';
 import type { RunBudget } from './budget.ts';
 
-/** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {
   target: TargetConfig;
   strict: boolean;
@@ -29,8 +30,8 @@ export interface RunConfig {
   dryRun?: boolean;
   /** The run's deadline (ms since the epoch) and the reason a test stopped by it gives. */
   deadline?: { at: number; reason: string };
-  /** The live description as fetched once by the CLI (tooLarge: why the suite did not examine it). */
-  openapi?: { file: string; sha256: string; valid: boolean; errors: string[]; tooLarge?: string[] };
+  /** The live description as fetched once by the CLI and judged there (tooLarge: why the suite did not examine it). */
+  openapi?: JudgedDescription & { file: string };
 }
 
 /** Property runs per profile (--property-runs overrides). */

@@ -32,7 +32,7 @@ export {
 export type { BodySide } from '../openapi/document.ts';
 export { documented } from '../openapi/documented.ts';
 export { DriftComparer } from '../openapi/drift.ts';
-export { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
+export { checkOpenApi31Once, LiveDescription } from '../openapi/live.ts';
 export * as accounts from '../rules/accounts.ts';
 export * as rules from '../rules/chat.ts';
 export {

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { nestingDepth } from '../../src/http/nesting.ts';
 import { documentedFallback } from '../../src/openapi/fallback.ts';
 import { capEvidence, DESCRIPTION_LIMITS, screenDescription } from '../../src/openapi/guard.ts';
-import { checkOpenApi31, LiveDescription } from '../../src/openapi/live.ts';
+import { checkOpenApi31, checkOpenApi31Once, LiveDescription } from '../../src/openapi/live.ts';
 
 const doc = (schema: unknown, schemas: Record<string, unknown> = {}) => ({
   openapi: '3.1.0',
@@ -125,6 +126,26 @@ describe('the target description cannot hurt the harness', () => {
     );
     expect(both.errors).toEqual([expect.stringMatching(/\/b\/pattern: not a valid regular expression/)]);
     expect(both.tooLarge).toEqual([expect.stringMatching(/\/a\/enum: 2500 values/)]);
+  });
+
+  it("the description's verdict is the preflight's for the very bytes it judged, judged anew for others", async () => {
+    const invalid = doc(
+      { allOf: [{ $ref: '#/components/schemas/L' }] },
+      { L: { allOf: [{ $ref: '#/components/schemas/L' }] } },
+    );
+    const body = Buffer.from(JSON.stringify(invalid));
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    // A verdict only the preflight could have given: the bytes it judged are not judged again.
+    const judged = { sha256, valid: true, version: '3.1.0', errors: [] };
+    expect(await checkOpenApi31Once(body, invalid, judged)).toEqual({
+      valid: true,
+      version: '3.1.0',
+      errors: [],
+    });
+    // Other bytes (one more space, or no preflight at all): judged here.
+    const other = Buffer.concat([body, Buffer.from(' ')]);
+    expect((await checkOpenApi31Once(other, invalid, judged)).errors.join()).toMatch(/cycle/);
+    expect((await checkOpenApi31Once(body, invalid, undefined)).errors.join()).toMatch(/cycle/);
   });
 
   it('a count of one kind of hazard never hides the other', () => {
