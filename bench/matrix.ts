@@ -5,7 +5,9 @@
  *   node --import tsx bench/matrix.ts [--parallel N] [--only NAME,NAME] [--full] [--verbose]
  *
  * Spawns `node bin/mutants.mjs` (passing --parallel, --only and --full through), counts the rows and
- * the wrong ones from its output, and prints the ten slowest rows (each row ends with '[12.3s]').
+ * the wrong ones from its output, and prints the ten slowest rows (each row ends with '[12.3s]', or
+ * '[12.3s, CLI 1.4 CPU-s]': the CPU its run's CLI process used). Also the CPU of the whole matrix (its
+ * CLI processes and the references it starts) and the rows' CLI CPU by kind.
  * Target: under 5 minutes on the 2-core machine.
  */
 import { availableParallelism } from 'node:os';
@@ -14,7 +16,7 @@ import { intFlag, median, round, spawnNode, tail, warnIfBusy, writeResult } from
 
 const TARGET_MS = 5 * 60_000;
 const ROW =
-  /^(ok {2}|FAIL) (reference|fault|variant)\s+(\S+(?: \(strict\))?)\s+(\S+).*\[(\d+(?:\.\d+)?)s\]\s*$/;
+  /^(ok {2}|FAIL) (reference|fault|variant)\s+(\S+(?: \(strict\))?)\s+(\S+).*\[(\d+(?:\.\d+)?)s(?:, CLI (\d+(?:\.\d+)?) CPU-s)?\]\s*$/;
 
 const { values } = parseArgs({
   options: {
@@ -43,15 +45,25 @@ interface Row {
   name: string;
   status: string;
   seconds: number;
+  /** CPU-seconds of the row's CLI process (absent when the matrix did not report it). */
+  cpuS?: number;
 }
 const rows: Row[] = [];
 const started = Date.now();
 const run = await spawnNode('bin/mutants.mjs', args, {
   timeoutMs: 90 * 60_000,
+  cpu: true,
   onLine: (line) => {
     const m = ROW.exec(line);
     if (!m) return;
-    rows.push({ ok: m[1] === 'ok  ', kind: m[2]!, name: m[3]!, status: m[4]!, seconds: Number(m[5]) });
+    rows.push({
+      ok: m[1] === 'ok  ',
+      kind: m[2]!,
+      name: m[3]!,
+      status: m[4]!,
+      seconds: Number(m[5]),
+      ...(m[6] !== undefined ? { cpuS: Number(m[6]) } : {}),
+    });
     if (values.verbose) console.log(line);
     else if (rows.length % 20 === 0)
       console.log(`  ${rows.length} rows, ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -62,8 +74,15 @@ const wrong = rows.filter((r) => !r.ok);
 const slowest = [...rows].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
 const secs = rows.map((r) => r.seconds);
 const byKind = (kind: string) => {
-  const s = rows.filter((r) => r.kind === kind).map((r) => r.seconds);
-  return { rows: s.length, medianS: round(median(s)), maxS: s.length ? Math.max(...s) : 0 };
+  const of = rows.filter((r) => r.kind === kind);
+  const s = of.map((r) => r.seconds);
+  const cpu = of.flatMap((r) => (r.cpuS === undefined ? [] : [r.cpuS]));
+  return {
+    rows: s.length,
+    medianS: round(median(s)),
+    maxS: s.length ? Math.max(...s) : 0,
+    cliCpuS: { sum: round(cpu.reduce((a, b) => a + b, 0)), median: round(median(cpu)) },
+  };
 };
 const result = {
   args,
@@ -72,6 +91,7 @@ const result = {
     : `default (3 per core, at most 8: ${Math.max(2, Math.min(8, 3 * availableParallelism()))}, of which ${availableParallelism() + 1} may run the whole suite)`,
   exitCode: run.code,
   wallMs: Math.round(run.wallMs),
+  ...(run.cpuMs !== undefined ? { cpuMs: run.cpuMs } : {}),
   targetMs: TARGET_MS,
   withinTarget: run.wallMs < TARGET_MS,
   rows: rows.length,
@@ -91,8 +111,14 @@ for (const r of slowest)
   console.log(`  ${r.seconds.toFixed(1).padStart(6)} s  ${r.kind.padEnd(9)} ${r.name} (${r.status})`);
 for (const w of result.wrongRows) console.log(`  WRONG: ${w}`);
 if (summaryLine) console.log(summaryLine);
+for (const kind of ['reference', 'fault', 'variant'] as const) {
+  const k = result.byKind[kind];
+  console.log(
+    `  ${kind}: ${k.rows} rows, median ${k.medianS} s; their CLI processes ${k.cliCpuS.sum} CPU-s (median ${k.cliCpuS.median})`,
+  );
+}
 console.log(
-  `matrix: ${(run.wallMs / 1000).toFixed(1)} s wall (target < ${TARGET_MS / 60_000} min: ${result.withinTarget ? 'met' : 'MISSED'}), ${rows.length} rows, ${wrong.length} wrong, exit ${run.code}; row times sum ${result.rowSeconds.sum} s (median ${result.rowSeconds.median} s) with parallel ${result.parallel}`,
+  `matrix: ${(run.wallMs / 1000).toFixed(1)} s wall${run.cpuMs !== undefined ? `, ${(run.cpuMs / 1000).toFixed(0)} CPU-s` : ''} (target < ${TARGET_MS / 60_000} min: ${result.withinTarget ? 'met' : 'MISSED'}), ${rows.length} rows, ${wrong.length} wrong, exit ${run.code}; row times sum ${result.rowSeconds.sum} s (median ${result.rowSeconds.median} s) with parallel ${result.parallel}`,
 );
 if (rows.length === 0) console.log(`  ERROR: ${result.error}`);
 console.log(`result: ${file}`);

@@ -37,18 +37,18 @@ class RowRunner {
   private rows = 0;
   private output = '';
 
-  run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
+  run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun & { cpuMs?: number }> {
     const child = this.child ?? this.start();
     this.output = '';
     return new Promise((resolve) => {
-      const done = (code: number | null, note?: string) => {
+      const done = (code: number | null, note?: string, cpuMs?: number) => {
         clearTimeout(timer);
         child.off('message', onMessage);
         child.off('exit', onExit);
-        resolve({ code, stdout: this.output, stderr: note ?? '' });
+        resolve({ code, stdout: this.output, stderr: note ?? '', ...(cpuMs !== undefined ? { cpuMs } : {}) });
       };
-      const onMessage = (m: { code: number; rss: number }) => {
-        done(m.code);
+      const onMessage = (m: { code: number; rss: number; cpuMs: number }) => {
+        done(m.code, undefined, m.cpuMs);
         if (++this.rows >= RUNNER_MAX_ROWS || m.rss > RUNNER_MAX_RSS) this.close();
       };
       const onExit = (code: number | null) => {
@@ -107,6 +107,8 @@ export interface MatrixRow {
   ok: boolean;
   note?: string;
   ms: number;
+  /** CPU time of the run's CLI process (its worker threads included) while the row ran, when a row runner ran it. */
+  cpuMs?: number;
 }
 
 interface Job {
@@ -239,7 +241,10 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     ms: 0,
   };
   try {
-    const run = runner ? await runner.run(args, env, timeoutMs) : await runCli(args, env, timeoutMs);
+    const run: CliRun & { cpuMs?: number } = runner
+      ? await runner.run(args, env, timeoutMs)
+      : await runCli(args, env, timeoutMs);
+    if (run.cpuMs !== undefined) row.cpuMs = run.cpuMs;
     const code = run.code;
     const output = run.stdout + run.stderr;
     let summary: Summary | undefined;
@@ -425,5 +430,6 @@ export function formatRow(r: MatrixRow): string {
       : r.failed.length
         ? ` failed: ${r.failed.join(' ')}`
         : '';
-  return `${r.ok ? 'ok  ' : 'FAIL'} ${name} ${r.status.padEnd(13)}${ids}${r.note ? ` (${r.note})` : ''} [${(r.ms / 1000).toFixed(1)}s]`;
+  const cpu = r.cpuMs !== undefined ? `, CLI ${(r.cpuMs / 1000).toFixed(1)} CPU-s` : '';
+  return `${r.ok ? 'ok  ' : 'FAIL'} ${name} ${r.status.padEnd(13)}${ids}${r.note ? ` (${r.note})` : ''} [${(r.ms / 1000).toFixed(1)}s${cpu}]`;
 }

@@ -1,7 +1,7 @@
 /**
  * A matrix row runner (forked by matrix.ts): receives `{ argv, env }` rows over IPC and runs each through
  * the CLI's own entry (`runArgs`: argument parsing, targets file, keys from the environment, the run, the
- * report, the exit code), one at a time, answering `{ code, rss }`. One process runs many rows, so the
+ * report, the exit code), one at a time, answering `{ code, rss, cpuMs }`. One process runs many rows, so the
  * start-up of node, tsx and the CLI's modules is paid once instead of once per row; each row still gets its
  * own vitest instance, worker threads and report directory. Ends when its parent disconnects.
  */
@@ -20,6 +20,7 @@ process.on('message', (msg: Row) => {
       process.env[k] = v;
     }
     let code: number;
+    const cpu = process.cpuUsage();
     try {
       code = await runArgs(msg.argv);
     } finally {
@@ -28,7 +29,13 @@ process.on('message', (msg: Row) => {
         else process.env[k] = v;
       }
     }
-    process.send?.({ code, rss: process.memoryUsage().rss });
+    const used = process.cpuUsage(cpu);
+    // CPU of this process (the CLI and its worker threads) while the row ran, in ms.
+    process.send?.({
+      code,
+      rss: process.memoryUsage().rss,
+      cpuMs: Math.round((used.user + used.system) / 1000),
+    });
   })();
 });
 process.on('disconnect', () => process.exit(0));
