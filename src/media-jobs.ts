@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import { fileTypeFromBuffer } from 'file-type';
 import { findEntryList, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import { segment } from './http/segment.ts';
@@ -390,7 +389,12 @@ export function watchJob(
   });
 }
 
-/** The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. */
+let fileType: Promise<typeof import('file-type')> | undefined;
+/**
+ * The real type of some bytes (file-type), e.g. { ext: 'png', mime: 'image/png' }. The package is loaded
+ * on first use: a worker thread that sniffs nothing does not load it.
+ */
 export async function sniff(data: Buffer): Promise<{ ext: string; mime: string } | undefined> {
-  return fileTypeFromBuffer(data);
+  fileType ??= import('file-type');
+  return (await fileType).fileTypeFromBuffer(data);
 }

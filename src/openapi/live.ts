@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Validator } from '@seriousme/openapi-schema-validator';
+import type { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
@@ -43,7 +43,12 @@ export async function checkOpenApi31Once(
   return checkOpenApi31(json);
 }
 
-let oasValidator: Validator | undefined;
+/**
+ * The OpenAPI 3.1 validator, loaded on first use: the CLI's preflight judges the description and the
+ * workers take its verdict (checkOpenApi31Once), so a worker thread does not load the package (about
+ * 0.1 CPU-s each).
+ */
+let oasValidator: Promise<Validator> | undefined;
 
 /** Validate a document as OpenAPI 3.1 (ajv alone cannot compile the 3.1 meta-schema: ajv issue 1745). */
 export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
@@ -62,8 +67,10 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   }
   // Building the validator compiles the 3.1 meta-schema: once per process (runs in one process are sequential);
   // that fixed schema is not itself checked against JSON Schema's meta-schema (about 70 ms before every run).
-  oasValidator ??= new Validator({ strict: false, allErrors: true, validateSchema: false });
-  const res = await oasValidator.validate(structuredClone(doc) as Record<string, unknown>);
+  oasValidator ??= import('@seriousme/openapi-schema-validator').then(
+    ({ Validator }) => new Validator({ strict: false, allErrors: true, validateSchema: false }),
+  );
+  const res = await (await oasValidator).validate(structuredClone(doc) as Record<string, unknown>);
   if (res.valid) return { valid: true, version: declared, errors: [] };
   const errors = Array.isArray(res.errors)
     ? res.errors.slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`)
