@@ -225,8 +225,11 @@ describe('the undocumented model wc-900001', () => {
 
 // ---------------------------------------------------------------- submission_uncertain, settlement_pending
 
-/** A slower lifecycle: a 150 ms submission_uncertain window leaves room for a read and a replay. */
-const SLOW = 150;
+/**
+ * A slower lifecycle: a 600 ms submission_uncertain window leaves room for a read and a replay, with a
+ * margin for a loaded machine (each request takes a few ms here; at 150 ms a busy CI could miss it).
+ */
+const SLOW = 600;
 const uncertainBody = (model = 'wc-100010', refs: string[] = []) => ({
   ...jobBody(model, refs),
   prompt: `${UNCERTAIN} please`,
@@ -237,7 +240,7 @@ const key = (k: string): CallOptions => ({ headers: { 'idempotency-key': k } });
 async function uncertainJob(ref: ReferenceHandle, k: string): Promise<string> {
   const created = await createJob(ref, uncertainBody(), key(k));
   expect(created.status).toBe(201);
-  const until = Date.now() + 2000;
+  const until = Date.now() + 30_000; // a bound on a hang only
   while (Date.now() < until) {
     const read = await readJob(ref, created.body.id);
     if (read.status === 404 || read.body.status === 'submission_uncertain') break;
@@ -386,15 +389,15 @@ describe('settlement_pending', () => {
 // ---------------------------------------------------------------- variant create-drop-once
 
 describe('variant create-drop-once', () => {
-  const holdCount = async (ref: ReferenceHandle) =>
+  /** The ledger's hold entries: the ledger only grows, so they show a hold whether or not it settled since. */
+  const holdsOf = async (ref: ReferenceHandle): Promise<Array<{ id: string; held_change_points: string }>> =>
     (await call(ref, '/v1/ledger', { role: 'primary' })).body.data.filter(
       (e: { type: string }) => e.type === 'hold',
-    ).length;
+    );
 
   test('drops the first create of a key unanswered; the replay returns the one job and hold', async () => {
     const ref = await start({ variant: 'create-drop-once' });
-    const before = await balance(ref);
-    const holds = await holdCount(ref);
+    const before = new Set((await holdsOf(ref)).map((e) => e.id));
     const dropped = await createJob(ref, jobBody('wc-100010'), key('d-1')).then(
       () => 'answered',
       (e: Error) => e.message,
@@ -405,8 +408,10 @@ describe('variant create-drop-once', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const third = await createJob(ref, jobBody('wc-100010'), key('d-1'));
     expect(third.body.id).toBe(again.body.id);
-    expect(new Decimal((await balance(ref)).held_points).minus(before.held_points).toString()).toBe('0.75');
-    expect((await holdCount(ref)) - holds).toBe(1);
+    // One hold of the job's price, not one per create: read in the ledger, not in held_points, which
+    // a job this short (4 stages of 30 ms) may already have settled on a loaded machine.
+    const added = (await holdsOf(ref)).filter((e) => !before.has(e.id));
+    expect(added.map((e) => e.held_change_points)).toEqual(['0.75']);
     const { last } = await pollJob(ref, again.body.id);
     expect(last.body.status).toBe('succeeded');
   });

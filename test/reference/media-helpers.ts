@@ -96,7 +96,7 @@ export async function pollJob(
 ): Promise<{ seen: string[]; last: Exchange; percents: unknown[] }> {
   const seen: string[] = [];
   const percents: unknown[] = [];
-  const until = Date.now() + 5000;
+  const until = Date.now() + 30_000; // a bound on a hang only: the test judges the states seen
   for (;;) {
     const last = await readJob(ref, id);
     if (seen.at(-1) !== last.body.status) seen.push(last.body.status);

@@ -736,7 +736,8 @@ describe('media job lifecycle', () => {
   });
 
   test('holds points on creation and settles them exactly on success', async () => {
-    const ref = await start();
+    // Stages of 250 ms: the hold is read while the job runs, also on a loaded machine.
+    const ref = await start({ mediaStepMs: 250 });
     const before = await balance(ref);
     const created = await createJob(ref, jobBody('wc-100014'));
     const held = await balance(ref);
