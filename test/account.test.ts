@@ -126,7 +126,7 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
   it('an account of 50 points: the run plans within them and ends bounded, the rest not run for the balance', async () => {
     const dir = tmp('fifty');
     const started = Date.now();
-    const run = await runCli([...targetArgs(ref), '--report-dir', dir, '--quiet'], ref.env, 240_000);
+    const run = await runCli([...targetArgs(ref), '--report-dir', dir, '--quiet'], ref.env);
     const wallMs = Date.now() - started;
     const s = summaryOf(dir);
     // Cut short by the balance: INCOMPLETE (exit 4), never PASSED.

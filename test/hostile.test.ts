@@ -60,7 +60,7 @@ describe('hostile targets', { timeout: HANG_BOUND_MS }, () => {
     const keys = server!.keys;
     expect(Object.keys(keys).length).toBeGreaterThan(8);
     for (const k of Object.values(keys)) expect(k).toMatch(/^.{36}$/);
-    const run = await runCli([...h.args, '--allow', 'all', '--report-dir', h.report], h.env, 800_000);
+    const run = await runCli([...h.args, '--allow', 'all', '--report-dir', h.report], h.env);
     // The echoes put keys into replies: SEC-001 fails, so the run fails; it is not a harness error.
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     const s = summaryOf(h.report);
