@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { TargetConfig } from '../config/targets.ts';
-/** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 import type { JudgedDescription } from '../openapi/live.ts';
 import type { Profile } from '../vocabulary.ts';
 import type { RunBudget } from './budget.ts';
 
+/** What the CLI hands to the test workers (through a file named in CONFORMANCE_RUN_FILE). No secret values. */
 export interface RunConfig {
   target: TargetConfig;
   strict: boolean;
