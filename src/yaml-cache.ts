@@ -4,7 +4,7 @@
  * worker's start-up. The parsed value is kept as JSON in a cache directory under the system's
  * temporary directory, named by the sha256 of the file's text, so an edited fixture is parsed again;
  * a value JSON cannot hold exactly (e.g. .inf) is never cached. Cache trouble (read-only, full disk)
- * only costs the parse.
+ * only costs the parse. readCached and writeCached serve the suite's other caches (src/openapi/live.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -25,24 +25,43 @@ export const YAML_CACHE_DIR = join(CACHE_ROOT, 'yaml-v1');
 
 export function readYaml(file: string): unknown {
   const text = readFileSync(file, 'utf8');
-  const cached = join(YAML_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
-  try {
-    return JSON.parse(readFileSync(cached, 'utf8'));
-  } catch {
-    // not cached yet (or unreadable): parse it
-  }
-  const value: unknown = yaml().parse(text);
-  if (jsonExact(value)) {
+  const name = `${createHash('sha256').update(text).digest('hex')}.json`;
+  const cached = readCached(YAML_CACHE_DIR, name);
+  if (cached !== undefined) {
     try {
-      mkdirSync(YAML_CACHE_DIR, { recursive: true });
-      const tmp = `${cached}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-      writeFileSync(tmp, JSON.stringify(value));
-      renameSync(tmp, cached);
+      return JSON.parse(cached);
     } catch {
-      // no cache: the next reader parses again
+      // unreadable: parse it
     }
   }
+  const value: unknown = yaml().parse(text);
+  if (jsonExact(value)) writeCached(YAML_CACHE_DIR, name, JSON.stringify(value));
   return value;
+}
+
+/** A file of one of the suite's caches (`dir` under CACHE_ROOT): its text, or undefined when absent or unreadable. */
+export function readCached(dir: string, name: string): string | undefined {
+  try {
+    return readFileSync(join(dir, name), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keep `text` in one of the suite's caches, written whole or not at all (a temporary file renamed into
+ * place), so a reader in another thread or process never reads half of it. Cache trouble (read-only,
+ * full disk) is ignored: the next reader computes the value again.
+ */
+export function writeCached(dir: string, name: string, text: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}`);
+    writeFileSync(tmp, text);
+    renameSync(tmp, join(dir, name));
+  } catch {
+    // no cache: the next reader computes it again
+  }
 }
 
 /** Whether JSON round-trips the value unchanged: null, booleans, finite numbers, strings, arrays, plain objects. */

@@ -7,7 +7,7 @@ import { violation } from '../catalogue.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import { TransportError, UsageError } from '../errors.ts';
 import type { Exchange, HttpClient, HttpResponse } from '../http/client.ts';
-import { checkOpenApi31 } from '../openapi/live.ts';
+import { judgeDescription } from '../openapi/live.ts';
 import { reportFile } from '../report/layout.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
@@ -99,8 +99,7 @@ export async function preflight(
   } else {
     const file = reportFile(reportDir, 'openapi');
     writeFileSync(file, desc.body);
-    const check = await checkOpenApi31(desc.json);
-    openapi = { file, sha256: createHash('sha256').update(desc.body).digest('hex'), ...check };
+    openapi = { file, ...(await judgeDescription(desc.body, desc.json)) };
   }
   return {
     ...(openapi ? { openapi } : {}),

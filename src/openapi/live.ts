@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
+import { pkgPath } from '../paths.ts';
+import { CACHE_ROOT, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
 import { documentedBodyFindings, type ResponseFinding, schemaErrorFindings } from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
@@ -28,19 +32,75 @@ export interface JudgedDescription extends DescriptionCheck {
 
 /**
  * checkOpenApi31 of a fetched description, judged once per run: when `body` is the very bytes the run's
- * preflight judged (`judged`, same digest), its verdict; other bytes are judged here. Why: the verdict
- * depends on the bytes alone, and compiling the 3.1 meta-schema costs about a CPU-second per thread.
+ * preflight judged (`judged`, same digest), its verdict; other bytes are judged here (judgeDescription).
+ * Why: the verdict depends on the bytes alone, and compiling the 3.1 meta-schema costs about a
+ * CPU-second per thread.
  */
 export async function checkOpenApi31Once(
   body: Buffer,
   json: unknown,
   judged: JudgedDescription | undefined,
 ): Promise<DescriptionCheck> {
-  if (judged && createHash('sha256').update(body).digest('hex') === judged.sha256) {
-    const { sha256: _, ...check } = judged;
-    return check;
+  const { sha256, ...check } =
+    judged && sha256Of(body) === judged.sha256 ? judged : await judgeDescription(body, json);
+  return check;
+}
+
+const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
+
+/** Where checkOpenApi31's verdicts are kept, named by the bytes judged and the code that judged them. */
+export const VERDICT_CACHE_DIR = join(CACHE_ROOT, 'openapi-verdicts-v1');
+
+let codeKey: string | undefined | null;
+/**
+ * What decides checkOpenApi31's verdict besides the bytes: the text of the modules that judge (this one,
+ * the description guard and what they call) and the versions of the validators. Undefined (no cache) when
+ * one cannot be read.
+ */
+function verdictCodeKey(): string | undefined {
+  if (codeKey !== undefined) return codeKey ?? undefined;
+  try {
+    const h = createHash('sha256');
+    for (const f of ['live.ts', 'guard.ts', 'document.ts'])
+      h.update(readFileSync(pkgPath('src', 'openapi', f)));
+    h.update(readFileSync(pkgPath('src', 'http', 'nesting.ts')));
+    for (const name of ['@seriousme/openapi-schema-validator', 'ajv', 're2js'])
+      h.update(readFileSync(pkgPath('node_modules', name, 'package.json')));
+    codeKey = h.digest('hex');
+  } catch {
+    codeKey = null;
   }
-  return checkOpenApi31(json);
+  return codeKey ?? undefined;
+}
+
+/** The name a verdict on `sha256` is kept under, or undefined when verdicts are not kept (verdictCodeKey). */
+export function verdictCacheName(sha256: string): string | undefined {
+  const code = verdictCodeKey();
+  return code ? `${sha256Of(`${code}\n${sha256}`)}.json` : undefined;
+}
+
+/**
+ * checkOpenApi31's verdict on a description's bytes (`json`: their parse), kept on disk: the verdict
+ * depends on the bytes and the judging code alone, and judging costs about 0.4 CPU-s (compiling the 3.1
+ * meta-schema, then validating), paid once per description instead of by every run and process that
+ * reads the same one (a deployment run again, the mutation matrix's rows, a capture judged again).
+ * A cache entry that does not read back as a verdict is judged anew.
+ */
+export async function judgeDescription(body: Buffer | string, json: unknown): Promise<JudgedDescription> {
+  const sha256 = sha256Of(body);
+  const name = json === undefined ? undefined : verdictCacheName(sha256);
+  const kept = name && readCached(VERDICT_CACHE_DIR, name);
+  if (kept) {
+    try {
+      const v = JSON.parse(kept) as DescriptionCheck;
+      if (typeof v.valid === 'boolean' && Array.isArray(v.errors)) return { ...v, sha256 };
+    } catch {
+      // not a verdict: judged again below
+    }
+  }
+  const check = await checkOpenApi31(json);
+  if (name) writeCached(VERDICT_CACHE_DIR, name, JSON.stringify(check));
+  return { ...check, sha256 };
 }
 
 /**

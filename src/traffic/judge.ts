@@ -18,7 +18,7 @@ import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { documentedBecause, documentedFallback } from '../openapi/fallback.ts';
 import { capEvidence } from '../openapi/guard.ts';
-import { checkOpenApi31, LiveDescription } from '../openapi/live.ts';
+import { judgeDescription, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
@@ -354,7 +354,6 @@ async function describe(file: string | undefined, captured: string | undefined):
       because: 'the capture holds no GET /openapi.json',
     };
   }
-  const sha256 = (await import('node:crypto')).createHash('sha256').update(text).digest('hex');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -363,7 +362,7 @@ async function describe(file: string | undefined, captured: string | undefined):
       throw new UsageError(`--description: ${file} is not JSON (${(err as Error).message})`);
     doc = undefined;
   }
-  const check = await checkOpenApi31(doc);
+  const { sha256, ...check } = await judgeDescription(text, doc);
   if (check.valid)
     return {
       responses: new LiveDescription(doc as Record<string, unknown>),

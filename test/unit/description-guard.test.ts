@@ -1,10 +1,20 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { nestingDepth } from '../../src/http/nesting.ts';
 import { documentedFallback } from '../../src/openapi/fallback.ts';
 import { capEvidence, DESCRIPTION_LIMITS, screenDescription } from '../../src/openapi/guard.ts';
-import { checkOpenApi31, checkOpenApi31Once, LiveDescription } from '../../src/openapi/live.ts';
+import {
+  checkOpenApi31,
+  checkOpenApi31Once,
+  judgeDescription,
+  LiveDescription,
+  VERDICT_CACHE_DIR,
+  verdictCacheName,
+} from '../../src/openapi/live.ts';
+import { writeCached } from '../../src/yaml-cache.ts';
 
 const doc = (schema: unknown, schemas: Record<string, unknown> = {}) => ({
   openapi: '3.1.0',
@@ -146,6 +156,41 @@ describe('the target description cannot hurt the harness', () => {
     const other = Buffer.concat([body, Buffer.from(' ')]);
     expect((await checkOpenApi31Once(other, invalid, judged)).errors.join()).toMatch(/cycle/);
     expect((await checkOpenApi31Once(body, invalid, undefined)).errors.join()).toMatch(/cycle/);
+  });
+
+  it('a verdict is kept per bytes and judging code: read back for the same bytes, judged anew for others or a spoilt entry', async () => {
+    const invalid = doc(
+      { allOf: [{ $ref: '#/components/schemas/L' }] },
+      { L: { allOf: [{ $ref: '#/components/schemas/L' }] }, nonce: { const: Math.random() } },
+    );
+    const body = Buffer.from(JSON.stringify(invalid));
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const name = verdictCacheName(sha256);
+    expect(name).toMatch(/^[0-9a-f]{64}\.json$/);
+    const file = join(VERDICT_CACHE_DIR, name!);
+    expect(existsSync(file)).toBe(false);
+    // Judged, and kept.
+    const first = await judgeDescription(body, invalid);
+    expect(first).toMatchObject({ sha256, valid: false });
+    expect(first.errors.join()).toMatch(/cycle/);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...first, sha256: undefined });
+    // Read back: a kept verdict (planted here) is what the same bytes get, without judging them.
+    writeCached(VERDICT_CACHE_DIR, name!, JSON.stringify({ valid: true, version: '3.1.0', errors: [] }));
+    expect(await judgeDescription(body, invalid)).toEqual({
+      sha256,
+      valid: true,
+      version: '3.1.0',
+      errors: [],
+    });
+    // Other bytes: another entry, judged.
+    const other = Buffer.concat([body, Buffer.from(' ')]);
+    expect((await judgeDescription(other, invalid)).errors.join()).toMatch(/cycle/);
+    // A spoilt entry is judged anew and replaced.
+    writeCached(VERDICT_CACHE_DIR, name!, '{"valid":');
+    expect((await judgeDescription(body, invalid)).errors.join()).toMatch(/cycle/);
+    expect(JSON.parse(readFileSync(file, 'utf8')).valid).toBe(false);
+    // Bytes that are no JSON are not kept.
+    expect((await judgeDescription(Buffer.from('{'), undefined)).errors).toEqual(['not a JSON object']);
   });
 
   it('a count of one kind of hazard never hides the other', () => {
