@@ -7,7 +7,7 @@
  * only costs the parse. readCached and writeCached serve the suite's other caches (src/openapi/live.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,8 +39,28 @@ export function readYaml(file: string): unknown {
   return value;
 }
 
+let trusted: boolean | undefined;
+/**
+ * Whether the suite's caches may be used: CACHE_ROOT is a directory of this user's that nobody else may
+ * write (created so). What they hold decides verdicts and runs as code (transformed modules, validators),
+ * so a directory someone else made or can write under the shared temporary directory is not used.
+ */
+export function cacheRootTrusted(): boolean {
+  if (trusted !== undefined) return trusted;
+  try {
+    mkdirSync(CACHE_ROOT, { recursive: true, mode: 0o700 });
+    const st = statSync(CACHE_ROOT);
+    const uid = process.getuid?.();
+    trusted = st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    trusted = false;
+  }
+  return trusted;
+}
+
 /** A file of one of the suite's caches (`dir` under CACHE_ROOT): its text, or undefined when absent or unreadable. */
 export function readCached(dir: string, name: string): string | undefined {
+  if (!cacheRootTrusted()) return undefined;
   try {
     return readFileSync(join(dir, name), 'utf8');
   } catch {
@@ -54,6 +74,7 @@ export function readCached(dir: string, name: string): string | undefined {
  * full disk) is ignored: the next reader computes the value again.
  */
 export function writeCached(dir: string, name: string, text: string): void {
+  if (!cacheRootTrusted()) return;
   try {
     mkdirSync(dir, { recursive: true });
     const tmp = join(dir, `${name}.${process.pid}.${Math.random().toString(36).slice(2)}`);

@@ -12,7 +12,7 @@ import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
-import { CACHE_ROOT } from '../yaml-cache.ts';
+import { CACHE_ROOT, cacheRootTrusted } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
 import { keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
 import { suiteHints } from './suite-hints.ts';
@@ -56,7 +56,11 @@ export async function runSuites(
     const { workers, testsPerWorker } = concurrencyPlan(target, availableParallelism(), opts.workers);
     // The suite's modules as vite transformed them, kept between runs (keyed by each file's content) in
     // the suite's cache under the system's temp directory: every run and worker thread reuses them.
-    const experimental = { fsModuleCache: true, fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules') };
+    // (Only in a cache directory of this user's alone: cacheRootTrusted.)
+    const experimental = {
+      fsModuleCache: cacheRootTrusted(),
+      fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules'),
+    };
     const projects = [
       {
         test: {

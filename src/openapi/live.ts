@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Validator } from '@seriousme/openapi-schema-validator';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { _, Ajv2020, type ErrorObject, type Format, type ValidateFunction } from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
-import { CACHE_ROOT, readCached, writeCached } from '../yaml-cache.ts';
+import { CACHE_ROOT, cacheRootTrusted, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
 import { documentedBodyFindings, type ResponseFinding, schemaErrorFindings } from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
@@ -51,27 +53,36 @@ const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update
 /** Where checkOpenApi31's verdicts are kept, named by the bytes judged and the code that judged them. */
 export const VERDICT_CACHE_DIR = join(CACHE_ROOT, 'openapi-verdicts-v1');
 
-let codeKey: string | undefined | null;
+const codeKeys = new Map<string, string | undefined>();
 /**
- * What decides checkOpenApi31's verdict besides the bytes: the text of the modules that judge (this one,
- * the description guard and what they call) and the versions of the validators. Undefined (no cache) when
- * one cannot be read.
+ * A digest of what decides a cached result besides its input: the text of the modules that compute it
+ * (`sources`, paths under the package) and the versions of the `packages` they use. Undefined (nothing is
+ * cached) when one cannot be read, or when the suite's caches are not this user's alone (cacheRootTrusted).
  */
-function verdictCodeKey(): string | undefined {
-  if (codeKey !== undefined) return codeKey ?? undefined;
+function codeKey(sources: string[], packages: string[]): string | undefined {
+  const id = [...sources, ...packages].join('\n');
+  if (codeKeys.has(id)) return codeKeys.get(id);
+  let key: string | undefined;
   try {
-    const h = createHash('sha256');
-    for (const f of ['live.ts', 'guard.ts', 'document.ts'])
-      h.update(readFileSync(pkgPath('src', 'openapi', f)));
-    h.update(readFileSync(pkgPath('src', 'http', 'nesting.ts')));
-    for (const name of ['@seriousme/openapi-schema-validator', 'ajv', 're2js'])
-      h.update(readFileSync(pkgPath('node_modules', name, 'package.json')));
-    codeKey = h.digest('hex');
+    if (cacheRootTrusted()) {
+      const h = createHash('sha256');
+      for (const f of sources) h.update(readFileSync(pkgPath(f)));
+      for (const name of packages) h.update(readFileSync(pkgPath('node_modules', name, 'package.json')));
+      key = h.digest('hex');
+    }
   } catch {
-    codeKey = null;
+    key = undefined;
   }
-  return codeKey ?? undefined;
+  codeKeys.set(id, key);
+  return key;
 }
+
+/** What decides checkOpenApi31's verdict besides the bytes: these modules and validators. */
+const verdictCodeKey = () =>
+  codeKey(
+    ['src/openapi/live.ts', 'src/openapi/guard.ts', 'src/openapi/document.ts', 'src/http/nesting.ts'],
+    ['@seriousme/openapi-schema-validator', 'ajv', 're2js'],
+  );
 
 /** The name a verdict on `sha256` is kept under, or undefined when verdicts are not kept (verdictCodeKey). */
 export function verdictCacheName(sha256: string): string | undefined {
@@ -145,6 +156,21 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
 /** Bodies up to this size get every schema error (up to 8 listed); larger ones the first. */
 const ALL_ERRORS_MAX_BYTES = 1_000_000;
 
+const integerFormat = (bits: number): Format => {
+  const lim = 2 ** (bits - 1);
+  return { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -lim && n < lim };
+};
+/** OpenAPI's own formats (beside JSON Schema's, from ajv-formats). */
+const OPENAPI_FORMATS: Record<string, Format> = {
+  int32: integerFormat(32),
+  int64: integerFormat(64),
+  float: { type: 'number', validate: () => true },
+  double: { type: 'number', validate: () => true },
+  binary: () => true,
+  byte: () => true,
+  password: () => true,
+};
+
 /**
  * An ajv for the live description: the target's patterns run on RE2 (matching time linear in the body
  * whatever the pattern), OpenAPI's formats known, the whole document registered so that
@@ -159,23 +185,49 @@ function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
     validateSchema: false,
     validateFormats: true,
     logger: false,
-    code: { regExp: re2Engine },
+    // The source is kept for the validator cache (standaloneCode), whose code takes the formats from
+    // FORMATS_MODULE (standaloneRequire) and the pattern engine as `re2js` (loadValidator).
+    code: { regExp: re2Engine, source: true, formats: _`require(${FORMATS_MODULE}).fullFormats` },
   });
   addFormats.default(ajv);
-  for (const [name, bits] of [
-    ['int32', 32],
-    ['int64', 64],
-  ] as const) {
-    const lim = 2 ** (bits - 1);
-    ajv.addFormat(name, {
-      type: 'number',
-      validate: (n: number) => Number.isInteger(n) && n >= -lim && n < lim,
-    });
-  }
-  for (const f of ['float', 'double']) ajv.addFormat(f, { type: 'number', validate: () => true });
-  for (const f of ['binary', 'byte', 'password']) ajv.addFormat(f, () => true);
+  for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema({ ...structuredClone(doc), $id: 'live://openapi' }, undefined, undefined, false);
   return ajv;
+}
+
+/** Where the live description's validators are kept as code (LiveDescription.loadOrCompile). */
+export const VALIDATOR_CACHE_DIR = join(CACHE_ROOT, 'validators-v1');
+
+/** What decides a validator's code besides the description: liveAjv (this module), the engine, the versions. */
+const validatorCodeKey = () =>
+  codeKey(['src/openapi/live.ts', 'src/openapi/guard.ts'], ['ajv', 'ajv-formats', 're2js']);
+
+/** The module kept validator code takes its formats from: ajv-formats' with OPENAPI_FORMATS added. */
+const FORMATS_MODULE = 'ajv-formats/dist/formats';
+const requireHere = createRequire(import.meta.url);
+let formatsModule: unknown;
+/** The modules kept validator code may require: the formats, and ajv's runtime helpers. Nothing else. */
+function standaloneRequire(id: string): unknown {
+  if (id === FORMATS_MODULE) {
+    const real = requireHere(FORMATS_MODULE) as { fullFormats: Record<string, unknown> };
+    formatsModule ??= { ...real, fullFormats: { ...real.fullFormats, ...OPENAPI_FORMATS } };
+    return formatsModule;
+  }
+  if (/^ajv\/dist\/runtime\/[a-z_0-9]+$/.test(id)) return requireHere(id);
+  throw new Error(`kept validator code requires ${id}`);
+}
+
+/** A validator from the code ajv's standaloneCode generated (the engine of its patterns passed as `re2js`). */
+export function loadValidator(code: string): ValidateFunction {
+  const module = { exports: {} as unknown };
+  new Function('require', 'module', 'exports', 're2js', code)(
+    standaloneRequire,
+    module,
+    module.exports,
+    re2Engine,
+  );
+  if (typeof module.exports !== 'function') throw new Error('kept validator code exports no function');
+  return module.exports as ValidateFunction;
 }
 
 /** Media-range match with wildcards (`image/*`, `*\/*`). */
@@ -247,7 +299,11 @@ export class LiveDescription {
     }
     const findings: ResponseFinding[] = [];
     const resPointer = `${op.pointer}/responses/${escapeToken(key)}`;
-    const decl = this.deref(responses[key]) ?? {};
+    // The response object behind its `$ref`, if any, and its own pointer: a schema under it is compiled
+    // from there (ajv resolves no pointer that passes through a `$ref`).
+    const declared = this.document.locate(responses[key], resPointer);
+    const decl = declared?.node ?? {};
+    const declPointer = declared?.pointer ?? resPointer;
     const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
     const ranges = Object.keys(content);
     if (ranges.length === 0) {
@@ -288,14 +344,15 @@ export class LiveDescription {
           pointer: `${resPointer}/content`,
         });
       } else {
-        const media = this.deref(content[range]) ?? {};
+        const located = this.document.locate(content[range], `${declPointer}/content/${escapeToken(range)}`);
+        const media = located?.node ?? {};
         if (media.schema !== undefined && isJsonMediaType(mt)) {
-          const schemaPointer = `${resPointer}/content/${escapeToken(range)}/schema`;
+          const schemaPointer = `${located!.pointer}/schema`;
           findings.push(...this.checkBody(res, schemaPointer, where));
         }
       }
     }
-    findings.push(...this.checkHeaders(res, decl, resPointer, where));
+    findings.push(...this.checkHeaders(res, decl, resPointer, declPointer, where));
     return findings;
   }
 
@@ -303,14 +360,51 @@ export class LiveDescription {
     const key = `${allErrors ? 'all' : 'first'}:${pointer}`;
     let v = this.cache.get(key);
     if (!v) {
-      try {
-        v = (allErrors ? this.ajv : this.firstErrorAjv).compile({ $ref: `live://openapi#${pointer}` });
-      } catch (err) {
-        v = err as Error;
-      }
+      v = this.loadOrCompile(key, pointer, allErrors ? this.ajv : this.firstErrorAjv);
       this.cache.set(key, v);
     }
     return v;
+  }
+
+  /**
+   * The validator of the schema at `pointer`: its code as ajv generated it for this description before
+   * (VALIDATOR_CACHE_DIR), or compiled now and its code kept. Why: compiling is ajv's code generation,
+   * about ten times the cost of loading the code it generates, and every worker thread of every run
+   * (and every row of the mutation matrix) compiles the same validators of the same description.
+   */
+  private loadOrCompile(key: string, pointer: string, ajv: Ajv2020): ValidateFunction | Error {
+    const name = this.validatorCacheName(key);
+    const kept = name && readCached(VALIDATOR_CACHE_DIR, name);
+    if (kept) {
+      try {
+        return loadValidator(kept);
+      } catch {
+        // not a validator: compiled again below
+      }
+    }
+    let v: ValidateFunction;
+    try {
+      v = ajv.compile({ $ref: `live://openapi#${pointer}` });
+    } catch (err) {
+      return err as Error;
+    }
+    if (name) {
+      try {
+        writeCached(VALIDATOR_CACHE_DIR, name, standaloneCode.default(ajv, v));
+      } catch {
+        // not kept: the next thread compiles it
+      }
+    }
+    return v;
+  }
+
+  private docDigest: string | undefined;
+  /** The name a validator's code is kept under: the code key, the description, which one; undefined: not kept. */
+  validatorCacheName(key: string): string | undefined {
+    const code = validatorCodeKey();
+    if (!code) return undefined;
+    this.docDigest ??= sha256Of(JSON.stringify(this.doc));
+    return `${sha256Of(`${code}\n${this.docDigest}\n${key}`)}.js`;
   }
 
   private checkBody(res: HttpResponse, schemaPointer: string, where: string): ResponseFinding[] {
@@ -353,12 +447,15 @@ export class LiveDescription {
     res: HttpResponse,
     decl: Record<string, unknown>,
     resPointer: string,
+    declPointer: string,
     where: string,
   ): ResponseFinding[] {
     const headers = (this.deref(decl.headers) ?? {}) as Record<string, unknown>;
     const out: ResponseFinding[] = [];
     for (const [name, h0] of Object.entries(headers)) {
-      const h = this.deref(h0) ?? {};
+      // The header object behind its `$ref` (`#/components/headers/...`): its schema is compiled from there.
+      const located = this.document.locate(h0, `${declPointer}/headers/${escapeToken(name)}`);
+      const h = located?.node ?? {};
       const value = res.headers[name.toLowerCase()];
       if (value === undefined) {
         if (h.required === true) {
@@ -371,7 +468,7 @@ export class LiveDescription {
         continue;
       }
       if (h.schema) {
-        const v = this.validator(`${resPointer}/headers/${escapeToken(name)}/schema`);
+        const v = this.validator(`${located!.pointer}/schema`);
         if (v instanceof Error) continue;
         const schema = this.deref<{ type?: unknown }>(h.schema);
         const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
