@@ -42,20 +42,24 @@ export function readYaml(file: string): unknown {
 let trusted: boolean | undefined;
 /**
  * Whether the suite's caches may be used: CACHE_ROOT is a directory of this user's that nobody else may
- * write (created so). What they hold decides verdicts and runs as code (transformed modules, validators),
+ * write (trustedDir). What they hold decides verdicts and runs as code (transformed modules, validators),
  * so a directory someone else made or can write under the shared temporary directory is not used.
  */
 export function cacheRootTrusted(): boolean {
-  if (trusted !== undefined) return trusted;
-  try {
-    mkdirSync(CACHE_ROOT, { recursive: true, mode: 0o700 });
-    const st = statSync(CACHE_ROOT);
-    const uid = process.getuid?.();
-    trusted = st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
-  } catch {
-    trusted = false;
-  }
+  trusted ??= trustedDir(CACHE_ROOT);
   return trusted;
+}
+
+/** `dir` (made with mode 0700 when absent) is a directory of this user's that no one else may write. */
+export function trustedDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = statSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** A file of one of the suite's caches (`dir` under CACHE_ROOT): its text, or undefined when absent or unreadable. */

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { request as undiciRequest } from 'undici';
+import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
 import { afterEach } from 'vitest';
 import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
 
@@ -33,6 +33,13 @@ export interface CallOptions {
   json?: unknown;
 }
 
+/**
+ * The connections of `call`: at most 128 per reference at once, kept alive. A probe that sends a thousand
+ * requests at once (guard-rpm) would otherwise open a thousand connections, past the server's listen
+ * backlog (511), and a fast machine gets some of them reset before they are accepted.
+ */
+const callAgent = new Agent({ connections: 128, keepAliveTimeout: 10_000 });
+
 export async function call(ref: ReferenceHandle, path: string, opts: CallOptions = {}): Promise<Exchange> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.role) headers.authorization = `Bearer ${ref.keys[opts.role]}`;
@@ -41,7 +48,12 @@ export async function call(ref: ReferenceHandle, path: string, opts: CallOptions
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(opts.json);
   }
-  const res = await fetch(ref.url + path, { method: opts.method ?? 'GET', headers, body });
+  const res = await undiciFetch(ref.url + path, {
+    method: opts.method ?? 'GET',
+    headers,
+    body,
+    dispatcher: callAgent,
+  });
   const text = await res.text();
   let parsed: unknown;
   try {

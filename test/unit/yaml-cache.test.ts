@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { jsonExact, readYaml, YAML_CACHE_DIR } from '../../src/yaml-cache.ts';
+import { jsonExact, readYaml, trustedDir, YAML_CACHE_DIR } from '../../src/yaml-cache.ts';
 
 const cacheFile = (text: string) =>
   join(YAML_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
@@ -48,6 +48,27 @@ describe('readYaml (fixtures parsed once per content)', () => {
     for (const f of files) {
       readYaml(f);
       expect(readYaml(f), f).toEqual(parse(readFileSync(f, 'utf8')));
+    }
+  });
+});
+
+describe('trustedDir (the suite caches only in a directory of this user’s alone)', () => {
+  it('makes a missing directory private, and refuses one others may write, a file, or another user’s', () => {
+    const base = mkdtempSync(join(tmpdir(), 'gc-trust-'));
+    const made = join(base, 'a', 'b');
+    expect(trustedDir(made)).toBe(true);
+    expect(statSync(made).mode & 0o077).toBe(0);
+    chmodSync(made, 0o777);
+    expect(trustedDir(made)).toBe(false);
+    chmodSync(made, 0o755);
+    expect(trustedDir(made)).toBe(true);
+    const file = join(base, 'file');
+    writeFileSync(file, '');
+    expect(trustedDir(file)).toBe(false);
+    // Another user's directory (only root can make one here).
+    if (process.getuid?.() === 0) {
+      chownSync(made, 4321, 4321);
+      expect(trustedDir(made)).toBe(false);
     }
   });
 });
