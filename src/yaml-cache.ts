@@ -7,7 +7,7 @@
  * only costs the parse. readCached and writeCached serve the suite's other caches (src/openapi/live.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,40 @@ export function writeCached(dir: string, name: string, text: string): void {
     renameSync(tmp, join(dir, name));
   } catch {
     // no cache: the next reader computes it again
+  }
+  if (!pruned.has(dir)) {
+    pruned.add(dir);
+    pruneCache(dir, CACHE_MAX_FILES);
+  }
+}
+
+/** A cache directory holds at most this many entries (each description adds a few hundred validators). */
+export const CACHE_MAX_FILES = 20_000;
+const pruned = new Set<string>();
+
+/**
+ * Keep a cache directory bounded (entries of descriptions and code long gone would pile up in the temp
+ * directory): past `max` entries, the least recently written are removed down to three quarters of it.
+ * Done at most once per process and directory, on its first write. Returns how many were removed.
+ */
+export function pruneCache(dir: string, max: number): number {
+  try {
+    const names = readdirSync(dir);
+    if (names.length <= max) return 0;
+    const byAge = names
+      .map((n) => {
+        try {
+          return { n, at: statSync(join(dir, n)).mtimeMs };
+        } catch {
+          return { n, at: 0 };
+        }
+      })
+      .sort((a, b) => a.at - b.at);
+    const drop = byAge.slice(0, names.length - Math.floor((max * 3) / 4));
+    for (const { n } of drop) rmSync(join(dir, n), { force: true });
+    return drop.length;
+  } catch {
+    return 0;
   }
 }
 

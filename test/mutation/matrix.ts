@@ -31,13 +31,16 @@ export const ROW_TIMEOUT_MS = HANG_BOUND_MS;
 const RUNNER_MAX_ROWS = 40;
 const RUNNER_MAX_RSS = 1_500_000_000;
 
+/** A row's CLI run, with the CPU its process used when a row runner ran it. */
+type RowRun = CliRun & { cpuMs?: number };
+
 /** One long-lived row runner: a child process running the CLI's entry on one row at a time. */
 class RowRunner {
   private child: ChildProcess | undefined;
   private rows = 0;
   private output = '';
 
-  run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun & { cpuMs?: number }> {
+  run(argv: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RowRun> {
     const child = this.child ?? this.start();
     this.output = '';
     return new Promise((resolve) => {
@@ -241,9 +244,7 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     ms: 0,
   };
   try {
-    const run: CliRun & { cpuMs?: number } = runner
-      ? await runner.run(args, env, timeoutMs)
-      : await runCli(args, env, timeoutMs);
+    const run: RowRun = runner ? await runner.run(args, env, timeoutMs) : await runCli(args, env, timeoutMs);
     if (run.cpuMs !== undefined) row.cpuMs = run.cpuMs;
     const code = run.code;
     const output = run.stdout + run.stderr;

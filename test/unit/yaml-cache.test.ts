@@ -1,10 +1,19 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { jsonExact, readYaml, trustedDir, YAML_CACHE_DIR } from '../../src/yaml-cache.ts';
+import { jsonExact, pruneCache, readYaml, trustedDir, YAML_CACHE_DIR } from '../../src/yaml-cache.ts';
 
 const cacheFile = (text: string) =>
   join(YAML_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
@@ -70,5 +79,20 @@ describe('trustedDir (the suite caches only in a directory of this user’s alon
       chownSync(made, 4321, 4321);
       expect(trustedDir(made)).toBe(false);
     }
+  });
+});
+
+describe('pruneCache (a cache directory stays bounded)', () => {
+  it('past its bound, removes the least recently written entries down to three quarters of it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-prune-'));
+    for (let i = 0; i < 10; i++) {
+      writeFileSync(join(dir, `e${i}`), String(i));
+      utimesSync(join(dir, `e${i}`), 1_000 + i, 1_000 + i);
+    }
+    expect(pruneCache(dir, 10)).toBe(0);
+    writeFileSync(join(dir, 'e10'), '10');
+    expect(pruneCache(dir, 8)).toBe(5);
+    expect(readdirSync(dir).sort()).toEqual(['e10', 'e5', 'e6', 'e7', 'e8', 'e9']);
+    expect(pruneCache(join(dir, 'absent'), 1)).toBe(0);
   });
 });
