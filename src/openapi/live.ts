@@ -443,6 +443,28 @@ export class LiveDescription {
     );
   }
 
+  /**
+   * A header's value as its schema reads it: a header is text on the wire, serialised as OpenAPI's
+   * `simple` style (a header's only one), so a number, integer or boolean is read from its text and an
+   * array is the comma-separated list of its items; anything else stays the text. Without this a
+   * `type: boolean` header sent as `true` would fail its own schema.
+   */
+  private headerValue(value: string, schema0: unknown): unknown {
+    const schema = this.deref<{ type?: unknown; items?: unknown }>(schema0);
+    const v = value.trim();
+    switch (schema?.type) {
+      case 'integer':
+      case 'number':
+        return v === '' ? v : Number(v);
+      case 'boolean':
+        return v === 'true' ? true : v === 'false' ? false : v;
+      case 'array':
+        return v === '' ? [] : v.split(',').map((item) => this.headerValue(item, schema.items));
+      default:
+        return v;
+    }
+  }
+
   private checkHeaders(
     res: HttpResponse,
     decl: Record<string, unknown>,
@@ -470,9 +492,7 @@ export class LiveDescription {
       if (h.schema) {
         const v = this.validator(`${located!.pointer}/schema`);
         if (v instanceof Error) continue;
-        const schema = this.deref<{ type?: unknown }>(h.schema);
-        const typed = schema?.type === 'integer' || schema?.type === 'number' ? Number(value) : value;
-        if (!v(typed)) {
+        if (!v(this.headerValue(value, h.schema))) {
           out.push({
             id: 'RESP-004',
             message: `${where} ${res.status}: header ${name} does not match its schema (${v.errors?.[0]?.message ?? ''})`,

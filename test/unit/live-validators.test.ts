@@ -83,6 +83,27 @@ describe('the live description’s validators', () => {
     expect(messages).not.toMatch(/does not compile/);
   });
 
+  it('read a header as its schema does: numbers, booleans and lists from their text', () => {
+    const doc = description();
+    const things = doc.components.responses.Things as { headers: Record<string, unknown> };
+    things.headers['X-Replayed'] = { schema: { type: 'boolean' } };
+    things.headers['X-Sizes'] = { schema: { type: 'array', items: { type: 'integer', minimum: 1 } } };
+    things.headers['X-Mode'] = { schema: { enum: ['fast', 'slow'] } };
+    const live = new LiveDescription(doc);
+    const headerFindings = (headers: Record<string, string>) =>
+      live
+        .checkResponse(reply(BODIES[0]![0], headers))
+        .map((f) => f.message)
+        .filter((m) => /header/.test(m));
+    expect(
+      headerFindings({ 'x-count': '5', 'x-replayed': 'true', 'x-sizes': '1, 2,3', 'x-mode': 'fast' }),
+    ).toEqual([]);
+    expect(headerFindings({ 'x-replayed': 'false', 'x-sizes': '7' })).toEqual([]);
+    const wrong = headerFindings({ 'x-count': '', 'x-replayed': 'yes', 'x-sizes': '1,0', 'x-mode': 'quick' });
+    for (const name of ['X-Count', 'X-Replayed', 'X-Sizes', 'X-Mode'])
+      expect(wrong.some((m) => m.includes(`header ${name} does not match its schema`))).toBe(true);
+  });
+
   it('are kept as code and loaded back with the same findings; kept code is what runs; spoilt code is compiled again', () => {
     const doc = description();
     const first = new LiveDescription(doc);
