@@ -198,6 +198,9 @@ function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
 /** Where the live description's validators are kept as code (LiveDescription.loadOrCompile). */
 export const VALIDATOR_CACHE_DIR = join(CACHE_ROOT, 'validators-v1');
 
+/** A validator's code longer than this is not kept (the real reference's largest is about 60 KB). */
+const MAX_KEPT_CODE_CHARS = 1_000_000;
+
 /** What decides a validator's code besides the description: liveAjv (this module), the engine, the versions. */
 const validatorCodeKey = () =>
   codeKey(['src/openapi/live.ts', 'src/openapi/guard.ts'], ['ajv', 'ajv-formats', 're2js']);
@@ -390,7 +393,11 @@ export class LiveDescription {
     }
     if (name) {
       try {
-        writeCached(VALIDATOR_CACHE_DIR, name, standaloneCode.default(ajv, v));
+        // The code holds the schemas it checks: a validator of a large schema (a description near the
+        // guard's bounds, its enums repeated in every pointer's file) is not kept, so that a hostile
+        // description cannot fill the temporary directory.
+        const code = standaloneCode.default(ajv, v);
+        if (code.length <= MAX_KEPT_CODE_CHARS) writeCached(VALIDATOR_CACHE_DIR, name, code);
       } catch {
         // not kept: the next thread compiles it
       }
