@@ -211,7 +211,15 @@ export function remember(account: Account, idem: Idempotency, result: unknown): 
   }
 }
 
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * Marks a reply as a replay (the description's IdempotentReplayed header, const "true"). Fault
+ * replay-header-yes: every replay is marked 'yes', against the header schema of its own description.
+ */
+export function markReplayed(reply: FastifyReply, ctx: RefContext): FastifyReply {
+  return reply.header(REPLAYED_HEADER, ctx.fault === 'replay-header-yes' ? 'yes' : 'true');
+}
 
 // ------------------------------------------------------------------ streamed bodies
 

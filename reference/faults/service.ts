@@ -2,7 +2,7 @@
 
 import { TABLE } from '../media/table.ts';
 import type { JsonObject } from '../schemas.ts';
-import { allResponses, type Fault, jobBody, req, sleep, type Variant } from './probe.ts';
+import { allResponses, type Fault, jobBody, keyed, req, sleep, type Variant } from './probe.ts';
 
 export const SERVICE_FAULTS = [
   // routes/public.ts + openapi.ts: /status answers 500 (described so)
@@ -45,6 +45,24 @@ export const SERVICE_FAULTS = [
       run: async ({ ref, call, openapi }) =>
         (await call(ref, '/healthz')).headers.get('x-request-id') === null &&
         (await openapi(ref)).components.headers.RequestId.required === true,
+    },
+  },
+  // inference.ts (markReplayed): every replay is marked Idempotent-Replayed: yes, while the described
+  // header (a $ref to #/components/headers/IdempotentReplayed) says const "true"
+  {
+    name: 'replay-header-yes',
+    description:
+      'every replay (chat, responses, media jobs and inputs) answers Idempotent-Replayed: yes, against the $ref\'d header schema of its own description (const "true")',
+    breaks: ['RESP-004'],
+    probe: {
+      run: async ({ ref, chat, openapi }) => {
+        await chat(ref, {}, keyed('probe-replay-header'));
+        const again = await chat(ref, {}, keyed('probe-replay-header'));
+        return (
+          again.headers.get('idempotent-replayed') === 'yes' &&
+          (await openapi(ref)).components.headers.IdempotentReplayed.schema.const === 'true'
+        );
+      },
     },
   },
   // app.ts: the router collapses a duplicated /v1/v1 prefix

@@ -10,8 +10,8 @@ import {
   completionTokens,
   holdFor,
   idempotencyOf,
+  markReplayed,
   messageTokens,
-  REPLAYED_HEADER,
   refuseKey,
   remember,
   replyPieces,
@@ -107,7 +107,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
         const record = account.usage.find((u) => u.id === (idem.result as ChatResult).settlement.usageId);
         if (record) record.chargedPoints = points(new Exact(record.chargedPoints).times('1.01'));
       }
-      reply.header(REPLAYED_HEADER, 'true');
+      markReplayed(reply, ctx);
       return answer(request, reply, idem.result as ChatResult);
     }
     // Fault race-chat-double: a window between the key lookup and the settlement that stores it.

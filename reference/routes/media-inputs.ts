@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { type ErrorKind, sendError } from '../errors.ts';
-import { lookupKey, REPLAYED_HEADER, refuseKey } from '../inference.ts';
+import { lookupKey, markReplayed, refuseKey } from '../inference.ts';
 import { isH264, type Measured, measure } from '../media/sniff.ts';
 import {
   isActive,
@@ -128,7 +128,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const stored = found.kind === 'stored' ? found : undefined;
     if (stored && ctx.fault !== 'upload-replay-new') {
       const input = store.inputs.get(stored.result as string) as MediaInput;
-      return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
+      return send(markReplayed(reply, ctx), envelope(ctx, store, account, input));
     }
 
     // Fault race-upload-coalesce: an upload of the same bytes while another is in flight answers that
@@ -165,7 +165,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       return refuseKey(reply, ctx, settled);
     if (settled?.kind === 'stored' && ctx.fault !== 'race-upload-double') {
       const input = store.inputs.get(settled.result as string) as MediaInput;
-      return send(reply.header(REPLAYED_HEADER, 'true'), envelope(ctx, store, account, input));
+      return send(markReplayed(reply, ctx), envelope(ctx, store, account, input));
     }
     const refusal = uploadProblem(ctx, upload.declared, measured);
     if (refusal) return sendError(reply, ctx, refusal.error, refusal.message);

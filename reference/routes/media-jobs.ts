@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
-import { canonicalJson, lookupKey, REPLAYED_HEADER, refuseKey } from '../inference.ts';
+import { canonicalJson, lookupKey, markReplayed, refuseKey } from '../inference.ts';
 import { sendJson } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
 import {
@@ -79,12 +79,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)
-      return sendJson(
-        ctx,
-        request,
-        reply.code(created()).header(REPLAYED_HEADER, 'true'),
-        jobView(ctx, storedJob, now),
-      );
+      return sendJson(ctx, request, markReplayed(reply.code(created()), ctx), jobView(ctx, storedJob, now));
 
     const outcome = validateJob(ctx, store, account, mediaCatalog(ctx, account), request.body);
     if ('error' in outcome) {

@@ -10,8 +10,8 @@ import {
   completionTokens,
   holdFor,
   idempotencyOf,
+  markReplayed,
   messageTokens,
-  REPLAYED_HEADER,
   refuseKey,
   remember,
   replyPieces,
@@ -102,7 +102,7 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     const refused = refuseKey(reply, ctx, idem);
     if (refused) return refused;
     if (idem.kind === 'replay') {
-      reply.header(REPLAYED_HEADER, 'true');
+      markReplayed(reply, ctx);
       return answer(request, reply, idem.result as ResponsesResult);
     }
 

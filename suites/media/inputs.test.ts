@@ -174,8 +174,10 @@ check({ ids: ['MIN-007'], effect: 'write' }, 'refuses a video that is not H.264'
   await refusedSomewhere(t, 'MIN-007', 'hevc-2s.mp4', 'wc-100016', 'an HEVC video');
 });
 
+// RESP-004 too: the replay's headers (an Idempotent-Replayed the description declares) are judged against
+// the live description like every exchange's, and this free replay is where the RESP-004 checks meet one.
 check(
-  { ids: ['MIN-008'], effect: 'write' },
+  { ids: ['MIN-008', 'RESP-004'], effect: 'write' },
   'returns the same input for an upload replayed with its Idempotency-Key',
   async (t) => {
     const key = `conformance-upload-${randomUUID()}`;
