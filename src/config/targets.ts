@@ -104,7 +104,10 @@ let validateFile: ValidateFunction | undefined;
  * environment names of roles and hints) and never reads a targets file.
  */
 function fileValidator(): ValidateFunction {
-  validateFile ??= new Ajv({ allErrors: true, strict: false, verbose: true }).compile(targetsFileSchema);
+  // The schema is ours, checked against its meta-schema once by test/unit/fixtures.test.ts, not at every start.
+  validateFile ??= new Ajv({ allErrors: true, strict: false, verbose: true, validateSchema: false }).compile(
+    targetsFileSchema,
+  );
   return validateFile;
 }
 

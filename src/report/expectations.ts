@@ -21,7 +21,7 @@
  * an expired one fails the run like a known failure. `verify` still certifies no inconclusive run.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
 import { catalogue, ID_PATTERN } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
@@ -80,7 +80,12 @@ const schema = {
     },
   },
 } as const;
-const validate = new Ajv({ allErrors: true }).compile(schema);
+let validate: ValidateFunction | undefined;
+/** The expectations-file validator, compiled on first use: most runs load no expectations file. */
+function validator(): ValidateFunction {
+  validate ??= new Ajv({ allErrors: true }).compile(schema);
+  return validate;
+}
 
 export function loadExpectations(file: string): Expectation[] {
   let data: unknown;
@@ -92,6 +97,7 @@ export function loadExpectations(file: string): Expectation[] {
       `${file}: cannot read the expectations file (${(err as Error).message.split('\n')[0]})`,
     );
   }
+  const validate = validator();
   if (!validate(data)) {
     const e = validate.errors?.[0];
     throw new UsageError(

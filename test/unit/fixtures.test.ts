@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { targetsFileSchema } from '../../src/config/schema.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { endpoints } from '../../src/suite/endpoints.ts';
 import { HINTS, ROLES } from '../../src/vocabulary.ts';
@@ -19,6 +23,21 @@ describe('shared fixtures agree with the contract', () => {
 
   it('only /healthz, /status and /openapi.json are public; every business path starts with /v1', () => {
     for (const e of endpoints()) expect(e.public === true, e.path).toBe(!e.path.startsWith('/v1/'));
+  });
+
+  it('our own JSON Schemas are valid against their meta-schemas (the validators skip that check at every start)', () => {
+    const meta2020 = new Ajv2020({ strict: false });
+    addFormats.default(meta2020);
+    const files = readdirSync(pkgPath('schemas')).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThan(10);
+    for (const f of files) {
+      const schema = JSON.parse(readFileSync(pkgPath('schemas', f), 'utf8'));
+      expect(meta2020.validateSchema(schema), `${f}: ${meta2020.errorsText()}`).toBe(true);
+    }
+    const draft7 = new Ajv({ strict: false });
+    expect(draft7.validateSchema(targetsFileSchema), draft7.errorsText()).toBe(true);
+    // A broken schema is caught: the check can fail.
+    expect(meta2020.validateSchema({ type: 'no-such-type' })).toBe(false);
   });
 
   it('every documented schema named by an endpoint exists', () => {
