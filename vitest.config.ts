@@ -13,6 +13,11 @@ export default defineConfig({
     // servers, timers), so three run at once: the mutation matrix (which spreads its own rows over the
     // cores) starts first and the other files run beside it.
     maxWorkers: 3,
+    // A worker keeps the modules it loaded from one test file to the next (none of these tests leaves
+    // state behind: each starts its own servers and report directories): loading and JIT-warming the
+    // same modules again for each of the ~80 files cost half the CPU of the unit tests (37.9 -> 18.6
+    // CPU-s) and a fifth of the in-process reference tests' (224 -> 176), measured with and without.
+    isolate: false,
     sequence: { sequencer: StartEarlyFirst },
     reporters: ['default', './test/support/plain-reporter.ts'],
   },
