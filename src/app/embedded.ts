@@ -43,7 +43,7 @@ export async function startEmbedded(
       limits: { ...(ref.limits ?? {}), ...target.limits },
       timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
       // The reference runs media jobs in milliseconds: poll it quickly.
-      media: { pollIntervalMs: 50, pollCap: 200 },
+      media: { pollIntervalMs: 100, pollCap: 200 },
     },
     stop: () => ref.close(),
   };

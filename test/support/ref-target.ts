@@ -58,7 +58,7 @@ export function writeRefTargets(
       ...(opts.urlDefaults
         ? []
         : [
-            '    media: { poll_interval_ms: 50, poll_cap: 200 }',
+            '    media: { poll_interval_ms: 100, poll_cap: 200 }',
             `    concurrency: ${opts.concurrency ?? 6}`,
           ]),
       // No budget of its own (the reference's primary account bounds the run with its available points).
