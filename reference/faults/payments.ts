@@ -85,6 +85,17 @@ export const PAYMENTS_FAULTS = [
     breaks: ['PAY-001'],
     probe: { request: req.call('/v1/payment-methods', { role: 'primary' }), holds: (r) => r.status === 403 },
   },
+  // routes/payments.ts: an enterprise's listing is refused as if its key were unknown (401), neither of
+  // the two readings (2xx, or the 403 "an enterprise request returns")
+  {
+    name: 'enterprise-methods-401',
+    description: 'GET /v1/payment-methods answers 401 invalid_api_key to enterprise tenants',
+    breaks: ['PAY-001'],
+    probe: {
+      request: req.call('/v1/payment-methods', { role: 'enterprise' }),
+      holds: (r) => r.status === 401,
+    },
+  },
   // routes/payments.ts: the method matched whatever its case
   {
     name: 'order-method-case',

@@ -84,6 +84,9 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
     const refused = enterprise
       ? !isVariant(ctx, 'enterprise-methods-allowed')
       : ctx.fault === 'payment-methods-personal-refused';
+    // Fault enterprise-methods-401: an enterprise's listing refused as if its key were unknown.
+    if (enterprise && ctx.fault === 'enterprise-methods-401')
+      return sendError(reply, ctx, 'invalid_api_key', 'The API key is not valid.');
     if (refused) {
       return sendError(
         reply,

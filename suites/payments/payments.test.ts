@@ -23,6 +23,21 @@ check({ ids: ['PAY-001'], effect: 'read' }, 'lists payment methods to a personal
 });
 
 check(
+  { ids: ['PAY-001'], effect: 'read', roles: ['enterprise'] },
+  'lists payment methods to an enterprise, or refuses it with 403 (both readings)',
+  async (t) => {
+    const res = await t.get('/v1/payment-methods', { as: 'enterprise' });
+    // "creation is permitted only to personal tenants; an enterprise request returns 403": whether the
+    // 403 covers the listing too is left open, so a 403 is one reading and a 2xx the other; any other
+    // answer is neither.
+    if (res.status === 403) return;
+    expectStatus(t, res, 'PAY-001', '2xx', 'GET /v1/payment-methods with an enterprise key', {
+      expected: '2xx or 403',
+    });
+  },
+);
+
+check(
   { ids: ['PAY-002'], effect: 'payments', roles: ['enterprise'] },
   'refuses order creation to an enterprise with 403',
   async (t) => {
