@@ -5,6 +5,12 @@ import type { TargetConfig } from '../config/targets.ts';
 import { ROLES } from '../vocabulary.ts';
 
 /**
+ * How often a target that runs media jobs in milliseconds (the reference: a stage every 150 ms) is
+ * polled: the embedded target's, and the one the project's own tests write for a reference they start.
+ */
+export const QUICK_MEDIA_POLLING = { pollIntervalMs: 100, pollCap: 200 } as const;
+
+/**
  * The embedded target: the reference server on a free loopback port. The only place the harness
  * touches reference/ (through its one start function); its keys reach the test workers through
  * environment variables, like any target's.
@@ -43,7 +49,7 @@ export async function startEmbedded(
       limits: { ...(ref.limits ?? {}), ...target.limits },
       timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
       // The reference runs media jobs in milliseconds: poll it quickly.
-      media: { pollIntervalMs: 100, pollCap: 200 },
+      media: { ...QUICK_MEDIA_POLLING },
     },
     stop: () => ref.close(),
   };

@@ -80,11 +80,11 @@ const schema = {
     },
   },
 } as const;
-let validate: ValidateFunction | undefined;
+let compiled: ValidateFunction | undefined;
 /** The expectations-file validator, compiled on first use: most runs load no expectations file. */
 function validator(): ValidateFunction {
-  validate ??= new Ajv({ allErrors: true }).compile(schema);
-  return validate;
+  compiled ??= new Ajv({ allErrors: true }).compile(schema);
+  return compiled;
 }
 
 export function loadExpectations(file: string): Expectation[] {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startReference } from '../../reference/start.ts';
+import { QUICK_MEDIA_POLLING } from '../../src/app/embedded.ts';
 
 type Reference = Awaited<ReturnType<typeof startReference>>;
 /** What a targets file needs of a running server: its URL, keys, hints, capabilities, canaries and limits. */
@@ -58,7 +59,7 @@ export function writeRefTargets(
       ...(opts.urlDefaults
         ? []
         : [
-            '    media: { poll_interval_ms: 100, poll_cap: 200 }',
+            `    media: { poll_interval_ms: ${QUICK_MEDIA_POLLING.pollIntervalMs}, poll_cap: ${QUICK_MEDIA_POLLING.pollCap} }`,
             `    concurrency: ${opts.concurrency ?? 6}`,
           ]),
       // No budget of its own (the reference's primary account bounds the run with its available points).
