@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ExchangeLog } from '../src/report/layout.ts';
 
 /** The package root (bench/ sits directly under it). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -182,6 +183,44 @@ export interface RunSummary {
   counts: Record<string, number> & { total: number };
   exchanges: { count: number };
   tests: Array<{ title: string; file: string; outcome: string; durationMs: number; exchangeCount: number }>;
+}
+
+/**
+ * Where a run's wall time went, from its report: `startMs` from the process's start to the first
+ * exchange of a test (the CLI, the embedded reference, the preflight, vitest and its workers starting);
+ * `parallelMs` until the last exchange of the parallel files ends; `serialMs` until the last exchange
+ * of the `*.serial.test.ts` files ends (their worker's start included); `finishMs` from there to the
+ * exit (the report). The start, the serial files and the finish are chains of one step at a time: more
+ * cores do not shorten them. `startedAt`: the process's start, ms since the epoch.
+ */
+export interface Phases {
+  startMs: number;
+  parallelMs: number;
+  serialMs: number;
+  finishMs: number;
+}
+export function phasesOf(reportDir: string, startedAt: number, wallMs: number): Phases | undefined {
+  const summary = readSummary(reportDir);
+  const serial = new Set(summary.tests.filter((t) => /\.serial\.test\.ts$/.test(t.file)).map((t) => t.title));
+  let first = Number.POSITIVE_INFINITY;
+  let parallelEnd = 0;
+  let serialEnd = 0;
+  for (const ex of ExchangeLog.of(reportDir).all()) {
+    if (!ex.test || ex.test === 'preflight') continue;
+    const at = Date.parse(ex.startedAt) - startedAt;
+    const end = at + ex.durationMs;
+    first = Math.min(first, at);
+    if (serial.has(ex.test)) serialEnd = Math.max(serialEnd, end);
+    else parallelEnd = Math.max(parallelEnd, end);
+  }
+  if (!Number.isFinite(first)) return undefined;
+  const last = Math.max(parallelEnd, serialEnd);
+  return {
+    startMs: first,
+    parallelMs: parallelEnd - first,
+    serialMs: Math.max(0, serialEnd - parallelEnd),
+    finishMs: Math.max(0, wallMs - last),
+  };
 }
 
 export function readSummary(reportDir: string): RunSummary {

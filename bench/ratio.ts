@@ -9,14 +9,21 @@
  * asserts 1 + 1 = 2, and records the wall and CPU seconds (user + system of node and its threads) of
  * each. It prints the medians and the ratio standard / trivial for both. Goal (issue 27, item 7): the
  * standard run at most 10x the trivial vitest run.
+ *
+ * And two floors, to tell what scheduling alone could still win: the CPU seconds spread over every core
+ * (no run of the same work is shorter on this machine), and the parts of the run that are chains of one
+ * step at a time (its start, the serial files, the report: phasesOf) plus the rest of the CPU spread over
+ * every core (a chain taken to use one core all along: the most favourable case).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   intFlag,
   median,
+  type Phases,
+  phasesOf,
   ROOT,
   readSummary,
   round,
@@ -54,13 +61,16 @@ interface Figure {
   wallMs: number;
   cpuMs?: number;
 }
+const cores = availableParallelism();
 const standard: Figure[] = [];
+const phases: Phases[] = [];
 const plain: Figure[] = [];
 let failed = false;
 try {
   for (let rep = 1; rep <= reps; rep++) {
     const dir = mkdtempSync(join(tmpdir(), 'gc-bench-ratio-'));
     try {
+      const startedAt = Date.now();
       const run = await spawnNode(
         'bin/gateway-conformance.mjs',
         ['--quiet', '--profile', profile, '--report-dir', join(dir, 'report')],
@@ -70,6 +80,11 @@ try {
       try {
         const s = readSummary(join(dir, 'report'));
         note = `${s.counts.total} tests, ${s.exchanges.count} exchanges, ${s.verdict}`;
+        const p = phasesOf(join(dir, 'report'), startedAt, run.wallMs);
+        if (p) {
+          phases.push(p);
+          note += ` (start ${sec(p.startMs)}, parallel files ${sec(p.parallelMs)}, serial files ${sec(p.serialMs)}, report ${sec(p.finishMs)})`;
+        }
       } catch {
         failed = true;
         note = `ERROR no summary (exit ${run.code}): ${tail(run)}`;
@@ -99,22 +114,53 @@ try {
 function s(ms: number | undefined): string {
   return ms === undefined ? '? s' : `${(ms / 1000).toFixed(1)} s`;
 }
+function sec(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
 const med = (xs: Figure[], k: keyof Figure) => median(xs.flatMap((x) => (x[k] === undefined ? [] : [x[k]])));
+const trivialWall = med(plain, 'wallMs');
+const cpu = med(standard, 'cpuMs');
+const phase = (k: keyof Phases) => median(phases.map((p) => p[k]));
+const chainsMs = phases.length ? phase('startMs') + phase('serialMs') + phase('finishMs') : undefined;
+const floors = {
+  cores,
+  /** No run of the same work is shorter than its CPU seconds spread over every core. */
+  cpuSpreadMs: Number.isFinite(cpu) ? cpu / cores : undefined,
+  /** The chains (one core each) plus the rest of the CPU spread over every core. */
+  chainsPlusSpreadMs:
+    chainsMs !== undefined && Number.isFinite(cpu)
+      ? chainsMs + Math.max(0, cpu - chainsMs) / cores
+      : undefined,
+  phases: phases.length
+    ? {
+        startMs: phase('startMs'),
+        parallelMs: phase('parallelMs'),
+        serialMs: phase('serialMs'),
+        finishMs: phase('finishMs'),
+      }
+    : undefined,
+};
 const result = {
   profile,
   reps,
   goalRatio: GOAL_RATIO,
-  standard: { wallMs: med(standard, 'wallMs'), cpuMs: med(standard, 'cpuMs') },
-  trivial: { wallMs: med(plain, 'wallMs'), cpuMs: med(plain, 'cpuMs') },
+  standard: { wallMs: med(standard, 'wallMs'), cpuMs: cpu },
+  trivial: { wallMs: trivialWall, cpuMs: med(plain, 'cpuMs') },
   ratio: {
-    wall: round(med(standard, 'wallMs') / med(plain, 'wallMs')),
-    cpu: round(med(standard, 'cpuMs') / med(plain, 'cpuMs')),
+    wall: round(med(standard, 'wallMs') / trivialWall),
+    cpu: round(cpu / med(plain, 'cpuMs')),
   },
-  runs: { standard, trivial: plain },
+  floors,
+  runs: { standard, trivial: plain, phases },
 };
 const file = writeResult('ratio', result);
 console.log(
   `ratio (${profile}, medians of ${reps}): standard ${s(result.standard.wallMs)} wall, ${s(result.standard.cpuMs)} CPU; trivial vitest ${s(result.trivial.wallMs)} wall, ${s(result.trivial.cpuMs)} CPU; standard / trivial = ${result.ratio.wall}x wall, ${result.ratio.cpu}x CPU (goal <= ${GOAL_RATIO}x wall: ${result.ratio.wall <= GOAL_RATIO ? 'met' : 'MISSED'})`,
 );
+const x = (ms: number | undefined) => (ms === undefined ? '?' : `${round(ms / trivialWall)}x`);
+if (floors.cpuSpreadMs !== undefined)
+  console.log(
+    `floors: the CPU spread over ${cores} cores ${s(floors.cpuSpreadMs)} (${x(floors.cpuSpreadMs)}); the chains (start, serial files, report: ${s(chainsMs)}) plus the rest of the CPU spread over ${cores} cores ${s(floors.chainsPlusSpreadMs)} (${x(floors.chainsPlusSpreadMs)})`,
+  );
 console.log(`result: ${file}`);
 if (failed) process.exitCode = 1;
