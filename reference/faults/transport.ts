@@ -3,7 +3,6 @@
 // TransportError, the test into a GEN-001 failure), whatever the test checks; `breaks` also names the
 // endpoint's own id so that the filtered run selects the tests requesting it (GEN-001 alone selects only
 // the response-conformance test).
-import { Client } from 'undici';
 import { REUSE_CLOSE_EVERY } from '../transport.ts';
 import { type Fault, req, type Variant } from './probe.ts';
 
@@ -80,6 +79,8 @@ export const TRANSPORT_VARIANTS = [
     // One kept-alive connection reused REUSE_CLOSE_EVERY times: the last reuse is closed without a reply.
     probe: {
       run: async ({ ref, errorCode }) => {
+        // Loaded here, not with the reference: every embedded run would pay for undici's whole index.
+        const { Client } = await import('undici');
         const client = new Client(ref.url, { keepAliveTimeout: 10_000 });
         try {
           for (let i = 0; i <= REUSE_CLOSE_EVERY; i++) {
