@@ -16,6 +16,14 @@ export const PAYMENTS_FAULTS = [
     breaks: ['PAY-007'],
     probe: { request: req.payOrder({ note: 'n'.repeat(120) }), holds: (r) => r.status !== 201 },
   },
+  // routes/payments.ts: an amount of 0 passes the minimum (a floor check that lets zero through)
+  {
+    name: 'order-zero-accepted',
+    description:
+      'payment orders accept an amount of 0 (a floor check that lets zero through); the order of 0 credits also breaks its own description (amount_credits minimum 1)',
+    breaks: ['PAY-006', 'RESP-003'],
+    probe: { request: req.payOrder({ amount_cny: '0.00' }), holds: (r) => r.status === 201 },
+  },
   // routes/payments.ts: enterprise keys may create payment orders
   {
     name: 'enterprise-payment-allowed',

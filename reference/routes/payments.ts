@@ -66,7 +66,12 @@ function orderOf(ctx: RefContext, body: unknown): Order | { problem: string } {
   const min = isVariant(ctx, 'payment-min-unstated') ? UNSTATED_MIN_CNY : PAYMENT_MIN_CNY;
   // Fault order-min-inclusive: the minimum itself is accepted.
   const floor = milliCny(min, 2) as bigint;
-  if (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
+  // Fault order-zero-accepted: an amount of 0 is let through.
+  const zeroLetThrough = ctx.fault === 'order-zero-accepted' && milli === 0n;
+  if (
+    !zeroLetThrough &&
+    (milli < floor || (milli === floor && ctx.fault !== 'order-min-inclusive') || milli > max)
+  )
     return { problem: `\`amount_cny\` must be above ${min} and at most ${PAYMENT_MAX_CNY}.` };
   if (note !== undefined) {
     if (typeof note !== 'string') return { problem: '`note` must be a string.' };
