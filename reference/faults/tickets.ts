@@ -75,6 +75,14 @@ export const TICKETS_FAULTS = [
     breaks: ['TICKET-006'],
     probe: { request: req.ticket({ preferred_contact: 'c'.repeat(161) }), holds: (r) => r.status === 201 },
   },
+  // routes/tickets.ts: lengths counted in UTF-16 code units, not characters
+  {
+    name: 'ticket-utf16',
+    description:
+      'ticket subject, message and preferred_contact lengths are counted in UTF-16 code units: 120 characters outside the BMP (emoji) make a subject of 240 and are refused',
+    breaks: ['TICKET-004', 'TICKET-005', 'TICKET-006'],
+    probe: { request: req.ticket({ subject: '\u{1F600}'.repeat(120) }), holds: (r) => r.status === 400 },
+  },
   // routes/tickets.ts: unknown fields accepted
   {
     name: 'ticket-unknown-field',

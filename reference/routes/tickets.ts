@@ -51,18 +51,20 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
   const known = ctx.fault === 'ticket-category-dropped' ? CATEGORIES.slice(1) : CATEGORIES;
   if (typeof category !== 'string' || !(known.includes(category) || laxCategory))
     return `\`category\` is required, one of ${CATEGORIES.join(', ')}.`;
+  // Fault ticket-utf16: lengths counted in UTF-16 code units (a character outside the BMP counts twice).
+  const count = (s: string) => (ctx.fault === 'ticket-utf16' ? s.length : length(s));
   if (typeof subject !== 'string') return '`subject` is required and must be a string.';
   const subjectMax = ctx.fault === 'ticket-subject-121' ? 121 : 120;
-  if (length(subject) > subjectMax) return '`subject` must be at most 120 characters.';
+  if (count(subject) > subjectMax) return '`subject` must be at most 120 characters.';
   if (!singleLine(subject) && ctx.fault !== 'ticket-subject-newline')
     return '`subject` must be a single line.';
   if (typeof message !== 'string') return '`message` is required and must be a string.';
   const messageMax = ctx.fault === 'ticket-message-2001' ? 2001 : 2000;
-  if (length(message) > messageMax) return '`message` must be at most 2000 characters.';
+  if (count(message) > messageMax) return '`message` must be at most 2000 characters.';
   if (contact !== undefined) {
     if (typeof contact !== 'string') return '`preferred_contact` must be a string.';
     const contactMax = ctx.fault === 'ticket-contact-161' ? 161 : 160;
-    if (length(contact) > contactMax) return '`preferred_contact` must be at most 160 characters.';
+    if (count(contact) > contactMax) return '`preferred_contact` must be at most 160 characters.';
     if (!singleLine(contact)) return '`preferred_contact` must be a single line.';
   }
   return undefined;
