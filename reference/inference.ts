@@ -49,8 +49,14 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
       return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
     else if (MEDIA_MODEL_IDS.has(id))
       return {
-        // Fault media-model-chat-400: a media model sent to a text endpoint is refused 400, not 404.
-        error: ctx.fault === 'media-model-chat-400' ? 'invalid_request' : 'wrong_endpoint_type',
+        // Fault media-model-chat-400: a media model sent to a text endpoint is refused 400, not 404;
+        // media-model-responses-400 and media-model-embeddings-400: on that endpoint only.
+        error:
+          ctx.fault === 'media-model-chat-400' ||
+          (ctx.fault === 'media-model-responses-400' && kind === 'responses') ||
+          (ctx.fault === 'media-model-embeddings-400' && kind === 'embedding')
+            ? 'invalid_request'
+            : 'wrong_endpoint_type',
         message: `${id} is a media model; use /v1/media/jobs.`,
       };
     // Fault unknown-model-400: an id no catalog lists is refused 400, not 404.

@@ -123,6 +123,19 @@ export const INFERENCE_FAULTS = [
     breaks: ['MODEL-004'],
     probe: { request: req.chat({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
   },
+  // inference.ts: the same on /v1/responses only, and on /v1/embeddings only
+  {
+    name: 'media-model-responses-400',
+    description: 'a media model sent to /v1/responses is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-004'],
+    probe: { request: req.responses({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
+  },
+  {
+    name: 'media-model-embeddings-400',
+    description: 'a media model sent to /v1/embeddings is refused 400 invalid_request, not 404',
+    breaks: ['MODEL-004'],
+    probe: { request: req.embedding({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
+  },
   // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
   {
     name: 'unknown-model-400',

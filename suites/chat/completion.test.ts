@@ -1,5 +1,4 @@
 import {
-  answeredCause,
   type CheckContext,
   check,
   documentedViolations,
@@ -177,25 +176,6 @@ check({ ids: ['MODEL-003'], effect: 'billable' }, 'refuses a model id that no ca
   const { res } = await chat(t, `conformance-no-such-model-${t.run.seed}`);
   expectStatus(t, res, 'MODEL-003', [403, 404], 'an unknown model id', { expected: '404 (or 403)' });
 });
-
-check(
-  { ids: ['MODEL-004'], effect: 'billable' },
-  'refuses a media model sent to chat with 404',
-  async (t) => {
-    const media = await t.get('/v1/media/models');
-    const list = isSuccess(media.status) ? findEntryList(media.json) : undefined;
-    const id = list?.entries
-      .map((e) => (e as { id?: unknown }).id)
-      .find((v): v is string => typeof v === 'string');
-    if (!id)
-      return t.skip(
-        `the account's media catalog lists no model (GET /v1/media/models answered ${media.status})`,
-        isSuccess(media.status) ? undefined : answeredCause('GET', '/v1/media/models', media.status),
-      );
-    const { res } = await chat(t, id);
-    expectStatus(t, res, 'MODEL-004', 404, `the media model ${id} sent to chat`);
-  },
-);
 
 check(
   { ids: ['MODEL-005'], effect: 'billable' },

@@ -1,7 +1,10 @@
 import {
+  answeredCause,
   type CheckContext,
   check,
+  entryId,
   expectStatus,
+  findEntryList,
   type HttpResponse,
   isSuccess,
 } from '../../src/suite/index.ts';
@@ -75,6 +78,54 @@ check(
       });
   },
 );
+
+/**
+ * A model of the account's media catalog, or why there is none (the test is then not run): "wrong
+ * endpoint type (media model sent to chat)" needs one.
+ */
+async function mediaModel(t: CheckContext): Promise<string> {
+  const media = await t.get('/v1/media/models');
+  const list = isSuccess(media.status) ? findEntryList(media.json) : undefined;
+  const id = list?.entries.map(entryId).find((v): v is string => typeof v === 'string');
+  if (!id)
+    return t.skip(
+      `the account's media catalog lists no model (GET /v1/media/models answered ${media.status})`,
+      isSuccess(media.status) ? undefined : answeredCause('GET', '/v1/media/models', media.status),
+    );
+  return id;
+}
+
+// "| 404 | ... wrong endpoint type (media model sent to chat)": a media model is the wrong type on every
+// text call, not only chat, streamed or not.
+for (const call of CALLS) {
+  check(
+    { ids: ['MODEL-004'], effect: 'billable' },
+    `refuses a media model sent to ${call.name} with 404`,
+    async (t) => {
+      const id = await mediaModel(t);
+      const res = await t.post(call.path, call.body(id));
+      if (t.notJudged429(res, `the media model ${id} sent to ${call.name}`)) return;
+      expectStatus(t, res, 'MODEL-004', 404, `the media model ${id} sent to ${call.name}`);
+    },
+  );
+}
+for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
+  check(
+    { ids: ['MODEL-004'], effect: 'billable' },
+    `refuses a media model sent to ${call.name} with 404, streamed`,
+    async (t) => {
+      const id = await mediaModel(t);
+      const what = `the media model ${id} sent to ${call.name}, streamed`;
+      const res = await t.post(
+        call.path,
+        { ...call.body(id), stream: true },
+        { timeoutMs: t.target.timeouts.streamMs },
+      );
+      if (t.notJudged429(res, what)) return;
+      expectStatus(t, res, 'MODEL-004', 404, what);
+    },
+  );
+}
 
 for (const call of CALLS) {
   check(
