@@ -25,7 +25,10 @@ export type Resolution = { model: TextModel } | { error: ErrorKind; message: str
  * chat model without native responses support on /v1/responses), then points configuration.
  */
 export function resolveModel(ctx: RefContext, account: Account, id: string, kind: EndpointKind): Resolution {
-  let model = account.catalog.find((m) => m.id === id);
+  // Fault text-model-case: the catalog lookup of a text call ignores case.
+  const same = (m: TextModel) =>
+    ctx.fault === 'text-model-case' ? m.id.toLowerCase() === id.toLowerCase() : m.id === id;
+  let model = account.catalog.find(same);
   if (!model) {
     const known = ctx.state.models.find((m) => m.id === id);
     // Faults embeddings-forbidden-callable, responses-forbidden-callable (issue 22): a model outside the

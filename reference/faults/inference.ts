@@ -123,6 +123,17 @@ export const INFERENCE_FAULTS = [
     breaks: ['MODEL-004'],
     probe: { request: req.chat({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
   },
+  // inference.ts: "exact catalog id": a text call's model found whatever its case
+  {
+    name: 'text-model-case',
+    description:
+      'chat, responses and embeddings find their model whatever its case: the chat model in capitals is answered as if it were an exact catalog id',
+    breaks: ['MODEL-003'],
+    probe: {
+      request: (t) => req.chat({ model: String(t.hints.chat).toUpperCase() })(t),
+      holds: (r) => r.status === 200,
+    },
+  },
   // inference.ts: the same on /v1/responses only, and on /v1/embeddings only
   {
     name: 'media-model-responses-400',

@@ -11,18 +11,31 @@ import {
 import { ACK, PROMPT, postJob } from '../media/support.ts';
 
 /** The model calls of the contract other than media jobs, each with a minimal body for a model id. */
-const CALLS: Array<{ path: string; name: string; body: (model: string) => Record<string, unknown> }> = [
+const CALLS: Array<{
+  path: string;
+  name: string;
+  /** The model hint the call takes. */
+  hint: 'chat' | 'responses' | 'embedding';
+  body: (model: string) => Record<string, unknown>;
+}> = [
   {
     path: '/v1/chat/completions',
     name: 'chat',
+    hint: 'chat',
     body: (model) => ({ model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 1 }),
   },
   {
     path: '/v1/responses',
     name: 'responses',
+    hint: 'responses',
     body: (model) => ({ model, input: 'Say ok.', max_output_tokens: 1 }),
   },
-  { path: '/v1/embeddings', name: 'embeddings', body: (model) => ({ model, input: 'ok' }) },
+  {
+    path: '/v1/embeddings',
+    name: 'embeddings',
+    hint: 'embedding',
+    body: (model) => ({ model, input: 'ok' }),
+  },
 ];
 
 const unknownId = (t: CheckContext) => `conformance-no-such-model-${t.run.seed}`;
@@ -39,6 +52,35 @@ for (const call of CALLS.filter((c) => c.name !== 'chat')) {
     async (t) => {
       const res = await t.post(call.path, call.body(unknownId(t)));
       notFoundOrForbidden(t, res, `POST ${call.path} with a model id no catalog lists`);
+    },
+  );
+}
+
+// "model ... exact catalog id" / "exact embedding model id": the model the call takes, in capitals, is an
+// id no catalog lists (unless the account's catalog lists that spelling too): a lookup that ignores case
+// answers it.
+for (const call of CALLS) {
+  check(
+    { ids: ['MODEL-003'], effect: 'billable' },
+    `refuses the id of its ${call.hint} model in capitals on ${call.name}`,
+    async (t) => {
+      const id = await t.hint(call.hint);
+      const upper = id.toUpperCase();
+      if (upper === id) return t.skip(`the ${call.hint} model id ${id} has no lower-case letter to change`);
+      const models = await t.get('/v1/models');
+      const listed = isSuccess(models.status) ? findEntryList(models.json)?.entries.map(entryId) : undefined;
+      if (!listed)
+        return t.skip(
+          `the catalog cannot tell whether ${upper} is listed (GET /v1/models answered ${models.status})`,
+          answeredCause('GET', '/v1/models', models.status),
+        );
+      if (listed.includes(upper)) return t.skip(`the account's catalog lists ${upper} as a model of its own`);
+      const res = await t.post(call.path, call.body(upper));
+      notFoundOrForbidden(
+        t,
+        res,
+        `POST ${call.path} with ${upper}, the ${call.hint} model ${id} in capitals`,
+      );
     },
   );
 }
