@@ -392,6 +392,13 @@ export const MEDIA_FAULTS = [
     breaks: ['MIN-006', 'RESP-003'],
     probe: { request: req.upload('png-8193x1.png'), holds: (r) => r.status === 201 },
   },
+  // routes/media-inputs.ts: the edge bound held on the width only
+  {
+    name: 'edge-height-unchecked',
+    description: 'an image 8193 pixels high is accepted (only the width is held to 8192)',
+    breaks: ['MIN-006', 'RESP-003'],
+    probe: { request: req.upload('png-1x8193.png'), holds: (r) => r.status === 201 },
+  },
   // routes/media-inputs.ts + media/validate.ts: 31 s video accepted
   {
     name: 'video-31s',

@@ -56,7 +56,9 @@ function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal 
   if (m.width === undefined || m.height === undefined)
     return invalid(video ? 'No readable video track.' : 'The image dimensions cannot be read.');
   const edge = ctx.fault === 'edge-8193' ? 8193 : 8192;
-  if (m.width < 1 || m.height < 1 || m.width > edge || m.height > edge)
+  // Fault edge-height-unchecked: only the width is held to the edge bound.
+  const heightEdge = ctx.fault === 'edge-height-unchecked' ? Number.POSITIVE_INFINITY : edge;
+  if (m.width < 1 || m.height < 1 || m.width > edge || m.height > heightEdge)
     return invalid(`Width and height must be 1 to 8192 pixels, got ${m.width}x${m.height}.`);
   if (!video) return undefined;
   if (!deferred && ctx.fault !== 'hevc-accepted' && !isH264(m.codec))

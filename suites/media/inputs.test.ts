@@ -150,9 +150,10 @@ check(
 
 check(
   { ids: ['MIN-006'], effect: 'write' },
-  'refuses an image edge over 8192 px and videos outside 1 to 30 s (0.5 s, 30.25 s, 31 s)',
+  'refuses an image edge over 8192 px (width, height) and videos outside 1 to 30 s (0.5 s, 30.25 s, 31 s)',
   async (t) => {
     await refusedSomewhere(t, 'MIN-006', 'png-8193x1.png', 'wc-100011', 'an image 8193 px wide');
+    await refusedSomewhere(t, 'MIN-006', 'png-1x8193.png', 'wc-100011', 'an image 8193 px high');
     await refusedSomewhere(t, 'MIN-006', 'h264-0.5s.mp4', 'wc-100016', 'a 0.5 s video');
     await refusedSomewhere(t, 'MIN-006', 'h264-31s.mp4', 'wc-100016', 'a 31 s video');
     await refusedSomewhere(t, 'MIN-006', 'h264-30.25s.mp4', 'wc-100016', 'a 30.25 s video');
@@ -161,9 +162,9 @@ check(
 
 check(
   { ids: ['MIN-006'], effect: 'write' },
-  'accepts images of 1 and 8192 px and videos of 1 and 30 s',
+  'accepts images of 1 and 8192 px (width, height) and videos of 1 and 30 s',
   async (t) => {
-    for (const file of ['png-1x1.png', 'png-8192x1.png', 'h264-1s.mp4', 'h264-30s.mp4']) {
+    for (const file of ['png-1x1.png', 'png-8192x1.png', 'png-1x8192.png', 'h264-1s.mp4', 'h264-30s.mp4']) {
       const u = await upload(t, file);
       expectStatus(t, u.res, 'MIN-006', '2xx', `uploading ${file} (at a bound)`);
     }
