@@ -17,6 +17,13 @@ export const INFERENCE_FAULTS = [
     breaks: ['CHAT-005'],
     probe: { request: req.chat({ temperature: 2 }), holds: (r) => r.status === 400 },
   },
+  // routes/chat.ts: the inclusive upper bound 1 of top_p refused
+  {
+    name: 'chat-top-p-strict',
+    description: 'chat refuses top_p 1',
+    breaks: ['CHAT-006'],
+    probe: { request: req.chat({ top_p: 1 }), holds: (r) => r.status === 400 },
+  },
   // routes/chat.ts: top_p never checked
   {
     name: 'chat-top-p-unchecked',

@@ -240,6 +240,19 @@ export const MEDIA_FAULTS = [
     breaks: ['MJOB-012'],
     probe: { request: req.job(jobBody('wc-100011', ['x'.repeat(161)])), holds: (r) => r.status === 201 },
   },
+  // media/validate.ts: two videos in video mode, where it takes exactly one
+  {
+    name: 'two-videos-accepted',
+    description: 'wc-100016 accepts two video references (video mode takes exactly one)',
+    breaks: ['MJOB-013'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(
+          ref,
+          jobBody('wc-100016', [await inputId(ref, 'h264-2s.mp4'), await inputId(ref, 'h264-2s.mp4')]),
+        ),
+    },
+  },
   // media/validate.ts: image and video references mixed for wc-100016
   {
     name: 'mix-image-video',
@@ -391,6 +404,13 @@ export const MEDIA_FAULTS = [
     description: 'an 8193-pixel image edge is accepted',
     breaks: ['MIN-006', 'RESP-003'],
     probe: { request: req.upload('png-8193x1.png'), holds: (r) => r.status === 201 },
+  },
+  // routes/media-inputs.ts: the edge bound 8192 itself refused
+  {
+    name: 'edge-8192-refused',
+    description: 'an image edge of exactly 8192 pixels is refused (the bound taken as exclusive)',
+    breaks: ['MIN-006'],
+    probe: { request: req.upload('png-8192x1.png'), holds: (r) => r.status === 400 },
   },
   // routes/media-inputs.ts: the edge bound held on the width only
   {

@@ -83,6 +83,13 @@ export const TICKETS_FAULTS = [
     breaks: ['TICKET-004', 'TICKET-005', 'TICKET-006'],
     probe: { request: req.ticket({ subject: '\u{1F600}'.repeat(120) }), holds: (r) => r.status === 400 },
   },
+  // routes/tickets.ts: a preferred_contact with a line feed or carriage return accepted
+  {
+    name: 'ticket-contact-newline',
+    description: 'a ticket preferred_contact with \\n is accepted',
+    breaks: ['TICKET-006'],
+    probe: { request: req.ticket({ preferred_contact: 'a\nb' }), holds: (r) => r.status === 201 },
+  },
   // routes/tickets.ts: unknown fields accepted
   {
     name: 'ticket-unknown-field',

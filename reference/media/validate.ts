@@ -284,7 +284,12 @@ function resolveReferences(
     const min = shortOk
       ? VIDEO_MS.min
       : window.usable_min_ms - (ctx.fault === 'video-window-min-1750' ? 50 : 0);
-    if (videos.length !== window.count) return `Video mode takes exactly ${window.count} video.`;
+    // Fault two-videos-accepted: more videos than the one video mode takes are let through.
+    if (
+      videos.length !== window.count &&
+      !(ctx.fault === 'two-videos-accepted' && videos.length > window.count)
+    )
+      return `Video mode takes exactly ${window.count} video.`;
     const max = ctx.fault === 'video-31s' ? 31000 : window.usable_max_ms;
     // Fault video-window-min-exclusive: a video of exactly the minimum is refused.
     const short = (ms: number) => ms < min || (ctx.fault === 'video-window-min-exclusive' && ms === min);

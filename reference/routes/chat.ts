@@ -78,7 +78,10 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
     if (temperature < 0 || tooHigh) return '`temperature` must be from 0 to 2.';
   }
   if (topP !== undefined && ctx.fault !== 'chat-top-p-unchecked') {
-    if (!isNumber(topP) || topP < 0 || topP > 1) return '`top_p` must be a number from 0 to 1.';
+    if (!isNumber(topP)) return '`top_p` must be a number from 0 to 1.';
+    // Fault chat-top-p-strict: the inclusive upper bound 1 refused.
+    const tooHigh = ctx.fault === 'chat-top-p-strict' ? topP >= 1 : topP > 1;
+    if (topP < 0 || tooHigh) return '`top_p` must be a number from 0 to 1.';
   }
   // Fault chat-stream-truthy: a `stream` that is not a boolean is taken as its truth value.
   if (body.stream !== undefined && typeof body.stream !== 'boolean' && ctx.fault !== 'chat-stream-truthy')

@@ -55,7 +55,8 @@ function uploadProblem(ctx: RefContext, declared: string, m: Measured): Refusal 
   const video = declared === 'video/mp4';
   if (m.width === undefined || m.height === undefined)
     return invalid(video ? 'No readable video track.' : 'The image dimensions cannot be read.');
-  const edge = ctx.fault === 'edge-8193' ? 8193 : 8192;
+  // Faults edge-8193 (an 8193-pixel edge accepted) and edge-8192-refused (the bound itself refused).
+  const edge = ctx.fault === 'edge-8193' ? 8193 : ctx.fault === 'edge-8192-refused' ? 8191 : 8192;
   // Fault edge-height-unchecked: only the width is held to the edge bound.
   const heightEdge = ctx.fault === 'edge-height-unchecked' ? Number.POSITIVE_INFINITY : edge;
   if (m.width < 1 || m.height < 1 || m.width > edge || m.height > heightEdge)

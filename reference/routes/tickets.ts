@@ -65,7 +65,9 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
     if (typeof contact !== 'string') return '`preferred_contact` must be a string.';
     const contactMax = ctx.fault === 'ticket-contact-161' ? 161 : 160;
     if (count(contact) > contactMax) return '`preferred_contact` must be at most 160 characters.';
-    if (!singleLine(contact)) return '`preferred_contact` must be a single line.';
+    // Fault ticket-contact-newline: a preferred_contact of several lines accepted.
+    if (!singleLine(contact) && ctx.fault !== 'ticket-contact-newline')
+      return '`preferred_contact` must be a single line.';
   }
   return undefined;
 }
