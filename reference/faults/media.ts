@@ -240,6 +240,32 @@ export const MEDIA_FAULTS = [
     breaks: ['MJOB-012'],
     probe: { request: req.job(jobBody('wc-100011', ['x'.repeat(161)])), holds: (r) => r.status === 201 },
   },
+  // media/validate.ts: "A model missing from the catalog cannot be called": media jobs not held to it
+  {
+    name: 'media-catalog-unenforced',
+    description:
+      "media jobs are not held to the account's media catalog: the no_models account (an empty catalog) runs a wc-100010 job",
+    breaks: ['MODELS-004'],
+    probe: {
+      request: req.job(jobBody('wc-100010'), { role: 'no_models' }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/catalog.ts + media/validate.ts: the media catalog lists 8 of the 16 models, the rest run anyway
+  {
+    name: 'media-subset-unenforced',
+    description:
+      "the primary account's media catalog lists 8 of the 16 documented models (as variant media-subset), and jobs for the other 8 run anyway",
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, call, accepted }) => {
+        const listed = (await call(ref, '/v1/media/models', { role: 'primary' })).body.data as Array<{
+          id: string;
+        }>;
+        return !listed.some((e) => e.id === 'wc-100012') && (await accepted(ref, jobBody('wc-100012')));
+      },
+    },
+  },
   // media/validate.ts: two videos in video mode, where it takes exactly one
   {
     name: 'two-videos-accepted',
@@ -970,7 +996,7 @@ export const MEDIA_VARIANTS = [
   // media/catalog.ts: eight of the sixteen models
   {
     name: 'media-subset',
-    readings: ['MCAT-001', 'MCAT-003'],
+    readings: ['MCAT-001', 'MCAT-003', 'MODELS-004'],
     description: 'the media catalog lists 8 of the 16 documented models; the others answer 403',
     probe: {
       request: req.call('/v1/media/models', { role: 'primary' }),

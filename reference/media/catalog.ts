@@ -31,7 +31,10 @@ const SUBSET = [
 /** The media model ids the account may call: the documented ones, then the reference's own. */
 export function mediaCatalog(ctx: RefContext, account: Account): string[] {
   if (account.catalog.length === 0) return [];
-  return isVariant(ctx, 'media-subset') ? SUBSET : [...MEDIA_IDS, ...EXTRA_IDS];
+  // Fault media-subset-unenforced lists the subset of variant media-subset (and calls the rest anyway).
+  return isVariant(ctx, 'media-subset') || ctx.fault === 'media-subset-unenforced'
+    ? SUBSET
+    : [...MEDIA_IDS, ...EXTRA_IDS];
 }
 
 /** The model as the catalog advertises it, with the faults that change what it advertises. */

@@ -61,7 +61,10 @@ export function validateJob(
   const substitute = ctx.fault === 'media-job-unknown-model-accepted' && !enforced(ctx, model);
   const def = enforced(ctx, substitute ? 'wc-100010' : model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
-  if (!catalog.includes(substitute ? 'wc-100010' : model))
+  // Faults media-catalog-unenforced and media-subset-unenforced: a documented model the account's media
+  // catalog does not list is called anyway.
+  const unenforced = ctx.fault === 'media-catalog-unenforced' || ctx.fault === 'media-subset-unenforced';
+  if (!unenforced && !catalog.includes(substitute ? 'wc-100010' : model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
   const kind = kindOf(def);
   // Fault kind-video-only: only video_generation is known as a sent kind; other models refuse theirs.

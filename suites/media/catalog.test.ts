@@ -193,6 +193,71 @@ check(
   },
 );
 
+// "Only logical models published in the calling account's catalog can be called. A model missing from
+// the catalog cannot be called." Media jobs too: a documented model the account's media catalog does
+// not list is refused (403 is stated for an unauthorised model; whether the deployment knows the id at
+// all is not shown, so any 4xx). A wrong acceptance is bought: the first one ends the test.
+async function refusedOffCatalog(
+  t: CheckContext,
+  ids: string[],
+  as: 'primary' | 'no_models',
+  whose: string,
+): Promise<void> {
+  for (const id of ids) {
+    const body = await baseJob(t, id, table.models[id]!);
+    const what = `a media job for ${id}, which ${whose} media catalog does not list`;
+    const res = await postJob(t, body, as === 'primary' ? {} : { as });
+    const verdict = t.verdict(res, false, what);
+    if (verdict.mismatch) {
+      t.violate('MODELS-004', verdict.mismatch, { received: res.status, exchange: res.exchange });
+      if (isSuccess(res.status)) return;
+    }
+  }
+}
+
+check(
+  { ids: ['MODELS-004'], effect: 'billable' },
+  "refuses a media job for each documented model the account's media catalog does not list",
+  async (t) => {
+    const c = await mediaCatalog(t);
+    if (!isSuccess(c.status))
+      return t.skip(
+        `GET /v1/media/models answered ${c.status}: which documented models it leaves out is unknown`,
+        answeredCause('GET', '/v1/media/models', c.status),
+      );
+    const unlisted = Object.keys(table.models).filter((id) => !c.ids.includes(id));
+    if (unlisted.length === 0)
+      return t.skip("the account's media catalog lists every documented model: none is missing to call", {
+        kind: 'precondition',
+        subject: "every documented media model is in the account's media catalog",
+      });
+    await refusedOffCatalog(t, unlisted, 'primary', "the account's");
+  },
+);
+
+check(
+  { ids: ['MODELS-004'], effect: 'billable', roles: ['no_models'] },
+  'refuses a media job with the key of an account whose catalog is empty',
+  async (t) => {
+    const c = await mediaCatalog(t, 'no_models');
+    if (!isSuccess(c.status))
+      return t.skip(
+        `GET /v1/media/models with the no_models key answered ${c.status}: which models it may call is unknown`,
+        answeredCause('GET', '/v1/media/models', c.status),
+      );
+    // A model that needs no uploaded reference: the job is the only request of the key.
+    const id = Object.keys(table.models).find(
+      (m) => !c.ids.includes(m) && !table.models[m]!.references.required,
+    );
+    if (!id)
+      return t.skip("the no_models account's media catalog lists every documented model without references", {
+        kind: 'precondition',
+        subject: "the no_models account's media catalog is not empty",
+      });
+    await refusedOffCatalog(t, [id], 'no_models', "the no_models account's");
+  },
+);
+
 check(
   { ids: ['MJOB-044'], effect: 'write' },
   'refuses a job whose model is not an exact id of the media catalog (capitals, unknown)',
