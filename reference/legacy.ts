@@ -50,7 +50,10 @@ export function toLegacy(ctx: RefContext, node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     const converted = toLegacy(ctx, value);
     if (ctx.fault === 'legacy-added' && isPointsField(key)) out[key] = converted;
-    out[legacyName(key, ctx)] = converted;
+    // Fault legacy-model-alias: a reply's model named by a legacy alias of its id.
+    if (ctx.fault === 'legacy-model-alias' && key === 'model' && typeof converted === 'string')
+      out[key] = `legacy:${converted}`;
+    else out[legacyName(key, ctx)] = converted;
   }
   return out;
 }

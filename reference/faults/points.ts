@@ -159,6 +159,18 @@ export const POINTS_FAULTS = [
       holds: (r) => 'total_points' in r.body,
     },
   },
+  // legacy.ts: "Model ids ... are unchanged": a legacy reply names its model by an alias
+  {
+    name: 'legacy-model-alias',
+    description: 'under the legacy format a reply names its model legacy:<id> instead of the id requested',
+    breaks: ['LEGACY-002'],
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, {}, { headers: LEGACY });
+        return typeof body.model === 'string' && body.model.startsWith('legacy:');
+      },
+    },
+  },
   // legacy.ts: the legacy fields are added next to the points fields
   {
     name: 'legacy-added',

@@ -16,6 +16,7 @@ import {
   segment,
   sniff,
 } from '../../src/suite/index.ts';
+import { LEGACY, modelUnchanged } from '../points/legacy-support.ts';
 import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
@@ -295,14 +296,14 @@ check(
 );
 
 check(
-  { ids: ['LEGACY-001'], effect: 'billable' },
-  'replaces the points fields of a media job under the legacy Accept header',
+  { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
+  'replaces the points fields of a media job under the legacy Accept header and keeps its model id',
   async (t) => {
-    const legacy = { accept: 'application/vnd.service.currency.v1+json' };
-    const { res, jobId } = await createJob(t, 'wc-100010', {}, legacy);
+    const { res, jobId } = await createJob(t, 'wc-100010', {}, LEGACY);
     if (!jobId) return t.skip(`the job could not be created (${res.status})`);
-    const read = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { headers: legacy });
+    const read = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { headers: LEGACY });
     for (const r of [res, read]) {
+      modelUnchanged(t, r, 'wc-100010', `${r.method} ${r.exchange.path}`);
       for (const p of pointsFieldPointers(r.json)) {
         t.violate(
           'LEGACY-001',

@@ -6,10 +6,13 @@ import {
   pointsFieldPointers,
 } from '../../src/suite/index.ts';
 
-const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+import { LEGACY, modelUnchanged } from './legacy-support.ts';
 
-/** A billable call under the legacy Accept header; its points fields (at any depth) are violations. */
-async function legacyCall(t: CheckContext, path: string, body: Record<string, unknown>) {
+/**
+ * A billable call under the legacy Accept header: its points fields (at any depth) are violations, and
+ * the model it names is the one requested.
+ */
+async function legacyCall(t: CheckContext, path: string, body: { model: string } & Record<string, unknown>) {
   const res = await t.post(path, body, { headers: LEGACY });
   if (!expectStatus(t, res, 'LEGACY-001', '2xx', `POST ${path} with the legacy Accept header`))
     return undefined;
@@ -18,12 +21,13 @@ async function legacyCall(t: CheckContext, path: string, body: Record<string, un
       pointer: p,
       exchange: res.exchange,
     });
+  modelUnchanged(t, res, body.model, `the reply of POST ${path}`);
   return res;
 }
 
 check(
   { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
-  'replaces the points fields of an embedding reply and keeps its usage',
+  'replaces the points fields of an embedding reply and keeps its usage and model id',
   async (t) => {
     const res = await legacyCall(t, '/v1/embeddings', { model: await t.hint('embedding'), input: 'ok' });
     if (!res) return;
@@ -38,8 +42,8 @@ check(
 );
 
 check(
-  { ids: ['LEGACY-001'], effect: 'billable' },
-  'replaces the points fields of a responses reply',
+  { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
+  'replaces the points fields of a responses reply and keeps its model id',
   async (t) => {
     await legacyCall(t, '/v1/responses', {
       model: await t.hint('responses'),

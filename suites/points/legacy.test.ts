@@ -8,8 +8,7 @@ import {
   isSuccess,
   pointsFieldPointers,
 } from '../../src/suite/index.ts';
-
-const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+import { LEGACY, modelUnchanged } from './legacy-support.ts';
 
 async function legacyRead(t: CheckContext, path: string) {
   const res = await t.get(path, { headers: LEGACY });
@@ -36,7 +35,7 @@ for (const path of ['/v1/models', '/v1/balance', '/v1/usage', '/v1/ledger']) {
 
 check(
   { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },
-  'replaces the points fields of a chat reply and keeps its usage',
+  'replaces the points fields of a chat reply and keeps its usage and model id',
   async (t) => {
     const model = await t.hint('chat');
     const res = await t.post(
@@ -62,6 +61,7 @@ check(
         exchange: res.exchange,
       },
     );
+    modelUnchanged(t, res, model, 'the chat reply');
   },
 );
 

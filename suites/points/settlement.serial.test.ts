@@ -12,8 +12,7 @@ import {
   judgePoints,
   pointsFields,
 } from '../../src/suite/index.ts';
-
-const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };
+import { LEGACY } from './legacy-support.ts';
 
 async function total(t: CheckContext): Promise<Decimal> {
   const res = await t.get('/v1/balance');
