@@ -400,6 +400,18 @@ export const MEDIA_FAULTS = [
     },
     probe: { request: req.upload('png-64x48.png'), holds: (r) => /[A-F]/.test(r.body.input.sha256) },
   },
+  // routes/media-inputs.ts + media/openapi.ts: available_at in epoch seconds (format removed from the description)
+  {
+    name: 'available-at-epoch',
+    description:
+      'input available_at is epoch seconds in a string, not a date-time (and described without the format)',
+    breaks: ['MIN-002'],
+    openapi: ({ schemas }) => {
+      const { format: _format, ...availableAt } = schemas.MediaInput.properties.available_at;
+      schemas.MediaInput.properties.available_at = availableAt;
+    },
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => /^\d+$/.test(r.body.input.available_at) },
+  },
   // routes/media-inputs.ts: duration_ms 1 for images
   {
     name: 'image-duration-nonzero',

@@ -24,6 +24,18 @@ export const PAYMENTS_FAULTS = [
     breaks: ['PAY-006', 'RESP-003'],
     probe: { request: req.payOrder({ amount_cny: '0.00' }), holds: (r) => r.status === 201 },
   },
+  // routes/payments.ts: "| points | integer | required; legacy snapshot": sent as a decimal string, and the
+  // deployment's own description leaves it untyped (only the documented schema tells)
+  {
+    name: 'order-points-text',
+    description:
+      'a payment order\'s points snapshot is a decimal string ("10005"), not an integer; the live description leaves points untyped',
+    breaks: ['PAY-003'],
+    probe: { request: req.payOrder({}), holds: (r) => r.status === 201 && typeof r.body.points === 'string' },
+    openapi: ({ schemas }) => {
+      delete schemas.CompatibilityRechargeOrder.properties.points.type;
+    },
+  },
   // routes/payments.ts: enterprise keys may create payment orders
   {
     name: 'enterprise-payment-allowed',

@@ -84,7 +84,11 @@ function envelope(ctx: RefContext, store: MediaStore, account: Account, input: M
       duration_ms: image && ctx.fault === 'image-duration-nonzero' ? 1 : input.durationMs,
       sha256: ctx.fault === 'sha-uppercase' ? input.sha256.toUpperCase() : input.sha256,
       status: 'ready',
-      available_at: input.availableAt,
+      // Fault available-at-epoch: the time as epoch seconds in a string, not a date-time.
+      available_at:
+        ctx.fault === 'available-at-epoch'
+          ? String(Math.floor(Date.parse(input.availableAt) / 1000))
+          : input.availableAt,
       // Fault expires-on-new: "new ready inputs have none".
       ...(ctx.fault === 'expires-on-new'
         ? { expires_at: new Date(Date.parse(input.availableAt) + 30 * 86400_000).toISOString() }

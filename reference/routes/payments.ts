@@ -144,7 +144,8 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
         id,
         tenant_id: account.id,
         amount_credits: Number(order.milli * creditsPerMilli),
-        points,
+        // Fault order-points-text: the points snapshot as a decimal string, as the points table's are.
+        points: ctx.fault === 'order-points-text' ? String(points) : points,
         status,
         has_qr_code: approved,
         ...(isVariant(ctx, 'order-status-pending')
