@@ -927,6 +927,50 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // media/validate.ts: a model that takes no references lets studio_asset_ids through (and ignores it)
+  {
+    name: 'studio-ids-no-refs-accepted',
+    description:
+      'a model that takes no references accepts (and ignores) studio_asset_ids; input_asset_ids is refused',
+    breaks: ['MJOB-010'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, withParams('wc-100010', { studio_asset_ids: [await inputId(ref)] })),
+    },
+  },
+  // media/validate.ts: a deleted input still usable as a reference under studio_asset_ids
+  {
+    name: 'studio-ids-deleted-accepted',
+    description: 'a deleted input is still accepted as a reference under studio_asset_ids only',
+    breaks: ['MIN-009'],
+    probe: {
+      run: async ({ ref, call, accepted, inputId }) => {
+        const id = await inputId(ref);
+        await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' });
+        return accepted(ref, withParams('wc-100011', { studio_asset_ids: [id] }));
+      },
+    },
+  },
+  // routes/media-jobs.ts: references under studio_asset_ids do not hold their inputs
+  {
+    name: 'studio-ids-not-held',
+    description: 'an input referenced under studio_asset_ids by an active job can be deleted',
+    breaks: ['MIN-010'],
+    probe: {
+      run: async ({ ref, call, inputId }) => {
+        const id = await inputId(ref);
+        const job = await call(ref, '/v1/media/jobs', {
+          method: 'POST',
+          role: 'primary',
+          json: withParams('wc-100011', { studio_asset_ids: [id] }),
+        });
+        if (job.status !== 201) return false;
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 204
+        );
+      },
+    },
+  },
   // media/validate.ts: duplicate ids accepted under studio_asset_ids (refused under input_asset_ids)
   {
     name: 'studio-ids-duplicate-accepted',

@@ -113,6 +113,9 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
     ...(takesRefs ? TABLE.reference_fields : []),
   ]);
   if (ctx.fault === 'studio-ids-unknown') allowed.delete(TABLE.reference_fields[1]!);
+  // Fault studio-ids-no-refs-accepted: a model that takes no references lets the equivalent name through
+  // (and ignores it).
+  if (ctx.fault === 'studio-ids-no-refs-accepted') allowed.add(TABLE.reference_fields[1]!);
   // Faults foreign-param-accepted and output-format-wc100012: a name the model does not have.
   if (ctx.fault === 'foreign-param-accepted' && model === 'wc-100010') allowed.add('quality');
   if (ctx.fault === 'output-format-wc100012' && model === 'wc-100012') allowed.add('output_format');
@@ -207,6 +210,12 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
   return undefined;
 }
 
+/** Whether a job's references are sent under the equivalent name `studio_asset_ids` alone. */
+export function underStudioName(params: Body): boolean {
+  const [a, b] = TABLE.reference_fields as [string, string];
+  return params[a] === undefined && params[b] !== undefined;
+}
+
 /** The reference id array, or why it is malformed. */
 function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): string | undefined {
   if ((def.references.accepted ?? []).length === 0) return undefined;
@@ -215,7 +224,7 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
     return `Send \`${a}\` or \`${b}\`, not both.`;
   const ids = params[a] ?? params[b];
   // Faults studio-ids-* (issue 22): a rule broken only under the equivalent name `studio_asset_ids`.
-  const studio = params[a] === undefined && params[b] !== undefined;
+  const studio = underStudioName(params);
   if (ids === undefined)
     return def.references.required === false
       ? undefined
@@ -244,7 +253,7 @@ function resolveReferences(
   const [a, b] = TABLE.reference_fields as [string, string];
   // Optional references (wc-900001): none sent is none used.
   const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
-  const studio = params[a] === undefined && params[b] !== undefined;
+  const studio = underStudioName(params);
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
   // the same for one over the byte bound but within it counted in characters.
   const idMax = TABLE.reference_id_max_utf8_bytes;
@@ -260,7 +269,11 @@ function resolveReferences(
       (input.accountId === account.id ||
         ctx.fault === 'foreign-input-accepted' ||
         (studio && ctx.fault === 'studio-ids-foreign-accepted'));
-    const ready = input && (input.deletedAt === undefined || ctx.fault === 'deleted-input-accepted');
+    const ready =
+      input &&
+      (input.deletedAt === undefined ||
+        ctx.fault === 'deleted-input-accepted' ||
+        (studio && ctx.fault === 'studio-ids-deleted-accepted'));
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
       // Variant ref-unknown-404: an id that names no ready input of the account is a 404 not_found.

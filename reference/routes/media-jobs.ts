@@ -20,7 +20,7 @@ import {
 } from '../media/store.ts';
 import { outputOf } from '../media/table.ts';
 import { isUpload } from '../media/upload.ts';
-import { validateJob } from '../media/validate.ts';
+import { underStudioName, validateJob } from '../media/validate.ts';
 import { FAIL_MARKER, jobView, quoteOf, scaledQuoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
 import { raceWindow } from '../race.ts';
 import { isVariant } from '../reach.ts';
@@ -111,7 +111,11 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       kindSent: spec.kindSent,
       output,
       format: spec.format,
-      referenceIds: spec.references.map((input) => input.id),
+      // Fault studio-ids-not-held: references sent under the equivalent name do not hold their inputs.
+      referenceIds:
+        ctx.fault === 'studio-ids-not-held' && underStudioName(spec.parameters)
+          ? []
+          : spec.references.map((input) => input.id),
       createdMs: now,
       createdAt: new Date(now).toISOString(),
       quote,

@@ -205,17 +205,20 @@ check(
     await t.request('DELETE', `/v1/media/inputs/${segment(u.id, 'input id')}`);
     if (!t.target.allow.includes('billable')) return;
     await listedModel(t, 'wc-100011');
-    const job = await postJob(t, {
-      model: 'wc-100011',
-      prompt: PROMPT,
-      parameters: { [ACK]: true, [FIELD]: [u.id] },
-    });
-    t.ensure(
-      t.refusal(job, 'a job referencing the deleted input'),
-      'MIN-009',
-      `a job referencing the input deleted (and deleted again) was answered ${job.status}`,
-      { received: job.status, exchange: job.exchange },
-    );
+    // Under either name of the reference ids ("`input_asset_ids` (or the equivalent `studio_asset_ids`)").
+    for (const field of table.reference_fields) {
+      const job = await postJob(t, {
+        model: 'wc-100011',
+        prompt: PROMPT,
+        parameters: { [ACK]: true, [field]: [u.id] },
+      });
+      t.ensure(
+        t.refusal(job, `a job referencing the deleted input under ${field}`),
+        'MIN-009',
+        `a job referencing the input deleted (and deleted again) under ${field} was answered ${job.status}`,
+        { received: job.status, exchange: job.exchange },
+      );
+    }
   },
 );
 

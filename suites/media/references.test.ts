@@ -30,17 +30,19 @@ for (const id of documentedIds) {
     if (r.accepted.length === 0) {
       check(
         { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },
-        `${id}: refuses references for a model that takes none`,
+        `${id}: refuses references for a model that takes none (\`${FIELD}\`, \`${ALT}\`)`,
         async (t) => {
           const m = await listedModel(t, id);
           const base = await baseJob(t, id, m);
           const [ref] = await references(t, { ...m, references: { ...m.references, min: 1 } }, 1);
-          const msg = judgeRefusal(
-            t,
-            await postJob(t, { ...base, parameters: { ...(base.parameters as object), [FIELD]: [ref] } }),
-            `${id}: one reference`,
-          );
-          if (msg) t.violate('MJOB-010', msg);
+          for (const field of [FIELD, ALT]) {
+            const msg = judgeRefusal(
+              t,
+              await postJob(t, { ...base, parameters: { ...(base.parameters as object), [field]: [ref] } }),
+              `${id}: one reference under ${field}`,
+            );
+            if (msg) t.violate('MJOB-010', msg);
+          }
         },
       );
       return;
