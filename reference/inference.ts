@@ -72,7 +72,9 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   }
   const caps = model.capabilities;
   const textModel = caps.includes('chat') || caps.includes('responses');
-  if (kind === 'embedding' ? !caps.includes('embedding') : !textModel) {
+  // Fault embeddings-any-text-model: /v1/embeddings answers any text model of the catalog.
+  const anyText = ctx.fault === 'embeddings-any-text-model' && kind === 'embedding';
+  if (!anyText && (kind === 'embedding' ? !caps.includes('embedding') : !textModel)) {
     const endpoint = kind === 'embedding' ? '/v1/embeddings' : 'this endpoint';
     return { error: 'wrong_endpoint_type', message: `${id} cannot be used with ${endpoint}.` };
   }

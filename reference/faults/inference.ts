@@ -141,6 +141,16 @@ export const INFERENCE_FAULTS = [
       holds: (r) => r.status === 200,
     },
   },
+  // inference.ts: "exact embedding model id": /v1/embeddings answers a chat model
+  {
+    name: 'embeddings-any-text-model',
+    description: '/v1/embeddings answers any text model of the catalog, a chat model too',
+    breaks: ['EMB-006'],
+    probe: {
+      request: (t) => req.embedding({ model: t.hints.chat })(t),
+      holds: (r) => r.status === 200,
+    },
+  },
   // inference.ts: the same on /v1/responses only, and on /v1/embeddings only
   {
     name: 'media-model-responses-400',

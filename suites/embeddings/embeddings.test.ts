@@ -3,6 +3,7 @@ import {
   caseTableChecks,
   check,
   documentedViolations,
+  expectStatus,
   fieldPropertyChecks,
   isPlainObject,
   isSuccess,
@@ -70,6 +71,21 @@ check(
 );
 
 caseTableChecks({ table: 'embeddings', effect: 'billable', path: PATH, base });
+
+// "| model | string | yes | exact embedding model id |": the chat model is a catalog id but not an
+// embedding model's. 404 is the error table's "wrong endpoint type"; the code and status of another
+// refusal are not stated for this cause, so any 4xx refusal passes; an answer fails.
+check(
+  { ids: ['EMB-006'], effect: 'billable' },
+  'refuses a chat model, which is no embedding model id',
+  async (t) => {
+    const chat = await t.hint('chat');
+    if (chat === (await t.hint('embedding')))
+      return t.skip(`the chat and embedding hints name the same model ${chat}`);
+    const res = await t.post(PATH, { model: chat, input: 'conformance' });
+    expectStatus(t, res, 'EMB-006', '4xx', `an embedding request for the chat model ${chat}`);
+  },
+);
 
 fieldPropertyChecks({
   effect: 'billable',
