@@ -266,6 +266,16 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // media/validate.ts: a text model of the account's catalog accepted as a media job's model
+  {
+    name: 'media-job-text-model',
+    description:
+      "a media job naming a text model of the account's catalog (the chat model) runs as wc-100010",
+    breaks: ['MJOB-044'],
+    probe: {
+      run: async ({ ref, accepted }) => accepted(ref, { ...jobBody('wc-100010'), model: ref.hints.chat }),
+    },
+  },
   // media/validate.ts: two videos in video mode, where it takes exactly one
   {
     name: 'two-videos-accepted',
@@ -509,6 +519,16 @@ export const MEDIA_FAULTS = [
     breaks: ['MIN-011'],
     probe: {
       request: req.upload('jpeg-1024x576.jpg', { role: 'quota_nearly_full' }),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // routes/media-inputs.ts: the quota held for images only
+  {
+    name: 'quota-images-only',
+    description: 'the input quota is enforced on image uploads only: a video past it is accepted',
+    breaks: ['MIN-011'],
+    probe: {
+      request: req.upload('h264-1.79s.mp4', { role: 'quota_nearly_full' }),
       holds: (r) => r.status === 201,
     },
   },

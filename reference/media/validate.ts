@@ -58,7 +58,10 @@ export function validateJob(
   // Fault media-model-case: model ids resolved without regard to case.
   const model = ctx.fault === 'media-model-case' ? body.model.toLowerCase() : body.model;
   // Fault media-job-unknown-model-accepted (issue 22): an id no catalog lists runs as wc-100010.
-  const substitute = ctx.fault === 'media-job-unknown-model-accepted' && !enforced(ctx, model);
+  // Fault media-job-text-model: a text model of the account's catalog runs as wc-100010 too.
+  const substitute =
+    (ctx.fault === 'media-job-unknown-model-accepted' && !enforced(ctx, model)) ||
+    (ctx.fault === 'media-job-text-model' && account.catalog.some((m) => m.id === model));
   const def = enforced(ctx, substitute ? 'wc-100010' : model);
   if (!def) return { error: 'not_found', message: `No media model ${model}.` };
   // Faults media-catalog-unenforced and media-subset-unenforced: a documented model the account's media

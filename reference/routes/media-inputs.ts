@@ -177,7 +177,10 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const refusal = uploadProblem(ctx, upload.declared, measured);
     if (refusal) return sendError(reply, ctx, refusal.error, refusal.message);
     const left = account.inputQuotaBytes - usedBytes(store, account.id);
-    if (upload.size > left && ctx.fault !== 'quota-ignored')
+    // Fault quota-images-only: a video upload is not held to the quota.
+    const unmetered =
+      ctx.fault === 'quota-ignored' || (ctx.fault === 'quota-images-only' && upload.declared === 'video/mp4');
+    if (upload.size > left && !unmetered)
       return sendError(
         reply,
         ctx,

@@ -260,7 +260,7 @@ check(
 
 check(
   { ids: ['MJOB-044'], effect: 'write' },
-  'refuses a job whose model is not an exact id of the media catalog (capitals, unknown)',
+  'refuses a job whose model is not an exact id of the media catalog (capitals, unknown, a text model)',
   async (t) => {
     const c = await mediaCatalog(t);
     if (!isSuccess(c.status)) return t.skip(`GET /v1/media/models answered ${c.status} (see MCAT-001)`);
@@ -269,9 +269,14 @@ check(
     if (!id) return t.skip('the catalog lists no documented model');
     const base = await baseJob(t, id, table.models[id]!);
     const unknown = `conformance-unknown-media-model-${t.run.seed}`;
+    // The text models are ids of the account's other catalog, not of the media table ("wrong endpoint type").
+    const chat = await t.hint('chat');
+    const embedding = await t.hint('embedding');
     for (const [what, model] of [
       [`${id} in capitals`, id.toUpperCase()],
       ['an id no catalog lists', unknown],
+      [`the chat model ${chat}`, chat],
+      [`the embedding model ${embedding}`, embedding],
     ] as const) {
       if (listed.has(model)) continue;
       // The status and code for an unknown model are not stated: any 4xx refusal.
