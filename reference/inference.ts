@@ -161,7 +161,11 @@ export type KeyLookup =
  * Looks the request's Idempotency-Key up in the account's store: the same key with the same
  * fingerprint (the request's identity) is `stored`, with another fingerprint a `conflict`.
  */
-export function lookupKey(request: FastifyRequest, account: Account, fingerprint: string): KeyLookup {
+export function lookupKey(
+  request: FastifyRequest,
+  account: Pick<Account, 'idempotency'>,
+  fingerprint: string,
+): KeyLookup {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return { kind: 'none' };
   const key = Array.isArray(header) ? header.join(',') : header;

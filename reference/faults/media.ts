@@ -522,6 +522,24 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // routes/media-inputs.ts: one Idempotency-Key store for the uploads of every account
+  {
+    name: 'upload-key-global',
+    description:
+      "uploads' Idempotency-Keys are kept across accounts: another tenant's upload of the same bytes with the same key is answered with the first tenant's input",
+    breaks: ['MIN-012'],
+    probe: {
+      run: async ({ ref, upload }) => {
+        const key = `probe-${Math.random()}`;
+        const a = await upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': key } });
+        const b = await upload(ref, 'png-64x48.png', {
+          role: 'other_tenant',
+          headers: { 'idempotency-key': key },
+        });
+        return a.status === 201 && b.body?.input?.id === a.body?.input?.id;
+      },
+    },
+  },
   // routes/media-inputs.ts: the quota held for images only
   {
     name: 'quota-images-only',

@@ -115,6 +115,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       .send(body);
   // Fault race-upload-coalesce: the upload in flight per account and content, settled with its input id.
   const inflight = new Map<string, Promise<string | undefined>>();
+  // Fault upload-key-global: the Idempotency-Keys of uploads kept in one store for every account.
+  const globalKeys: Pick<Account, 'idempotency'> = { idempotency: new Map() };
+  const keysOf = (account: Account) => (ctx.fault === 'upload-key-global' ? globalKeys : account);
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
@@ -129,7 +132,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     if (upload.size === 0) return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
 
     const fingerprint = `POST ${PATH}\n${upload.declared}\n${upload.sha256}`;
-    const found = lookupKey(request, account, fingerprint);
+    const found = lookupKey(request, keysOf(account), fingerprint);
     const refused = refuseKey(reply, ctx, found);
     if (refused) return refused;
     const stored = found.kind === 'stored' ? found : undefined;
@@ -167,7 +170,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     if (ctx.fault === 'duration-rounded-to-seconds' && measured.durationMs !== undefined)
       measured.durationMs = Math.round(measured.durationMs / 1000) * 1000;
     // Another request with this key may have created the input while this one was measured: replay it.
-    const settled = found.kind === 'new' ? lookupKey(request, account, fingerprint) : undefined;
+    const settled = found.kind === 'new' ? lookupKey(request, keysOf(account), fingerprint) : undefined;
     if (settled?.kind === 'conflict' && ctx.fault !== 'race-upload-double')
       return refuseKey(reply, ctx, settled);
     if (settled?.kind === 'stored' && ctx.fault !== 'race-upload-double') {
@@ -192,7 +195,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     if (ctx.fault === 'input-id-161') input.id = input.id.padEnd(161, '0');
     store.inputs.set(input.id, input);
     settle?.(input.id);
-    if (found.kind === 'new') account.idempotency.set(found.key, { fingerprint, result: input.id });
+    if (found.kind === 'new') keysOf(account).idempotency.set(found.key, { fingerprint, result: input.id });
     return send(reply, envelope(ctx, store, account, input));
   });
 

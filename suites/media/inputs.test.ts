@@ -223,6 +223,28 @@ check(
 );
 
 check(
+  { ids: ['MIN-012', 'MIN-008'], effect: 'write', roles: ['other_tenant'] },
+  "keeps each tenant's Idempotency-Keys its own: another tenant's upload with the same key gets no input of this one",
+  async (t) => {
+    // "private input ids owned by the tenant": a key is the tenant's; a store shared across tenants
+    // would answer the second upload with the first one's input.
+    const key = `conformance-upload-${randomUUID()}`;
+    const mine = await upload(t, 'png-64x48.png', { idempotencyKey: key });
+    if (!mine.id) return t.skip(`the upload was answered ${mine.res.status} (see MIN-001)`);
+    const theirs = await upload(t, 'png-64x48.png', { as: 'other_tenant', idempotencyKey: key });
+    // A refusal of the other tenant's upload is not judged here (whether keys are checked across
+    // tenants is not shown); an input of this tenant in its answer is.
+    if (!isSuccess(theirs.res.status)) return;
+    t.ensure(
+      theirs.id !== mine.id,
+      'MIN-012',
+      `another tenant's upload with the same Idempotency-Key and bytes was answered with this tenant's input ${mine.id}`,
+      { received: theirs.id, exchange: theirs.res.exchange },
+    );
+  },
+);
+
+check(
   { ids: ['MIN-011'], effect: 'write', roles: ['quota_nearly_full'], judges429: true },
   'refuses uploads past the input quota with 429, images and videos alike',
   async (t) => {
