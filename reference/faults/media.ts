@@ -522,6 +522,28 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // routes/media-jobs.ts: "kind ... required; model ... required" on the create reply only
+  {
+    name: 'job-read-fields-dropped',
+    description:
+      'GET /v1/media/jobs/{id} leaves out kind and model (and the description makes them optional)',
+    breaks: ['MJOB-020'],
+    openapi: ({ schemas }) => {
+      for (const schema of [schemas.MediaJob, schemas.MediaJobResponse.allOf[1]])
+        if (schema?.required) for (const field of ['kind', 'model']) optional(schema, field);
+    },
+    probe: {
+      run: async ({ ref, call }) => {
+        const job = await call(ref, '/v1/media/jobs', {
+          method: 'POST',
+          role: 'primary',
+          json: jobBody('wc-100010'),
+        });
+        const read = await call(ref, `/v1/media/jobs/${job.body.id}`, { role: 'primary' });
+        return read.status === 200 && !('model' in read.body) && !('kind' in read.body);
+      },
+    },
+  },
   // routes/media-inputs.ts: one Idempotency-Key store for the uploads of every account
   {
     name: 'upload-key-global',

@@ -160,6 +160,12 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     // Faults settlement-pending-lost and uncertain-job-lost: a job in that status cannot be read.
     if (ctx.fault !== undefined && READ_LOST[ctx.fault] === view.status)
       return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
-    return sendJson(ctx, request, reply, jobView(ctx, job, now));
+    const body = jobView(ctx, job, now);
+    // Fault job-read-fields-dropped: a read of the job leaves out its kind and model.
+    if (ctx.fault === 'job-read-fields-dropped') {
+      delete body.kind;
+      delete body.model;
+    }
+    return sendJson(ctx, request, reply, body);
   });
 }

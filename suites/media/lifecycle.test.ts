@@ -47,10 +47,31 @@ async function createJob(
   return { m, body, res, job, jobId: typeof job?.id === 'string' ? job.id : undefined };
 }
 
-function checkReads(t: CheckContext, replies: readonly HttpResponse[], kind?: string): void {
+/**
+ * Every MediaJob a job's create and reads answer: "id, status, kind, model ... required" (the job's own
+ * id and model on every read, a kind), its status among the contract's, progress_percent in range, and
+ * the catalog's kind when the catalog gives one (MJOB-070).
+ */
+function checkReads(
+  t: CheckContext,
+  replies: readonly HttpResponse[],
+  job: { id: string; model: string; kind?: string | undefined },
+): void {
+  const { kind } = job;
   for (const r of replies) {
     const j = r.json as Record<string, unknown> | undefined;
     if (!j) continue;
+    for (const [field, ok, expected] of [
+      ['id', j.id === job.id, job.id],
+      ['model', j.model === job.model, job.model],
+      ['kind', typeof j.kind === 'string', 'a string'],
+    ] as const)
+      t.ensure(ok, 'MJOB-020', `a read of job ${job.id} reports ${field} ${JSON.stringify(j[field])}`, {
+        pointer: `/${field}`,
+        received: j[field],
+        expected,
+        exchange: r.exchange,
+      });
     if (kind !== undefined && j.kind !== undefined)
       t.ensure(j.kind === kind, 'MJOB-070', `a read of the job reports kind ${JSON.stringify(j.kind)}`, {
         pointer: '/kind',
@@ -96,18 +117,6 @@ for (const id of documentedIds) {
           )
         )
           return;
-        t.ensure(job?.model === id, 'MJOB-020', `the job names model ${JSON.stringify(job?.model)}`, {
-          pointer: '/model',
-          received: job?.model,
-          expected: id,
-          exchange: res.exchange,
-        });
-        t.ensure(
-          typeof job?.kind === 'string',
-          'MJOB-020',
-          'the job carries no kind although the request left it to the server',
-          { pointer: '/kind', exchange: res.exchange },
-        );
         const catalogued = await catalogKind(t, id);
         if (catalogued !== undefined && typeof job?.kind === 'string')
           t.ensure(job.kind === catalogued, 'MJOB-070', `a ${id} job reports kind ${job.kind}`, {
@@ -118,7 +127,7 @@ for (const id of documentedIds) {
           });
         const trace = await pollJob(t, jobId!);
         // The create reply is a MediaJob too: a poll that misses the stages before the end still judges one.
-        checkReads(t, [res, ...trace.responses], catalogued);
+        checkReads(t, [res, ...trace.responses], { id: jobId!, model: id, kind: catalogued });
         const status = trace.statuses[trace.statuses.length - 1];
         if (status !== 'succeeded')
           return t.skip(
@@ -133,7 +142,7 @@ for (const id of documentedIds) {
         )
           return;
         const again = await pollJob(t, jobId!, { until: () => true });
-        checkReads(t, again.responses, catalogued);
+        checkReads(t, again.responses, { id: jobId!, model: id, kind: catalogued });
         const later = String(again.last?.status);
         t.ensure(
           later === 'succeeded' || later === 'expired',
