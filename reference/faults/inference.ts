@@ -151,6 +151,23 @@ export const INFERENCE_FAULTS = [
       holds: (r) => r.status === 200,
     },
   },
+  // routes/chat.ts: a streamed chat skips the parameter checks
+  {
+    name: 'chat-stream-params-unchecked',
+    description: 'a chat request with stream true skips the parameter checks (temperature 2.5 is answered)',
+    breaks: ['CHAT-005', 'CHAT-006', 'CHAT-007'],
+    probe: { request: req.chat({ temperature: 2.5, stream: true }), holds: (r) => r.status === 200 },
+  },
+  // routes/chat.ts: a streamed chat answers a model outside the account's catalog
+  {
+    name: 'chat-stream-forbidden-callable',
+    description: "a streamed chat for a model outside the account's catalog is answered by the chat model",
+    breaks: ['MODELS-004'],
+    probe: {
+      request: (t) => req.chat({ model: t.hints.forbidden, stream: true })(t),
+      holds: (r) => r.status === 200,
+    },
+  },
   // inference.ts: the same on /v1/responses only, and on /v1/embeddings only
   {
     name: 'media-model-responses-400',

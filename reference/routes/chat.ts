@@ -97,7 +97,10 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
-    const problem = chatProblem(ctx, request.body);
+    // Fault chat-stream-params-unchecked: a request to be streamed skips the parameter checks.
+    const streamed = (request.body as Body | undefined)?.stream === true;
+    const problem =
+      ctx.fault === 'chat-stream-params-unchecked' && streamed ? undefined : chatProblem(ctx, request.body);
     if (problem) return sendError(reply, ctx, 'invalid_request', problem);
     const body = request.body as Body;
 
@@ -120,7 +123,13 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     // Fault chat-stream-unknown-model-200 (issue 22): a streamed call for an id no model has is answered
     // by the chat model (a non-streamed one is refused).
     const unknown = !ctx.state.models.some((m) => m.id === requested) && !/^wc-/.test(requested);
-    const streamLax = ctx.fault === 'chat-stream-unknown-model-200' && body.stream === true && unknown;
+    // Fault chat-stream-forbidden-callable: a streamed call for a model outside the account's catalog too.
+    const forbidden =
+      ctx.state.models.some((m) => m.id === requested) && !account.catalog.some((m) => m.id === requested);
+    const streamLax =
+      body.stream === true &&
+      ((ctx.fault === 'chat-stream-unknown-model-200' && unknown) ||
+        (ctx.fault === 'chat-stream-forbidden-callable' && forbidden));
     const resolved = resolveModel(
       ctx,
       account,

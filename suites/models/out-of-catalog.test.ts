@@ -183,3 +183,21 @@ for (const call of CALLS) {
     },
   );
 }
+for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
+  check(
+    { ids: ['MODELS-004'], effect: 'billable' },
+    `refuses a model outside the account catalog on ${call.name}, streamed`,
+    async (t) => {
+      const forbidden = await t.hint('forbidden');
+      const res = await t.post(
+        call.path,
+        { ...call.body(forbidden), stream: true },
+        { timeoutMs: t.target.timeouts.streamMs },
+      );
+      const what = `a streamed POST ${call.path} with ${forbidden}, outside the account's catalog`;
+      expectStatus(t, res, 'MODELS-004', '4xx', what, {
+        expected: 'a 4xx refusal (403 for an unauthorised model)',
+      });
+    },
+  );
+}
