@@ -133,6 +133,10 @@ function scopeAllows(ctx: RefContext, scopes: Scope[], path: string): boolean {
   if (ctx.fault === 'scope-too-strict' && scope === 'balance') return false;
   // Fault scope-ignored: any restricted key reads the balance and the usage.
   if (ctx.fault === 'scope-ignored' && (path === '/v1/balance' || path === '/v1/usage')) return true;
+  // Fault scope-media-ids-ignored: the paths that name a media resource (a job, an asset, an input) are
+  // open to any restricted key of its account.
+  if (ctx.fault === 'scope-media-ids-ignored' && /^\/v1\/media\/(jobs|assets|inputs)\/./.test(path))
+    return true;
   // Fault support-scope-ignored: any restricted key uses the ticket API.
   if (ctx.fault === 'support-scope-ignored' && scope === 'support') return true;
   return scope !== null && scopes.includes(scope);

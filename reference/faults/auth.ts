@@ -148,6 +148,23 @@ export const AUTH_FAULTS = [
       holds: (r) => r.status === 200,
     },
   },
+  // auth.ts: the media paths that name a resource are open to any restricted key of its account
+  {
+    name: 'scope-media-ids-ignored',
+    description:
+      "a restricted key without the media scope (restricted_models) reads its account's media jobs and assets and deletes its inputs",
+    breaks: ['SCOPE-001'],
+    probe: {
+      run: async ({ ref, call, inputId }) => {
+        const id = await inputId(ref, 'png-64x48.png', 'enterprise');
+        const del = await call(ref, `/v1/media/inputs/${id}`, {
+          method: 'DELETE',
+          role: 'restricted_models',
+        });
+        return del.status === 204;
+      },
+    },
+  },
   // auth.ts: the balance scope no longer covers GET /v1/balance
   {
     name: 'scope-too-strict',

@@ -54,6 +54,57 @@ for (const [role, scope] of RESTRICTED) {
   }
 }
 
+// The same paths with a key of the account restricted to another scope: refused, whichever way (401 or
+// 403; 404 too, judging.md: "on a path that names a resource id the key cannot see ... a 404 is also a
+// refusal"). The account's own resources, so that the unknown ids of scopes.test.ts are not all it meets.
+const OUTSIDE_MEDIA: Role[] = [
+  'restricted_models',
+  'restricted_inference',
+  'restricted_support',
+  'restricted_usage',
+  'restricted_balance',
+];
+for (const as of OUTSIDE_MEDIA) {
+  check(
+    { ids: ['SCOPE-001'], effect: 'billable', roles: [as, 'enterprise'] },
+    `refuses the account's own input, job and asset outside its scope (${as})`,
+    async (t) => {
+      const judge = (res: HttpResponse, what: string) => {
+        if (t.notJudged429(res, what)) return;
+        expectStatus(
+          t,
+          res,
+          'SCOPE-001',
+          [401, 403, 404],
+          `${what} with a key restricted to another scope than media`,
+        );
+      };
+      const input = await upload(t, 'png-1x1.png', { as: 'enterprise' });
+      const jobs = businessEndpoints().find((e) => e.method === 'POST' && e.path === '/v1/media/jobs')!;
+      const created = await postJob(t, (await probeRequest(t, jobs)).json, { as: 'enterprise' });
+      const id = (created.json as { id?: unknown } | undefined)?.id;
+      if (!input.id && !(isSuccess(created.status) && typeof id === 'string'))
+        return t.skip(
+          `neither an upload (${input.res.status}) nor a job (${created.status}) of the full-scope key was made`,
+        );
+      if (isSuccess(created.status) && typeof id === 'string') {
+        judge(await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }), 'GET /v1/media/jobs/{job_id}');
+        const asset = (await pollJob(t, id, { as: 'enterprise' })).last?.asset_id;
+        if (typeof asset === 'string')
+          judge(
+            await t.get(`/v1/media/assets/${encodeURIComponent(asset)}`, { as }),
+            'GET /v1/media/assets/{asset_id}',
+          );
+      }
+      if (input.id)
+        judge(
+          await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`, { as }),
+          'DELETE /v1/media/inputs/{input_id}',
+        );
+    },
+  );
+}
+
 // The paths of the media scope that name a resource: the account's own (an input the restricted key
 // uploaded, a job and its asset the full key made), so that a 403 cannot be the refusal of a foreign or
 // unknown id (judging.md).
