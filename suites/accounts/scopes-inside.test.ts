@@ -54,9 +54,68 @@ for (const [role, scope] of RESTRICTED) {
   }
 }
 
-// The same paths with a key of the account restricted to another scope: refused, whichever way (401 or
-// 403; 404 too, judging.md: "on a path that names a resource id the key cannot see ... a 404 is also a
-// refusal"). The account's own resources, so that the unknown ids of scopes.test.ts are not all it meets.
+/**
+ * The paths of the media scope that name a resource, sent with the key `as` on its own account's
+ * resources: an input `uploader` uploaded (which `as` deletes), a job the full-scope key made and that
+ * job's asset, so that a refusal cannot be that of a foreign or unknown id (judging.md). Each answer but
+ * a 429 goes to `judge`; undefined when something was sent, else why nothing could be.
+ */
+async function ownMediaPaths(
+  t: CheckContext,
+  as: Role,
+  uploader: Role,
+  judge: (res: HttpResponse, what: string) => void,
+): Promise<string | undefined> {
+  let sent = false;
+  const send = (res: HttpResponse, what: string) => {
+    sent = true;
+    if (!t.notJudged429(res, what)) judge(res, what);
+  };
+  const input = await upload(t, 'png-1x1.png', { as: uploader });
+  if (input.id)
+    send(
+      await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`, { as }),
+      'DELETE /v1/media/inputs/{input_id}',
+    );
+  const jobs = businessEndpoints().find((e) => e.method === 'POST' && e.path === '/v1/media/jobs')!;
+  const created = await postJob(t, (await probeRequest(t, jobs)).json, { as: 'enterprise' });
+  const id = (created.json as { id?: unknown } | undefined)?.id;
+  if (isSuccess(created.status) && typeof id === 'string') {
+    send(await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }), 'GET /v1/media/jobs/{job_id}');
+    const asset = (await pollJob(t, id, { as: 'enterprise' })).last?.asset_id;
+    if (typeof asset === 'string')
+      send(
+        await t.get(`/v1/media/assets/${encodeURIComponent(asset)}`, { as }),
+        'GET /v1/media/assets/{asset_id}',
+      );
+  }
+  return sent
+    ? undefined
+    : `neither an upload of ${uploader} (${input.res.status}) nor a job of the full-scope key (${created.status}) was made`;
+}
+
+// Inside the media scope: accepted.
+check(
+  { ids: ['SCOPE-002'], effect: 'billable', roles: ['restricted_media', 'enterprise'] },
+  "accepts the account's own input, job and asset inside its scope (restricted_media)",
+  async (t) => {
+    const none = await ownMediaPaths(t, 'restricted_media', 'restricted_media', (res, what) =>
+      expectStatus(
+        t,
+        res,
+        'SCOPE-002',
+        { not: [401, 403] },
+        `${what} with a key restricted to its own scope media`,
+      ),
+    );
+    if (none) t.skip(none);
+  },
+);
+
+// Outside it, with a key of the account restricted to another scope: refused, whichever way (401 or 403;
+// 404 too, judging.md: "on a path that names a resource id the key cannot see ... a 404 is also a
+// refusal"). The account's own resources: the unknown ids of scopes.test.ts answer 404 whether the scope
+// is checked or not.
 const OUTSIDE_MEDIA: Role[] = [
   'restricted_models',
   'restricted_inference',
@@ -69,83 +128,16 @@ for (const as of OUTSIDE_MEDIA) {
     { ids: ['SCOPE-001'], effect: 'billable', roles: [as, 'enterprise'] },
     `refuses the account's own input, job and asset outside its scope (${as})`,
     async (t) => {
-      const judge = (res: HttpResponse, what: string) => {
-        if (t.notJudged429(res, what)) return;
+      const none = await ownMediaPaths(t, as, 'enterprise', (res, what) =>
         expectStatus(
           t,
           res,
           'SCOPE-001',
           [401, 403, 404],
           `${what} with a key restricted to another scope than media`,
-        );
-      };
-      const input = await upload(t, 'png-1x1.png', { as: 'enterprise' });
-      const jobs = businessEndpoints().find((e) => e.method === 'POST' && e.path === '/v1/media/jobs')!;
-      const created = await postJob(t, (await probeRequest(t, jobs)).json, { as: 'enterprise' });
-      const id = (created.json as { id?: unknown } | undefined)?.id;
-      if (!input.id && !(isSuccess(created.status) && typeof id === 'string'))
-        return t.skip(
-          `neither an upload (${input.res.status}) nor a job (${created.status}) of the full-scope key was made`,
-        );
-      if (isSuccess(created.status) && typeof id === 'string') {
-        judge(await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }), 'GET /v1/media/jobs/{job_id}');
-        const asset = (await pollJob(t, id, { as: 'enterprise' })).last?.asset_id;
-        if (typeof asset === 'string')
-          judge(
-            await t.get(`/v1/media/assets/${encodeURIComponent(asset)}`, { as }),
-            'GET /v1/media/assets/{asset_id}',
-          );
-      }
-      if (input.id)
-        judge(
-          await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`, { as }),
-          'DELETE /v1/media/inputs/{input_id}',
-        );
+        ),
+      );
+      if (none) t.skip(none);
     },
   );
 }
-
-// The paths of the media scope that name a resource: the account's own (an input the restricted key
-// uploaded, a job and its asset the full key made), so that a 403 cannot be the refusal of a foreign or
-// unknown id (judging.md).
-check(
-  { ids: ['SCOPE-002'], effect: 'billable', roles: ['restricted_media', 'enterprise'] },
-  "accepts the account's own input, job and asset inside its scope (restricted_media)",
-  async (t) => {
-    const as: Role = 'restricted_media';
-    let judged = 0;
-    const judge = (res: HttpResponse, what: string) => {
-      if (t.notJudged429(res, what)) return;
-      judged++;
-      expectStatus(
-        t,
-        res,
-        'SCOPE-002',
-        { not: [401, 403] },
-        `${what} with a key restricted to its own scope media`,
-      );
-    };
-    const input = await upload(t, 'png-1x1.png', { as });
-    if (input.id)
-      judge(
-        await t.request('DELETE', `/v1/media/inputs/${encodeURIComponent(input.id)}`, { as }),
-        'DELETE /v1/media/inputs/{input_id}',
-      );
-    const jobs = businessEndpoints().find((e) => e.method === 'POST' && e.path === '/v1/media/jobs')!;
-    const created = await postJob(t, (await probeRequest(t, jobs)).json, { as: 'enterprise' });
-    const id = (created.json as { id?: unknown } | undefined)?.id;
-    if (isSuccess(created.status) && typeof id === 'string') {
-      judge(await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`, { as }), 'GET /v1/media/jobs/{job_id}');
-      const asset = (await pollJob(t, id, { as: 'enterprise' })).last?.asset_id;
-      if (typeof asset === 'string')
-        judge(
-          await t.get(`/v1/media/assets/${encodeURIComponent(asset)}`, { as }),
-          'GET /v1/media/assets/{asset_id}',
-        );
-    }
-    if (judged === 0)
-      t.skip(
-        `neither an upload of the restricted key (${input.res.status}) nor a job of the full key (${created.status}) was made`,
-      );
-  },
-);
