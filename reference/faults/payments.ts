@@ -43,6 +43,13 @@ export const PAYMENTS_FAULTS = [
     breaks: ['PAY-002'],
     probe: { request: req.payOrder({}, 'enterprise'), holds: (r) => r.status === 201 },
   },
+  // routes/payments.ts: the enterprise's second named key may create payment orders
+  {
+    name: 'payment-second-key-allowed',
+    description: "an enterprise's second named key (enterprise_second) may create payment orders",
+    breaks: ['PAY-002'],
+    probe: { request: req.payOrder({}, 'enterprise_second'), holds: (r) => r.status === 201 },
+  },
   // routes/payments.ts: the order's points are added to the balance
   {
     name: 'order-credits-wallet',

@@ -106,12 +106,15 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
   });
 
   app.post('/v1/payment-orders', async (request, reply) => {
-    const account = callerOf(request).account;
+    const caller = callerOf(request);
+    const account = caller.account;
+    // Fault payment-second-key-allowed: the enterprise's second named key may create orders.
+    const secondKey = ctx.fault === 'payment-second-key-allowed' && caller.role === 'enterprise_second';
     // Variant payment-min-unstated: the body is validated before the account kind (the order of checks
     // is not shown).
     const early = isVariant(ctx, 'payment-min-unstated') ? orderOf(ctx, request.body) : undefined;
     if (early && 'problem' in early) return sendError(reply, ctx, 'invalid_request', early.problem);
-    if (account.kind === 'enterprise' && ctx.fault !== 'enterprise-payment-allowed') {
+    if (account.kind === 'enterprise' && ctx.fault !== 'enterprise-payment-allowed' && !secondKey) {
       return sendError(
         reply,
         ctx,

@@ -37,19 +37,24 @@ check(
   },
 );
 
-check(
-  { ids: ['PAY-002'], effect: 'payments', roles: ['enterprise'] },
-  'refuses order creation to an enterprise with 403',
-  async (t) => {
-    const res = await t.post(
-      PATH,
-      { method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' },
-      { as: 'enterprise' },
-    );
-    refusalProvesNothing(t, res, 403);
-    expectStatus(t, res, 'PAY-002', 403, 'an enterprise key creating a payment order');
-  },
-);
+// "an enterprise request returns 403": a request with any full-scope key of the enterprise account.
+for (const as of ['enterprise', 'enterprise_second'] as const) {
+  check(
+    { ids: ['PAY-002'], effect: 'payments', roles: [as] },
+    as === 'enterprise'
+      ? 'refuses order creation to an enterprise with 403'
+      : `refuses order creation to an enterprise with 403 (its second key, ${as})`,
+    async (t) => {
+      const res = await t.post(
+        PATH,
+        { method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' },
+        { as },
+      );
+      refusalProvesNothing(t, res, 403);
+      expectStatus(t, res, 'PAY-002', 403, `an enterprise key (${as}) creating a payment order`);
+    },
+  );
+}
 
 caseTableChecks({
   table: 'payment-orders',
