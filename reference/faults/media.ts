@@ -544,6 +544,23 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // routes/media-inputs.ts: a replayed upload's envelope gains a field
+  {
+    name: 'replay-envelope-extra',
+    description:
+      'a replayed upload answers {object, input, replayed: true}: the closed envelope gains a field',
+    breaks: ['MIN-001'],
+    openapi: ({ schemas }) => {
+      schemas.MediaInputEnvelope.properties.replayed = { type: 'boolean' };
+    },
+    probe: {
+      run: async ({ ref, upload }) => {
+        const headers = { 'idempotency-key': `probe-${Math.random()}` };
+        await upload(ref, 'png-64x48.png', { headers });
+        return (await upload(ref, 'png-64x48.png', { headers })).body?.replayed === true;
+      },
+    },
+  },
   // routes/media-inputs.ts: one Idempotency-Key store for the uploads of every account
   {
     name: 'upload-key-global',

@@ -138,7 +138,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const stored = found.kind === 'stored' ? found : undefined;
     if (stored && ctx.fault !== 'upload-replay-new') {
       const input = store.inputs.get(stored.result as string) as MediaInput;
-      return send(markReplayed(reply, ctx), envelope(ctx, store, account, input));
+      // Fault replay-envelope-extra: a replay's closed envelope says it is one.
+      const extra = ctx.fault === 'replay-envelope-extra' ? { replayed: true } : {};
+      return send(markReplayed(reply, ctx), { ...envelope(ctx, store, account, input), ...extra });
     }
 
     // Fault race-upload-coalesce: an upload of the same bytes while another is in flight answers that

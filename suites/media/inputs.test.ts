@@ -6,6 +6,7 @@ import {
   check,
   documentedViolations,
   expectStatus,
+  type HttpResponse,
   isPlainObject,
   isSuccess,
   sample,
@@ -16,6 +17,17 @@ import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
 
 const FIELD = table.reference_fields[0]!;
 const ENVELOPE_KEYS = ['input', 'object'];
+
+/** "Envelope (MediaInputEnvelope, no extra fields): `{object: "media_input", input: MediaInput}`". */
+function closedEnvelope(t: CheckContext, res: HttpResponse, what: string): void {
+  const env = isPlainObject(res.json) ? res.json : {};
+  t.ensure(
+    env.object === 'media_input' && JSON.stringify(Object.keys(env).sort()) === JSON.stringify(ENVELOPE_KEYS),
+    'MIN-001',
+    `${what}: the envelope is not exactly {object: "media_input", input}`,
+    { received: Object.keys(env), expected: ENVELOPE_KEYS, exchange: res.exchange },
+  );
+}
 
 check(
   { ids: ['MIN-085', 'MIN-001', 'MIN-002', 'MIN-003', 'MIN-013'], effect: 'write' },
@@ -33,18 +45,7 @@ check(
         })
       )
         continue;
-      const env = u.res.json as Record<string, unknown>;
-      t.ensure(
-        env.object === 'media_input' &&
-          JSON.stringify(Object.keys(env).sort()) === JSON.stringify(ENVELOPE_KEYS),
-        'MIN-001',
-        `${file}: the envelope is not exactly {object: "media_input", input}`,
-        {
-          received: Object.keys(env),
-          expected: ENVELOPE_KEYS,
-          exchange: u.res.exchange,
-        },
-      );
+      closedEnvelope(t, u.res, file);
       const i = u.input ?? {};
       const expect: Array<[string, unknown]> = [
         ['content_type', s.declared_type],
@@ -177,8 +178,8 @@ check({ ids: ['MIN-007'], effect: 'write' }, 'refuses a video that is not H.264'
 // RESP-004 too: the replay's headers (an Idempotent-Replayed the description declares) are judged against
 // the live description like every exchange's, and this free replay is where the RESP-004 checks meet one.
 check(
-  { ids: ['MIN-008', 'RESP-004'], effect: 'write' },
-  'returns the same input for an upload replayed with its Idempotency-Key',
+  { ids: ['MIN-008', 'RESP-004', 'MIN-001'], effect: 'write' },
+  'returns the same input for an upload replayed with its Idempotency-Key, in the closed envelope',
   async (t) => {
     const key = `conformance-upload-${randomUUID()}`;
     const a = await upload(t, 'png-64x48.png', { idempotencyKey: key });
@@ -190,6 +191,7 @@ check(
       `the replayed upload produced input ${JSON.stringify(b.id)}, not ${a.id}`,
       { received: b.id, expected: a.id, exchange: b.res.exchange },
     );
+    if (isSuccess(b.res.status)) closedEnvelope(t, b.res, 'the replayed upload');
   },
 );
 
