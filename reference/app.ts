@@ -73,9 +73,14 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     logger: options.logger ?? false,
     genReqId: nextRequestId,
     requestIdHeader: false,
-    // Fault v1-doubled-served: a duplicated /v1/v1 prefix is served as /v1 instead of 404.
-    rewriteUrl: (req) =>
-      ctx.fault === 'v1-doubled-served' ? (req.url ?? '/').replace(/^\/v1\/v1\//, '/v1/') : (req.url ?? '/'),
+    // Fault v1-doubled-served: a duplicated /v1/v1 prefix is served as /v1 instead of 404;
+    // v1-doubled-balance-served: only for the balance.
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/';
+      if (ctx.fault === 'v1-doubled-served') return url.replace(/^\/v1\/v1\//, '/v1/');
+      if (ctx.fault === 'v1-doubled-balance-served') return url.replace(/^\/v1\/v1\/balance/, '/v1/balance');
+      return url;
+    },
     // close() ends every connection, also those a client left open next to an endless stream.
     forceCloseConnections: true,
     // Errors raised before routing (bad URL encoding) still answer an APIError.

@@ -72,6 +72,13 @@ export const SERVICE_FAULTS = [
     breaks: ['ERR-004'],
     probe: { request: req.call('/v1/v1/models', { role: 'primary' }), holds: (r) => r.status === 200 },
   },
+  // app.ts: the doubled prefix served on one path only (a proxy rule for the balance)
+  {
+    name: 'v1-doubled-balance-served',
+    description: 'GET /v1/v1/balance is served as /v1/balance (the other doubled paths answer 404)',
+    breaks: ['ERR-004'],
+    probe: { request: req.call('/v1/v1/balance', { role: 'primary' }), holds: (r) => r.status === 200 },
+  },
   // app.ts: a known path called with another method answers a text/plain 405
   {
     name: 'wrong-method-plain',

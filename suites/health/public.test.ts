@@ -1,4 +1,4 @@
-import { check, expectStatus } from '../../src/suite/index.ts';
+import { businessEndpoints, check, expectStatus } from '../../src/suite/index.ts';
 
 check({ ids: ['HEALTH-001'], effect: 'read' }, 'GET /healthz answers without a key', async (t) => {
   const res = await t.get('/healthz', { as: 'none' });
@@ -10,7 +10,14 @@ check({ ids: ['HEALTH-002'], effect: 'read' }, 'GET /status answers without a ke
   expectStatus(t, res, 'HEALTH-002', '2xx', 'GET /status without a key');
 });
 
+// "404 | ... duplicated `/v1/v1`": on every read of the API that names no resource (a write served under
+// the doubled prefix would act; its refusal is the same rule).
 check({ ids: ['ERR-004', 'ERR-001'], effect: 'read' }, 'a duplicated /v1/v1 prefix gives 404', async (t) => {
-  const res = await t.get('/v1/v1/models');
-  expectStatus(t, res, 'ERR-004', 404, 'GET /v1/v1/models');
+  for (const e of businessEndpoints()) {
+    if (e.method !== 'GET' || e.path.includes('{') || !e.path.startsWith('/v1/')) continue;
+    const path = `/v1${e.path}`;
+    const res = await t.get(path);
+    if (t.notJudged429(res, `GET ${path}`)) continue;
+    expectStatus(t, res, 'ERR-004', 404, `GET ${path}`);
+  }
 });
