@@ -128,10 +128,13 @@ check(
 async function mediaModel(t: CheckContext): Promise<string> {
   const media = await t.get('/v1/media/models');
   const list = isSuccess(media.status) ? findEntryList(media.json) : undefined;
-  const id = list?.entries.map(entryId).find((v): v is string => typeof v === 'string');
+  // One the text catalog does not list too (such a model would not be the wrong type there).
+  const text = await t.get('/v1/models');
+  const textIds = new Set(findEntryList(text.json)?.entries.map(entryId) ?? []);
+  const id = list?.entries.map(entryId).find((v): v is string => typeof v === 'string' && !textIds.has(v));
   if (!id)
     return t.skip(
-      `the account's media catalog lists no model (GET /v1/media/models answered ${media.status})`,
+      `the account's media catalog lists no model that the text catalog does not list too (GET /v1/media/models answered ${media.status})`,
       isSuccess(media.status) ? undefined : answeredCause('GET', '/v1/media/models', media.status),
     );
   return id;
