@@ -830,6 +830,17 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // media/validate.ts: the same, under studio_asset_ids only
+  {
+    name: 'studio-ids-chars',
+    description:
+      'under studio_asset_ids only, a reference id of 160 characters and 161 UTF-8 bytes passes the 160-byte bound',
+    breaks: ['MJOB-012'],
+    probe: {
+      request: req.job(withParams('wc-100011', { studio_asset_ids: [`${'x'.repeat(159)}é`] })),
+      holds: (r) => r.status === 201,
+    },
+  },
   // media/view.ts: a job reports another kind than its model's catalog kind
   {
     name: 'job-kind-mismatch',

@@ -235,8 +235,10 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
     return 'Reference ids must be an array of non-empty strings.';
   const max = TABLE.reference_id_max_utf8_bytes;
-  // Fault ref-id-chars: the id bound counts characters, not UTF-8 bytes.
-  const size = ctx.fault === 'ref-id-chars' ? (id: string) => [...id].length : bytes;
+  // Fault ref-id-chars: the id bound counts characters, not UTF-8 bytes (studio-ids-chars: under
+  // studio_asset_ids only).
+  const chars = ctx.fault === 'ref-id-chars' || (studio && ctx.fault === 'studio-ids-chars');
+  const size = chars ? (id: string) => [...id].length : bytes;
   if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
   const dupOk = ctx.fault === 'duplicate-ids' || (studio && ctx.fault === 'studio-ids-duplicate-accepted');
@@ -260,9 +262,9 @@ function resolveReferences(
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
   // the same for one over the byte bound but within it counted in characters.
   const idMax = TABLE.reference_id_max_utf8_bytes;
+  const chars = ctx.fault === 'ref-id-chars' || (studio && ctx.fault === 'studio-ids-chars');
   const isLong = (id: string) =>
-    bytes(id) > idMax &&
-    (ctx.fault === 'ref-id-161' || (ctx.fault === 'ref-id-chars' && [...id].length <= idMax));
+    bytes(id) > idMax && (ctx.fault === 'ref-id-161' || (chars && [...id].length <= idMax));
   const ghosts = ids.filter(isLong).length;
   const inputs: MediaInput[] = [];
   for (const id of ids.filter((i) => !isLong(i))) {

@@ -77,6 +77,7 @@ for (const id of documentedIds) {
         const cases: Array<[string, string, unknown[], boolean]> = [
           ['MJOB-010', `${refs.length} references`, refs, true],
           ['MJOB-012', 'an id of 161 UTF-8 bytes', ['i'.repeat(161)], true],
+          ['MJOB-012', 'an id of 160 characters and 161 UTF-8 bytes', [`${'i'.repeat(159)}é`], true],
           ['MJOB-012', 'an unknown id', [`in_conformance_unknown_${t.run.seed}`], false],
         ];
         if (r.required) cases.push(['MJOB-010', 'an empty reference array', [], true]);
