@@ -149,5 +149,13 @@ export function sendError(
     return sendError(reply, ctx, 'rate_limited', 'A guard of this account refused the request; retry later.');
   }
   const { status, body } = errorResponse(ctx, kind, message);
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  // Fault media-not-found-flat: a media resource that is not found answers {"error": "<message>"}.
+  const flat =
+    ctx.fault === 'media-not-found-flat' &&
+    kind === 'not_found' &&
+    reply.request.url.startsWith('/v1/media/');
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(flat ? { error: message } : body);
 }

@@ -84,6 +84,20 @@ export const AUTH_FAULTS = [
     openapi: ({ paths }) => errorShape(paths, '401', { $ref: '#/components/schemas/FlatError' }),
     probe: { request: req.call('/v1/models'), holds: (r) => typeof r.body.error === 'string' },
   },
+  // errors.ts + openapi.ts: a media job, asset or input that is not found answers a flat error (described so)
+  {
+    name: 'media-not-found-flat',
+    description: 'an unknown media job, asset or input answers 404 {"error": "..."}, not the APIError object',
+    breaks: ['ERR-001'],
+    openapi: ({ paths }) => {
+      for (const [path, item] of Object.entries(paths))
+        if (path.startsWith('/v1/media/')) errorShape({ [path]: item }, '404', EITHER_ERROR);
+    },
+    probe: {
+      request: req.call('/v1/media/jobs/job_probe_unknown', { role: 'primary' }),
+      holds: (r) => r.status === 404 && typeof r.body.error === 'string',
+    },
+  },
   // auth.ts: the IP allowlist is not enforced
   {
     name: 'ip-allowlist-ignored',

@@ -224,6 +224,24 @@ check(
   },
 );
 
+// "Error body: the APIError object" where a media resource is not found, with the account's own key (the
+// foreign and out-of-scope ids of the isolation and scope tests need roles a target may not have): the
+// replies are judged by the per-exchange checks (ERR-001); their status is not (none is stated for an id
+// no one was given: 404 is natural, 403 allowed for ids the key cannot see).
+check(
+  { ids: ['ERR-001'], effect: 'write' },
+  'answers an unknown media job, asset or input with the APIError object',
+  async (t) => {
+    const unknown = `conformance_unknown_${t.run.seed}`;
+    for (const [method, path] of [
+      ['GET', `/v1/media/jobs/job_${unknown}`],
+      ['GET', `/v1/media/assets/asset_${unknown}`],
+      ['DELETE', `/v1/media/inputs/in_${unknown}`],
+    ] as const)
+      await t.request(method, path);
+  },
+);
+
 check(
   { ids: ['MIN-012', 'MIN-008'], effect: 'write', roles: ['other_tenant'] },
   "keeps each tenant's Idempotency-Keys its own: another tenant's upload with the same key gets no input of this one",
