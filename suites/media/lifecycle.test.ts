@@ -276,11 +276,30 @@ for (const field of table.reference_fields) {
     async (t) => minTen(t, field),
   );
 }
+// After the create was replayed with its Idempotency-Key: the replay answers the same job, which still
+// holds its inputs (a store that rebuilds the job from the replay could drop them).
+check(
+  { ids: ['MIN-010'], effect: 'billable' },
+  'refuses to delete an input an active job references after its create was replayed',
+  async (t) => minTen(t, table.reference_fields[0]!, true),
+);
 
-/** MIN-010: the input a job references under `field` cannot be deleted while the job is active. */
-async function minTen(t: CheckContext, field: string): Promise<void> {
-  const { body, jobId } = await createJob(t, 'wc-100011', {}, {}, field);
+/**
+ * MIN-010: the input a job references under `field` cannot be deleted while the job is active (`replayed`:
+ * once its create was replayed with the same Idempotency-Key).
+ */
+async function minTen(t: CheckContext, field: string, replayed = false): Promise<void> {
+  const key = `conformance-job-${randomUUID()}`;
+  const { body, jobId } = await createJob(t, 'wc-100011', {}, { 'idempotency-key': key }, field);
   if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
+  if (replayed) {
+    const again = await postJob(t, body, { headers: { 'idempotency-key': key } });
+    const id = (again.json as { id?: unknown } | undefined)?.id;
+    if (!isSuccess(again.status) || id !== jobId)
+      return t.skip(
+        `the replayed create was answered ${again.status} with ${JSON.stringify(id)} (see MJOB-024)`,
+      );
+  }
   const ref = ((body.parameters as Record<string, unknown>)[field] as string[])[0]!;
   const before = await t.get(`${PATH}/${segment(jobId, 'job id')}`);
   const del = await t.request('DELETE', `/v1/media/inputs/${segment(ref, 'input id')}`);
@@ -289,7 +308,13 @@ async function minTen(t: CheckContext, field: string): Promise<void> {
   const s2 = String((after.json as { status?: unknown } | undefined)?.status);
   if (!ACTIVE_STATUSES.includes(s1) || !ACTIVE_STATUSES.includes(s2))
     return t.skip(`the job was not active throughout the delete (${s1} > ${s2})`);
-  expectStatus(t, del, 'MIN-010', '4xx', `deleting an input referenced under ${field} by a ${s1} job`);
+  expectStatus(
+    t,
+    del,
+    'MIN-010',
+    '4xx',
+    `deleting an input referenced under ${field} by a ${s1} job${replayed ? ' whose create was replayed' : ''}`,
+  );
 }
 
 check(
