@@ -219,6 +219,14 @@ export function underStudioName(params: Body): boolean {
   return params[a] === undefined && params[b] !== undefined;
 }
 
+/**
+ * Fault ref-id-chars: the reference id bound counts characters, not UTF-8 bytes (studio-ids-chars: under
+ * `studio_asset_ids` only). One answer for the shape check and the lookup.
+ */
+function idBoundInCharacters(ctx: RefContext, params: Body): boolean {
+  return ctx.fault === 'ref-id-chars' || (underStudioName(params) && ctx.fault === 'studio-ids-chars');
+}
+
 /** The reference id array, or why it is malformed. */
 function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): string | undefined {
   if ((def.references.accepted ?? []).length === 0) return undefined;
@@ -235,10 +243,7 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
     return 'Reference ids must be an array of non-empty strings.';
   const max = TABLE.reference_id_max_utf8_bytes;
-  // Fault ref-id-chars: the id bound counts characters, not UTF-8 bytes (studio-ids-chars: under
-  // studio_asset_ids only).
-  const chars = ctx.fault === 'ref-id-chars' || (studio && ctx.fault === 'studio-ids-chars');
-  const size = chars ? (id: string) => [...id].length : bytes;
+  const size = idBoundInCharacters(ctx, params) ? (id: string) => [...id].length : bytes;
   if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
   const dupOk = ctx.fault === 'duplicate-ids' || (studio && ctx.fault === 'studio-ids-duplicate-accepted');
@@ -262,7 +267,7 @@ function resolveReferences(
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
   // the same for one over the byte bound but within it counted in characters.
   const idMax = TABLE.reference_id_max_utf8_bytes;
-  const chars = ctx.fault === 'ref-id-chars' || (studio && ctx.fault === 'studio-ids-chars');
+  const chars = idBoundInCharacters(ctx, params);
   const isLong = (id: string) =>
     bytes(id) > idMax && (ctx.fault === 'ref-id-161' || (chars && [...id].length <= idMax));
   const ghosts = ids.filter(isLong).length;
