@@ -53,11 +53,19 @@ function walk(dir: string): string[] {
  * from a checkout of a released version (`gateway-conformance verify` does it for its own version).
  */
 export function sourceDigest(root = PKG_ROOT): string {
-  const files = SOURCE_PARTS.flatMap((p) => walk(join(root, p)))
-    .map((f) => relative(root, f).split(sep).join('/'))
-    .sort();
-  return sha256(files.map((f) => `${sha256(readFileSync(join(root, f)))}  ${f}\n`).join(''));
+  // Once per process and root, like the commit: a run reads it twice (its selection's title cache, its
+  // manifest) and the mutation matrix's row runners run hundreds of rows on the same installation.
+  let digest = digests.get(root);
+  if (digest === undefined) {
+    const files = SOURCE_PARTS.flatMap((p) => walk(join(root, p)))
+      .map((f) => relative(root, f).split(sep).join('/'))
+      .sort();
+    digest = sha256(files.map((f) => `${sha256(readFileSync(join(root, f)))}  ${f}\n`).join(''));
+    digests.set(root, digest);
+  }
+  return digest;
 }
+const digests = new Map<string, string>();
 
 let commit: { value: string | null } | undefined;
 /** The checkout's commit, asked of git once per process. */
