@@ -60,15 +60,19 @@ export function harEntry(baseUrl: string, spec: RequestSpec, res: HttpResponse):
 }
 
 /**
- * HAR timings: an event stream's head and last chunk as the client timed them (`wait` to the head,
- * `receive` from it to the body's end); otherwise the client has no time of the head: the whole time is
- * `wait`, `receive` unknown (-1).
+ * HAR timings: an event stream's body as the client timed its chunks (`wait` to the body's first chunk,
+ * `receive` from it to the last); otherwise the client has no time of the body: the whole time is `wait`,
+ * `receive` unknown (-1). Not from the head: between the head and the body's first chunk lies only the
+ * client's own scheduling (a body sent whole with its head is read a moment later, more on a loaded
+ * machine), which is no pacing of the target's.
  */
 function timingsOf(res: HttpResponse): { send: number; wait: number; receive: number } {
   const a = res.arrival;
   if (a?.kind !== 'chunks') return { send: 0, wait: res.exchange.durationMs, receive: -1 };
   const round = (ms: number) => Math.round(ms * 1000) / 1000;
-  return { send: 0, wait: round(a.waitMs), receive: round(a.chunks.at(-1)?.ms ?? 0) };
+  const first = a.chunks[0]?.ms ?? 0;
+  const last = a.chunks.at(-1)?.ms ?? 0;
+  return { send: 0, wait: round(a.waitMs + first), receive: round(last - first) };
 }
 
 /** A HAR 1.2 document of the given entries. */
