@@ -358,16 +358,33 @@ export async function runMatrix(
   const parallel = opts.parallel ?? Math.max(2, Math.min(8, 2 * cores));
   const wholeSlots = Math.max(1, Math.min(parallel - 1, opts.wholeSuiteSlots ?? cores));
   const rows: MatrixRow[] = new Array(jobs.length);
-  const files = !opts.full && jobs.some((j) => j.kind === 'fault') ? await filesById() : undefined;
   const index = jobs.map((_, i) => i);
   const isFault = (j: Job) => j.kind === 'fault' && !opts.full;
-  // Faults tested by the model-based and race suites have the longest rows: they start first.
-  const slow = (j: Job) =>
-    j.expected.some((id) => [...(files?.get(id) ?? [])].some((f) => f.includes('/stateful/')));
-  const faults = [
-    ...index.filter((i) => isFault(jobs[i]!) && slow(jobs[i]!)),
-    ...index.filter((i) => isFault(jobs[i]!) && !slow(jobs[i]!)),
-  ];
+  // The fault rows wait for the map of ids to files (a dry run of the whole suite); the other rows start
+  // meanwhile, the plain reference's first (the variants wait for its plan).
+  let files: Map<string, Set<string>> | undefined;
+  const faults: number[] = [];
+  let filesSettled = !index.some((i) => isFault(jobs[i]!));
+  let filesFailed: { error: unknown } | undefined;
+  const filesKnown = filesSettled
+    ? Promise.resolve()
+    : filesById().then(
+        (map) => {
+          files = map;
+          // Faults tested by the model-based and race suites have the longest rows: they start first.
+          const slow = (j: Job) =>
+            j.expected.some((id) => [...(map.get(id) ?? [])].some((f) => f.includes('/stateful/')));
+          faults.push(
+            ...index.filter((i) => isFault(jobs[i]!) && slow(jobs[i]!)),
+            ...index.filter((i) => isFault(jobs[i]!) && !slow(jobs[i]!)),
+          );
+          filesSettled = true;
+        },
+        (error: unknown) => {
+          filesFailed = { error };
+          filesSettled = true;
+        },
+      );
   const refs = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
   const variants = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
   // The variant rows run the suite files that reach each variant (variantPlan), learnt from the plain
@@ -399,10 +416,11 @@ export async function runMatrix(
     const runner = opts.spawn ? undefined : new RowRunner();
     try {
       for (;;) {
-        const i = take(slot);
+        const i = filesFailed ? undefined : take(slot);
         if (i === undefined) {
-          if (variants.length === 0) return;
-          await whenPlanned;
+          if (!filesSettled) await filesKnown;
+          else if (variants.length === 0 || filesFailed) return;
+          else await whenPlanned;
           continue;
         }
         const job = jobs[i]!;
@@ -426,6 +444,7 @@ export async function runMatrix(
     }
   });
   await Promise.all(workers);
+  if (filesFailed) throw filesFailed.error;
   return rows;
 }
 
