@@ -170,6 +170,28 @@ describe('the budget holds whatever the replies say', { timeout: 300_000 }, () =
     expect(ours.basis).toContain('priced at');
   });
 
+  it('--dry-run --budget-points 0 plans no billable test and prices none ("0 runs free tests only")', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'gc-budget-')), 'report');
+    const run = await runCli(
+      [
+        ...['--base-url', 'http://127.0.0.1:9', '--allow', 'all'],
+        ...['--dry-run', '--budget-points', '0', '--report-dir', dir],
+      ],
+      { CONFORMANCE_API_KEY: 'sk-not-used-0123456789' },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const s = summaryOf(dir);
+    const billable = s.tests.filter((t) => t.effect === 'billable');
+    expect(billable.length).toBeGreaterThan(0);
+    for (const t of billable) expect(t.planned, t.title).toBeUndefined();
+    const budget0 = 'points budget of 0 (--budget-points): billable tests are not run';
+    // Those that only lack points (others lack a role the URL target was not given).
+    expect(billable.filter((t) => t.reason === budget0).length).toBeGreaterThan(0);
+    expect(s.tests.some((t) => t.planned && t.effect !== 'billable')).toBe(true);
+    expect(s.plan).toMatchObject({ billable: [], totalRequests: 0, totalPoints: '0' });
+    expect(run.stdout).not.toContain('pricing the plan');
+  });
+
   it('--prices refuses a file it cannot read as prices', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'gc-budget-')), 'prices.yaml');
     writeFileSync(file, 'prices:\n  wc-100010: cheap\n');

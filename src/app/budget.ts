@@ -54,6 +54,18 @@ export function planBudgetLines(target: TargetConfig): string[] {
 }
 
 /**
+ * What a dry run knows of the run's budget without asking the target: a budget of 0 points runs no
+ * billable test whatever the balance ("0 runs free tests only"), so its plan runs none and prices none;
+ * any other budget is bounded by a balance a dry run does not read, so its billable tests are planned.
+ */
+export function dryRunBudget(target: TargetConfig): RunBudget | undefined {
+  const { points, source } = target.budget;
+  if (!target.allow.includes('billable') || points === null || !new Decimal(points).isZero())
+    return undefined;
+  return { points, source, kind: 'budget', models: [] };
+}
+
+/**
  * The run's budget: the configured one, bounded by the primary account's available points (read in
  * preflight) on a real target or when a budget is set ("plan within what is there"), with the media
  * models of the primary catalog for the admission reserve; and the first lines that say so.

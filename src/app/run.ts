@@ -22,7 +22,7 @@ import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
 import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
 import { cleanupBoundMs, concurrencyPlan, type RunConfig } from '../runtime/run-config.ts';
 import type { Role } from '../vocabulary.ts';
-import { planBudget, planBudgetLines, readBalance } from './budget.ts';
+import { dryRunBudget, planBudget, planBudgetLines, readBalance } from './budget.ts';
 import { type FinishInput, finish } from './finish.ts';
 import { preflight } from './preflight.ts';
 import { pricePlanLines } from './price-plan.ts';
@@ -227,8 +227,10 @@ async function conformanceRun(
       log(
         `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
       );
-  } else if (opts.dryRun && !opts.quiet) {
-    for (const line of planBudgetLines(target)) log(line);
+  } else if (opts.dryRun) {
+    if (!opts.quiet) for (const line of planBudgetLines(target)) log(line);
+    const budget = dryRunBudget(target);
+    if (budget) run.budget = budget;
   }
   writeFileSync(runFile, JSON.stringify(run, null, 2));
 

@@ -17,6 +17,20 @@ export interface CollectedRun {
   harnessErrors: string[];
 }
 
+/** Longer filters are named by their start and length where a test names the filter it was excluded by. */
+export const FILTER_SHOWN_CHARS = 200;
+
+/**
+ * A filter as an excluded test's reason names it: whole up to FILTER_SHOWN_CHARS characters, else by its
+ * start and length. Why: every test a filter excludes names it, and a pattern a program wrote (a dry run
+ * prices its plan with a run filtered to all its billable titles, tens of kilobytes) made a 25 MB summary.
+ */
+export function shownFilter(filter: string): string {
+  return filter.length <= FILTER_SHOWN_CHARS
+    ? filter
+    : `${filter.slice(0, FILTER_SHOWN_CHARS)}… (a pattern of ${filter.length} characters)`;
+}
+
 /**
  * Vitest reporter that turns test results and the metadata the check wrapper attached into our verdict
  * set. Why a reporter and not vitest's own outcome: vitest knows pass/fail/skip; the verdict needs
@@ -24,12 +38,16 @@ export interface CollectedRun {
  */
 export class ConformanceReporter implements Reporter {
   collected: CollectedRun = { tests: [], harnessErrors: [] };
+  /** The filter as each test it excluded names it (the summary keeps it whole, once). */
+  private readonly filterShown: string | undefined;
 
   constructor(
     private readonly redactor: Redactor,
     /** Set when --filter narrowed the run: tests it excluded are reported as not run for that reason. */
-    private readonly filter?: string,
-  ) {}
+    filter?: string,
+  ) {
+    this.filterShown = filter === undefined ? undefined : shownFilter(filter);
+  }
 
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
@@ -73,10 +91,16 @@ export class ConformanceReporter implements Reporter {
     if (result.state === 'skipped') {
       rec.outcome = 'not_run';
       rec.reason =
-        meta?.reason ?? result.note ?? (this.filter ? `excluded by --filter ${this.filter}` : 'skipped');
+        meta?.reason ??
+        result.note ??
+        (this.filterShown ? `excluded by --filter ${this.filterShown}` : 'skipped');
       if (meta?.cause) rec.cause = meta.cause;
-      else if (!meta?.reason && !result.note && this.filter)
-        rec.cause = { kind: 'filter', subject: this.filter, remedy: 'run without --filter to judge them' };
+      else if (!meta?.reason && !result.note && this.filterShown)
+        rec.cause = {
+          kind: 'filter',
+          subject: this.filterShown,
+          remedy: 'run without --filter to judge them',
+        };
     } else if (meta?.outcome === 'harness_error') {
       rec.outcome = 'harness_error';
       rec.error = meta.error ?? 'unknown harness error';
