@@ -10,6 +10,11 @@ export interface Requirement {
   testable: boolean;
   why?: string;
   readings?: string[];
+  /**
+   * What a run must see for the requirement to be judged (an answer's status, a terminal event, a field
+   * present, a refusal whose control was accepted): the reason it is *not judged* when no test observed it.
+   */
+  form?: string;
 }
 
 export const ID_PATTERN = /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-\d{3}$/;
@@ -40,7 +45,12 @@ export function requirement(id: string): Requirement {
 export function violation(
   id: string,
   message: string,
-  opts: { strict?: boolean; level?: 'notable' } = {},
+  /**
+   * `level` overrides the catalogue's: `notable` for a finding the contract leaves open, `failure` for
+   * the stated part of a requirement that is implied otherwise (judging.md: a usage record absent after
+   * a bounded wait "is a failure of USAGE-080", while its charge compared with the reply's is implied).
+   */
+  opts: { strict?: boolean; level?: 'notable' | 'failure' } = {},
 ): Violation & { count: number } {
   const req = requirement(id); // an unknown id throws, whatever the level asked
   const level = opts.level ?? req.level;
@@ -63,4 +73,12 @@ export function idsOfTitle(title: string): string[] {
     ids.push(word);
   }
   return ids;
+}
+
+/** What a run must see to judge a requirement, in words (its catalogue `form`, else a general wording). */
+export function formOf(id: string): string {
+  return (
+    catalogue().get(id)?.form ??
+    'an answer of the form its rule speaks of (no judged test evaluated its rule)'
+  );
 }

@@ -21,8 +21,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function partial(delayMs?: number) {
-  server = await startPartial(delayMs ? { delayMs } : {});
+async function partial(delayMs?: number, o: Parameters<typeof startPartial>[0] = {}) {
+  server = await startPartial({ ...o, ...(delayMs ? { delayMs } : {}) });
   const dir = mkdtempSync(join(tmpdir(), 'gc-console-'));
   const targets = join(dir, 'targets.yaml');
   const env = writeRefTargets(server, targets, { requestMs: 10_000, concurrency: 4 });
@@ -161,6 +161,34 @@ describe('console of a run against a partial target', { timeout: HANG_BOUND_MS }
     for (const t of mixed) expect(t.violations[0]!.scope, t.title).toBeUndefined();
     // Raw per-test detail stays in summary.json.
     expect(s.tests.filter((t) => t.outcome === 'failed').length).toBeGreaterThan(100);
+    // Chat replies without usage fail CHAT-003 (a missing property is its own rule's, not the object's).
+    expect(s.requirements['CHAT-003']?.outcome).toBe('failed');
+  });
+
+  it('observed, not aimed: a target with no authentication and no points never passes their rules', async () => {
+    const p = await partial(undefined, { anyKey: true, noPoints: true });
+    const run = await runTimed(
+      [...p.args, '--allow', 'read,billable', '--suite', 'auth,balance,chat', '--report-dir', p.report],
+      p.env,
+      HANG_BOUND_MS,
+    );
+    const text = run.lines.map((l) => l.text).join('\n');
+    expect(run.code, text.slice(-3000)).toBe(1);
+    const s = JSON.parse(readFileSync(join(p.report, 'summary.json'), 'utf8')) as Summary;
+    // It never answers 401: AUTH-009 (the 401's code) is not judged, with the form it needed.
+    expect(s.requirements['AUTH-009']?.outcome).toBe('not_judged');
+    expect(s.requirements['AUTH-009']?.reasons[0]).toMatch(/^not judged: the target never showed a 401/);
+    // No points field anywhere: the points rules are not judged (the balance's own fields fail BAL-001).
+    expect(s.requirements['PTS-001']?.outcome).toBe('not_judged');
+    expect(s.requirements['BAL-001']?.outcome).toBe('failed');
+    expect(s.requirements['CHAT-003']?.outcome).toBe('failed');
+    expect(lastLine(run)).toMatch(/\d+ of \d+ requirements judged, \d+ not judged \(the target never showed/);
+    const reqXml = readFileSync(join(p.report, 'requirements.junit.xml'), 'utf8');
+    expect(reqXml).toMatch(
+      /name="AUTH-009"[^>]*>\s*<skipped message="not judged: the target never showed a 401/,
+    );
+    const html = readFileSync(join(p.report, 'report.html'), 'utf8');
+    expect(html).toMatch(/id="req-AUTH-009"[\s\S]*?not judged: the target never showed a 401/);
   });
 
   it('heartbeat: a non-TTY log against a slow target says, again and again, how far the run is', async () => {

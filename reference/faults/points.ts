@@ -429,6 +429,36 @@ export const POINTS_VARIANTS = [
       holds: (r) => Array.isArray(r.body.entries),
     },
   },
+  // routes/pages.ts (usage.ts, ledger.ts) + openapi: judging.md "Usage and ledger lists may come in
+  // pages, in either order"
+  {
+    name: 'pages-oldest-first',
+    readings: ['USAGE-001', 'LEDGER-001', 'USAGE-080', 'LEDGER-002', 'LEDGER-003', 'PTS-006', 'ENT-001'],
+    description:
+      '/v1/usage and /v1/ledger answer pages of ten, oldest first, with next_cursor sent back as ?cursor= (described so)',
+    strict: true,
+    probe: {
+      request: req.call('/v1/ledger', { role: 'primary' }),
+      holds: (r) => 'next_cursor' in r.body,
+    },
+    openapi: ({ paths, schemas }) => {
+      const cursor = {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'The next_cursor of the previous page; absent for the first page (the oldest records).',
+        schema: { type: 'string' },
+      };
+      for (const [path, list] of [
+        ['/v1/usage', 'UsageList'],
+        ['/v1/ledger', 'LedgerList'],
+      ] as const) {
+        paths[path].get.parameters = [...(paths[path].get.parameters ?? []), cursor];
+        paths[path].get.responses['200'].description = 'Pages of ten, oldest first; follow next_cursor.';
+        schemas[list].properties.next_cursor = { type: ['string', 'null'] };
+      }
+    },
+  },
   // billing.ts + openapi.ts
   {
     name: 'usage-envelope',

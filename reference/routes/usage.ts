@@ -8,6 +8,7 @@ import { sendJson } from '../legacy.ts';
 import { isVariant } from '../reach.ts';
 import type { ApiKey, UsageRecord } from '../state.ts';
 import { callerOf } from './caller.ts';
+import { sendPage } from './pages.ts';
 
 // Fault enterprise-second-separate-usage: the second enterprise key's own list, copied at its first read.
 const separate = new WeakMap<ApiKey, UsageRecord[]>();
@@ -32,6 +33,13 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
         : ctx.fault === 'enterprise-second-separate-usage' && caller.role === 'enterprise_second'
           ? separateUsage(caller)
           : caller.account.usage;
+    if (isVariant(ctx, 'pages-oldest-first'))
+      return sendPage(
+        ctx,
+        request,
+        reply,
+        usage.map((r) => usageView(ctx, r)),
+      );
     const records = [...usage].reverse().map((r) => usageView(ctx, r));
     const body = isVariant(ctx, 'usage-envelope') ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);

@@ -39,13 +39,25 @@ function creditsNames(root: unknown): string[] {
  * replace the points fields by design, under names the contract does not show (legacyReply).
  */
 export function pointsChecks(res: HttpResponse): Finding[] {
+  return pointsJudged(res).findings;
+}
+
+/**
+ * pointsChecks' findings, and the ids whose form the reply showed (observed): PTS-001 and PTS-002 where
+ * a points field stands, PTS-003 where a unit stands beside one, PTS-004 on a conversation or account
+ * reply. A reply with no points field judges neither PTS-001 nor PTS-002: it is no evidence of them.
+ */
+export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed: string[] } {
   // Business replies only: the description (/openapi.json) names points fields in its schemas.
-  if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/')) return [];
-  if (legacyReply(res)) return [];
+  if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/'))
+    return { findings: [], observed: [] };
+  if (legacyReply(res)) return { findings: [], observed: [] };
   const where = `${res.method} ${res.exchange.path}`;
   const out: Finding[] = [];
+  const observed: string[] = [];
   const units = new Set<Record<string, unknown>>();
   const fields = pointsFields(res.json);
+  if (fields.length) observed.push('PTS-001', 'PTS-002');
   for (const f of fields) {
     // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit
     // elsewhere (a quota in bytes) is not a points unit.
@@ -61,8 +73,10 @@ export function pointsChecks(res: HttpResponse): Finding[] {
         });
     }
   }
+  if (units.size) observed.push('PTS-003');
   out.push(...fieldFindings(fields, where));
   if (POINTS_PATHS.test(res.rawPath)) {
+    observed.push('PTS-004');
     for (const p of creditsNames(res.json)) {
       out.push({
         id: 'PTS-004',
@@ -72,5 +86,5 @@ export function pointsChecks(res: HttpResponse): Finding[] {
       });
     }
   }
-  return out;
+  return { findings: out, observed };
 }

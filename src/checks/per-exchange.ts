@@ -8,9 +8,9 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { ResponseFinding } from '../openapi/fallback.ts';
 import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
-import { pointsChecks } from './exchange-points.ts';
+import { pointsJudged } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';
-import { bufferedStream } from './stream-pacing.ts';
+import { bufferedStream, streamTimed } from './stream-pacing.ts';
 
 export interface ExchangeCheckContext {
   /** The secrets no reply may hold: configured keys, canaries (label and value). */
@@ -19,47 +19,73 @@ export interface ExchangeCheckContext {
   responses: { checkResponse(res: HttpResponse): ResponseFinding[] };
 }
 
+/** What one family found on one exchange, and the ids whose form the exchange showed (judged on it). */
+export interface Judged {
+  findings: Finding[];
+  observed: readonly string[];
+}
+
+const every = (ids: readonly string[], findings: Finding[]): Judged => ({ findings, observed: ids });
+
 /**
  * The per-exchange check families, one list: each with the requirement ids it judges and how it runs on
- * one exchange. `everyExchange` false: the family judges only some exchanges (timed event streams), so
- * check-traffic does not count its ids judged per exchange read.
+ * one exchange, saying which of its ids the exchange showed the form of (`observed`: an error status for
+ * the error shape, a points field for the points rules, a timed stream for its pacing). An id is judged
+ * only where its form showed: a run or a capture whose replies never carry points never passes PTS-001.
+ * `everyExchange` false: the family judges only some exchanges (timed event streams).
  */
 export const EXCHANGE_CHECKS: ReadonlyArray<{
   family: string;
   ids: readonly string[];
   everyExchange: boolean;
-  run: (res: HttpResponse, ctx: ExchangeCheckContext) => Finding[];
+  run: (res: HttpResponse, ctx: ExchangeCheckContext) => Judged;
 }> = [
   {
     family: 'error shape and server faults',
     ids: ['ERR-001', 'ERR-002', 'ERR-003'],
     everyExchange: true,
-    run: (res) => genericChecks(res),
+    run: (res) => ({
+      findings: genericChecks(res),
+      observed: res.status >= 400 ? ['ERR-001', 'ERR-002', 'ERR-003'] : ['ERR-002', 'ERR-003'],
+    }),
   },
   {
     family: 'secrets in a reply',
     ids: ['SEC-001'],
     everyExchange: true,
-    run: (res, ctx) => secretLeaks(res, ctx.secrets),
+    run: (res, ctx) => ({
+      findings: secretLeaks(res, ctx.secrets),
+      observed: ctx.secrets.length ? ['SEC-001'] : [],
+    }),
   },
   {
     family: 'points as exact decimals',
     ids: ['PTS-001', 'PTS-002', 'PTS-003', 'PTS-004'],
     everyExchange: true,
-    run: (res) => pointsChecks(res),
+    run: (res) => pointsJudged(res),
   },
-  { family: 'suspicious fields', ids: ['SEC-002'], everyExchange: true, run: (res) => suspiciousFields(res) },
+  {
+    family: 'suspicious fields',
+    ids: ['SEC-002'],
+    everyExchange: true,
+    run: (res) => every(['SEC-002'], suspiciousFields(res)),
+  },
   {
     family: 'streaming realism',
     ids: ['RSP-090'],
     everyExchange: false,
-    run: (res) => bufferedStream(res),
+    run: (res) => ({ findings: bufferedStream(res), observed: streamTimed(res) ? ['RSP-090'] : [] }),
   },
   {
     family: 'the description in use',
     ids: ['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004'],
     everyExchange: true,
-    run: (res, ctx) => ctx.responses.checkResponse(res),
+    run: (res, ctx) => ({
+      findings: ctx.responses.checkResponse(res),
+      observed: res.body.length
+        ? ['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004']
+        : ['RESP-001', 'RESP-002', 'RESP-004'],
+    }),
   },
 ];
 
@@ -68,7 +94,14 @@ export const PER_EXCHANGE_IDS: readonly string[] = EXCHANGE_CHECKS.filter((c) =>
   (c) => c.ids,
 );
 
-/** Every finding of the per-exchange checks on one exchange. */
-export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): Finding[] {
-  return EXCHANGE_CHECKS.flatMap((c) => c.run(res, ctx));
+/** Every finding of the per-exchange checks on one exchange, and the ids it showed the form of. */
+export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): Judged {
+  const findings: Finding[] = [];
+  const observed = new Set<string>();
+  for (const c of EXCHANGE_CHECKS) {
+    const r = c.run(res, ctx);
+    findings.push(...r.findings);
+    for (const id of r.observed) observed.add(id);
+  }
+  return { findings, observed: [...observed] };
 }

@@ -34,7 +34,7 @@ table{border-collapse:collapse;width:100%}
 .cov{display:flex;flex-direction:column;gap:8px}.bar{height:12px;background:#eef1f4;border-radius:6px;overflow:hidden}.fill{height:100%;background:var(--ok)}
 .rid{font-weight:600;white-space:nowrap}a.rid{text-decoration:none}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap;vertical-align:1px}
-.b-known_failure{background:var(--known)}.b-inconclusive{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
+.b-known_failure{background:var(--known)}.b-inconclusive{background:var(--known)}.b-passed{background:var(--ok)}.b-failed{background:var(--bad)}.b-advisory{background:var(--adv)}.b-not_run{background:var(--skip)}.b-not_judged{background:var(--skip)}.b-harness_error{background:var(--harn)}.b-no_test{background:#fff;color:var(--muted);border:1px solid var(--none)}
 .c-failed{color:var(--bad);font-weight:600}.c-advisory{color:var(--adv)}.c-not_run{color:var(--skip)}.c-harness_error{color:var(--harn)}.c-known_failure{color:var(--known)}.c-inconclusive{color:var(--known)}
 h2 .count{display:inline-block;font-size:13px;border:1px solid currentColor;border-radius:10px;padding:0 8px;margin-left:6px;vertical-align:2px}
 .filters{display:flex;gap:12px;align-items:center;flex-wrap:wrap;margin-bottom:12px}

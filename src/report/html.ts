@@ -45,6 +45,7 @@ const LABEL: Record<RowOutcome, string> = {
   known_failure: 'known failure',
   inconclusive: 'inconclusive',
   not_run: 'not run',
+  not_judged: 'not judged',
   harness_error: 'harness error',
   no_test: 'no test',
 };
@@ -129,6 +130,8 @@ interface ReqRow {
   knownIn: number[];
   advisoryIn: number[];
   reasons: string[];
+  /** The tests that observed its form (RequirementResult.observed). */
+  observed?: number[];
   places?: { applicable: number; judged: number; unjudged: string[] };
 }
 
@@ -145,6 +148,7 @@ function requirementRows(s: StoredSummary, reqs: Requirement[]): ReqRow[] {
     knownIn: r.known,
     advisoryIn: r.advisory,
     reasons: r.reasons,
+    ...(r.observed ? { observed: r.observed } : {}),
     ...(r.places ? { places: r.places } : {}),
   }));
 }
@@ -284,6 +288,7 @@ function matrixSection(rows: ReqRow[], s: StoredSummary): string {
     'known_failure',
     'advisory',
     'inconclusive',
+    'not_judged',
     'not_run',
     'passed',
     'no_test',
@@ -312,7 +317,7 @@ function matrixSection(rows: ReqRow[], s: StoredSummary): string {
       else if (r.outcome === 'inconclusive') {
         const list = r.citing.filter((i) => s.tests[i]!.outcome === 'inconclusive');
         detail = `<a href="${firstCard(list)}">inconclusive in ${esc(plural(list.length, 'test'))}</a>`;
-      } else if (r.outcome === 'not_run')
+      } else if (r.outcome === 'not_run' || r.outcome === 'not_judged')
         detail = `<span class="reason">${esc(r.reasons[0] ?? '')}</span>${r.reasons.length > 1 ? ` <span class="muted">(+${esc(r.reasons.length - 1)} more)</span>` : ''}`;
       else if (r.outcome === 'no_test')
         detail = r.req
@@ -324,7 +329,8 @@ function matrixSection(rows: ReqRow[], s: StoredSummary): string {
       if (r.outcome === 'passed') {
         // Its own checks held; a citing test may still have failed on another requirement.
         const other = r.citing.filter((i) => s.tests[i]!.outcome === 'failed');
-        detail = `<span class="muted">held in ${esc(plural(ran, 'test'))}</span>${other.length ? ` · <a href="#t-${other[0]}">${esc(other.length)} failed on other requirements</a>` : ''}`;
+        const seen = r.observed?.length ?? ran;
+        detail = `<span class="muted">held in ${esc(plural(seen, 'test'))} that saw its form</span>${other.length ? ` · <a href="#t-${other[0]}">${esc(other.length)} failed on other requirements</a>` : ''}`;
       }
       const testsCell = r.citing.length
         ? `${esc(ran)}<span class="muted">/${esc(r.citing.length)}</span>`

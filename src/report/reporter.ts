@@ -83,6 +83,7 @@ export class ConformanceReporter implements Reporter {
     const rec: TestResultRecord = { ...base, outcome: 'passed' };
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.touches?.length) rec.touches = meta.touches;
+    if (meta?.observed) rec.observed = meta.observed;
     if (meta?.notes?.length) rec.notes = meta.notes;
     if (meta?.effect) rec.effect = meta.effect;
     if (meta?.planned) rec.planned = true;
@@ -259,6 +260,14 @@ export function writeRequirementsJunit(
       );
     else if (r.outcome === 'not_run')
       tc.children.push({ name: 'skipped' }, out(`not run: ${r.reasons.join('; ')}`));
+    else if (r.outcome === 'not_judged')
+      // Aimed at, never observed: apart from passed (a skipped case with the reason as its message).
+      tc.children.push(
+        { name: 'skipped', attrs: { message: (r.reasons[0] ?? 'not judged').slice(0, 500) } },
+        out(`${r.reasons.join('; ')}
+cited by:
+${titles(r.tests)}`),
+      );
     else if (r.outcome === 'no_test')
       tc.children.push({ name: 'skipped' }, out('no test of this run cites it'));
     else if (r.outcome === 'advisory') tc.children.push(out(`advisory in:\n${titles(r.advisory)}`));

@@ -1,9 +1,12 @@
 import { type PlacesJudged, placesJudged, type Touch } from '../applicability.ts';
-import type { Requirement } from '../catalogue.ts';
+import { formOf, type Requirement } from '../catalogue.ts';
 import type { Outcome } from '../vocabulary.ts';
 
-/** The outcome of one requirement over a run: its tests' outcomes combined, or `no_test`. */
-export type RequirementOutcome = Outcome | 'no_test';
+/**
+ * The outcome of one requirement over a run: its tests' outcomes combined, `not_judged` when tests that
+ * cite it ran but none observed the form it needs (aimed, never seen: never passed), or `no_test`.
+ */
+export type RequirementOutcome = Outcome | 'no_test' | 'not_judged';
 
 /**
  * What a run says of one requirement (summary.json `requirements`). The lists are indices into the
@@ -16,8 +19,10 @@ export interface RequirementResult {
   failed: number[];
   known: number[];
   advisory: number[];
-  /** Why the citing tests that did not run did not run (each reason once). */
+  /** Why the citing tests that did not run did not run (each reason once); why it was not judged. */
   reasons: string[];
+  /** The tests whose judgement of it was made on what the target showed (TestRecord.observed). */
+  observed?: number[];
   /**
    * The requirement's places (fixtures/applicability.yaml) the run judged: a judged citing test sent a
    * request in the place (src/applicability.ts placesJudged); excluded places are not counted.
@@ -30,13 +35,21 @@ interface Cited {
   ids: string[];
   outcome: Outcome;
   touches?: Touch[];
+  /** The ids a judgement was made on (TestRecord.observed); absent: none (a record of another kind). */
+  observed?: Record<string, number[]>;
   reason?: string;
   violations: ReadonlyArray<{ id: string; severity: 'failure' | 'advisory' }>;
 }
 
+/** A test whose judgements stand: it ran and was decided (a stop, a limit or a harness error took none). */
+const decided = (o: Outcome): boolean =>
+  o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
+
 /**
  * Each requirement's outcome, in precedence order: failed > harness error > known failure > advisory >
- * inconclusive > passed > not run > no test. Every catalogue id is listed (in catalogue order), then ids that tests
+ * inconclusive > passed > not judged > not run > no test. Passed needs evidence: a decided test (any
+ * test, for a per-exchange rule) observed the requirement's form and found it met; where citing tests ran
+ * but none observed it, it is not judged, with the form it needs as the reason. Every catalogue id is listed (in catalogue order), then ids that tests
  * cite or violations name but the catalogue lacks.
  */
 export function requirementResults(
@@ -65,19 +78,27 @@ export function requirementResults(
     }
     for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
       of(id).advisory.push(i);
+    if (!decided(t.outcome)) return;
+    for (const id of Object.keys(t.observed ?? {})) {
+      const r = of(id);
+      if (r.observed) r.observed.push(i);
+      else r.observed = [i];
+    }
   });
-  for (const r of out.values()) {
+  for (const [id, r] of out) {
     const citing = r.tests.map((i) => tests[i] as Cited);
     if (r.failed.length) r.outcome = 'failed';
     else if (citing.some((t) => t.outcome === 'harness_error')) r.outcome = 'harness_error';
     else if (r.known.length) r.outcome = 'known_failure';
     else if (r.advisory.length) r.outcome = 'advisory';
     else if (citing.some((t) => t.outcome === 'inconclusive')) r.outcome = 'inconclusive';
-    else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'passed';
+    else if (r.observed?.length) r.outcome = 'passed';
+    else if (citing.some((t) => t.outcome !== 'not_run')) r.outcome = 'not_judged';
     else if (citing.length) r.outcome = 'not_run';
     r.reasons = [
       ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
     ];
+    if (r.outcome === 'not_judged') r.reasons.unshift(`not judged: the target never showed ${formOf(id)}`);
   }
   for (const [id, r] of out) if (known.has(id)) r.places = placesJudged(id, tests);
   return Object.fromEntries(out);

@@ -41,6 +41,7 @@ const WORD: Record<RequirementOutcome, string> = {
   advisory: 'advisory',
   known_failure: 'known failure',
   not_run: 'not run',
+  not_judged: 'not judged',
   harness_error: 'harness error',
   no_test: 'no test',
   inconclusive: 'inconclusive',
@@ -95,7 +96,7 @@ export function compareTargets(dirs: string[], out: string): SideBySide {
       return `<tr><th>${esc(c.label)}</th><td class="v-${attr(s.verdict)}">${esc(verdictWord(s.verdict))}</td><td>${esc(s.target.baseUrl)}</td><td>${esc(s.startedAt)}</td><td>${esc(s.counts.passed)} / ${esc(s.counts.failed)} / ${esc(s.counts.advisory)} / ${esc(s.counts.not_run)}</td><td><a href="${attr(`${relative(resolve(out), c.dir).split(sep).join('/') || '.'}/${REPORT_FILES.html.name}`)}">report</a></td></tr>`;
     })
     .join('');
-  const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}table{border-collapse:collapse;margin:8px 0 24px}th,td{border:1px solid #d0d7de;padding:4px 10px;text-align:left}thead th{background:#f6f8fa}.muted{color:#656d76;font-size:12px}a{color:inherit}.c-passed{background:#dafbe1}.c-failed{background:#ffebe9}.c-advisory{background:#fff8c5}.c-known_failure{background:#fbefff}.c-not_run,.c-no_test,.c-inconclusive{background:#f6f8fa;color:#656d76}.c-harness_error{background:#fbefff}.v-passed{color:#1a7f37;font-weight:700}.v-failed,.v-harness_error{color:#cf222e;font-weight:700}.v-incomplete,.v-partial{color:#9a6700;font-weight:700}`;
+  const css = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}table{border-collapse:collapse;margin:8px 0 24px}th,td{border:1px solid #d0d7de;padding:4px 10px;text-align:left}thead th{background:#f6f8fa}.muted{color:#656d76;font-size:12px}a{color:inherit}.c-passed{background:#dafbe1}.c-failed{background:#ffebe9}.c-advisory{background:#fff8c5}.c-known_failure{background:#fbefff}.c-not_run,.c-not_judged,.c-no_test,.c-inconclusive{background:#f6f8fa;color:#656d76}.c-harness_error{background:#fbefff}.v-passed{color:#1a7f37;font-weight:700}.v-failed,.v-harness_error{color:#cf222e;font-weight:700}.v-incomplete,.v-partial{color:#9a6700;font-weight:700}`;
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">

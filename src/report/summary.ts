@@ -2,7 +2,7 @@ import { catalogue } from '../catalogue.ts';
 import type { LearnedPrice } from '../runtime/prices.ts';
 import type { Effect, LeftBehind, Outcome, Role } from '../vocabulary.ts';
 import { type FindingGroup, groupFindings, groupNotRun, type NotRunGroup } from './groups.ts';
-import { coverage, type RequirementResult, requirementResults } from './requirements.ts';
+import { coverage, judgedOutcome, type RequirementResult, requirementResults } from './requirements.ts';
 import type { TestResultRecord } from './test-result.ts';
 
 /** What changed since an earlier run of the target (--compare-with): computed by src/report/compare.ts. */
@@ -238,13 +238,11 @@ export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deplo
  * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
  */
 export function verdictLine(
-  s: Pick<
-    Summary,
-    'verdict' | 'cut' | 'inconclusive' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'
-  > & {
-    target: { embedded: boolean; allow: Effect[] };
-    tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
-  },
+  s: Pick<Summary, 'verdict' | 'cut' | 'inconclusive' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> &
+    Partial<Pick<Summary, 'requirements'>> & {
+      target: { embedded: boolean; allow: Effect[] };
+      tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
+    },
 ): string {
   const c = s.counts;
   const judged = c.total - c.not_run;
@@ -271,6 +269,14 @@ export function verdictLine(
       : `, ${c.not_run} not run (${byClass} for a side-effect class not allowed${c.not_run > byClass ? `, ${c.not_run - byClass} for other reasons (each with its reason in the report)` : ''})`;
   const inconclusive = c.inconclusive ? `, ${c.inconclusive} inconclusive` : '';
   detail.push(`${judged - (c.inconclusive ?? 0)} of ${c.total} tests judged${inconclusive}${notRun}`);
+  // Requirements: judged only where a test observed their form; the rest are said, never counted passed.
+  const reqs = Object.values(s.requirements ?? {}).filter((r) => r.outcome !== 'no_test');
+  if (reqs.length && !s.dryRun) {
+    const notJudged = reqs.filter((r) => r.outcome === 'not_judged').length;
+    detail.push(
+      `${reqs.filter((r) => judgedOutcome(r.outcome)).length} of ${reqs.length} requirements judged${notJudged ? `, ${notJudged} not judged (the target never showed what they need)` : ''}`,
+    );
+  }
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 

@@ -81,6 +81,13 @@ export interface TestRecord {
   retried?: number;
   /** What a reader must know of how the test judged (a sample it drew, with the seed that replays it). */
   notes?: string[];
+  /**
+   * The requirement ids a judgement of this test was made on (a condition evaluated on what the target
+   * showed: CheckContext.observe), each with the indices into `touches` of the requests whose answers it
+   * read (empty: the test's answers as a whole). An id the test cites but never observed was aimed at,
+   * not judged: src/report/requirements.ts never passes it on this test.
+   */
+  observed?: Record<string, number[]>;
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -148,6 +155,10 @@ export class CheckContext {
   private readonly exchanges = new Map<string, Exchange>();
   /** The places this test's requests touched, each once (by its JSON form). */
   private readonly touched = new Map<string, Touch>();
+  /** The touch (its key in `touched`) of each exchange of the test's own requests. */
+  private readonly touchKeyOf = new Map<string, string>();
+  /** Ids observed (observe()): the touch keys of the answers read, '*' where no answer was named. */
+  private readonly observations = new Map<string, Set<string>>();
   exchangeCount = 0;
   /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
   retried = 0;
@@ -174,6 +185,8 @@ export class CheckContext {
     readonly effect: Effect = 'read',
     /** The test provokes 429s on purpose (CheckSpec.judges429): they say nothing of the run's pace. */
     private readonly provokes429 = false,
+    /** The requirement ids the test cites (CheckSpec.ids): what a verdict of one of its cases judges. */
+    readonly ids: readonly string[] = [],
   ) {
     this.target = w.run.target;
     this.slot = new TestSlot(w.gate);
@@ -219,9 +232,41 @@ export class CheckContext {
    * refusal (the APIError shape is checked on every exchange). A 429 is neither: the case is not judged
    * (notJudged429). `mismatch` is the violation message when the answer contradicts the verdict.
    */
-  verdict(res: { status: number }, valid: boolean, what: string): Verdict {
+  verdict(res: { status: number; exchange?: Exchange }, valid: boolean, what: string): Verdict {
     if (this.notJudged429(res, what)) return { judged: false };
+    this.observeOwn(res.exchange);
     return caseVerdict(res.status, valid, what);
+  }
+
+  /**
+   * A judgement of `id` was made on what the target showed (the answer `exchange`, or the test's answers
+   * as a whole): a condition was evaluated on the form the rule needs, met or not. ensure(), violate()
+   * and verdict() observe by themselves; a test that reads a form and finds it right with no ensure()
+   * calls this. A requirement no judged test observed is *not judged* in the run, never passed.
+   */
+  observe(id: string, exchange?: Exchange): void {
+    let at = this.observations.get(id);
+    if (!at) {
+      at = new Set();
+      this.observations.set(id, at);
+    }
+    at.add((exchange && this.touchKeyOf.get(exchange.id)) ?? '*');
+  }
+
+  /** A judgement of the test's own case (a verdict, a documented schema): every id it cites is observed. */
+  observeOwn(exchange?: Exchange): void {
+    for (const id of this.ids) this.observe(id, exchange);
+  }
+
+  /** The ids observed, each with the indices into touches() of the answers read (TestRecord.observed). */
+  observedIds(touches: readonly Touch[]): Record<string, number[]> {
+    const index = new Map(touches.map((t, i) => [JSON.stringify(t), i]));
+    const out: Record<string, number[]> = {};
+    for (const [id, keys] of this.observations) {
+      const at = [...keys].map((k) => index.get(k)).filter((i): i is number => i !== undefined);
+      out[id] = keys.has('*') ? [] : [...new Set(at)].sort((a, b) => a - b);
+    }
+    return out;
   }
 
   /**
@@ -246,6 +291,11 @@ export class CheckContext {
 
   get run(): WorkerState['run'] {
     return this.w.run;
+  }
+
+  /** The target's live description, when it is usable (what a client would read to page a list). */
+  get live(): WorkerState['live'] {
+    return this.w.live;
   }
 
   hasRole(role: Role): boolean {
@@ -328,6 +378,8 @@ export class CheckContext {
       const before = reservation && !predicted ? spendOf(dir).measured : undefined;
       res = await this.client.send(spec);
       this.touch(method, path, as, req, res);
+      // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
+      this.observe('GEN-001', res.exchange);
       const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);
       // Counted: the requests waiting on this one may go, unless the balance read below prices it.
       if (reservation && !(unreadable && before)) {
@@ -423,7 +475,9 @@ export class CheckContext {
 
   /** Generic checks every exchange gets: description conformance, error shape, server faults, leaks. */
   checkExchange(res: HttpResponse): void {
-    for (const f of exchangeFindings(res, this.w))
+    const { findings, observed } = exchangeFindings(res, this.w);
+    for (const id of observed) this.observe(id, res.exchange);
+    for (const f of findings)
       this.violate(f.id, f.message, { ...f, exchange: res.exchange, scope: 'exchange' });
   }
 
@@ -436,11 +490,12 @@ export class CheckContext {
       received?: unknown;
       expected?: unknown;
       exchange?: Exchange;
-      level?: 'notable';
+      level?: 'notable' | 'failure';
       scope?: 'exchange';
       verdictCase?: VerdictCase;
     } = {},
   ): void {
+    this.observe(id, extra.exchange);
     const made = (text: string) =>
       violation(id, text, { strict: this.strict, ...(extra.level ? { level: extra.level } : {}) });
     if (extra.exchange) this.cited.set(extra.exchange.id, extra.exchange);
@@ -487,6 +542,7 @@ export class CheckContext {
     message: string,
     extra: Parameters<CheckContext['violate']>[2] = {},
   ): boolean {
+    this.observe(id, extra.exchange);
     if (!ok) this.violate(id, message, extra);
     return ok;
   }
@@ -549,7 +605,9 @@ export class CheckContext {
       ...(req.json !== undefined ? { json: req.json } : {}),
       ...(res.mediaType ? { responseType: res.mediaType, responseText: res.text } : {}),
     });
-    this.touched.set(JSON.stringify(t), t);
+    const key = JSON.stringify(t);
+    this.touched.set(key, t);
+    this.touchKeyOf.set(res.exchange.id, key);
   }
 
   touches(): Touch[] {
@@ -691,6 +749,8 @@ async function runBody(
   record.exchanges = t.citedExchanges();
   record.exchangeCount = t.exchangeCount;
   record.touches = t.touches();
+  const observed = t.observedIds(record.touches);
+  if (Object.keys(observed).length) record.observed = observed;
   if (t.retried > 0) record.retried = t.retried;
   return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
 }
@@ -744,7 +804,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       dryRun: !!w.run.dryRun,
     });
     if (skipped) notRunAs(skipped);
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids);
     const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
     const verdict = judge(
       {

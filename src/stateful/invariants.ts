@@ -15,6 +15,24 @@ export interface Problem {
   expected?: unknown;
 }
 
+/**
+ * A rule evaluated on what the target showed and found met: the form it needs was there (a charge to
+ * compare, two balance reads, a record added). An invariant answers a Problem, Met, or undefined where
+ * its inputs could not tell right from wrong (not judged), so that a pass is never counted for a rule
+ * whose form never showed (CheckContext.observe).
+ */
+export interface Met {
+  id: string;
+  met: true;
+}
+
+export type Judged = Problem | Met | undefined;
+
+const met = (id: string): Met => ({ id, met: true });
+
+/** A judged invariant that found its rule broken. */
+export const isProblem = (j: Judged): j is Problem => j !== undefined && !('met' in j);
+
 const decimal = (v: unknown): Decimal | undefined => {
   const j = judgePoints(v);
   return j.ok ? j.value : undefined;
@@ -45,10 +63,10 @@ export function balanceOf(body: unknown): BalanceFigures | undefined {
 }
 
 /** BAL-003: available = total - held, exactly. */
-export function availableProblem(b: BalanceFigures): Problem | undefined {
+export function availableProblem(b: BalanceFigures): Problem | Met | undefined {
   if (!b.held || !b.available) return undefined;
   const want = b.total.minus(b.held);
-  if (b.available.equals(want)) return undefined;
+  if (b.available.equals(want)) return met('BAL-003');
   return {
     id: 'BAL-003',
     message: `available_points ${b.available} is not total_points ${b.total} - held_points ${b.held}`,
@@ -58,8 +76,8 @@ export function availableProblem(b: BalanceFigures): Problem | undefined {
 }
 
 /** BAL-004: on a quiet account the total moved by exactly what the replies said they charged. */
-export function balanceMoveProblem(expected: Decimal, actual: Decimal, since: string): Problem | undefined {
-  if (expected.equals(actual)) return undefined;
+export function balanceMoveProblem(expected: Decimal, actual: Decimal, since: string): Problem | Met {
+  if (expected.equals(actual)) return met('BAL-004');
   return {
     id: 'BAL-004',
     message: `total_points is ${actual}, but ${since} it should be ${expected} (moved by ${expected.minus(actual)} more than charged)`,
@@ -103,7 +121,7 @@ export function ledgerOf(body: unknown): LedgerLine[] {
 }
 
 /** LEDGER-002: consecutive entries agree in one of the two listing orders. */
-export function ledgerChainProblem(lines: LedgerLine[]): Problem | undefined {
+export function ledgerChainProblem(lines: LedgerLine[]): Problem | Met | undefined {
   const pairs = lines
     .slice(1)
     .map((b, i) => [lines[i]!, b] as const)
@@ -112,7 +130,7 @@ export function ledgerChainProblem(lines: LedgerLine[]): Problem | undefined {
   const newestFirst = pairs.filter(([a, b]) => !a.after!.equals(b.after!.plus(a.amount!)));
   const oldestFirst = pairs.filter(([a, b]) => !b.after!.equals(a.after!.plus(b.amount!)));
   const broken = newestFirst.length <= oldestFirst.length ? newestFirst : oldestFirst;
-  if (broken.length === 0) return undefined;
+  if (broken.length === 0) return met('LEDGER-002');
   const [a, b] = broken[0]!;
   return {
     id: 'LEDGER-002',
@@ -125,9 +143,10 @@ export function ledgerChainProblem(lines: LedgerLine[]): Problem | undefined {
 }
 
 /** LEDGER-003: the newest entry (first or last listed) states the total read right after the ledger. */
-export function ledgerBalanceProblem(lines: LedgerLine[], total: Decimal): Problem | undefined {
+export function ledgerBalanceProblem(lines: LedgerLine[], total: Decimal): Problem | Met | undefined {
   const ends = [lines[0], lines.at(-1)].filter((l): l is LedgerLine => !!l?.after);
-  if (ends.length === 0 || ends.some((l) => l.after!.equals(total))) return undefined;
+  if (ends.length === 0) return undefined;
+  if (ends.some((l) => l.after!.equals(total))) return met('LEDGER-003');
   return {
     id: 'LEDGER-003',
     message: `neither end of the ledger states the balance: balance_after_points ${ends.map((l) => l.after!.toString()).join(' and ')}, total_points ${total}`,
@@ -144,10 +163,12 @@ export function ledgerAddsUpProblem(
   before: LedgerLine[],
   after: LedgerLine[],
   moved: Decimal,
-): Problem | undefined {
+): Problem | Met | undefined {
   const added = addedByKey(before, after);
   const sum = added.reduce((s, l) => s.plus(l.amount ?? 0), new ExactDecimal(0));
-  if (sum.equals(moved)) return undefined;
+  // Nothing added and nothing moved: no entry was there to add up (a free call), nothing is judged.
+  if (added.length === 0 && moved.isZero()) return undefined;
+  if (sum.equals(moved)) return met('LEDGER-003');
   return {
     id: 'LEDGER-003',
     message: `the ${added.length} ledger entries added meanwhile sum to ${sum}, but total_points moved by ${moved}`,
@@ -202,7 +223,7 @@ export function usageChargeProblem(
   charged: Decimal,
   model: string,
   where: string,
-): Problem | undefined {
+): Problem | Met | undefined {
   const priced = added
     .map((r) => ({ r, charged: decimal(r.charged_points) }))
     .filter((p): p is { r: Record<string, unknown>; charged: Decimal } => p.charged !== undefined);
@@ -215,7 +236,7 @@ export function usageChargeProblem(
       received: priced.map((p) => p.r),
       expected: `a record with charged_points ${charged.toFixed()}`,
     };
-  if (same.some((p) => allStrings(p.r).some((s) => s.value === model))) return undefined;
+  if (same.some((p) => allStrings(p.r).some((s) => s.value === model))) return met('USAGE-080');
   return {
     id: 'USAGE-080',
     message: `${where}: the usage record charged ${charged.toFixed()} names no model ${model}`,

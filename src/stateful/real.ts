@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Exchange, HttpResponse } from '../http/client.ts';
 import type { CheckContext } from '../runtime/check.ts';
-import type { Problem } from './invariants.ts';
+import { isProblem, type Judged, type Problem } from './invariants.ts';
 
 export interface Real {
   t: CheckContext;
@@ -28,8 +28,8 @@ export class ModelViolation extends Error {
 }
 
 /** Throw the first problem, citing the exchange that showed it. */
-export function fail(problem: Problem | undefined, res?: HttpResponse): void {
-  if (problem) throw new ModelViolation(problem, res?.exchange);
+export function fail(problem: Judged, res?: HttpResponse): void {
+  if (isProblem(problem)) throw new ModelViolation(problem, res?.exchange);
 }
 
 export const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };

@@ -67,6 +67,7 @@ export {
   type Req,
   type Verdict,
 } from '../runtime/check.ts';
+export { readWholeList, type WholeList } from '../runtime/lists.ts';
 export { checkProperty } from '../runtime/property.ts';
 export { depth, PROFILE_PROPERTY_RUNS } from '../runtime/run-config.ts';
 export { seededSample } from '../runtime/sample.ts';
@@ -82,6 +83,8 @@ export {
   balanceMoveProblem,
   balanceOf,
   chargedOf,
+  isProblem,
+  type Judged,
   ledgerAddsUpProblem,
   ledgerBalanceProblem,
   ledgerChainProblem,
@@ -90,6 +93,7 @@ export {
   recordKey,
   reportedSpend,
   usageChargeProblem,
+  usageChargesOf,
 } from '../stateful/invariants.ts';
 export { newKey, type Real } from '../stateful/real.ts';
 export { runModel } from '../stateful/runner.ts';

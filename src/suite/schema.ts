@@ -25,11 +25,17 @@ export function documentedViolations(
   part: { at: string; value: unknown } = { at: '', value: res.json },
 ): void {
   const v = documented().validator(schema);
+  // The schema judged the whole part: every id the test cites for it is observed, met or not.
+  t.observeOwn(res.exchange);
   if (v(part.value)) return;
   for (const e of v.errors ?? []) {
     const pointer = `${part.at}${e.instancePath}` || '/';
+    // A missing property belongs to the rule of that property (a reply without `usage` breaks the
+    // usage rule, not the object's), so the id is found by the property's own pointer.
+    const missing =
+      e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
     t.violate(
-      idFor(pointer),
+      idFor(missing === undefined ? pointer : `${part.at}${e.instancePath}/${missing}`),
       `${res.method} ${res.exchange.path}: ${pointer} ${e.message ?? e.keyword} (${schema})`,
       {
         pointer,

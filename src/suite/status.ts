@@ -69,6 +69,7 @@ export function expectStatus(
     });
   if (expected === '2xx' || expected === '4xx') {
     const verdict = t.verdict(res, expected === '2xx', what);
+    if (verdict.judged) t.observe(id, res.exchange);
     if (verdict.mismatch)
       record(
         verdict.mismatch,
@@ -83,6 +84,7 @@ export function expectStatus(
       : 'not' in expected
         ? !expected.not.includes(res.status)
         : expected.includes(res.status);
+  t.observe(id, res.exchange);
   if (!ok)
     record(
       `${what} was answered ${res.status}`,

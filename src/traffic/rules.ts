@@ -14,6 +14,7 @@ import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
   chargeChanges,
   chargedOf,
+  isProblem,
   listedRecords,
   statusProblem,
   usageChargeProblem,
@@ -314,7 +315,7 @@ export class TrafficState {
         for (const r of reply.refs) this.billed.delete(r);
         judged.push('USAGE-080');
         const p = usageChargeProblem([record], reply.charged, reply.model, `${where}, the record of ${ref}`);
-        if (p)
+        if (isProblem(p))
           findings.push({
             id: p.id,
             message: `${p.message} (the reply at ${reply.where})`,

@@ -1,25 +1,17 @@
-import {
-  type CheckContext,
-  check,
-  findEntryList,
-  isPlainObject,
-  isSuccess,
-  pointsFields,
-} from '../../src/suite/index.ts';
+import { type CheckContext, check, pointsFields, readWholeList } from '../../src/suite/index.ts';
 
 async function snapshot(t: CheckContext, role: 'enterprise' | 'enterprise_second') {
   const balance = await t.get('/v1/balance', { as: role });
-  const usage = await t.get('/v1/usage', { as: role });
-  const ledger = await t.get('/v1/ledger', { as: role });
-  const ids = (json: unknown) =>
-    (findEntryList(json)?.entries ?? [])
-      .filter(isPlainObject)
-      .map((e) => JSON.stringify(e.id ?? e))
-      .sort();
+  // Whole lists (every page): two keys may be served the same first page of different lists.
+  const ids = async (path: string) => {
+    const list = await readWholeList(t, path, { as: role });
+    if (!list || list.incomplete) return undefined;
+    return list.entries.map((e) => JSON.stringify(e.id ?? e)).sort();
+  };
   return {
     total: pointsFields(balance.json, ['total_points'])[0]?.value,
-    usage: isSuccess(usage.status) ? ids(usage.json) : undefined,
-    ledger: isSuccess(ledger.status) ? ids(ledger.json) : undefined,
+    usage: await ids('/v1/usage'),
+    ledger: await ids('/v1/ledger'),
     exchange: balance.exchange,
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { check, findEntryList, isPlainObject, isSuccess } from '../../src/suite/index.ts';
+import { check, isSuccess, readWholeList } from '../../src/suite/index.ts';
 
 check(
   { ids: ['ISO-001'], effect: 'tickets', roles: ['other_tenant'] },
@@ -39,24 +39,20 @@ check(
       { as: 'other_tenant' },
     );
     for (const path of ['/v1/usage', '/v1/ledger']) {
-      const theirs = await t.get(path, { as: 'other_tenant' });
-      // Whole records are compared: ids alone need not be unique across tenants.
-      const records = new Set(
-        (findEntryList(theirs.json)?.entries ?? []).filter(isPlainObject).map((e) => JSON.stringify(e)),
-      );
+      // Every page of both lists; whole records are compared: ids alone need not be unique across tenants.
+      const theirs = await readWholeList(t, path, { as: 'other_tenant' });
+      const records = new Set((theirs?.entries ?? []).map((e) => JSON.stringify(e)));
       if (records.size === 0) continue;
-      const mine = await t.get(path);
-      const leaked = (findEntryList(mine.json)?.entries ?? [])
-        .filter(isPlainObject)
-        .map((e) => JSON.stringify(e))
-        .filter((r) => records.has(r));
+      const mine = await readWholeList(t, path);
+      if (!mine) continue;
+      const leaked = mine.entries.map((e) => JSON.stringify(e)).filter((r) => records.has(r));
       t.ensure(
         leaked.length === 0,
         'ISO-002',
         `GET ${path} of the primary tenant lists ${leaked.length} record(s) of the other tenant`,
         {
           received: leaked.slice(0, 3),
-          exchange: mine.exchange,
+          exchange: mine.last.exchange,
         },
       );
     }

@@ -273,7 +273,10 @@ check(
     const upTo = async (file: string, times: number): Promise<boolean | undefined> => {
       for (let i = 0; i < times; i++) {
         const u = await upload(t, file, { as: 'quota_nearly_full' });
-        if (u.res.status === 429) return true;
+        if (u.res.status === 429) {
+          t.observe('MIN-011', u.res.exchange);
+          return true;
+        }
         if (!isSuccess(u.res.status)) return t.skip(`an upload of ${file} was answered ${u.res.status}`);
       }
       return false;

@@ -56,6 +56,7 @@ check(
       t.violate(f.id, f.message, { ...f, exchange: res.exchange });
     (list?.entries ?? []).forEach((entry, i) => {
       if (!isPlainObject(entry)) return;
+      t.observe('MODELS-002', res.exchange);
       const priced = PRICE_FIELDS.some((f) => f in entry);
       if (!priced && entry.points_configured !== false && !('points_configured' in entry)) {
         t.violate('MODELS-002', 'entry has no price fields and no points_configured flag', {
@@ -74,6 +75,7 @@ check(
     const { res } = await catalog(t);
     for (const flag of findField(res.json, 'points_configured')) {
       if (flag.value !== false) continue;
+      t.observe('MODELS-003', res.exchange);
       for (const f of PRICE_FIELDS) {
         const v = flag.parent[f];
         if (v === undefined || v === null) continue;

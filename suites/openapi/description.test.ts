@@ -60,6 +60,7 @@ check(
       return;
     }
     const ok = await checkOpenApi31Once(res.body, res.json, t.run.openapi);
+    t.observe('OAS-006', res.exchange);
     if (ok.tooLarge) t.violate('OAS-006', beyond(ok.tooLarge.join('; ')), { exchange: res.exchange });
     // Invalid (errors) fails; beyond the suite's bounds alone does not: the contract sets no size limit.
     t.ensure(
@@ -108,6 +109,7 @@ group('the description agrees with the contract on what the contract shows', () 
           const op = live.document.operationFor(e.method, e.path);
           const found = op && live.document.jsonBody(op, side);
           if (!found) return t.skip(`the live description shows no JSON ${side} body for ${label(e)}`);
+          t.observeOwn();
           for (const f of new DriftComparer(documented(), live).compare(docName, found.schema, side)) {
             t.violate(f.id, `${label(e)} ${side} ${f.path}: ${f.message}`, {
               pointer: `${found.at}${f.path === '/' ? '' : f.path}`,
@@ -129,6 +131,7 @@ group('the description agrees with the contract on what the contract shows', () 
         for (const [mt, media] of Object.entries(content)) {
           const schema = (media as { schema?: unknown } | null)?.schema;
           if (!mt.includes('json') || !schema) continue;
+          t.observe('OAS-003');
           for (const f of comparer.compare('api-error.json', schema, 'response')) {
             if (f.id !== 'OAS-003') continue;
             t.violate(f.id, `${op.method} ${op.template} ${status}: ${f.path}: ${f.message}`, {

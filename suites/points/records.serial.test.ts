@@ -4,6 +4,7 @@
 // key reads. Records are matched by what the contract shows (the charged amount, the model, ids where
 // they carry one, appearing after the call), never by a field name it does not show.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Decimal } from 'decimal.js';
 import {
   ACTIVE_STATUSES,
@@ -22,17 +23,46 @@ import {
   pointsFields,
   pollJob,
   type Role,
+  readWholeList,
   recordKey,
   upload,
   usageChargeProblem,
+  type WholeList,
 } from '../../src/suite/index.ts';
 import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { balance, deltaLevel, raceModel, report } from '../stateful/support.ts';
 
-/** A read of usage or ledger; undefined when it was not answered 2xx (USAGE-001 and LEDGER-001 judge that). */
+/**
+ * A read of usage or ledger, whole (every page, in whichever order it is served); undefined when it was
+ * not answered 2xx (USAGE-001 and LEDGER-001 judge that) or could not be read whole (the comparison
+ * that needs it is then not judged).
+ */
 async function listing(t: CheckContext, path: '/v1/usage' | '/v1/ledger', as: Role = 'primary') {
-  const res = await t.get(path, { as });
-  return isSuccess(res.status) ? res : undefined;
+  const list = await readWholeList(t, path, { as });
+  if (list?.incomplete)
+    t.note(`${path} was not read whole (${list.incomplete}): what needs it is not judged`);
+  return list && !list.incomplete ? list : undefined;
+}
+
+/**
+ * When the usage record of a call appears is not stated (judging.md): the list is read again, every
+ * USAGE_REREAD_MS for USAGE_APPEARS_MS at most, before its absence is a failure of USAGE-080.
+ */
+const USAGE_APPEARS_MS = 30_000;
+const USAGE_REREAD_MS = 2_000;
+
+async function usageAdded(
+  t: CheckContext,
+  before: WholeList,
+): Promise<{ added: Array<Record<string, unknown>>; after?: WholeList }> {
+  const until = Date.now() + USAGE_APPEARS_MS;
+  for (;;) {
+    const after = await listing(t, '/v1/usage');
+    if (!after) return { added: [] };
+    const added = addedRecords(before.entries, after.entries);
+    if (added.length > 0 || Date.now() + USAGE_REREAD_MS > until) return { added, after };
+    await sleep(USAGE_REREAD_MS);
+  }
 }
 
 interface Billable {
@@ -86,7 +116,6 @@ for (const k of KINDS) {
       const b0 = await balance(t);
       const res = await t.post(k.path, body);
       if (!isSuccess(res.status)) return t.skip(`the ${k.kind} call was answered ${res.status}`);
-      const usage1 = await listing(t, '/v1/usage');
       const ledger1 = await listing(t, '/v1/ledger');
       const b1 = await balance(t);
       const charged = billingCharge(res);
@@ -101,25 +130,27 @@ for (const k of KINDS) {
           ),
           res.exchange,
         );
-        if (usage0 && usage1) {
-          const added = addedRecords(usage0.json, usage1.json);
-          if (added.length === 0)
+        const usage = usage0 && (await usageAdded(t, usage0));
+        if (usage?.after) {
+          const exchange = usage.after.last.exchange;
+          if (usage.added.length === 0)
             t.violate(
               'USAGE-080',
-              `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it`,
+              `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
               {
-                exchange: usage1.exchange,
-                level: 'notable',
+                exchange,
+                expected: `a usage record with charged_points ${charged.toFixed()}`,
+                level: 'failure',
               },
             );
-          report(t, usageChargeProblem(added, charged, body.model, where), usage1.exchange);
+          report(t, usageChargeProblem(usage.added, charged, body.model, where), exchange);
         }
       }
       if (ledger0 && ledger1)
         report(
           t,
-          ledgerAddsUpProblem(ledgerOf(ledger0.json), ledgerOf(ledger1.json), b1.total.minus(b0.total)),
-          ledger1.exchange,
+          ledgerAddsUpProblem(ledgerOf(ledger0.entries), ledgerOf(ledger1.entries), b1.total.minus(b0.total)),
+          ledger1.last.exchange,
         );
     },
   );
@@ -140,7 +171,7 @@ check(
     };
     // A job that ends before the balance read shows no hold: one more (at most HOLD_TRIES in all),
     // each after the one before it ended, so that the reads around the last one see it alone.
-    let job: { id: string; ledger0: HttpResponse | undefined; b0: BalanceFigures } | undefined;
+    let job: { id: string; ledger0: WholeList | undefined; b0: BalanceFigures } | undefined;
     for (let attempt = 1; attempt <= HOLD_TRIES; attempt++) {
       if (job) await pollJob(t, job.id);
       const ledger0 = await listing(t, '/v1/ledger');
@@ -209,8 +240,8 @@ check(
     if (ledger0 && ledger1)
       report(
         t,
-        ledgerAddsUpProblem(ledgerOf(ledger0.json), ledgerOf(ledger1.json), b2.total.minus(b0.total)),
-        ledger1.exchange,
+        ledgerAddsUpProblem(ledgerOf(ledger0.entries), ledgerOf(ledger1.entries), b2.total.minus(b0.total)),
+        ledger1.last.exchange,
       );
   },
 );
@@ -247,13 +278,13 @@ check(
       const [before, after, otherBefore, other] = [first0[part], first1[part], second0[part], second1[part]];
       if (!before || !after || !otherBefore || !other) continue;
       // What the call added as the first key sees it, against what the second key sees added meanwhile.
-      const keys = new Set(addedRecords(otherBefore.json, other.json).map(recordKey));
-      const missing = addedRecords(before.json, after.json).filter((r) => !keys.has(recordKey(r)));
+      const keys = new Set(addedRecords(otherBefore.entries, other.entries).map(recordKey));
+      const missing = addedRecords(before.entries, after.entries).filter((r) => !keys.has(recordKey(r)));
       if (missing.length > 0)
         t.violate(
           'ENT-001',
           `the chat call of the enterprise key added ${missing.length} ${part} record(s) that its second key does not list as added`,
-          { received: missing, exchange: other.exchange, ...deltaLevel(t) },
+          { received: missing, exchange: other.last.exchange, ...deltaLevel(t) },
         );
     }
     const [a, b] = [await balance(t, 'enterprise'), await balance(t, 'enterprise_second')];

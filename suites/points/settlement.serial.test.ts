@@ -1,16 +1,18 @@
 // Serial: these checks compare the balance before and after, so they run after every other suite of the
 // run, one at a time (the `serial` project), with no other traffic of this run on the account.
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import {
   type CheckContext,
   check,
   expectStatus,
-  findEntryList,
-  isPlainObject,
+  isProblem,
   isSuccess,
-  judgePoints,
+  ledgerChainProblem,
+  ledgerOf,
   pointsFields,
+  readWholeList,
+  usageChargesOf,
 } from '../../src/suite/index.ts';
 import { LEGACY } from './legacy-support.ts';
 
@@ -66,39 +68,17 @@ check(
   async (t) => {
     // Two charges first, so that the ledger holds consecutive movements to compare.
     for (let i = 0; i < 2; i++) await t.post('/v1/chat/completions', await chatBody(t));
-    const res = await t.get('/v1/ledger');
-    const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
-    const judged = entries.map((e) => ({
-      amount: judgePoints(e.amount_points),
-      after: judgePoints(e.balance_after_points),
-    }));
-    const pairs = judged
-      .slice(1)
-      .map((b, i) => [judged[i]!, b] as const)
-      .filter(([a, b]) => a.amount.ok && a.after.ok && b.amount.ok && b.after.ok);
-    if (pairs.length === 0)
-      return t.skip('fewer than two ledger entries carry amount_points and balance_after_points');
-    const val = (v: ReturnType<typeof judgePoints>) => (v.ok ? v.value : new Decimal(0));
-    // Either order of listing is allowed: newest first or oldest first.
-    const newestFirst = pairs.filter(([a, b]) => !val(a.after).equals(val(b.after).plus(val(a.amount))));
-    const oldestFirst = pairs.filter(([a, b]) => !val(b.after).equals(val(a.after).plus(val(b.amount))));
-    const broken = newestFirst.length <= oldestFirst.length ? newestFirst : oldestFirst;
-    t.ensure(
-      broken.length === 0,
-      'LEDGER-002',
-      `${broken.length} of ${pairs.length} consecutive ledger entries disagree with balance_after_points in either order`,
-      {
-        received: broken
-          .slice(0, 3)
-          .map(([a, b]) => [
-            val(a.amount).toString(),
-            val(a.after).toString(),
-            val(b.amount).toString(),
-            val(b.after).toString(),
-          ]),
-        exchange: res.exchange,
-      },
-    );
+    // The whole ledger, in whichever order and however many pages it is served.
+    const ledger = await readWholeList(t, '/v1/ledger');
+    if (!ledger) return t.skip('GET /v1/ledger was not answered 2xx (see LEDGER-001)');
+    if (ledger.incomplete) return t.skip(`the ledger could not be read whole: ${ledger.incomplete}`);
+    // Running balances hold whatever else moves the account: no shared-account leniency here.
+    const chain = ledgerChainProblem(ledgerOf(ledger.entries));
+    if (!chain) return t.skip('fewer than two ledger entries carry amount_points and balance_after_points');
+    const exchange = ledger.last.exchange;
+    t.observe(chain.id, exchange);
+    if (isProblem(chain))
+      t.violate(chain.id, chain.message, { received: chain.received, expected: chain.expected, exchange });
   },
 );
 
@@ -107,13 +87,10 @@ check(
   'never changes a settled charge afterwards',
   async (t) => {
     const charges = async () => {
-      const res = await t.get('/v1/usage');
-      const map = new Map<string, string>();
-      for (const r of (findEntryList(res.json)?.entries ?? []).filter(isPlainObject)) {
-        if (typeof r.id === 'string' && r.charged_points !== undefined)
-          map.set(r.id, JSON.stringify(r.charged_points));
-      }
-      return { map, res };
+      const usage = await readWholeList(t, '/v1/usage');
+      if (!usage) return t.skip('GET /v1/usage was not answered 2xx (see USAGE-001)');
+      if (usage.incomplete) return t.skip(`the usage list could not be read whole: ${usage.incomplete}`);
+      return { map: usageChargesOf(usage.entries), res: usage.last };
     };
     await t.post('/v1/chat/completions', await chatBody(t));
     const first = await charges();
@@ -124,6 +101,7 @@ check(
     for (const [id, v] of first.map) {
       const now = second.map.get(id);
       if (now === undefined) continue;
+      t.observe('PTS-006', second.res.exchange);
       t.ensure(now === v, 'PTS-006', `the settled charge of usage record ${id} changed from ${v} to ${now}`, {
         received: now,
         expected: v,

@@ -100,6 +100,7 @@ check(
     const deltas = events.filter((e) => e.event === 'response.output_text.delta');
     const increments: string[] = [];
     for (const d of deltas) {
+      t.observe('RSP-005', res.exchange);
       const text = incrementOf(d.data);
       if (text !== undefined) increments.push(text);
       else
@@ -125,6 +126,7 @@ check(
           exchange: res.exchange,
         },
       );
+    t.observe('RSP-006', res.exchange);
     for (const p of terminalEventProblems(events))
       t.violate('RSP-006', p.message, { ...p, exchange: res.exchange });
   },

@@ -16,13 +16,14 @@ import {
   type Exchange,
   type Hint,
   type HttpResponse,
+  isProblem,
   isSuccess,
+  type Judged,
   type MediaChoice,
   type Mode,
   mediaCatalog,
   newModel,
   PROFILE_PROPERTY_RUNS,
-  type Problem,
   type Profile,
   type Real,
   type Role,
@@ -44,8 +45,9 @@ export async function balance(t: CheckContext, as: Role = 'primary'): Promise<Ba
 }
 
 /** Records a broken invariant (advisory where the target declares a shared account). */
-export function report(t: CheckContext, p: Problem | undefined, exchange?: Exchange): void {
-  if (p)
+export function report(t: CheckContext, p: Judged, exchange?: Exchange): void {
+  if (p) t.observe(p.id, exchange);
+  if (isProblem(p))
     t.violate(p.id, p.message, {
       ...(p.received !== undefined ? { received: p.received } : {}),
       ...(p.expected !== undefined ? { expected: p.expected } : {}),

@@ -137,7 +137,7 @@ export function plan(only?: string[]): Job[] {
     if (f.level === 'implied')
       jobs.push({ kind: 'fault', name: f.name, strict: false, expected: f.breaks, expectAdvisoryOnly: true });
   }
-  for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: false, expected: [] });
+  for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: !!v.strict, expected: [] });
   return only?.length ? jobs.filter((j) => only.includes(j.name)) : jobs;
 }
 

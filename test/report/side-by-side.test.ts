@@ -21,6 +21,7 @@ function rec(id: string, outcome: TestResultRecord['outcome']): TestResultRecord
       outcome === 'failed' ? [{ id, level: 'failure', severity: 'failure', message: 'x', count: 1 }] : [],
     exchanges: [],
     exchangeCount: 0,
+    observed: { [id]: [] },
   };
 }
 

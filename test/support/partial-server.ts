@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReference } from '../../reference/start.ts';
+import { POINTS_FIELDS } from '../../src/checks/points.ts';
 import type { TargetFacts } from './ref-target.ts';
 
 export interface PartialServer extends TargetFacts {
@@ -39,11 +40,28 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A JSON value without the fields of the points table, at any depth. */
+function withoutPoints(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutPoints);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => !(POINTS_FIELDS as readonly string[]).includes(k))
+      .map(([k, x]) => [k, withoutPoints(x)]),
+  );
+}
+
 function omit(o: Record<string, unknown>, fields: string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([k]) => !fields.includes(k)));
 }
 
-export async function startPartial(o: { delayMs?: number } = {}): Promise<PartialServer> {
+/**
+ * `anyKey`: no authentication at all (a revoked or unknown key acts as the primary account too, so no
+ * 401 is ever answered); `noPoints`: every field of the points table is dropped from JSON replies.
+ */
+export async function startPartial(
+  o: { delayMs?: number; anyKey?: boolean; noPoints?: boolean } = {},
+): Promise<PartialServer> {
   const ref = await startReference({ port: 0, mediaStepMs: 20 });
   const known = new Set(Object.values(ref.keys));
 
@@ -64,7 +82,7 @@ export async function startPartial(o: { delayMs?: number } = {}): Promise<Partia
     for (const [k, v] of Object.entries(req.headers))
       if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
     // No auth: whatever is presented, the primary account answers.
-    if (!known.has((headers.authorization ?? '').replace(/^Bearer /, '')))
+    if (o.anyKey || !known.has((headers.authorization ?? '').replace(/^Bearer /, '')))
       headers.authorization = `Bearer ${ref.keys.primary}`;
     const isChat = method === 'POST' && path === '/v1/chat/completions';
     let upstream = await fetch(`${ref.url}${url}`, {
@@ -97,7 +115,7 @@ export async function startPartial(o: { delayMs?: number } = {}): Promise<Partia
           : isChat
             ? omit(j, CHAT_FIELDS_MISSING)
             : j;
-      out = Buffer.from(JSON.stringify(edited));
+      out = Buffer.from(JSON.stringify(o.noPoints ? withoutPoints(edited) : edited));
     }
     res.writeHead(upstream.status, outHeaders);
     res.end(out);

@@ -22,6 +22,8 @@ describe('requirement catalogue', () => {
       if (r.testable === false)
         expect(typeof r.why === 'string' && (r.why as string).length > 10, `${r.id} needs why`).toBe(true);
       else expect(r.testable, String(r.id)).toBe(true);
+      // The form completes "the target never showed ...": a noun phrase.
+      if (r.form !== undefined) expect(r.form, `${r.id} form`).toMatch(/^(a|an|two|ledger) .+[^.]$/);
     }
   });
 

@@ -24,6 +24,7 @@ function test(
         : [],
     exchanges: [],
     exchangeCount: 0,
+    observed: { [id]: [] },
     ...(outcome === 'not_run' ? { reason: 'role other_tenant has no key' } : {}),
   };
 }

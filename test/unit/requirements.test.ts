@@ -11,7 +11,14 @@ const test = (
   outcome: Outcome,
   violations: Array<{ id: string; severity: 'failure' | 'advisory' }> = [],
   reason?: string,
-) => ({ ids, outcome, violations, ...(reason ? { reason } : {}) });
+  observed: string[] = ids,
+) => ({
+  ids,
+  outcome,
+  violations,
+  ...(reason ? { reason } : {}),
+  observed: Object.fromEntries(observed.map((id) => [id, []])),
+});
 
 describe('requirementResults: one outcome per requirement', () => {
   const results = requirementResults(
@@ -27,11 +34,20 @@ describe('requirementResults: one outcome per requirement', () => {
       test(['F-001'], 'not_run', [], 'role x missing'),
       test(['F-001'], 'not_run', [], 'role x missing'),
       test(['RESP-001'], 'failed', [{ id: 'X-001', severity: 'failure' }]),
+      // Aimed, never observed: a test that failed on another id before it reached H-001's form.
+      test(['H-001', 'I-001'], 'failed', [{ id: 'I-001', severity: 'failure' }], undefined, ['I-001']),
+      test(['H-001'], 'passed', [], undefined, []),
+      // A stopped test's observations do not count: J-001 was seen only by a test that was not run.
+      test(['J-001'], 'not_run', [], 'stopped', ['J-001']),
+      test(['J-001'], 'passed', [], undefined, []),
+      // Observed by a test that does not cite it (a per-exchange rule): judged all the same.
+      test(['K-001'], 'passed', [], undefined, []),
+      test(['L-001'], 'passed', [], undefined, ['L-001', 'K-001']),
     ],
-    ['A-001', 'B-001', 'C-001', 'D-001', 'E-001', 'F-001', 'G-001'].map(req),
+    ['A-001', 'B-001', 'C-001', 'D-001', 'E-001', 'F-001', 'G-001', 'H-001', 'J-001', 'K-001'].map(req),
   );
 
-  it('takes the strongest outcome: failed > harness error > known > advisory > passed > not run > no test', () => {
+  it('takes the strongest outcome: failed > harness error > known > advisory > passed > not judged > not run > no test', () => {
     expect(Object.fromEntries(Object.entries(results).map(([id, r]) => [id, r.outcome]))).toEqual({
       'A-001': 'failed',
       'B-001': 'harness_error',
@@ -40,9 +56,20 @@ describe('requirementResults: one outcome per requirement', () => {
       'E-001': 'passed',
       'F-001': 'not_run',
       'G-001': 'no_test',
+      'H-001': 'not_judged',
+      'J-001': 'not_judged',
+      'K-001': 'passed',
       'RESP-001': 'passed',
       'X-001': 'failed',
+      'I-001': 'failed',
+      'L-001': 'passed',
     });
+  });
+
+  it('never passes a requirement no decided test observed, and says what it needed', () => {
+    expect(results['H-001']?.reasons[0]).toMatch(/^not judged: the target never showed /);
+    expect(results['H-001']?.observed).toBeUndefined();
+    expect(results['K-001']?.observed).toEqual([16]);
   });
 
   it('lists the tests by index, and each not-run reason once', () => {

@@ -13,6 +13,7 @@ import {
   ledgerBalanceProblem,
   ledgerChainProblem,
   ledgerOf,
+  type Problem,
   reportedSpend,
   statusProblem,
   tokenProblems,
@@ -22,21 +23,23 @@ import {
 
 const d = (v: string) => new Decimal(v);
 
+const MET = (id: string) => ({ id, met: true });
+
 describe('balance invariants', () => {
   it('finds the balance figures at any depth and checks available = total - held (BAL-003)', () => {
     const flat = balanceOf({ total_points: '100.5', held_points: '0.5', available_points: '100' });
     expect(flat?.total.toString()).toBe('100.5');
-    expect(availableProblem(flat!)).toBeUndefined();
+    expect(availableProblem(flat!)).toEqual({ id: 'BAL-003', met: true });
     const nested = balanceOf({ data: { total_points: '10', held_points: '1', available_points: '10' } });
     expect(availableProblem(nested!)?.id).toBe('BAL-003');
-    expect(availableProblem(nested!)?.expected).toBe('9');
+    expect((availableProblem(nested!) as Problem).expected).toBe('9');
     expect(balanceOf({ total_points: 10 })).toBeUndefined();
     expect(availableProblem(balanceOf({ total_points: '10' })!)).toBeUndefined();
   });
 
   it('judges a move of the total exactly (BAL-004)', () => {
-    expect(balanceMoveProblem(d('9.999'), d('9.999'), 'now')).toBeUndefined();
-    const p = balanceMoveProblem(d('9.999'), d('9.998'), 'after one call');
+    expect(balanceMoveProblem(d('9.999'), d('9.999'), 'now')).toEqual({ id: 'BAL-004', met: true });
+    const p = <Problem>balanceMoveProblem(d('9.999'), d('9.998'), 'after one call');
     expect(p?.id).toBe('BAL-004');
     expect(p?.message).toContain('0.001');
   });
@@ -58,8 +61,11 @@ describe('ledger invariants', () => {
     ],
   };
   it('accepts running balances in either listing order (LEDGER-002)', () => {
-    expect(ledgerChainProblem(ledgerOf(newestFirst))).toBeUndefined();
-    expect(ledgerChainProblem(ledgerOf({ entries: [...newestFirst.data].reverse() }))).toBeUndefined();
+    expect(ledgerChainProblem(ledgerOf(newestFirst))).toEqual(MET('LEDGER-002'));
+    expect(ledgerChainProblem(ledgerOf({ entries: [...newestFirst.data].reverse() }))).toEqual(
+      MET('LEDGER-002'),
+    );
+    expect(ledgerChainProblem(ledgerOf({ data: [newestFirst.data[0]] }))).toBeUndefined();
   });
 
   it('finds a skipped entry in the chain (LEDGER-002)', () => {
@@ -69,8 +75,10 @@ describe('ledger invariants', () => {
 
   it('requires an end of the ledger to state the balance (LEDGER-003)', () => {
     const lines = ledgerOf(newestFirst);
-    expect(ledgerBalanceProblem(lines, d('7'))).toBeUndefined();
-    expect(ledgerBalanceProblem(ledgerOf({ data: [...newestFirst.data].reverse() }), d('7'))).toBeUndefined();
+    expect(ledgerBalanceProblem(lines, d('7'))).toEqual(MET('LEDGER-003'));
+    expect(ledgerBalanceProblem(ledgerOf({ data: [...newestFirst.data].reverse() }), d('7'))).toEqual(
+      MET('LEDGER-003'),
+    );
     expect(ledgerBalanceProblem(lines, d('6.99'))?.id).toBe('LEDGER-003');
     expect(ledgerBalanceProblem([], d('1'))).toBeUndefined();
   });
@@ -78,14 +86,16 @@ describe('ledger invariants', () => {
   it('requires the entries added between two reads to add up to the move (LEDGER-003)', () => {
     const before = ledgerOf({ data: newestFirst.data.slice(1) });
     const after = ledgerOf(newestFirst);
-    expect(ledgerAddsUpProblem(before, after, d('-1'))).toBeUndefined();
+    expect(ledgerAddsUpProblem(before, after, d('-1'))).toEqual(MET('LEDGER-003'));
+    // Nothing added, nothing moved: nothing to add up, not judged.
+    expect(ledgerAddsUpProblem(after, after, d('0'))).toBeUndefined();
     expect(ledgerAddsUpProblem(before, after, d('-3'))?.id).toBe('LEDGER-003');
     // Entries without ids are told apart by content, duplicates counted as two entries.
     const old = { amount_points: '-1', balance_after_points: '7' };
     const twice = { amount_points: '-2', balance_after_points: '5' };
     const anonymous = (...e: object[]) => ledgerOf({ data: e });
-    expect(ledgerAddsUpProblem(anonymous(old), anonymous(twice, old), d('-2'))).toBeUndefined();
-    expect(ledgerAddsUpProblem(anonymous(old), anonymous(old, old), d('-1'))).toBeUndefined();
+    expect(ledgerAddsUpProblem(anonymous(old), anonymous(twice, old), d('-2'))).toEqual(MET('LEDGER-003'));
+    expect(ledgerAddsUpProblem(anonymous(old), anonymous(old, old), d('-1'))).toEqual(MET('LEDGER-003'));
     expect(ledgerAddsUpProblem(anonymous(old), anonymous(twice, old), d('-3'))?.id).toBe('LEDGER-003');
   });
 });
@@ -98,12 +108,14 @@ describe('usage invariants', () => {
     };
     const added = addedRecords(before, after);
     expect(added.map((r) => r.id)).toEqual(['u2']);
-    expect(usageChargeProblem(added, d('0.2'), 'm', 'chat')).toBeUndefined();
+    expect(usageChargeProblem(added, d('0.2'), 'm', 'chat')).toEqual({ id: 'USAGE-080', met: true });
     expect(usageChargeProblem(added, d('0.3'), 'm', 'chat')?.id).toBe('USAGE-080');
-    expect(usageChargeProblem(added, d('0.2'), 'other', 'chat')?.message).toMatch(/names no model other/);
+    expect((usageChargeProblem(added, d('0.2'), 'other', 'chat') as Problem).message).toMatch(
+      /names no model other/,
+    );
     // Field names beyond charged_points are not shown: the model may sit under any name.
     const renamed = addedRecords([], { records: [{ usage_id: 'x', engine: 'm', charged_points: '0.2' }] });
-    expect(usageChargeProblem(renamed, d('0.2'), 'm', 'chat')).toBeUndefined();
+    expect(usageChargeProblem(renamed, d('0.2'), 'm', 'chat')).toEqual({ id: 'USAGE-080', met: true });
     expect(usageChargeProblem([{ id: 'u3', model: 'm' }], d('0.2'), 'm', 'chat')).toBeUndefined();
   });
 

@@ -13,6 +13,9 @@ function context(provokes429 = false): CheckContext {
   return Object.assign(Object.create(CheckContext.prototype) as CheckContext, {
     provokes429,
     limitedCases: [] as string[],
+    ids: ['X-001'],
+    observations: new Map(),
+    touchKeyOf: new Map(),
   });
 }
 

@@ -70,7 +70,7 @@ describe('an inconclusive test', () => {
     expect(s.inconclusive).toMatch(/^1 test inconclusive: a connection failed before any byte of a response/);
     const line = verdictLine({ ...s, target: { embedded: false, allow: ['read'] }, tests: [] });
     expect(line).toMatch(
-      /^VERDICT: INCOMPLETE \(1 test inconclusive: .*; 1 of 2 tests judged, 1 inconclusive\)$/,
+      /^VERDICT: INCOMPLETE \(1 test inconclusive: .*; 1 of 2 tests judged, 1 inconclusive; 0 of 1 requirements judged\)$/,
     );
   });
 

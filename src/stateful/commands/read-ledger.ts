@@ -1,6 +1,7 @@
+import { readWholeList } from '../../runtime/lists.ts';
 import type { AccountModel } from '../account-state.ts';
 import { ledgerBalanceProblem, ledgerChainProblem, ledgerOf } from '../invariants.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { fail, type Real } from '../real.ts';
 import { readBalance } from './read-balance.ts';
 import { Step } from './step.ts';
 
@@ -14,9 +15,11 @@ export class ReadLedger extends Step {
   }
 
   protected async act(m: AccountModel, r: Real): Promise<void> {
-    const res = await r.t.get('/v1/ledger');
-    if (!is2xx(res.status)) return;
-    const lines = ledgerOf(res.json);
+    // The whole ledger (its pages, in either order): its newest entry is at one end of the whole list.
+    const list = await readWholeList(r.t, '/v1/ledger');
+    if (!list || list.incomplete) return;
+    const res = list.last;
+    const lines = ledgerOf(list.entries);
     fail(ledgerChainProblem(lines), res);
     const total = await readBalance(m, r);
     if (total) fail(ledgerBalanceProblem(lines, total), res);

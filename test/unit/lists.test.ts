@@ -1,0 +1,62 @@
+/**
+ * nextPage: where a client finds the next page of a list whose envelope and query the contract does not
+ * show (judging.md: "the cursor the live description documents, or the `next` link or cursor the page
+ * itself gives"); a next page that cannot be followed is a reason, never a guess.
+ */
+import { describe, expect, it } from 'vitest';
+import { nextPage } from '../../src/runtime/lists.ts';
+
+const entry = { id: 'u_9' };
+
+describe('nextPage', () => {
+  it('ends where the page names no next page', () => {
+    expect(nextPage({ object: 'list', data: [entry] }, '/v1/usage', [], entry)).toBeNull();
+    expect(nextPage({ data: [entry], next_cursor: null }, '/v1/usage', ['cursor'], entry)).toBeNull();
+    expect(nextPage({ data: [entry], has_more: false }, '/v1/usage', ['starting_after'], entry)).toBeNull();
+    expect(nextPage([entry], '/v1/usage', [], entry)).toBeNull();
+  });
+
+  it('follows a next link the page gives, a path or a URL (its path and query)', () => {
+    expect(nextPage({ data: [], next: '/v1/usage?page=2' }, '/v1/usage', [], entry)).toEqual({
+      path: '/v1/usage?page=2',
+    });
+    expect(
+      nextPage(
+        { data: [], links: { next: 'https://api.example/v1/ledger?after=x' } },
+        '/v1/ledger',
+        [],
+        entry,
+      ),
+    ).toEqual({ path: '/v1/ledger?after=x' });
+  });
+
+  it('sends a cursor the page gives under the query parameter the live description documents', () => {
+    expect(nextPage({ data: [], next_cursor: 'b2:10' }, '/v1/usage', ['limit', 'cursor'], entry)).toEqual({
+      path: '/v1/usage?cursor=b2%3A10',
+    });
+    // The only documented query parameter takes it, whatever its name.
+    expect(nextPage({ data: [], next_page_token: 't' }, '/v1/ledger', ['pos'], entry)).toEqual({
+      path: '/v1/ledger?pos=t',
+    });
+    // A first page that has a query of its own keeps it.
+    expect(nextPage({ data: [], next_cursor: 'c' }, '/v1/usage?limit=5', ['cursor'], entry)).toEqual({
+      path: '/v1/usage?limit=5&cursor=c',
+    });
+  });
+
+  it('says why, rather than guessing, when the cursor has no documented parameter', () => {
+    expect(nextPage({ data: [], next_cursor: 'c' }, '/v1/usage', [], entry)).toMatch(
+      /documents no query parameter/,
+    );
+    expect(nextPage({ data: [], next_cursor: 'c' }, '/v1/usage', ['limit', 'sort'], entry)).toMatch(
+      /documents no query parameter/,
+    );
+  });
+
+  it('pages has_more with the last entry id under a documented starting_after or after', () => {
+    expect(nextPage({ data: [entry], has_more: true }, '/v1/usage', ['starting_after'], entry)).toEqual({
+      path: '/v1/usage?starting_after=u_9',
+    });
+    expect(nextPage({ data: [entry], has_more: true }, '/v1/usage', [], entry)).toMatch(/has_more/);
+  });
+});
