@@ -79,10 +79,14 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
     promptTokens: call.promptTokens,
     completionTokens: call.completionTokens,
     prices,
-    chargedPoints: points(charge),
+    // Fault usage-records-hold: the usage record states the points held, not the points charged.
+    chargedPoints: points(ctx.fault === 'usage-records-hold' ? Exact.max(call.hold, charge) : charge),
     createdAt,
   };
-  account.usage.push(usage);
+  // Fault responses-usage-unrecorded: a /v1/responses call is charged (and in the ledger) but writes no
+  // usage record.
+  if (!(ctx.fault === 'responses-usage-unrecorded' && call.endpoint === '/v1/responses'))
+    account.usage.push(usage);
   account.ledger.push({
     id: newId('le_'),
     type: 'charge',
@@ -105,7 +109,7 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
       response: points(new Exact(call.model.prices.response).plus('0.01')),
     };
   }
-  return { usageId: usage.id, charged: usage.chargedPoints, released: points(released) };
+  return { usageId: usage.id, charged: points(charge), released: points(released) };
 }
 
 function snapshotOf(model: TextModel): Prices {

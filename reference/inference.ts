@@ -28,7 +28,13 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   // Fault text-model-case: the catalog lookup of a text call ignores case.
   const same = (m: TextModel) =>
     ctx.fault === 'text-model-case' ? m.id.toLowerCase() === id.toLowerCase() : m.id === id;
-  let model = account.catalog.find(same);
+  // Fault embeddings-catalog-unchecked: /v1/embeddings finds a model among every account's models (its
+  // type is still checked: a chat model outside the catalog is refused as the wrong type all the same).
+  let model =
+    account.catalog.find(same) ??
+    (ctx.fault === 'embeddings-catalog-unchecked' && kind === 'embedding'
+      ? ctx.state.models.find(same)
+      : undefined);
   if (!model) {
     const known = ctx.state.models.find((m) => m.id === id);
     // Faults embeddings-forbidden-callable, responses-forbidden-callable (issue 22): a model outside the
@@ -48,6 +54,14 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
       model = account.catalog.find((m) =>
         m.capabilities.includes(kind === 'embedding' ? 'embedding' : 'responses'),
       );
+    // Faults responses-forbidden-404, embeddings-forbidden-404: an unauthorised model answered 404 on
+    // that endpoint only (chat still answers 403).
+    else if (
+      known &&
+      ((ctx.fault === 'responses-forbidden-404' && kind === 'responses') ||
+        (ctx.fault === 'embeddings-forbidden-404' && kind === 'embedding'))
+    )
+      return { error: 'model_not_found', message: `No model ${id}.` };
     else if (known)
       return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
     else if (MEDIA_MODEL_IDS.has(id))

@@ -162,7 +162,10 @@ const ROLES: Record<string, KeySpec> = {
 const RUNS_OUT_BALANCE = { total: '50', held: '0' };
 const FRACTIONAL_BALANCE = { total: '1234567.123456789012', held: '0.123456789012345678' };
 
-type ModelSet = Record<'chat' | 'noResponses' | 'embedding' | 'unpriced' | 'premium', TextModel>;
+type ModelSet = Record<
+  'chat' | 'noResponses' | 'embedding' | 'unpriced' | 'premium' | 'premiumEmbedding',
+  TextModel
+>;
 
 function textModels(toggles: Toggles): ModelSet {
   const fractional = isVariant(toggles, 'fractional-prices');
@@ -194,6 +197,13 @@ function textModels(toggles: Toggles): ModelSet {
       contextLength: 200000,
       prices: price('12', '36', '12.000012345678901234', '36.123456789'),
     },
+    // Outside the standard catalog like premium, but an embedding model: the forbidden_embedding hint.
+    premiumEmbedding: {
+      id: 'tx-embed-premium',
+      capabilities: ['embedding'],
+      contextLength: 8192,
+      prices: price('0.5', '0.5', '0.500000001234567891', '0.500000001234567891'),
+    },
   };
   if (isVariant(toggles, 'long-ids')) {
     // Contract-silent: ids are opaque; about 120 bytes each, still unique.
@@ -209,7 +219,7 @@ export function createState(toggles: Toggles): State {
   const standard = [m.chat, m.noResponses, m.embedding, m.unpriced];
   const catalogs: Record<CatalogName, TextModel[]> = {
     standard: toggles.fault === 'models-forbidden-listed' ? [...standard, m.premium] : standard,
-    enterprise: [...standard, m.premium],
+    enterprise: [...standard, m.premium, m.premiumEmbedding],
     empty: [],
   };
 
@@ -264,6 +274,8 @@ export function createState(toggles: Toggles): State {
     responses: m.chat.id,
     no_responses: m.noResponses.id,
     forbidden: m.premium.id,
+    forbidden_embedding: m.premiumEmbedding.id,
+    forbidden_responses: m.premium.id,
   };
   return { models: Object.values(m), accounts: Object.values(accounts), keys, roleKeys, hints };
 }

@@ -331,32 +331,69 @@ export function placeStatus(id: string, place: Place, hasTest?: (pattern: string
 export interface PlacesJudged {
   /** The places the requirement applies, less those excluded with a reason. */
   applicable: number;
+  /** Places a judged citing test sent a request in: the run looked there. */
+  aimed: number;
+  /** Places where a judgement of the requirement was made on an answer there (observed): judged. */
   judged: number;
-  /** The keys of the applicable places no judged test touched. */
+  /** The keys of the applicable places not judged (aimed at or not). */
   unjudged: string[];
+  /** Of those, the keys aimed at but never observed: the run looked, the target never showed the form. */
+  aimedOnly?: string[];
 }
 
+/** A test as the places see it: its ids, outcome, touches and what it observed (TestRecord). */
+interface PlaceTest {
+  ids: readonly string[];
+  outcome: string;
+  touches?: Touch[];
+  observed?: Record<string, number[]>;
+}
+
+const DECIDED = new Set(['passed', 'failed', 'advisory', 'known_failure']);
+
 /**
- * A place is judged in a run when a test that cites the requirement (any test, for a rule checked on
- * every exchange) was judged (passed, failed, advisory or a known failure: not `not_run`, not a harness
- * error) and sent a request in the place. The one stated place of a requirement without axes is judged
- * by any judged citing test.
+ * A place is aimed at in a run when a test that cites the requirement (any test, for a rule checked on
+ * every exchange) was judged (not `not_run`, not a harness error) and sent a request in the place; it is
+ * judged when a decided test observed the requirement (TestRecord.observed) on an answer in the place
+ * (an observation that names no answer counts at every place the test touched). The one stated place of
+ * a requirement without axes is aimed at by any judged citing test and judged by any observation.
  */
-export function placesJudged(
-  id: string,
-  tests: ReadonlyArray<{ ids: readonly string[]; outcome: string; touches?: Touch[] }>,
-): PlacesJudged {
+export function placesJudged(id: string, tests: readonly PlaceTest[]): PlacesJudged {
   const everyExchange = applicabilityDoc().requirements[id]?.applies?.every_exchange === true;
-  const judgedTests = tests.filter(
+  const aimedBy = tests.filter(
     (t) => t.outcome !== 'not_run' && t.outcome !== 'harness_error' && (everyExchange || t.ids.includes(id)),
   );
+  const seenAt: Touch[] = [];
+  // An answer read for the model, output or form of a request made earlier (a job read, an asset, the
+  // delete of an input a job holds) carries none of them: its test's requests that do speak for it.
+  const inherited: Touch[] = [];
+  let seen = false;
+  for (const t of tests) {
+    const at = t.observed?.[id];
+    if (!at || !DECIDED.has(t.outcome)) continue;
+    seen = true;
+    const touches = t.touches ?? [];
+    const named = at.length ? at.map((i) => touches[i]).filter((x): x is Touch => !!x) : touches;
+    seenAt.push(...named);
+    if (named.some((x) => x.model === undefined && !x.forms?.length)) inherited.push(...touches);
+  }
   const places = placesOf(id).filter((p) => placeStatus(id, p).kind !== 'excluded');
-  const unjudged = places
-    .filter((p) =>
-      p.key === STATED
-        ? judgedTests.length === 0
-        : !judgedTests.some((t) => t.touches?.some((x) => touchIn(x, p.sig))),
-    )
-    .map((p) => p.key);
-  return { applicable: places.length, judged: places.length - unjudged.length, unjudged };
+  const isAimed = (p: (typeof places)[number]) =>
+    p.key === STATED ? aimedBy.length > 0 : aimedBy.some((t) => t.touches?.some((x) => touchIn(x, p.sig)));
+  const bySubject = (sig: PlaceSig) =>
+    sig.model !== undefined || sig.output !== undefined || sig.form !== undefined;
+  const isJudged = (p: (typeof places)[number]) =>
+    p.key === STATED
+      ? seen
+      : seenAt.some((x) => touchIn(x, p.sig)) ||
+        (bySubject(p.sig) && inherited.some((x) => touchIn(x, p.sig)));
+  const unjudged = places.filter((p) => !isJudged(p));
+  const aimedOnly = unjudged.filter(isAimed).map((p) => p.key);
+  return {
+    applicable: places.length,
+    aimed: places.filter(isAimed).length,
+    judged: places.length - unjudged.length,
+    unjudged: unjudged.map((p) => p.key),
+    ...(aimedOnly.length ? { aimedOnly } : {}),
+  };
 }

@@ -24,8 +24,19 @@ export const ROLES = [
 ] as const;
 export type Role = (typeof ROLES)[number];
 
-export const HINTS = ['chat', 'embedding', 'responses', 'no_responses', 'forbidden'] as const;
+export const HINTS = [
+  'chat',
+  'embedding',
+  'responses',
+  'no_responses',
+  'forbidden',
+  'forbidden_embedding',
+  'forbidden_responses',
+] as const;
 export type Hint = (typeof HINTS)[number];
+/** The hints of models outside the primary account's catalog: never discovered from it. */
+export type ForbiddenHint = Extract<Hint, `forbidden${string}`>;
+export const isForbiddenHint = (h: Hint): h is ForbiddenHint => h.startsWith('forbidden');
 
 /** How deep a run goes (property runs, scenario rounds, covering strength): --profile. */
 export const PROFILES = ['quick', 'standard', 'thorough'] as const;

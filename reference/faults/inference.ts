@@ -464,6 +464,53 @@ export const INFERENCE_FAULTS = [
         (await embed(ref, { model: ref.hints.forbidden, input: 'ok' })).status === 200,
     },
   },
+  // routes/responses.ts: a stream that ends before its cap ends response.incomplete all the same
+  {
+    name: 'responses-never-completed',
+    description:
+      'every /v1/responses stream ends response.incomplete (reason max_output_tokens), also one whose reply ended long before its cap',
+    breaks: ['RSP-006'],
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { max_output_tokens: 256, stream: true })).text.includes(
+          'event: response.incomplete',
+        ),
+    },
+  },
+  // inference.ts: an unauthorised model of the right type is refused 404 on responses (403 is stated)
+  {
+    name: 'responses-forbidden-404',
+    description: 'POST /v1/responses refuses a model outside the account catalog with 404, not 403',
+    breaks: ['MODEL-002'],
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { model: ref.hints.forbidden_responses })).status === 404,
+    },
+  },
+  // inference.ts: the same on embeddings, with an embedding model outside the catalog
+  {
+    name: 'embeddings-forbidden-404',
+    description:
+      'POST /v1/embeddings refuses an embedding model outside the account catalog with 404, not 403',
+    breaks: ['MODEL-002'],
+    probe: {
+      run: async ({ ref, embed }) =>
+        (await embed(ref, { model: ref.hints.forbidden_embedding, input: 'ok' })).status === 404,
+    },
+  },
+  // inference.ts: embeddings looks models up in every catalog, type checked: a chat model outside the
+  // catalog is still refused (as the wrong type), an embedding model outside it is answered
+  {
+    name: 'embeddings-catalog-unchecked',
+    description:
+      "POST /v1/embeddings answers an embedding model outside the account's catalog (a chat model outside it is refused as the wrong type)",
+    breaks: ['MODELS-004', 'MODEL-002'],
+    probe: {
+      run: async ({ ref, embed }) =>
+        (await embed(ref, { model: ref.hints.forbidden_embedding, input: 'ok' })).status === 200 &&
+        (await embed(ref, { model: ref.hints.forbidden, input: 'ok' })).status === 404,
+    },
+  },
   // inference.ts: the forbidden model is answered on /v1/responses (by the account's responses model)
   {
     name: 'responses-forbidden-callable',

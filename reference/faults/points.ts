@@ -315,6 +315,36 @@ export const POINTS_FAULTS = [
       },
     },
   },
+  // billing.ts: a usage record states what the call held (the quote for its largest completion), not
+  // what it was charged: told apart only where the hold exceeds the charge (a cap above the reply)
+  {
+    name: 'usage-records-hold',
+    description:
+      "a usage record's charged_points is the call's hold, not its charge (equal when the reply fills its cap)",
+    breaks: ['USAGE-080'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        const res = await chat(ref, { max_tokens: 64 });
+        const newest = (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0];
+        return newest.charged_points !== res.body.billing.charged_points;
+      },
+    },
+  },
+  // billing.ts: /v1/responses calls are charged and in the ledger, but never get a usage record
+  {
+    name: 'responses-usage-unrecorded',
+    description:
+      'a /v1/responses call is charged (billing, ledger, balance) but no usage record is ever listed for it',
+    breaks: ['USAGE-080'],
+    probe: {
+      run: async ({ ref, responses, call }) => {
+        const before = (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length;
+        await responses(ref);
+        return (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length === before;
+      },
+    },
+  },
   // routes/usage.ts: the second enterprise key keeps its own usage list (a copy taken at its first read)
   {
     name: 'enterprise-second-separate-usage',
@@ -427,6 +457,20 @@ export const POINTS_VARIANTS = [
     probe: {
       request: req.call('/v1/ledger', { role: 'primary' }),
       holds: (r) => Array.isArray(r.body.entries),
+    },
+  },
+  // routes/usage.ts: judging.md "When the record a test just caused is not listed yet, read again for a
+  // bounded time (when it appears is not stated)"
+  {
+    name: 'usage-record-lag',
+    readings: ['USAGE-080'],
+    description: 'a usage record is listed only 3 s after its call',
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        const before = (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length;
+        await chat(ref);
+        return (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length === before;
+      },
     },
   },
   // routes/pages.ts (usage.ts, ledger.ts) + openapi: judging.md "Usage and ledger lists may come in

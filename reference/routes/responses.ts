@@ -6,6 +6,7 @@ import { billingOf, newId, type Settlement, settle } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import {
+  COMPLETION_CAP,
   canAfford,
   completionTokens,
   holdFor,
@@ -35,6 +36,8 @@ interface ResponsesResult {
   outputTokens: number;
   settlement: Settlement;
   stream: boolean;
+  /** The reply was cut by max_output_tokens before its natural end: a stream ends response.incomplete. */
+  cut: boolean;
 }
 
 type Body = Record<string, unknown>;
@@ -136,6 +139,7 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
       outputTokens: output,
       settlement,
       stream: body.stream === true,
+      cut: typeof max === 'number' && max < COMPLETION_CAP,
     };
     remember(account, idem, result);
     return answer(request, reply, result);
@@ -192,8 +196,8 @@ interface StreamEvent {
 }
 
 /**
- * response.created, one response.output_text.delta per token, then exactly one terminal
- * response.completed carrying the whole response. Variant responses-extra-events adds events the
+ * response.created, one response.output_text.delta per token, then exactly one terminal event
+ * carrying the whole response: response.completed, or response.incomplete where the cap cut the reply. Variant responses-extra-events adds events the
  * contract does not show, some between the deltas.
  */
 function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
@@ -227,8 +231,20 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
       events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress' } }));
   }
   if (extra) events.push(ev('response.output_text.done', { ...part, text: result.pieces.join('') }));
-  if (ctx.fault !== 'responses-no-terminal')
-    events.push(ev('response.completed', { response: responseOf(ctx, result) }));
+  // A reply cut by its cap ends response.incomplete, a natural end response.completed. Fault
+  // responses-never-completed: every stream ends response.incomplete, natural ends too.
+  if (ctx.fault !== 'responses-no-terminal') {
+    if (result.cut || ctx.fault === 'responses-never-completed')
+      events.push(
+        ev('response.incomplete', {
+          response: {
+            ...responseOf(ctx, result, 'incomplete'),
+            incomplete_details: { reason: 'max_output_tokens' },
+          },
+        }),
+      );
+    else events.push(ev('response.completed', { response: responseOf(ctx, result) }));
+  }
   if (ctx.fault === 'responses-two-terminals') {
     events.push(
       ev('response.failed', {

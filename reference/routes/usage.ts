@@ -21,6 +21,8 @@ function separateUsage(key: ApiKey): UsageRecord[] {
   return own;
 }
 
+const USAGE_LAG_MS = 3_000;
+
 export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/usage', async (request, reply) => {
     if (ctx.fault === 'usage-unavailable')
@@ -40,7 +42,13 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
         reply,
         usage.map((r) => usageView(ctx, r)),
       );
-    const records = [...usage].reverse().map((r) => usageView(ctx, r));
+    // Variant usage-record-lag: a record is listed only USAGE_LAG_MS after its call (when it appears is
+    // not stated).
+    const now = Date.now();
+    const listed = isVariant(ctx, 'usage-record-lag')
+      ? usage.filter((r) => Date.parse(r.createdAt) + USAGE_LAG_MS <= now)
+      : usage;
+    const records = [...listed].reverse().map((r) => usageView(ctx, r));
     const body = isVariant(ctx, 'usage-envelope') ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);
   });

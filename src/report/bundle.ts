@@ -262,6 +262,12 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
     .filter(([, r]) => r.failed.length > 0)
     .map(([id]) => id);
   if (failedIds.length > 0) lines.push(`✗ failed requirements: ${failedIds.join(', ')}`);
+  // Not judged is not failed, and not certified either: the certificate names what the target never showed.
+  const notJudged = Object.entries(s.requirements ?? {}).filter(([, r]) => r.outcome === 'not_judged');
+  if (notJudged.length > 0)
+    lines.push(
+      `• not judged (${notJudged.length}; the target never showed what they need, so this certificate says nothing of them): ${notJudged.map(([id]) => id).join(', ')}`,
+    );
   const certified = intact && complete && !embedded && s.verdict === 'passed';
   const proof =
     signature.state === 'valid'

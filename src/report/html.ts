@@ -132,7 +132,7 @@ interface ReqRow {
   reasons: string[];
   /** The tests that observed its form (RequirementResult.observed). */
   observed?: number[];
-  places?: { applicable: number; judged: number; unjudged: string[] };
+  places?: { applicable: number; aimed?: number; judged: number; unjudged: string[]; aimedOnly?: string[] };
 }
 
 /** The summary's per-requirement results (computed once, in summary.ts), with the catalogue's words. */
@@ -337,7 +337,7 @@ function matrixSection(rows: ReqRow[], s: StoredSummary): string {
         : '<span class="muted">0</span>';
       // Places (fixtures/applicability.yaml) judged by the run: the title lists those it did not judge.
       const placesCell = r.places
-        ? `<span title="${attr(r.places.unjudged.length ? `not judged: ${r.places.unjudged.join('; ')}` : 'every applicable place judged')}"${r.places.judged < r.places.applicable ? ' class="c-advisory"' : ''}>${esc(r.places.judged)}<span class="muted">/${esc(r.places.applicable)}</span></span>`
+        ? `<span title="${attr(r.places.unjudged.length ? `not judged: ${r.places.unjudged.join('; ')}${r.places.aimedOnly?.length ? ` (aimed at, the form never shown: ${r.places.aimedOnly.join('; ')})` : ''}` : 'every applicable place judged')}"${r.places.judged < r.places.applicable ? ' class="c-advisory"' : ''}>${esc(r.places.judged)}<span class="muted">/${esc(r.places.applicable)}</span></span>`
         : '<span class="muted">-</span>';
       const readings = r.req?.readings?.length
         ? `<ul class="readings">${r.req.readings.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>`

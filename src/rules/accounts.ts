@@ -61,3 +61,24 @@ export function invalidAmount(): fc.Arbitrary<unknown> {
     fc.integer({ min: 1, max: 1000 }),
   );
 }
+
+/** invalidText's distinguishing cases: one code point over the limit, and a line break inside. */
+export function invalidTextExamples(
+  max: number,
+  singleLine: boolean,
+): Array<{ value: string; note: string }> {
+  const over = { value: 'a'.repeat(max + 1), note: `${max + 1} code points` };
+  return singleLine ? [over, { value: 'a\nb', note: 'a "\\n" inside' }] : [over];
+}
+
+/** Categories told apart from the four only by case or by one character. */
+export const invalidCategoryExamples = (): unknown[] => ['BILLING', 'billing ', 'technica'];
+
+/** amount_cny's distinguishing cases: three decimals, a cent above the maximum, a number, a negative. */
+export const invalidAmountExamples = (): unknown[] => [
+  '10.555',
+  `${AMOUNT_MAX}.01`,
+  String(AMOUNT_MAX + 1),
+  10,
+  '-1',
+];

@@ -28,11 +28,46 @@ export function rangeParameter(min: number, max: number): fc.Arbitrary<Generated
     fc.double({ min: min - 1000, max: min, noNaN: true, noDefaultInfinity: true, maxExcluded: true }),
   );
   const wrongType = fc.constantFrom<unknown>(String(max), true, null, [min]);
-  return fc.oneof({ weight: 6, arbitrary: numbers }, { weight: 1, arbitrary: wrongType }).map((raw) => {
-    const value = typeof raw === 'number' ? (JSON.parse(JSON.stringify(raw)) as number) : raw;
-    return { value, valid: typeof value === 'number' && value >= min && value <= max };
-  });
+  return fc
+    .oneof({ weight: 6, arbitrary: numbers }, { weight: 1, arbitrary: wrongType })
+    .map((raw) => rangeCase(min, max, raw));
 }
+
+function rangeCase(min: number, max: number, raw: unknown): GeneratedCase {
+  const value = typeof raw === 'number' ? (JSON.parse(JSON.stringify(raw)) as number) : raw;
+  return { value, valid: typeof value === 'number' && value >= min && value <= max };
+}
+
+/**
+ * The distinguishing cases of a range, sent by every run of its property whatever the seed: each bound,
+ * just outside each, and the wrong type a lax parser takes for the number.
+ */
+export function rangeExamples(min: number, max: number): GeneratedCase[] {
+  return [min, max, min - 0.01, max + 0.01, String(max)].map((raw) => rangeCase(min, max, raw));
+}
+
+/** max_tokens' distinguishing cases: its bound, just under it, a fraction and a numeric string. */
+export const maxTokensExamples = (): GeneratedCase[] => [
+  { value: 0, valid: true },
+  { value: -1, valid: false },
+  { value: 1.5, valid: false },
+  { value: '2', valid: false },
+];
+
+/** `dimensions`' distinguishing cases: the one value, its neighbours, and the common other size. */
+export const dimensionsExamples = (): GeneratedCase[] => [
+  { value: EMBEDDING_DIMENSIONS, valid: true },
+  { value: EMBEDDING_DIMENSIONS - 1, valid: false },
+  { value: EMBEDDING_DIMENSIONS + 1, valid: false },
+  { value: 1536, valid: false },
+];
+
+/** `input`'s distinguishing cases: one character, the empty string, an array of one string. */
+export const embeddingInputExamples = (): GeneratedCase[] => [
+  { value: 'a', valid: true },
+  { value: '', valid: false },
+  { value: ['a'], valid: false },
+];
 
 /** max_tokens: integer >= 0 (kept small when valid: a billed target pays for them). */
 export function maxTokens(): fc.Arbitrary<GeneratedCase> {

@@ -243,6 +243,27 @@ function anyPrompt(rule: PromptRule): fc.Arbitrary<GeneratedPrompt> {
   );
 }
 
+/**
+ * A prompt rule's distinguishing cases, sent by every run of its property whatever the seed: one code
+ * point over and under each count bound, and one unit over the UTF-8 cap in 3- and 4-byte characters,
+ * each bare (cases whose verdict depends on which white space is trimmed are left out, as in
+ * promptArbitrary).
+ */
+export function promptExamples(rule: PromptRule): GeneratedPrompt[] {
+  const out: GeneratedPrompt[] = [];
+  for (const b of [rule.min_chars, rule.max_chars])
+    if (b !== null)
+      for (const n of [b - 1, b + 1])
+        if (n >= 0 && n <= 4200) out.push(generatedPrompt(rule, 'a'.repeat(n), `${n} code points of ASCII`));
+  if (rule.max_utf8_bytes)
+    for (const u of UNITS.slice(1)) {
+      const n = Math.floor(rule.max_utf8_bytes / Buffer.byteLength(u.unit)) + 1;
+      out.push(generatedPrompt(rule, u.unit.repeat(n), `${n} code points of ${u.label}`));
+    }
+  out.push(generatedPrompt(rule, undefined, 'prompt absent'));
+  return out.filter((c) => !rule.stated || !UNDECIDED.has(c));
+}
+
 /** Sizes: presets of the model's list and of the other lists, custom sizes around every bound, malformed strings. */
 export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
   return fc.constantFrom(...sizeCases(table, rule));

@@ -6,6 +6,12 @@ import type { CheckContext } from './check.ts';
 export interface PropertySpec<T> {
   id: string;
   arbitrary: fc.Arbitrary<T>;
+  /**
+   * The cases that tell the right answer from the plausible wrong ones (each bound, just outside it),
+   * run first on every seed (fast-check `examples`), so a fault is caught whatever the random draw.
+   * They pass the same filter as the arbitrary's cases (a filtered arbitrary's examples are filtered alike).
+   */
+  examples: readonly T[];
   /** Sends one case; returns a violation message, or undefined when the target behaved as the contract says. */
   run: (value: T) => Promise<string | undefined>;
   numRuns?: number;
@@ -56,6 +62,7 @@ export async function checkProperty<T>(t: CheckContext, spec: PropertySpec<T>): 
     }),
     {
       numRuns: spec.numRuns ?? t.run.propertyRuns,
+      examples: spec.examples.map((e): [T] => [e]),
       seed: t.run.seed,
       endOnFailure: !t.target.embedded,
       interruptAfterTimeLimit: Math.max(5_000, t.target.timeouts.testMs - 10_000),

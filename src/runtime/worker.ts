@@ -8,7 +8,7 @@ import { targetClient } from '../http/target-client.ts';
 import { documentedFallback, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { ExchangeLog } from '../report/layout.ts';
-import type { Hint, Role } from '../vocabulary.ts';
+import { type ForbiddenHint, type Hint, isForbiddenHint, type Role } from '../vocabulary.ts';
 import { RequestGate } from './gate.ts';
 import { concurrencyPlan, type RunConfig, runConfig } from './run-config.ts';
 
@@ -59,7 +59,7 @@ export function worker(): WorkerState {
   return s;
 }
 
-const HINT_WORDS: Record<Exclude<Hint, 'forbidden'>, RegExp> = {
+const HINT_WORDS: Record<Exclude<Hint, ForbiddenHint>, RegExp> = {
   chat: /chat/i,
   embedding: /embed/i,
   responses: /responses/i,
@@ -72,7 +72,7 @@ let catalogSeen: { listed: string[] } | { failure: string } = { failure: 'the ca
 
 /** Why hint `h` could not be discovered from the primary catalog (after discoverHints resolved). */
 export function undiscovered(h: Hint): string {
-  if (h === 'forbidden')
+  if (isForbiddenHint(h))
     return 'a forbidden model can never be discovered (it is one the catalog does not list)';
   const word =
     h === 'no_responses' ? "'chat' without 'responses'" : `'${HINT_WORDS[h].source.replace(/\\/g, '')}'`;

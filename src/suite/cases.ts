@@ -73,7 +73,12 @@ export function fieldPropertyChecks(opts: {
   effect: Effect;
   path: string;
   base: (t: CheckContext) => Promise<Record<string, unknown>>;
-  fields: Array<{ id: string; field: string; arbitrary: Arbitrary<{ value: unknown; valid: boolean }> }>;
+  fields: Array<{
+    id: string;
+    field: string;
+    arbitrary: Arbitrary<{ value: unknown; valid: boolean }>;
+    examples: ReadonlyArray<{ value: unknown; valid: boolean }>;
+  }>;
 }): void {
   for (const p of opts.fields) {
     check(
@@ -84,6 +89,7 @@ export function fieldPropertyChecks(opts: {
         await checkProperty(t, {
           id: p.id,
           arbitrary: p.arbitrary,
+          examples: p.examples,
           run: async (c) => {
             const res = await t.post(opts.path, { ...body, [p.field]: c.value });
             return t.verdict(res, c.valid, `${p.field} ${JSON.stringify(c.value)}`).mismatch;

@@ -53,6 +53,7 @@ export {
   parameterCases,
   promptArbitrary,
   promptBoundaryValid,
+  promptExamples,
   promptValid,
   sizeCases,
   utf8CapBinds,
@@ -97,7 +98,7 @@ export {
 } from '../stateful/invariants.ts';
 export { newKey, type Real } from '../stateful/real.ts';
 export { runModel } from '../stateful/runner.ts';
-export type { Hint, Profile, Role } from '../vocabulary.ts';
+export type { ForbiddenHint, Hint, Profile, Role } from '../vocabulary.ts';
 export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
 export {
   businessEndpoints,
@@ -108,4 +109,11 @@ export {
   probeRequest,
 } from './endpoints.ts';
 export { documentedViolations } from './schema.ts';
-export { type ExpectedStatus, errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';
+export {
+  controlAccepted,
+  type ExpectedStatus,
+  errorCode,
+  expectErrorCode,
+  expectStatus,
+  isClientError,
+} from './status.ts';

@@ -96,3 +96,24 @@ export function expectStatus(
     );
   return ok;
 }
+
+/**
+ * The control of a refusal: a request that differs from the refused one only in the rule's variable
+ * (the same key, body and model type; only the catalog membership, scope, bound or type changes) and that
+ * the contract accepts. A refusal proves the rule only when its control was accepted: a control answered
+ * otherwise leaves the rule not judged (the test is not run, saying so; a 429 is a limit, not judged
+ * either). Returns when the control was accepted.
+ */
+export async function controlAccepted(
+  t: CheckContext,
+  what: string,
+  send: () => Promise<Pick<HttpResponse, 'status' | 'exchange'>>,
+): Promise<void> {
+  const res = await send();
+  if (res.status >= 200 && res.status < 300) return;
+  if (t.notJudged429(res, `the control: ${what}`))
+    return t.skip(`the control (${what}) was answered 429: the refusal it controls is not judged`);
+  return t.skip(
+    `the control (${what}) was answered ${res.status}, not 2xx: a refusal could not tell this rule from another cause, so it is not judged`,
+  );
+}

@@ -162,16 +162,6 @@ check({ ids: ['CHAT-010'], effect: 'billable' }, 'delivers a streamed reply that
   }
 });
 
-check(
-  { ids: ['MODEL-002'], effect: 'billable' },
-  'refuses a model outside the account catalog with 403',
-  async (t) => {
-    const forbidden = await t.hint('forbidden');
-    const { res } = await chat(t, forbidden);
-    expectStatus(t, res, 'MODEL-002', 403, `calling ${forbidden}, outside the account's catalog,`);
-  },
-);
-
 check({ ids: ['MODEL-003'], effect: 'billable' }, 'refuses a model id that no catalog lists', async (t) => {
   const { res } = await chat(t, `conformance-no-such-model-${t.run.seed}`);
   expectStatus(t, res, 'MODEL-003', [403, 404], 'an unknown model id', { expected: '404 (or 403)' });

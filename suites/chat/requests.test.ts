@@ -17,8 +17,19 @@ fieldPropertyChecks({
       id: 'CHAT-005',
       field: 'temperature',
       arbitrary: rules.rangeParameter(rules.TEMPERATURE.min, rules.TEMPERATURE.max),
+      examples: rules.rangeExamples(rules.TEMPERATURE.min, rules.TEMPERATURE.max),
     },
-    { id: 'CHAT-006', field: 'top_p', arbitrary: rules.rangeParameter(rules.TOP_P.min, rules.TOP_P.max) },
-    { id: 'CHAT-007', field: 'max_tokens', arbitrary: rules.maxTokens() },
+    {
+      id: 'CHAT-006',
+      field: 'top_p',
+      arbitrary: rules.rangeParameter(rules.TOP_P.min, rules.TOP_P.max),
+      examples: rules.rangeExamples(rules.TOP_P.min, rules.TOP_P.max),
+    },
+    {
+      id: 'CHAT-007',
+      field: 'max_tokens',
+      arbitrary: rules.maxTokens(),
+      examples: rules.maxTokensExamples(),
+    },
   ],
 });

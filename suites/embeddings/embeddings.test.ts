@@ -102,7 +102,17 @@ fieldPropertyChecks({
   path: PATH,
   base,
   fields: [
-    { id: 'EMB-003', field: 'input', arbitrary: rules.embeddingInput() },
-    { id: 'EMB-004', field: 'dimensions', arbitrary: rules.dimensions() },
+    {
+      id: 'EMB-003',
+      field: 'input',
+      arbitrary: rules.embeddingInput(),
+      examples: rules.embeddingInputExamples(),
+    },
+    {
+      id: 'EMB-004',
+      field: 'dimensions',
+      arbitrary: rules.dimensions(),
+      examples: rules.dimensionsExamples(),
+    },
   ],
 });

@@ -353,6 +353,7 @@ check(
     const read = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { headers: LEGACY });
     for (const r of [res, read]) {
       modelUnchanged(t, r, 'wc-100010', `${r.method} ${r.exchange.path}`);
+      if (isSuccess(r.status) && r.json !== undefined) t.observe('LEGACY-001', r.exchange);
       for (const p of pointsFieldPointers(r.json)) {
         t.violate(
           'LEGACY-001',

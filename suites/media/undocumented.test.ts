@@ -20,6 +20,7 @@ import {
   packAxes,
   promptArbitrary,
   promptBoundaryValid,
+  promptExamples,
   promptValid,
   seededSample,
 } from '../../src/suite/index.ts';
@@ -94,6 +95,7 @@ check(
         arbitrary: promptArbitrary(r).filter(
           (c) => !c.valid && (c.value !== undefined || r.required !== null),
         ),
+        examples: promptExamples(r).filter((c) => !c.valid && (c.value !== undefined || r.required !== null)),
         run: async (c) => {
           const body: Record<string, unknown> = { ...base };
           if (c.value === undefined) delete body.prompt;

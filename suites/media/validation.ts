@@ -15,6 +15,7 @@ import {
   type PromptBreak,
   parameterCases,
   promptArbitrary,
+  promptExamples,
   sizeCases,
   utf8CapBinds,
   videoSampleOf,
@@ -258,6 +259,7 @@ const prompts =
       await checkProperty(t, {
         id: rules[breaks],
         arbitrary: promptArbitrary(r).filter((c) => c.breaks === breaks),
+        examples: promptExamples(r).filter((c) => c.breaks === breaks),
         run: (c) => refused(t, job, withPrompt(job.base, c.value), `prompt of ${c.note}`),
       });
     }

@@ -2,8 +2,10 @@ import {
   answeredCause,
   type CheckContext,
   check,
+  controlAccepted,
   entryId,
   expectStatus,
+  type ForbiddenHint,
   findEntryList,
   type HttpResponse,
   isSuccess,
@@ -16,24 +18,29 @@ const CALLS: Array<{
   name: string;
   /** The model hint the call takes. */
   hint: 'chat' | 'responses' | 'embedding';
+  /** A model of that type outside the primary account's catalog (the hint the target declares). */
+  forbidden: ForbiddenHint;
   body: (model: string) => Record<string, unknown>;
 }> = [
   {
     path: '/v1/chat/completions',
     name: 'chat',
     hint: 'chat',
+    forbidden: 'forbidden',
     body: (model) => ({ model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 1 }),
   },
   {
     path: '/v1/responses',
     name: 'responses',
     hint: 'responses',
+    forbidden: 'forbidden_responses',
     body: (model) => ({ model, input: 'Say ok.', max_output_tokens: 1 }),
   },
   {
     path: '/v1/embeddings',
     name: 'embeddings',
     hint: 'embedding',
+    forbidden: 'forbidden_embedding',
     body: (model) => ({ model, input: 'ok' }),
   },
 ];
@@ -109,6 +116,7 @@ check(
     const res = await postJob(t, { model: unknownId(t), prompt: PROMPT, parameters: { [ACK]: true } });
     if (t.notJudged429(res, what)) return;
     if (isSuccess(res.status) || res.status >= 500) return notFoundOrForbidden(t, res, what);
+    t.observe('MODEL-003', res.exchange);
     // "model ... must be one of the exact ids in the table below and in the account's media catalog" is
     // also a parameter rule of MediaJobCreate (MJOB-044 accepts any 4xx): another 4xx is advisory here.
     if (![403, 404].includes(res.status))
@@ -172,12 +180,52 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
   );
 }
 
+/**
+ * A model of the call's type outside the primary account's catalog, after its control: the call's own
+ * model of the catalog, with the same key and body, accepted. The refusal then differs from the control
+ * in catalog membership alone (not in type: a chat model sent to embeddings is the wrong type anyway).
+ */
+async function forbiddenAfterControl(
+  t: CheckContext,
+  call: (typeof CALLS)[number],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const forbidden = await t.hint(call.forbidden);
+  const own = await t.hint(call.hint);
+  const opts = extra.stream ? { timeoutMs: t.target.timeouts.streamMs } : {};
+  await controlAccepted(t, `POST ${call.path} with ${own}, of the account's catalog`, () =>
+    t.post(call.path, { ...call.body(own), ...extra }, opts),
+  );
+  return forbidden;
+}
+
+// "Model visibility and call permission follow the account; an unauthorised model gives 403": on every
+// model call, with a model of the call's own type.
+for (const call of CALLS) {
+  check(
+    { ids: ['MODEL-002'], effect: 'billable' },
+    `refuses a model outside the account catalog with 403 on ${call.name}`,
+    async (t) => {
+      const forbidden = await forbiddenAfterControl(t, call);
+      const res = await t.post(call.path, call.body(forbidden));
+      if (t.notJudged429(res, `${forbidden} on ${call.name}`)) return;
+      expectStatus(
+        t,
+        res,
+        'MODEL-002',
+        403,
+        `POST ${call.path} with ${forbidden}, outside the account's catalog,`,
+      );
+    },
+  );
+}
+
 for (const call of CALLS) {
   check(
     { ids: ['MODELS-004'], effect: 'billable' },
     `refuses a model outside the account catalog on ${call.name}`,
     async (t) => {
-      const forbidden = await t.hint('forbidden');
+      const forbidden = await forbiddenAfterControl(t, call);
       const res = await t.post(call.path, call.body(forbidden));
       const what = `POST ${call.path} with ${forbidden}, outside the account's catalog`;
       expectStatus(t, res, 'MODELS-004', '4xx', what, {
@@ -191,7 +239,7 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
     { ids: ['MODELS-004'], effect: 'billable' },
     `refuses a model outside the account catalog on ${call.name}, streamed`,
     async (t) => {
-      const forbidden = await t.hint('forbidden');
+      const forbidden = await forbiddenAfterControl(t, call, { stream: true });
       const res = await t.post(
         call.path,
         { ...call.body(forbidden), stream: true },

@@ -125,6 +125,7 @@ check(
     await checkProperty(t, {
       id: 'PAY-006',
       arbitrary: accounts.invalidAmount(),
+      examples: accounts.invalidAmountExamples(),
       run: async (amount_cny) =>
         t.verdict(
           await t.post(PATH, { method: 'alipay', amount_cny, note: 'conformance probe' }),

@@ -73,6 +73,13 @@ interface Billable {
   body: (t: CheckContext) => Promise<{ model: string } & Record<string, unknown>>;
 }
 
+/**
+ * Output caps well above a short reply's length: the hold (the quote for the largest completion) then
+ * exceeds the charge, so a usage record or a ledger entry carrying the hold is told from one carrying the
+ * charge (billing.released_points > 0 shows it).
+ */
+const CAP = 64;
+
 const KINDS: Billable[] = [
   {
     kind: 'chat',
@@ -81,7 +88,7 @@ const KINDS: Billable[] = [
     body: async (t) => ({
       model: await t.hint('chat'),
       messages: [{ role: 'user', content: `Say ok. ${randomUUID()}` }],
-      max_tokens: 2,
+      max_tokens: CAP,
     }),
   },
   {
@@ -91,7 +98,7 @@ const KINDS: Billable[] = [
     body: async (t) => ({
       model: await t.hint('responses'),
       input: `Say ok. ${randomUUID()}`,
-      max_output_tokens: 3,
+      max_output_tokens: CAP,
     }),
   },
   {

@@ -132,6 +132,68 @@ check(
   },
 );
 
+/** Caps tried in turn for a stream that ends before its cap: the larger is sent only when the smaller was reached. */
+const NATURAL_CAPS = [256, 2048];
+
+/** The text a stream's deltas carry, in UTF-8 bytes: a token encodes one byte at least. */
+const textBytes = (events: ReturnType<typeof parseSse>): number =>
+  events
+    .filter((e) => e.event === 'response.output_text.delta')
+    .reduce((n, e) => n + Buffer.byteLength(incrementOf(e.data) ?? ''), 0);
+
+/** The reason a response.incomplete event's data names (`incomplete_details.reason`), if any. */
+function incompleteReason(data: string): string | undefined {
+  try {
+    const d = JSON.parse(data) as { response?: { incomplete_details?: { reason?: unknown } } };
+    const reason = d.response?.incomplete_details?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// "response.incomplete" is a reply cut short: a stream whose text is shorter (in UTF-8 bytes, so in
+// tokens) than its max_output_tokens was not cut by its cap, and ends response.completed (or
+// response.failed). The cap is raised until a reply ends before it, within NATURAL_CAPS.
+check(
+  { ids: ['RSP-006'], effect: 'billable' },
+  'ends a stream whose reply stops before its cap with response.completed',
+  async (t) => {
+    const model = await t.hint('responses');
+    for (const cap of NATURAL_CAPS) {
+      const res = await t.post(
+        PATH,
+        { model, input: 'Say ok.', max_output_tokens: cap, stream: true },
+        { timeoutMs: t.target.timeouts.streamMs },
+      );
+      if (!isSuccess(res.status)) return t.skip(`the streamed call was answered ${res.status} (see RSP-001)`);
+      const events = parseSse(res.text);
+      const bytes = textBytes(events);
+      if (bytes >= cap) continue;
+      const terminal = events.filter((e) => TERMINAL_EVENTS.includes(e.event ?? '')).at(-1);
+      if (!terminal) return; // no terminal event at all: the terminal-event test judges that
+      const reason = terminal.event === 'response.incomplete' ? incompleteReason(terminal.data) : undefined;
+      // An incomplete reply for another stated cause (a content filter) is not a cut by the cap.
+      if (reason !== undefined && reason !== 'max_output_tokens')
+        return t.skip(`the reply was incomplete: ${reason}`);
+      t.ensure(
+        terminal.event !== 'response.incomplete',
+        'RSP-006',
+        `a stream whose reply (${bytes} bytes of text) ended before its cap of ${cap} output tokens ended response.incomplete`,
+        {
+          received: terminal.data.slice(0, 300),
+          expected: 'response.completed (the reply was not cut by max_output_tokens)',
+          exchange: res.exchange,
+        },
+      );
+      return;
+    }
+    return t.skip(
+      `no stream ended before its cap (max_output_tokens ${NATURAL_CAPS.join(', then ')}): a natural end was not reached`,
+    );
+  },
+);
+
 caseTableChecks({
   table: 'responses',
   effect: 'billable',

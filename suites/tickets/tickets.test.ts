@@ -129,21 +129,32 @@ check(
   },
 );
 
-const fields: Array<[string, string, () => import('fast-check').Arbitrary<unknown>]> = [
-  ['TICKET-003', 'category', () => accounts.invalidCategory()],
-  ['TICKET-004', 'subject', () => accounts.invalidText(120, true).map((c) => c.value)],
-  ['TICKET-005', 'message', () => accounts.invalidText(2000, false).map((c) => c.value)],
-  ['TICKET-006', 'preferred_contact', () => accounts.invalidText(160, true).map((c) => c.value)],
+const text = (max: number, singleLine: boolean) => ({
+  arbitrary: () => accounts.invalidText(max, singleLine).map((c) => c.value),
+  examples: accounts.invalidTextExamples(max, singleLine).map((c) => c.value),
+});
+const fields: Array<
+  [string, string, { arbitrary: () => import('fast-check').Arbitrary<unknown>; examples: unknown[] }]
+> = [
+  [
+    'TICKET-003',
+    'category',
+    { arbitrary: () => accounts.invalidCategory(), examples: accounts.invalidCategoryExamples() },
+  ],
+  ['TICKET-004', 'subject', text(120, true)],
+  ['TICKET-005', 'message', text(2000, false)],
+  ['TICKET-006', 'preferred_contact', text(160, true)],
 ];
 
-for (const [id, field, arbitrary] of fields) {
+for (const [id, field, generated] of fields) {
   check(
     { ids: [id], effect: 'tickets' },
     `refuses generated ${field} values the contract rules out`,
     async (t) => {
       await checkProperty(t, {
         id,
-        arbitrary: arbitrary(),
+        arbitrary: generated.arbitrary(),
+        examples: generated.examples,
         run: async (value) =>
           t.verdict(
             await t.post(PATH, { ...base(), [field]: value }),

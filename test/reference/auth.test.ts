@@ -28,6 +28,8 @@ describe('keys', () => {
       responses: 'tx-chat-1',
       no_responses: 'tx-chat-2',
       forbidden: 'tx-chat-premium',
+      forbidden_embedding: 'tx-embed-premium',
+      forbidden_responses: 'tx-chat-premium',
     });
   });
 });

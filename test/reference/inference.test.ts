@@ -299,6 +299,7 @@ describe('POST /v1/responses', () => {
 
   test('streams named events: created, deltas, then exactly one terminal event, last', async () => {
     const ref = await start();
+    // Cut by its cap of 3 tokens (the stand-in replies 16): response.incomplete.
     const res = await responses(ref, { stream: true });
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const events = parseSse(res.text);
@@ -307,21 +308,28 @@ describe('POST /v1/responses', () => {
       'response.output_text.delta',
       'response.output_text.delta',
       'response.output_text.delta',
-      'response.completed',
+      'response.incomplete',
     ]);
     const data = events.map((e) => JSON.parse(e.data));
     for (const [i, d] of data.entries()) expect(d.type).toBe(events[i]?.event);
     const deltas = data.filter((d) => d.type === 'response.output_text.delta').map((d) => d.delta);
     expect(deltas.every((d) => typeof d === 'string' && d.length > 0)).toBe(true);
     const final = data.at(-1).response;
-    expect(final.status).toBe('completed');
+    expect(final.status).toBe('incomplete');
+    expect(final.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(final.output[0].content[0].text).toBe(deltas.join(''));
     expect(final.billing.charged_points).toBe('0.000012');
+    // A cap above the reply: it ends on its own, response.completed.
+    const natural = parseSse((await responses(ref, { stream: true, max_output_tokens: 64 })).text);
+    expect(natural.at(-1)?.event).toBe('response.completed');
+    expect(JSON.parse(natural.at(-1)!.data).response.status).toBe('completed');
   });
 
   test('adds other events between the deltas under variant responses-extra-events', async () => {
     const ref = await start({ variant: 'responses-extra-events' });
-    const events = parseSse((await responses(ref, { stream: true })).text).map((e) => e.event);
+    const events = parseSse((await responses(ref, { stream: true, max_output_tokens: 64 })).text).map(
+      (e) => e.event,
+    );
     expect(events[0]).toBe('response.created');
     expect(events.at(-1)).toBe('response.completed');
     expect(events.filter((e) => e === 'response.completed')).toHaveLength(1);

@@ -102,22 +102,51 @@ describe('applicability map', () => {
     expect(touchIn(job, { form: 'studio_asset_ids', output: 'image' })).toBe(true);
     expect(touchIn(job, { form: 'input_asset_ids' })).toBe(false);
 
-    const t = (outcome: string, ids: string[], touches: Touch[]) => ({ outcome, ids, touches });
+    // Each test observed its own ids on every answer (an observation naming no answer).
+    const t = (outcome: string, ids: string[], touches: Touch[], observed: string[] = ids) => ({
+      outcome,
+      ids,
+      touches,
+      observed: Object.fromEntries(observed.map((id) => [id, [] as number[]])),
+    });
     const studio = t('passed', ['MJOB-012'], [job]);
     expect(placesJudged('MJOB-012', [studio])).toEqual({
       applicable: 2,
+      aimed: 1,
       judged: 1,
       unjudged: ['form=input_asset_ids'],
     });
     // Not run, or not citing the id: judges nothing.
     expect(placesJudged('MJOB-012', [{ ...studio, outcome: 'not_run' }]).judged).toBe(0);
-    expect(placesJudged('MJOB-012', [{ ...studio, ids: ['MJOB-010'] }]).judged).toBe(0);
+    expect(placesJudged('MJOB-012', [{ ...studio, ids: ['MJOB-010'], observed: {} }]).judged).toBe(0);
+    // Aimed, never observed: the place was looked at, the target never showed the form.
+    expect(placesJudged('MJOB-012', [t('passed', ['MJOB-012'], [job], [])])).toEqual({
+      applicable: 2,
+      aimed: 1,
+      judged: 0,
+      unjudged: ['form=input_asset_ids', 'form=studio_asset_ids'],
+      aimedOnly: ['form=studio_asset_ids'],
+    });
+    // Observed on one answer only: judged at that answer's place, not at the test's other places.
+    const input = touchOf({
+      method: 'POST',
+      path: '/v1/media/jobs',
+      role: 'primary',
+      json: { model: 'wc-100011', parameters: { input_asset_ids: ['a'] } },
+    });
+    const both = { ...t('passed', ['MJOB-012'], [job, input]), observed: { 'MJOB-012': [1] } };
+    expect(placesJudged('MJOB-012', [both])).toMatchObject({
+      aimed: 2,
+      judged: 1,
+      unjudged: ['form=studio_asset_ids'],
+    });
     // A rule checked on every exchange: any judged test's touches count.
-    expect(placesJudged('PTS-001', [t('passed', ['GEN-001'], [read])]).judged).toBe(1);
+    expect(placesJudged('PTS-001', [t('passed', ['GEN-001'], [read], ['PTS-001'])]).judged).toBe(1);
     // Excluded places are not applicable.
-    expect(placesJudged('RSP-006', []).applicable).toBe(1);
+    expect(placesJudged('RSP-006', []).applicable).toBe(2);
     expect(placesJudged('GEN-001', [t('passed', ['GEN-001'], [])])).toEqual({
       applicable: 1,
+      aimed: 1,
       judged: 1,
       unjudged: [],
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pointsChecks } from '../../src/checks/exchange-points.ts';
 import { suspiciousFields } from '../../src/checks/leaks.ts';
+import { exchangeFindings } from '../../src/checks/per-exchange.ts';
 import { parseSse, TERMINAL_EVENTS } from '../../src/checks/sse.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { Documented } from '../../src/openapi/documented.ts';
@@ -41,6 +42,25 @@ describe('SSE parsing', () => {
 
   it('keeps unnamed events unnamed', () => {
     expect(parseSse('data: hi\n\n')).toEqual([{ data: 'hi' }]);
+  });
+});
+
+describe('the per-exchange checks say which ids an exchange showed the form of', () => {
+  const ctx = { secrets: [{ label: 'primary key', value: 'sk-x' }], responses: { checkResponse: () => [] } };
+  const observed = (r: HttpResponse) => [...exchangeFindings(r, ctx).observed].sort();
+
+  it('judges the points rules only where a points field stands, the error shape only on an error', () => {
+    const plain = observed(response({ rawPath: '/v1/models', json: { data: [{ id: 'm' }] } }));
+    expect(plain).not.toContain('PTS-001');
+    expect(plain).not.toContain('ERR-001');
+    expect(plain).toEqual(expect.arrayContaining(['PTS-004', 'RESP-003', 'SEC-001', 'ERR-002']));
+    const priced = observed(
+      response({ rawPath: '/v1/balance', json: { total_points: '1', unit: 'service_points' } }),
+    );
+    expect(priced).toEqual(expect.arrayContaining(['PTS-001', 'PTS-002', 'PTS-003']));
+    const refused = observed(response({ status: 401, json: { error: { code: 'invalid_api_key' } } }));
+    expect(refused).toContain('ERR-001');
+    expect(refused).not.toContain('PTS-001');
   });
 });
 

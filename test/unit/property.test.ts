@@ -20,11 +20,29 @@ function fakeContext() {
 }
 
 describe('checkProperty', () => {
+  it('runs its distinguishing examples on every seed: a fault at one value is caught whatever the draw', async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { t, violations } = fakeContext();
+      (t.run as { seed: number }).seed = seed;
+      await checkProperty(t, {
+        id: 'CHAT-005',
+        arbitrary: fc.integer({ min: -1_000_000, max: 1_000_000 }),
+        examples: [2_000_001],
+        run: async (n) => (n === 2_000_001 ? `accepted ${n}` : undefined),
+      });
+      expect(
+        violations.map((v) => v.id),
+        `seed ${seed}`,
+      ).toEqual(['CHAT-005']);
+    }
+  });
+
   it('reports a wrong verdict as a counterexample of the property id', async () => {
     const { t, violations } = fakeContext();
     await checkProperty(t, {
       id: 'MJOB-006',
       arbitrary: fc.integer({ min: 0, max: 100 }),
+      examples: [],
       run: async (n) => (n > 10 ? `accepted ${n}` : undefined),
     });
     expect(violations.map((v) => v.id)).toEqual(['MJOB-006']);
@@ -39,6 +57,7 @@ describe('checkProperty', () => {
       checkProperty(t, {
         id: 'MJOB-006',
         arbitrary: fc.integer(),
+        examples: [],
         run: async () => {
           calls += 1;
           if (calls === 3) throw stop;
@@ -57,6 +76,7 @@ describe('checkProperty', () => {
       checkProperty(t, {
         id: 'PAY-006',
         arbitrary: fc.integer(),
+        examples: [],
         // Every case is an invalid one the target "refused" with 429: no verdict at all.
         run: async () => {
           calls += 1;
@@ -76,6 +96,7 @@ describe('checkProperty', () => {
     await checkProperty(t, {
       id: 'PAY-006',
       arbitrary: fc.integer(),
+      examples: [],
       run: async () => {
         calls += 1;
         const limited = calls % 5 === 0;

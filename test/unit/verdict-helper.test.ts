@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
-import { expectErrorCode, expectStatus } from '../../src/suite/status.ts';
+import { controlAccepted, expectErrorCode, expectStatus } from '../../src/suite/status.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
 function context(provokes429 = false): CheckContext {
@@ -174,5 +174,30 @@ describe('expectStatus(): the status a request must get, with its evidence', () 
         { pointer: '/error/code', received: null, expected: 'invalid_request', exchange: { id: 'x-400' } },
       ],
     ]);
+  });
+
+  it('observes the id it judges: a judged status, met or not; a 429 left not judged observes nothing', () => {
+    const { t } = recording();
+    expectStatus(t, res(403), 'MODEL-002', 403, 'a forbidden model');
+    expectStatus(t, res(404), 'MODEL-003', [403, 404], 'an unknown model');
+    expectStatus(t, res(429), 'MJOB-014', '4xx', 'a bad size');
+    const observed = t.observedIds([]);
+    expect(Object.keys(observed).sort()).toEqual(['MODEL-002', 'MODEL-003']);
+    expect(observed['MJOB-014']).toBeUndefined();
+  });
+
+  it('controlAccepted(): a refusal counts only after its control was accepted', async () => {
+    const skipped: string[] = [];
+    const t = Object.assign(context(), {
+      skipFn: (reason: string) => {
+        skipped.push(reason);
+        throw new Error('skipped');
+      },
+    });
+    await expect(controlAccepted(t, 'the own model', async () => res(200))).resolves.toBeUndefined();
+    await expect(controlAccepted(t, 'the own model', async () => res(403))).rejects.toThrow('skipped');
+    await expect(controlAccepted(t, 'the own model', async () => res(429))).rejects.toThrow('skipped');
+    expect(skipped[0]).toMatch(/the control \(the own model\) was answered 403, not 2xx: .* not judged/);
+    expect(skipped[1]).toMatch(/answered 429/);
   });
 });

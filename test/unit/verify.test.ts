@@ -94,6 +94,20 @@ function forge(dir: string): void {
 const last = (lines: string[]) => lines[lines.length - 1]!;
 
 describe('verify says exactly what it proves', () => {
+  it('names the requirements the run did not judge (aimed at, their form never shown): certified says nothing of them', () => {
+    const seen = {
+      ...passed,
+      title: 'HEALTH-002 GET /status answers without a key',
+      ids: ['HEALTH-002'],
+      observed: { 'HEALTH-002': [] },
+    };
+    const v = verifyBundle(bundle(completeRun([passed, seen])));
+    expect(v.lines.join('\n')).toMatch(
+      /• not judged \(1; the target never showed what they need, so this certificate says nothing of them\): HEALTH-001$/m,
+    );
+    expect(v.certified).toBe(true);
+  });
+
   it('an unsigned bundle, forged or not, is intact only "as far as the manifest says"', () => {
     const dir = bundle(completeRun([passed]));
     forge(dir);
