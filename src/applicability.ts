@@ -61,6 +61,26 @@ export interface Link {
 export interface ApplicabilityEntry {
   applies?: Applies;
   links?: Link[];
+  /**
+   * The rule's own predicate where the contract states one exactly (`status: [403]` for "an
+   * unauthorised model gives 403"): every test that judges the id must assert it, never less (a 403
+   * rule judged as "any 4xx" misses a 404). Checked on a run against the reference (test/cli.test.ts).
+   */
+  predicate?: { status: number[]; quote: string };
+}
+
+/** A requirement's stated predicate (fixtures/applicability.yaml `predicate`), if it has one. */
+export function predicateOf(id: string): ApplicabilityEntry['predicate'] {
+  return applicabilityDoc().requirements[id]?.predicate;
+}
+
+/**
+ * Whether a status expectation a test asserted (expectStatus' label: `403`, `403|404`, `4xx`, `2xx`,
+ * `not 401|403`) is at least as strong as the predicate: it accepts no status the predicate refuses.
+ */
+export function assertsPredicate(asserted: string, predicate: { status: number[] }): boolean {
+  if (!/^\d{3}(\|\d{3})*$/.test(asserted)) return false;
+  return asserted.split('|').every((s) => predicate.status.includes(Number(s)));
 }
 
 interface ApplicabilityDoc {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceHandle, startReference } from '../reference/start.ts';
+import { assertsPredicate, predicateOf } from '../src/applicability.ts';
 import { catalogue } from '../src/catalogue.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
@@ -69,11 +70,25 @@ describe('the CLI against a separately started reference', { timeout: HANG_BOUND
     expect(summary.coverage.untested).toEqual([]);
     expect(summary.openapi.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(summary.exchanges.count).toBeGreaterThan(200);
-    // Each requirement's outcome, computed once into summary.json and carried into JUnit.
+    // Each requirement's outcome, computed once into summary.json and carried into JUnit. On the
+    // reference every testable requirement is judged: a test that aims at one without ever observing its
+    // form (not_judged) fails here, so no check of the suite passes vacuously where the form exists.
     for (const r of catalogue().values())
       expect(summary.requirements[r.id]?.outcome, r.id).toMatch(
         r.testable ? /^(passed|advisory|not_run)$/ : /^(passed|advisory|not_run|no_test)$/,
       );
+    // Full strength everywhere: where the contract states the status exactly, every test judging the id
+    // asserted it, never a weaker range ("an unauthorised model gives 403", not "any 4xx").
+    for (const id of Object.keys(summary.requirements)) {
+      const predicate = predicateOf(id);
+      if (!predicate) continue;
+      const asserted = summary.tests.flatMap((t) =>
+        (t.asserted?.[id] ?? []).map((a) => `${a} in ${t.title}`),
+      );
+      expect(asserted.length, `${id}: no test asserted its status`).toBeGreaterThan(0);
+      const weaker = asserted.filter((a) => !assertsPredicate(a.split(' in ')[0]!, predicate));
+      expect(weaker, `${id}: asserted less than ${predicate.status.join(' or ')}`).toEqual([]);
+    }
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     expect(junit).toContain('<testsuites');
     // junit.xml counts the tests the console counts; the requirements have a file of their own.

@@ -88,6 +88,8 @@ export interface TestRecord {
    * not judged: src/report/requirements.ts never passes it on this test.
    */
   observed?: Record<string, number[]>;
+  /** The status expectations the test asserted per id (expectStatus' labels: `403`, `4xx`, ...). */
+  asserted?: Record<string, string[]>;
 }
 
 /** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
@@ -159,6 +161,8 @@ export class CheckContext {
   private readonly touchKeyOf = new Map<string, string>();
   /** Ids observed (observe()): the touch keys of the answers read, '*' where no answer was named. */
   private readonly observations = new Map<string, Set<string>>();
+  /** The status expectations asserted per id (assertedStatus()). */
+  private readonly assertions = new Map<string, Set<string>>();
   exchangeCount = 0;
   /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
   retried = 0;
@@ -251,6 +255,21 @@ export class CheckContext {
       this.observations.set(id, at);
     }
     at.add((exchange && this.touchKeyOf.get(exchange.id)) ?? '*');
+  }
+
+  /** A status expectation `label` was judged for `id` (expectStatus): its strength is checked against the rule's. */
+  assertedStatus(id: string, label: string): void {
+    let at = this.assertions.get(id);
+    if (!at) {
+      at = new Set();
+      this.assertions.set(id, at);
+    }
+    at.add(label);
+  }
+
+  /** The status expectations asserted, per id (TestRecord.asserted). */
+  assertedStatuses(): Record<string, string[]> {
+    return Object.fromEntries([...this.assertions].map(([id, labels]) => [id, [...labels].sort()]));
   }
 
   /** A judgement of the test's own case (a verdict, a documented schema): every id it cites is observed. */
@@ -751,6 +770,8 @@ async function runBody(
   record.touches = t.touches();
   const observed = t.observedIds(record.touches);
   if (Object.keys(observed).length) record.observed = observed;
+  const asserted = t.assertedStatuses();
+  if (Object.keys(asserted).length) record.asserted = asserted;
   if (t.retried > 0) record.retried = t.retried;
   return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
 }

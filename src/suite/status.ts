@@ -67,6 +67,16 @@ export function expectStatus(
       exchange: res.exchange,
       ...extra,
     });
+  t.assertedStatus(
+    id,
+    typeof expected === 'string'
+      ? expected
+      : typeof expected === 'number'
+        ? String(expected)
+        : 'not' in expected
+          ? `not ${expected.not.join('|')}`
+          : [...expected].sort().join('|'),
+  );
   if (expected === '2xx' || expected === '4xx') {
     const verdict = t.verdict(res, expected === '2xx', what);
     if (verdict.judged) t.observe(id, res.exchange);

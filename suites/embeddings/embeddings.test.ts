@@ -2,6 +2,7 @@ import {
   type CheckContext,
   caseTableChecks,
   check,
+  controlAccepted,
   documentedViolations,
   entryId,
   expectStatus,
@@ -92,6 +93,11 @@ check(
       return t.skip(
         `the catalog does not show ${chat} as a model without embeddings (GET /v1/models: ${models.status})`,
       );
+    // Its control: the same request with the embedding model, accepted (the refusal is for the type alone).
+    const embedding = await t.hint('embedding');
+    await controlAccepted(t, `an embedding request for the embedding model ${embedding}`, () =>
+      t.post(PATH, { model: embedding, input: 'conformance' }),
+    );
     const res = await t.post(PATH, { model: chat, input: 'conformance' });
     expectStatus(t, res, 'EMB-006', '4xx', `an embedding request for the chat model ${chat}`);
   },

@@ -47,16 +47,45 @@ const CALLS: Array<{
 
 const unknownId = (t: CheckContext) => `conformance-no-such-model-${t.run.seed}`;
 
+/**
+ * The control of every refusal below: the same call (key, body, streamed or not) with the call's own
+ * model of the catalog, accepted first. The refusal that follows then differs from it in the model alone
+ * (an unknown id, a media model, a model outside the catalog); a control refused leaves the rule not judged.
+ */
+async function control(
+  t: CheckContext,
+  call: (typeof CALLS)[number],
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const own = await t.hint(call.hint);
+  const opts = extra.stream ? { timeoutMs: t.target.timeouts.streamMs } : {};
+  await controlAccepted(t, `POST ${call.path} with ${own}, of the account's catalog`, () =>
+    t.post(call.path, { ...call.body(own), ...extra }, opts),
+  );
+}
+
+/** A model of the call's type outside the primary account's catalog, after the call's control. */
+async function forbiddenAfterControl(
+  t: CheckContext,
+  call: (typeof CALLS)[number],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const forbidden = await t.hint(call.forbidden);
+  await control(t, call, extra);
+  return forbidden;
+}
+
 function notFoundOrForbidden(t: CheckContext, res: HttpResponse, what: string): void {
   if (t.notJudged429(res, what)) return;
   expectStatus(t, res, 'MODEL-003', [403, 404], what, { expected: '404 (or 403)' });
 }
 
-for (const call of CALLS.filter((c) => c.name !== 'chat')) {
+for (const call of CALLS) {
   check(
     { ids: ['MODEL-003'], effect: 'billable' },
     `refuses a model id that no catalog lists on ${call.name}`,
     async (t) => {
+      await control(t, call);
       const res = await t.post(call.path, call.body(unknownId(t)));
       notFoundOrForbidden(t, res, `POST ${call.path} with a model id no catalog lists`);
     },
@@ -82,6 +111,7 @@ for (const call of CALLS) {
           answeredCause('GET', '/v1/models', models.status),
         );
       if (listed.includes(upper)) return t.skip(`the account's catalog lists ${upper} as a model of its own`);
+      await control(t, call);
       const res = await t.post(call.path, call.body(upper));
       notFoundOrForbidden(
         t,
@@ -98,6 +128,7 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
     { ids: ['MODEL-003'], effect: 'billable' },
     `refuses a model id that no catalog lists on ${call.name}, streamed`,
     async (t) => {
+      await control(t, call, { stream: true });
       const res = await t.post(
         call.path,
         { ...call.body(unknownId(t)), stream: true },
@@ -156,6 +187,7 @@ for (const call of CALLS) {
     `refuses a media model sent to ${call.name} with 404`,
     async (t) => {
       const id = await mediaModel(t);
+      await control(t, call);
       const res = await t.post(call.path, call.body(id));
       if (t.notJudged429(res, `the media model ${id} sent to ${call.name}`)) return;
       expectStatus(t, res, 'MODEL-004', 404, `the media model ${id} sent to ${call.name}`);
@@ -168,6 +200,7 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
     `refuses a media model sent to ${call.name} with 404, streamed`,
     async (t) => {
       const id = await mediaModel(t);
+      await control(t, call, { stream: true });
       const what = `the media model ${id} sent to ${call.name}, streamed`;
       const res = await t.post(
         call.path,
@@ -178,25 +211,6 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
       expectStatus(t, res, 'MODEL-004', 404, what);
     },
   );
-}
-
-/**
- * A model of the call's type outside the primary account's catalog, after its control: the call's own
- * model of the catalog, with the same key and body, accepted. The refusal then differs from the control
- * in catalog membership alone (not in type: a chat model sent to embeddings is the wrong type anyway).
- */
-async function forbiddenAfterControl(
-  t: CheckContext,
-  call: (typeof CALLS)[number],
-  extra: Record<string, unknown> = {},
-): Promise<string> {
-  const forbidden = await t.hint(call.forbidden);
-  const own = await t.hint(call.hint);
-  const opts = extra.stream ? { timeoutMs: t.target.timeouts.streamMs } : {};
-  await controlAccepted(t, `POST ${call.path} with ${own}, of the account's catalog`, () =>
-    t.post(call.path, { ...call.body(own), ...extra }, opts),
-  );
-  return forbidden;
 }
 
 // "Model visibility and call permission follow the account; an unauthorised model gives 403": on every

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applicabilityDoc,
+  assertsPredicate,
   globMatches,
   placesJudged,
   placesOf,
@@ -150,5 +151,17 @@ describe('applicability map', () => {
       judged: 1,
       unjudged: [],
     });
+  });
+});
+
+describe('predicate strength', () => {
+  it('an asserted status meets the rule only when it accepts no status the rule refuses', () => {
+    const forbidden = { status: [403] };
+    expect(assertsPredicate('403', forbidden)).toBe(true);
+    expect(assertsPredicate('4xx', forbidden)).toBe(false);
+    expect(assertsPredicate('403|404', forbidden)).toBe(false);
+    expect(assertsPredicate('not 401|403', forbidden)).toBe(false);
+    expect(assertsPredicate('403|404', { status: [403, 404] })).toBe(true);
+    expect(assertsPredicate('404', { status: [403, 404] })).toBe(true);
   });
 });

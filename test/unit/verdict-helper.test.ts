@@ -15,6 +15,7 @@ function context(provokes429 = false): CheckContext {
     limitedCases: [] as string[],
     ids: ['X-001'],
     observations: new Map(),
+    assertions: new Map(),
     touchKeyOf: new Map(),
   });
 }

@@ -1,0 +1,23 @@
+// StrykerJS (the mutation engine) over the reference server's modules, with the suite as the test: a
+// mutant of the reference that the suite, run against it, does not fail survives. Not part of .ci/run
+// (minutes per module): `npm run mutation-engine -- --mutate reference/billing.ts` (README "Mutation
+// engine"). The command runner activates each mutant through __STRYKER_ACTIVE_MUTANT__, which reaches the
+// embedded reference (it runs in the CLI's process); the suite is narrowed to the files that reach the
+// module by STRYKER_SUITES (default: the billing suites).
+const suites = process.env.STRYKER_SUITES ?? 'points,balance,chat,responses,embeddings,stateful,accounts';
+
+export default {
+  testRunner: 'command',
+  commandRunner: {
+    command: `node bin/gateway-conformance.mjs --suite ${suites} --strict --report-dir .stryker-tmp/report`,
+  },
+  mutate: ['reference/billing.ts'],
+  coverageAnalysis: 'off',
+  concurrency: 2,
+  timeoutMS: 180000,
+  reporters: ['clear-text', 'json', 'progress'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  ignorePatterns: ['reports', '.stryker-tmp', 'bench'],
+};
