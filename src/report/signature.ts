@@ -72,7 +72,15 @@ export type SignatureCheck =
 
 export function checkSignature(dir: string, manifestName: string, publicKey?: KeyObject): SignatureCheck {
   const file = join(dir, SIGNATURE);
-  if (!existsSync(file)) return { state: 'unsigned' };
+  // A missing signature is no signature: with a public key to check against, an unsigned bundle (a
+  // forger deletes manifest.sig after re-hashing an edited summary) proves nothing of who wrote it.
+  if (!existsSync(file))
+    return publicKey
+      ? {
+          state: 'invalid',
+          reason: `no ${SIGNATURE}: the bundle is not signed, so nothing proves the given public key's holder wrote it`,
+        }
+      : { state: 'unsigned' };
   let sig: SignatureFile;
   try {
     sig = JSON.parse(readFileSync(file, 'utf8')) as SignatureFile;

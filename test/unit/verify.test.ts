@@ -1,5 +1,5 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -120,6 +120,17 @@ describe('verify says exactly what it proves', () => {
       /^CERTIFIED: .*\(intact as far as the manifest says; the manifest itself is not signed\)$/,
     );
     expect(v.lines.join('\n')).not.toContain('unchanged since the run:');
+  });
+
+  it('with --public-key, a bundle whose manifest.sig was deleted (a forger re-hashed an edit) is NOT CERTIFIED', () => {
+    const { priv, pub } = keyFiles();
+    const dir = bundle(completeRun([passed]), priv);
+    forge(dir);
+    rmSync(join(dir, 'manifest.sig'));
+    const v = verifyBundle(dir, loadPublicKey(pub));
+    expect(v.certified).toBe(false);
+    expect(v.lines.join('\n')).toMatch(/✗ signature: no manifest\.sig: the bundle is not signed/);
+    expect(last(v.lines)).toMatch(/^NOT CERTIFIED: the bundle is not intact/);
   });
 
   it('a signed bundle checked with its public key is "unchanged since the run"; a forged one is not certified', () => {
