@@ -5,8 +5,8 @@
  *   a fault or variant). Equivalent by construction: the suite runs against the plain reference, where a
  *   fault switch turned off changes nothing, and a variant switch turned on is another reading the
  *   contract allows (the matrix proves each fault killed and each variant passed on its own).
- * - the others are listed with their line, the mutation and the reason given in REASONS (the file's
- *   closing part): a survivor with no reason is "to triage", and the script exits 1.
+ * - the others are listed with their line, the mutation and the reason given in RANGES: a survivor
+ *   with no reason is "to triage", and the script exits 1.
  * Usage: npx tsx test/support/mutation-triage.ts [reports/mutation/mutation.json] [--write]
  * (--write: reference/mutation-triage.md).
  */
@@ -25,10 +25,60 @@ interface Report {
 }
 
 /**
- * Survivors that need no new test, by file, line and mutator, with the reason (equivalent, or a
- * behaviour the contract does not state). Kept here so that the triage is reviewed with the code.
+ * Survivors that need no new test, by file and line range (reviewed by hand against the source the
+ * report was made from: re-run and re-triage when the file changes), with the reason.
  */
-const REASONS: Record<string, string> = {};
+const GUARDED = 'inside a fault or variant branch (its guard is a switch): equivalent on the plain reference';
+const RANGES: Array<{ file: string; from: number; to: number; reason: string }> = [
+  {
+    file: 'reference/billing.ts',
+    from: 11,
+    to: 11,
+    reason:
+      "equivalent on the reference's prices: Decimal's default precision (20 significant digits) holds every charge of the standard prices exactly (the 18-decimal prices are variant fractional-prices')",
+  },
+  {
+    file: 'reference/billing.ts',
+    from: 63,
+    to: 63,
+    reason:
+      "not stated: released_points is named ('Call settlement | charged_points, released_points') but its value is not given, and the hold it comes from is never shown",
+  },
+  { file: 'reference/billing.ts', from: 69, to: 69, reason: `${GUARDED} (balance-not-settled's offset)` },
+  {
+    file: 'reference/billing.ts',
+    from: 75,
+    to: 91,
+    reason:
+      'equivalent: usage and ledger ids are opaque (their format is not shown); only the prefix changes',
+  },
+  { file: 'reference/billing.ts', from: 100, to: 111, reason: `${GUARDED} (snapshot-drift)` },
+  {
+    file: 'reference/billing.ts',
+    from: 116,
+    to: 116,
+    reason: 'unreachable over HTTP: a model without prices is refused before it is settled (it answers 503)',
+  },
+  {
+    file: 'reference/billing.ts',
+    from: 123,
+    to: 131,
+    reason:
+      "unreachable over HTTP: setModelPrice is a hook of the project's own reference tests (reference/start.ts setPrice), nothing a deployment does",
+  },
+  { file: 'reference/billing.ts', from: 144, to: 146, reason: `${GUARDED} (chat-credits-names)` },
+  {
+    file: 'reference/billing.ts',
+    from: 152,
+    to: 159,
+    reason: `${GUARDED} (snapshot-drift, usage-charge-mismatch)`,
+  },
+  { file: 'reference/billing.ts', from: 161, to: 173, reason: `${GUARDED} (variant usage-envelope)` },
+  { file: 'reference/billing.ts', from: 190, to: 191, reason: `${GUARDED} (ledger-balance-off)` },
+];
+
+const reasonOf = (file: string, line: number): string | undefined =>
+  RANGES.find((r) => r.file === file && line >= r.from && line <= r.to)?.reason;
 
 const SWITCH = /ctx\.fault|isVariant\(|fault ===|toggles\.fault/;
 
@@ -66,14 +116,13 @@ export function triage(report: Report): {
         counts.switch = (counts.switch ?? 0) + 1;
         continue;
       }
-      const key = `${file}:${m.location.start.line}:${m.mutatorName}`;
       rows.push({
         file,
         line: m.location.start.line,
         mutator: m.mutatorName,
         original: original.trim().slice(0, 80),
         replacement: (m.replacement ?? '').trim().slice(0, 80),
-        reason: REASONS[key] ?? 'to triage',
+        reason: reasonOf(file, m.location.start.line) ?? 'to triage',
       });
     }
   }
@@ -86,7 +135,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { counts, rows } = triage(JSON.parse(readFileSync(file, 'utf8')) as Report);
   const killed = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const survived = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
-  const nonEquivalent = killed + rows.length;
+  const total = Object.entries(counts)
+    .filter(([k]) => k !== 'switch')
+    .reduce((n, [, v]) => n + v, 0);
+  const notSwitch = total - (counts.switch ?? 0);
+  const open = rows.filter((r) => r.reason === 'to triage').length;
+  const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '-');
   const lines = [
     '# Surviving mutants of the reference, triaged',
     '',
@@ -95,10 +149,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `- mutants: ${Object.entries(counts)
       .filter(([k]) => k !== 'switch')
       .map(([k, v]) => `${v} ${k}`)
-      .join(', ')}`,
+      .join(', ')} (score ${pct(killed, total)}%)`,
     `- fault or variant switches among the survivors (equivalent by construction: the suite runs the plain reference): ${counts.switch ?? 0}`,
-    `- score over the non-equivalent mutants: ${killed} killed of ${nonEquivalent} (${nonEquivalent ? ((100 * killed) / nonEquivalent).toFixed(1) : '-'}%)`,
-    `- survivors left: ${rows.length} (${rows.filter((r) => r.reason === 'to triage').length} not triaged yet)`,
+    `- the other mutants: ${notSwitch}, of which ${killed} killed (${pct(killed, notSwitch)}%); of the ${rows.length} that survived, ${rows.length - open} are equivalent, unreachable over HTTP or not stated by the contract (each reason below), ${open} not triaged yet`,
+    `- score over the mutants a contract test could kill: ${killed} of ${killed + open} (${pct(killed, killed + open)}%)`,
     '',
     '| file:line | mutator | original | mutated | reason |',
     '| --- | --- | --- | --- | --- |',
