@@ -10,6 +10,7 @@ import { catalogue } from './catalogue.ts';
 import { templateRegex } from './openapi/document.ts';
 import { pkgPath } from './paths.ts';
 import { mediaTable } from './rules/media-models.ts';
+import { decidedOutcome } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
 interface EndpointRow {
@@ -369,8 +370,6 @@ interface PlaceTest {
   observed?: Record<string, number[]>;
 }
 
-const DECIDED = new Set(['passed', 'failed', 'advisory', 'known_failure']);
-
 /**
  * A place is aimed at in a run when a test that cites the requirement (any test, for a rule checked on
  * every exchange) was judged (not `not_run`, not a harness error) and sent a request in the place; it is
@@ -390,7 +389,7 @@ export function placesJudged(id: string, tests: readonly PlaceTest[]): PlacesJud
   let seen = false;
   for (const t of tests) {
     const at = t.observed?.[id];
-    if (!at || !DECIDED.has(t.outcome)) continue;
+    if (!at || !decidedOutcome(t.outcome)) continue;
     seen = true;
     const touches = t.touches ?? [];
     const named = at.length ? at.map((i) => touches[i]).filter((x): x is Touch => !!x) : touches;

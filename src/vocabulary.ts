@@ -59,6 +59,13 @@ export type Outcome =
   | 'not_run'
   | 'harness_error';
 
+/**
+ * A test (or a requirement) that ran and was decided: its judgements stand. Not run, inconclusive and a
+ * harness error decide nothing (a stop, a connection failure or the suite's own error took them).
+ */
+export const decidedOutcome = (o: string): boolean =>
+  o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
+
 export interface Violation {
   id: string;
   level: Level;

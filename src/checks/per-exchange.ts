@@ -20,12 +20,10 @@ export interface ExchangeCheckContext {
 }
 
 /** What one family found on one exchange, and the ids whose form the exchange showed (judged on it). */
-export interface Judged {
+export interface ExchangeJudgement {
   findings: Finding[];
   observed: readonly string[];
 }
-
-const every = (ids: readonly string[], findings: Finding[]): Judged => ({ findings, observed: ids });
 
 /**
  * The per-exchange check families, one list: each with the requirement ids it judges and how it runs on
@@ -38,7 +36,7 @@ export const EXCHANGE_CHECKS: ReadonlyArray<{
   family: string;
   ids: readonly string[];
   everyExchange: boolean;
-  run: (res: HttpResponse, ctx: ExchangeCheckContext) => Judged;
+  run: (res: HttpResponse, ctx: ExchangeCheckContext) => ExchangeJudgement;
 }> = [
   {
     family: 'error shape and server faults',
@@ -68,7 +66,7 @@ export const EXCHANGE_CHECKS: ReadonlyArray<{
     family: 'suspicious fields',
     ids: ['SEC-002'],
     everyExchange: true,
-    run: (res) => every(['SEC-002'], suspiciousFields(res)),
+    run: (res) => ({ findings: suspiciousFields(res), observed: ['SEC-002'] }),
   },
   {
     family: 'streaming realism',
@@ -95,7 +93,7 @@ export const PER_EXCHANGE_IDS: readonly string[] = EXCHANGE_CHECKS.filter((c) =>
 );
 
 /** Every finding of the per-exchange checks on one exchange, and the ids it showed the form of. */
-export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): Judged {
+export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJudgement {
   const findings: Finding[] = [];
   const observed = new Set<string>();
   for (const c of EXCHANGE_CHECKS) {

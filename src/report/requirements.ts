@@ -1,6 +1,6 @@
 import { type PlacesJudged, placesJudged, type Touch } from '../applicability.ts';
 import { formOf, type Requirement } from '../catalogue.ts';
-import type { Outcome } from '../vocabulary.ts';
+import { decidedOutcome, type Outcome } from '../vocabulary.ts';
 
 /**
  * The outcome of one requirement over a run: its tests' outcomes combined, `not_judged` when tests that
@@ -41,10 +41,6 @@ interface Cited {
   violations: ReadonlyArray<{ id: string; severity: 'failure' | 'advisory' }>;
 }
 
-/** A test whose judgements stand: it ran and was decided (a stop, a limit or a harness error took none). */
-const decided = (o: Outcome): boolean =>
-  o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
-
 /**
  * Each requirement's outcome, in precedence order: failed > harness error > known failure > advisory >
  * inconclusive > passed > not judged > not run > no test. Passed needs evidence: a decided test (any
@@ -78,7 +74,7 @@ export function requirementResults(
     }
     for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
       of(id).advisory.push(i);
-    if (!decided(t.outcome)) return;
+    if (!decidedOutcome(t.outcome)) return;
     for (const id of Object.keys(t.observed ?? {})) {
       const r = of(id);
       if (r.observed) r.observed.push(i);
@@ -106,8 +102,7 @@ export function requirementResults(
 
 /** Coverage: testable requirements with no test citing them; ids cited that the catalogue lacks. */
 /** Whether a requirement (or a test) with this outcome was judged by the run: it ran and was decided. */
-export const judgedOutcome = (o: RequirementOutcome): boolean =>
-  o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
+export const judgedOutcome = (o: RequirementOutcome): boolean => decidedOutcome(o);
 
 export function coverage(
   tests: ReadonlyArray<{ ids: string[] }>,

@@ -249,22 +249,12 @@ export class CheckContext {
    * calls this. A requirement no judged test observed is *not judged* in the run, never passed.
    */
   observe(id: string, exchange?: Exchange): void {
-    let at = this.observations.get(id);
-    if (!at) {
-      at = new Set();
-      this.observations.set(id, at);
-    }
-    at.add((exchange && this.touchKeyOf.get(exchange.id)) ?? '*');
+    addTo(this.observations, id, (exchange && this.touchKeyOf.get(exchange.id)) ?? '*');
   }
 
   /** A status expectation `label` was judged for `id` (expectStatus): its strength is checked against the rule's. */
   assertedStatus(id: string, label: string): void {
-    let at = this.assertions.get(id);
-    if (!at) {
-      at = new Set();
-      this.assertions.set(id, at);
-    }
-    at.add(label);
+    addTo(this.assertions, id, label);
   }
 
   /** The status expectations asserted, per id (TestRecord.asserted). */
@@ -278,8 +268,9 @@ export class CheckContext {
   }
 
   /** The ids observed, each with the indices into touches() of the answers read (TestRecord.observed). */
-  observedIds(touches: readonly Touch[]): Record<string, number[]> {
-    const index = new Map(touches.map((t, i) => [JSON.stringify(t), i]));
+  observedIds(): Record<string, number[]> {
+    // touches() lists the touched map's values in its key order: a key's position is its index there.
+    const index = new Map([...this.touched.keys()].map((k, i) => [k, i]));
     const out: Record<string, number[]> = {};
     for (const [id, keys] of this.observations) {
       const at = [...keys].map((k) => index.get(k)).filter((i): i is number => i !== undefined);
@@ -667,6 +658,13 @@ export class CheckContext {
   }
 }
 
+/** Adds `value` to the set of `key` in `map`, creating the set on first use. */
+function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
 export class ConformanceFailure extends Error {
   override name = 'ConformanceFailure';
 }
@@ -768,7 +766,7 @@ async function runBody(
   record.exchanges = t.citedExchanges();
   record.exchangeCount = t.exchangeCount;
   record.touches = t.touches();
-  const observed = t.observedIds(record.touches);
+  const observed = t.observedIds();
   if (Object.keys(observed).length) record.observed = observed;
   const asserted = t.assertedStatuses();
   if (Object.keys(asserted).length) record.asserted = asserted;

@@ -17,6 +17,7 @@ function context(provokes429 = false): CheckContext {
     observations: new Map(),
     assertions: new Map(),
     touchKeyOf: new Map(),
+    touched: new Map(),
   });
 }
 
@@ -182,7 +183,7 @@ describe('expectStatus(): the status a request must get, with its evidence', () 
     expectStatus(t, res(403), 'MODEL-002', 403, 'a forbidden model');
     expectStatus(t, res(404), 'MODEL-003', [403, 404], 'an unknown model');
     expectStatus(t, res(429), 'MJOB-014', '4xx', 'a bad size');
-    const observed = t.observedIds([]);
+    const observed = t.observedIds();
     expect(Object.keys(observed).sort()).toEqual(['MODEL-002', 'MODEL-003']);
     expect(observed['MJOB-014']).toBeUndefined();
   });
