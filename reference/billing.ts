@@ -52,6 +52,22 @@ export interface Settlement {
   released: string;
 }
 
+/** Test hook (ReferenceHandle.spendAll): another client spends the account's available points. */
+export function spendAll(account: Account): void {
+  const available = new Exact(account.totalPoints).minus(account.heldPoints);
+  if (!available.isPositive()) return;
+  account.totalPoints = points(new Exact(account.totalPoints).minus(available));
+  account.ledger.push({
+    id: newId('le_'),
+    type: 'charge',
+    amountPoints: points(available.neg()),
+    heldChangePoints: '0',
+    balanceAfterPoints: account.totalPoints,
+    usageId: null,
+    createdAt: new Date().toISOString(),
+  });
+}
+
 /**
  * Settles one confirmed call: charges it at the price snapshot valid now, releases the rest of its
  * hold, writes one usage record and one ledger entry. The hold is taken and released within the
@@ -135,11 +151,28 @@ export function billingUnit(ctx: RefContext): string {
   return ctx.fault === 'billing-unit-credits' ? 'credits' : 'service_points';
 }
 
+/**
+ * Whether billable replies report no spend: variant spend-unreported (the balance shows it), and fault
+ * spend-unmeasurable (nor does the balance).
+ */
+export const spendUnreported = (ctx: RefContext): boolean =>
+  isVariant(ctx, 'spend-unreported') || ctx.fault === 'spend-unmeasurable';
+
+/**
+ * A spend a billable reply reports (charged, released, pending points): faults spend-numbers and
+ * points-numbers send it as a JSON number; fault spend-misreported reports a tenth of it (the account
+ * pays it whole).
+ */
+export function spendShown(ctx: RefContext, v: string): string | number {
+  if (ctx.fault === 'spend-numbers' || ctx.fault === 'points-numbers') return Number(v);
+  if (ctx.fault === 'spend-misreported') return new Exact(v).dividedBy(10).toFixed();
+  return v;
+}
+
 /** The `billing` object of an inference reply; undefined under variant no-billing. */
 export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
-  if (isVariant(ctx, 'no-billing') || isVariant(ctx, 'spend-unreported')) return undefined;
-  const value = (v: string) =>
-    ctx.fault === 'chat-billing-numbers' || ctx.fault === 'spend-numbers' ? Number(v) : v;
+  if (isVariant(ctx, 'no-billing') || spendUnreported(ctx)) return undefined;
+  const value = (v: string) => (ctx.fault === 'chat-billing-numbers' ? Number(v) : spendShown(ctx, v));
   const unit = billingUnit(ctx);
   if (ctx.fault === 'chat-credits-names') {
     return { unit, charged_credits: value(s.charged), released_credits: value(s.released) };

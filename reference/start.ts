@@ -1,6 +1,6 @@
 // Programmatic entry point of the reference server.
 import { buildApp, CAPABILITIES } from './app.ts';
-import { setModelPrice } from './billing.ts';
+import { Exact, setModelPrice, spendAll } from './billing.ts';
 import { parseFault, parseVariant } from './faults.ts';
 import { CANARIES } from './internal.ts';
 import type { JobDurations } from './media/store.ts';
@@ -39,6 +39,11 @@ export interface ReferenceOptions {
   mediaPricing?: 'flat' | 'scaled';
   /** Notes where the variants' branches are reached (reference/reach.ts): the mutation matrix's plan. */
   reach?: ReachRecorder;
+  /**
+   * Test hook: sees each request (method, URL, parsed body) before its route answers it, e.g. to drain
+   * an account (spendAll) at the moment a given request arrives.
+   */
+  beforeHandle?: (request: { method: string; url: string; body: unknown }) => void;
 }
 
 export interface ReferenceHandle {
@@ -54,6 +59,16 @@ export interface ReferenceHandle {
   limits: { payment_min_cny?: string };
   /** Internal hook for tests: changes a model's public price (settled usage keeps its snapshot). */
   setPrice(modelId: string, prices: Prices): void;
+  /**
+   * Internal hook for tests: a role's account's true available points (total - held), whatever
+   * GET /v1/balance shows under a fault: what the account really lost is measured by this.
+   */
+  trueAvailable(role: string): string;
+  /**
+   * Internal hook for tests: another user of the role's account spends all its available points at once
+   * (a charge in its ledger), as a drain by another client would.
+   */
+  spendAll(role: string): void;
   close(): Promise<void>;
 }
 
@@ -78,8 +93,14 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
       mediaStepMs: opts.mediaStepMs,
       ...(opts.mediaJobMs ? { mediaJobMs: opts.mediaJobMs } : {}),
       hangLimitMs: opts.hangLimitMs,
+      ...(opts.beforeHandle ? { beforeHandle: opts.beforeHandle } : {}),
     },
   );
+  const accountOf = (role: string) => {
+    const account = state.keys.get(state.roleKeys[role] ?? '')?.account;
+    if (!account) throw new Error(`reference: no role ${role}`);
+    return account;
+  };
   const host = opts.host ?? '127.0.0.1';
   await app.listen({ port: opts.port ?? 0, host });
   const address = app.server.address();
@@ -94,6 +115,11 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     // Variant payment-min-unstated: the deployment's minimum is not published to the suite.
     limits: isVariant(toggles, 'payment-min-unstated') ? {} : { payment_min_cny: PAYMENT_MIN_CNY },
     setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
+    trueAvailable: (role) => {
+      const account = accountOf(role);
+      return new Exact(account.totalPoints).minus(account.heldPoints).toFixed();
+    },
+    spendAll: (role) => spendAll(accountOf(role)),
     close: () => app.close(),
   };
 }

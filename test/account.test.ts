@@ -152,7 +152,7 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
     // refused (429), and the balance read that follows shows nothing left.
     const ref = await refTarget({ variant: 'account-runs-out' });
     try {
-      await drain(ref);
+      ref.spendAll();
       const dir = tmp('refused');
       const run = await runCli(
         [...targetArgs(ref), '--allow', 'write,billable', '--suite', 'chat', '--report-dir', dir, '--quiet'],
@@ -174,26 +174,31 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
   });
 
   it('an account drained mid-run by another client: billable work stops, held inputs are left behind with their holder, within the cleanup bound', async () => {
-    // A fresh account of 50 points, which another user of the account spends once the run has read it.
-    // Whether an input is held when billable work stops depends on which billable request meets the
-    // drained account first (a job that references inputs, or one that does not, or a chat refused
-    // 402): a run that held none is run once more, and the second must hold one.
-    for (const mustHold of [false, true]) {
-      const ref = await refTarget({ variant: 'account-runs-out' });
-      try {
-        if (await drainedRun(ref, mustHold)) return;
-      } finally {
-        await ref.close();
-      }
+    // A fresh account of 50 points, which another user of the account spends at the moment the run
+    // creates its first job that references inputs: that job waits for points (settlement_pending) and
+    // holds its inputs, whatever the run measured of the balance before.
+    let drained = false;
+    const ref = await refTarget({
+      variant: 'account-runs-out',
+      beforeHandle: (request, handle) => {
+        const body = request.body as { parameters?: { input_asset_ids?: unknown } } | undefined;
+        if (drained || request.method !== 'POST' || !request.url.startsWith('/v1/media/jobs')) return;
+        if (!Array.isArray(body?.parameters?.input_asset_ids)) return;
+        drained = true;
+        handle.spendAll('primary');
+      },
+    });
+    try {
+      await drainedRun(ref);
+      expect(drained).toBe(true);
+    } finally {
+      await ref.close();
     }
   });
 });
 
-/**
- * The run, with another client spending the account's points once the run has read its balance. False
- * when no input was held by a settlement_pending job and `mustHold` is false (the caller runs it again).
- */
-async function drainedRun(ref: RefTarget, mustHold: boolean): Promise<boolean> {
+/** The run, with another client spending the account's points (the caller's reference does it). */
+async function drainedRun(ref: RefTarget): Promise<void> {
   const dir = tmp('drained');
   const started = Date.now();
   const child = spawn(
@@ -206,11 +211,8 @@ async function drainedRun(ref: RefTarget, mustHold: boolean): Promise<boolean> {
     },
   );
   let stdout = '';
-  let drained: Promise<void> | undefined;
   child.stdout.on('data', (d) => {
     stdout += d;
-    // The run has read the balance (50 points): now someone else spends them.
-    if (!drained && /^balance: /m.test(stdout)) drained = drain(ref);
   });
   let stderr = '';
   child.stderr.on('data', (d) => {
@@ -220,19 +222,19 @@ async function drainedRun(ref: RefTarget, mustHold: boolean): Promise<boolean> {
   const code = await new Promise<number | null>((r) => child.on('close', r));
   clearTimeout(kill);
   const wallMs = Date.now() - started;
-  await drained;
   const s = summaryOf(dir);
   const failed = s.tests.filter((t) => t.outcome === 'failed');
   // The balance ran out: INCOMPLETE (exit 4), with nothing failed.
   expect(code, `${stderr}\nfailed: ${JSON.stringify(failed.map((t) => [t.title, t.violations]))}`).toBe(4);
-  expect(s.points?.balanceRanOut).toMatch(BALANCE_OUT);
+  // Ran out as the job's settlement_pending showed it, or as the balance read after it measured it (the
+  // budget of a run is the account's available points).
+  expect(s.cut?.kind, JSON.stringify(s.cut)).toBe('balance');
   const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
   expect(out.length).toBeGreaterThan(10);
   for (const t of out) expect(t.outcome).toBe('not_run');
   expect(stdout).toMatch(/the account's balance ran out.*: billable work stopped there/);
   // Held inputs: left behind with the job that holds them, its status and the time; never waited for long.
   const held = (s.cleanup.details ?? []).filter((l) => l.holder?.status === 'settlement_pending');
-  if (held.length === 0 && !mustHold) return false;
   expect(held.length, JSON.stringify(s.cleanup)).toBeGreaterThan(0);
   for (const l of held) {
     expect(l.item).toMatch(/^media input /);
@@ -249,24 +251,4 @@ async function drainedRun(ref: RefTarget, mustHold: boolean): Promise<boolean> {
   // Never waited for long: each held input was left at once for its settlement_pending holder, none at
   // the cleanup's time bound (its duration above is a figure: it follows the machine's load).
   for (const l of held) expect(l.bound, JSON.stringify(l)).toBeUndefined();
-  return true;
-}
-
-/** Spend what the primary account has left, as another user of the account would. */
-async function drain(ref: RefTarget): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const res = await fetch(`${ref.url}/v1/balance`, {
-      headers: { authorization: `Bearer ${ref.keys.primary}` },
-    });
-    if (Number(((await res.json()) as { available_points: string }).available_points) <= 0) return;
-    await fetch(`${ref.url}/v1/media/jobs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ref.keys.primary}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: 'wc-100014',
-        prompt: 'drain',
-        parameters: { provider_processing_acknowledged: true },
-      }),
-    });
-  }
 }

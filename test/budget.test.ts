@@ -16,15 +16,8 @@ import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-budget-')), name);
 
-/** The primary account's available points, as the reference itself keeps them. */
-async function available(ref: RefTarget): Promise<Decimal> {
-  const res = await fetch(`${ref.url}/v1/balance`, {
-    headers: { authorization: `Bearer ${ref.keys.primary}` },
-    signal: AbortSignal.timeout(10_000),
-  });
-  const body = (await res.json()) as { available_points: string };
-  return new Decimal(body.available_points);
-}
+/** The primary account's available points, as the reference itself keeps them (never its balance reply). */
+const available = async (ref: RefTarget): Promise<Decimal> => new Decimal(ref.trueAvailable());
 
 /** The reference's dearest media job (reference/media/view.ts quoteOf: a video). */
 const ONE_REQUEST = new Decimal('3.125');
@@ -37,10 +30,19 @@ describe('the budget holds whatever the replies say', { timeout: 300_000 }, () =
     // Its numbers are a violation of their own (PTS-001): FAILED, and cut by the budget all the same.
     { name: 'fault spend-numbers (spend as JSON numbers)', opts: { fault: 'spend-numbers' }, code: 1 },
     {
+      name: 'fault points-numbers (spend and balance as JSON numbers)',
+      opts: { fault: 'points-numbers' },
+      code: 1,
+    },
+    {
       name: 'variant spend-unreported (no spend in any reply)',
       opts: { variant: 'spend-unreported' },
       code: 4,
     },
+    // The replies say a tenth of what the account pays: the balance reads catch up with them.
+    { name: 'fault spend-misreported (a tenth reported)', opts: { fault: 'spend-misreported' }, code: 4 },
+    // The balance never moves: the replies count.
+    { name: 'fault balance-stuck (the balance never moves)', opts: { fault: 'balance-stuck' }, code: 4 },
   ])('$name: stops at the budget within one request, by the reference balance', async ({ opts, code }) => {
     const ref = await refTarget(opts);
     try {
@@ -60,6 +62,36 @@ describe('the budget holds whatever the replies say', { timeout: 300_000 }, () =
       expect(paid.toNumber(), `paid ${paid} of a budget of ${BUDGET}`).toBeLessThanOrEqual(
         ONE_REQUEST.plus(BUDGET).toNumber(),
       );
+      expect(Number(s.points?.spent), 'what the run counts is at least what was paid').toBeGreaterThanOrEqual(
+        paid.minus(ONE_REQUEST).toNumber(),
+      );
+    } finally {
+      await ref.close();
+    }
+  });
+
+  it('fault spend-unmeasurable (no spend in any reply, no available points): billable work is not run, nothing is paid', async () => {
+    const ref = await refTarget({ fault: 'spend-unmeasurable' });
+    try {
+      const dir = tmp('run');
+      const before = await available(ref);
+      const run = await runCli(
+        [...targetArgs(ref), ...BILLABLE, '--budget-points', String(BUDGET), '--report-dir', dir],
+        ref.env,
+        240_000,
+      );
+      expect(before.minus(await available(ref)).toNumber(), 'nothing paid').toBe(0);
+      expect(run.code, run.stdout + run.stderr).toBe(4);
+      expect(run.stdout).toContain(
+        "balance: the spend cannot be measured: the primary account's balance cannot be read (GET /v1/balance carried no available_points with a number); billable tests are not run",
+      );
+      const s = summaryOf(dir);
+      const billable = s.tests.filter((t) => t.effect === 'billable');
+      expect(billable.length).toBeGreaterThan(0);
+      for (const t of billable) {
+        expect(t.outcome).toBe('not_run');
+        expect(t.reason).toMatch(/^the spend cannot be measured/);
+      }
     } finally {
       await ref.close();
     }

@@ -1,7 +1,31 @@
 // Faults and variants of the catalogue, balance, billing, usage, ledger and legacy currency format (routes/models.ts,
 // routes/balance.ts, billing.ts, internal.ts, routes/usage.ts, routes/ledger.ts, legacy.ts, state.ts).
 import { Decimal } from 'decimal.js';
-import { type Fault, jobBody, LEGACY, optional, req, unpriced, type Variant } from './probe.ts';
+import {
+  type Fault,
+  jobBody,
+  LEGACY,
+  type OpenApiDraft,
+  optional,
+  req,
+  unpriced,
+  type Variant,
+} from './probe.ts';
+
+/** The live description of faults that send points as JSON numbers: the spend of billable replies. */
+function spendAsNumbers(schemas: OpenApiDraft['schemas']): void {
+  for (const field of ['charged_points', 'released_points'])
+    schemas.Billing.properties[field] = { type: 'number' };
+  const job = schemas.MediaJobResponse.allOf[1].properties;
+  for (const field of ['pending_points', 'charged_points', 'released_points'])
+    job[field] = { type: 'number' };
+}
+
+/** The same for the balance's points. */
+function balanceAsNumbers(schemas: OpenApiDraft['schemas']): void {
+  for (const field of ['total_points', 'held_points', 'available_points'])
+    schemas.Balance.properties[field] = { type: 'number' };
+}
 
 export const POINTS_FAULTS = [
   // routes/models.ts: entries lack context_length, which the description requires
@@ -92,10 +116,7 @@ export const POINTS_FAULTS = [
     name: 'balance-number',
     description: 'balance points are JSON numbers (and described as numbers)',
     breaks: ['PTS-001'],
-    openapi: ({ schemas }) => {
-      for (const field of ['total_points', 'held_points', 'available_points'])
-        schemas.Balance.properties[field] = { type: 'number' };
-    },
+    openapi: ({ schemas }) => balanceAsNumbers(schemas),
     probe: { request: req.balance(), holds: (r) => typeof r.body.total_points === 'number' },
   },
   // routes/balance.ts + openapi.ts: held_points omitted (and not required by the description)
@@ -396,17 +417,75 @@ export const POINTS_FAULTS = [
     description:
       'billing charged/released points and media job pending/charged/released points are JSON numbers (described so)',
     breaks: ['PTS-001'],
-    openapi: ({ schemas }) => {
-      for (const field of ['charged_points', 'released_points'])
-        schemas.Billing.properties[field] = { type: 'number' };
-      const job = schemas.MediaJobResponse.allOf[1].properties;
-      for (const field of ['pending_points', 'charged_points', 'released_points'])
-        job[field] = { type: 'number' };
-    },
+    openapi: ({ schemas }) => spendAsNumbers(schemas),
     probe: {
       run: async ({ ref, chat, createJob }) =>
         typeof (await chat(ref)).body.billing.charged_points === 'number' &&
         typeof (await createJob(ref, jobBody('wc-100010'))).body.pending_points === 'number',
+    },
+  },
+  // billing.ts + media/view.ts + routes/balance.ts: every spend and the balance as JSON numbers (issue 37)
+  {
+    name: 'points-numbers',
+    description:
+      'every points field a billable reply or the balance reports is a JSON number (described so): a budget that reads only decimal strings spends without counting',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => {
+      spendAsNumbers(schemas);
+      balanceAsNumbers(schemas);
+    },
+    probe: {
+      run: async ({ ref, chat, balance }) =>
+        typeof (await chat(ref)).body.billing.charged_points === 'number' &&
+        typeof (await balance(ref)).body.available_points === 'number',
+    },
+  },
+  // billing.ts + media/view.ts: the replies report a tenth of what the account pays
+  {
+    name: 'spend-misreported',
+    description:
+      'billable replies report a tenth of their charge and hold (charged, released and pending points); the balance moves by the whole',
+    breaks: ['BAL-004', 'USAGE-080'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, chat }) => {
+        const before = (await balance(ref)).body.total_points;
+        const charged = (await chat(ref)).body.billing.charged_points;
+        const after = (await balance(ref)).body.total_points;
+        return new Decimal(before).minus(after).eq(new Decimal(charged).times(10));
+      },
+    },
+  },
+  // routes/balance.ts: the balance never moves
+  {
+    name: 'balance-stuck',
+    description: 'GET /v1/balance always shows the balance of its first read, whatever was spent since',
+    breaks: ['BAL-004', 'LEDGER-003'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, balance, chat }) => {
+        const before = (await balance(ref)).body.total_points;
+        const charged = (await chat(ref)).body.billing.charged_points;
+        return new Decimal(charged).isPositive() && (await balance(ref)).body.total_points === before;
+      },
+    },
+  },
+  // billing.ts + media/view.ts + routes/balance.ts + openapi.ts: no spend anywhere, no available points
+  {
+    name: 'spend-unmeasurable',
+    description:
+      'no billable reply reports its spend (as variant spend-unreported) and GET /v1/balance carries no available_points: nothing can measure what a run spends',
+    breaks: ['BAL-001'],
+    openapi: ({ schemas }) => {
+      const job = schemas.MediaJobResponse.allOf[1];
+      job.required = job.required.filter((f: string) => f !== 'pending_points');
+      for (const field of ['pending_points', 'charged_points', 'released_points'])
+        delete job.properties[field];
+      optional(schemas.Balance, 'available_points');
+    },
+    probe: {
+      run: async ({ ref, chat, balance }) =>
+        !('billing' in (await chat(ref)).body) && !('available_points' in (await balance(ref)).body),
     },
   },
 ] as const satisfies readonly Fault[];

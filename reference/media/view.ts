@@ -1,5 +1,6 @@
 // The MediaJob as sent: status and progress computed now, points of its hold and settlement.
 import { Decimal } from 'decimal.js';
+import { spendShown, spendUnreported } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { isVariant } from '../reach.ts';
 import { type MediaJob, statusOf } from './store.ts';
@@ -56,8 +57,7 @@ export function scaledQuoteOf(def: ModelDef, sent: Record<string, unknown>): str
     .toString();
 }
 
-const pointsOut = (ctx: RefContext, v: string | undefined) =>
-  ctx.fault === 'spend-numbers' && v !== undefined ? Number(v) : v;
+const pointsOut = (ctx: RefContext, v: string | undefined) => (v === undefined ? v : spendShown(ctx, v));
 
 const TERMINAL = ['succeeded', 'failed', 'settlement_pending'];
 
@@ -99,8 +99,9 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
       : {}),
     progress: progressOf(ctx, job, status, now),
     progress_percent: percent,
-    // Fault spend-numbers: the points as JSON numbers; variant spend-unreported: no points fields.
-    ...(isVariant(ctx, 'spend-unreported')
+    // Faults spend-numbers, points-numbers, spend-misreported: spendShown; variant spend-unreported
+    // and fault spend-unmeasurable: no points fields.
+    ...(spendUnreported(ctx)
       ? {}
       : {
           pending_points: pointsOut(ctx, settled ? '0' : job.hold),

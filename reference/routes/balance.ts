@@ -10,6 +10,21 @@ import { callerOf } from './caller.ts';
 /** "images and video together share 10 GiB per account" */
 export const STORAGE = { limit: 10737418240, unit: 'bytes' } as const;
 
+/** Fault balance-stuck: each account's balance at its first read, shown ever after. */
+const firstRead = new WeakMap<
+  object,
+  { total: string; held: string; available: InstanceType<typeof Exact> }
+>();
+function opening(account: { totalPoints: string; heldPoints: string }) {
+  let first = firstRead.get(account);
+  if (!first) {
+    const { totalPoints: total, heldPoints: held } = account;
+    first = { total, held, available: new Exact(total).minus(held) };
+    firstRead.set(account, first);
+  }
+  return first;
+}
+
 export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
   // Fault wrong-method-200: the methods the endpoint table does not give /v1/balance answer 200 {}.
   if (ctx.fault === 'wrong-method-200')
@@ -20,8 +35,7 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
     });
   app.get('/v1/balance', async (request, reply) => {
     const { account } = callerOf(request);
-    const { totalPoints } = account;
-    let { heldPoints } = account;
+    let { totalPoints, heldPoints } = account;
     // Fault media-hold-unseen: the holds of media jobs not yet settled are left out of held_points.
     if (ctx.fault === 'media-hold-unseen') {
       const jobHolds = [...mediaStore(ctx.state).jobs.values()]
@@ -31,11 +45,16 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
     }
     let available = new Exact(totalPoints).minus(heldPoints);
     if (ctx.fault === 'balance-available-off') available = available.plus(1);
-    const value = (v: string) => (ctx.fault === 'balance-number' ? Number(v) : v);
+    // Fault balance-stuck: the balance of the account as it opened, whatever was spent since.
+    if (ctx.fault === 'balance-stuck')
+      ({ total: totalPoints, held: heldPoints, available } = opening(account));
+    const value = (v: string) =>
+      ctx.fault === 'balance-number' || ctx.fault === 'points-numbers' ? Number(v) : v;
     const points = {
       total_points: value(totalPoints),
       ...(ctx.fault === 'balance-missing-held' ? {} : { held_points: value(heldPoints) }),
-      available_points: value(decimalString(available)),
+      // Fault spend-unmeasurable: no available points (nor any spend in the replies).
+      ...(ctx.fault === 'spend-unmeasurable' ? {} : { available_points: value(decimalString(available)) }),
     };
     const body = isVariant(ctx, 'balance-envelope')
       ? { data: { ...points, unit: 'service_points' } }

@@ -3,33 +3,38 @@
  */
 import { Decimal } from 'decimal.js';
 import { findEntryList, isPlainObject } from '../checks/json.ts';
-import { pointsFields } from '../checks/points.ts';
+import { accountingField } from '../checks/points.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import type { HttpClient } from '../http/client.ts';
 import type { RunBudget } from '../runtime/budget.ts';
 
 /**
  * The primary account's total_points and available_points (GET /v1/balance, a read; the envelope is not
- * shown, so the fields are found at any depth): the total cross-checks the spend the replies reported,
- * the available points bound the budget. Each undefined where it cannot be read as a decimal.
+ * shown, so the fields are found at any depth), read for accounting (a JSON number breaks PTS-001, which
+ * the balance tests report, and still counts): the total cross-checks the spend the replies reported,
+ * the available points bound the budget and measure the spend. `unreadable`: why no available points
+ * could be read (then the run cannot measure what it spends).
  */
 export async function readBalance(
   client: HttpClient,
   auth: Record<string, string>,
   target: TargetConfig,
-): Promise<{ total?: Decimal; available?: Decimal }> {
-  if (!target.allow.includes('read')) return {};
+): Promise<{ total?: Decimal; available?: Decimal; unreadable?: string }> {
+  if (!target.allow.includes('read'))
+    return { unreadable: 'reads are not allowed (--allow), so GET /v1/balance was not sent' };
   try {
     const res = await client.send({ method: 'GET', path: '/v1/balance', headers: auth });
-    if (res.status >= 300) return {};
-    const [total] = pointsFields(res.json, ['total_points']);
-    const [available] = pointsFields(res.json, ['available_points']);
+    if (res.status >= 300) return { unreadable: `GET /v1/balance answered ${res.status}` };
+    const total = accountingField(res.json, 'total_points');
+    const available = accountingField(res.json, 'available_points');
     return {
-      ...(total?.verdict.ok ? { total: total.verdict.value } : {}),
-      ...(available?.verdict.ok ? { available: available.verdict.value } : {}),
+      ...(total ? { total } : {}),
+      ...(available
+        ? { available }
+        : { unreadable: 'GET /v1/balance carried no available_points with a number' }),
     };
   } catch {
-    return {};
+    return { unreadable: 'GET /v1/balance got no answer' };
   }
 }
 
@@ -72,7 +77,7 @@ export function dryRunBudget(target: TargetConfig): RunBudget | undefined {
  */
 export async function planBudget(
   target: TargetConfig,
-  available: Decimal | undefined,
+  balance: { available?: Decimal; unreadable?: string },
   client: HttpClient,
   auth: Record<string, string>,
 ): Promise<{ budget?: RunBudget; lines: string[] }> {
@@ -83,6 +88,7 @@ export async function planBudget(
     target.budget.source === 'default' ? 'the default budget of a real target' : target.budget.source;
   let kind: RunBudget['kind'] = 'budget';
   if (points === null && target.embedded) return { lines };
+  const { available } = balance;
   if (available !== undefined && (points === null || available.lt(points))) {
     lines.push(
       `balance: the primary account has ${available.toString()} points available, ${points === null ? 'and no budget is set' : `less than the budget of ${points}`}: the run plans within ${available.toString()} points`,
@@ -94,8 +100,16 @@ export async function planBudget(
     lines.push(`balance: the primary account has ${available.toString()} points available`);
   }
   if (points === null) return { lines };
+  // What the run spends is measured by the balance (the replies may not say, or say wrong): a balance
+  // that cannot be read leaves the spend unmeasurable, and billable work is not run.
+  const unmeasurable =
+    available === undefined
+      ? `the spend cannot be measured: the primary account's balance cannot be read (${balance.unreadable ?? 'no available_points'})`
+      : undefined;
+  if (unmeasurable) lines.push(`balance: ${unmeasurable}; billable tests are not run`);
   return {
     budget: {
+      ...(unmeasurable ? { unmeasurable } : {}),
       points,
       source,
       kind,

@@ -113,7 +113,7 @@ export async function finish(c: FinishInput): Promise<RunResult> {
       ...spendDetails(reportDir),
       budget: run.budget?.points ?? null,
       ...(run.budget ? { budgetSource: run.budget.source } : {}),
-      ...(balanceOut(reportDir) ? { balanceRanOut: balanceOut(reportDir) } : {}),
+      ...(ranOut(reportDir, run.budget) ? { balanceRanOut: ranOut(reportDir, run.budget) } : {}),
       source:
         'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
       ...(c.found.balanceDelta !== undefined ? { balanceDelta: c.found.balanceDelta } : {}),
@@ -163,6 +163,19 @@ const STOPPED: CutKind[] = ['signal', 'deadline', 'dead_target'];
  * (a worker saw too many consecutive transport failures), the balance running out, or the points
  * budget reached with billable tests left unrun. A budget of 0 is a choice (free tests only), not a cut.
  */
+/**
+ * Why the primary account's balance ran out, if it did: a reply showed it (balanceOut), or the run's
+ * budget is the account's available points and the balance reads measured them spent.
+ */
+function ranOut(reportDir: string, budget: RunBudget | undefined): string | undefined {
+  const shown = balanceOut(reportDir);
+  if (shown || budget?.kind !== 'balance') return shown;
+  const spent = spentPoints(reportDir);
+  return spent.gte(budget.points)
+    ? `the account's balance ran out: ${spent.toString()} of the ${budget.points} points available before the run spent`
+    : undefined;
+}
+
 function runCut(
   stop: RunCut | undefined,
   reportDir: string,

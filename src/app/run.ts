@@ -11,7 +11,7 @@ import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { loadExpectations } from '../report/expectations.ts';
-import { ExchangeLog, reportFile } from '../report/layout.ts';
+import { ExchangeLog, reportFile, SpendLog } from '../report/layout.ts';
 import { consoleText, redactConsole } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut } from '../report/summary.ts';
@@ -141,6 +141,7 @@ async function conformanceRun(
   const { reportDir } = opts;
   const exchangeLog = ExchangeLog.of(reportDir);
   exchangeLog.create();
+  SpendLog.of(reportDir).create();
   const exchangesFile = exchangeLog.file;
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
@@ -205,7 +206,7 @@ async function conformanceRun(
     const balance = await readBalance(client, auth, target);
     balanceBefore = balance.total;
     heldBefore = heldOf(balance);
-    const planned = await planBudget(target, balance.available, client, auth);
+    const planned = await planBudget(target, balance, client, auth);
     if (planned.budget) run.budget = planned.budget;
     // The balance's measure of the spend starts at 0 with the available points read just now.
     if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));

@@ -51,6 +51,29 @@ export function judgePoints(value: unknown): PointsVerdict {
 }
 
 /**
+ * A points value read for accounting (the budget's spend, the balance that measures it): an exact decimal
+ * string, or a value that breaks PTS-001 but still carries a number (a finite JSON number, a decimal
+ * string with surrounding white space). The checks report the violation; the budget still counts it, so
+ * a reply that sends numbers is never a reply that spent nothing. Undefined: no number at all.
+ */
+export function accountingPoints(value: unknown): Decimal | undefined {
+  const v = judgePoints(value);
+  if (v.ok) return v.value;
+  if (typeof value === 'number' && Number.isFinite(value)) return new ExactDecimal(value);
+  if (typeof value === 'string' && ANY_DECIMAL.test(value.trim())) return new ExactDecimal(value.trim());
+  return undefined;
+}
+
+/** The first `field` of a body (any depth) read for accounting (accountingPoints), if any carries a number. */
+export function accountingField(body: unknown, field: string): Decimal | undefined {
+  for (const f of pointsFields(body, [field])) {
+    const v = accountingPoints(f.value);
+    if (v) return v;
+  }
+  return undefined;
+}
+
+/**
  * 15+ fractional digits where a significant digit is followed by a long run of 0s or 9s and one to
  * three last digits (0.30000000000000004): the print of a binary float. A tiny exact value such as
  * 0.000000000000001 has no significant digit before its run and is not flagged.

@@ -269,10 +269,11 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
       `• not judged (${notJudged.length}; the target never showed what they need, so this certificate says nothing of them): ${notJudged.map(([id]) => id).join(', ')}`,
     );
   const certified = intact && complete && !embedded && s.verdict === 'passed';
+  // Without a checked signature, nothing proves who wrote the manifest: said plainly beside the verdict.
   const proof =
     signature.state === 'valid'
       ? 'signed and unchanged since the run'
-      : 'intact as far as the manifest says; the manifest itself is not signed';
+      : `intact as far as the manifest says; nothing proves who wrote the manifest (${signature.state === 'unchecked' ? 'its signature was not checked: give verify --public-key FILE' : 'it is not signed'})`;
   lines.push(
     certified
       ? `CERTIFIED: target ${s.target.name} passed a complete run of gateway-conformance ${s.suite.version} (${proof})`

@@ -189,6 +189,11 @@ export class SpendLog<Line> {
     return new SpendLog<Line>(reportFile(dir, 'spend'));
   }
 
+  /** Start an empty log: a run into a report directory used before spends nothing of the last run's. */
+  create(): void {
+    writeFileSync(this.file, '');
+  }
+
   append(line: Line): void {
     appendFileSync(this.file, `${JSON.stringify(line)}\n`);
   }

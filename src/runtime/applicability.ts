@@ -41,10 +41,10 @@ export const BUDGET_REMEDY =
   'raise --budget-points (or CONFORMANCE_BUDGET_POINTS, budget_points in the targets file; unlimited for none)';
 
 /** Not run for want of points: one cause per ground (its subject), with the remedy. */
-export const budgetCause = (subject: string): NotRunCause => ({
+export const budgetCause = (subject: string, remedy = BUDGET_REMEDY): NotRunCause => ({
   kind: 'budget',
   subject,
-  remedy: BUDGET_REMEDY,
+  remedy,
 });
 
 /** A role without a key: the variable that would give it one. */
@@ -92,7 +92,8 @@ export function notApplicable(spec: Applies, facts: RunFacts): NotApplicable | u
   if (stop) return { reason: stop, cause: { kind: 'stopped', subject: stop } };
   if (spec.effect === 'billable') {
     const refused = facts.budgetRefusal();
-    if (refused) return { reason: refused.reason, cause: budgetCause(refused.subject), unpaid: true };
+    if (refused)
+      return { reason: refused.reason, cause: budgetCause(refused.subject, refused.remedy), unpaid: true };
   }
   if (facts.dryRun)
     return { reason: 'dry run: would run', cause: { kind: 'dry_run', subject: 'would run' }, planned: true };

@@ -8,7 +8,7 @@ import { threadId } from 'node:worker_threads';
 import { Decimal } from 'decimal.js';
 import { legacyReply } from '../checks/exchange-points.ts';
 import { findField, isPlainObject } from '../checks/json.ts';
-import { judgePoints } from '../checks/points.ts';
+import { accountingPoints } from '../checks/points.ts';
 import { parseSse } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { SpendLog } from '../report/layout.ts';
@@ -21,10 +21,10 @@ export const BILLABLE = /^\/v1\/(chat\/completions|responses|embeddings|media\/j
 /**
  * What a billable reply says the request spent: `charged_points` (call settlement, in `billing` or
  * anywhere in the reply) and, for a media job, `pending_points` (its hold counts in full until it is
- * settled: a budget errs on the safe side). `readable` false: a 2xx billable reply without any such
- * field readable as a decimal string (a number, a missing field: a violation the checks report), whose
- * spend the budget must learn elsewhere (the price learned so far, the balance). Undefined for every
- * other reply (it spends nothing).
+ * settled: a budget errs on the safe side), read for accounting: a JSON number breaks PTS-001 (the
+ * checks report it) and still counts. `readable` false: a 2xx billable reply without any such field
+ * carrying a number, whose spend the budget must learn elsewhere (the balance, else the most it could
+ * have cost). Undefined for every other reply (it spends nothing).
  */
 export function readSpend(res: HttpResponse): { points: Decimal; readable: boolean } | undefined {
   if (res.method !== 'POST' || res.status < 200 || res.status >= 300 || !BILLABLE.test(res.rawPath)) return;
@@ -39,10 +39,10 @@ function pointsIn(json: unknown): { points: Decimal; readable: boolean } {
   if (isPlainObject(json))
     for (const field of ['charged_points', 'pending_points']) {
       for (const f of findField(json, field)) {
-        const v = judgePoints(f.value);
-        if (!v.ok) continue;
+        const v = accountingPoints(f.value);
+        if (!v) continue;
         readable = true;
-        if (v.value.isPositive()) total = total.plus(v.value);
+        if (v.isPositive()) total = total.plus(v);
       }
     }
   return { points: total, readable };
@@ -92,6 +92,8 @@ export type SpendLine =
       estimated?: true;
       /** Unreadable, measured by the balance across the request (sent alone): a price learned. */
       measured?: true;
+      /** Unreadable and unmeasured: counted at the most it could have cost (countUnmeasured). */
+      unmeasured?: true;
     }
   /**
    * A billable request about to be sent holds its predicted points until its reply is counted;
@@ -101,6 +103,12 @@ export type SpendLine =
   | { release: string }
   /** A billable reply whose spend could not be read (its exchange id): the replies are not to be trusted. */
   | { unreadable: string }
+  /** A reply that said less than the balance measured across it (its exchange id): Spend.suspect. */
+  | { suspect: string }
+  /** A second one in a row: Spend.untrusted. */
+  | { untrusted: string }
+  /** A reply that added up with the balance: the suspicion is cleared. */
+  | { trusted: string }
   /** The primary account's available points fell by this much since before the run (a balance read). */
   | { balance: string }
   /** A media price known before the run (--prices). */
@@ -108,44 +116,137 @@ export type SpendLine =
 
 const appendSpend = (reportDir: string, line: SpendLine) => SpendLog.of<SpendLine>(reportDir).append(line);
 
+/** What a billable request bought: its model and, for a timed media job, its seconds (the price book's keys). */
+export interface Bought {
+  model?: string;
+  seconds?: number;
+}
+
+const lineOf = (res: HttpResponse, of: Bought) => ({
+  exchange: res.exchange.id,
+  path: res.rawPath,
+  ...(of.model ? { model: of.model } : {}),
+  ...(of.seconds ? { seconds: of.seconds } : {}),
+});
+
 /**
- * Count a billable reply: what it reported, or, when nothing readable, the price learned so far of its
- * model (nothing if none is known, or if `estimate` is false). Returns whether its spend was unreadable
- * (the caller reads the balance then). `measured`: the spend of an unreadable reply sent alone, as the
- * balance measured it across the request (a price to learn, like a reported one).
+ * Count a billable reply: what it reported, or, when nothing readable and `estimate`, the price learned
+ * so far of its model (a media job; the balance read that follows supersedes it). `distrust`: the
+ * replies under-report (Spend.untrusted), so what this one says is an estimate. Returns whether its
+ * spend was unreadable (or distrusted): the caller then reads the balance (recordMeasured), and where the balance
+ * measures nothing, counts the most the request could have cost (countUnmeasured).
  */
 export function recordSpend(
   reportDir: string,
   res: HttpResponse,
-  model?: string,
-  seconds?: number,
+  of: Bought = {},
   estimate = true,
-  measured?: Decimal,
+  distrust = false,
 ): { unreadable: boolean } {
   const s = readSpend(res);
   if (!s) return { unreadable: false };
-  const base = {
-    exchange: res.exchange.id,
-    path: res.rawPath,
-    ...(model ? { model } : {}),
-    ...(seconds ? { seconds } : {}),
-  };
-  if (measured) {
-    appendSpend(reportDir, { ...base, points: measured.toString(), measured: true });
+  // Replies that under-report (Spend.untrusted): what one says is counted until the balance prices it.
+  if (s.readable && distrust) {
+    appendSpend(reportDir, { ...lineOf(res, of), points: s.points.toString(), estimated: true });
     return { unreadable: true };
   }
   if (s.readable) {
-    if (!s.points.isZero()) appendSpend(reportDir, { ...base, points: s.points.toString() });
+    if (!s.points.isZero()) appendSpend(reportDir, { ...lineOf(res, of), points: s.points.toString() });
     return { unreadable: false };
   }
   // A reply in the legacy currency format carries legacy amount fields in place of points fields (whose
   // names the contract does not show): unreadable by design, not a sign that the replies lie.
   if (!legacyReply(res)) appendSpend(reportDir, { unreadable: res.exchange.id });
   if (!estimate) return { unreadable: true };
-  const guess = spendOf(reportDir).prices.predict(model, seconds);
-  if (guess) appendSpend(reportDir, { ...base, points: guess.toString(), estimated: true });
+  // The price book learns media jobs only: a chat, embeddings or responses call is never estimated from them.
+  const guess = buysMediaJob(res.rawPath)
+    ? spendOf(reportDir).prices.predict(of.model, of.seconds)
+    : undefined;
+  if (guess) appendSpend(reportDir, { ...lineOf(res, of), points: guess.toString(), estimated: true });
   return { unreadable: true };
 }
+
+/** The spend of an unreadable reply sent alone, as the balance measured it across the request: a price learned. */
+export function recordMeasured(reportDir: string, res: HttpResponse, of: Bought, points: Decimal): void {
+  appendSpend(reportDir, { ...lineOf(res, of), points: points.toString(), measured: true });
+}
+
+/**
+ * A readable reply of a request sent alone, against what the balance measured across it: `measured` is
+ * the balance's move, `counted` what the replies counted over the same span (this reply and any other
+ * answered meanwhile). More measured than counted (beyond a hundredth of this reply) makes the replies
+ * suspect, and a second such request in a row untrusted (Spend.untrusted): once is a hold in flight of
+ * another request, twice is a deployment that under-reports. A request that adds up clears the suspicion.
+ */
+export function checkReported(
+  reportDir: string,
+  res: HttpResponse,
+  measured: Decimal,
+  counted: Decimal,
+): void {
+  const reported = readSpend(res);
+  if (!reported?.readable) return;
+  const spend = spendOf(reportDir);
+  if (measured.minus(counted).gt(reported.points.times('0.01')))
+    appendSpend(reportDir, spend.suspect ? { untrusted: res.exchange.id } : { suspect: res.exchange.id });
+  else if (spend.suspect) appendSpend(reportDir, { trusted: res.exchange.id });
+}
+
+/**
+ * The most a billable request could have cost: the price learned for its model (a media job) or the
+ * dearest reply of its endpoint so far, whichever is larger; when nothing is known of either, the whole
+ * remaining budget (the run then stops its billable work: what it cannot measure it counts as spent),
+ * or nothing where only a price known may be counted (`knownOnly`).
+ */
+export function mostItCouldCost(
+  spend: Spend,
+  budget: RunBudget,
+  path: string,
+  of: Bought = {},
+  knownOnly = false,
+): Decimal {
+  const learned = buysMediaJob(path) ? spend.prices.predict(of.model, of.seconds) : undefined;
+  const dearest = spend.dearest.get(endpointOf(path));
+  const most = learned && dearest ? Decimal.max(learned, dearest) : (learned ?? dearest);
+  if (most || knownOnly) return most ?? new Decimal(0);
+  return Decimal.max(new Decimal(budget.points).minus(spentOfRun(spend)), 0);
+}
+
+/**
+ * How the primary balance met an unreadable reply: read after it and did not move (`unmoved`: the
+ * balance is the measure, so the request cost nothing new, an idempotent replay or a free call), could
+ * not be read (`unread`), or was not read because the request was not the primary key's (`other`).
+ */
+export type BalanceAfter = 'unmoved' | 'unread' | 'other';
+
+/**
+ * An unreadable reply the balance did not measure, counted at the most it could have cost: where the
+ * balance could not be read, mostItCouldCost (the whole remaining budget when no price is known); for
+ * another key's request, a price known for its kind (the primary balance may not be that key's
+ * account); nothing where the balance read shows no move. A later balance read supersedes the estimate.
+ * Returns the points counted.
+ */
+export function countUnmeasured(
+  reportDir: string,
+  res: HttpResponse,
+  of: Bought,
+  budget: RunBudget,
+  after: BalanceAfter,
+): Decimal {
+  if (after === 'unmoved') return new Decimal(0);
+  const most = mostItCouldCost(spendOf(reportDir), budget, res.rawPath, of, after === 'other');
+  if (most.isPositive())
+    appendSpend(reportDir, {
+      ...lineOf(res, of),
+      points: most.toString(),
+      estimated: true,
+      unmeasured: true,
+    });
+  return most;
+}
+
+/** The billable endpoint of a path (chat/completions, responses, embeddings, media/jobs), or the path. */
+const endpointOf = (path: string): string => BILLABLE.exec(path)?.[1] ?? path;
 
 let reservations = 0;
 /**
@@ -211,6 +312,20 @@ export interface Spend {
   reserved: Map<string, { points: Decimal; unpriced: boolean }>;
   /** Billable replies whose spend could not be read. */
   unreadable: number;
+  /** Unreadable replies no balance read measured, counted at the most they could have cost. */
+  unmeasured: number;
+  /** The latest balance read's spend (available points before the run minus then). */
+  lastRead?: Decimal;
+  /** The dearest reply reported (or measured) per billable endpoint (mostItCouldCost). */
+  dearest: Map<string, Decimal>;
+  /**
+   * The replies under-report: two replies of requests sent alone in a row said less than the balance
+   * measured across them (checkReported). Between them, the periodic balance reads bound the spend
+   * (spentOfRun takes the larger of the replies' count and the balance's measure). From then on every billable request is sent alone, unpriced, and priced by the balance across it.
+   */
+  untrusted: boolean;
+  /** One reply said less than the balance measured (checkReported): the next request is sent alone to see. */
+  suspect: boolean;
   /** Media prices learned from the replies with readable spend. */
   prices: PriceBook;
   /**
@@ -249,6 +364,10 @@ export function spendOf(reportDir: string): Spend {
     sinceBalance: 0,
     reserved: new Map(),
     unreadable: 0,
+    unmeasured: 0,
+    dearest: new Map(),
+    untrusted: false,
+    suspect: false,
     prices: new PriceBook(),
     reported: new Map(),
   });
@@ -264,16 +383,25 @@ export function spendOf(reportDir: string): Spend {
         s.reserved.set(entry.reserve, { points: new Decimal(entry.points), unpriced: !!entry.unpriced });
       else if ('release' in entry) s.reserved.delete(entry.release);
       else if ('unreadable' in entry) s.unreadable++;
+      else if ('suspect' in entry) s.suspect = true;
+      else if ('trusted' in entry) s.suspect = false;
+      else if ('untrusted' in entry) s.untrusted = true;
       else if ('price' in entry) s.prices.seed(entry.price, entry.known);
       else if ('balance' in entry) {
-        s.measured = new Decimal(entry.balance);
+        const read = new Decimal(entry.balance);
+        s.lastRead = read;
+        s.measured = read;
         s.sinceBalance = 0;
       } else {
         const points = new Decimal(entry.points);
         // An estimate stands until the next balance read says otherwise (measured), or for good
         // when the balance is never read.
-        if (entry.estimated) s.estimated = s.estimated.plus(points);
-        else {
+        if (entry.estimated) {
+          s.estimated = s.estimated.plus(points);
+          if (entry.unmeasured) s.unmeasured++;
+        } else {
+          const at = endpointOf(entry.path);
+          s.dearest.set(at, Decimal.max(s.dearest.get(at) ?? 0, points));
           s.total = s.total.plus(points);
           s.reported.set(entry.exchange, {
             points,
@@ -282,7 +410,8 @@ export function spendOf(reportDir: string): Spend {
             ...(entry.seconds ? { seconds: entry.seconds } : {}),
           });
         }
-        s.max = Decimal.max(s.max, points);
+        // The costliest reply is a price seen, not a bound counted for want of one.
+        if (!entry.unmeasured) s.max = Decimal.max(s.max, points);
         if (s.measured) s.measured = s.measured.plus(points);
         s.sinceBalance++;
         if (entry.model) s.models.add(entry.model);
@@ -328,6 +457,11 @@ export interface RunBudget {
    * it has available later, subtracted from this, is the spend the account measures.
    */
   baseline?: string;
+  /**
+   * Why the run cannot measure what it spends (the primary balance could not be read before the run):
+   * billable work is not run at all.
+   */
+  unmeasurable?: string;
 }
 
 /** The most of a budget kept for first jobs of models not bought yet. */
@@ -344,7 +478,13 @@ export const BALANCE_EVERY = 5;
 export interface BudgetRefusal {
   reason: string;
   subject: string;
+  /** How to run the tests it refused, where raising the budget is not it. */
+  remedy?: string;
 }
+
+/** How to run billable tests when the spend cannot be measured. */
+export const UNMEASURABLE_REMEDY =
+  "make GET /v1/balance give the primary key's available_points, or lift the budget with --budget-points unlimited (then nothing bounds what the run spends)";
 
 /** A billable request about to start: its model, the hold predicted for it, its reservation. */
 export interface BillableStart {
@@ -372,6 +512,8 @@ export function admission(
 ): BudgetRefusal | undefined {
   if (!budget) return undefined;
   const { model, predicted, reservation } = typeof start === 'string' ? { model: start } : start;
+  if (budget.unmeasurable)
+    return { reason: budget.unmeasurable, subject: budget.unmeasurable, remedy: UNMEASURABLE_REMEDY };
   const limit = new Decimal(budget.points);
   if (limit.isZero()) {
     const reason = `points budget of 0 (${budget.source}): billable tests are not run`;

@@ -4,7 +4,7 @@ import { describe, test } from 'vitest';
 import { type Touch, touchOf } from '../applicability.ts';
 import { notJudged, requirement, violation } from '../catalogue.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
-import { pointsFields } from '../checks/points.ts';
+import { accountingField } from '../checks/points.ts';
 import { envHintName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import {
@@ -30,14 +30,18 @@ import type {
 import { type NotApplicable, notApplicable, roleCause } from './applicability.ts';
 import {
   BALANCE_EVERY,
+  type BalanceAfter,
   type BudgetRefusal,
   balanceSignal,
   budgetRefusal,
   buysMediaJob,
+  checkReported,
+  countUnmeasured,
   markBalanceOut,
   mustWait,
   noteBalanceSpent,
   type RunBudget,
+  recordMeasured,
   recordSpend,
   release,
   reserve,
@@ -357,13 +361,23 @@ export class CheckContext {
     const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
     const spendNow = billable ? spendOf(dir) : undefined;
     // The price book learns media jobs only: a chat, embeddings or responses call is never predicted from them.
-    const predicted = buysMediaJob(path) ? spendNow?.prices.predict(model, seconds) : undefined;
+    // Replies that under-report (Spend.untrusted) price nothing: every request is then sent alone.
+    const predicted =
+      buysMediaJob(path) && !spendNow?.untrusted && !spendNow?.suspect
+        ? spendNow?.prices.predict(model, seconds)
+        : undefined;
     // Which requests hold a reservation: a media job (it holds up to a long video's price, so one of
     // unknown price is sent alone and its reply prices the next), and, once the target sent a billable
     // reply whose spend cannot be read, every billable request (one of unknown price then goes alone, so
     // the balance measures it). A chat, embeddings or responses call of a target whose replies read is
     // counted when answered: never serialised, so the concurrency tests stay concurrent.
-    const holds = !!spendNow && (predicted !== undefined || buysMediaJob(path) || spendNow.unreadable > 0);
+    const holds =
+      !!spendNow &&
+      (predicted !== undefined ||
+        buysMediaJob(path) ||
+        spendNow.unreadable > 0 ||
+        spendNow.untrusted ||
+        spendNow.suspect);
     let reservation = holds ? reserve(dir, predicted) : undefined;
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
@@ -385,23 +399,43 @@ export class CheckContext {
     try {
       if (reservation) await this.waitForPrices(reservation);
       // A request of unknown price is sent alone (waitForPrices): what the balance measures across it is its price.
-      const before = reservation && !predicted ? spendOf(dir).measured : undefined;
+      const sofar = reservation && !predicted ? spendOf(dir) : undefined;
+      const before = sofar?.measured;
+      const countedBefore = sofar?.total;
       res = await this.client.send(spec);
       this.touch(method, path, as, req, res);
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
       this.observe('GEN-001', res.exchange);
-      const { unreadable } = recordSpend(dir, res, model, seconds, before === undefined);
+      const bought = { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) };
+      const { unreadable } = recordSpend(dir, res, bought, before === undefined, !!spendNow?.untrusted);
       // Counted: the requests waiting on this one may go, unless the balance read below prices it.
       if (reservation && !(unreadable && before)) {
         release(dir, reservation);
         reservation = undefined;
       }
-      if (budget && as === 'primary' && (unreadable || spendOf(dir).sinceBalance >= BALANCE_EVERY)) {
+      let measured = false;
+      let after: BalanceAfter = as === 'primary' ? 'unread' : 'other';
+      // A request sent alone is measured by the balance across it (its reply's figure checked, or learned).
+      if (
+        budget &&
+        as === 'primary' &&
+        (unreadable || before !== undefined || spendOf(dir).sinceBalance >= BALANCE_EVERY)
+      ) {
+        const last = spendOf(dir).lastRead;
         const now = await this.measureBalance(budget);
-        if (now && before && unreadable && now.gt(before))
-          recordSpend(dir, res, model, seconds, false, now.minus(before));
+        // The balance measured this reply only if it moved across it (since the read before it was sent
+        // alone, or since the run's latest read).
+        const from = before ?? last;
+        measured = !!now && !!from && now.gt(from);
+        if (now) after = 'unmoved';
+        if (now && before && unreadable && measured) recordMeasured(dir, res, bought, now.minus(before));
+        // A readable reply the balance shows cost more than it said: the replies under-report.
+        else if (now && before && countedBefore && !unreadable)
+          checkReported(dir, res, now.minus(before), spendOf(dir).total.minus(countedBefore));
         if (now) noteBalanceSpent(dir, now);
       }
+      // What no reply and no balance read measured counts at the most it could have cost.
+      if (budget && unreadable && !measured) countUnmeasured(dir, res, bought, budget, after);
     } finally {
       if (reservation) release(dir, reservation);
     }
@@ -434,8 +468,8 @@ export class CheckContext {
         path: '/v1/balance',
         headers: { authorization: `Bearer ${this.keyOf('primary')}` },
       });
-      const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
-      if (available?.verdict.ok) return new Decimal(budget.baseline).minus(available.verdict.value);
+      const available = read.status < 300 ? accountingField(read.json, 'available_points') : undefined;
+      if (available) return new Decimal(budget.baseline).minus(available);
     } catch (err) {
       // A stop or an unanswered read: the replies' count stands.
       if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;
@@ -466,9 +500,9 @@ export class CheckContext {
       });
       this.lastExchange = answer;
       this.checkExchange(read);
-      const available = read.status < 300 ? pointsFields(read.json, ['available_points'])[0] : undefined;
-      if (available?.verdict.ok && available.verdict.value.lte(spendOf(this.w.run.reportDir).max))
-        reason = `the account's balance ran out: ${res.method} ${res.rawPath} answered ${res.status} with ${available.verdict.value.toString()} points available`;
+      const available = read.status < 300 ? accountingField(read.json, 'available_points') : undefined;
+      if (available?.lte(spendOf(this.w.run.reportDir).max))
+        reason = `the account's balance ran out: ${res.method} ${res.rawPath} answered ${res.status} with ${available.toString()} points available`;
     }
     if (!reason) return;
     this.balanceRanOut ??= { reason, violations: this.violations.length };

@@ -128,7 +128,7 @@ export function stopRule(
   if (!stoppedBy || failures.length > 0) return undefined;
   return {
     reason: `${stoppedBy} (stopped while running)`,
-    cause: unpaid ? budgetCause(unpaid.subject) : { kind: 'stopped', subject: stoppedBy },
+    cause: unpaid ? budgetCause(unpaid.subject, unpaid.remedy) : { kind: 'stopped', subject: stoppedBy },
     ...(unpaid ? { unpaid: true as const } : {}),
   };
 }

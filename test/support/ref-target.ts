@@ -15,6 +15,10 @@ export interface RefTarget {
   env: NodeJS.ProcessEnv;
   keys: Record<string, string>;
   url: string;
+  /** The primary account's true available points (the reference's own state, not its balance reply). */
+  trueAvailable: () => string;
+  /** Another user of the primary account spends all its available points at once. */
+  spendAll: () => void;
   close: () => Promise<void>;
 }
 
@@ -72,17 +76,37 @@ export function writeRefTargets(
 }
 
 export async function refTarget(
-  opts: { fault?: string; variant?: string; extra?: string[] } = {},
+  opts: {
+    fault?: string;
+    variant?: string;
+    extra?: string[];
+    /** Sees each request the reference gets, with the handle (e.g. to drain an account on a given one). */
+    beforeHandle?: (
+      request: { method: string; url: string; body: unknown },
+      ref: { spendAll: (role: string) => void },
+    ) => void;
+  } = {},
 ): Promise<RefTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-acceptance-'));
-  const ref = await startReference({
+  const seen = opts.beforeHandle;
+  const ref: Awaited<ReturnType<typeof startReference>> = await startReference({
     port: 0,
     ...(opts.fault ? { fault: opts.fault } : {}),
     ...(opts.variant ? { variant: opts.variant } : {}),
+    ...(seen ? { beforeHandle: (request) => seen(request, { spendAll: (role) => ref.spendAll(role) }) } : {}),
   });
   const targetsFile = join(dir, 'targets.yaml');
   const env = writeRefTargets(ref, targetsFile, opts.extra ? { extra: opts.extra } : {});
-  return { dir, targetsFile, env, keys: ref.keys, url: ref.url, close: () => ref.close() };
+  return {
+    dir,
+    targetsFile,
+    env,
+    keys: ref.keys,
+    url: ref.url,
+    trueAvailable: () => ref.trueAvailable('primary'),
+    spendAll: () => ref.spendAll('primary'),
+    close: () => ref.close(),
+  };
 }
 
 export const targetArgs = (t: RefTarget) => ['--targets', t.targetsFile, '--target', 'ref'];

@@ -117,7 +117,7 @@ describe('verify says exactly what it proves', () => {
       'files intact as far as the manifest says; the manifest itself is not signed (sign a run with --sign-key FILE), so this does not prove the files unchanged since the run',
     );
     expect(last(v.lines)).toMatch(
-      /^CERTIFIED: .*\(intact as far as the manifest says; the manifest itself is not signed\)$/,
+      /^CERTIFIED: .*\(intact as far as the manifest says; nothing proves who wrote the manifest \(it is not signed\)\)$/,
     );
     expect(v.lines.join('\n')).not.toContain('unchanged since the run:');
   });
