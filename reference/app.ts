@@ -36,8 +36,6 @@ export interface AppOptions {
   mediaJobMs?: JobDurations;
   /** Fault transport-hang: how long a hanging request holds its socket; default 120 s. */
   hangLimitMs?: number;
-  /** Test hook (start option beforeHandle): sees each request with its parsed body before its route. */
-  beforeHandle?: (request: { method: string; url: string; body: unknown }) => void;
 }
 
 /** Areas the reference implements beyond 501 stubs; grows as routes are added. */
@@ -110,11 +108,6 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   if (sendsRequestId(ctx)) {
     app.addHook('onRequest', async (request, reply) => void reply.header('X-Request-ID', request.id));
   }
-  const before = options.beforeHandle;
-  if (before)
-    app.addHook('preHandler', async (request) =>
-      before({ method: request.method, url: request.url, body: request.body }),
-    );
   registerAuth(app, ctx);
   registerGuards(app, ctx);
   registerInternal(app, ctx);

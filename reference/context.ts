@@ -13,7 +13,22 @@ export interface RefContext extends Toggles {
    * Retry-After, the whole seconds until the next token.
    */
   rateLimitPerMinute?: number;
+  /** Test hook (start option beforeHold). */
+  beforeHold?: HoldHook;
 }
+
+/**
+ * Test hook: called when a media job the reference accepted is about to place its hold, with its model,
+ * prompt, how many inputs it references and whether a test prompt makes it fail or uncertain (e.g. to
+ * drain the account at that moment).
+ */
+export type HoldHook = (job: {
+  model: string;
+  prompt: string;
+  references: number;
+  fails: boolean;
+  uncertain: boolean;
+}) => void;
 
 declare module 'fastify' {
   interface FastifyRequest {

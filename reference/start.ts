@@ -1,6 +1,7 @@
 // Programmatic entry point of the reference server.
 import { buildApp, CAPABILITIES } from './app.ts';
 import { Exact, setModelPrice, spendAll } from './billing.ts';
+import type { HoldHook } from './context.ts';
 import { parseFault, parseVariant } from './faults.ts';
 import { CANARIES } from './internal.ts';
 import type { JobDurations } from './media/store.ts';
@@ -39,11 +40,8 @@ export interface ReferenceOptions {
   mediaPricing?: 'flat' | 'scaled';
   /** Notes where the variants' branches are reached (reference/reach.ts): the mutation matrix's plan. */
   reach?: ReachRecorder;
-  /**
-   * Test hook: sees each request (method, URL, parsed body) before its route answers it, e.g. to drain
-   * an account (spendAll) at the moment a given request arrives.
-   */
-  beforeHandle?: (request: { method: string; url: string; body: unknown }) => void;
+  /** Test hook: sees each media job the reference accepted before its hold (HoldHook). */
+  beforeHold?: HoldHook;
 }
 
 export interface ReferenceHandle {
@@ -86,6 +84,7 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
       ...(opts.raceWindowMs !== undefined ? { raceWindowMs: opts.raceWindowMs } : {}),
       ...(opts.mediaPricing ? { mediaPricing: opts.mediaPricing } : {}),
       ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
+      ...(opts.beforeHold ? { beforeHold: opts.beforeHold } : {}),
     },
     {
       latencyMs: opts.latencyMs,
@@ -93,7 +92,6 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
       mediaStepMs: opts.mediaStepMs,
       ...(opts.mediaJobMs ? { mediaJobMs: opts.mediaJobMs } : {}),
       hangLimitMs: opts.hangLimitMs,
-      ...(opts.beforeHandle ? { beforeHandle: opts.beforeHandle } : {}),
     },
   );
   const accountOf = (role: string) => {

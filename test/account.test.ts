@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkgPath } from '../src/paths.ts';
 import { incompleteness } from '../src/report/bundle.ts';
 import type { Summary } from '../src/report/summary.ts';
+import { PROMPT as STATEFUL_PROMPT } from '../src/stateful/commands/create-job.ts';
 import { runCli } from './helpers.ts';
 import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
@@ -174,16 +175,18 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
   });
 
   it('an account drained mid-run by another client: billable work stops, held inputs are left behind with their holder, within the cleanup bound', async () => {
-    // A fresh account of 50 points, which another user of the account spends at the moment the run
-    // creates its first job that references inputs: that job waits for points (settlement_pending) and
-    // holds its inputs, whatever the run measured of the balance before.
+    // A fresh account of 50 points, which another user of the account spends at the moment the first
+    // job the reference accepted that references inputs places its hold: that job waits for points
+    // (settlement_pending) and holds its inputs, whatever the run measured of the balance before.
     let drained = false;
     const ref = await refTarget({
       variant: 'account-runs-out',
-      beforeHandle: (request, handle) => {
-        const body = request.body as { parameters?: { input_asset_ids?: unknown } } | undefined;
-        if (drained || request.method !== 'POST' || !request.url.startsWith('/v1/media/jobs')) return;
-        if (!Array.isArray(body?.parameters?.input_asset_ids)) return;
+      beforeHold: (job, handle) => {
+        // A job of the media tests that will succeed (not one a test prompt makes fail or uncertain) and
+        // references inputs; not one of the model-based runs (their own prompt), which track their inputs
+        // through their own commands rather than leaving them to the test's cleanup.
+        if (drained || job.references === 0 || job.fails || job.uncertain || job.prompt === STATEFUL_PROMPT)
+          return;
         drained = true;
         handle.spendAll('primary');
       },

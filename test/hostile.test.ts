@@ -512,4 +512,26 @@ describe('hostile targets, round two', { timeout: HANG_BOUND_MS }, () => {
     );
     expect(run.peakMb).toBeLessThan(900);
   });
+
+  it('biglist of 300,000 entries (a 62 MB valid JSON list on every catalog read): counted and hashed past 32 MiB, not parsed, the tests that needed it not judged, memory bounded', async () => {
+    const h = await hostile({ mode: 'biglist', items: 300_000 });
+    const run = await runMeasured(
+      [...h.args, '--allow', 'read', '--suite', 'models', '--report-dir', h.report, '--quiet'],
+      h.env,
+      HANG_BOUND_MS,
+    );
+    figure('biglist 300k', { peakMb: run.peakMb, code: run.code });
+    const s = summaryOf(h.report);
+    expect(s.counts.harness_error, run.stderr.slice(-2000)).toBe(0);
+    // Nothing failed for a body it never parsed: the tests that read the catalog are not judged, saying why.
+    const tooLarge = s.tests.filter((t) => /more than the 33554432 the suite reads/.test(t.reason ?? ''));
+    expect(tooLarge.length).toBeGreaterThan(0);
+    for (const t of tooLarge) expect(t.outcome).toBe('not_run');
+    expect(s.failedRequirements['RESP-003']).toBeUndefined();
+    // The exchange log keeps the whole body's size and digest.
+    const log = readFileSync(join(h.report, 'exchanges.ndjson'), 'utf8');
+    expect(log).toMatch(/"bytes":6\d{7},"sha256":"[0-9a-f]{64}"/);
+    expect(run.code, run.stderr.slice(-2000)).not.toBe(3);
+    expect(run.peakMb).toBeLessThan(1_000);
+  });
 });

@@ -169,19 +169,44 @@ describe('check-traffic on captures of faults', () => {
 describe('check-traffic on bad input', () => {
   it('names each entry it cannot read and judges the rest', async () => {
     const r = await judge([har('broken-entries.har')], 'broken');
-    expect(r.exitCode).toBe(EXIT.passed);
+    // A body that does not decode and an entry that is no JSON object are parts not read: INCOMPLETE.
+    expect(r.exitCode).toBe(EXIT.incomplete);
+    expect(r.summary!.cut?.kind).toBe('capture');
     const p = r.summary!.capture!.problems;
     expect(p.find((m) => m.includes('entry 1'))).toMatch(/no response/);
     expect(p.find((m) => m.includes('entry 2'))).toMatch(/base64 body that does not decode/);
     expect(p.find((m) => m.includes('entry 3'))).toMatch(/not a JSON object/);
     expect(r.summary!.capture!.exchangesJudged).toBe(2);
-    expect(r.lines.at(-1)).toMatch(/2 of 5 entries judged.*3 input problem/);
+    expect(r.lines.at(-1)).toMatch(
+      /^VERDICT: INCOMPLETE \(INCOMPLETE: 2 part\(s\) of the capture could not be read, the first: .*entry 2.*2 of 5 entries judged.*3 input problem/,
+    );
+  });
+
+  it('an entry without a response is read as it stands: the capture is complete', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-traffic-noresp-'));
+    const file = join(dir, 'no-response.har');
+    const doc = JSON.parse(readFileSync(har('broken-entries.har'), 'utf8')) as {
+      log: { entries: unknown[] };
+    };
+    // Keep the readable entries and the one without a response (the client got none).
+    doc.log.entries = doc.log.entries.filter((_, i) => i === 0 || i === 1 || i === 4);
+    writeFileSync(file, JSON.stringify(doc));
+    const r = await judge([file], 'no-response');
+    expect(r.exitCode).toBe(EXIT.passed);
+    expect(r.summary!.capture!.problems).toHaveLength(1);
   });
 
   it('says where a truncated file ends and judges the entries before it', async () => {
     const r = await judge([har('truncated.har')], 'truncated');
     expect(r.summary!.capture!.problems[0]).toMatch(/truncated after \d+ characters \(entry 1 is incomplete/);
     expect(r.summary!.capture!.exchangesJudged).toBe(1);
+    // A cut capture is never PASSED: INCOMPLETE, exit 4, naming where it stopped.
+    expect(r.exitCode).toBe(EXIT.incomplete);
+    expect(r.lines.at(-1)).toMatch(
+      /^VERDICT: INCOMPLETE \(INCOMPLETE: 1 part\(s\) of the capture could not be read, the first: .*truncated after \d+ characters \(entry 1 is incomplete/,
+    );
+    const junit = readFileSync(join(r.reportDir!, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/errors="[1-9]/);
   });
 
   it('exits 2 only when nothing could be read', async () => {
@@ -190,7 +215,7 @@ describe('check-traffic on bad input', () => {
     expect(r.lines.join('\n')).toMatch(/not-har.txt: not a HAR file/);
     expect(existsSync(r.reportDir), 'no empty report directory').toBe(false);
     const both = await judge([har('not-har.txt'), har('broken-entries.har')], 'not-har-and-broken');
-    expect(both.exitCode).toBe(EXIT.passed);
+    expect(both.exitCode).toBe(EXIT.incomplete);
   });
 
   it.for([
@@ -221,6 +246,8 @@ describe('check-traffic on bad input', () => {
 
   it('does not judge AUTH-001 on a sanitized export (no Authorization header anywhere)', async () => {
     const doc = JSON.parse(readFileSync(har('broken-entries.har'), 'utf8'));
+    // Its readable entries only (the broken ones make a capture INCOMPLETE, judged elsewhere).
+    doc.log.entries = doc.log.entries.filter((_: unknown, i: number) => i === 0 || i === 1 || i === 4);
     for (const e of doc.log.entries)
       if (e?.request?.headers)
         e.request.headers = e.request.headers.filter(

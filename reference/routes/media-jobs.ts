@@ -102,6 +102,15 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       now = Date.now();
     }
     const output = outputOf(spec.def);
+    const fails = spec.prompt.includes(FAIL_MARKER);
+    const uncertain = spec.prompt.includes(UNCERTAIN_MARKER);
+    ctx.beforeHold?.({
+      model: spec.model,
+      prompt: spec.prompt,
+      references: spec.references.length,
+      fails,
+      uncertain,
+    });
     const quote = ctx.mediaPricing === 'scaled' ? scaledQuoteOf(spec.def, spec.parameters) : quoteOf(output);
     const job: MediaJob = {
       id: newId('job_'),
@@ -120,8 +129,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       createdAt: new Date(now).toISOString(),
       quote,
       hold: placeHold(account, quote),
-      fails: spec.prompt.includes(FAIL_MARKER),
-      uncertain: spec.prompt.includes(UNCERTAIN_MARKER),
+      fails,
+      uncertain,
       assetId: newId('asset_'),
       settlement: 'open',
       charged: '0',

@@ -115,7 +115,7 @@ export async function finish(c: FinishInput): Promise<RunResult> {
       ...(run.budget ? { budgetSource: run.budget.source } : {}),
       ...(ranOut(reportDir, run.budget) ? { balanceRanOut: ranOut(reportDir, run.budget) } : {}),
       source:
-        'charged_points and media pending_points reported in the replies of billable requests (unreadable ones at the price learned so far), or the fall of the primary available_points where larger',
+        'charged_points and media pending_points reported in the replies of billable requests (a JSON number read as its value; unreadable ones the balance did not measure at the most they could have cost), or the fall of the primary available_points where larger',
       ...(c.found.balanceDelta !== undefined ? { balanceDelta: c.found.balanceDelta } : {}),
       ...balanceWhy(spentPoints(reportDir), c.found.balanceDelta, c.found.heldDelta, target.sharedAccount),
     },

@@ -57,6 +57,12 @@ export interface HttpResponse {
   jsonError?: string;
   /** The body is JSON nested deeper than MAX_JSON_DEPTH: parsed, then left out (`json` undefined). */
   jsonTooDeep?: true;
+  /**
+   * A JSON body larger than JSON_PARSE_CAP: only its first JSON_PARSE_CAP bytes are kept (`body`, `text`),
+   * none is parsed (`json` undefined); the whole was counted and hashed as it arrived. What it holds is
+   * not judged (CheckContext.request ends the test not run).
+   */
+  bodyTooLarge?: { bytes: number; sha256: string };
   /** When a text/event-stream body arrived (RSP-090, src/checks/stream-pacing.ts); absent: not known. */
   arrival?: StreamArrival;
 }
@@ -105,6 +111,15 @@ export interface ClientOptions {
 }
 
 const PREVIEW_BYTES = 4096;
+
+/**
+ * The most of a JSON reply the suite keeps and parses: 32 MiB. The largest reply the contract makes
+ * plausible is a list: a media catalog of 20,000 models (each with its prompt contract and parameters)
+ * is 18 MB, a page of usage or ledger records a few MiB. A parsed body takes several times its size in
+ * memory, so a target answering 60 MB lists to concurrent requests would otherwise hold gigabytes.
+ * Beyond it the body is counted and hashed, not kept.
+ */
+export const JSON_PARSE_CAP = 32 * 1024 * 1024;
 /** Deeper than any shape of the contract, shallow enough for every recursive check of a body. */
 export const MAX_JSON_DEPTH = 512;
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT']);
@@ -202,9 +217,16 @@ function isTextual(mt: string | undefined): boolean {
   return !!mt && (isJsonMediaType(mt) || mt.startsWith('text/') || mt.includes('xml'));
 }
 
-function recordBody(buf: Buffer, contentType: string | undefined, redactor: Redactor): RecordedBody {
+function recordBody(
+  buf: Buffer,
+  contentType: string | undefined,
+  redactor: Redactor,
+  whole?: { bytes: number; sha256: string },
+): RecordedBody {
   const mt = mediaTypeOf(contentType);
-  const rec: RecordedBody = { bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
+  const rec: RecordedBody = whole
+    ? { ...whole }
+    : { bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
   if (contentType) rec.contentType = contentType;
   if (buf.length > 0 && (isTextual(mt) || !mt)) {
     const head = buf.subarray(0, PREVIEW_BYTES).toString('utf8');
@@ -296,10 +318,13 @@ export function closeExchange(
   status: number,
   h: Record<string, string>,
   buf: Buffer,
+  /** The whole body as it arrived (its size and digest), where only its first bytes are `buf`. */
+  whole?: { bytes: number; sha256: string },
 ): HttpResponse {
   exchange.status = status;
   exchange.responseHeaders = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
-  exchange.responseBody = recordBody(buf, h['content-type'], redactor);
+  exchange.responseBody = recordBody(buf, h['content-type'], redactor, whole);
+  const tooLarge = whole && whole.bytes > buf.length ? whole : undefined;
   if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
   const mediaType = mediaTypeOf(h['content-type']);
   const text = buf.toString('utf8');
@@ -307,7 +332,9 @@ export function closeExchange(
   let jsonError: string | undefined;
   let jsonTooDeep = false;
   const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
-  if (looksJson && buf.length > 0) {
+  if (tooLarge)
+    jsonError = `a body of ${tooLarge.bytes} bytes, more than the ${JSON_PARSE_CAP} the suite reads: not examined`;
+  else if (looksJson && buf.length > 0) {
     try {
       json = JSON.parse(text);
       // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
@@ -333,6 +360,7 @@ export function closeExchange(
   if (mediaType) out.mediaType = mediaType;
   if (jsonError) out.jsonError = jsonError;
   if (jsonTooDeep) out.jsonTooDeep = true;
+  if (tooLarge) out.bodyTooLarge = tooLarge;
   return out;
 }
 
@@ -470,10 +498,15 @@ export class HttpClient {
         mediaTypeOf(flatHeaders(res.headers)['content-type']) === 'text/event-stream'
           ? ([] as Array<{ end: number; ms: number }>)
           : undefined;
+      // A JSON reply is kept up to JSON_PARSE_CAP; past it, counted and hashed as it arrives (not kept).
+      const mt = mediaTypeOf(flatHeaders(res.headers)['content-type']);
+      const keep = !mt || isJsonMediaType(mt) ? JSON_PARSE_CAP : maxBody;
+      const hash = createHash('sha256');
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body) {
-        size += (chunk as Buffer).length;
+        const c = chunk as Buffer;
+        size += c.length;
         timed?.push({ end: size, ms: performance.now() - headAt });
         if (size > maxBody) {
           res.body.destroy();
@@ -481,11 +514,24 @@ export class HttpClient {
             code: 'BODY_TOO_LARGE',
           });
         }
-        chunks.push(chunk as Buffer);
+        hash.update(c);
+        const kept = size - c.length;
+        if (kept < keep) chunks.push(kept + c.length > keep ? c.subarray(0, keep - kept) : c);
       }
       const buf = Buffer.concat(chunks);
       exchange.durationMs = Math.round(performance.now() - started);
-      const out = closeExchange(redactor, exchange, spec.path, res.statusCode, flatHeaders(res.headers), buf);
+      const out = closeExchange(
+        redactor,
+        exchange,
+        spec.path,
+        res.statusCode,
+        flatHeaders(res.headers),
+        buf,
+        {
+          bytes: size,
+          sha256: hash.digest('hex'),
+        },
+      );
       if (timed) out.arrival = { kind: 'chunks', waitMs: headAt - started, chunks: timed };
       return out;
     } catch (err) {

@@ -193,12 +193,12 @@ export function writeJunit(
             `known failure: ${t.reason ?? ''}\n${t.violations.map((v) => `[${v.id}] ${v.message}`).join('\n')}`,
           ),
         );
+      } else if (outcome === 'inconclusive' && t.flaky) {
+        // Allowed by the target's expectations file: visible, not an error of this run.
+        tc.children.push({ name: 'skipped' }, out(`inconclusive: ${t.reason ?? ''}\nallowed: ${t.flaky}`));
       } else if (outcome === 'inconclusive') {
-        // Neither passed nor failed: skipped, with why (JUnit has no outcome of its own for it).
-        tc.children.push(
-          { name: 'skipped' },
-          out(`inconclusive: ${t.reason ?? ''}${t.flaky ? `\nallowed: ${t.flaky}` : ''}`),
-        );
+        // Neither passed nor failed, and not PASSED either: an error of its own type, never a green skip.
+        tc.children.push(verdict('error', `inconclusive: ${t.reason ?? ''}`, 'inconclusive'));
       } else if (outcome === 'advisory') {
         tc.children.push(out(t.violations.map((v) => `advisory [${v.id}] ${v.message}`).join('\n')));
       }
@@ -237,7 +237,13 @@ export function writeRequirementsJunit(
   file: string,
   tests: TestResultRecord[],
   requirements: Record<string, RequirementResult>,
+  cut?: RunCut,
 ): void {
+  // A test the cut run did not reach (junit.xml's `incomplete` error).
+  const unreached = (i: number) => {
+    const t = tests[i];
+    return !!cut && t?.outcome === 'not_run' && (!t.cause || CUT_KINDS.includes(t.cause.kind));
+  };
   const titles = (list: number[]) =>
     list
       .slice(0, 20)
@@ -254,10 +260,20 @@ export function writeRequirementsJunit(
         { name: 'skipped' },
         out(`known failure (the target's expectations list it) in:\n${titles(r.known)}`),
       );
-    else if (r.outcome === 'inconclusive')
+    else if (r.outcome === 'inconclusive') {
+      const which = r.tests.filter((i) => tests[i]?.outcome === 'inconclusive');
+      const allowed = which.every((i) => tests[i]?.flaky);
       tc.children.push(
-        { name: 'skipped' },
-        out(`inconclusive in:\n${titles(r.tests.filter((i) => tests[i]?.outcome === 'inconclusive'))}`),
+        allowed ? { name: 'skipped' } : verdict('error', `${id} is inconclusive`, 'inconclusive'),
+        out(`inconclusive in:\n${titles(which)}`),
+      );
+    } else if (r.outcome === 'not_run' && cut && r.tests.some(unreached))
+      tc.children.push(
+        verdict(
+          'error',
+          `not reached: the run was cut short (${cut.reason}); ${r.reasons.join('; ')}`,
+          'incomplete',
+        ),
       );
     else if (r.outcome === 'not_run')
       tc.children.push({ name: 'skipped' }, out(`not run: ${r.reasons.join('; ')}`));

@@ -194,7 +194,8 @@ export const VERDICTS = ['passed', 'failed', 'harness_error', 'incomplete', 'par
 export type Verdict = (typeof VERDICTS)[number];
 
 /** What cut a run short: a signal, its deadline, a dead target, the points budget or the balance. */
-export type CutKind = 'signal' | 'deadline' | 'dead_target' | 'budget' | 'balance';
+/** What cut a run short; `capture`: a part of a capture (check-traffic) could not be read (truncated, broken). */
+export type CutKind = 'signal' | 'deadline' | 'dead_target' | 'budget' | 'balance' | 'capture';
 export interface RunCut {
   kind: CutKind;
   reason: string;

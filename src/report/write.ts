@@ -40,6 +40,7 @@ export function writeReport(
     reportFile(dir, 'requirementsJunit'),
     value(summary.tests),
     value(summary.requirements),
+    summary.cut,
   );
   writeHtmlReport(dir);
   writeFileSync(join(dir, SUMMARY_MD), text(renderMarkdown(summary)));

@@ -493,6 +493,8 @@ export interface BillableStart {
   predicted?: Decimal;
   /** The key of the reservation it appended (reserve): only reservations before it count against it. */
   reservation?: string;
+  /** The request's path: the dearest reply of its endpoint prices it where nothing is predicted. */
+  path?: string;
 }
 
 /**
@@ -511,7 +513,7 @@ export function admission(
   start: BillableStart | string = {},
 ): BudgetRefusal | undefined {
   if (!budget) return undefined;
-  const { model, predicted, reservation } = typeof start === 'string' ? { model: start } : start;
+  const { model, predicted, reservation, path } = typeof start === 'string' ? { model: start } : start;
   if (budget.unmeasurable)
     return { reason: budget.unmeasurable, subject: budget.unmeasurable, remedy: UNMEASURABLE_REMEDY };
   const limit = new Decimal(budget.points);
@@ -531,12 +533,12 @@ export function admission(
           reason: `points budget reached: ${spent.toString()} of ${budget.points} points spent (${budget.source})`,
           subject: `points budget reached: ${budget.points} points (${budget.source})`,
         };
+  let inFlight = new Decimal(0);
+  for (const [key, r] of spend.reserved) {
+    if (key === reservation) break;
+    inFlight = inFlight.plus(r.points);
+  }
   if (predicted) {
-    let inFlight = new Decimal(0);
-    for (const [key, r] of spend.reserved) {
-      if (key === reservation) break;
-      inFlight = inFlight.plus(r.points);
-    }
     const left = limit.minus(spent).minus(inFlight);
     if (predicted.gt(left))
       return {
@@ -544,10 +546,15 @@ export function admission(
         subject: `points budget: what is left of the ${budget.points} points cannot hold the predicted price of the next job (${budget.source})`,
       };
   }
-  if (model === undefined || !spend.models.has(model)) return undefined;
+  // The reserve is kept for first media jobs and restrains media jobs only: a chat, responses or
+  // embeddings call (thousands of them cost less than one image) is admitted by the budget alone.
+  if (model === undefined || !spend.models.has(model) || (path && !buysMediaJob(path))) return undefined;
   const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
   const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
-  if (spent.plus(reserve).lt(limit)) return undefined;
+  // The reserve holds back only what would eat into it: a job whose likely price (predicted, else the
+  // dearest job so far) fits above the reserve runs.
+  const likely = predicted ?? (path ? spend.dearest.get(endpointOf(path)) : undefined) ?? spend.max;
+  if (spent.plus(inFlight).plus(likely).lte(limit.minus(reserve))) return undefined;
   return {
     reason: `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
     subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,

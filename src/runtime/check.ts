@@ -1,109 +1,34 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Decimal } from 'decimal.js';
-import { describe, test } from 'vitest';
-import { type Touch, touchOf } from '../applicability.ts';
-import { notJudged, requirement, violation } from '../catalogue.ts';
+import type { Touch } from '../applicability.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
-import { accountingField } from '../checks/points.ts';
 import { envHintName, type TargetConfig } from '../config/targets.ts';
 import { TransportError } from '../errors.ts';
 import {
   type Exchange,
   type HttpClient,
   type HttpResponse,
+  JSON_PARSE_CAP,
   modelOf,
   type RequestSpec,
 } from '../http/client.ts';
 import { targetClient } from '../http/target-client.ts';
-import { capEvidence } from '../openapi/guard.ts';
-import type {
-  CleanupRecord,
-  Effect,
-  Hint,
-  LeftBehind,
-  NotRunCause,
-  Outcome,
-  Role,
-  VerdictCase,
-  Violation,
-} from '../vocabulary.ts';
-import { type NotApplicable, notApplicable, roleCause } from './applicability.ts';
-import {
-  BALANCE_EVERY,
-  type BalanceAfter,
-  type BudgetRefusal,
-  balanceSignal,
-  budgetRefusal,
-  buysMediaJob,
-  checkReported,
-  countUnmeasured,
-  markBalanceOut,
-  mustWait,
-  noteBalanceSpent,
-  type RunBudget,
-  recordMeasured,
-  recordSpend,
-  release,
-  reserve,
-  spendOf,
-} from './budget.ts';
+import { type CountedViolation, type ViolationExtra, ViolationLog } from '../violation-log.ts';
+import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
+import { roleCause } from './applicability.ts';
+import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
-import { caseVerdict, judge, type Verdict } from './judgement.ts';
+import { caseVerdict, type Verdict } from './judgement.ts';
 import { noteExchange, stopReason } from './liveness.ts';
-import { AccountLock, LockTimeout } from './lock.ts';
+import { Observations } from './observations.ts';
 import { secondsOf } from './prices.ts';
-import { cleanupBoundMs, pastDeadline, runConfig } from './run-config.ts';
-import { discoverHints, undiscovered, type WorkerState, worker } from './worker.ts';
+import { cleanupBoundMs, pastDeadline } from './run-config.ts';
+import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
+import { ranOutBy, SpendStage, spentSince } from './spend-stage.ts';
+import { type CleanupOutcome, runCleanups } from './test-record.ts';
+import { discoverHints, undiscovered, type WorkerState } from './worker.ts';
 
 export { isSuccess, type Verdict } from './judgement.ts';
 
-export interface TestRecord {
-  ids: string[];
-  effect: Effect;
-  outcome: Outcome;
-  violations: Array<Violation & { count: number }>;
-  /** The exchanges the violations cite (redacted). */
-  exchanges: Exchange[];
-  exchangeCount: number;
-  reason?: string;
-  /** Why it was not run, typed (kind, subject, remedy). */
-  cause?: NotRunCause;
-  error?: string;
-  /** Dry run: the test would have run (it is reported as not run with that reason). */
-  planned?: boolean;
-  /** Not run (or stopped) because the points budget or the account's balance could not pay for it. */
-  unpaid?: true;
-  /** What the test created and then cleaned up, and what it could not clean up. */
-  cleanup?: CleanupRecord;
-  /** The places its requests touched (src/applicability.ts), each once. */
-  touches?: Touch[];
-  /**
-   * Requests of this test repeated once on a fresh connection after a connection failure before any
-   * byte of a response (the client's transientRetry); absent when none was. Its requests took
-   * exchangeCount attempts in all (429 waits included).
-   */
-  retried?: number;
-  /** What a reader must know of how the test judged (a sample it drew, with the seed that replays it). */
-  notes?: string[];
-  /**
-   * The requirement ids a judgement of this test was made on (a condition evaluated on what the target
-   * showed: CheckContext.observe), each with the indices into `touches` of the requests whose answers it
-   * read (empty: the test's answers as a whole). An id the test cites but never observed was aimed at,
-   * not judged: src/report/requirements.ts never passes it on this test.
-   */
-  observed?: Record<string, number[]>;
-  /** The status expectations the test asserted per id (expectStatus' labels: `403`, `4xx`, ...). */
-  asserted?: Record<string, string[]>;
-}
-
-/** What a cleanup function resolves to: true when the thing is gone, else why it is left behind. */
-export type CleanupOutcome = true | false | Omit<LeftBehind, 'item' | 'at'>;
-
-declare module 'vitest' {
-  interface TaskMeta {
-    conformance?: TestRecord;
-  }
-}
+export type { CleanupOutcome, TestRecord } from './test-record.ts';
 
 export interface CheckSpec {
   /** Requirement ids this test checks; they also open its title. */
@@ -135,38 +60,13 @@ export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
   raw?: boolean;
 }
 
-class SkipSignal extends Error {}
-/** The run was asked to stop (Ctrl-C, deadline): the test ends where it is, its cleanups still run. */
-class StopSignal extends Error {
-  /** `unpaid`: the stop came from the points budget or the account's balance, not from a stop of the run. */
-  constructor(
-    message: string,
-    readonly unpaid?: BudgetRefusal,
-  ) {
-    super(message);
-  }
-}
-class AbortSignalError extends Error {}
-
-/** Distinct violations of one requirement id listed per test; the rest are counted in one entry. */
-const MAX_LISTED_PER_ID = 25;
-
 /** What a test body gets: requests that check themselves, and a way to report violations by id. */
 export class CheckContext {
   readonly target: TargetConfig;
-  readonly violations: Array<Violation & { count: number }> = [];
-  private readonly byKey = new Map<string, Violation & { count: number }>();
-  private readonly listedById = new Map<string, number>();
-  private readonly cited = new Map<string, Exchange>();
+  private readonly log: ViolationLog;
   private readonly exchanges = new Map<string, Exchange>();
-  /** The places this test's requests touched, each once (by its JSON form). */
-  private readonly touched = new Map<string, Touch>();
-  /** The touch (its key in `touched`) of each exchange of the test's own requests. */
-  private readonly touchKeyOf = new Map<string, string>();
-  /** Ids observed (observe()): the touch keys of the answers read, '*' where no answer was named. */
-  private readonly observations = new Map<string, Set<string>>();
-  /** The status expectations asserted per id (assertedStatus()). */
-  private readonly assertions = new Map<string, Set<string>>();
+  /** The places its requests touched, the ids it observed, the statuses it asserted. */
+  private readonly seen = new Observations();
   exchangeCount = 0;
   /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
   retried = 0;
@@ -197,6 +97,7 @@ export class CheckContext {
     readonly ids: readonly string[] = [],
   ) {
     this.target = w.run.target;
+    this.log = new ViolationLog(w.redactor, w.run.strict);
     this.slot = new TestSlot(w.gate);
     this.client = targetClient(this.target, w.redactor, {
       testName: title,
@@ -253,17 +154,17 @@ export class CheckContext {
    * calls this. A requirement no judged test observed is *not judged* in the run, never passed.
    */
   observe(id: string, exchange?: Exchange): void {
-    addTo(this.observations, id, (exchange && this.touchKeyOf.get(exchange.id)) ?? '*');
+    this.seen.observe(id, exchange);
   }
 
   /** A status expectation `label` was judged for `id` (expectStatus): its strength is checked against the rule's. */
   assertedStatus(id: string, label: string): void {
-    addTo(this.assertions, id, label);
+    this.seen.assert(id, label);
   }
 
   /** The status expectations asserted, per id (TestRecord.asserted). */
   assertedStatuses(): Record<string, string[]> {
-    return Object.fromEntries([...this.assertions].map(([id, labels]) => [id, [...labels].sort()]));
+    return this.seen.assertedStatuses();
   }
 
   /** A judgement of the test's own case (a verdict, a documented schema): every id it cites is observed. */
@@ -273,14 +174,7 @@ export class CheckContext {
 
   /** The ids observed, each with the indices into touches() of the answers read (TestRecord.observed). */
   observedIds(): Record<string, number[]> {
-    // touches() lists the touched map's values in its key order: a key's position is its index there.
-    const index = new Map([...this.touched.keys()].map((k, i) => [k, i]));
-    const out: Record<string, number[]> = {};
-    for (const [id, keys] of this.observations) {
-      const at = [...keys].map((k) => index.get(k)).filter((i): i is number => i !== undefined);
-      out[id] = keys.has('*') ? [] : [...new Set(at)].sort((a, b) => a - b);
-    }
-    return out;
+    return this.seen.observedIds();
   }
 
   /**
@@ -357,153 +251,84 @@ export class CheckContext {
     const seconds = secondsOf(model, req.json);
     const dir = this.w.run.reportDir;
     const budget = this.w.run.budget;
-    // The points a billable request holds of the budget while it is in flight (its predicted hold).
-    const billable = !!budget && this.effect === 'billable' && method === 'POST' && !this.cleaning;
-    const spendNow = billable ? spendOf(dir) : undefined;
-    // The price book learns media jobs only: a chat, embeddings or responses call is never predicted from them.
-    // Replies that under-report (Spend.untrusted) price nothing: every request is then sent alone.
-    const predicted =
-      buysMediaJob(path) && !spendNow?.untrusted && !spendNow?.suspect
-        ? spendNow?.prices.predict(model, seconds)
-        : undefined;
-    // Which requests hold a reservation: a media job (it holds up to a long video's price, so one of
-    // unknown price is sent alone and its reply prices the next), and, once the target sent a billable
-    // reply whose spend cannot be read, every billable request (one of unknown price then goes alone, so
-    // the balance measures it). A chat, embeddings or responses call of a target whose replies read is
-    // counted when answered: never serialised, so the concurrency tests stay concurrent.
-    const holds =
-      !!spendNow &&
-      (predicted !== undefined ||
-        buysMediaJob(path) ||
-        spendNow.unreadable > 0 ||
-        spendNow.untrusted ||
-        spendNow.suspect);
-    let reservation = holds ? reserve(dir, predicted) : undefined;
+    const spend = new SpendStage({
+      reportDir: dir,
+      budget,
+      billable: this.effect === 'billable' && method === 'POST' && !this.cleaning,
+      path,
+      bought: { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) },
+      primary: as === 'primary',
+      waitMs: this.target.timeouts.requestMs,
+    });
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
     // waiting for a slot must see a stop or a spend that came meanwhile.
     const mayStart = () => {
       // A stop (Ctrl-C, run deadline) ends the test at its next request; its cleanups still send theirs.
       const stop = this.cleaning ? undefined : (stopReason(dir) ?? pastDeadline(this.w.run));
       if (stop) throw this.refuse(new StopSignal(stop));
-      if (this.effect === 'billable' && method === 'POST' && !this.cleaning) {
-        const refused = budgetRefusal(dir, budget, {
-          ...(model ? { model } : {}),
-          ...(predicted ? { predicted } : {}),
-          ...(reservation ? { reservation } : {}),
-        });
-        if (refused) throw this.refuse(new StopSignal(refused.reason, refused));
-      }
+      const refused = spend.refusal();
+      if (refused) throw this.refuse(new StopSignal(refused.reason, refused));
     };
     const spec: RequestSpec = { ...req, method, path, headers, beforeAttempt: mayStart };
     let res: HttpResponse;
     try {
-      if (reservation) await this.waitForPrices(reservation);
-      // A request of unknown price is sent alone (waitForPrices): what the balance measures across it is its price.
-      const sofar = reservation && !predicted ? spendOf(dir) : undefined;
-      const before = sofar?.measured;
-      const countedBefore = sofar?.total;
+      await spend.beforeSend();
       res = await this.client.send(spec);
       this.touch(method, path, as, req, res);
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
       this.observe('GEN-001', res.exchange);
-      const bought = { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) };
-      const { unreadable } = recordSpend(dir, res, bought, before === undefined, !!spendNow?.untrusted);
-      // Counted: the requests waiting on this one may go, unless the balance read below prices it.
-      if (reservation && !(unreadable && before)) {
-        release(dir, reservation);
-        reservation = undefined;
-      }
-      let measured = false;
-      let after: BalanceAfter = as === 'primary' ? 'unread' : 'other';
-      // A request sent alone is measured by the balance across it (its reply's figure checked, or learned).
-      if (
-        budget &&
-        as === 'primary' &&
-        (unreadable || before !== undefined || spendOf(dir).sinceBalance >= BALANCE_EVERY)
-      ) {
-        const last = spendOf(dir).lastRead;
-        const now = await this.measureBalance(budget);
-        // The balance measured this reply only if it moved across it (since the read before it was sent
-        // alone, or since the run's latest read).
-        const from = before ?? last;
-        measured = !!now && !!from && now.gt(from);
-        if (now) after = 'unmoved';
-        if (now && before && unreadable && measured) recordMeasured(dir, res, bought, now.minus(before));
-        // A readable reply the balance shows cost more than it said: the replies under-report.
-        else if (now && before && countedBefore && !unreadable)
-          checkReported(dir, res, now.minus(before), spendOf(dir).total.minus(countedBefore));
-        if (now) noteBalanceSpent(dir, now);
-      }
-      // What no reply and no balance read measured counts at the most it could have cost.
-      if (budget && unreadable && !measured) countUnmeasured(dir, res, bought, budget, after);
+      // The balance measures the spend where reads are allowed (a refusal's ran-out check reads it always).
+      const reads = this.target.allow.includes('read');
+      await spend.afterReply(res, async () =>
+        reads ? spentSince(budget, await this.readPrimaryBalance()) : undefined,
+      );
     } finally {
-      if (reservation) release(dir, reservation);
+      spend.close();
     }
     if (!req.raw) this.checkExchange(res);
     if (as === 'primary') await this.noteBalance(res);
+    // A JSON reply larger than the suite reads (JSON_PARSE_CAP) was counted and hashed, not parsed:
+    // whatever the test would judge on it is not judged.
+    if (res.bodyTooLarge && !req.raw)
+      this.skip(
+        `not judged: ${method} ${res.exchange.path} answered a body of ${res.bodyTooLarge.bytes} bytes, more than the ${JSON_PARSE_CAP} the suite reads (the rest was counted and hashed, not kept)`,
+        {
+          kind: 'precondition',
+          subject: `a reply larger than the ${JSON_PARSE_CAP} bytes the suite reads`,
+        },
+      );
     return res;
   }
 
-  /** Wait (bounded by the request timeout) while mustWait says so, or until the run stops. */
-  private async waitForPrices(reservation: string): Promise<void> {
-    const until = Date.now() + this.target.timeouts.requestMs;
-    while (mustWait(this.w.run.reportDir, reservation) && Date.now() < until) {
-      if (stopReason(this.w.run.reportDir)) return;
-      await sleep(20);
-    }
-  }
-
   /**
-   * The account is the truth for the budget: the primary balance is read after a billable reply whose
-   * spend is unreadable and after every BALANCE_EVERY billable replies: what its available points fell
-   * since before the run (the caller notes it run-wide; admission goes by the larger of it and the
-   * replies' count). A harness read: recorded with the test, judged by the balance tests, not here.
+   * A read of the primary balance for the budget (a harness read: recorded with the test, judged by the
+   * balance tests, not here); the test's newest exchange stays the answer to what it sent. Undefined: a
+   * stop or no answer.
    */
-  private async measureBalance(budget: RunBudget): Promise<Decimal | undefined> {
-    if (budget.baseline === undefined || !this.target.allow.includes('read')) return undefined;
+  private async readPrimaryBalance(): Promise<HttpResponse | undefined> {
     const answer = this.lastExchange;
     try {
-      const read = await this.client.send({
+      return await this.client.send({
         method: 'GET',
         path: '/v1/balance',
         headers: { authorization: `Bearer ${this.keyOf('primary')}` },
       });
-      const available = read.status < 300 ? accountingField(read.json, 'available_points') : undefined;
-      if (available) return new Decimal(budget.baseline).minus(available);
     } catch (err) {
-      // A stop or an unanswered read: the replies' count stands.
       if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;
+      return undefined;
     } finally {
       this.lastExchange = answer;
     }
-    return undefined;
   }
 
-  /**
-   * A reply of the primary account that shows its balance ran out stops billable work run-wide: a job
-   * waiting for points, or a billable refusal (402/429) after which the balance read shows less
-   * available than the costliest reply of the run (a 429 may be any protection, so it alone proves nothing).
-   */
+  /** A reply of the primary account that shows its balance ran out stops billable work run-wide (ranOutBy). */
   private async noteBalance(res: HttpResponse): Promise<void> {
-    const signal = balanceSignal(res);
-    if (!signal || (signal.kind === 'refused' && this.balanceRanOut)) return;
-    let reason: string | undefined;
-    if (signal.kind === 'settlement_pending') {
-      reason = `the account's balance ran out: job ${signal.job} is settlement_pending (the account cannot pay; it is tracked by its id, never created again)`;
-    } else {
-      // The test reads the answer to what it sent (a property discards a case answered 429), not this read.
-      const answer = this.lastExchange;
-      const read = await this.client.send({
-        method: 'GET',
-        path: '/v1/balance',
-        headers: { authorization: `Bearer ${this.keyOf('primary')}` },
-      });
-      this.lastExchange = answer;
-      this.checkExchange(read);
-      const available = read.status < 300 ? accountingField(read.json, 'available_points') : undefined;
-      if (available?.lte(spendOf(this.w.run.reportDir).max))
-        reason = `the account's balance ran out: ${res.method} ${res.rawPath} answered ${res.status} with ${available.toString()} points available`;
-    }
+    if (this.balanceRanOut && balanceSignal(res)?.kind === 'refused') return;
+    const reason = await ranOutBy(res, this.w.run.reportDir, async () => {
+      const read = await this.readPrimaryBalance();
+      if (read) this.checkExchange(read);
+      return read;
+    });
     if (!reason) return;
     this.balanceRanOut ??= { reason, violations: this.violations.length };
     markBalanceOut(this.w.run.reportDir, reason);
@@ -525,67 +350,19 @@ export class CheckContext {
       this.violate(f.id, f.message, { ...f, exchange: res.exchange, scope: 'exchange' });
   }
 
-  /** Record a violation of a requirement; its level comes from the catalogue. */
-  violate(
-    id: string,
-    message: string,
-    extra: {
-      pointer?: string;
-      received?: unknown;
-      expected?: unknown;
-      exchange?: Exchange;
-      level?: 'notable' | 'failure';
-      scope?: 'exchange';
-      verdictCase?: VerdictCase;
-    } = {},
-  ): void {
+  /** Record a violation of a requirement; its level comes from the catalogue (one log: ViolationLog). */
+  violate(id: string, message: string, extra: ViolationExtra = {}): void {
     this.observe(id, extra.exchange);
-    const made = (text: string) =>
-      violation(id, text, { strict: this.strict, ...(extra.level ? { level: extra.level } : {}) });
-    if (extra.exchange) this.cited.set(extra.exchange.id, extra.exchange);
-    // One entry per id, message and pointer, found by key; past MAX_LISTED_PER_ID entries of one id
-    // the rest are counted, not copied: a reply may raise a finding per entry of a 40,000-entry list.
-    const key = `${id}\n${message}\n${extra.pointer ?? ''}`;
-    const same = this.byKey.get(key);
-    if (same) {
-      same.count++;
-      return;
-    }
-    const listed = this.listedById.get(id) ?? 0;
-    if (listed >= MAX_LISTED_PER_ID) {
-      const more = this.byKey.get(`${id}\n(more)`);
-      if (more) more.count++;
-      else {
-        const v = made(
-          `${id}: more violations like the ${MAX_LISTED_PER_ID} above, counted here but not listed`,
-        );
-        this.byKey.set(`${id}\n(more)`, v);
-        this.violations.push(v);
-      }
-      return;
-    }
-    this.listedById.set(id, listed + 1);
-    const redact = this.w.redactor;
-    const v = made(redact.text(message));
-    if (extra.pointer !== undefined) v.pointer = extra.pointer;
-    // Evidence is capped in size (the rest counted, not copied): a body or enum may be megabytes.
-    if (extra.received !== undefined) v.received = redact.value(capEvidence(extra.received));
-    if (extra.expected !== undefined) v.expected = redact.value(capEvidence(extra.expected));
-    if (extra.exchange) v.exchangeId = extra.exchange.id;
-    if (extra.scope) v.scope = extra.scope;
-    if (extra.verdictCase)
-      v.verdictCase = { ...extra.verdictCase, what: redact.text(extra.verdictCase.what) };
-    this.byKey.set(key, v);
-    this.violations.push(v);
+    this.log.add(id, message, extra);
+  }
+
+  /** The violations recorded so far. */
+  get violations(): readonly CountedViolation[] {
+    return this.log.violations;
   }
 
   /** Report a violation unless `ok`; returns `ok`. */
-  ensure(
-    ok: boolean,
-    id: string,
-    message: string,
-    extra: Parameters<CheckContext['violate']>[2] = {},
-  ): boolean {
+  ensure(ok: boolean, id: string, message: string, extra: ViolationExtra = {}): boolean {
     this.observe(id, extra.exchange);
     if (!ok) this.violate(id, message, extra);
     return ok;
@@ -612,26 +389,9 @@ export class CheckContext {
    */
   async runCleanups(): Promise<CleanupRecord> {
     this.cleaning = true;
-    const started = Date.now();
-    this.cleanupDeadline = started + cleanupBoundMs(this.target);
-    const out: CleanupRecord = { done: [], failed: [] };
-    for (const c of this.cleanups.reverse()) {
-      let result: CleanupOutcome;
-      try {
-        result = await c.fn();
-      } catch (err) {
-        result = { reason: `the cleanup threw: ${err instanceof Error ? err.message : String(err)}` };
-      }
-      if (result === true) {
-        out.done.push(c.label);
-        continue;
-      }
-      out.failed.push(c.label);
-      const why = result === false ? { reason: 'not removed' } : result;
-      out.leftBehind = [...(out.leftBehind ?? []), { item: c.label, at: new Date().toISOString(), ...why }];
-    }
+    this.cleanupDeadline = Date.now() + cleanupBoundMs(this.target);
+    const out = await runCleanups(this.cleanups);
     this.cleanups.length = 0;
-    out.ms = Date.now() - started;
     return out;
   }
 
@@ -641,21 +401,19 @@ export class CheckContext {
    */
   private touch(method: string, path: string, as: As, req: Req, res: HttpResponse): void {
     if (this.cleaning) return;
-    const t = touchOf({
+    this.seen.touch({
       method,
       path,
       role: as,
+      exchangeId: res.exchange.id,
       ...(req.headers ? { headers: req.headers } : {}),
       ...(req.json !== undefined ? { json: req.json } : {}),
       ...(res.mediaType ? { responseType: res.mediaType, responseText: res.text } : {}),
     });
-    const key = JSON.stringify(t);
-    this.touched.set(key, t);
-    this.touchKeyOf.set(res.exchange.id, key);
   }
 
   touches(): Touch[] {
-    return [...this.touched.values()];
+    return this.seen.touches();
   }
 
   /** The stop (run stop, budget) that refused one of this test's requests, if one did. */
@@ -680,27 +438,16 @@ export class CheckContext {
   /** A connection failure that could not be repeated ended the test: it is inconclusive unless it failed. */
   inconclusiveAfter(why: string, exchange: Exchange | undefined): void {
     this.inconclusive.push(this.w.redactor.text(why));
-    if (exchange) this.cited.set(exchange.id, exchange);
+    if (exchange) this.log.cited.set(exchange.id, exchange);
   }
 
   citedExchanges(): Exchange[] {
-    return [...this.cited.values()];
+    return [...this.log.cited.values()];
   }
 
   exchange(id: string): Exchange | undefined {
     return this.exchanges.get(id);
   }
-}
-
-/** Adds `value` to the set of `key` in `map`, creating the set on first use. */
-function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  const set = map.get(key);
-  if (set) set.add(value);
-  else map.set(key, new Set([value]));
-}
-
-export class ConformanceFailure extends Error {
-  override name = 'ConformanceFailure';
 }
 
 /** Not run because `method path` answered `status`: one cause for every test it stopped. */
@@ -710,179 +457,4 @@ export function answeredCause(method: string, path: string, status: number): Not
     subject: `${method} ${path} answered ${status}`,
     endpoint: { method, path, status },
   };
-}
-
-/** The model a request body names, if any (what a billable request buys). */
-function formatFailure(violations: Violation[]): string {
-  return violations
-    .map((v) => {
-      const lines = [`[${v.id}] ${v.message}`];
-      if (v.pointer) lines.push(`  at ${v.pointer}`);
-      if (v.received !== undefined) lines.push(`  Received: ${short(v.received)}`);
-      if (v.expected !== undefined) lines.push(`  Expected: ${short(v.expected)}`);
-      return lines.join('\n');
-    })
-    .join('\n');
-}
-
-function short(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
-}
-
-/** How a test body ended: stopped (by a stop of the run, or by the budget: `unpaid`), or not. */
-interface BodyEnd {
-  stoppedBy?: string;
-  unpaid?: BudgetRefusal;
-}
-
-/**
- * Run a test body between its lock and its cleanups: the account lock it needs (shared for billable
- * work, exclusive for a balance comparison), the body, its cleanups (always, last in first out), and
- * what it found copied to its record. A stop ends the body where it is; a connection failure is a
- * violation, or inconclusive when it could not be repeated; any other throw is the suite's error.
- */
-async function runBody(
-  spec: CheckSpec,
-  w: WorkerState,
-  t: CheckContext,
-  fn: (t: CheckContext) => Promise<void>,
-  record: TestRecord,
-  notRun: (reason: string, cause?: NotRunCause) => never,
-): Promise<BodyEnd> {
-  let stoppedBy: string | undefined;
-  let unpaid: BudgetRefusal | undefined;
-  let release: (() => void) | undefined;
-  if (spec.account === 'exclusive' || spec.effect === 'billable') {
-    const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
-    const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
-    try {
-      release =
-        spec.account === 'exclusive' ? await lock.acquireExclusive(waitMs) : await lock.acquireShared(waitMs);
-    } catch (err) {
-      if (err instanceof LockTimeout)
-        notRun(`account lock: ${err.message}`, { kind: 'lock', subject: 'the account lock was busy' });
-      throw err;
-    }
-  }
-  try {
-    await fn(t);
-  } catch (err) {
-    record.cleanup = await t.runCleanups();
-    release?.();
-    if (err instanceof StopSignal) {
-      stoppedBy = err.message;
-      if (err.unpaid) unpaid = err.unpaid;
-    } else if (err instanceof TransportError) {
-      const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
-      if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
-      else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
-    } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
-      // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
-      // model-based run could not finish): stopped, like a test the refusal ended directly.
-      if (record.outcome === 'not_run') throw err;
-      stoppedBy = t.refusedBy.message;
-      if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
-    } else if (!(err instanceof AbortSignalError)) {
-      if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
-      record.outcome = 'harness_error';
-      record.error = w.redactor.text(
-        err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
-      );
-      record.exchangeCount = t.exchangeCount;
-      throw err;
-    }
-  }
-  if (!record.cleanup) record.cleanup = await t.runCleanups();
-  release?.(); // a second call (after the catch) removes nothing
-  record.violations = t.violations;
-  if (t.notes.length) record.notes = [...t.notes];
-  record.exchanges = t.citedExchanges();
-  record.exchangeCount = t.exchangeCount;
-  record.touches = t.touches();
-  const observed = t.observedIds();
-  if (Object.keys(observed).length) record.observed = observed;
-  const asserted = t.assertedStatuses();
-  if (Object.keys(asserted).length) record.asserted = asserted;
-  if (t.retried > 0) record.retried = t.retried;
-  return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
-}
-
-/**
- * A group of tests (vitest `describe`). Why not describe itself: vitest runs describe blocks one after
- * another even when tests are concurrent; a group runs its tests alongside the other groups of its file.
- */
-export function group(name: string, fn: () => void): void {
-  describe(name, { concurrent: true }, fn);
-}
-
-/**
- * Define one conformance test. The runner, not the test, decides whether it may run (side-effect class,
- * roles, capabilities); the test records violations by requirement id and the verdict follows from them.
- */
-export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
-  for (const id of spec.ids) requirement(id);
-  const run = runConfig();
-  const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
-  // not tests; the serial project caps its files at one test at a time.
-  const concurrent = true;
-  test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
-    const w = worker();
-    const record: TestRecord = {
-      ids: spec.ids,
-      effect: spec.effect,
-      outcome: 'passed',
-      violations: [],
-      exchanges: [],
-      exchangeCount: 0,
-    };
-    ctx.task.meta.conformance = record;
-    const notRun = (reason: string, cause?: NotRunCause): never => {
-      record.outcome = 'not_run';
-      record.reason = reason;
-      if (cause) record.cause = cause;
-      return ctx.skip(reason);
-    };
-    const notRunAs = (n: NotApplicable): never => {
-      if (n.unpaid) record.unpaid = true;
-      if (n.planned) record.planned = true;
-      return notRun(n.reason, n.cause);
-    };
-    const skipped = notApplicable(spec, {
-      target: w.run.target,
-      hasRole: (role) => !!w.keys[role],
-      stopReason: () => stopReason(w.run.reportDir),
-      budgetRefusal: () => budgetRefusal(w.run.reportDir, w.run.budget),
-      dryRun: !!w.run.dryRun,
-    });
-    if (skipped) notRunAs(skipped);
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids);
-    const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
-    const verdict = judge(
-      {
-        violations: t.violations,
-        limitedCases: t.limitedCases,
-        inconclusive: t.inconclusive,
-        balanceRanOut: t.balanceRanOut,
-        stoppedBy,
-        unpaid,
-      },
-      {
-        ids: spec.ids,
-        judges429: !!spec.judges429,
-        statusOf: (id) => t.exchange(id)?.status,
-      },
-    );
-    for (const u of verdict.unjudged) notJudged(u.violation, u.because);
-    if (verdict.outcome === 'not_run') return notRunAs(verdict.notRun);
-    if (verdict.outcome === 'inconclusive') {
-      record.outcome = 'inconclusive';
-      record.reason = verdict.reason;
-      return;
-    }
-    record.outcome = verdict.outcome;
-    const failures = verdict.failures;
-    if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
-  });
 }

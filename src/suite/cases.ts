@@ -1,7 +1,8 @@
 /** Case tables (fixtures/cases/) and the tests made of a table or of generated values. */
 import type { Arbitrary } from 'fast-check';
 import { pkgPath } from '../paths.ts';
-import { type CheckContext, check } from '../runtime/check.ts';
+import type { CheckContext } from '../runtime/check.ts';
+import { check } from '../runtime/define.ts';
 import { checkProperty } from '../runtime/property.ts';
 import type { Effect } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';

@@ -62,12 +62,11 @@ export {
   answeredCause,
   type CheckContext,
   type CheckSpec,
-  check,
-  group,
   isSuccess,
   type Req,
   type Verdict,
 } from '../runtime/check.ts';
+export { check, group } from '../runtime/define.ts';
 export { readWholeList, type WholeList } from '../runtime/lists.ts';
 export { checkProperty } from '../runtime/property.ts';
 export { depth, PROFILE_PROPERTY_RUNS } from '../runtime/run-config.ts';

@@ -26,6 +26,8 @@ export interface CapturedExchange {
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
+  /** The problem is a body in the capture that does not decode (not a part the capturing tool left out). */
+  undecodable?: true;
   startedAt: string;
 }
 
@@ -118,7 +120,8 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   let body: Buffer | undefined;
   if (post && typeof post.text === 'string') {
     const decoded = decodeBody(post.text, post.encoding);
-    if (typeof decoded === 'string') return { ...out, problem: `the request body: ${decoded}` };
+    if (typeof decoded === 'string')
+      return { ...out, problem: `the request body: ${decoded}`, undecodable: true };
     body = decoded;
     out.bodyText = decoded.toString('utf8');
     if (!headers['content-type'] && typeof post.mimeType === 'string')
@@ -141,7 +144,8 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   if (content.text === undefined && typeof content.size === 'number' && content.size > 0)
     return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
   const decoded = decodeBody(content.text, content.encoding);
-  if (typeof decoded === 'string') return { ...out, problem: `the response body: ${decoded}` };
+  if (typeof decoded === 'string')
+    return { ...out, problem: `the response body: ${decoded}`, undecodable: true };
   const h = harHeaders(r.headers);
   if (
     !h['content-type'] &&

@@ -17,7 +17,6 @@ import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { documentedBecause, documentedFallback } from '../openapi/fallback.ts';
-import { capEvidence } from '../openapi/guard.ts';
 import { judgeDescription, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
@@ -27,7 +26,7 @@ import { useColour } from '../report/progress.ts';
 import { aggregate, EXIT, exitCodeOf, type Summary, verdictWord } from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
-import type { Violation } from '../vocabulary.ts';
+import { ViolationLog } from '../violation-log.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
 import { harItems } from './har-stream.ts';
 import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
@@ -43,16 +42,13 @@ export interface TrafficOptions {
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
-/** Listed violations per requirement id; the rest are counted. */
-const MAX_LISTED = 50;
 /** The capture's own description is kept only up to this size (it is read into memory). */
 const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
 
 interface IdRecord {
   judged: number;
-  violations: Array<Violation & { count: number }>;
-  byKey: Map<string, Violation & { count: number }>;
-  cited: Map<string, Exchange>;
+  /** Its violations, in the one log a live test keeps too. */
+  log: ViolationLog;
 }
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
@@ -125,47 +121,27 @@ async function judgeFiles(
   const rec = (id: string): IdRecord => {
     let r = ids.get(id);
     if (!r) {
-      r = { judged: 0, violations: [], byKey: new Map(), cited: new Map() };
+      r = { judged: 0, log: new ViolationLog(redactor, !!opts.strict) };
       ids.set(id, r);
     }
     return r;
   };
-  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') => {
-    const r = rec(f.id);
-    const key = `${f.message}\n${(f as Finding).pointer ?? ''}`;
-    const same = r.byKey.get(key);
-    if (same) {
-      same.count++;
-      return;
-    }
-    if (r.violations.length >= MAX_LISTED) {
-      const more = r.byKey.get('(more)');
-      if (more) more.count++;
-      else {
-        const v = violation(
-          f.id,
-          `${f.id}: more violations like the ${MAX_LISTED} above, counted here but not listed`,
-          { strict: !!opts.strict },
-        );
-        r.byKey.set('(more)', v);
-        r.violations.push(v);
-      }
-      return;
-    }
-    const v = violation(f.id, redactor.text(f.message), {
-      strict: !!opts.strict,
+  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') =>
+    rec(f.id).log.add(f.id, f.message, {
+      exchange,
+      ...((f as Finding).pointer !== undefined ? { pointer: (f as Finding).pointer } : {}),
+      ...(f.received !== undefined ? { received: f.received } : {}),
+      ...(f.expected !== undefined ? { expected: f.expected } : {}),
       ...(f.level ? { level: f.level } : {}),
+      ...(scope ? { scope } : {}),
     });
-    if ((f as Finding).pointer !== undefined) v.pointer = (f as Finding).pointer;
-    if (f.received !== undefined) v.received = redactor.value(capEvidence(f.received));
-    if (f.expected !== undefined) v.expected = redactor.value(capEvidence(f.expected));
-    v.exchangeId = exchange.id;
-    if (scope) v.scope = scope;
-    r.byKey.set(key, v);
-    r.violations.push(v);
-    r.cited.set(exchange.id, exchange);
-  };
   const problems: string[] = [];
+  /**
+   * Where the capture could not be read (a truncated file, an entry that is no JSON object, a body that
+   * does not decode): what stood there was not judged, so the verdict cannot be PASSED (INCOMPLETE).
+   * An entry without a response, or whose body the capturing tool left out, is read as it stands.
+   */
+  const unreadable: string[] = [];
   let read = 0;
   /** Entries met, read or not. */
   let entries = 0;
@@ -176,6 +152,7 @@ async function judgeFiles(
     for await (const item of harItems(file)) {
       if (item.kind === 'problem') {
         problems.push(item.message);
+        unreadable.push(item.message);
         if (item.index !== undefined) entries++;
         continue;
       }
@@ -184,7 +161,9 @@ async function judgeFiles(
       const where = `${file} entry ${item.index}`;
       const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
       if (!x.res) {
-        problems.push(`${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`);
+        const problem = `${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`;
+        problems.push(problem);
+        if (x.undecodable) unreadable.push(problem);
         continue;
       }
       judgedExchanges++;
@@ -214,7 +193,7 @@ async function judgeFiles(
   // capture is the full log already, and the report writer reads its files whole (memory stays bounded
   // by the findings, not by the size of the capture).
   const cited = new Map<string, Exchange>();
-  for (const r of ids.values()) for (const [id, ex] of r.cited) cited.set(id, ex);
+  for (const r of ids.values()) for (const [id, ex] of r.log.cited) cited.set(id, ex);
   for (const ex of cited.values())
     if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
       await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
@@ -245,7 +224,7 @@ async function judgeFiles(
       });
       continue;
     }
-    const failures = r.violations.filter((v) => v.severity === 'failure');
+    const failures = r.log.violations.filter((v) => v.severity === 'failure');
     tests.push({
       title: `${id} captured traffic: ${r.judged} exchange(s) judged`,
       file: 'capture',
@@ -253,14 +232,33 @@ async function judgeFiles(
       // Judged on the exchanges that showed its form (the rule's own count), as a live run observes it.
       observed: { [id]: [] },
       effect: 'read',
-      outcome: failures.length > 0 ? 'failed' : r.violations.length > 0 ? 'advisory' : 'passed',
+      outcome: failures.length > 0 ? 'failed' : r.log.violations.length > 0 ? 'advisory' : 'passed',
       durationMs: 0,
-      violations: r.violations,
-      exchanges: [...r.cited.values()],
+      violations: r.log.violations,
+      exchanges: [...r.log.cited.values()],
       exchangeCount: r.judged,
     });
   }
-  const judgedIds = tests.filter((t) => t.outcome !== 'not_run').length;
+  // What could not be read was not judged: one record for it, not reached (an error in junit.xml, as the
+  // INCOMPLETE verdict says), naming each part.
+  if (unreadable.length)
+    tests.push({
+      title: `captured traffic: ${unreadable.length} part(s) of the capture could not be read`,
+      file: 'capture',
+      ids: [],
+      effect: 'read',
+      outcome: 'not_run',
+      durationMs: 0,
+      reason: `not judged: ${unreadable
+        .slice(0, 20)
+        .map((p) => redactor.text(p))
+        .join('; ')}${unreadable.length > 20 ? `; and ${unreadable.length - 20} more` : ''}`,
+      cause: { kind: 'stopped', subject: 'the capture could not be read whole' },
+      violations: [],
+      exchanges: [],
+      exchangeCount: 0,
+    });
+  const judgedIds = tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length;
   const summary: Summary = {
     suite: { name: 'gateway-conformance', version: SUITE_VERSION },
     target: {
@@ -282,7 +280,16 @@ async function judgeFiles(
       validatedAgainst: description.valid ? 'live' : 'documented',
       ...(description.valid ? {} : { documentedBecause: description.because }),
     },
-    ...aggregate(tests, []),
+    ...aggregate(tests, [], {
+      ...(unreadable.length
+        ? {
+            cut: {
+              kind: 'capture' as const,
+              reason: `${unreadable.length} part(s) of the capture could not be read, the first: ${redactor.text(unreadable[0]!)}`,
+            },
+          }
+        : {}),
+    }),
     exchanges: { file: REPORT_FILES.exchanges.name, count: cited.size },
     tests,
     capture: {
@@ -297,7 +304,7 @@ async function judgeFiles(
     },
   };
   writeReport(reportDir, summary, [], redactor);
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? `INCOMPLETE: ${summary.cut.reason}; ` : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
   if (!opts.quiet) {
     const c = summary.counts;
     log('');

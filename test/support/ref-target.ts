@@ -80,20 +80,20 @@ export async function refTarget(
     fault?: string;
     variant?: string;
     extra?: string[];
-    /** Sees each request the reference gets, with the handle (e.g. to drain an account on a given one). */
-    beforeHandle?: (
-      request: { method: string; url: string; body: unknown },
+    /** Sees each media job the reference accepted before its hold, with the handle (to drain an account then). */
+    beforeHold?: (
+      job: { model: string; prompt: string; references: number; fails: boolean; uncertain: boolean },
       ref: { spendAll: (role: string) => void },
     ) => void;
   } = {},
 ): Promise<RefTarget> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-acceptance-'));
-  const seen = opts.beforeHandle;
+  const seen = opts.beforeHold;
   const ref: Awaited<ReturnType<typeof startReference>> = await startReference({
     port: 0,
     ...(opts.fault ? { fault: opts.fault } : {}),
     ...(opts.variant ? { variant: opts.variant } : {}),
-    ...(seen ? { beforeHandle: (request) => seen(request, { spendAll: (role) => ref.spendAll(role) }) } : {}),
+    ...(seen ? { beforeHold: (job) => seen(job, { spendAll: (role) => ref.spendAll(role) }) } : {}),
   });
   const targetsFile = join(dir, 'targets.yaml');
   const env = writeRefTargets(ref, targetsFile, opts.extra ? { extra: opts.extra } : {});

@@ -72,6 +72,17 @@ describe('budget admission', () => {
       /a was bought once already and the last 5 of 20 points are kept for the first job of 3 media model/,
     );
     expect(admission(tight, b, 'c')).toBeUndefined();
+    // The reserve holds back only what would eat into it: an embeddings call of a model bought already,
+    // priced by the dearest embeddings reply (0.0000002), fits above the reserve and runs.
+    appendFileSync(
+      join(tight, SPEND_FILE),
+      `${JSON.stringify({ exchange: 'emb', path: '/v1/embeddings', points: '0.0000002', model: 'emb' })}\n`,
+    );
+    expect(admission(tight, b, { model: 'emb', path: '/v1/embeddings' })).toBeUndefined();
+    // A media job of a bought model, priced at 2, would eat into it: it waits.
+    expect(admission(tight, b, { model: 'a', path: '/v1/media/jobs' })?.reason).toMatch(
+      /kept for the first job/,
+    );
     // Every model bought: no reserve, the budget alone decides.
     const all = spent([
       ['a', '2'],

@@ -117,6 +117,57 @@ describe('junit.xml tells a dashboard what the exit code tells CI', () => {
     expect(reqs).toContain('<testsuite name="requirements"');
   });
 
+  it('an inconclusive test is an error of its own type in both files; one the expectations allow stays skipped', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-junit-'));
+    writeFileSync(join(dir, 'exchanges.ndjson'), '');
+    const inconclusive = [
+      rec('HEALTH-001 passes', { outcome: 'passed' }),
+      rec('MODELS-001 reset twice', { ids: ['MODELS-001'], outcome: 'inconclusive', reason: 'reset twice' }),
+      rec('MODELS-002 allowed', {
+        ids: ['MODELS-002'],
+        outcome: 'inconclusive',
+        reason: 'reset twice',
+        flaky: 'a known flake',
+      }),
+    ];
+    writeReport(dir, summaryWith(inconclusive, []), []);
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    expect(attrs(junit)).toEqual([3, 0, 1, 1]);
+    expect(junit).toContain('type="inconclusive"');
+    const reqs = readFileSync(join(dir, 'requirements.junit.xml'), 'utf8');
+    expect(reqs).toMatch(
+      /name="MODELS-001"[^>]*>\s*<error message="MODELS-001 is inconclusive" type="inconclusive"/,
+    );
+    expect(reqs).toMatch(/name="MODELS-002"[^>]*>\s*<skipped/);
+  });
+
+  it('a run cut short: a requirement whose tests it did not reach is an error in requirements.junit.xml too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-junit-'));
+    writeFileSync(join(dir, 'exchanges.ndjson'), '');
+    const cutRun = [
+      rec('HEALTH-001 passes', { outcome: 'passed' }),
+      rec('MODELS-001 stopped', {
+        ids: ['MODELS-001'],
+        reason: 'SIGINT',
+        cause: { kind: 'stopped', subject: 'SIGINT' },
+      }),
+      rec('BAL-001 chose not to', {
+        ids: ['BAL-001'],
+        reason: "side-effect class 'billable' is not allowed",
+        cause: { kind: 'class', subject: 'billable' },
+      }),
+    ];
+    const s = summaryWith(cutRun, []);
+    s.cut = { kind: 'signal', reason: 'stopped by SIGINT' };
+    writeReport(dir, s, []);
+    const reqs = readFileSync(join(dir, 'requirements.junit.xml'), 'utf8');
+    expect(reqs).toMatch(
+      /name="MODELS-001"[^>]*>\s*<error message="not reached: the run was cut short \(stopped by SIGINT\)/,
+    );
+    expect(reqs).toMatch(/name="BAL-001"[^>]*>\s*<skipped/);
+    expect(attrs(reqs)[2]).toBeGreaterThanOrEqual(1);
+  });
+
   it('a complete run: tests not run for their own reasons stay skipped', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-junit-'));
     writeFileSync(join(dir, 'exchanges.ndjson'), '');

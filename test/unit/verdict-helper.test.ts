@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { CheckContext } from '../../src/runtime/check.ts';
+import { Observations } from '../../src/runtime/observations.ts';
 import { controlAccepted, expectErrorCode, expectStatus } from '../../src/suite/status.ts';
 
 /** A context with only what the verdict reads (no worker, no client). */
@@ -14,10 +15,7 @@ function context(provokes429 = false): CheckContext {
     provokes429,
     limitedCases: [] as string[],
     ids: ['X-001'],
-    observations: new Map(),
-    assertions: new Map(),
-    touchKeyOf: new Map(),
-    touched: new Map(),
+    seen: new Observations(),
   });
 }
 
@@ -69,7 +67,7 @@ describe('expectStatus(): the status a request must get, with its evidence', () 
   const res = (status: number) => ({ status, exchange: { id: `x-${status}` } }) as unknown as HttpResponse;
   function recording() {
     const t = context();
-    const seen: Array<[string, string, Record<string, unknown>]> = [];
+    const seen: Array<[string, string, object]> = [];
     t.violate = (id, message, extra = {}) => void seen.push([id, message, extra]);
     return { t, seen };
   }

@@ -1,0 +1,203 @@
+/**
+ * Defining and running one conformance test: `check` declares it to vitest, decides whether it may run
+ * (side-effect class, roles, capabilities, budget), runs its body between its account lock and its
+ * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
+ */
+import { describe, test } from 'vitest';
+import { notJudged, requirement } from '../catalogue.ts';
+import { TransportError } from '../errors.ts';
+import type { NotRunCause, Violation } from '../vocabulary.ts';
+import { type NotApplicable, notApplicable } from './applicability.ts';
+import { type BudgetRefusal, budgetRefusal } from './budget.ts';
+import { CheckContext, type CheckSpec, type TestRecord } from './check.ts';
+import { judge } from './judgement.ts';
+import { stopReason } from './liveness.ts';
+import { AccountLock, LockTimeout } from './lock.ts';
+import { runConfig } from './run-config.ts';
+import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
+import { type WorkerState, worker } from './worker.ts';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    conformance?: TestRecord;
+  }
+}
+
+export class ConformanceFailure extends Error {
+  override name = 'ConformanceFailure';
+}
+
+/** The violations of a failed test, as its error message says them. */
+function formatFailure(violations: Violation[]): string {
+  return violations
+    .map((v) => {
+      const lines = [`[${v.id}] ${v.message}`];
+      if (v.pointer) lines.push(`  at ${v.pointer}`);
+      if (v.received !== undefined) lines.push(`  Received: ${short(v.received)}`);
+      if (v.expected !== undefined) lines.push(`  Expected: ${short(v.expected)}`);
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
+function short(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 300 ? `${s.slice(0, 300)}…` : s;
+}
+
+/** How a test body ended: stopped (by a stop of the run, or by the budget: `unpaid`), or not. */
+interface BodyEnd {
+  stoppedBy?: string;
+  unpaid?: BudgetRefusal;
+}
+
+/**
+ * Run a test body between its lock and its cleanups: the account lock it needs (shared for billable
+ * work, exclusive for a balance comparison), the body, its cleanups (always, last in first out), and
+ * what it found copied to its record. A stop ends the body where it is; a connection failure is a
+ * violation, or inconclusive when it could not be repeated; any other throw is the suite's error.
+ */
+async function runBody(
+  spec: CheckSpec,
+  w: WorkerState,
+  t: CheckContext,
+  fn: (t: CheckContext) => Promise<void>,
+  record: TestRecord,
+  notRun: (reason: string, cause?: NotRunCause) => never,
+): Promise<BodyEnd> {
+  let stoppedBy: string | undefined;
+  let unpaid: BudgetRefusal | undefined;
+  let release: (() => void) | undefined;
+  if (spec.account === 'exclusive' || spec.effect === 'billable') {
+    const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
+    const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
+    try {
+      release =
+        spec.account === 'exclusive' ? await lock.acquireExclusive(waitMs) : await lock.acquireShared(waitMs);
+    } catch (err) {
+      if (err instanceof LockTimeout)
+        notRun(`account lock: ${err.message}`, { kind: 'lock', subject: 'the account lock was busy' });
+      throw err;
+    }
+  }
+  try {
+    await fn(t);
+  } catch (err) {
+    record.cleanup = await t.runCleanups();
+    release?.();
+    if (err instanceof StopSignal) {
+      stoppedBy = err.message;
+      if (err.unpaid) unpaid = err.unpaid;
+    } else if (err instanceof TransportError) {
+      const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
+      if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
+      else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
+    } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
+      // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
+      // model-based run could not finish): stopped, like a test the refusal ended directly.
+      if (record.outcome === 'not_run') throw err;
+      stoppedBy = t.refusedBy.message;
+      if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
+    } else if (!(err instanceof AbortSignalError)) {
+      if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
+      record.outcome = 'harness_error';
+      record.error = w.redactor.text(
+        err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
+      );
+      record.exchangeCount = t.exchangeCount;
+      throw err;
+    }
+  }
+  if (!record.cleanup) record.cleanup = await t.runCleanups();
+  release?.(); // a second call (after the catch) removes nothing
+  record.violations = [...t.violations];
+  if (t.notes.length) record.notes = [...t.notes];
+  record.exchanges = t.citedExchanges();
+  record.exchangeCount = t.exchangeCount;
+  record.touches = t.touches();
+  const observed = t.observedIds();
+  if (Object.keys(observed).length) record.observed = observed;
+  const asserted = t.assertedStatuses();
+  if (Object.keys(asserted).length) record.asserted = asserted;
+  if (t.retried > 0) record.retried = t.retried;
+  return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
+}
+
+/**
+ * A group of tests (vitest `describe`). Why not describe itself: vitest runs describe blocks one after
+ * another even when tests are concurrent; a group runs its tests alongside the other groups of its file.
+ */
+export function group(name: string, fn: () => void): void {
+  describe(name, { concurrent: true }, fn);
+}
+
+/**
+ * Define one conformance test. The runner, not the test, decides whether it may run (side-effect class,
+ * roles, capabilities); the test records violations by requirement id and the verdict follows from them.
+ */
+export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
+  for (const id of spec.ids) requirement(id);
+  const run = runConfig();
+  const fullTitle = `${spec.ids.join(' ')} ${title}`;
+  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
+  // not tests; the serial project caps its files at one test at a time.
+  const concurrent = true;
+  test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
+    const w = worker();
+    const record: TestRecord = {
+      ids: spec.ids,
+      effect: spec.effect,
+      outcome: 'passed',
+      violations: [],
+      exchanges: [],
+      exchangeCount: 0,
+    };
+    ctx.task.meta.conformance = record;
+    const notRun = (reason: string, cause?: NotRunCause): never => {
+      record.outcome = 'not_run';
+      record.reason = reason;
+      if (cause) record.cause = cause;
+      return ctx.skip(reason);
+    };
+    const notRunAs = (n: NotApplicable): never => {
+      if (n.unpaid) record.unpaid = true;
+      if (n.planned) record.planned = true;
+      return notRun(n.reason, n.cause);
+    };
+    const skipped = notApplicable(spec, {
+      target: w.run.target,
+      hasRole: (role) => !!w.keys[role],
+      stopReason: () => stopReason(w.run.reportDir),
+      budgetRefusal: () => budgetRefusal(w.run.reportDir, w.run.budget),
+      dryRun: !!w.run.dryRun,
+    });
+    if (skipped) notRunAs(skipped);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids);
+    const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
+    const verdict = judge(
+      {
+        violations: t.violations,
+        limitedCases: t.limitedCases,
+        inconclusive: t.inconclusive,
+        balanceRanOut: t.balanceRanOut,
+        stoppedBy,
+        unpaid,
+      },
+      {
+        ids: spec.ids,
+        judges429: !!spec.judges429,
+        statusOf: (id) => t.exchange(id)?.status,
+      },
+    );
+    for (const u of verdict.unjudged) notJudged(u.violation, u.because);
+    if (verdict.outcome === 'not_run') return notRunAs(verdict.notRun);
+    if (verdict.outcome === 'inconclusive') {
+      record.outcome = 'inconclusive';
+      record.reason = verdict.reason;
+      return;
+    }
+    record.outcome = verdict.outcome;
+    const failures = verdict.failures;
+    if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
+  });
+}
