@@ -17,7 +17,7 @@ import { roleCause } from './applicability.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
 import { caseVerdict, type Verdict } from './judgement.ts';
-import { noteExchange, stopReason } from './liveness.ts';
+import { deadSignal, deadTarget, GIVEN_UP, noteExchange, stopReason } from './liveness.ts';
 import { Observations } from './observations.ts';
 import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline } from './run-config.ts';
@@ -29,27 +29,6 @@ import { discoverHints, undiscovered, type WorkerState } from './worker.ts';
 export { isSuccess, type Verdict } from './judgement.ts';
 
 export type { CleanupOutcome, TestRecord } from './test-record.ts';
-
-export interface CheckSpec {
-  /** Requirement ids this test checks; they also open its title. */
-  ids: string[];
-  /** Side-effect class: the runner skips the test unless the target allows it. */
-  effect: Effect;
-  roles?: Role[];
-  capabilities?: string[];
-  timeoutMs?: number;
-  /**
-   * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
-   * alone (across the workers and shards of the run); billable tests hold it shared.
-   */
-  account?: 'exclusive';
-  /**
-   * The test judges 429 answers themselves (a guard, a quota, the ticket limit). Otherwise a failure of
-   * one of its own rules that cites a 429 answer is not judged: the contract allows 429 for any "rate
-   * limit or protection" ("wait for the limit window"), so the test is not run, never passed.
-   */
-  judges429?: true;
-}
 
 /** Who a request authenticates as: a role's key (Bearer), or no Authorization header. */
 export type As = Role | 'none';
@@ -103,6 +82,7 @@ export class CheckContext {
       testName: title,
       gate: this.slot,
       ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
+      signal: deadSignal(w.run.reportDir),
       onExchange: (ex) => {
         this.exchangeCount++;
         if (ex.retryOf) this.retried++;
@@ -273,7 +253,11 @@ export class CheckContext {
     let res: HttpResponse;
     try {
       await spend.beforeSend();
-      res = await this.client.send(spec);
+      res = await this.client.send(spec).catch((err: unknown) => {
+        // Ended by the run giving up on the target: the test is stopped (not run), no finding of its own.
+        const dead = err instanceof TransportError && err.code === GIVEN_UP ? deadTarget(dir) : undefined;
+        throw dead ? this.refuse(new StopSignal(dead)) : err;
+      });
       this.touch(method, path, as, req, res);
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
       this.observe('GEN-001', res.exchange);

@@ -6,10 +6,10 @@
 import { describe, test } from 'vitest';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
-import type { NotRunCause, Violation } from '../vocabulary.ts';
+import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
 import { type NotApplicable, notApplicable } from './applicability.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
-import { CheckContext, type CheckSpec, type TestRecord } from './check.ts';
+import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
 import { stopReason } from './liveness.ts';
 import { AccountLock, LockTimeout } from './lock.ts';
@@ -21,6 +21,27 @@ declare module 'vitest' {
   interface TaskMeta {
     conformance?: TestRecord;
   }
+}
+
+export interface CheckSpec {
+  /** Requirement ids this test checks; they also open its title. */
+  ids: string[];
+  /** Side-effect class: the runner skips the test unless the target allows it. */
+  effect: Effect;
+  roles?: Role[];
+  capabilities?: string[];
+  timeoutMs?: number;
+  /**
+   * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
+   * alone (across the workers and shards of the run); billable tests hold it shared.
+   */
+  account?: 'exclusive';
+  /**
+   * The test judges 429 answers themselves (a guard, a quota, the ticket limit). Otherwise a failure of
+   * one of its own rules that cites a 429 answer is not judged: the contract allows 429 for any "rate
+   * limit or protection" ("wait for the limit window"), so the test is not run, never passed.
+   */
+  judges429?: true;
 }
 
 export class ConformanceFailure extends Error {

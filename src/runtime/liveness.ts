@@ -149,6 +149,8 @@ export function noteAnswer(reportDir: string, answered: boolean, what?: string):
       const reason = `the target stopped answering: ${streak} requests in a row got no answer${what ? ` (the last: ${what})` : ''}`;
       deadFlag.set(reportDir, reason);
       requestStop(reportDir, reason);
+      deadNews().postMessage(reportDir);
+      deadControllers.get(reportDir)?.abort(givenUp(reason));
     }
   } catch {
     // the report directory is gone (the run ended): nothing to count
@@ -175,4 +177,41 @@ export function noteExchange(reportDir: string, ex: Exchange): void {
   if (ex.status !== undefined) noteAnswer(reportDir, true);
   else if (ex.error && NO_ANSWER.has(ex.error.code))
     noteAnswer(reportDir, false, `${ex.method} ${ex.path}: ${ex.error.message} [${ex.error.code}]`);
+}
+
+/** The code of a request ended because the run gave up on the target (deadSignal). */
+export const GIVEN_UP = 'TARGET_GIVEN_UP';
+const givenUp = (reason: string) => Object.assign(new Error(reason), { code: GIVEN_UP });
+
+/** The channel on which the thread that gave up on the target tells the run's other threads (a report dir). */
+const DEAD_CHANNEL = 'gateway-conformance:dead-target';
+const deadControllers = new Map<string, AbortController>();
+let deadChannel: BroadcastChannel | undefined;
+function deadNews(): BroadcastChannel {
+  if (!deadChannel) {
+    deadChannel = new BroadcastChannel(DEAD_CHANNEL);
+    deadChannel.onmessage = (e) => {
+      const dir = String((e as { data: unknown }).data);
+      deadControllers.get(dir)?.abort(givenUp(deadFlag.get(dir) ?? 'the target stopped answering'));
+    };
+    deadChannel.unref();
+  }
+  return deadChannel;
+}
+
+/**
+ * Aborted once the run gives up on the target (any thread): the requests still in flight to it end at
+ * once instead of at their own deadline, since nothing they could answer is judged any more (their
+ * tests end stopped, not run). One signal per report directory and thread.
+ */
+export function deadSignal(reportDir: string): AbortSignal {
+  let c = deadControllers.get(reportDir);
+  if (!c) {
+    c = new AbortController();
+    deadControllers.set(reportDir, c);
+    deadNews();
+    const known = deadFlag.get(reportDir);
+    if (known) c.abort(givenUp(known));
+  }
+  return c.signal;
 }

@@ -61,12 +61,11 @@ export {
 export {
   answeredCause,
   type CheckContext,
-  type CheckSpec,
   isSuccess,
   type Req,
   type Verdict,
 } from '../runtime/check.ts';
-export { check, group } from '../runtime/define.ts';
+export { type CheckSpec, check, group } from '../runtime/define.ts';
 export { readWholeList, type WholeList } from '../runtime/lists.ts';
 export { checkProperty } from '../runtime/property.ts';
 export { depth, PROFILE_PROPERTY_RUNS } from '../runtime/run-config.ts';

@@ -10,7 +10,9 @@ import { REPORT_FILES } from '../../src/report/layout.ts';
 import { admission, type RunBudget, readSpend, spendOf, spentPoints } from '../../src/runtime/budget.ts';
 import {
   DEAD_AFTER,
+  deadSignal,
   deadTarget,
+  GIVEN_UP,
   noteAnswer,
   STREAK_CHANNEL,
   STREAK_FILE,
@@ -162,8 +164,15 @@ describe('the no-answer streak across worker threads', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-streak-'));
     noteAnswer(dir, true);
     await otherThreadCounts(dir, DEAD_AFTER - 1);
+    // The requests of this thread still in flight to the target are ended at once, with their own code.
+    const inFlight = deadSignal(dir);
+    expect(inFlight.aborted).toBe(false);
     noteAnswer(dir, false, 'GET /v1/models: timeout');
     expect(deadTarget(dir)).toMatch(/^the target stopped answering: 5 requests in a row got no answer/);
+    expect(inFlight.aborted).toBe(true);
+    expect((inFlight.reason as { code?: string }).code).toBe(GIVEN_UP);
+    // A request that starts later (another test of this thread) is ended before it is sent.
+    expect(deadSignal(dir).aborted).toBe(true);
   });
 
   it('a thread that starts after other threads counted no-answers reads the streak once', () => {
