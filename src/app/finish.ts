@@ -130,10 +130,18 @@ export async function finish(c: FinishInput): Promise<RunResult> {
   if (opts.driftAgainst && openapi) summary.drift = drift(opts.driftAgainst, openapi.file, reportDir);
   summary.exchanges.count = new ExchangeLog(exchangesFile).count();
   if (opts.compareWith) {
-    const against =
-      opts.compareWith === 'previous' ? previousReport(reportDir, target.name) : opts.compareWith;
-    if (against) summary.comparison = compareRuns(summary, reportDir, loadCompared(against), against);
-    else summary.comparisonMissing = `no earlier report of target ${target.name} beside ${reportDir}`;
+    const found =
+      opts.compareWith === 'previous'
+        ? previousReport(reportDir, {
+            target: target.name,
+            filter: opts.filter,
+            suites: opts.files,
+            shard: opts.shard,
+          })
+        : { dir: opts.compareWith, why: undefined };
+    if ('dir' in found)
+      summary.comparison = compareRuns(summary, reportDir, loadCompared(found.dir), found.dir, found.why);
+    else summary.comparisonMissing = found.missing;
   }
   // A dry run's billable estimate is part of its plan (computed by a run of its own before this one ends).
   if (c.plan) summary.plan = c.plan;

@@ -22,23 +22,65 @@ const MIN_GROWTH_MS = 20;
 /** Exchange logs beyond this are not read for timings (a hostile target's run may be huge). */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
 
-/** The report directory `previous` names: the newest other report of the same target beside `reportDir`. */
-export function previousReport(reportDir: string, targetName: string): string | undefined {
+/** What a run judged: its target, and the selection of the plan it ran (filter, suites, shard). */
+export interface RunSelection {
+  target: string;
+  filter?: string | undefined;
+  suites?: readonly string[] | undefined;
+  shard?: string | undefined;
+}
+
+const sameSelection = (s: StoredSummary, sel: RunSelection) =>
+  (s.filter ?? '') === (sel.filter ?? '') &&
+  [...(s.suites ?? [])].sort().join(',') === [...(sel.suites ?? [])].sort().join(',') &&
+  (s.shard ?? '') === (sel.shard ?? '');
+
+/**
+ * The report directory `previous` names: the newest other report beside `reportDir` of a completed live
+ * run of the same target and selection (never a dry run, nor a run a signal, the deadline or a dead
+ * target cut short, nor another selection), with why it was chosen and what was passed over; or why
+ * none was found.
+ */
+export function previousReport(
+  reportDir: string,
+  sel: RunSelection,
+): { dir: string; why: string } | { missing: string } {
   const root = dirname(resolve(reportDir));
-  if (!existsSync(root)) return undefined;
-  return readdirSync(root)
-    .map((d) => join(root, d))
-    .filter((d) => d !== resolve(reportDir) && isReportDir(d))
-    .filter((d) => {
-      try {
-        return readSummaryFile<StoredSummary>(d).target?.name === targetName;
-      } catch {
-        return false;
-      }
-    })
-    .sort(
-      (a, b) => statSync(reportFile(b, 'summary')).mtimeMs - statSync(reportFile(a, 'summary')).mtimeMs,
-    )[0];
+  const passed = { dry: 0, interrupted: 0, selection: 0 };
+  const candidates = existsSync(root)
+    ? readdirSync(root)
+        .map((d) => join(root, d))
+        .filter((d) => d !== resolve(reportDir) && isReportDir(d))
+        .sort(
+          (a, b) => statSync(reportFile(b, 'summary')).mtimeMs - statSync(reportFile(a, 'summary')).mtimeMs,
+        )
+    : [];
+  for (const d of candidates) {
+    let s: StoredSummary;
+    try {
+      s = readSummaryFile<StoredSummary>(d);
+    } catch {
+      continue;
+    }
+    if (s.target?.name !== sel.target) continue;
+    if (s.dryRun) passed.dry++;
+    else if (s.interrupted) passed.interrupted++;
+    else if (!sameSelection(s, sel)) passed.selection++;
+    else {
+      const over = [
+        passed.dry && `${passed.dry} dry run(s)`,
+        passed.interrupted && `${passed.interrupted} interrupted run(s)`,
+        passed.selection && `${passed.selection} run(s) of another selection`,
+      ].filter(Boolean);
+      return {
+        dir: d,
+        why: `the newest completed live run of target ${sel.target} with the same selection${over.length ? `; newer, passed over: ${over.join(', ')}` : ''}`,
+      };
+    }
+  }
+  return {
+    missing: `no earlier report of a completed live run of target ${sel.target} with the same selection beside ${reportDir}${passed.dry + passed.interrupted + passed.selection ? ` (passed over: ${passed.dry} dry, ${passed.interrupted} interrupted, ${passed.selection} of another selection)` : ''}`,
+  };
 }
 
 /** The summary of the report to compare with, or a usage error saying why it cannot be read. */
@@ -103,12 +145,19 @@ function slower(nowDir: string, beforeDir: string): SlowerOperation[] {
 }
 
 /** Compare a finished run (its summary and report directory) with an earlier report. */
-export function compareRuns(now: Summary, nowDir: string, before: Summary, beforeDir: string): Comparison {
+export function compareRuns(
+  now: Summary,
+  nowDir: string,
+  before: Summary,
+  beforeDir: string,
+  why?: string,
+): Comparison {
   const reqs = (s: Summary) =>
     new Map(Object.entries(s.requirements ?? {}).map(([id, r]) => [id, r.outcome] as const));
   const tests = (s: Summary) => new Map((s.tests ?? []).map((t) => [testKey(t), t.outcome] as const));
   return {
     against: beforeDir,
+    ...(why ? { why } : {}),
     againstStartedAt: before.startedAt,
     againstVerdict: before.verdict,
     requirements: changes(reqs(now), reqs(before)),
@@ -127,7 +176,7 @@ export function comparisonLines(c: Comparison): string[] {
   const r = c.requirements;
   const t = c.tests;
   const lines = [
-    `since ${c.against} (${c.againstStartedAt}, ${c.againstVerdict.toUpperCase().replace('_', ' ')}): ${r.newlyFailing.length} newly failing requirement(s)${list(r.newlyFailing)}; ${r.fixed.length} fixed${list(r.fixed)}`,
+    `since ${c.against} (${c.againstStartedAt}, ${c.againstVerdict.toUpperCase().replace('_', ' ')}${c.why ? `; ${c.why}` : ''}): ${r.newlyFailing.length} newly failing requirement(s)${list(r.newlyFailing)}; ${r.fixed.length} fixed${list(r.fixed)}`,
     `  tests: ${t.newlyFailing.length} newly failing, ${t.fixed.length} fixed, ${t.newlyNotRun.length} newly not run, ${t.newlyJudged.length} newly judged; requirements newly not run ${r.newlyNotRun.length}${list(r.newlyNotRun, 5)}, newly judged ${r.newlyJudged.length}${list(r.newlyJudged, 5)}`,
   ];
   if (c.slower.length)

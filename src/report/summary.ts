@@ -28,6 +28,8 @@ export interface SlowerOperation {
 export interface Comparison {
   /** The report directory compared with. */
   against: string;
+  /** Why that one (`--compare-with previous`): what it is and what newer reports were passed over. */
+  why?: string;
   againstStartedAt: string;
   againstVerdict: Verdict;
   requirements: Changes;

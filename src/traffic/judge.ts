@@ -304,7 +304,7 @@ async function judgeFiles(
     },
   };
   writeReport(reportDir, summary, [], redactor);
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? `INCOMPLETE: ${summary.cut.reason}; ` : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? `${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; ` : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
   if (!opts.quiet) {
     const c = summary.counts;
     log('');

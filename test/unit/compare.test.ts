@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -119,8 +119,32 @@ describe('what changed since an earlier run (--compare-with)', () => {
     const old = reportDir(root, '2026-11-01', before);
     reportDir(root, '2026-11-03-other', summary('partner', []));
     const mine = reportDir(root, '2026-11-04', now);
-    expect(previousReport(mine, 'staging')).toBe(old);
-    expect(previousReport(old, 'nobody')).toBeUndefined();
+    expect(previousReport(mine, { target: 'staging' })).toMatchObject({ dir: old });
+    expect(previousReport(old, { target: 'nobody' })).toMatchObject({
+      missing: expect.stringMatching(/^no earlier report of a completed live run of target nobody/),
+    });
+  });
+
+  it("'previous' passes over newer dry runs, interrupted runs and other selections, and says so", () => {
+    const root = mkdtempSync(join(tmpdir(), 'gc-compare-'));
+    const at = (dir: string, s: number) => {
+      utimesSync(join(dir, 'summary.json'), s, s);
+      return dir;
+    };
+    const live = at(reportDir(root, 'a-live', summary('staging', [])), 1_000);
+    at(reportDir(root, 'b-dry', { ...summary('staging', []), dryRun: true }), 2_000);
+    at(reportDir(root, 'c-cut', { ...summary('staging', []), interrupted: 'interrupted by SIGINT' }), 3_000);
+    at(reportDir(root, 'd-filtered', { ...summary('staging', []), filter: 'HEALTH' }), 4_000);
+    const mine = at(reportDir(root, 'e-now', summary('staging', [])), 5_000);
+    const found = previousReport(mine, { target: 'staging' });
+    expect(found).toEqual({
+      dir: live,
+      why: 'the newest completed live run of target staging with the same selection; newer, passed over: 1 dry run(s), 1 interrupted run(s), 1 run(s) of another selection',
+    });
+    // The same selection finds the filtered run.
+    expect(previousReport(mine, { target: 'staging', filter: 'HEALTH' })).toMatchObject({
+      dir: join(root, 'd-filtered'),
+    });
   });
 });
 
