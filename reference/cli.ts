@@ -84,12 +84,17 @@ async function main(): Promise<void> {
   const toggles = [values.fault && `fault ${values.fault}`, values.variant && `variant ${values.variant}`];
   const lines = [
     `# reference server listening on ${handle.url}${toggles.some(Boolean) ? ` (${toggles.filter(Boolean).join(', ')})` : ''}`,
-    `CONFORMANCE_BASE_URL=${handle.url}`,
-    `CONFORMANCE_API_KEY=${handle.keys.primary}`,
-    ...Object.entries(handle.keys).map(([role, key]) => `CONFORMANCE_KEY_${role.toUpperCase()}=${key}`),
-    ...Object.entries(handle.hints).map(
-      ([hint, model]) => `CONFORMANCE_MODEL_${hint.toUpperCase()}=${model}`,
-    ),
+    // Shell lines to paste or eval: exported (a child process such as the suite sees them), each value
+    // single-quoted (a model id may hold any character).
+    ...[
+      ['CONFORMANCE_BASE_URL', handle.url],
+      ['CONFORMANCE_API_KEY', handle.keys.primary],
+      ...Object.entries(handle.keys).map(([role, key]) => [`CONFORMANCE_KEY_${role.toUpperCase()}`, key]),
+      ...Object.entries(handle.hints).map(([hint, model]) => [
+        `CONFORMANCE_MODEL_${hint.toUpperCase()}`,
+        model,
+      ]),
+    ].map(([name, value]) => `export ${name}=${shellQuote(String(value))}`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 
@@ -124,3 +129,8 @@ function parse() {
 }
 
 await main();
+
+/** A value as one single-quoted shell word ('…', a quote inside written '\''). */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}

@@ -20,11 +20,16 @@ async function launch(args: string[]): Promise<Record<string, string>> {
     out += chunk;
     if (out.includes('CONFORMANCE_MODEL_FORBIDDEN=') && out.endsWith('\n')) break;
   }
+  // Each line is `export NAME='value'`: what a shell that evals them gets.
   return Object.fromEntries(
     out
       .split('\n')
-      .filter((line) => line.startsWith('CONFORMANCE_'))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      .filter((line) => line.startsWith('export CONFORMANCE_'))
+      .map((line) => {
+        const m = /^export (\w+)='(.*)'$/.exec(line);
+        expect(m, line).not.toBeNull();
+        return [m![1]!, m![2]!.replaceAll("'\\''", "'")];
+      }),
   );
 }
 
