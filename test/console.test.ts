@@ -182,7 +182,7 @@ describe('console of a run against a partial target', { timeout: HANG_BOUND_MS }
     expect(s.requirements['PTS-001']?.outcome).toBe('not_judged');
     expect(s.requirements['BAL-001']?.outcome).toBe('failed');
     expect(s.requirements['CHAT-003']?.outcome).toBe('failed');
-    expect(lastLine(run)).toMatch(/\d+ of \d+ requirements judged, \d+ not judged \(the target never showed/);
+    expect(lastLine(run)).toMatch(/\d+ of \d+ requirements judged, \d+ not judged: the target never showed/);
     const reqXml = readFileSync(join(p.report, 'requirements.junit.xml'), 'utf8');
     expect(reqXml).toMatch(
       /name="AUTH-009"[^>]*>\s*<skipped message="not judged: the target never showed a 401/,

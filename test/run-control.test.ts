@@ -117,7 +117,7 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     // Cut short by the budget: INCOMPLETE (exit 4), never PASSED.
     expect(run.code, run.stdout + run.stderr).toBe(4);
     expect(run.stdout).toMatch(
-      /^VERDICT: INCOMPLETE \(\d+ billable test\(s\) not run: the points budget of 1 ran out/m,
+      /^VERDICT: INCOMPLETE \(\d+ billable tests? not run: the points budget of 1 ran out/m,
     );
     const s = summaryOf(dir);
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'budget']);

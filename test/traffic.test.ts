@@ -178,7 +178,7 @@ describe('check-traffic on bad input', () => {
     expect(p.find((m) => m.includes('entry 3'))).toMatch(/not a JSON object/);
     expect(r.summary!.capture!.exchangesJudged).toBe(2);
     expect(r.lines.at(-1)).toMatch(
-      /^VERDICT: INCOMPLETE \(2 part\(s\) of the capture could not be read, the first: .*entry 2.*2 of 5 entries judged.*3 input problem/,
+      /^VERDICT: INCOMPLETE \(2 parts of the capture could not be read, the first: .*entry 2.*2 of 5 entries judged.*3 input problem/,
     );
   });
 
@@ -203,7 +203,7 @@ describe('check-traffic on bad input', () => {
     // A cut capture is never PASSED: INCOMPLETE, exit 4, naming where it stopped.
     expect(r.exitCode).toBe(EXIT.incomplete);
     expect(r.lines.at(-1)).toMatch(
-      /^VERDICT: INCOMPLETE \(1 part\(s\) of the capture could not be read, the first: .*truncated after \d+ characters \(entry 1 is incomplete/,
+      /^VERDICT: INCOMPLETE \(1 part of the capture could not be read, the first: .*truncated after \d+ characters — entry 1 is incomplete/,
     );
     const junit = readFileSync(join(r.reportDir!, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/errors="[1-9]/);

@@ -222,7 +222,7 @@ describe('a dead target ends the run early', { timeout: HANG_BOUND_MS }, () => {
     expect(run.code, run.stdout.slice(-2000) + run.stderr).toBe(1);
     const last = run.stdout.trim().split('\n').at(-1);
     expect(last).toMatch(
-      /^VERDICT: FAILED \(INCOMPLETE: the target stopped answering: \d+ requests in a row got no answer \(the last: .*\[TIMEOUT\]\)/,
+      /^VERDICT: FAILED \(INCOMPLETE: the target stopped answering: \d+ requests in a row got no answer — the last: .*\[TIMEOUT\]/,
     );
     const s = summaryOf(report);
     expect([s.verdict, s.cut?.kind]).toEqual(['failed', 'dead_target']);

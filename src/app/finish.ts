@@ -199,7 +199,7 @@ function runCut(
   if (unpaid > 0 && budget && budget.points !== '0')
     return {
       kind: budget.kind === 'balance' ? 'balance' : 'budget',
-      reason: `${unpaid} billable test(s) not run: ${budget.kind === 'balance' ? `the account's ${budget.points} available points` : `the points budget of ${budget.points}`} ran out`,
+      reason: `${unpaid} billable ${unpaid === 1 ? 'test' : 'tests'} not run: ${budget.kind === 'balance' ? `the account's ${budget.points} available points` : `the points budget of ${budget.points}`} ran out`,
     };
   return undefined;
 }

@@ -237,6 +237,12 @@ export const verdictWord = (v: Verdict): string => v.toUpperCase().replace('_', 
 export const EMBEDDED_NOTE = 'target: the embedded reference server, not a deployment';
 
 /**
+ * A reason as the verdict line says it, inside its one pair of parentheses: a parenthetical of the
+ * reason ("… got no answer (the last: …)") is set off with a dash instead.
+ */
+export const flatReason = (reason: string): string => reason.replace(/ \(([^()]*)\)/g, ' — $1');
+
+/**
  * The last line of a run: the verdict word, then how much of the plan it judged and why not all of it
  * (the cut, the selection, the tests not run for a class not allowed, a missing role or capability).
  */
@@ -250,10 +256,12 @@ export function verdictLine(
   const c = s.counts;
   const judged = c.total - c.not_run;
   const detail: string[] = [];
-  // A cut run that also failed says both: FAILED (INCOMPLETE: why).
-  if (s.cut) detail.push(s.verdict === 'incomplete' ? s.cut.reason : `INCOMPLETE: ${s.cut.reason}`);
+  // A cut run that also failed says both: FAILED (INCOMPLETE: why). One level of parentheses: a reason's
+  // own parenthetical ("… got no answer (the last: …)") is set off with a dash inside the verdict's.
+  if (s.cut)
+    detail.push(flatReason(s.verdict === 'incomplete' ? s.cut.reason : `INCOMPLETE: ${s.cut.reason}`));
   if (s.inconclusive)
-    detail.push(s.verdict === 'incomplete' ? s.inconclusive : `INCOMPLETE: ${s.inconclusive}`);
+    detail.push(flatReason(s.verdict === 'incomplete' ? s.inconclusive : `INCOMPLETE: ${s.inconclusive}`));
   const selection = [
     s.filter !== undefined && `--filter ${s.filter}`,
     s.suites?.length && `--suite ${s.suites.join(',')}`,
@@ -277,7 +285,7 @@ export function verdictLine(
   if (reqs.length && !s.dryRun) {
     const notJudged = reqs.filter((r) => r.outcome === 'not_judged').length;
     detail.push(
-      `${reqs.filter((r) => judgedOutcome(r.outcome)).length} of ${reqs.length} requirements judged${notJudged ? `, ${notJudged} not judged (the target never showed what they need)` : ''}`,
+      `${reqs.filter((r) => judgedOutcome(r.outcome)).length} of ${reqs.length} requirements judged${notJudged ? `, ${notJudged} not judged: the target never showed what they need` : ''}`,
     );
   }
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;

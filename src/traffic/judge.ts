@@ -23,7 +23,7 @@ import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { redactConsole } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
-import { aggregate, EXIT, exitCodeOf, type Summary, verdictWord } from '../report/summary.ts';
+import { aggregate, EXIT, exitCodeOf, flatReason, type Summary, verdictWord } from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import { ViolationLog } from '../violation-log.ts';
@@ -243,7 +243,7 @@ async function judgeFiles(
   // INCOMPLETE verdict says), naming each part.
   if (unreadable.length)
     tests.push({
-      title: `captured traffic: ${unreadable.length} part(s) of the capture could not be read`,
+      title: `captured traffic: ${parts(unreadable.length)} of the capture could not be read`,
       file: 'capture',
       ids: [],
       effect: 'read',
@@ -285,7 +285,7 @@ async function judgeFiles(
         ? {
             cut: {
               kind: 'capture' as const,
-              reason: `${unreadable.length} part(s) of the capture could not be read, the first: ${redactor.text(unreadable[0]!)}`,
+              reason: `${parts(unreadable.length)} of the capture could not be read, the first: ${redactor.text(unreadable[0]!)}`,
             },
           }
         : {}),
@@ -304,7 +304,7 @@ async function judgeFiles(
     },
   };
   writeReport(reportDir, summary, [], redactor);
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? `${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; ` : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? flatReason(`${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; `) : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
   if (!opts.quiet) {
     const c = summary.counts;
     log('');
@@ -408,3 +408,5 @@ async function describe(file: string | undefined, captured: string | undefined):
   }
   return out;
 }
+
+const parts = (n: number) => `${n} ${n === 1 ? 'part' : 'parts'}`;

@@ -74,6 +74,25 @@ describe('an inconclusive test', () => {
     );
   });
 
+  it('the verdict line keeps one level of parentheses, whatever its reasons hold', () => {
+    const s = aggregate([record('failed')], [], {
+      cut: {
+        kind: 'dead_target',
+        reason:
+          'the target stopped answering: 5 requests in a row got no answer (the last: POST /v1/media/inputs: no complete response within 2000 ms [TIMEOUT])',
+      },
+    });
+    const line = verdictLine({ ...s, target: { embedded: false, allow: ['read'] }, tests: [] });
+    expect(line).toContain('got no answer — the last: POST /v1/media/inputs');
+    let depth = 0;
+    let deepest = 0;
+    for (const ch of line) {
+      if (ch === '(') deepest = Math.max(deepest, ++depth);
+      if (ch === ')') depth--;
+    }
+    expect([deepest, depth], line).toEqual([1, 0]);
+  });
+
   it('a flaky: entry allows it: still inconclusive, but the run may pass', () => {
     const list: Expectation[] = [
       { flaky: true, test: 'X-001', reason: 'the LB drops POSTs (OPS-1)', expires: '2099-01-01' },
