@@ -142,7 +142,7 @@ export function recordSpend(
   of: Bought = {},
   estimate = true,
   distrust = false,
-): { unreadable: boolean } {
+): { unreadable: boolean; reported?: Decimal } {
   const s = readSpend(res);
   if (!s) return { unreadable: false };
   // Replies that under-report (Spend.untrusted): what one says is counted until the balance prices it.
@@ -152,7 +152,7 @@ export function recordSpend(
   }
   if (s.readable) {
     if (!s.points.isZero()) appendSpend(reportDir, { ...lineOf(res, of), points: s.points.toString() });
-    return { unreadable: false };
+    return { unreadable: false, reported: s.points };
   }
   // A reply in the legacy currency format carries legacy amount fields in place of points fields (whose
   // names the contract does not show): unreadable by design, not a sign that the replies lie.
@@ -172,8 +172,8 @@ export function recordMeasured(reportDir: string, res: HttpResponse, of: Bought,
 }
 
 /**
- * A readable reply of a request sent alone, against what the balance measured across it: `measured` is
- * the balance's move, `counted` what the replies counted over the same span (this reply and any other
+ * A readable reply of a request sent alone (it `reported` its spend), against what the balance measured
+ * across it: `measured` is the balance's move, `counted` what the replies counted over the same span (this reply and any other
  * answered meanwhile). More measured than counted (beyond a hundredth of this reply) makes the replies
  * suspect, and a second such request in a row untrusted (Spend.untrusted): once is a hold in flight of
  * another request, twice is a deployment that under-reports. A request that adds up clears the suspicion.
@@ -181,13 +181,12 @@ export function recordMeasured(reportDir: string, res: HttpResponse, of: Bought,
 export function checkReported(
   reportDir: string,
   res: HttpResponse,
+  reported: Decimal,
   measured: Decimal,
   counted: Decimal,
 ): void {
-  const reported = readSpend(res);
-  if (!reported?.readable) return;
   const spend = spendOf(reportDir);
-  if (measured.minus(counted).gt(reported.points.times('0.01')))
+  if (measured.minus(counted).gt(reported.times('0.01')))
     appendSpend(reportDir, spend.suspect ? { untrusted: res.exchange.id } : { suspect: res.exchange.id });
   else if (spend.suspect) appendSpend(reportDir, { trusted: res.exchange.id });
 }
@@ -312,8 +311,6 @@ export interface Spend {
   reserved: Map<string, { points: Decimal; unpriced: boolean }>;
   /** Billable replies whose spend could not be read. */
   unreadable: number;
-  /** Unreadable replies no balance read measured, counted at the most they could have cost. */
-  unmeasured: number;
   /** The latest balance read's spend (available points before the run minus then). */
   lastRead?: Decimal;
   /** The dearest reply reported (or measured) per billable endpoint (mostItCouldCost). */
@@ -364,7 +361,6 @@ export function spendOf(reportDir: string): Spend {
     sinceBalance: 0,
     reserved: new Map(),
     unreadable: 0,
-    unmeasured: 0,
     dearest: new Map(),
     untrusted: false,
     suspect: false,
@@ -398,7 +394,6 @@ export function spendOf(reportDir: string): Spend {
         // when the balance is never read.
         if (entry.estimated) {
           s.estimated = s.estimated.plus(points);
-          if (entry.unmeasured) s.unmeasured++;
         } else {
           const at = endpointOf(entry.path);
           s.dearest.set(at, Decimal.max(s.dearest.get(at) ?? 0, points));

@@ -122,7 +122,13 @@ export class SpendStage {
   async afterReply(res: HttpResponse, readBalance: BalanceReader): Promise<void> {
     const { dir, before, countedBefore } = this;
     const { budget, bought, primary } = this.r;
-    const { unreadable } = recordSpend(dir, res, bought, before === undefined, !!this.spendNow?.untrusted);
+    const { unreadable, reported } = recordSpend(
+      dir,
+      res,
+      bought,
+      before === undefined,
+      !!this.spendNow?.untrusted,
+    );
     // Counted: the requests waiting on this one may go, unless the balance read below prices it.
     if (this.reservation && !(unreadable && before)) this.close();
     if (!budget) return;
@@ -138,8 +144,8 @@ export class SpendStage {
       if (now) after = 'unmoved';
       if (now && before && unreadable && measured) recordMeasured(dir, res, bought, now.minus(before));
       // A readable reply the balance shows cost more than it said: the replies under-report.
-      else if (now && before && countedBefore && !unreadable)
-        checkReported(dir, res, now.minus(before), spendOf(dir).total.minus(countedBefore));
+      else if (now && before && countedBefore && reported)
+        checkReported(dir, res, reported, now.minus(before), spendOf(dir).total.minus(countedBefore));
       if (now) noteBalanceSpent(dir, now);
     }
     // What no reply and no balance read measured counts at the most it could have cost.
@@ -162,10 +168,15 @@ export function spentSince(
   budget: RunBudget | undefined,
   read: HttpResponse | undefined,
 ): Decimal | undefined {
-  if (budget?.baseline === undefined || !read || read.status >= 300) return undefined;
-  const available = accountingField(read.json, 'available_points');
-  return available ? new Decimal(budget.baseline).minus(available) : undefined;
+  const available = availableIn(read);
+  return budget?.baseline !== undefined && available
+    ? new Decimal(budget.baseline).minus(available)
+    : undefined;
 }
+
+/** The available points a balance read shows, read for accounting (undefined: no answer, a refusal, no number). */
+const availableIn = (read: HttpResponse | undefined): Decimal | undefined =>
+  read && read.status < 300 ? accountingField(read.json, 'available_points') : undefined;
 
 /**
  * Why a reply of the primary account shows its balance ran out, if it does: a media job waiting for
@@ -182,9 +193,7 @@ export async function ranOutBy(
   if (!signal) return undefined;
   if (signal.kind === 'settlement_pending')
     return `the account's balance ran out: job ${signal.job} is settlement_pending (the account cannot pay; it is tracked by its id, never created again)`;
-  const balance = await read();
-  const available =
-    balance && balance.status < 300 ? accountingField(balance.json, 'available_points') : undefined;
+  const available = availableIn(await read());
   if (available?.lte(spendOf(reportDir).max))
     return `the account's balance ran out: ${res.method} ${res.rawPath} answered ${res.status} with ${available.toString()} points available`;
   return undefined;
