@@ -75,7 +75,7 @@ export async function finish(c: FinishInput): Promise<RunResult> {
     );
 
   const summary: Summary = {
-    suite: { name: 'gateway-conformance', version: SUITE_VERSION },
+    suite: { name: 'gateway-conformance', version: SUITE_VERSION, node: process.version },
     target: {
       name: target.name,
       baseUrl: target.baseUrl,

@@ -83,13 +83,20 @@ export function pathTemplate(path: string): string {
     .join('/');
 }
 
-let documented: Array<{ method: string; path: RegExp }> | undefined;
+interface DocumentedEndpoint {
+  method: string;
+  /** The contract's path template, `/v1/media/jobs/{id}`: one path, whatever method. */
+  template: string;
+  path: RegExp;
+}
+let documented: DocumentedEndpoint[] | undefined;
 /** The contract's endpoints (fixtures/endpoints.yaml) whose path matches, ids in any form. */
-function endpointsOfPath(path: string): Array<{ method: string; path: RegExp }> {
+function endpointsOfPath(path: string): DocumentedEndpoint[] {
   documented ??= (
     readYaml(pkgPath('fixtures', 'endpoints.yaml')) as { endpoints: Array<{ method: string; path: string }> }
   ).endpoints.map((e) => ({
     method: e.method,
+    template: e.path,
     path: new RegExp(`^${e.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
   }));
   const p = path.split('?')[0] ?? '';
@@ -98,11 +105,28 @@ function endpointsOfPath(path: string): Array<{ method: string; path: RegExp }> 
 const isEndpointPath = (path: string): boolean => endpointsOfPath(path).length > 0;
 
 /**
- * The endpoint a framework 404 says is not implemented: the exchange's own, or, for a method the path
- * does not have (a wrong-method probe), the path's documented one: one group per missing path.
+ * The contract's paths that answered something other than 404 or 405 to a method the contract gives
+ * them, anywhere in the run: such a path is implemented, whatever a wrong-method probe got there.
  */
-function missingEndpoint(ex: Exchange): string {
-  const methods = endpointsOfPath(ex.path).map((e) => e.method);
+function implementedPaths(tests: TestResultRecord[]): Set<string> {
+  const seen = new Set<string>();
+  for (const t of tests)
+    for (const ex of t.exchanges) {
+      if (ex.status === undefined || ex.status === 404 || ex.status === 405) continue;
+      for (const e of endpointsOfPath(ex.path)) if (e.method === ex.method) seen.add(e.template);
+    }
+  return seen;
+}
+
+/**
+ * The endpoint a framework 404 says is not implemented, or undefined when its path is implemented (the
+ * 404 is then a finding of the exchange's own method). On a path that answers nothing but 404/405, a
+ * wrong-method probe's 404 is the same cause: it joins the group of the path's documented method.
+ */
+function missingEndpoint(ex: Exchange, implemented: Set<string>): string | undefined {
+  const own = endpointsOfPath(ex.path);
+  if (own.some((e) => implemented.has(e.template))) return undefined;
+  const methods = own.map((e) => e.method);
   const method = methods.includes(ex.method) || methods.length === 0 ? ex.method : methods[0]!;
   return `${method} ${pathTemplate(ex.path)}`;
 }
@@ -186,6 +210,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       g.tests.push(t.title);
     }
   };
+  const implemented = implementedPaths(tests);
   for (const t of tests) {
     if (t.outcome === 'not_run' || t.outcome === 'harness_error') continue;
     const exchanges = new Map(t.exchanges.map((e) => [e.id, e]));
@@ -200,8 +225,9 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         ...(v.expected !== undefined ? { expected: v.expected } : {}),
         ...(v.exchangeId ? { exchangeId: v.exchangeId } : {}),
       });
-      if (ex && isFramework404(ex)) {
-        const endpoint = missingEndpoint(ex);
+      const endpoint404 = ex && isFramework404(ex) ? missingEndpoint(ex, implemented) : undefined;
+      if (endpoint404) {
+        const endpoint = endpoint404;
         add(
           `not_implemented\n${endpoint}`,
           () => ({

@@ -215,7 +215,10 @@ function factsSection(s: StoredSummary, generatedAt: string): string {
       `<strong>${esc(t.name)}</strong>${t.embedded ? ' <span class="chip">embedded reference</span>' : ''}`,
     ),
     fact('Base URL', `<code>${esc(t.baseUrl)}</code>`),
-    fact('Suite', `${esc(s.suite.name)} <code>${esc(s.suite.version)}</code>`),
+    fact(
+      'Suite',
+      `${esc(s.suite.name)} <code>${esc(s.suite.version)}</code>${s.suite.node ? ` on Node.js <code>${esc(s.suite.node)}</code>` : ''}`,
+    ),
     s.profile !== undefined ? fact('Profile', `<code>${esc(s.profile)}</code>`) : '',
     s.shard ? fact('Shard', `<code>${esc(s.shard)}</code>`) : '',
     s.shards?.length ? fact('Shards', chips(s.shards)) : '',

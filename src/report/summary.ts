@@ -45,7 +45,8 @@ export interface Comparison {
 export type StoredSummary = Summary & { harnessErrors?: string[] };
 
 export interface Summary {
-  suite: { name: 'gateway-conformance'; version: string };
+  /** `node`: the Node.js that ran the suite (absent in reports written before it was recorded). */
+  suite: { name: 'gateway-conformance'; version: string; node?: string };
   target: {
     name: string;
     baseUrl: string;

@@ -260,7 +260,7 @@ async function judgeFiles(
     });
   const judgedIds = tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length;
   const summary: Summary = {
-    suite: { name: 'gateway-conformance', version: SUITE_VERSION },
+    suite: { name: 'gateway-conformance', version: SUITE_VERSION, node: process.version },
     target: {
       name: 'captured traffic',
       baseUrl: [...hosts].join(', ') || '(no host in the capture)',

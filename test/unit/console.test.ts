@@ -173,6 +173,50 @@ describe('grouping violations by root cause', () => {
     ]);
   });
 
+  it("a path that answers 2xx to its own method is implemented: a wrong-method probe's 404 is the probe's finding", () => {
+    const groups = groupFindings([
+      test('CHAT-001 answers', ['CHAT-001'], [], [ex('c', 'POST', '/v1/chat/completions', 200)]),
+      test(
+        'ERR-070 PUT',
+        ['ERR-070'],
+        [v('ERR-001', 'no APIError', { exchangeId: 'p', scope: 'exchange' })],
+        [ex('p', 'PUT', '/v1/chat/completions', 404, FRAMEWORK_404)],
+      ),
+      test(
+        'MODELS-001 lists',
+        ['MODELS-001'],
+        [v('MODELS-001', 'no list', { exchangeId: 'g' })],
+        [ex('g', 'GET', '/v1/models', 404, FRAMEWORK_404), ex('h', 'GET', '/v1/models', 200)],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.endpoint])).toEqual([
+      ['finding', 'GET /v1/models'],
+      ['exchange', 'PUT /v1/chat/completions'],
+    ]);
+    // Nothing but 404 and 405 to the path's own methods: not implemented, the probe's 404 with it.
+    const missing = groupFindings([
+      test(
+        'CHAT-001 answers',
+        ['CHAT-001'],
+        [v('CHAT-001', 'no answer', { exchangeId: 'c' })],
+        [
+          ex('c', 'POST', '/v1/chat/completions', 405),
+          ex('d', 'POST', '/v1/chat/completions', 404, FRAMEWORK_404),
+        ],
+      ),
+      test(
+        'ERR-070 PUT',
+        ['ERR-070'],
+        [v('ERR-001', 'no APIError', { exchangeId: 'p', scope: 'exchange' })],
+        [ex('p', 'PUT', '/v1/chat/completions', 404, FRAMEWORK_404)],
+      ),
+    ]);
+    expect(missing.map((g) => [g.kind, g.endpoint])).toEqual([
+      ['not_implemented', 'POST /v1/chat/completions'],
+      ['finding', 'POST /v1/chat/completions'],
+    ]);
+  });
+
   it('folds sample file names; a group whose members said one thing shows it as said', () => {
     const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
     const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];
