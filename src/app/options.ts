@@ -297,7 +297,7 @@ export const FLAGS = {
     type: 'string',
     value: 'FILE',
     section: 'run',
-    help: ["the target's known failures (id, reason, expires; see README)"],
+    help: ["the target's known failures (id, reason, expires; see docs/verdicts.md)"],
   },
   'drift-against': {
     key: 'driftAgainst',
