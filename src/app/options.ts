@@ -385,6 +385,15 @@ export const FLAGS = {
   },
 } as const satisfies Record<string, Flag>;
 
+/**
+ * Flags only a subcommand takes; its other flags are the run's (FLAGS), by name. --public-key is verify's
+ * own: the key that checks a signature, never a run's setting.
+ */
+export const SUBCOMMAND_FLAGS = {
+  'public-key': { type: 'string', subcommand: 'verify' },
+  description: { type: 'string', subcommand: 'check-traffic' },
+} as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string }>;
+
 export type FlagName = keyof typeof FLAGS;
 const entries = Object.entries(FLAGS) as Array<[FlagName, Flag]>;
 
