@@ -1,6 +1,6 @@
 // StrykerJS (the mutation engine) over the reference server's modules, with the suite as the test: a
 // mutant of the reference that the suite, run against it, does not fail survives. Not part of .ci/run
-// (minutes per module): `npm run mutation-engine -- --mutate reference/billing.ts` (README "Mutation
+// (minutes per module): `npm run mutation-engine -- --mutate reference/billing.ts` (docs/mutation-matrix.md "Mutation
 // engine"). The command runner activates each mutant through __STRYKER_ACTIVE_MUTANT__, which reaches the
 // embedded reference (it runs in the CLI's process); the suite is narrowed to the files that reach the
 // module by STRYKER_SUITES (default: the billing suites).

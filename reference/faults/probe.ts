@@ -25,7 +25,7 @@ export interface Fault {
 export interface Variant {
   name: string;
   description: string;
-  /** The requirements whose other allowed reading the variant takes (its row in the README's table). */
+  /** The requirements whose other allowed reading the variant takes (its row in the table of docs/mutation-matrix.md). */
   readings: string[];
   probe: Probe;
   openapi?: OpenApiPatch;

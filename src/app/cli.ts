@@ -19,7 +19,14 @@ import { EMBEDDED } from '../runtime/run-config.ts';
 import { checkTraffic } from '../traffic/judge.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
-import { didYouMean, npmTookFlags, parseArgsOptions, parseRunFlags, USAGE } from './options.ts';
+import {
+  didYouMean,
+  npmTookFlags,
+  parseArgsOptions,
+  parseRunFlags,
+  SUBCOMMAND_FLAGS,
+  USAGE,
+} from './options.ts';
 import { loadPrices } from './prices-file.ts';
 import { runConformance, stopActiveRun } from './run.ts';
 import { checkSuiteFiles } from './selection.ts';
@@ -50,8 +57,7 @@ function parseSubcommand(
 async function subcommand(name: string, argv: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand(name, argv, {
     ...parseArgsOptions(['report-dir', 'quiet', 'help', 'sign-key']),
-    // --public-key is verify's own: the key that checks a signature, never a run's setting.
-    'public-key': { type: 'string' },
+    'public-key': { type: SUBCOMMAND_FLAGS['public-key'].type },
   });
   if (values.help) {
     say(USAGE);
@@ -98,7 +104,7 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
 async function trafficCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand('check-traffic', argv, {
     ...parseArgsOptions(['report-dir', 'quiet', 'strict', 'help']),
-    description: { type: 'string' },
+    description: { type: SUBCOMMAND_FLAGS.description.type },
   });
   if (values.help) {
     console.log(USAGE);

@@ -297,7 +297,7 @@ export const FLAGS = {
     type: 'string',
     value: 'FILE',
     section: 'run',
-    help: ["the target's known failures (id, reason, expires; see README)"],
+    help: ["the target's known failures (id, reason, expires; see docs/verdicts.md)"],
   },
   'drift-against': {
     key: 'driftAgainst',
@@ -384,6 +384,15 @@ export const FLAGS = {
     ],
   },
 } as const satisfies Record<string, Flag>;
+
+/**
+ * Flags only a subcommand takes; its other flags are the run's (FLAGS), by name. --public-key is verify's
+ * own: the key that checks a signature, never a run's setting.
+ */
+export const SUBCOMMAND_FLAGS = {
+  'public-key': { type: 'string', subcommand: 'verify' },
+  description: { type: 'string', subcommand: 'check-traffic' },
+} as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string }>;
 
 export type FlagName = keyof typeof FLAGS;
 const entries = Object.entries(FLAGS) as Array<[FlagName, Flag]>;

@@ -8,7 +8,7 @@ import { HINTS, ROLES, type Role } from '../vocabulary.ts';
 
 const PREFIX = 'CONFORMANCE_';
 
-/** The settings a user gives (README "Running against a deployment"). */
+/** The settings a user gives (docs/options.md lists them). */
 const SETTINGS = [
   'CONFORMANCE_BASE_URL',
   'CONFORMANCE_API_KEY',
@@ -73,7 +73,7 @@ export function checkUnknownVariables(env: NodeJS.ProcessEnv, referenced: readon
   if (unknown.length === 0) return;
   const lines = unknown.map((k) => `${k} (did you mean ${closestKnown(k, referenced)}?)`);
   throw new UsageError(
-    `unknown environment variable${unknown.length > 1 ? 's' : ''} ${lines.join(', ')}: rename it, or unset it (README "Running against a deployment" lists every setting)`,
+    `unknown environment variable${unknown.length > 1 ? 's' : ''} ${lines.join(', ')}: rename it, or unset it (docs/options.md lists every setting)`,
   );
 }
 

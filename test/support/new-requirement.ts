@@ -2,8 +2,8 @@
 // [--level failure|implied|notable] [--reading "..."]...`. Writes what is data (the catalogue entry in
 // fixtures/requirements.yaml, the id on the contract lines of fixtures/traceability.yaml that hold the
 // words) and prints the steps that need a person (the test, the fault, a variant, the applicability
-// axes, the README table), with the files each one touches. It refuses an id that exists, a malformed
-// id, a level outside judging.md's three, and words that do not occur in the contract.
+// axes, the table in docs/mutation-matrix.md), with the files each one touches. It refuses an id that
+// exists, a malformed id, a level outside judging.md's three, and words that do not occur in the contract.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
@@ -120,7 +120,7 @@ export function scaffold(
     `Places: if the rule applies on several endpoints, roles, formats, models or forms, give it \`applies\` and \`links\` in fixtures/applicability.yaml; \`npx tsx test/support/applicability.ts --uncovered\` lists what is left.`,
     `Fault: an entry breaking ['${req.id}'] in its area's list (reference/faults/<area>.ts) with its description, its probe (a request and a predicate, or a run) and, where the deployment would describe itself so, an \`openapi\` patch; plus the \`ctx.fault === '<name>'\` branch where the behaviour lives in reference/ (none when the patch is the fault); prove it: npm run mutants -- --only <name> (killed by ${req.id}).`,
     `Variant: if the words allow another reading, an entry of the area's variant list taking it (readings: ['${req.id}']), its reading written in the catalogue entry, and npm run mutants -- --only <variant> passing.`,
-    `README: npx tsx test/support/requirements-table.ts --write (the requirements table is generated).`,
+    `Table: npx tsx test/support/requirements-table.ts --write (the requirements table in docs/mutation-matrix.md is generated).`,
     `Check: npx vitest run test/unit/catalogue.test.ts test/unit/traceability.test.ts test/unit/applicability.test.ts test/unit/requirements-table.test.ts`,
   ];
   if (traced.length === 0)

@@ -1,6 +1,6 @@
-// The README's table of requirements x faults x variants, made from the catalogue and reference/faults.ts.
-// `npx tsx test/support/requirements-table.ts --write` rewrites it; test/unit/requirements-table.test.ts
-// fails when the README's copy is not current.
+// The table of requirements x faults x variants in docs/mutation-matrix.md, made from the catalogue and
+// reference/faults.ts. `npx tsx test/support/requirements-table.ts --write` rewrites it;
+// test/unit/requirements-table.test.ts fails when the page's copy is not current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { FAULTS, VARIANTS } from '../../reference/faults.ts';
 import { catalogue } from '../../src/catalogue.ts';
@@ -34,15 +34,18 @@ export function requirementsTable(): string {
   return lines.join('\n');
 }
 
-/** The README with its table section replaced by the current one. */
-export function withCurrentTable(readme: string): string {
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md lacks the markers ${START} ... ${END}`);
-  return readme.slice(0, a) + requirementsTable() + readme.slice(b + END.length);
+/** The page that holds the table, from the package's root. */
+export const TABLE_PAGE = 'docs/mutation-matrix.md';
+
+/** The page with its table section replaced by the current one. */
+export function withCurrentTable(page: string): string {
+  const a = page.indexOf(START);
+  const b = page.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`${TABLE_PAGE} lacks the markers ${START} ... ${END}`);
+  return page.slice(0, a) + requirementsTable() + page.slice(b + END.length);
 }
 
 if (process.argv.includes('--write')) {
-  const file = pkgPath('README.md');
+  const file = pkgPath(TABLE_PAGE);
   writeFileSync(file, withCurrentTable(readFileSync(file, 'utf8')));
 }
