@@ -6,7 +6,7 @@
  * inconclusive or hit by a harness error is not an execution that succeeded). Written by writeReport.
  */
 import { writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { catalogue } from '../catalogue.ts';
 import { CONTRACT_PATH, readContract, requirementLines } from '../contract.ts';
@@ -157,10 +157,18 @@ export function contractLocation(
 /** A rule's default level from the catalogue's: a stated rule an error, an implied one a warning. */
 const LEVEL: Record<Level, SarifLevel> = { failure: 'error', implied: 'warning', notable: 'note' };
 
+/**
+ * What a failure that is no requirement of the contract checks (an id the catalogue lacks): the run's
+ * own checks, today the expectations file's entries (src/report/expectations.ts).
+ */
+const OUTSIDE_CONTRACT: Record<string, string> = {
+  EXPECTATIONS: 'Every entry of the expectations file has not expired and still matches a failure',
+};
+
 function rule(id: string): SarifRule {
   const r = catalogue().get(id);
-  const words = r?.words ?? id;
-  const section = r?.section ?? '(not in the catalogue)';
+  const words = r?.words ?? OUTSIDE_CONTRACT[id] ?? `${id}: a check of the run outside the contract`;
+  const section = r?.section ?? '(not in the contract)';
   return {
     id,
     shortDescription: { text: words },
@@ -173,8 +181,37 @@ function rule(id: string): SarifRule {
   };
 }
 
+/**
+ * Where a failure stands: a requirement of the contract at its line; a failure outside the contract at
+ * the file its records name (the expectations file, as the run was given it: a path relative to the
+ * working directory is taken as relative to the repository root, where CI starts the run).
+ */
+function locationOf(id: string, failed: readonly TestResultRecord[], where: ContractLocation): SarifLocation {
+  const line = where.lines.get(id);
+  const file = failed[0]?.file;
+  if (catalogue().has(id) || file === undefined)
+    return {
+      physicalLocation: {
+        artifactLocation: where.artifact,
+        ...(line !== undefined ? { region: { startLine: line } } : {}),
+      },
+    };
+  const inRepo = isAbsolute(file) ? undefined : repositoryUri(file);
+  return {
+    physicalLocation: {
+      artifactLocation:
+        inRepo && 'uri' in inRepo
+          ? { uri: inRepo.uri, uriBaseId: SRCROOT_BASE_ID }
+          : { uri: pathToFileURL(resolve(file)).href },
+    },
+  };
+}
+
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const distinct = (xs: string[]) => [...new Set(xs)];
+/** ` and 4 more` after the first `shown` of a list, or nothing. */
+const more = (xs: readonly string[], shown: number, joint: string) =>
+  xs.length > shown ? `${joint} ${xs.length - shown} more` : '';
 
 /** What the failed tests of one requirement say of it: the failing messages and the endpoints they cite. */
 function failureOf(
@@ -202,26 +239,18 @@ function result(
   where: ContractLocation,
 ): SarifResult {
   const { messages, endpoints } = failureOf(id, failed);
-  const shown = messages.slice(0, MESSAGES_SHOWN).map((m) => clip(m, MESSAGE_CHARS));
-  const more = messages.length > shown.length ? ` (+${messages.length - shown.length} more)` : '';
-  const on = endpoints.length
-    ? ` Endpoints: ${endpoints.slice(0, ENDPOINTS_SHOWN).join(', ')}${endpoints.length > ENDPOINTS_SHOWN ? ', …' : ''}.`
-    : '';
   const tests = `${failed.length} test${failed.length === 1 ? '' : 's'}`;
-  const line = where.lines.get(id);
+  const on = endpoints.length
+    ? ` Endpoints: ${endpoints.slice(0, ENDPOINTS_SHOWN).join(', ')}${more(endpoints, ENDPOINTS_SHOWN, ' and')}.`
+    : '';
+  const shown = messages.slice(0, MESSAGES_SHOWN).map((m) => clip(m, MESSAGE_CHARS));
+  const found = shown.length ? ` Found: ${shown.join('; ')}${more(messages, MESSAGES_SHOWN, ';')}` : '';
   return {
     ruleId: id,
     ruleIndex,
     level: 'error',
-    message: { text: `${id} failed in ${tests}: ${shown.join('; ')}${more}.${on}` },
-    locations: [
-      {
-        physicalLocation: {
-          artifactLocation: where.artifact,
-          ...(line !== undefined ? { region: { startLine: line } } : {}),
-        },
-      },
-    ],
+    message: { text: `${id} failed in ${tests}.${on}${found}` },
+    locations: [locationOf(id, failed, where)],
     // One alert per requirement across runs, wherever its sentence moves in the contract.
     partialFingerprints: { 'gatewayConformanceRequirement/v1': id },
     properties: {

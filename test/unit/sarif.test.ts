@@ -111,7 +111,7 @@ describe('report.sarif', () => {
       region: { startLine: expected },
     });
     expect(result!.message.text).toBe(
-      'AUTH-005 failed in 1 test: GET /v1/models?api_key=… answered 200, expected 401. Endpoints: GET /v1/models.',
+      'AUTH-005 failed in 1 test. Endpoints: GET /v1/models. Found: GET /v1/models?api_key=… answered 200, expected 401',
     );
     expect(run.originalUriBaseIds?.[CONTRACT_BASE_ID]?.uri).toBe(
       `${pathToFileURL(join(CONTRACT_PATH, '..')).href}/`,
@@ -234,6 +234,24 @@ describe('report.sarif', () => {
     ]);
     expect(lines.get('AUTH-005')).toBe(3);
     expect(lines.has('GEN-001')).toBe(false);
+  });
+
+  it('a failure outside the contract (an expired expectations entry) stands at the file its record names', () => {
+    const expired = record('expectations: AUTH-005 expired on 2020-01-01', {
+      file: 'ci/expectations.yaml',
+      ids: [],
+      outcome: 'failed',
+      origin: 'expectations',
+      violations: [
+        { id: 'EXPECTATIONS', level: 'failure', severity: 'failure', message: 'expired', count: 1 },
+      ],
+    });
+    const doc = sarifLog(summaryOf([expired]), [], located());
+    expect(sarifErrors(doc)).toEqual([]);
+    expect(doc.runs[0].results[0]?.locations[0]?.physicalLocation).toEqual({
+      artifactLocation: { uri: 'ci/expectations.yaml', uriBaseId: SRCROOT_BASE_ID },
+    });
+    expect(doc.runs[0].tool.driver.rules[0]?.shortDescription.text).toMatch(/expectations file/);
   });
 
   it('writeReport writes report.sarif beside the other report files', () => {
