@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { catalogue } from '../catalogue.ts';
+import { SARIF_CONTRACT_ENV } from '../config/env.ts';
 import { CONTRACT_PATH, readContract, requirementLines } from '../contract.ts';
 import type { Level } from '../vocabulary.ts';
 import { pathTemplate } from './groups.ts';
@@ -21,11 +22,6 @@ export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const CONTRACT_BASE_ID = 'CONTRACTROOT';
 /** The base id of the analysed repository's root, as code scanning reads it. */
 export const SRCROOT_BASE_ID = '%SRCROOT%';
-/**
- * The contract's path in the repository code scanning analyses (`contract/customer-api.md`): the
- * suite cannot know where a user keeps the copy GitHub shows, so the workflow says it.
- */
-export const SARIF_CONTRACT_ENV = 'CONFORMANCE_SARIF_CONTRACT_URI';
 
 /** How many violation messages and endpoints a result's message quotes; tests its properties list. */
 const MESSAGES_SHOWN = 3;

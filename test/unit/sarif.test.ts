@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../src/catalogue.ts';
+import { checkSettingsWithoutUrl, checkUnknownVariables, SARIF_CONTRACT_ENV } from '../../src/config/env.ts';
 import { CONTRACT_PATH, fold, requirementLines } from '../../src/contract.ts';
 import {
   CONTRACT_BASE_ID,
   type ContractLocation,
   contractLocation,
-  SARIF_CONTRACT_ENV,
   SRCROOT_BASE_ID,
   sarifLog,
 } from '../../src/report/sarif.ts';
@@ -193,6 +193,10 @@ describe('report.sarif', () => {
     const doc = sarifLog(summaryOf([failedAuth]), [], inRepo);
     expect(sarifErrors(doc)).toEqual([]);
     expect(doc.runs[0].originalUriBaseIds).toBeUndefined();
+
+    // A setting of the report: known, and not a deployment's (the embedded reference writes report.sarif too).
+    expect(() => checkUnknownVariables({ [SARIF_CONTRACT_ENV]: 'docs/customer-api.md' })).not.toThrow();
+    expect(() => checkSettingsWithoutUrl({ [SARIF_CONTRACT_ENV]: 'docs/customer-api.md' })).not.toThrow();
 
     for (const bad of ['../shared/contract/customer-api.md', '/abs/customer-api.md', 'file:///x.md']) {
       const where = contractLocation({ [SARIF_CONTRACT_ENV]: bad });
