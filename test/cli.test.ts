@@ -104,6 +104,7 @@ describe('the CLI against a separately started reference', { timeout: HANG_BOUND
       'manifest.json',
       'openapi.json',
       'report.html',
+      'report.sarif',
       'requirements.junit.xml',
       'run.json',
       'spend.ndjson',

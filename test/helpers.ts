@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { CONTRACT_PATH, fold } from '../src/contract.ts';
 import { pkgPath } from '../src/paths.ts';
 import { HANG_BOUND_MS } from './support/bounds.ts';
-import { fold } from './support/contract-lines.ts';
 
-export const CONTRACT_PATH = pkgPath('..', 'shared', 'contract', 'customer-api.md');
+export { CONTRACT_PATH };
 
 /** The contract's text, whitespace folded; undefined when shared/ is not beside the checkout. */
 export function contractText(): string | undefined {

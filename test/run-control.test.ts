@@ -6,17 +6,32 @@
  */
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogue } from '../src/catalogue.ts';
+import { CONTRACT_PATH, fold } from '../src/contract.ts';
 import { pkgPath } from '../src/paths.ts';
+import type { SarifLog } from '../src/report/sarif.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { runCli } from './helpers.ts';
 import { HANG_BOUND_MS } from './support/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
+import { sarifErrors } from './support/sarif-schema.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
+/** A report's report.sarif, checked against the SARIF 2.1.0 schema of the standard. */
+const sarifOf = (dir: string): SarifLog['runs'][0] => {
+  const doc = JSON.parse(readFileSync(join(dir, 'report.sarif'), 'utf8')) as SarifLog;
+  expect(sarifErrors(doc), `${dir}/report.sarif`).toEqual([]);
+  return doc.runs[0];
+};
+/** The line of the contract where a requirement's words stand, found without the suite's locator. */
+const lineOfWords = (id: string): number =>
+  readFileSync(CONTRACT_PATH, 'utf8')
+    .split('\n')
+    .findIndex((l) => fold(l).includes(fold(catalogue().get(id)!.words))) + 1;
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-control-')), name);
 
 describe('run control', { timeout: HANG_BOUND_MS }, () => {
@@ -145,6 +160,12 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
       /^VERDICT: INCOMPLETE \(run deadline of 5 s reached; \d+ of \d+ tests judged/,
     );
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'deadline']);
+    // report.sarif says it too: the execution did not succeed, and why.
+    const inv = sarifOf(dir).invocations[0];
+    expect(inv).toMatchObject({ executionSuccessful: false, exitCode: 4 });
+    expect(inv.toolExecutionNotifications.map((n) => n.message.text).join('\n')).toContain(
+      'run deadline of 5 s reached',
+    );
     // The tests the deadline cut say so and are not run (how many, or whether vitest had collected them
     // at all, depends on the machine's speed: the verdict line above counts what was judged).
     const stopped = s.tests.filter((t) => /run deadline/.test(t.reason ?? ''));
@@ -253,6 +274,17 @@ describe('expectations, shards, bundles and drift', { timeout: HANG_BOUND_MS }, 
     expect(expired.code).toBe(1);
     const e = summaryOf(expiredDir);
     expect(e.tests.some((t) => /expired on 2020-01-01/.test(t.title))).toBe(true);
+    // The failing run's report.sarif: the seeded fault's requirement at its sentence in the contract, and
+    // the expired entry at the expectations file.
+    const failing = sarifOf(expiredDir);
+    expect(failing.results.map((r) => [r.ruleId, r.level])).toEqual([
+      ['AUTH-005', 'error'],
+      ['EXPECTATIONS', 'error'],
+    ]);
+    const [auth, expectations] = failing.results.map((r) => r.locations[0]!.physicalLocation);
+    if (existsSync(CONTRACT_PATH)) expect(auth!.region?.startLine).toBe(lineOfWords('AUTH-005'));
+    expect(expectations!.artifactLocation.uri).toMatch(/^file:\/\/.*expectations\.yaml$/);
+    expect(failing.invocations[0]).toMatchObject({ executionSuccessful: true, exitCode: 1 });
 
     const staleDir = tmp('stale');
     const stale = await runCli(
@@ -303,6 +335,7 @@ describe('expectations, shards, bundles and drift', { timeout: HANG_BOUND_MS }, 
     expect(s.shards).toEqual(['1/2', '2/2']);
     expect(s.failedRequirements['AUTH-005']).toBeGreaterThan(0);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('AUTH-005');
+    expect(sarifOf(out).results.map((r) => r.ruleId)).toEqual(['AUTH-005']);
 
     const v = await runCli(['verify', out]);
     expect(v.code).toBe(1);

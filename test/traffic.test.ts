@@ -13,11 +13,13 @@ import { bufferedStream } from '../src/checks/stream-pacing.ts';
 import { HttpClient } from '../src/http/client.ts';
 import { FRAGMENT_CHARS, Redactor } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
+import type { SarifLog } from '../src/report/sarif.ts';
 import { EXIT } from '../src/report/summary.ts';
 import { harItems } from '../src/traffic/har-stream.ts';
 import { checkTraffic } from '../src/traffic/judge.ts';
 import { runCli } from './helpers.ts';
 import { findLeaks } from './support/leaks.ts';
+import { sarifErrors } from './support/sarif-schema.ts';
 import { recordCapture } from './support/traffic-capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'traffic-'));
@@ -34,6 +36,13 @@ async function judge(files: string[], name: string) {
 /** Every file a report directory holds, as text. */
 const reportTexts = (reportDir: string) =>
   readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), 'utf8')] as const);
+
+/** check-traffic's report.sarif (the one report writer's), valid against the SARIF 2.1.0 schema. */
+function sarifRun(reportDir: string): SarifLog['runs'][0] {
+  const doc = JSON.parse(readFileSync(join(reportDir, 'report.sarif'), 'utf8')) as SarifLog;
+  expect(sarifErrors(doc)).toEqual([]);
+  return doc.runs[0];
+}
 
 describe('check-traffic on captures of the reference', () => {
   let keys: Record<string, string>;
@@ -157,6 +166,7 @@ describe('check-traffic on captures of faults', () => {
     const r = await judge([file], fault);
     expect(r.exitCode).toBe(EXIT.failed);
     expect(Object.keys(r.summary!.failedRequirements), r.lines.join('\n')).toContain(id);
+    expect(sarifRun(r.reportDir).results.map((x) => x.ruleId)).toContain(id);
     if (fault === 'key-echo') {
       // The replies echo the key: the evidence names it, the report holds none of it.
       for (const [name, text] of reportTexts(r.reportDir))
@@ -207,6 +217,9 @@ describe('check-traffic on bad input', () => {
     );
     const junit = readFileSync(join(r.reportDir!, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/errors="[1-9]/);
+    const inv = sarifRun(r.reportDir!).invocations[0];
+    expect(inv.executionSuccessful).toBe(false);
+    expect(inv.toolExecutionNotifications[0]?.message.text).toMatch(/^INCOMPLETE: .*truncated after/);
   });
 
   it('exits 2 only when nothing could be read', async () => {

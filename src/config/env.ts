@@ -20,6 +20,17 @@ const SETTINGS = [
   ...ROLES.map((r) => `CONFORMANCE_KEY_${r.toUpperCase()}`),
   ...HINTS.map((h) => `CONFORMANCE_MODEL_${h.toUpperCase()}`),
 ];
+/**
+ * The contract's path in the repository code scanning analyses (`docs/customer-api.md`), for
+ * report.sarif (src/report/sarif.ts): the suite cannot know where a user keeps the copy GitHub shows.
+ */
+export const SARIF_CONTRACT_ENV = 'CONFORMANCE_SARIF_CONTRACT_URI';
+/**
+ * Settings of the report, not of a deployment: known, and given with or without a base URL (a run of
+ * the embedded reference writes report.sarif too).
+ */
+const REPORT_SETTINGS = [SARIF_CONTRACT_ENV];
+
 /** Families of settings: any name after the prefix (a limit of the contract). */
 const SETTING_PREFIXES = ['CONFORMANCE_LIMIT_'];
 
@@ -34,6 +45,7 @@ const isSetting = (name: string) =>
   SETTINGS.includes(name) || SETTING_PREFIXES.some((p) => name.startsWith(p) && name.length > p.length);
 const isInternal = (name: string) =>
   INTERNAL.includes(name) || INTERNAL_PREFIXES.some((p) => name.startsWith(p));
+const isReportSetting = (name: string) => REPORT_SETTINGS.includes(name);
 
 /** Levenshtein distance (names are short: the quadratic table is fine). */
 export function editDistance(a: string, b: string): number {
@@ -58,7 +70,7 @@ export function closest(name: string, known: readonly string[]): string | undefi
 
 /** The known name closest to `name`. */
 export function closestKnown(name: string, extra: readonly string[] = []): string {
-  const known = [...SETTINGS, ...SETTING_PREFIXES.map((p) => `${p}<NAME>`), ...extra];
+  const known = [...SETTINGS, ...REPORT_SETTINGS, ...SETTING_PREFIXES.map((p) => `${p}<NAME>`), ...extra];
   return known.reduce((best, k) => (editDistance(name, k) < editDistance(name, best) ? k : best));
 }
 
@@ -68,7 +80,14 @@ export function closestKnown(name: string, extra: readonly string[] = []): strin
  */
 export function checkUnknownVariables(env: NodeJS.ProcessEnv, referenced: readonly string[] = []): void {
   const unknown = Object.keys(env)
-    .filter((k) => k.startsWith(PREFIX) && !isSetting(k) && !isInternal(k) && !referenced.includes(k))
+    .filter(
+      (k) =>
+        k.startsWith(PREFIX) &&
+        !isSetting(k) &&
+        !isReportSetting(k) &&
+        !isInternal(k) &&
+        !referenced.includes(k),
+    )
     .sort();
   if (unknown.length === 0) return;
   const lines = unknown.map((k) => `${k} (did you mean ${closestKnown(k, referenced)}?)`);

@@ -30,6 +30,7 @@ export const REPORT_FILES = {
   requirementsJunit: { name: 'requirements.junit.xml', kind: 'report', writer: 'src/report/write.ts' },
   html: { name: 'report.html', kind: 'report', writer: 'src/report/html.ts (via write.ts)' },
   markdown: { name: 'summary.md', kind: 'report', writer: 'src/report/write.ts' },
+  sarif: { name: 'report.sarif', kind: 'report', writer: 'src/report/sarif.ts (via write.ts)' },
   manifest: { name: 'manifest.json', kind: 'report', writer: 'src/report/bundle.ts (via write.ts)' },
   signature: { name: 'manifest.sig', kind: 'report', writer: 'src/report/signature.ts (via write.ts)' },
   exchanges: { name: 'exchanges.ndjson', kind: 'data', writer: 'ExchangeLog (run, workers, merge)' },

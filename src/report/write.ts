@@ -1,6 +1,6 @@
 /**
  * The one writer of a report directory: from a finished summary to summary.json, junit.xml,
- * report.html, summary.md, a final redaction pass over every file, manifest.json (it hashes the rest) and, with a
+ * requirements.junit.xml, report.html, summary.md, report.sarif, a final redaction pass over every file, manifest.json (it hashes the rest) and, with a
  * signing key, manifest.sig (last: it signs the manifest).
  * A run, a dry run (its billable plan included) and `merge` all write through here, so no report file
  * misses the harness errors or the redaction.
@@ -15,6 +15,7 @@ import { writeHtmlReport } from './html.ts';
 import { reportFile } from './layout.ts';
 import { renderMarkdown, SUMMARY_MD } from './markdown.ts';
 import { writeJunit, writeRequirementsJunit } from './reporter.ts';
+import { writeSarif } from './sarif.ts';
 import { signManifest } from './signature.ts';
 import type { StoredSummary, Summary } from './summary.ts';
 
@@ -42,6 +43,7 @@ export function writeReport(
     value(summary.requirements),
     summary.cut,
   );
+  writeSarif(reportFile(dir, 'sarif'), value(summary), harnessErrors.map(text));
   writeHtmlReport(dir);
   writeFileSync(join(dir, SUMMARY_MD), text(renderMarkdown(summary)));
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a

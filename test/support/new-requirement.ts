@@ -9,10 +9,10 @@ import { isAbsolute, relative } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import YAML from 'yaml';
 import { catalogue, ID_PATTERN } from '../../src/catalogue.ts';
+import { contractLines, fold } from '../../src/contract.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { CONTRACT_PATH } from '../helpers.ts';
 import { citedIds } from './cited.ts';
-import { contractLines, fold } from './contract-lines.ts';
 
 const LEVELS = ['failure', 'implied', 'notable'] as const;
 type Level = (typeof LEVELS)[number];

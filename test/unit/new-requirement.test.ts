@@ -2,7 +2,7 @@
 // what it writes into the catalogue and the traceability map.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { contractLines } from '../support/contract-lines.ts';
+import { contractLines } from '../../src/contract.ts';
 import { type NewRequirement, refusal, scaffold } from '../support/new-requirement.ts';
 
 const CONTRACT = [

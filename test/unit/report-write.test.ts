@@ -60,6 +60,7 @@ describe('the one writer of a report directory (src/report/write.ts)', () => {
       'junit.xml',
       'manifest.json',
       'report.html',
+      'report.sarif',
       'requirements.junit.xml',
       'summary.json',
       'summary.md',

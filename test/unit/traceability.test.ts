@@ -4,10 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { catalogue } from '../../src/catalogue.ts';
+import { contractLines } from '../../src/contract.ts';
 import { pkgPath } from '../../src/paths.ts';
 import { CONTRACT_PATH } from '../helpers.ts';
 import { citedIds } from '../support/cited.ts';
-import { contractLines } from '../support/contract-lines.ts';
 
 interface Entry {
   section: string;
