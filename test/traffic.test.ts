@@ -115,6 +115,7 @@ const FAULTS: Array<[string, string]> = [
   ['chat-model-substituted', 'MODEL-001'],
   ['asset-no-key', 'MASSET-002'],
   ['responses-two-terminals', 'RSP-006'],
+  ['openapi-stream-items-drift', 'RESP-003'],
   ['idem-double-charge', 'IDEM-001'],
   ['job-replay-new', 'MJOB-024'],
   ['failed-flips', 'MJOB-025'],
@@ -173,6 +174,16 @@ describe('check-traffic on captures of faults', () => {
         expect(findLeaks(text, { primary: keys.primary! }, FRAGMENT_CHARS), name).toEqual([]);
       expect(findLeaks(r.lines.join('\n'), { primary: keys.primary! }, FRAGMENT_CHARS)).toEqual([]);
     }
+  });
+});
+
+describe('check-traffic on a capture whose description is OpenAPI 3.2', () => {
+  it('openapi-3.2-item-schemas: every streamed item judged against its itemSchema, and the capture passes', async () => {
+    const file = join(dir, 'openapi-32.har');
+    await recordCapture(file, undefined, 'openapi-3.2-item-schemas');
+    const r = await judge([file], 'openapi-32');
+    expect(r.exitCode, r.lines.join('\n')).toBe(EXIT.passed);
+    expect(r.summary!.openapi).toMatchObject({ valid: true, version: '3.2.0', validatedAgainst: 'live' });
   });
 });
 

@@ -1,7 +1,57 @@
 // Faults and variants of the live description alone (openapi.ts): the server answers as the plain reference.
 import { EXTRA_IDS, MEDIA_IDS } from '../media/table.ts';
 import type { JsonObject } from '../schemas.ts';
-import { allResponses, type Fault, isError, optional, req, type Variant } from './probe.ts';
+import {
+  allResponses,
+  type Fault,
+  isError,
+  type OpenApiDraft,
+  optional,
+  req,
+  type Variant,
+} from './probe.ts';
+
+/**
+ * OpenAPI 3.2 (openapi.ts as 3.2.0): each streamed reply described item by item with `itemSchema`, a
+ * responses event's JSON `data` by `contentSchema` (with `required`, the fields it must carry), a chat
+ * chunk's `data` as text; and a QUERY operation beside GET /v1/usage.
+ */
+function describeAs32({ doc, paths, schemas }: OpenApiDraft, required: string[]): void {
+  doc.openapi = '3.2.0';
+  schemas.ResponseStreamEvent = {
+    type: 'object',
+    required,
+    properties: {
+      type: { type: 'string' },
+      delta: { type: 'string' },
+      response: { type: 'object' },
+      sequence_number: { type: 'integer', minimum: 0 },
+    },
+  };
+  const responses = paths['/v1/responses'].post.responses['200'].content;
+  responses['text/event-stream'] = {
+    itemSchema: {
+      type: 'object',
+      required: ['event', 'data'],
+      properties: {
+        event: { type: 'string' },
+        data: {
+          type: 'string',
+          contentMediaType: 'application/json',
+          contentSchema: { $ref: '#/components/schemas/ResponseStreamEvent' },
+        },
+      },
+    },
+  };
+  paths['/v1/chat/completions'].post.responses['200'].content['text/event-stream'] = {
+    itemSchema: { type: 'object', required: ['data'], properties: { data: { type: 'string' } } },
+  };
+  paths['/v1/usage'].query = {
+    summary: 'Usage records matching the filter in the body',
+    requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+    responses: paths['/v1/usage'].get.responses,
+  };
+}
 
 export const OPENAPI_FAULTS = [
   // openapi.ts: `info` removed and a path item of the wrong type
@@ -155,6 +205,19 @@ export const OPENAPI_FAULTS = [
       },
     },
   },
+  // openapi.ts as 3.2.0: every responses event's data must carry `sequence_number`, which no event has
+  {
+    name: 'openapi-stream-items-drift',
+    description:
+      "the 3.2 description's itemSchema requires a `sequence_number` in every responses event's data; the events carry none",
+    breaks: ['RESP-003'],
+    openapi: (patch) => describeAs32(patch, ['type', 'sequence_number']),
+    probe: {
+      run: async ({ ref, openapi }) =>
+        (await openapi(ref)).components.schemas.ResponseStreamEvent?.required?.includes('sequence_number') ===
+        true,
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const OPENAPI_VARIANTS = [
@@ -270,6 +333,21 @@ export const OPENAPI_VARIANTS = [
         const op = (await openapi(ref)).paths['/v1/payment-orders'].post;
         return op.deprecated === undefined && /deprecated/.test(op.summary);
       },
+    },
+  },
+  // openapi.ts as 3.2.0: streams described by itemSchema (SSE events, data as JSON text), a QUERY operation
+  {
+    name: 'openapi-3.2-item-schemas',
+    readings: ['OAS-001', 'RESP-003'],
+    description:
+      "the description is OpenAPI 3.2.0: both streams described event by event with `itemSchema` (a responses event's JSON data by `contentSchema`), and a QUERY /v1/usage",
+    openapi: (patch) => describeAs32(patch, ['type']),
+    probe: {
+      request: req.openapi(),
+      holds: (r) =>
+        r.body.openapi === '3.2.0' &&
+        r.body.paths['/v1/responses'].post.responses['200'].content['text/event-stream'].itemSchema !==
+          undefined,
     },
   },
 ] as const satisfies readonly Variant[];

@@ -93,6 +93,7 @@ export async function finish(c: FinishInput): Promise<RunResult> {
         ? {
             sha256: openapi.sha256,
             valid: openapi.valid,
+            ...(openapi.valid && openapi.version ? { version: openapi.version } : {}),
             errors: openapi.errors,
             ...(openapi.tooLarge ? { tooLarge: openapi.tooLarge } : {}),
           }

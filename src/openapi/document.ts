@@ -7,7 +7,18 @@
 export type Json = Record<string, unknown>;
 
 /** The operations a path item may hold, in the order OpenAPI lists them. */
-export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** A path item's operations by their fixed field (OpenAPI 3.2 added `query`). */
+export const HTTP_METHODS = [
+  'get',
+  'put',
+  'post',
+  'delete',
+  'options',
+  'head',
+  'patch',
+  'trace',
+  'query',
+] as const;
 
 /** Bounds on a value, each lower bound beside its upper one. */
 const BOUND_PAIRS = [
@@ -239,6 +250,18 @@ export class OpenApiDocument {
             op,
           });
       }
+      // OpenAPI 3.2: methods beyond the fixed fields, under their own names (`LINK`, `PURGE`).
+      const more = found.node.additionalOperations;
+      if (isObj(more))
+        for (const [m, op] of Object.entries(more))
+          if (isObj(op))
+            this.ops.push({
+              method: m.toUpperCase(),
+              template,
+              pointer: `${found.pointer}/additionalOperations/${escapeToken(m)}`,
+              item: found.node,
+              op,
+            });
     }
     return this.ops;
   }

@@ -3,15 +3,24 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Validator } from '@seriousme/openapi-schema-validator';
-import { _, Ajv2020, type ErrorObject, type Format, type ValidateFunction } from 'ajv/dist/2020.js';
+import {
+  _,
+  Ajv2020,
+  type AnySchemaObject,
+  type ErrorObject,
+  type Format,
+  type ValidateFunction,
+} from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import type { DataValidateFunction } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
-import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
+import { type HttpResponse, isJsonMediaType, mediaTypeOf } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { CACHE_ROOT, cacheRootTrusted, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
 import { documentedBodyFindings, type ResponseFinding, schemaErrorFindings } from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
+import { itemFindings, sequenceKind } from './items.ts';
 
 export interface DescriptionCheck {
   /** A valid OpenAPI 3.1 document the suite examined: responses are validated against it. */
@@ -126,8 +135,9 @@ export async function checkOpenApi31(doc: unknown): Promise<DescriptionCheck> {
   if (!doc || typeof doc !== 'object' || Array.isArray(doc))
     return { valid: false, errors: ['not a JSON object'] };
   const declared = (doc as { openapi?: unknown }).openapi;
-  if (typeof declared !== 'string' || !/^3\.1\.\d+/.test(declared)) {
-    return { valid: false, errors: [`openapi is ${JSON.stringify(declared)}, expected 3.1.x`] };
+  // 3.2 is read as well: a compatible successor of 3.1 (its streams described by `itemSchema`).
+  if (typeof declared !== 'string' || !/^3\.[12]\.\d+/.test(declared)) {
+    return { valid: false, errors: [`openapi is ${JSON.stringify(declared)}, expected 3.1.x or 3.2.x`] };
   }
   // Bounds and cycles first: nothing below may clone or compile a document that would hang or crash it.
   const hazards = screenDescription(doc);
@@ -192,6 +202,62 @@ function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
   addFormats.default(ajv);
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema({ ...structuredClone(doc), $id: 'live://openapi' }, undefined, undefined, false);
+  return ajv;
+}
+
+/** A `$ref` local to the description (`#/components/...`) made absolute, so a schema compiled apart resolves it. */
+function refsToLive(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(refsToLive);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `live://openapi${v}` : refsToLive(v),
+    ]),
+  );
+}
+
+/**
+ * `contentSchema` checked where `contentMediaType` is JSON: the string is decoded and validated against
+ * it (JSON Schema makes the pair an annotation; OpenAPI 3.2 describes an event's JSON `data` so). A string
+ * that is not JSON fails it; another media type is not decoded.
+ */
+function withContentSchema(ajv: Ajv2020): Ajv2020 {
+  ajv.removeKeyword('contentSchema');
+  ajv.addKeyword({
+    keyword: 'contentSchema',
+    schemaType: ['object', 'boolean'],
+    errors: true,
+    compile(schema: unknown, parent: AnySchemaObject) {
+      const declared: unknown = parent.contentMediaType;
+      const mt = typeof declared === 'string' ? mediaTypeOf(declared) : undefined;
+      if (!isJsonMediaType(mt)) return () => true;
+      const inner = ajv.compile(refsToLive(schema) as object);
+      const check: DataValidateFunction = (data, cxt) => {
+        if (typeof data !== 'string') return true;
+        const at = `${cxt?.instancePath ?? ''} (as JSON)`;
+        let value: unknown;
+        try {
+          value = JSON.parse(data);
+        } catch {
+          check.errors = [
+            {
+              keyword: 'contentSchema',
+              instancePath: at,
+              schemaPath: '',
+              params: {},
+              message: 'is not JSON',
+            },
+          ];
+          return false;
+        }
+        if (inner(value)) return true;
+        check.errors = (inner.errors ?? []).map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` }));
+        return false;
+      };
+      return check;
+    },
+  });
   return ajv;
 }
 
@@ -349,7 +415,19 @@ export class LiveDescription {
       } else {
         const located = this.document.locate(content[range], `${declPointer}/content/${escapeToken(range)}`);
         const media = located?.node ?? {};
-        if (media.schema !== undefined && isJsonMediaType(mt)) {
+        const kind = sequenceKind(mt);
+        if (media.itemSchema !== undefined && kind) {
+          const itemPointer = `${located!.pointer}/itemSchema`;
+          const v = this.itemValidator(itemPointer);
+          findings.push(
+            ...(v instanceof Error
+              ? documentedBodyFindings(
+                  res,
+                  `the live itemSchema does not compile: ${v.message.slice(0, 200)}`,
+                )
+              : itemFindings(res, kind, v, itemPointer, where)),
+          );
+        } else if (media.schema !== undefined && isJsonMediaType(mt)) {
           const schemaPointer = `${located!.pointer}/schema`;
           findings.push(...this.checkBody(res, schemaPointer, where));
         }
@@ -357,6 +435,29 @@ export class LiveDescription {
     }
     findings.push(...this.checkHeaders(res, decl, resPointer, declPointer, where));
     return findings;
+  }
+
+  /** Compiles the `itemSchema`s of streamed replies (with `contentSchema` checked): never kept as code. */
+  private itemAjv: Ajv2020 | undefined;
+
+  /**
+   * The validator of a streamed reply's items. Not kept as code like the body validators: the
+   * `contentSchema` keyword it adds is a function, which ajv's standalone code cannot carry; a
+   * description has a few streams, so compiling them costs little.
+   */
+  private itemValidator(pointer: string): ValidateFunction | Error {
+    const key = `item:${pointer}`;
+    let v = this.cache.get(key);
+    if (!v) {
+      this.itemAjv ??= withContentSchema(liveAjv(this.doc, false));
+      try {
+        v = this.itemAjv.compile({ $ref: `live://openapi#${pointer}` });
+      } catch (err) {
+        v = err as Error;
+      }
+      this.cache.set(key, v);
+    }
+    return v;
   }
 
   private validator(pointer: string, allErrors = true): ValidateFunction | Error {

@@ -199,7 +199,7 @@ ${advIds.length ? `<div class="vids">advisory: ${idLinks(advIds)}</div>` : ''}
 
 /** The live description's state: valid, invalid (OAS-001), or beyond what the suite examines (OAS-006). */
 function descriptionChip(o: Summary['openapi']): string {
-  if (o.valid) return '<span class="chip ok">valid 3.1</span>';
+  if (o.valid) return `<span class="chip ok">valid OpenAPI ${esc(o.version ?? '3.1')}</span>`;
   if (!onlyTooLarge(o))
     return `<span class="chip bad">invalid: ${esc(plural(o.errors.length, 'error'))}</span>`;
   return `<span class="chip">not examined: beyond the suite's bounds</span> <span class="muted">${esc((o.tooLarge ?? []).join('; '))}</span>`;

@@ -150,7 +150,11 @@ export function renderMarkdown(s: Summary): string {
     if (Object.keys(s.failedRequirements).length) out.push(`- failed: ${ids(s.failedRequirements)}`);
     if (Object.keys(s.advisoryRequirements).length) out.push(`- advisory: ${ids(s.advisoryRequirements)}`);
   }
-  out.push('', 'The whole report: report.html, summary.json and junit.xml in the report directory.', '');
+  out.push(
+    '',
+    'The whole report: report.html, summary.json, junit.xml and report.sarif in the report directory.',
+    '',
+  );
   return out.join('\n');
 }
 

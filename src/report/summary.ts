@@ -68,6 +68,8 @@ export interface Summary {
   openapi: {
     sha256?: string;
     valid: boolean;
+    /** The OpenAPI version a valid description declares (`3.1.0`, `3.2.0`). */
+    version?: string;
     errors: string[];
     tooLarge?: string[];
     validatedAgainst?: 'live' | 'documented';

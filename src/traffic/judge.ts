@@ -276,6 +276,7 @@ async function judgeFiles(
     openapi: {
       ...(description.sha256 ? { sha256: description.sha256 } : {}),
       valid: description.valid,
+      ...(description.version ? { version: description.version } : {}),
       errors: description.errors,
       validatedAgainst: description.valid ? 'live' : 'documented',
       ...(description.valid ? {} : { documentedBecause: description.because }),
@@ -330,6 +331,8 @@ async function judgeFiles(
 interface Description {
   responses: { checkResponse: LiveDescription['checkResponse'] };
   valid: boolean;
+  /** The OpenAPI version a valid description declares (`3.1.0`, `3.2.0`). */
+  version?: string;
   errors: string[];
   sha256?: string;
   text?: string;
@@ -374,6 +377,7 @@ async function describe(file: string | undefined, captured: string | undefined):
       responses: new LiveDescription(doc as Record<string, unknown>),
       valid: true,
       errors: [],
+      ...(check.version ? { version: check.version } : {}),
       sha256,
       text,
       source,
@@ -392,7 +396,7 @@ async function describe(file: string | undefined, captured: string | undefined):
   if (file === undefined && check.errors.length > 0) {
     const v = violation(
       'OAS-001',
-      `the capture's GET /openapi.json is not a valid OpenAPI 3.1 document: ${check.errors.slice(0, 3).join('; ')}`,
+      `the capture's GET /openapi.json is not a valid OpenAPI 3.1 or 3.2 document: ${check.errors.slice(0, 3).join('; ')}`,
     );
     out.failure = {
       title: "OAS-001 captured traffic: the capture's description",

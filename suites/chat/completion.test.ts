@@ -137,30 +137,35 @@ check(
   },
 );
 
-check({ ids: ['CHAT-010'], effect: 'billable' }, 'delivers a streamed reply that ends', async (t) => {
-  const model = await t.hint('chat');
-  const streamMs = t.target.timeouts.streamMs;
-  try {
-    const res = await t.post(
-      PATH,
-      { model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 2, stream: true },
-      { timeoutMs: streamMs },
-    );
-    t.ensure(
-      isSuccess(res.status) && res.body.length > 0,
-      'CHAT-010',
-      `a streamed chat reply was ${res.status} with ${res.body.length} bytes`,
-      {
-        received: res.status,
-        expected: '2xx with a body',
-        exchange: res.exchange,
-      },
-    );
-  } catch (err) {
-    if ((err as { code?: string }).code !== 'TIMEOUT') throw err;
-    t.violate('CHAT-010', `the streamed chat reply did not end within ${streamMs} ms`);
-  }
-});
+// RESP-003: the streamed reply, item by item, against the itemSchema a 3.2 description gives it.
+check(
+  { ids: ['CHAT-010', 'RESP-003'], effect: 'billable' },
+  'delivers a streamed reply that ends',
+  async (t) => {
+    const model = await t.hint('chat');
+    const streamMs = t.target.timeouts.streamMs;
+    try {
+      const res = await t.post(
+        PATH,
+        { model, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 2, stream: true },
+        { timeoutMs: streamMs },
+      );
+      t.ensure(
+        isSuccess(res.status) && res.body.length > 0,
+        'CHAT-010',
+        `a streamed chat reply was ${res.status} with ${res.body.length} bytes`,
+        {
+          received: res.status,
+          expected: '2xx with a body',
+          exchange: res.exchange,
+        },
+      );
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'TIMEOUT') throw err;
+      t.violate('CHAT-010', `the streamed chat reply did not end within ${streamMs} ms`);
+    }
+  },
+);
 
 check(
   { ids: ['MODEL-005'], effect: 'billable' },

@@ -1,7 +1,7 @@
 // @conformance start-early 1
 import { expect, it } from 'vitest';
 import { FAULTS, VARIANTS } from '../../reference/start.ts';
-import { formatRow, plan, ROW_TIMEOUT_MS, runMatrix } from './matrix.ts';
+import { formatRow, groupDistribution, plan, ROW_TIMEOUT_MS, runMatrix } from './matrix.ts';
 
 it(
   'kills every seeded fault by the ids it breaks, and passes the reference and every conformant variant',
@@ -10,6 +10,7 @@ it(
     const rows = await runMatrix({
       log: (line, done, total) => console.log(`[row ${done}/${total}] ${line}`),
     });
+    console.log(groupDistribution(rows));
     expect(FAULTS.length).toBeGreaterThanOrEqual(8);
     expect(VARIANTS.length).toBeGreaterThanOrEqual(6);
     expect(rows.filter((r) => !r.ok).map(formatRow)).toEqual([]);

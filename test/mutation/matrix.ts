@@ -106,6 +106,11 @@ export interface MatrixRow {
   /** A fault row's failed ids outside its expected ones: a fault caught by the wrong check too, or a check that fires on everything. */
   collateral: string[];
   counts?: Summary['counts'];
+  /**
+   * A fault row's groups of findings, as the console, summary.md and the HTML list them: its failure
+   * groups (advisory ones for a fault that must show only as advisory). One cause, one group: the goal is 1.
+   */
+  groups?: number;
   status: 'killed' | 'SURVIVED' | 'COLLATERAL' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
   ok: boolean;
   note?: string;
@@ -264,6 +269,7 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
       row.advisory = idsWith(summary, 'advisory');
       row.counts = summary.counts;
       judge(row, job, summary);
+      if (job.kind === 'fault') row.groups = faultGroups(summary, job);
     }
     if (job.kind === 'variant')
       row.note = !scope
@@ -297,6 +303,28 @@ const idsWith = (s: Summary, list: 'failed' | 'advisory'): string[] =>
     .filter(([, r]) => r[list].length > 0)
     .map(([id]) => id)
     .sort();
+
+/** The groups a fault row shows for its fault: failure groups, or advisory ones where it must stay advisory. */
+const faultGroups = (s: Summary, job: Job): number =>
+  (s.groups ?? []).filter((g) => g.severity === (job.expectAdvisoryOnly ? 'advisory' : 'failure')).length;
+
+/**
+ * How many fault rows show how many groups (issue 39: one seeded fault, one group), and the rows beyond
+ * two by name: `1 group: 240 rows · 2 groups: 30 rows · 3+ groups: 5 rows (name 4, ...)`.
+ */
+export function groupDistribution(rows: readonly MatrixRow[]): string {
+  const counted = rows.filter((r) => r.kind === 'fault' && r.ok && r.groups !== undefined);
+  const by = new Map<number, number>();
+  for (const r of counted) by.set(r.groups!, (by.get(r.groups!) ?? 0) + 1);
+  const many = counted
+    .filter((r) => r.groups! > 2)
+    .sort((a, b) => b.groups! - a.groups!)
+    .map((r) => `${r.name}${r.strict ? ' (strict)' : ''} ${r.groups}`);
+  const parts = [...by.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([n, rowsWith]) => `${n} group${n === 1 ? '' : 's'}: ${rowsWith} row${rowsWith === 1 ? '' : 's'}`);
+  return `groups per fault row (${counted.length} rows): ${parts.join(' · ')}${many.length ? `; beyond 2: ${many.join(', ')}` : ''}`;
+}
 
 function judge(row: MatrixRow, job: Job, s: Summary): void {
   const c = s.counts;
@@ -460,5 +488,6 @@ export function formatRow(r: MatrixRow): string {
         ? ` failed: ${r.failed.join(' ')}`
         : '';
   const cpu = r.cpuMs !== undefined ? `, CLI ${(r.cpuMs / 1000).toFixed(1)} CPU-s` : '';
-  return `${r.ok ? 'ok  ' : 'FAIL'} ${name} ${r.status.padEnd(13)}${ids}${r.note ? ` (${r.note})` : ''} [${(r.ms / 1000).toFixed(1)}s${cpu}]`;
+  const groups = r.groups !== undefined ? ` (${r.groups} group${r.groups === 1 ? '' : 's'})` : '';
+  return `${r.ok ? 'ok  ' : 'FAIL'} ${name} ${r.status.padEnd(13)}${ids}${groups}${r.note ? ` (${r.note})` : ''} [${(r.ms / 1000).toFixed(1)}s${cpu}]`;
 }

@@ -14,8 +14,16 @@ import { harDocument, harEntry } from '../../src/traffic/har-write.ts';
 const ACK = { provider_processing_acknowledged: true };
 
 /** Record the session against a reference started with `fault` (if any); the HAR is written to `file`. */
-export async function recordCapture(file: string, fault?: string): Promise<{ keys: Record<string, string> }> {
-  const ref = await startReference({ ...(fault ? { fault } : {}), mediaStepMs: 20 });
+export async function recordCapture(
+  file: string,
+  fault?: string,
+  variant?: string,
+): Promise<{ keys: Record<string, string> }> {
+  const ref = await startReference({
+    ...(fault ? { fault } : {}),
+    ...(variant ? { variant } : {}),
+    mediaStepMs: 20,
+  });
   const entries: unknown[] = [];
   const client = new HttpClient({ baseUrl: ref.url, timeoutMs: 10_000, redactor: new Redactor({}) });
   const send = async (spec: RequestSpec): Promise<HttpResponse> => {
