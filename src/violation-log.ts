@@ -56,6 +56,7 @@ export class ViolationLog {
         const v = made(
           `${id}: more violations like the ${MAX_LISTED_PER_ID} above, counted here but not listed`,
         );
+        v.unlisted = true;
         this.byKey.set(`${id}\n(more)`, v);
         this.violations.push(v);
       }

@@ -83,17 +83,26 @@ export interface Violation {
    * Cases of one rule on one endpoint are one root cause (no validation of `temperature`), not one each.
    */
   verdictCase?: VerdictCase;
+  /** The count of a test's violations of this id beyond those it lists (ViolationLog): no cause of its own. */
+  unlisted?: true;
 }
 
 export interface VerdictCase {
-  /** `accepted`: an invalid request answered 2xx; `refused`: a valid one not accepted. */
-  wrong: 'accepted' | 'refused';
+  /**
+   * `accepted`: an invalid request answered 2xx; `refused`: a valid one not accepted; `status`: a
+   * refusal with a status the contract does not give it; `code`: a refusal with another error code than
+   * the contract's (the code it carried is the violation's `received`: one code, one cause, wherever);
+   * `carried`: a reply carries what the rule forbids there (a points field in the legacy format).
+   */
+  wrong: 'accepted' | 'refused' | 'status' | 'code' | 'carried';
   what: string;
   /**
    * Rules that one cause breaks together, across requirements and endpoints: `authentication`, every
-   * probe of a key (none, unknown, another scheme, ...) answered 2xx, is one root cause, no auth at all.
+   * probe of a key (none, unknown, another scheme, ...) answered 2xx, is one root cause, no auth at all;
+   * `scope`, keys restricted to other scopes answered on every endpoint, is no scope check; `legacy`,
+   * points fields in every legacy-format reply, is the legacy format not applied.
    */
-  family?: 'authentication';
+  family?: 'authentication' | 'scope' | 'legacy';
 }
 
 /**

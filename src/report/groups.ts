@@ -149,23 +149,56 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
       .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
       // A sample file's name is a value like any other: one cause for every file it concerns.
       .replace(/\b[\w.-]+\.(?:png|jpe?g|webp|mp4|glb)\b/gi, '<file>')
+      // A resource id (`job_7d265ba544dd25617121d444`) is a value too: one cause for every job it concerns.
+      .replace(/\b[a-z]+_(?=[0-9a-z]*\d)[0-9a-z]{12,}\b/gi, '<id>')
       .replace(/\b\d+\.\d+\b(?!\.x)|\b\d{4,}\b/g, '#')
   );
 }
 
+/** What the violations of a group of verdict cases had in common, besides the cases. */
+interface CaseHead {
+  wrong: VerdictCase['wrong'];
+  family?: VerdictCase['family'];
+  /** `code`: the code the refusals carried and the contract's. */
+  received?: unknown;
+  expected?: unknown;
+}
+
 /** The cause of a group of verdict cases: which way the answers were wrong, and the cases. */
-function casesCause(wrong: 'accepted' | 'refused', whats: string[], family?: VerdictCase['family']): string {
+function casesCause(h: CaseHead, whats: string[]): string {
   const head =
-    family === 'authentication'
-      ? 'authentication is not enforced: requests without a valid key were answered 2xx'
-      : wrong === 'accepted'
-        ? 'requests the contract refuses were answered without a 4xx refusal'
-        : 'requests the contract accepts were not answered 2xx';
+    h.family === 'authentication'
+      ? h.wrong === 'status'
+        ? 'requests without a valid key were refused with a status the contract does not give them'
+        : 'authentication is not enforced: requests without a valid key were answered 2xx'
+      : h.family === 'scope'
+        ? h.wrong === 'status'
+          ? 'keys used outside their scope were refused with a status the contract does not give them'
+          : 'scopes are not enforced: keys used outside their scope were answered 2xx'
+        : h.family === 'legacy'
+          ? 'replies in the legacy currency format still carry points fields'
+          : h.wrong === 'code'
+            ? `refusals carried error code ${JSON.stringify(h.received)}, not ${String(h.expected)}`
+            : h.wrong === 'status'
+              ? 'requests the contract refuses were refused with another status than it gives'
+              : h.wrong === 'accepted'
+                ? 'requests the contract refuses were answered without a 4xx refusal'
+                : 'requests the contract accepts were not answered 2xx';
   const shown = whats.slice(0, 4).join('; ');
   return whats.length === 0
     ? head
-    : `${head} (${whats.length} cases: ${shown}${whats.length > 4 ? '; …' : ''})`;
+    : `${head} (${whats.length} case${whats.length === 1 ? '' : 's'}: ${shown}${whats.length > 4 ? '; …' : ''})`;
 }
+
+/**
+ * One cause wherever it shows: cases of a family (every key probe so answered), an error code given to
+ * refusals, and the error shape the checks of every exchange find (ERR-*: one APIError for the whole
+ * API) are grouped across endpoints; the rest per endpoint.
+ */
+const acrossEndpoints = (v: Violation): boolean =>
+  !!v.verdictCase?.family ||
+  v.verdictCase?.wrong === 'code' ||
+  (v.scope === 'exchange' && v.id.startsWith('ERR-'));
 
 /**
  * The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer, on a
@@ -185,11 +218,10 @@ const SECTION: Record<FindingGroup['kind'], number> = { not_implemented: 0, find
 export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   const groups = new Map<string, FindingGroup & { testSet: Set<string> }>();
   const messages = new Map<string, Set<string>>();
-  /** The cases (in words) of each group of verdict cases, first seen first. */
-  const cases = new Map<
-    string,
-    { wrong: 'accepted' | 'refused'; whats: string[]; endpoints: Set<string>; family?: VerdictCase['family'] }
-  >();
+  /** The cases (in words) of each group of verdict cases, first seen first, and the endpoints it spans. */
+  const cases = new Map<string, { head: CaseHead | undefined; whats: string[]; endpoints: Set<string> }>();
+  /** Each test's last group of each id (`title\nid`): where the count of its unlisted violations goes. */
+  const lastGroupOf = new Map<string, string>();
   const add = (
     key: string,
     make: () => FindingGroup,
@@ -249,18 +281,37 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       const kind = v.scope === 'exchange' ? 'exchange' : 'finding';
       const endpoint = ex ? endpointOf(ex) : undefined;
       const pointer = v.pointer !== undefined ? foldPointer(v.pointer) : undefined;
+      // The count of what a test did not list is no cause: it joins that test's last group of its id.
+      const last = v.unlisted ? lastGroupOf.get(`${t.title}\n${v.id}`) : undefined;
+      if (last) {
+        groups.get(last)!.count += v.count;
+        continue;
+      }
       // Cases of one rule answered the wrong way on one endpoint are one cause, whatever the case.
       const vc = v.verdictCase;
-      const cause = vc ? casesCause(vc.wrong, [], vc.family) : normaliseMessage(v.message, ex);
+      const head: CaseHead | undefined = vc && {
+        wrong: vc.wrong,
+        ...(vc.family ? { family: vc.family } : {}),
+        ...(vc.wrong === 'code' ? { received: v.received, expected: v.expected } : {}),
+      };
+      const across = acrossEndpoints(v);
+      const said = normaliseMessage(v.message, ex);
+      const cause = head
+        ? casesCause(head, [])
+        : across && ex
+          ? said.replace(`${ex.method} ${pathTemplate(ex.path)} `, '')
+          : said;
       // A family of rules broken by one cause is one group across its ids and endpoints.
       const key = vc?.family
-        ? [kind, 'family', vc.family, v.severity].join('\n')
-        : [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
-      if (vc) {
-        const seen = cases.get(key) ?? { wrong: vc.wrong, whats: [], endpoints: new Set<string>() };
-        if (!seen.whats.includes(vc.what)) seen.whats.push(vc.what);
+        ? [kind, 'family', vc.family, vc.wrong, v.severity].join('\n')
+        : across
+          ? [kind, v.id, v.severity, cause].join('\n')
+          : [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
+      lastGroupOf.set(`${t.title}\n${v.id}`, key);
+      if (head || across) {
+        const seen = cases.get(key) ?? { head, whats: [], endpoints: new Set<string>() };
+        if (vc && !seen.whats.includes(vc.what)) seen.whats.push(vc.what);
         if (endpoint) seen.endpoints.add(endpoint);
-        if (vc.family) seen.family = vc.family;
         cases.set(key, seen);
       }
       add(
@@ -285,10 +336,13 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   for (const [key, g] of groups) {
     const said = messages.get(key);
     const c = cases.get(key);
-    if (c?.family) {
-      g.cause = `${casesCause(c.wrong, c.whats, c.family)}${c.endpoints.size > 1 ? ` on ${c.endpoints.size} endpoints` : ''}`;
-      if (c.endpoints.size > 1) delete g.endpoint;
-    } else if (c && c.whats.length > 1) g.cause = casesCause(c.wrong, c.whats);
+    const spread = c && c.endpoints.size > 1 ? ` on ${c.endpoints.size} endpoints` : '';
+    if (c && spread) delete g.endpoint;
+    // A family spans its rule's places: no one location is the group's.
+    if (c?.head?.family) delete g.pointer;
+    if (c?.head && (c.head.family || c.head.wrong === 'code' || c.whats.length > 1))
+      g.cause = `${casesCause(c.head, c.whats)}${spread}`;
+    else if (c && spread) g.cause = `${g.cause}${spread}`;
     else if (g.kind !== 'not_implemented' && said?.size === 1)
       g.cause = [...said][0]!.replace(/\s*\(schema [^)]*\)/g, '');
   }

@@ -1,6 +1,7 @@
 /** How an answer's status and error code are judged and reported. */
 import type { HttpResponse } from '../http/client.ts';
 import type { CheckContext } from '../runtime/check.ts';
+import type { VerdictCase } from '../vocabulary.ts';
 
 /** error.code of an APIError body, if any. */
 export function errorCode(body: unknown): string | undefined {
@@ -25,6 +26,8 @@ export function expectErrorCode(
     received: got,
     expected: code,
     exchange: res.exchange,
+    // One wrong code is one cause, whatever was refused with it and wherever.
+    verdictCase: { wrong: 'code', what },
   });
 }
 
@@ -57,13 +60,14 @@ export function expectStatus(
   id: string,
   expected: ExpectedStatus,
   what: string,
-  evidence: { expected?: unknown; level?: 'notable' } = {},
+  evidence: { expected?: unknown; level?: 'notable'; family?: VerdictCase['family'] } = {},
 ): boolean {
+  const { family, ...shown } = evidence;
   const record = (message: string, wording: unknown, extra: object = {}) =>
     t.violate(id, message, {
       received: res.status,
       expected: wording,
-      ...evidence,
+      ...shown,
       exchange: res.exchange,
       ...extra,
     });
@@ -95,6 +99,8 @@ export function expectStatus(
         ? !expected.not.includes(res.status)
         : expected.includes(res.status);
   t.observe(id, res.exchange);
+  // A family's case: one cause with the other places its rule was broken so (groups.ts).
+  const wrong = isClientError(res.status) ? 'status' : res.status < 300 ? 'accepted' : undefined;
   if (!ok)
     record(
       `${what} was answered ${res.status}`,
@@ -103,6 +109,7 @@ export function expectStatus(
         : 'not' in expected
           ? `not ${listed(expected.not)}`
           : listed(expected),
+      family && wrong ? { verdictCase: { wrong, what, family } } : {},
     );
   return ok;
 }

@@ -47,7 +47,7 @@ for (const [role, scope] of RESTRICTED) {
               ids[ids.length - 1]!,
               refusals,
               `${label(e)} (scope ${scopes.join(' or ')}) with a key restricted to ${scope}`,
-              { expected: refusals.length > 2 ? '403, 401 or 404' : '403 (or 401)' },
+              { expected: refusals.length > 2 ? '403, 401 or 404' : '403 (or 401)', family: 'scope' },
             );
             // The support scope's refusal is the scope rule's too (SCOPE-001), judged by the same answer.
             if (ids.length > 1) t.observe('SCOPE-001', res.exchange);

@@ -7,6 +7,7 @@ import {
   expectErrorCode,
   expectStatus,
   group,
+  isClientError,
   isSuccess,
   label,
   PROBE_CREDENTIALS,
@@ -159,25 +160,22 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
       `not judged: class '${e.effect}' is not allowed, so the probe carried an unparseable body (no valid one), and ${label(e)} answered ${res.status} to the body before judging the key; allow '${e.effect}' to judge ${p.ids.join(' ')} here`,
     );
   const [main] = p.ids;
+  const what = p.title.replace(/^refuses /, '');
+  // Answered as if the key were good, or refused with another status than the contract's: with the
+  // other probes so answered, one cause each (no auth; one status for every key problem).
+  const wrong = isSuccess(res.status) ? 'accepted' : isClientError(res.status) ? 'status' : undefined;
   if (
     !t.ensure(
       p.expect.statuses.includes(res.status),
       main!,
-      `${label(e)}: ${p.title.replace(/^refuses/, 'did not refuse')}`,
+      wrong === 'status'
+        ? `${label(e)}: refused ${what} with ${res.status}, not ${p.expect.statuses.join(' or ')}`
+        : `${label(e)}: ${p.title.replace(/^refuses/, 'did not refuse')}`,
       {
         received: res.status,
         expected: p.expect.statuses.join(' or '),
         exchange: res.exchange,
-        // Answered as if the key were good: with the other probes so answered, one cause (no auth).
-        ...(isSuccess(res.status)
-          ? {
-              verdictCase: {
-                wrong: 'accepted' as const,
-                what: p.title.replace(/^refuses /, ''),
-                family: 'authentication' as const,
-              },
-            }
-          : {}),
+        ...(wrong ? { verdictCase: { wrong, what, family: 'authentication' as const } } : {}),
       },
     )
   ) {

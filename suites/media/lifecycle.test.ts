@@ -358,7 +358,15 @@ check(
         t.violate(
           'LEGACY-001',
           `${r.method} ${r.exchange.path} in the legacy currency format still carries the points field ${p}`,
-          { pointer: p, exchange: r.exchange },
+          {
+            pointer: p,
+            exchange: r.exchange,
+            verdictCase: {
+              wrong: 'carried',
+              what: `${p} of ${r === res ? `POST ${PATH}` : `GET ${PATH}/{id}`}`,
+              family: 'legacy',
+            },
+          },
         );
       }
     }

@@ -20,6 +20,7 @@ async function legacyCall(t: CheckContext, path: string, body: { model: string }
     t.violate('LEGACY-001', `the legacy reply of POST ${path} still carries the points field ${p}`, {
       pointer: p,
       exchange: res.exchange,
+      verdictCase: { wrong: 'carried', what: `${p} of POST ${path}`, family: 'legacy' },
     });
   modelUnchanged(t, res, body.model, `the reply of POST ${path}`);
   return res;

@@ -18,6 +18,7 @@ async function legacyRead(t: CheckContext, path: string) {
     t.violate('LEGACY-001', `GET ${path} in the legacy currency format still carries the points field ${p}`, {
       pointer: p,
       exchange: res.exchange,
+      verdictCase: { wrong: 'carried', what: `${p} of GET ${path}`, family: 'legacy' },
     });
   }
   return res;
@@ -48,6 +49,7 @@ check(
       t.violate('LEGACY-001', `the legacy chat reply still carries the points field ${p}`, {
         pointer: p,
         exchange: res.exchange,
+        verdictCase: { wrong: 'carried', what: `${p} of POST /v1/chat/completions`, family: 'legacy' },
       });
     const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
     t.ensure(

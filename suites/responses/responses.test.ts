@@ -89,14 +89,22 @@ check(
       })
     )
       return;
-    events.forEach((e, i) => {
-      t.ensure(!!e.event, 'RSP-004', `event #${i} has no event name`, {
-        received: e.data.slice(0, 120),
-        exchange: res.exchange,
-      });
-      t.ensure(e.data.length > 0, 'RSP-004', `event #${i} (${e.event ?? 'unnamed'}) has no data`, {
-        exchange: res.exchange,
-      });
+    // One finding per fault of the stream, not per event: its count and first event are the evidence.
+    const unnamed = events.flatMap((e, i) => (e.event ? [] : [i]));
+    const empty = events.flatMap((e, i) => (e.data.length > 0 ? [] : [i]));
+    t.ensure(unnamed.length === 0, 'RSP-004', 'events of the stream have no event name', {
+      received: {
+        events: `${unnamed.length} of ${events.length}`,
+        first: events[unnamed[0]!]?.data.slice(0, 120),
+      },
+      exchange: res.exchange,
+    });
+    t.ensure(empty.length === 0, 'RSP-004', 'events of the stream have no data', {
+      received: {
+        events: `${empty.length} of ${events.length}`,
+        first: `#${empty[0]} (${events[empty[0]!]?.event ?? 'unnamed'})`,
+      },
+      exchange: res.exchange,
     });
     const deltas = events.filter((e) => e.event === 'response.output_text.delta');
     const increments: string[] = [];

@@ -217,6 +217,79 @@ describe('grouping violations by root cause', () => {
     ]);
   });
 
+  it('one wrong error code is one group across endpoints and cases; the unlisted count joins its group', () => {
+    const refusal = (id: string, path: string) =>
+      ex(id, 'GET', path, 401, '{"error":{"code":"unauthorized"}}');
+    const wrongCode = (what: string, exchangeId: string) =>
+      v('AUTH-009', `${what} was refused with code "unauthorized", not invalid_api_key`, {
+        exchangeId,
+        pointer: '/error/code',
+        received: 'unauthorized',
+        expected: 'invalid_api_key',
+        verdictCase: { wrong: 'code', what },
+      });
+    const groups = groupFindings([
+      test(
+        'AUTH-009 a',
+        ['AUTH-009'],
+        [wrongCode('GET /v1/models without a key', 'a')],
+        [refusal('a', '/v1/models')],
+      ),
+      test(
+        'AUTH-009 b',
+        ['AUTH-009'],
+        [
+          wrongCode('GET /v1/usage without a key', 'b'),
+          {
+            ...v('AUTH-009', 'AUTH-009: more violations like the 25 above, counted here but not listed'),
+            count: 4,
+            unlisted: true,
+          },
+        ],
+        [refusal('b', '/v1/usage')],
+      ),
+    ]);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({
+      count: 6,
+      cause:
+        'refusals carried error code "unauthorized", not invalid_api_key (2 cases: GET /v1/models without a key; GET /v1/usage without a key) on 2 endpoints',
+    });
+    expect(groups[0]!.endpoint).toBeUndefined();
+  });
+
+  it('the error shape every exchange is checked for is one group across endpoints; resource ids are folded', () => {
+    const plain = (id: string, method: string, path: string) =>
+      ex(id, method, path, 405, 'Method Not Allowed');
+    const groups = groupFindings(
+      [
+        ['p', 'POST', '/healthz'],
+        ['q', 'PUT', '/status'],
+      ].map(([id, method, path]) =>
+        test(
+          `ERR-070 ${method} ${path}`,
+          ['ERR-070'],
+          [
+            v('ERR-001', `${method} ${path} answered 405 without the APIError shape: the body is not JSON`, {
+              exchangeId: id,
+              scope: 'exchange',
+            }),
+          ],
+          [plain(id!, method!, path!)],
+        ),
+      ),
+    );
+    expect(groups.map((g) => [g.cause, g.endpoint])).toEqual([
+      ['answered 405 without the APIError shape: the body is not JSON on 2 endpoints', undefined],
+    ]);
+    expect(normaliseMessage('a read of job job_7d265ba544dd25617121d444 reports model undefined')).toBe(
+      'a read of job <id> reports model undefined',
+    );
+    expect(normaliseMessage('refused with invalid_request, not points_configured')).toBe(
+      'refused with invalid_request, not points_configured',
+    );
+  });
+
   it('folds sample file names; a group whose members said one thing shows it as said', () => {
     const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
     const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];

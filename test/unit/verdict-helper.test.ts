@@ -171,7 +171,13 @@ describe('expectStatus(): the status a request must get, with its evidence', () 
       [
         'MJOB-014',
         'size 1x1 was refused with code null, not invalid_request',
-        { pointer: '/error/code', received: null, expected: 'invalid_request', exchange: { id: 'x-400' } },
+        {
+          pointer: '/error/code',
+          received: null,
+          expected: 'invalid_request',
+          exchange: { id: 'x-400' },
+          verdictCase: { wrong: 'code', what: 'size 1x1' },
+        },
       ],
     ]);
   });
