@@ -1,9 +1,9 @@
-// The scaffolding command for a new requirement (test/support/new-requirement.ts): what it refuses, and
+// The scaffolding command for a new requirement (tools/new-requirement.ts): what it refuses, and
 // what it writes into the catalogue and the traceability map.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { contractLines } from '../../src/contract.ts';
-import { type NewRequirement, refusal, scaffold } from '../support/new-requirement.ts';
+import { type NewRequirement, refusal, scaffold } from '../../tools/new-requirement.ts';
 
 const CONTRACT = [
   '# Customer API',

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { pkgPath } from '../../src/paths.ts';
+import { pkgPath } from '../src/paths.ts';
 
 /** Test files, and the suite modules that register tests for them (they call check()). */
 function suiteFiles(dir = pkgPath('suites')): string[] {

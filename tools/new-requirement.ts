@@ -8,10 +8,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import YAML from 'yaml';
-import { catalogue, ID_PATTERN } from '../../src/catalogue.ts';
-import { contractLines, fold } from '../../src/contract.ts';
-import { pkgPath } from '../../src/paths.ts';
-import { CONTRACT_PATH } from '../helpers.ts';
+import { catalogue, ID_PATTERN } from '../src/catalogue.ts';
+import { CONTRACT_PATH, contractLines, fold } from '../src/contract.ts';
+import { pkgPath } from '../src/paths.ts';
 import { citedIds } from './cited.ts';
 
 const LEVELS = ['failure', 'implied', 'notable'] as const;
@@ -117,10 +116,10 @@ export function scaffold(
   const where = suites.size > 0 ? [...suites].sort().join(', ') : `a new file suites/<area>/<topic>.test.ts`;
   const steps = [
     `Test: in ${where}, a check({ ids: ['${req.id}'], effect: 'read' | 'write' | 'billable' | 'tickets' | 'payments' }, '<what it proves>', async (t) => { ... }) whose title reads like the contract; judge statuses with expectStatus and findings with t.ensure/t.violate citing '${req.id}'. Both sides of a bound: the acceptance at it and the refusal just past it. (Case tables: fixtures/cases/*.yaml rows citing the id.)`,
-    `Places: if the rule applies on several endpoints, roles, formats, models or forms, give it \`applies\` and \`links\` in fixtures/applicability.yaml; \`npx tsx test/support/applicability.ts --uncovered\` lists what is left.`,
+    `Places: if the rule applies on several endpoints, roles, formats, models or forms, give it \`applies\` and \`links\` in fixtures/applicability.yaml; \`npx tsx tools/applicability.ts --uncovered\` lists what is left.`,
     `Fault: an entry breaking ['${req.id}'] in its area's list (reference/faults/<area>.ts) with its description, its probe (a request and a predicate, or a run) and, where the deployment would describe itself so, an \`openapi\` patch; plus the \`ctx.fault === '<name>'\` branch where the behaviour lives in reference/ (none when the patch is the fault); prove it: npm run mutants -- --only <name> (killed by ${req.id}).`,
     `Variant: if the words allow another reading, an entry of the area's variant list taking it (readings: ['${req.id}']), its reading written in the catalogue entry, and npm run mutants -- --only <variant> passing.`,
-    `Table: npx tsx test/support/requirements-table.ts --write (the requirements table in docs/mutation-matrix.md is generated).`,
+    `Table: npx tsx tools/requirements-table.ts --write (the requirements table in docs/mutation-matrix.md is generated).`,
     `Check: npx vitest run test/unit/catalogue.test.ts test/unit/traceability.test.ts test/unit/applicability.test.ts test/unit/requirements-table.test.ts`,
   ];
   if (traced.length === 0)
