@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
-import { HANG_BOUND_MS } from './test/support/bounds.ts';
 import StartEarlyFirst from './test/support/sequencer.ts';
+import { HANG_BOUND_MS } from './tools/bounds.ts';
 
 // The project's own tests (npm test). The conformance suites in suites/ run only through the CLI.
 export default defineConfig({

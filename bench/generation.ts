@@ -29,7 +29,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.ts';
 import { mediaTable } from '../src/rules/media-models.ts';
-import { writeRefTargets } from '../test/support/ref-target.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import {
   intFlag,
   ROOT,

@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FRAGMENT_CHARS } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
-import { type HostileMode, startHostile } from '../test/support/hostile-server.ts';
-import { findLeaks } from '../test/support/leaks.ts';
-import { writeRefTargets } from '../test/support/ref-target.ts';
+import { type HostileMode, startHostile } from '../tools/hostile-server.ts';
+import { findLeaks } from '../tools/leaks.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 
 const { values } = parseArgs({
   options: {

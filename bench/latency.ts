@@ -1,7 +1,7 @@
 /**
  * bench/latency.ts: how well the runner overlaps requests when the target is slow. The reference
  * runs in this process with a fixed delay on every response (startReference({latencyMs})); the real
- * CLI runs against it in a child process through a temporary targets file (as test/mutation/matrix.ts
+ * CLI runs against it in a child process through a temporary targets file (as tools/mutation/matrix.ts
  * does), with the target's `concurrency` set from --concurrency.
  *
  *   node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N]
@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.ts';
-import { writeRefTargets } from '../test/support/ref-target.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import {
   intFlag,
   readSummary,

@@ -107,7 +107,7 @@ const TIMES = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/;
 
 /**
  * Run `node <script> ...args` from the package root, with the process environment minus every
- * CONFORMANCE_* variable (like test/helpers.ts runCli) plus `env`; bounded by `timeoutMs`.
+ * CONFORMANCE_* variable (like tools/run-cli.ts runCli) plus `env`; bounded by `timeoutMs`.
  * `onLine` sees each stdout line as it arrives. `cpu`: node runs under `sh -c`, whose `times` (POSIX)
  * says the CPU time its child used (cpuMs); the exit code is node's.
  */

@@ -25,7 +25,7 @@ import { coveringDesign, coveringPlan } from '../src/rules/covering.ts';
 import { mediaTable } from '../src/rules/media-models.ts';
 import { BILLABLE } from '../src/runtime/budget.ts';
 import { PROFILES, type Profile } from '../src/vocabulary.ts';
-import { writeRefTargets } from '../test/support/ref-target.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import { ROOT, type Spawned, spawnNode, table, tail, usage, warnIfBusy, writeResult } from './lib.ts';
 
 const { values } = parseArgs({

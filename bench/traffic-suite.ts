@@ -5,7 +5,7 @@
  *
  * Starts the reference, puts a recording reverse proxy in front of it (every exchange written as a HAR
  * 1.2 entry with its timings: `wait` to the response head, `receive` to the end of the body), runs the
- * real CLI against the proxy's URL (a targets file of test/support/ref-target.ts), then judges the
+ * real CLI against the proxy's URL (a targets file of tools/ref-target.ts), then judges the
  * capture in this process. Reports the suite run's verdict, the capture's size, the exchanges judged
  * per second, the requirements the capture could judge and which it could not, and whether the capture
  * of a conformant target passes (any failure there is a false alarm of check-traffic: the suite sends
@@ -21,7 +21,7 @@ import { request } from 'undici';
 import { startReference } from '../reference/start.ts';
 import { harDocument } from '../src/traffic/har-write.ts';
 import { checkTraffic } from '../src/traffic/judge.ts';
-import { writeRefTargets } from '../test/support/ref-target.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import { ROOT, round, spawnNode, warnIfBusy, writeResult } from './lib.ts';
 
 const { values } = parseArgs({

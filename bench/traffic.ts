@@ -3,7 +3,7 @@
  *
  *   node --import tsx bench/traffic.ts [--copies 2000] [--keep]
  *
- * Records one session against the reference with the suite's own client (test/support/traffic-capture.ts:
+ * Records one session against the reference with the suite's own client (tools/traffic-capture.ts:
  * description, catalogs, chat and its replay, refused requests, a responses stream, media jobs polled to
  * their end, the asset), then writes a capture of that session's exchanges repeated `--copies` times
  * (the description and the media job exchanges only once: a repeated job would read as a job leaving
@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkTraffic } from '../src/traffic/judge.ts';
-import { recordCapture } from '../test/support/traffic-capture.ts';
+import { recordCapture } from '../tools/traffic-capture.ts';
 import { intFlag, round, warnIfBusy, writeResult } from './lib.ts';
 
 const { values } = parseArgs({

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 import { loadEntry } from './launch.mjs';
 
-await loadEntry('test/mutation/cli.ts');
+await loadEntry('tools/mutation/cli.ts');

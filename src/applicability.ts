@@ -331,7 +331,7 @@ export type PlaceStatus =
 /**
  * How a place is covered, order-independent: a `test` link whose pattern `hasTest` finds, else an
  * exclusion, else a pending reason, else uncovered. `hasTest` answers for a pattern whether a test of the
- * requirement matches it (a static scan of the suites, test/support/applicability.ts).
+ * requirement matches it (a static scan of the suites, tools/applicability.ts).
  */
 export function placeStatus(id: string, place: Place, hasTest?: (pattern: string) => boolean): PlaceStatus {
   const r = catalogue().get(id);

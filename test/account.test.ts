@@ -14,9 +14,9 @@ import { pkgPath } from '../src/paths.ts';
 import { incompleteness } from '../src/report/bundle.ts';
 import type { Summary } from '../src/report/summary.ts';
 import { PROMPT as STATEFUL_PROMPT } from '../src/stateful/commands/create-job.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { type RefTarget, refTarget, targetArgs } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
-import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-account-')), name);

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import type { Summary } from '../src/report/summary.ts';
+import { type RefTarget, refTarget, targetArgs } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
-import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-budget-')), name);

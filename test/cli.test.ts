@@ -7,8 +7,8 @@ import { type ReferenceHandle, startReference } from '../reference/start.ts';
 import { assertsPredicate, predicateOf } from '../src/applicability.ts';
 import { catalogue } from '../src/catalogue.ts';
 import type { Summary } from '../src/report/summary.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
 import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'gc-cli-'));
 

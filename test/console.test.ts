@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pkgPath } from '../src/paths.ts';
 import type { Summary } from '../src/report/summary.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import { type PartialServer, startPartial } from './support/partial-server.ts';
-import { writeRefTargets } from './support/ref-target.ts';
 
 let server: PartialServer | undefined;
 afterEach(async () => {

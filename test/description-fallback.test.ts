@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Summary } from '../src/report/summary.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { type RefTarget, refTarget, targetArgs } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
-import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 
 const SUITES = 'models,balance,chat,embeddings,openapi,health';
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;

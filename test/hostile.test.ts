@@ -1,6 +1,6 @@
 // @conformance start-early 2
 /**
- * Acceptance tests against hostile targets (test/support/hostile-server.ts): whatever the target sends,
+ * Acceptance tests against hostile targets (tools/hostile-server.ts): whatever the target sends,
  * the run ends, the report is written, the exit code is right, the target is blamed (never the
  * harness), no fragment of a key reaches any output, a read-only run causes no side effect, and signals
  * work through `npm run conformance`. Bounds are generous (the machine is shared): these are not timing
@@ -15,16 +15,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FRAGMENT_CHARS } from '../src/http/redact.ts';
 import { pkgPath } from '../src/paths.ts';
 import type { Summary } from '../src/report/summary.ts';
-import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
 import {
   type HostileMode,
   type HostileOptions,
   type HostileServer,
   startHostile,
-} from './support/hostile-server.ts';
-import { findLeaks } from './support/leaks.ts';
-import { writeRefTargets } from './support/ref-target.ts';
+} from '../tools/hostile-server.ts';
+import { findLeaks } from '../tools/leaks.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
+import { runCli } from './helpers.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
 
@@ -282,41 +282,22 @@ describe('signals through npm run conformance', { timeout: HANG_BOUND_MS }, () =
 });
 
 /** The CLI in a child process, with its peak resident memory (VmHWM, read while it runs: threads included). */
-function runMeasured(
+async function runMeasured(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) clean[k] = v;
-  const child = spawn(process.execPath, [pkgPath('bin', 'gateway-conformance.mjs'), ...args], {
-    env: { ...clean, ...env },
-    cwd: pkgPath(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
   let peakKb = 0;
-  child.stdout!.on('data', (d) => {
-    stdout += d;
+  const run = await runCli(args, env, timeoutMs, (child) => {
+    const poll = setInterval(() => {
+      try {
+        const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
+        if (hwm) peakKb = Math.max(peakKb, Number(hwm));
+      } catch {}
+    }, 100);
+    return () => clearInterval(poll);
   });
-  child.stderr!.on('data', (d) => {
-    stderr += d;
-  });
-  const poll = setInterval(() => {
-    try {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
-      if (hwm) peakKb = Math.max(peakKb, Number(hwm));
-    } catch {}
-  }, 100);
-  const kill = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearInterval(poll);
-      clearTimeout(kill);
-      resolve({ code, stdout, stderr, peakMb: Math.round(peakKb / 1024) });
-    }),
-  );
+  return { ...run, peakMb: Math.round(peakKb / 1024) };
 }
 
 /** Every element name of a parsed XML document. */

@@ -15,9 +15,9 @@ import { CONTRACT_PATH, fold } from '../src/contract.ts';
 import { pkgPath } from '../src/paths.ts';
 import type { SarifLog } from '../src/report/sarif.ts';
 import type { Summary } from '../src/report/summary.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { type RefTarget, refTarget, targetArgs } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
-import { type RefTarget, refTarget, targetArgs } from './support/ref-target.ts';
 import { sarifErrors } from './support/sarif-schema.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;

@@ -17,10 +17,10 @@ import type { SarifLog } from '../src/report/sarif.ts';
 import { EXIT } from '../src/report/summary.ts';
 import { harItems } from '../src/traffic/har-stream.ts';
 import { checkTraffic } from '../src/traffic/judge.ts';
+import { findLeaks } from '../tools/leaks.ts';
+import { recordCapture } from '../tools/traffic-capture.ts';
 import { runCli } from './helpers.ts';
-import { findLeaks } from './support/leaks.ts';
 import { sarifErrors } from './support/sarif-schema.ts';
-import { recordCapture } from './support/traffic-capture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'traffic-'));
 const har = (name: string) => pkgPath('fixtures', 'har', name);

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Summary, verdictLine } from '../src/report/summary.ts';
 import { DEAD_AFTER } from '../src/runtime/liveness.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { type HostileServer, startHostile } from '../tools/hostile-server.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
-import { HANG_BOUND_MS } from './support/bounds.ts';
-import { type HostileServer, startHostile } from './support/hostile-server.ts';
-import { writeRefTargets } from './support/ref-target.ts';
 
 const tmp = (name: string) => join(mkdtempSync(join(tmpdir(), 'gc-verdict-')), name);
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;

@@ -1,7 +1,13 @@
 // @conformance start-early 1
 import { expect, it } from 'vitest';
 import { FAULTS, VARIANTS } from '../../reference/start.ts';
-import { formatRow, groupDistribution, plan, ROW_TIMEOUT_MS, runMatrix } from './matrix.ts';
+import {
+  formatRow,
+  groupDistribution,
+  plan,
+  ROW_TIMEOUT_MS,
+  runMatrix,
+} from '../../tools/mutation/matrix.ts';
 
 it(
   'kills every seeded fault by the ids it breaks, and passes the reference and every conformant variant',

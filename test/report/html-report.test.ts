@@ -25,9 +25,9 @@ import { renderHtmlReport, writeHtmlReport } from '../../src/report/html.ts';
 import { requirementResults } from '../../src/report/requirements.ts';
 import { aggregate, OUTCOMES, type StoredSummary, type Summary, VERDICTS } from '../../src/report/summary.ts';
 import type { TestResultRecord } from '../../src/report/test-result.ts';
+import { HANG_BOUND_MS } from '../../tools/bounds.ts';
+import { writeRefTargets } from '../../tools/ref-target.ts';
 import { runCli } from '../helpers.ts';
-import { HANG_BOUND_MS } from '../support/bounds.ts';
-import { writeRefTargets } from '../support/ref-target.ts';
 
 const KEY = 'sk-live-0123456789abcdef';
 const OTHER = 'sk-live-fedcba9876543210';

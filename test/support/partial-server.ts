@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { startReference } from '../../reference/start.ts';
 import { POINTS_FIELDS } from '../../src/checks/points.ts';
-import type { TargetFacts } from './ref-target.ts';
+import type { TargetFacts } from '../../tools/ref-target.ts';
 
 export interface PartialServer extends TargetFacts {
   close(): Promise<void>;

@@ -11,7 +11,7 @@ import {
   touchOf,
 } from '../../src/applicability.ts';
 import { catalogue } from '../../src/catalogue.ts';
-import { placeRows, tally } from '../support/applicability.ts';
+import { placeRows, tally } from '../../tools/applicability.ts';
 
 describe('applicability map', () => {
   const rows = placeRows();

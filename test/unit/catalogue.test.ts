@@ -4,8 +4,8 @@ import { parse } from 'yaml';
 import { catalogue, ID_PATTERN, notJudged, violation } from '../../src/catalogue.ts';
 import { keysFromEnv } from '../../src/config/env.ts';
 import { pkgPath } from '../../src/paths.ts';
+import { citedIds } from '../../tools/cited.ts';
 import { contractText, fold } from '../helpers.ts';
-import { citedIds } from '../support/cited.ts';
 
 describe('requirement catalogue', () => {
   const raw = parse(readFileSync(pkgPath('fixtures', 'requirements.yaml'), 'utf8')) as {

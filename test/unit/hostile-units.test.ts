@@ -15,7 +15,7 @@ import { hasDotSegment, segment, UnsendableId } from '../../src/http/segment.ts'
 import { consoleText, inert } from '../../src/report/neutral.ts';
 import { xmlDocument, xmlText } from '../../src/report/xml.ts';
 import { seededSample } from '../../src/runtime/sample.ts';
-import { HANG_BOUND_MS } from '../support/bounds.ts';
+import { HANG_BOUND_MS } from '../../tools/bounds.ts';
 
 const HOSTILE =
   '\n::add-mask::passed\n::error file=x::y\n##[warning]w \u001b[2J\u001b]0;title\u0007 \u001b]8;;https://e/\u001b\\l ]]><x/>]]><x/> \u009b31m \u202e';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FRAGMENT_CHARS, PROBE_CREDENTIALS, Redactor } from '../../src/http/redact.ts';
-import { findLeaks } from '../support/leaks.ts';
+import { findLeaks } from '../../tools/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
 

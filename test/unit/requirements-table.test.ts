@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULTS, VARIANTS } from '../../reference/faults.ts';
 import { catalogue } from '../../src/catalogue.ts';
 import { pkgPath } from '../../src/paths.ts';
-import { TABLE_PAGE, withCurrentTable } from '../support/requirements-table.ts';
+import { TABLE_PAGE, withCurrentTable } from '../../tools/requirements-table.ts';
 
 describe('requirements x faults x variants', () => {
   it('every fault and every variant names requirements of the catalogue', () => {
@@ -15,7 +15,7 @@ describe('requirements x faults x variants', () => {
     }
   });
 
-  it(`the table in ${TABLE_PAGE} is current (npx tsx test/support/requirements-table.ts --write)`, () => {
+  it(`the table in ${TABLE_PAGE} is current (npx tsx tools/requirements-table.ts --write)`, () => {
     const page = readFileSync(pkgPath(TABLE_PAGE), 'utf8');
     expect(page).toBe(withCurrentTable(page));
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pkgPath } from '../../src/paths.ts';
-import { HANG_BOUND_MS } from '../support/bounds.ts';
+import { HANG_BOUND_MS } from '../../tools/bounds.ts';
 
 /** Probe file -> the module it imports. */
 const PROBES: Record<string, string> = {

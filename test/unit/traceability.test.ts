@@ -6,8 +6,8 @@ import { parse } from 'yaml';
 import { catalogue } from '../../src/catalogue.ts';
 import { contractLines } from '../../src/contract.ts';
 import { pkgPath } from '../../src/paths.ts';
+import { citedIds } from '../../tools/cited.ts';
 import { CONTRACT_PATH } from '../helpers.ts';
-import { citedIds } from '../support/cited.ts';
 
 interface Entry {
   section: string;

@@ -1,11 +1,11 @@
 /**
- * test/mutation/variant-plan.ts: which operations a variant's own description changes. Only a change of
+ * tools/mutation/variant-plan.ts: which operations a variant's own description changes. Only a change of
  * responses (directly, or through components that no request body or parameter shares) names
  * operations; any other change counts as everywhere, so that variant's row runs the whole suite.
  */
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../../src/openapi/document.ts';
-import { changedOperations } from '../mutation/variant-plan.ts';
+import { changedOperations } from '../../tools/mutation/variant-plan.ts';
 
 const ok = (ref: string) => ({ '200': { content: { 'application/json': { schema: { $ref: ref } } } } });
 function doc(): Json {

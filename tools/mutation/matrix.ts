@@ -14,9 +14,9 @@ import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference
 import type { Json } from '../../src/openapi/document.ts';
 import { pkgPath } from '../../src/paths.ts';
 import type { Summary } from '../../src/report/summary.ts';
-import { type CliRun, runCli } from '../helpers.ts';
-import { HANG_BOUND_MS } from '../support/bounds.ts';
-import { writeRefTargets } from '../support/ref-target.ts';
+import { HANG_BOUND_MS } from '../bounds.ts';
+import { writeRefTargets } from '../ref-target.ts';
+import { type CliRun, runCli } from '../run-cli.ts';
 import { type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
 
 /**
@@ -80,7 +80,7 @@ class RowRunner {
   private start(): ChildProcess {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) env[k] = v;
-    const child = fork(pkgPath('test', 'mutation', 'row-runner.mjs'), [], {
+    const child = fork(pkgPath('tools', 'mutation', 'row-runner.mjs'), [], {
       cwd: pkgPath(),
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -2,8 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startReference } from '../../reference/start.ts';
-import { QUICK_MEDIA_POLLING } from '../../src/app/embedded.ts';
+import { startReference } from '../reference/start.ts';
+import { QUICK_MEDIA_POLLING } from '../src/app/embedded.ts';
 
 type Reference = Awaited<ReturnType<typeof startReference>>;
 /** What a targets file needs of a running server: its URL, keys, hints, capabilities, canaries and limits. */

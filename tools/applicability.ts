@@ -1,11 +1,11 @@
 // The applicability map's static side: which places of fixtures/applicability.yaml have a test, an
-// exclusion or a pending reason. Run `npx tsx test/support/applicability.ts --uncovered` to list the
+// exclusion or a pending reason. Run `npx tsx tools/applicability.ts --uncovered` to list the
 // places without a test (pending and uncovered), `--all` for every place with its status.
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { type Place, type PlaceStatus, placeStatus, placesOf, STATED } from '../../src/applicability.ts';
-import { catalogue } from '../../src/catalogue.ts';
-import { pkgPath } from '../../src/paths.ts';
+import { type Place, type PlaceStatus, placeStatus, placesOf, STATED } from '../src/applicability.ts';
+import { catalogue } from '../src/catalogue.ts';
+import { pkgPath } from '../src/paths.ts';
 import { citedIds } from './cited.ts';
 
 export interface PlaceRow {

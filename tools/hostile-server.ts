@@ -32,7 +32,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startReference } from '../../reference/start.ts';
+import { startReference } from '../reference/start.ts';
 import type { TargetFacts } from './ref-target.ts';
 
 export type HostileMode =

@@ -6,10 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startReference } from '../../reference/start.ts';
-import { HttpClient, type HttpResponse, type RequestSpec } from '../../src/http/client.ts';
-import { Redactor } from '../../src/http/redact.ts';
-import { harDocument, harEntry } from '../../src/traffic/har-write.ts';
+import { startReference } from '../reference/start.ts';
+import { HttpClient, type HttpResponse, type RequestSpec } from '../src/http/client.ts';
+import { Redactor } from '../src/http/redact.ts';
+import { harDocument, harEntry } from '../src/traffic/har-write.ts';
 
 const ACK = { provider_processing_acknowledged: true };
 
