@@ -343,8 +343,10 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
     if (c?.head && (c.head.family || c.head.wrong === 'code' || c.whats.length > 1))
       g.cause = `${casesCause(c.head, c.whats)}${spread}`;
     else if (c && spread) g.cause = `${g.cause}${spread}`;
-    else if (g.kind !== 'not_implemented' && said?.size === 1)
-      g.cause = [...said][0]!.replace(/\s*\(schema [^)]*\)/g, '');
+    else if (g.kind !== 'not_implemented' && said?.size)
+      // What was said, not a template of it (`<file>: input.duration_ms is #`): the first member's
+      // words, and how many others said the same with other values.
+      g.cause = `${[...said][0]!.replace(/\s*\(schema [^)]*\)/g, '')}${said.size > 1 ? `, and ${said.size - 1} more like it` : ''}`;
   }
   // One fact found twice, by a test's own check and by the check of every exchange (the same id on the
   // same endpoint and location): one group, the test's.
@@ -386,10 +388,13 @@ export const notRunKey = (t: Pick<TestResultRecord, 'cause' | 'reason'>): string
 
 /**
  * What a not-run group says: the cause's subject where it is the sentence its tests share (an endpoint
- * not implemented, a ground of the points budget), else the reason of its first test.
+ * not implemented, a ground of the points budget, a precondition the target did not meet), else the
+ * reason of its first test.
  */
 export const notRunLabel = (cause: NotRunCause | undefined, reason: string): string =>
-  cause?.kind === 'endpoint' || cause?.kind === 'budget' ? cause.subject : reason;
+  cause?.kind === 'endpoint' || cause?.kind === 'budget' || cause?.kind === 'precondition'
+    ? cause.subject
+    : reason;
 
 /** The tests not run, one group per typed cause (kind and subject), else per reason; largest first. */
 export function groupNotRun(tests: TestResultRecord[], findings: FindingGroup[]): NotRunGroup[] {

@@ -158,6 +158,12 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
   if (safe && BODY_FIRST.includes(res.status))
     t.skip(
       `not judged: class '${e.effect}' is not allowed, so the probe carried an unparseable body (no valid one), and ${label(e)} answered ${res.status} to the body before judging the key; allow '${e.effect}' to judge ${p.ids.join(' ')} here`,
+      // One line for every probe so left unjudged: the class is the cause, allowing it the remedy.
+      {
+        kind: 'precondition',
+        subject: `key probes of '${e.effect}' endpoints carried an unparseable body (the class is not allowed), which the target judged before the key`,
+        remedy: `allow '${e.effect}' (--allow) to send them a valid body`,
+      },
     );
   const [main] = p.ids;
   const what = p.title.replace(/^refuses /, '');

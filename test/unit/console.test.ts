@@ -290,7 +290,7 @@ describe('grouping violations by root cause', () => {
     );
   });
 
-  it('folds sample file names; a group whose members said one thing shows it as said', () => {
+  it("folds sample file names into one cause, and shows the first member's words, not a template", () => {
     const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
     const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];
     const groups = groupFindings(
@@ -304,7 +304,9 @@ describe('grouping violations by root cause', () => {
       ),
     );
     expect(groups).toHaveLength(1);
-    expect(groups[0]!.cause).toBe('<file>: input.size_bytes is 1, the file has more bytes');
+    expect(groups[0]!.cause).toBe(
+      'png-64x48.png: input.size_bytes is 1, the file has more bytes, and 3 more like it',
+    );
     const one = groupFindings([
       test('OAS-001 x', ['OAS-001'], [v('OAS-001', 'openapi is "3.0.3", expected 3.1.x')], []),
       test('OAS-001 y', ['OAS-001'], [v('OAS-001', 'openapi is "3.0.3", expected 3.1.x')], []),
