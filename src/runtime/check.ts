@@ -13,7 +13,7 @@ import {
 import { targetClient } from '../http/target-client.ts';
 import { type CountedViolation, type ViolationExtra, ViolationLog } from '../violation-log.ts';
 import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
-import { roleCause } from './applicability.ts';
+import { roleCause } from './may-run.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
 import { caseVerdict, type Verdict } from './judgement.ts';

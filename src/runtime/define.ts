@@ -7,7 +7,7 @@ import { describe, test } from 'vitest';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
-import { type NotApplicable, notApplicable } from './applicability.ts';
+import { type NotApplicable, notApplicable } from './may-run.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
