@@ -7,14 +7,13 @@ import { join } from 'node:path';
 import type { TestSpecification } from 'vitest/node';
 import type { TargetConfig } from '../config/targets.ts';
 import type { Redactor } from '../http/redact.ts';
-import { PKG_ROOT } from '../paths.ts';
 import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
 import { CACHE_ROOT, cacheRootTrusted } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
-import { keepOurSignalHandlers, ourSignalHandlers, SUITE_GLOB } from './selection.ts';
+import { SUITE_GLOB, suitesVitest } from './selection.ts';
 import { suiteHints } from './suite-hints.ts';
 
 let vitestNode: Promise<typeof import('vitest/node')> | undefined;
@@ -58,13 +57,9 @@ export async function runSuites(
     fsModuleCache: cacheRootTrusted(),
     fsModuleCachePath: join(CACHE_ROOT, 'vitest-modules'),
   };
-  const ours = ourSignalHandlers();
-  const vitest = await createVitest(
-    'test',
+  const vitest = await suitesVitest(
+    createVitest,
     {
-      config: false,
-      root: PKG_ROOT,
-      watch: false,
       // Not vitest's own reporter: one line per group of findings at the end (printVerdict), not a
       // dump with code frames per failing test; progress meanwhile.
       reporters: progress ? [reporter, new ProgressReporter(progress)] : [reporter],
@@ -79,11 +74,8 @@ export async function runSuites(
         projects: suiteProjects(testsPerWorker, experimental),
         sequence: { sequencer: LongChainsFirst },
       },
-    } as never,
+    },
   );
-  // Vitest exits the process on SIGINT; the run's own handler stops it gracefully instead (cleanups
-  // and the report still happen), so vitest's handlers are removed.
-  keepOurSignalHandlers(ours);
   try {
     await vitest.start(opts.files ?? []);
   } finally {
