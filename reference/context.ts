@@ -1,4 +1,5 @@
-import type { ApiKey, State, Toggles } from './state.ts';
+import type { ApiKey, State } from './state.ts';
+import type { Toggles } from './toggles.ts';
 
 /** What every reference module gets: the run's state and its one fault and/or variant. */
 export interface RefContext extends Toggles {

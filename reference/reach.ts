@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { VariantName } from './faults.ts';
-import type { Toggles } from './state.ts';
+import type { Toggles } from './toggles.ts';
 
 /** The request being answered (its id, the X-Request-ID it is sent with), across its async steps. */
 const current = new AsyncLocalStorage<string>();

@@ -1,9 +1,9 @@
 // In-memory accounts, keys and catalogs of one reference server run. Keys are random per start.
 import { randomBytes } from 'node:crypto';
 import { BlockList } from 'node:net';
-import type { FaultName, VariantName } from './faults.ts';
 import { ROLE_NAMES } from './fixtures.ts';
 import { isVariant } from './reach.ts';
+import type { Toggles } from './toggles.ts';
 
 export type Scope = 'models' | 'inference' | 'media' | 'support' | 'usage' | 'balance';
 
@@ -86,13 +86,6 @@ export interface State {
   /** Role -> key value, every role of fixtures/roles.yaml. */
   roleKeys: Record<string, string>;
   hints: Record<string, string>;
-}
-
-export interface Toggles {
-  fault?: FaultName;
-  variant?: VariantName;
-  /** Where the variants' branches are reached (reference/reach.ts), when the starter records it. */
-  reach?: { note(name: VariantName): void };
 }
 
 const GIB = 1024 ** 3;

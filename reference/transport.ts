@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { REUSE_CLOSE_EVERY } from './faults/transport.ts';
 import { isVariant } from './reach.ts';
 
 /** A hanging request is dropped by the server after this long, so no socket is held forever. */
@@ -88,9 +89,6 @@ export function registerTransport(
     }
   });
 }
-
-/** Variant keepalive-close-on-reuse: every how many requests on a reused connection one is dropped. */
-export const REUSE_CLOSE_EVERY = 4;
 
 /**
  * Variant keepalive-close-on-reuse: the race every HTTP client meets behind a load balancer that closes

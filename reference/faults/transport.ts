@@ -3,8 +3,15 @@
 // TransportError, the test into a GEN-001 failure), whatever the test checks; `breaks` also names the
 // endpoint's own id so that the filtered run selects the tests requesting it (GEN-001 alone selects only
 // the response-conformance test).
-import { REUSE_CLOSE_EVERY } from '../transport.ts';
 import { type Fault, req, type Variant } from './probe.ts';
+
+/**
+ * Variant keepalive-close-on-reuse: every how many requests on a reused connection one is dropped. Owned
+ * by the variant's entry (its probe counts to it) and read by the server (reference/transport.ts): the
+ * fault table stays a leaf the server imports, never the other way (the import circle through
+ * transport.ts, context.ts and state.ts back to faults.ts).
+ */
+export const REUSE_CLOSE_EVERY = 4;
 
 export const TRANSPORT_FAULTS = [
   // transport.ts: GET /v1/balance holds the socket without answering (dropped by the server after 120 s)

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { keysFromEnv } from '../config/env.ts';
-import type { Exchange } from '../http/client.ts';
+import type { Exchange, HttpClient } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { loadExpectations } from '../report/expectations.ts';
@@ -119,6 +119,11 @@ async function planThenFinish(input: FinishInput): Promise<RunResult> {
   }
 }
 
+/**
+ * The run's steps in their order: its console, its logs and clients, the selection checked before any
+ * request, the preflight, the budget (and run.json the workers read), the suites, the balance after.
+ * Each step is a function of its own; what one finds reaches the next as a typed value.
+ */
 async function conformanceRun(
   opts: RunOptions & { reportDir: string; createdDir: boolean },
   keys: Partial<Record<Role, string>>,
@@ -126,23 +131,88 @@ async function conformanceRun(
   out: (s: string) => void,
   deadline: RunConfig['deadline'],
 ): Promise<FinishInput> {
-  const { target } = opts;
-  // A heartbeat while the run goes (non-TTY), or a live line (TTY); what the run prints clears it first.
+  const { target, reportDir } = opts;
+  const { progress, log } = runConsole(opts, out);
+  progress?.setPhase(`preflight: reading ${target.baseUrl}/openapi.json and the catalog`);
+  progress?.start();
+  const startedAt = new Date();
+  const clients = runClients(opts, keys, redactor, deadline);
+  const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
+  const profile = opts.profile ?? 'standard';
+
+  const run = runConfigOf(opts, { reportDir, exchangesFile: clients.exchangesFile, deadline });
+  const runFile = reportFile(reportDir, 'run');
+  await selectionFirst(opts, run, runFile);
+  const { openapi, descriptionFailure, preflightNote } = await preflightOf(opts, clients);
+  if (!opts.quiet && !opts.dryRun)
+    log(concurrencyPlan(target, availableParallelism(), opts.workers).describe);
+  if (openapi) run.openapi = openapi;
+  const before = await budgetBefore(opts, run, clients, profile, log);
+  writeFileSync(runFile, JSON.stringify(run, null, 2));
+
+  // No usable description is the target's failure (OAS-001), not the end of the run: every response is
+  // then validated against the documented contract (schemas/), so every other rule is still judged.
+  if (descriptionFailure)
+    log(
+      `✗ ${descriptionFailure.violations[0]!.message}; responses are validated against the documented schemas`,
+    );
+  const { tests, harnessErrors } = await suitesOf(opts, redactor, runFile, progress, profile, log);
+  if (preflightNote) tests.unshift(preflightNote);
+  if (descriptionFailure) tests.unshift(descriptionFailure);
+  const balance = await balanceFound(opts, clients, before);
+  const cut = active?.cut;
+  progress?.stop();
+  return {
+    opts,
+    run,
+    keys,
+    redactor,
+    expectations,
+    found: { startedAt, tests, harnessErrors, cut, ...balance },
+    log,
+  };
+}
+
+/**
+ * The run's console: a heartbeat while the run goes (non-TTY), or a live line (TTY); what the run
+ * prints clears it first.
+ */
+function runConsole(
+  opts: RunOptions & { reportDir: string },
+  out: (s: string) => void,
+): { progress: Progress | undefined; log: (s: string) => void } {
   const progress =
-    opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(reportDir));
+    opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(opts.reportDir));
   const log = (s: string) => {
     progress?.clearLive();
     out(consoleText(s));
     progress?.noteOutput();
   };
-  progress?.setPhase(`preflight: reading ${target.baseUrl}/openapi.json and the catalog`);
-  progress?.start();
-  const startedAt = new Date();
-  const { reportDir } = opts;
-  const exchangeLog = ExchangeLog.of(reportDir);
+  return { progress, log };
+}
+
+/** The run's own clients and the exchange log they append to (the workers have their own). */
+interface RunClients {
+  /** The preflight's: a stop asked during the preflight ends its request in flight. */
+  preflightClient: HttpClient;
+  /** The balance reads around the suites: a stop does not end them. */
+  client: HttpClient;
+  /** The preflight's exchanges, which the preflight judges. */
+  preflightExchanges: Exchange[];
+  exchangesFile: string;
+  auth: { authorization: string };
+}
+
+/** A fresh exchange log and spend log in the report directory, and the clients that write the first. */
+function runClients(
+  opts: RunOptions & { reportDir: string },
+  keys: Partial<Record<Role, string>>,
+  redactor: Redactor,
+  deadline: RunConfig['deadline'],
+): RunClients {
+  const exchangeLog = ExchangeLog.of(opts.reportDir);
   exchangeLog.create();
-  SpendLog.of(reportDir).create();
-  const exchangesFile = exchangeLog.file;
+  SpendLog.of(opts.reportDir).create();
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
     testName: 'preflight',
@@ -154,137 +224,152 @@ async function conformanceRun(
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);
   // the balance reads around the suites use a client the stop does not end.
-  const preflightClient = targetClient(target, redactor, {
+  const preflightClient = targetClient(opts.target, redactor, {
     ...clientOptions,
     ...(active ? { signal: active.preflight.signal } : {}),
   });
-  const client = targetClient(target, redactor, clientOptions);
+  const client = targetClient(opts.target, redactor, clientOptions);
   const auth = { authorization: `Bearer ${keys.primary ?? ''}` };
-  const expectations = opts.expectationsFile ? loadExpectations(opts.expectationsFile) : undefined;
-  const profile = opts.profile ?? 'standard';
+  return { preflightClient, client, preflightExchanges, exchangesFile: exchangeLog.file, auth };
+}
 
-  const run = runConfigOf(opts, { reportDir, exchangesFile, deadline });
-  const runFile = reportFile(reportDir, 'run');
-  // A selection (--filter, --suite) that matches no test is a usage error, found before any request.
-  if ((opts.filter !== undefined || opts.files?.length) && !opts.selectionKnown) {
-    try {
-      await checkSelection(opts, run, runFile);
-    } catch (err) {
-      // Nothing ran and nothing was sent: a report directory this run made holds nothing worth keeping.
-      if (opts.createdDir) rmSync(reportDir, { recursive: true, force: true });
-      throw err;
-    }
+/** A selection (--filter, --suite) that matches no test is a usage error, found before any request. */
+async function selectionFirst(
+  opts: RunOptions & { reportDir: string; createdDir: boolean },
+  run: RunConfig,
+  runFile: string,
+): Promise<void> {
+  if ((opts.filter === undefined && !opts.files?.length) || opts.selectionKnown) return;
+  try {
+    await checkSelection(opts, run, runFile);
+  } catch (err) {
+    // Nothing ran and nothing was sent: a report directory this run made holds nothing worth keeping.
+    if (opts.createdDir) rmSync(opts.reportDir, { recursive: true, force: true });
+    throw err;
   }
+}
 
-  let openapi: RunConfig['openapi'];
-  let descriptionFailure: TestResultRecord | undefined;
-  let preflightNote: TestResultRecord | undefined;
-  if (!opts.dryRun) {
-    try {
-      ({ openapi, descriptionFailure, preflightNote } = await preflight(
-        target,
-        preflightClient,
-        auth,
-        reportDir,
-        preflightExchanges,
-      ));
-    } catch (err) {
-      // Interrupted during the preflight: no verdict on the target, but a report all the same.
-      if (!active?.cut) throw err;
-    }
+/** The preflight's findings; none in a dry run (it sends nothing) or when a stop interrupted it. */
+async function preflightOf(
+  opts: RunOptions & { reportDir: string },
+  clients: RunClients,
+): Promise<Partial<Awaited<ReturnType<typeof preflight>>>> {
+  if (opts.dryRun) return {};
+  try {
+    return await preflight(
+      opts.target,
+      clients.preflightClient,
+      clients.auth,
+      opts.reportDir,
+      clients.preflightExchanges,
+    );
+  } catch (err) {
+    // Interrupted during the preflight: no verdict on the target, but a report all the same.
+    if (!active?.cut) throw err;
+    return {};
   }
+}
 
-  if (!opts.quiet && !opts.dryRun)
-    log(concurrencyPlan(target, availableParallelism(), opts.workers).describe);
+/**
+ * The balance read before the suites: its total, and held_points (total - available), the holds the
+ * account had already.
+ */
+interface BalanceBefore {
+  total?: Decimal;
+  held?: Decimal;
+}
 
-  if (openapi) run.openapi = openapi;
-  // A dry run sends the target nothing, not even these reads.
-  let balanceBefore: Decimal | undefined;
-  /** held_points (total - available) before the run: what holds the account had already. */
-  let heldBefore: Decimal | undefined;
-  if (!opts.dryRun && !active?.cut) {
-    const balance = await readBalance(client, auth, target);
-    balanceBefore = balance.total;
-    heldBefore = heldOf(balance);
-    const planned = await planBudget(target, balance, client, auth);
-    if (planned.budget) run.budget = planned.budget;
-    // The balance's measure of the spend starts at 0 with the available points read just now.
-    if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
-    // Prices known before the run: admission predicts from them before the run's own jobs refine them.
-    if (planned.budget && opts.pricesFile) notePrices(reportDir, loadPrices(opts.pricesFile));
-    if (!opts.quiet) for (const line of planned.lines) log(line);
-    if (!opts.quiet && !target.embedded && target.allow.includes('billable'))
-      for (const line of opts.pricesFile
-        ? pricePlanLines(
-            mediaTable(),
-            profile,
-            loadPrices(opts.pricesFile),
-            opts.pricesFile,
-            planned.budget?.points ?? null,
-          )
-        : [NO_PRICES])
-        log(line);
-    if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
-      log(
-        `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
-      );
-  } else if (opts.dryRun) {
+/**
+ * The run's budget (into `run`) and what it says of it: from the balance read before the suites in a
+ * real run, from the target's settings alone in a dry run (a dry run sends the target nothing, not even
+ * these reads). Returns the balance read, if it was.
+ */
+async function budgetBefore(
+  opts: RunOptions & { reportDir: string },
+  run: RunConfig,
+  clients: RunClients,
+  profile: NonNullable<RunOptions['profile']>,
+  log: (s: string) => void,
+): Promise<BalanceBefore | undefined> {
+  const { target, reportDir } = opts;
+  if (opts.dryRun) {
     if (!opts.quiet) for (const line of planBudgetLines(target)) log(line);
     const budget = dryRunBudget(target);
     if (budget) run.budget = budget;
+    return undefined;
   }
-  writeFileSync(runFile, JSON.stringify(run, null, 2));
-
-  let tests: TestResultRecord[] = [];
-  let harnessErrors: string[] = [];
-  // No usable description is the target's failure (OAS-001), not the end of the run: every response is
-  // then validated against the documented contract (schemas/), so every other rule is still judged.
-  if (descriptionFailure)
+  if (active?.cut) return undefined;
+  const balance = await readBalance(clients.client, clients.auth, target);
+  const planned = await planBudget(target, balance, clients.client, clients.auth);
+  if (planned.budget) run.budget = planned.budget;
+  // The balance's measure of the spend starts at 0 with the available points read just now.
+  if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
+  // Prices known before the run: admission predicts from them before the run's own jobs refine them.
+  if (planned.budget && opts.pricesFile) notePrices(reportDir, loadPrices(opts.pricesFile));
+  if (!opts.quiet) for (const line of planned.lines) log(line);
+  if (!opts.quiet && !target.embedded && target.allow.includes('billable'))
+    for (const line of opts.pricesFile
+      ? pricePlanLines(
+          mediaTable(),
+          profile,
+          loadPrices(opts.pricesFile),
+          opts.pricesFile,
+          planned.budget?.points ?? null,
+        )
+      : [NO_PRICES])
+      log(line);
+  if (!opts.quiet && (target.allow.includes('write') || target.allow.includes('billable')))
     log(
-      `✗ ${descriptionFailure.violations[0]!.message}; responses are validated against the documented schemas`,
+      `cleanup: an input a job holds is waited for only while the job progresses, at most ${Math.round(cleanupBoundMs(target) / 1000)} s per test; what stays held is reported left behind`,
     );
-  if (!active?.cut) {
-    // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
-    const collected = suiteFiles(opts.files ?? []).some((file) => suiteHints(file).mediaAcceptance);
-    if (
-      !opts.quiet &&
-      collected &&
-      target.allow.includes('billable') &&
-      (profile === 'thorough' || opts.dryRun)
-    )
-      log(coveringPlanLine(mediaTable(), profile));
-    progress?.setPhase('starting the test workers');
-    ({ tests, harnessErrors } = await runSuites(opts, target, redactor, runFile, progress));
-  }
-  if (preflightNote) tests.unshift(preflightNote);
-  if (descriptionFailure) tests.unshift(descriptionFailure);
-  // Nothing is sent after the deadline (the balance read after the suites neither).
+  return { total: balance.total, held: heldOf(balance) };
+}
+
+/** The suites' test records and harness errors; none when the run was stopped before them. */
+async function suitesOf(
+  opts: RunOptions,
+  redactor: Redactor,
+  runFile: string,
+  progress: Progress | undefined,
+  profile: NonNullable<RunOptions['profile']>,
+  log: (s: string) => void,
+): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
+  if (active?.cut) return { tests: [], harnessErrors: [] };
+  const { target } = opts;
+  // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
+  const collected = suiteFiles(opts.files ?? []).some((file) => suiteHints(file).mediaAcceptance);
+  if (
+    !opts.quiet &&
+    collected &&
+    target.allow.includes('billable') &&
+    (profile === 'thorough' || opts.dryRun)
+  )
+    log(coveringPlanLine(mediaTable(), profile));
+  progress?.setPhase('starting the test workers');
+  return runSuites(opts, target, redactor, runFile, progress);
+}
+
+/**
+ * What the balance says the run spent, read again after the suites where it was read before them;
+ * nothing is sent after the deadline (this read neither).
+ */
+async function balanceFound(
+  opts: RunOptions,
+  clients: RunClients,
+  before: BalanceBefore | undefined,
+): Promise<Pick<FinishInput['found'], 'balanceDelta' | 'heldDelta'>> {
   const after =
-    balanceBefore !== undefined && active?.cut?.kind !== 'deadline'
-      ? await readBalance(client, auth, target)
+    before?.total !== undefined && active?.cut?.kind !== 'deadline'
+      ? await readBalance(clients.client, clients.auth, opts.target)
       : undefined;
   const balanceAfter = after?.total;
   const heldAfter = after ? heldOf(after) : undefined;
-  const cut = active?.cut;
-  progress?.stop();
   return {
-    opts,
-    run,
-    keys,
-    redactor,
-    expectations,
-    found: {
-      startedAt,
-      tests,
-      harnessErrors,
-      cut,
-      balanceDelta:
-        balanceBefore !== undefined && balanceAfter !== undefined
-          ? balanceBefore.minus(balanceAfter).toString()
-          : undefined,
-      ...(heldBefore && heldAfter ? { heldDelta: heldAfter.minus(heldBefore) } : {}),
-    },
-    log,
+    balanceDelta:
+      before?.total !== undefined && balanceAfter !== undefined
+        ? before.total.minus(balanceAfter).toString()
+        : undefined,
+    ...(before?.held && heldAfter ? { heldDelta: heldAfter.minus(before.held) } : {}),
   };
 }
 

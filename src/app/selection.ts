@@ -45,6 +45,28 @@ export function keepOurSignalHandlers(ours: SignalHandlers): void {
   dropOthers(ours);
 }
 
+type VitestNode = typeof import('vitest/node');
+
+/**
+ * vitest made for the suites, by the run and by the collection of titles alike: the package as its
+ * root, no config file, no watching, and the run's own signal handlers kept (vitest's would exit the
+ * process on SIGINT; the run's stops it gracefully, cleanups and the report still happen).
+ */
+export async function suitesVitest(
+  createVitest: VitestNode['createVitest'],
+  options: Parameters<VitestNode['createVitest']>[1],
+  config: unknown,
+): Promise<Awaited<ReturnType<VitestNode['createVitest']>>> {
+  const ours = ourSignalHandlers();
+  const vitest = await createVitest(
+    'test',
+    { config: false, root: PKG_ROOT, watch: false, ...options },
+    config as never,
+  );
+  keepOurSignalHandlers(ours);
+  return vitest;
+}
+
 /** The suite files (paths from the package root, `/`-separated) that --suite strings select, as vitest does. */
 export function suiteFiles(filters: string[]): string[] {
   const root = join(PKG_ROOT, 'suites');
@@ -93,23 +115,13 @@ async function titlesOf(files: string[], run: RunConfig, runFile: string): Promi
     writeFileSync(runFile, JSON.stringify({ ...run, dryRun: true }, null, 2));
     process.env[RUN_FILE_ENV] = runFile;
     const { createVitest } = await import('vitest/node');
-    const ours = ourSignalHandlers();
     // Not isolated: a worker loads the suite's modules once for all the files it collects, not once per
     // file (all files: about 2 CPU-s against 28). A collection runs no test body; the titles are the same.
-    const vitest = await createVitest(
-      'test',
-      {
-        config: false,
-        root: PKG_ROOT,
-        watch: false,
-        reporters: [],
-        include: [SUITE_GLOB],
-        pool: 'threads',
-        isolate: false,
-      },
-      {} as never,
+    const vitest = await suitesVitest(
+      createVitest,
+      { reporters: [], include: [SUITE_GLOB], pool: 'threads', isolate: false },
+      {},
     );
-    keepOurSignalHandlers(ours);
     try {
       const collected = await vitest.collect(missing.map((f) => join(PKG_ROOT, f)));
       const fullName = (t: { name: string; parent: { type: string } }): string =>

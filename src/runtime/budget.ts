@@ -1,6 +1,6 @@
 /**
  * The budget of a run's billable work, shared by every test worker (threads of one process, and shards
- * that share a report directory): the points its replies spent (the spend log, src/report/layout.ts),
+ * that share a report directory): the points its replies spent (the spend log, src/layout.ts),
  * the reservations of requests in flight, the admission of a billable start, and the balance running
  * out. Run liveness (stop, dead target) is src/runtime/liveness.ts.
  */
@@ -11,7 +11,7 @@ import { findField, isPlainObject } from '../checks/json.ts';
 import { accountingPoints } from '../checks/points.ts';
 import { parseSse } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
-import { SpendLog } from '../report/layout.ts';
+import { SpendLog } from '../layout.ts';
 import { runFlag } from './liveness.ts';
 import { type LearnedPrice, PriceBook } from './prices.ts';
 

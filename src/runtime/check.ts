@@ -13,11 +13,11 @@ import {
 import { targetClient } from '../http/target-client.ts';
 import { type CountedViolation, type ViolationExtra, ViolationLog } from '../violation-log.ts';
 import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
-import { roleCause } from './applicability.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
 import { caseVerdict, type Verdict } from './judgement.ts';
 import { deadSignal, deadTarget, GIVEN_UP, noteExchange, stopReason } from './liveness.ts';
+import { roleCause } from './may-run.ts';
 import { Observations } from './observations.ts';
 import { secondsOf } from './prices.ts';
 import { cleanupBoundMs, pastDeadline } from './run-config.ts';

@@ -6,8 +6,8 @@
  * nothing judged ends it not run.
  */
 import type { Outcome, VerdictCase, Violation } from '../vocabulary.ts';
-import { budgetCause, type NotApplicable } from './applicability.ts';
 import type { BudgetRefusal } from './budget.ts';
+import { budgetCause, type NotApplicable } from './may-run.ts';
 
 /** What a test body found, as its context recorded it. */
 export interface Findings {

@@ -2,7 +2,7 @@
  * Run liveness, shared by every test worker (threads of one process, and shards that share a report
  * directory): a stop request (Ctrl-C, the run deadline), a target given up on (a streak of requests
  * without an answer), and the media jobs each thread waits on (the progress line). Why files in the
- * report directory (src/report/layout.ts): workers are separate threads with separate module state, and
+ * report directory (src/layout.ts): workers are separate threads with separate module state, and
  * appends of one short line are atomic, so no lock is needed. The budget is src/runtime/budget.ts.
  */
 import {
@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Exchange } from '../http/client.ts';
-import { REPORT_FILES, reportFile } from '../report/layout.ts';
+import { REPORT_FILES, reportFile } from '../layout.ts';
 
 /**
  * Media jobs each worker thread is waiting on: a directory of one small file per thread (`<pid>-<thread>`,

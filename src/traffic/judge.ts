@@ -67,27 +67,72 @@ export async function checkTraffic(
   }
 }
 
+/**
+ * The two passes, the report and the console, in that order: the first pass registers every credential
+ * with the redactor before anything is printed or written, so each part gets what the one before found
+ * as a typed value (CaptureFacts, Judged) and nothing here prints or writes before the redactor knows.
+ */
 async function judgeFiles(
   opts: TrafficOptions,
   redactor: Redactor,
   log: (s: string) => void,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
-  // Pass 1: every credential, and the capture's own description.
-  let captured: string | undefined;
-  const keys = new Set<string>();
-  let authorized = false;
-  const hosts = new Set<string>();
-  for (const file of opts.files)
+  const facts = await readCapture(opts.files, redactor);
+  const description = await describe(opts.description, facts.captured);
+  const judged = await judgeExchanges(opts, redactor, facts, description);
+  for (const p of judged.problems) log(`check-traffic: ${p}`);
+  // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
+  // no report directory is made.
+  if (judged.judgedExchanges === 0) {
+    log('check-traffic: no exchange could be read from the capture; nothing judged');
+    return { exitCode: EXIT.usage };
+  }
+  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
+  mkdirSync(reportDir, { recursive: true });
+  const cited = await writeEvidence(reportDir, description, judged.ids);
+  const tests = testRecords(description, judged, redactor);
+  const summary = summarise({
+    opts,
+    startedAt,
+    hosts: facts.hosts,
+    description,
+    judged,
+    tests,
+    cited,
+    redactor,
+  });
+  writeReport(reportDir, summary, [], redactor);
+  printOutcome(log, opts, summary, description.source, judged, reportDir);
+  return { summary, exitCode: exitCodeOf(summary), reportDir };
+}
+
+/** What the first pass finds in the capture, before any exchange is judged. */
+interface CaptureFacts {
+  /** The capture's own description (the body of its first GET /openapi.json 200), if it holds one. */
+  captured?: string;
+  /** The keys the deployment accepted (a 2xx with it): no reply may hold them (SEC-001). */
+  keys: Set<string>;
+  /** Whether the capture's requests carry an Authorization header at all (rules.ts judges auth then). */
+  authorized: boolean;
+  /** The origins the capture's requests went to (the summary's target). */
+  hosts: Set<string>;
+}
+
+/** Pass 1: every credential (registered with the redactor), and the capture's own description. */
+async function readCapture(files: string[], redactor: Redactor): Promise<CaptureFacts> {
+  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set() };
+  for (const file of files)
     for await (const item of harItems(file)) {
       if (item.kind !== 'entry') continue;
       // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
       // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
       const sent = registerCredentials(item.value, redactor);
       const status = (item.value as { response?: { status?: unknown } })?.response?.status;
-      if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) keys.add(k);
-      if (!authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
-        authorized =
+      if (typeof status === 'number' && status >= 200 && status < 300)
+        for (const k of sent) facts.keys.add(k);
+      if (!facts.authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
+        facts.authorized =
           'authorization' in harHeaders((item.value as { request: { headers: unknown } }).request.headers);
       const e = item.value as {
         request?: { url?: unknown; method?: unknown };
@@ -95,34 +140,65 @@ async function judgeFiles(
       };
       const url = typeof e?.request?.url === 'string' ? e.request.url : '';
       try {
-        hosts.add(new URL(url).origin);
+        facts.hosts.add(new URL(url).origin);
       } catch {
         // a relative url names no host
       }
       if (
-        captured === undefined &&
+        facts.captured === undefined &&
         e?.request?.method === 'GET' &&
         /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(url) &&
         e.response?.status === 200 &&
         typeof e.response.content?.text === 'string' &&
         e.response.content.text.length <= MAX_DESCRIPTION_BYTES
       )
-        captured =
+        facts.captured =
           e.response.content.encoding === 'base64'
             ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
             : e.response.content.text;
     }
-  const description = await describe(opts.description, captured);
-  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
-  const secrets = [...keys].map((value) => ({ label: 'captured key', value }));
+  return facts;
+}
 
-  // Pass 2: judge every exchange in capture order.
-  const ids = new Map<string, IdRecord>();
+/** What the second pass judged, per requirement id, and what of the capture it could not read. */
+interface Judged {
+  ids: Map<string, IdRecord>;
+  /** Every input problem, in capture order (printed, and listed in the summary). */
+  problems: string[];
+  /**
+   * Where the capture could not be read (a truncated file, an entry that is no JSON object, a body that
+   * does not decode): what stood there was not judged, so the verdict cannot be PASSED (INCOMPLETE).
+   * An entry without a response, or whose body the capturing tool left out, is read as it stands.
+   */
+  unreadable: string[];
+  /** Entries read (each a JSON object). */
+  read: number;
+  /** Entries met, read or not. */
+  entries: number;
+  /** Exchanges judged (entries with a response). */
+  judgedExchanges: number;
+}
+
+/** Pass 2: judge every exchange in capture order, with the live run's checks and the traffic rules. */
+async function judgeExchanges(
+  opts: TrafficOptions,
+  redactor: Redactor,
+  facts: CaptureFacts,
+  description: Description,
+): Promise<Judged> {
+  const judged: Judged = {
+    ids: new Map(),
+    problems: [],
+    unreadable: [],
+    read: 0,
+    entries: 0,
+    judgedExchanges: 0,
+  };
   const rec = (id: string): IdRecord => {
-    let r = ids.get(id);
+    let r = judged.ids.get(id);
     if (!r) {
       r = { judged: 0, log: new ViolationLog(redactor, !!opts.strict) };
-      ids.set(id, r);
+      judged.ids.set(id, r);
     }
     return r;
   };
@@ -135,70 +211,69 @@ async function judgeFiles(
       ...(f.level ? { level: f.level } : {}),
       ...(scope ? { scope } : {}),
     });
-  const problems: string[] = [];
-  /**
-   * Where the capture could not be read (a truncated file, an entry that is no JSON object, a body that
-   * does not decode): what stood there was not judged, so the verdict cannot be PASSED (INCOMPLETE).
-   * An entry without a response, or whose body the capturing tool left out, is read as it stands.
-   */
-  const unreadable: string[] = [];
-  let read = 0;
-  /** Entries met, read or not. */
-  let entries = 0;
-  let judgedExchanges = 0;
-  const state = new TrafficState(authorized);
+  const state = new TrafficState(facts.authorized);
+  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
+  const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
   for (const [n, file] of opts.files.entries()) {
     for await (const item of harItems(file)) {
       if (item.kind === 'problem') {
-        problems.push(item.message);
-        unreadable.push(item.message);
-        if (item.index !== undefined) entries++;
+        judged.problems.push(item.message);
+        judged.unreadable.push(item.message);
+        if (item.index !== undefined) judged.entries++;
         continue;
       }
-      read++;
-      entries++;
+      judged.read++;
+      judged.entries++;
       const where = `${file} entry ${item.index}`;
       const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
       if (!x.res) {
         const problem = `${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`;
-        problems.push(problem);
-        if (x.undecodable) unreadable.push(problem);
+        judged.problems.push(problem);
+        if (x.undecodable) judged.unreadable.push(problem);
         continue;
       }
-      judgedExchanges++;
+      judged.judgedExchanges++;
       const res = x.res;
       // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
       const perExchange = exchangeFindings(res, ctx);
       for (const id of perExchange.observed) rec(id).judged++;
       for (const f of perExchange.findings) note(f, res.exchange, 'exchange');
-      const { judged, findings } = state.judge(x);
-      for (const id of judged) rec(id).judged++;
+      const { judged: ids, findings } = state.judge(x);
+      for (const id of ids) rec(id).judged++;
       for (const f of findings) note(f, res.exchange);
     }
   }
-  for (const p of problems) log(`check-traffic: ${p}`);
-  // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
-  // no report directory is made.
-  if (judgedExchanges === 0) {
-    log('check-traffic: no exchange could be read from the capture; nothing judged');
-    return { exitCode: EXIT.usage };
-  }
-  const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
-  mkdirSync(reportDir, { recursive: true });
-  const exchangesFile = reportFile(reportDir, 'exchanges');
-  const exchangeLog = createWriteStream(exchangesFile);
+  return judged;
+}
+
+/**
+ * The report directory's evidence: the description judged against (when there was one) and the
+ * exchange log. The log holds the exchanges the findings cite (redacted), not the whole capture: the
+ * capture is the full log already, and the report writer reads its files whole (memory stays bounded
+ * by the findings, not by the size of the capture). Returns the exchanges cited, by id.
+ */
+async function writeEvidence(
+  reportDir: string,
+  description: Description,
+  ids: Map<string, IdRecord>,
+): Promise<Map<string, Exchange>> {
+  const exchangeLog = createWriteStream(reportFile(reportDir, 'exchanges'));
   if (description.text !== undefined) writeFileSync(reportFile(reportDir, 'openapi'), description.text);
-  // The exchange log holds the exchanges the findings cite (redacted), not the whole capture: the
-  // capture is the full log already, and the report writer reads its files whole (memory stays bounded
-  // by the findings, not by the size of the capture).
   const cited = new Map<string, Exchange>();
   for (const r of ids.values()) for (const [id, ex] of r.log.cited) cited.set(id, ex);
   for (const ex of cited.values())
     if (!exchangeLog.write(`${JSON.stringify(ex)}\n`))
       await new Promise<void>((r) => exchangeLog.once('drain', () => r()));
   await new Promise<void>((r) => exchangeLog.end(r));
+  return cited;
+}
 
+/**
+ * One test record per requirement the capture could judge (not run where it held nothing it needs, so
+ * never passed by default), the description's own failure first, and one record for what could not be read.
+ */
+function testRecords(description: Description, judged: Judged, redactor: Redactor): TestResultRecord[] {
   const tests: TestResultRecord[] = [];
   if (description.failure) tests.push(description.failure);
   const known = [
@@ -207,7 +282,7 @@ async function judgeFiles(
     { id: BUFFERED_STREAM, needs: formOf(BUFFERED_STREAM) },
   ];
   for (const { id, needs } of known) {
-    const r = ids.get(id);
+    const r = judged.ids.get(id);
     if (!r || r.judged === 0) {
       tests.push({
         title: `${id} captured traffic: not judged`,
@@ -239,6 +314,7 @@ async function judgeFiles(
       exchangeCount: r.judged,
     });
   }
+  const { unreadable } = judged;
   // What could not be read was not judged: one record for it, not reached (an error in junit.xml, as the
   // INCOMPLETE verdict says), naming each part.
   if (unreadable.length)
@@ -258,8 +334,27 @@ async function judgeFiles(
       exchanges: [],
       exchangeCount: 0,
     });
+  return tests;
+}
+
+/** What the summary of a capture is made from (the parts above hand it over as they found it). */
+interface SummaryInput {
+  opts: TrafficOptions;
+  startedAt: Date;
+  hosts: Set<string>;
+  description: Description;
+  judged: Judged;
+  tests: TestResultRecord[];
+  cited: Map<string, Exchange>;
+  redactor: Redactor;
+}
+
+/** The run's summary of a capture: the shape a live run's has, with the capture's own counts. */
+function summarise(input: SummaryInput): Summary {
+  const { opts, startedAt, hosts, description, judged, tests, redactor } = input;
+  const { unreadable } = judged;
   const judgedIds = tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length;
-  const summary: Summary = {
+  return {
     suite: { name: 'gateway-conformance', version: SUITE_VERSION, node: process.version },
     target: {
       name: 'captured traffic',
@@ -291,28 +386,39 @@ async function judgeFiles(
           }
         : {}),
     }),
-    exchanges: { file: REPORT_FILES.exchanges.name, count: cited.size },
+    exchanges: { file: REPORT_FILES.exchanges.name, count: input.cited.size },
     tests,
     capture: {
       files: opts.files,
-      entries,
-      entriesRead: read,
-      exchangesJudged: judgedExchanges,
+      entries: judged.entries,
+      entriesRead: judged.read,
+      exchangesJudged: judged.judgedExchanges,
       requirementsJudged: judgedIds,
       notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
-      problems: problems.map((p) => redactor.text(p)),
+      problems: judged.problems.map((p) => redactor.text(p)),
       description: description.source,
     },
   };
-  writeReport(reportDir, summary, [], redactor);
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? flatReason(`${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; `) : ''}captured traffic: ${judgedExchanges} of ${entries} entries judged, ${judgedIds} requirements judged, ${summary.capture!.notJudged.length} not judged by this capture${problems.length ? `, ${problems.length} input problem(s)` : ''})`;
+}
+
+/** The console's account of the capture (unless quiet), and the verdict line, always the last. */
+function printOutcome(
+  log: (s: string) => void,
+  opts: TrafficOptions,
+  summary: Summary,
+  source: string,
+  judged: Judged,
+  reportDir: string,
+): void {
+  const capture = summary.capture!;
+  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? flatReason(`${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; `) : ''}captured traffic: ${judged.judgedExchanges} of ${judged.entries} entries judged, ${capture.requirementsJudged} requirements judged, ${capture.notJudged.length} not judged by this capture${judged.problems.length ? `, ${judged.problems.length} input problem(s)` : ''})`;
   if (!opts.quiet) {
     const c = summary.counts;
     log('');
     log(
       `gateway-conformance ${SUITE_VERSION} — captured traffic (${opts.files.join(', ')}); no request was sent`,
     );
-    log(`  responses validated against ${description.source}`);
+    log(`  responses validated against ${source}`);
     log(`  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not judged ${c.not_run}`);
     const failed = Object.entries(summary.failedRequirements);
     if (failed.length) log(`  failed requirements: ${failed.map(([id, k]) => `${id}×${k}`).join(', ')}`);
@@ -320,12 +426,11 @@ async function judgeFiles(
     if (adv.length) log(`  advisories: ${adv.map(([id, k]) => `${id}×${k}`).join(', ')}`);
     for (const l of groupLines(summary, useColour())) log(l);
     log(
-      `  not judged (the capture holds nothing they could judge): ${summary.capture!.notJudged.join(', ') || 'none'}`,
+      `  not judged (the capture holds nothing they could judge): ${capture.notJudged.join(', ') || 'none'}`,
     );
     log(`  report: ${reportDir}`);
   }
   log(line);
-  return { summary, exitCode: exitCodeOf(summary), reportDir };
 }
 
 interface Description {

@@ -1,9 +1,8 @@
 /**
- * The verdict hub's two pure halves: whether a test may run (src/runtime/applicability.ts) and what its
+ * The verdict hub's two pure halves: whether a test may run (src/runtime/may-run.ts) and what its
  * findings make of it (src/runtime/judgement.ts): each rule on its own, then judge()'s order.
  */
 import { describe, expect, it } from 'vitest';
-import { notApplicable, type RunFacts } from '../../src/runtime/applicability.ts';
 import {
   balanceRule,
   type Findings,
@@ -13,6 +12,7 @@ import {
   stopRule,
   transientRule,
 } from '../../src/runtime/judgement.ts';
+import { notApplicable, type RunFacts } from '../../src/runtime/may-run.ts';
 import type { Violation } from '../../src/vocabulary.ts';
 
 const fail = (id: string, extra: Partial<Violation> = {}): Violation => ({

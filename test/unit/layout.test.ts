@@ -1,6 +1,7 @@
 /**
- * src/report/layout.ts owns the report directory: no other file of src/ names one of its files, the
- * control files finish clears come from its table, and its two logs read what they append.
+ * src/layout.ts owns the report directory: no other file of src/ names one of its files, the control
+ * files finish clears come from its table, and its two logs read what they append. No file of
+ * src/runtime/ imports src/report/ (data flows one way; the runtime reaches the layout below both).
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,10 +24,17 @@ describe('the report directory layout', () => {
     const names = Object.values(REPORT_FILES).map((f) => f.name.replace(/\./g, '\\.'));
     const literal = new RegExp(`['"\`](${names.join('|')})['"\`]`);
     const naming = sources(join(root, 'src'))
-      .filter((f) => !f.endsWith(join('report', 'layout.ts')))
+      .filter((f) => f !== join(root, 'src', 'layout.ts'))
       .filter((f) => literal.test(readFileSync(f, 'utf8')))
       .map((f) => relative(root, f));
     expect(naming).toEqual([]);
+  });
+
+  it('is below the runtime: no file of src/runtime/ imports src/report/', () => {
+    const upward = sources(join(root, 'src', 'runtime'))
+      .filter((f) => /from '\.\.\/report\//.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f));
+    expect(upward).toEqual([]);
   });
 
   it('lists the control files the workers coordinate through, and nothing of the report among them', () => {
