@@ -50,6 +50,8 @@ export const REPORT_FILES = {
   deadTarget: { name: 'dead-target', kind: 'control', writer: 'src/runtime/liveness.ts' },
   streak: { name: 'no-answer-streak', kind: 'control', writer: 'src/runtime/liveness.ts' },
   balanceOut: { name: 'balance-ran-out', kind: 'control', writer: 'src/runtime/budget.ts' },
+  /** --har: the run's answered exchanges as HAR entries, one per line; finish assembles the HAR file. */
+  har: { name: 'har-entries.ndjson', kind: 'control', writer: 'src/traffic/har-record.ts (run, workers)' },
   /** A directory: one small file per worker thread (its count of media jobs waited on). */
   jobs: { name: 'jobs-in-flight', kind: 'control', writer: 'src/runtime/liveness.ts' },
 } as const satisfies Record<string, { name: string; kind: FileKind; writer: string }>;

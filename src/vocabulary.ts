@@ -100,9 +100,10 @@ export interface VerdictCase {
    * Rules that one cause breaks together, across requirements and endpoints: `authentication`, every
    * probe of a key (none, unknown, another scheme, ...) answered 2xx, is one root cause, no auth at all;
    * `scope`, keys restricted to other scopes answered on every endpoint, is no scope check; `legacy`,
-   * points fields in every legacy-format reply, is the legacy format not applied.
+   * points fields in every legacy-format reply, is the legacy format not applied; `points`, points
+   * values of one kind (JSON numbers, strings that are no decimal) wherever they are, is one writer.
    */
-  family?: 'authentication' | 'scope' | 'legacy';
+  family?: 'authentication' | 'scope' | 'legacy' | 'points';
 }
 
 /**

@@ -18,6 +18,7 @@ import { EXIT } from '../src/report/summary.ts';
 import { harItems } from '../src/traffic/har-stream.ts';
 import { checkTraffic } from '../src/traffic/judge.ts';
 import { findLeaks } from '../tools/leaks.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
 import { recordCapture } from '../tools/traffic-capture.ts';
 import { runCli } from './helpers.ts';
 import { sarifErrors } from './support/sarif-schema.ts';
@@ -173,6 +174,47 @@ describe('check-traffic on captures of faults', () => {
       for (const [name, text] of reportTexts(r.reportDir))
         expect(findLeaks(text, { primary: keys.primary! }, FRAGMENT_CHARS), name).toEqual([]);
       expect(findLeaks(r.lines.join('\n'), { primary: keys.primary! }, FRAGMENT_CHARS)).toEqual([]);
+    }
+  });
+});
+
+describe('a live run recorded with --har', () => {
+  it('is a capture check-traffic judges the same way, and holds no key of any role', async () => {
+    const ref = await startReference({ mediaStepMs: 20 });
+    try {
+      const targets = join(dir, 'har-targets.yaml');
+      const env = writeRefTargets(ref, targets, { requestMs: 10_000, concurrency: 4 });
+      const file = join(dir, 'live.har');
+      const live = await runCli(
+        [
+          '--targets',
+          targets,
+          '--target',
+          'ref',
+          '--allow',
+          'all',
+          '--suite',
+          'chat',
+          '--har',
+          file,
+          '--report-dir',
+          join(dir, 'har-run'),
+        ],
+        env,
+      );
+      expect(live.code, live.stdout.slice(-2000)).toBe(0);
+      expect(live.stdout).toMatch(/har: .*live\.har \(\d+ exchanges; judge it again with check-traffic/);
+      const text = readFileSync(file, 'utf8');
+      const entries = (JSON.parse(text) as { log: { entries: unknown[] } }).log.entries;
+      expect(entries.length).toBeGreaterThan(10);
+      // Every role's key is masked with its role, in headers, URLs and bodies alike.
+      expect(findLeaks(text, ref.keys, FRAGMENT_CHARS)).toEqual([]);
+      expect(text).toContain('Bearer [REDACTED:primary]');
+      const r = await judge([file], 'live-har');
+      expect(r.exitCode, r.lines.join('\n')).toBe(EXIT.passed);
+      expect(r.summary!.capture!.exchangesJudged).toBe(entries.length);
+    } finally {
+      await ref.close();
     }
   });
 });

@@ -28,6 +28,7 @@ import { writeReport } from '../report/write.ts';
 import { balanceOut, type RunBudget, spendOf, spentPoints } from '../runtime/budget.ts';
 import { deadTarget } from '../runtime/liveness.ts';
 import type { RunConfig } from '../runtime/run-config.ts';
+import { HarEntries } from '../traffic/har-record.ts';
 import type { Role } from '../vocabulary.ts';
 import { printPlan, printVerdict } from './print.ts';
 import type { RunOptions, RunResult } from './run-options.ts';
@@ -146,6 +147,11 @@ export async function finish(c: FinishInput): Promise<RunResult> {
   }
   // A dry run's billable estimate is part of its plan (computed by a run of its own before this one ends).
   if (c.plan) summary.plan = c.plan;
+  // --har: the run's traffic as a capture, assembled before the control files (its entries) are cleared.
+  const har =
+    opts.harFile !== undefined
+      ? await new HarEntries(reportFile(reportDir, 'har')).assemble(opts.harFile, SUITE_VERSION)
+      : undefined;
   clearControlFiles(reportDir);
   writeReport(
     reportDir,
@@ -158,6 +164,8 @@ export async function finish(c: FinishInput): Promise<RunResult> {
   if (stepSummary) log(stepSummary);
   const exitCode = exitCodeOf(summary);
   if (!opts.quiet) {
+    if (har !== undefined)
+      log(`  har: ${opts.harFile} (${har} exchanges; judge it again with check-traffic ${opts.harFile})`);
     if (run.dryRun) printPlan(summary, reportDir, log);
     else printVerdict(summary, harnessErrors, reportDir, log);
   }

@@ -30,6 +30,7 @@ type RunFlags = Required<
     | 'quiet'
     | 'signKeyFile'
     | 'pricesFile'
+    | 'harFile'
   >
 >;
 /** Every value the command line can give, by where it goes. */
@@ -381,6 +382,17 @@ export const FLAGS = {
       "summary.json (the prices it learned), or a YAML file 'prices: {MODEL: POINTS",
       "| {points: P, per_second: S}}'. With --dry-run the plan is priced at them; a",
       'billable run says first what the plan costs at them and predicts from them',
+    ],
+  },
+  har: {
+    key: 'harFile',
+    dest: 'run',
+    type: 'string',
+    value: 'FILE',
+    section: 'run',
+    help: [
+      "write the run's own traffic to FILE as a HAR 1.2 capture (credentials and configured",
+      'secrets redacted): check-traffic FILE judges it again with no request sent',
     ],
   },
 } as const satisfies Record<string, Flag>;

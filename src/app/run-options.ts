@@ -44,6 +44,8 @@ export interface RunOptions {
   signKeyFile?: string;
   /** --prices: a previous run's report (its learned prices) or a price YAML (src/app/prices-file.ts). */
   pricesFile?: string;
+  /** --har: where the run's own traffic is written as a HAR 1.2 capture (credentials redacted). */
+  harFile?: string;
   /** A dry run's billable estimate (src/app/billable-plan.ts), part of the plan the report holds. */
   planBillable?: (
     planned: Pick<Summary, 'tests' | 'profile'>,
@@ -79,6 +81,7 @@ export function runConfigOf(
     ...(opts.path !== undefined ? { path: opts.path } : {}),
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     ...(opts.dryRun ? { dryRun: true } : {}),
+    ...(opts.harFile !== undefined ? { har: true as const } : {}),
     ...(at.deadline ? { deadline: at.deadline } : {}),
   };
 }

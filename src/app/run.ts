@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { keysFromEnv } from '../config/env.ts';
-import type { Exchange, HttpClient } from '../http/client.ts';
+import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { loadExpectations } from '../report/expectations.ts';
@@ -21,6 +21,7 @@ import { mediaTable } from '../rules/media-models.ts';
 import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
 import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
 import { cleanupBoundMs, concurrencyPlan, type RunConfig } from '../runtime/run-config.ts';
+import { recordHar } from '../traffic/har-record.ts';
 import type { Role } from '../vocabulary.ts';
 import { dryRunBudget, planBudget, planBudgetLines, readBalance } from './budget.ts';
 import { type FinishInput, finish } from './finish.ts';
@@ -217,9 +218,10 @@ function runClients(
   const clientOptions = {
     testName: 'preflight',
     ...(deadline ? { deadlineAt: deadline.at } : {}),
-    onExchange: (ex: Exchange) => {
+    onExchange: (ex: Exchange, res?: HttpResponse, spec?: RequestSpec) => {
       preflightExchanges.push(ex);
       exchangeLog.append(ex);
+      if (opts.harFile !== undefined && res && spec) recordHar(opts, spec, res, redactor);
     },
   };
   // A stop asked during the preflight ends its request in flight (the run then writes its report);

@@ -1,4 +1,5 @@
 import type { HttpResponse } from '../http/client.ts';
+import type { VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
 
 export interface Finding {
@@ -9,6 +10,8 @@ export interface Finding {
   expected?: unknown;
   /** Overrides the requirement's level (e.g. a notable finding under a failure-level id). */
   level?: 'notable';
+  /** The case of a rule one cause breaks in many places (src/report/groups.ts groups them). */
+  verdictCase?: VerdictCase;
 }
 
 /** ERR-001: every error status carries `{error: {code, message, type}}`, three strings. */

@@ -123,6 +123,8 @@ export function fieldFindings(found: readonly PointsField[], where?: string): Fi
         pointer: f.pointer,
         received: f.value,
         expected: 'a decimal string',
+        // Points fields written one way across replies are one cause (a number type, a placeholder).
+        verdictCase: { wrong: 'carried', what: where ? `${f.field} of ${where}` : f.field, family: 'points' },
       });
     } else if (f.verdict.note) {
       out.push({

@@ -94,7 +94,7 @@ export interface ClientOptions {
   timeoutMs: number;
   redactor: Redactor;
   /** Called with every completed exchange (or transport failure) before it is returned. */
-  onExchange?: (exchange: Exchange, response?: HttpResponse) => void;
+  onExchange?: (exchange: Exchange, response?: HttpResponse, spec?: RequestSpec) => void;
   testName?: string;
   maxBodyBytes?: number;
   max429Waits?: number;
@@ -403,7 +403,7 @@ export class HttpClient {
       }
       // Answered: a later attempt (after a 429) starts afresh, with its own one repeat.
       retryOf = undefined;
-      this.opts.onExchange?.(res.exchange, res);
+      this.opts.onExchange?.(res.exchange, res, spec);
       if (res.status !== 429 || retries.length >= maxWaits) return res;
       const wait = repeatAfter429(spec, res.headers['retry-after'], retries.length);
       if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) return res;

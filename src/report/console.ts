@@ -20,7 +20,7 @@ function short(v: unknown): string {
   return inert(s.length > 200 ? `${s.slice(0, 200)}…` : s);
 }
 
-/** Groups of one requirement and cause on several endpoints, shown as one line listing the endpoints. */
+/** A group as a line shows it: its endpoints (one or several, from groups.ts) beside its cause. */
 interface Shown {
   first: FindingGroup;
   endpoints: string[];
@@ -29,30 +29,14 @@ interface Shown {
   tests: number;
 }
 
-function collapse(list: FindingGroup[]): Shown[] {
-  const out = new Map<string, Shown>();
-  for (const g of list) {
-    const cause = g.endpoint
-      ? g.cause.split(`${g.endpoint}: `).join('').split(g.endpoint).join('…')
-      : g.cause;
-    const key = `${g.ids.join(' ')}\n${g.pointer ?? ''}\n${cause}`;
-    const s = out.get(key);
-    if (!s)
-      out.set(key, {
-        first: g,
-        endpoints: g.endpoint ? [g.endpoint] : [],
-        cause,
-        count: g.count,
-        tests: g.tests.length,
-      });
-    else {
-      if (g.endpoint) s.endpoints.push(g.endpoint);
-      s.count += g.count;
-      s.tests += g.tests.length;
-    }
-  }
-  return [...out.values()];
-}
+const collapse = (list: FindingGroup[]): Shown[] =>
+  list.map((g) => ({
+    first: g,
+    endpoints: g.endpoints ?? (g.endpoint ? [g.endpoint] : []),
+    cause: g.cause,
+    count: g.count,
+    tests: g.tests.length,
+  }));
 
 function example(g: FindingGroup, withMessage: boolean): string[] {
   const e = g.example;
@@ -68,7 +52,7 @@ function shownLines(s: Shown, colour: boolean): string[] {
   const mark = g.severity === 'failure' ? paint(colour, 'red', '✗') : paint(colour, 'yellow', '!');
   const where =
     s.endpoints.length > 1
-      ? ` on ${plural(s.endpoints.length, 'endpoint')} (${inert(s.endpoints.join(', '))})`
+      ? ` on ${plural(s.endpoints.length, 'endpoint')} (${inert(s.endpoints.slice(0, 4).join(', '))}${s.endpoints.length > 4 ? ', …' : ''})`
       : '';
   const head = `  ${mark} [${g.ids.join(' ')}] ${inert(s.endpoints.length > 1 ? s.cause : g.cause)}${where} — ${plural(s.count, 'time')} in ${plural(s.tests, 'test')}`;
   return [head, ...example(g, g.example.message !== g.cause)];

@@ -23,6 +23,8 @@ export interface FindingGroup {
   severity: 'failure' | 'advisory';
   /** Method and path template: `GET /v1/media/jobs/{id}`. */
   endpoint?: string;
+  /** The endpoints of a group that spans several (its `endpoint` is then absent), first seen first. */
+  endpoints?: string[];
   /** The location, array indices folded: `/data/*`. */
   pointer?: string;
   /** The message with its values taken out: what every member of the group says. */
@@ -159,10 +161,23 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
 interface CaseHead {
   wrong: VerdictCase['wrong'];
   family?: VerdictCase['family'];
-  /** `code`: the code the refusals carried and the contract's. */
+  /** `code`: the code the refusals carried (one code, one cause, whatever each should have been). */
   received?: unknown;
-  expected?: unknown;
+  /** `points`: what kind of value the points fields carried (`JSON numbers`, `null`, ...). */
+  carried?: string;
 }
+
+/** The kind of a value a points field carried: one kind, one cause, whatever the values. */
+const valueKind = (v: unknown): string =>
+  typeof v === 'number'
+    ? 'JSON numbers'
+    : typeof v === 'string'
+      ? 'strings that are no decimal number'
+      : v === null
+        ? 'null'
+        : Array.isArray(v)
+          ? 'arrays'
+          : `${typeof v} values`;
 
 /** The cause of a group of verdict cases: which way the answers were wrong, and the cases. */
 function casesCause(h: CaseHead, whats: string[]): string {
@@ -177,13 +192,15 @@ function casesCause(h: CaseHead, whats: string[]): string {
           : 'scopes are not enforced: keys used outside their scope were answered 2xx'
         : h.family === 'legacy'
           ? 'replies in the legacy currency format still carry points fields'
-          : h.wrong === 'code'
-            ? `refusals carried error code ${JSON.stringify(h.received)}, not ${String(h.expected)}`
-            : h.wrong === 'status'
-              ? 'requests the contract refuses were refused with another status than it gives'
-              : h.wrong === 'accepted'
-                ? 'requests the contract refuses were answered without a 4xx refusal'
-                : 'requests the contract accepts were not answered 2xx';
+          : h.family === 'points'
+            ? `points values are ${h.carried}, not exact decimal strings`
+            : h.wrong === 'code'
+              ? `refusals carried error code ${JSON.stringify(h.received)}, not the code the contract gives them`
+              : h.wrong === 'status'
+                ? 'requests the contract refuses were refused with another status than it gives'
+                : h.wrong === 'accepted'
+                  ? 'requests the contract refuses were answered without a 4xx refusal'
+                  : 'requests the contract accepts were not answered 2xx';
   const shown = whats.slice(0, 4).join('; ');
   return whats.length === 0
     ? head
@@ -220,6 +237,8 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   const messages = new Map<string, Set<string>>();
   /** The cases (in words) of each group of verdict cases, first seen first, and the endpoints it spans. */
   const cases = new Map<string, { head: CaseHead | undefined; whats: string[]; endpoints: Set<string> }>();
+  /** The cause of each group as normalised (values folded), for folding groups across fields and endpoints. */
+  const normOf = new Map<string, string>();
   /** Each test's last group of each id (`title\nid`): where the count of its unlisted violations goes. */
   const lastGroupOf = new Map<string, string>();
   const add = (
@@ -292,22 +311,37 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       const head: CaseHead | undefined = vc && {
         wrong: vc.wrong,
         ...(vc.family ? { family: vc.family } : {}),
-        ...(vc.wrong === 'code' ? { received: v.received, expected: v.expected } : {}),
+        ...(vc.wrong === 'code' ? { received: v.received } : {}),
+        ...(vc.family === 'points' ? { carried: valueKind(v.received) } : {}),
       };
       const across = acrossEndpoints(v);
       const said = normaliseMessage(v.message, ex);
       const cause = head
         ? casesCause(head, [])
         : across && ex
-          ? said.replace(`${ex.method} ${pathTemplate(ex.path)} `, '')
+          ? // The error shape is one rule for every status: a framework's plain 404 and 405 are one cause.
+            said
+              .replace(`${ex.method} ${pathTemplate(ex.path)} `, '')
+              .replace(/^answered (\d)\d\d\b/, 'answered $1xx')
           : said;
       // A family of rules broken by one cause is one group across its ids and endpoints.
-      const key = vc?.family
-        ? [kind, 'family', vc.family, vc.wrong, v.severity].join('\n')
-        : across
-          ? [kind, v.id, v.severity, cause].join('\n')
-          : [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
+      const key =
+        vc?.wrong === 'code'
+          ? [kind, 'code', v.severity, JSON.stringify(v.received)].join('\n')
+          : vc?.family
+            ? [
+                vc.family === 'points' ? 'any' : kind,
+                'family',
+                vc.family,
+                vc.wrong,
+                v.severity,
+                head?.carried ?? '',
+              ].join('\n')
+            : across
+              ? [kind, v.id, v.severity, cause].join('\n')
+              : [kind, v.id, v.severity, endpoint ?? '', pointer ?? '', cause].join('\n');
       lastGroupOf.set(`${t.title}\n${v.id}`, key);
+      if (!vc?.family && !across) normOf.set(key, cause);
       if (head || across) {
         const seen = cases.get(key) ?? { head, whats: [], endpoints: new Set<string>() };
         if (vc && !seen.whats.includes(vc.what)) seen.whats.push(vc.what);
@@ -336,13 +370,17 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   for (const [key, g] of groups) {
     const said = messages.get(key);
     const c = cases.get(key);
-    const spread = c && c.endpoints.size > 1 ? ` on ${c.endpoints.size} endpoints` : '';
-    if (c && spread) delete g.endpoint;
+    // A group across endpoints lists them (`endpoints`); its cause says what they share.
+    const spread = !!c && c.endpoints.size > 1;
+    if (c && spread) {
+      delete g.endpoint;
+      g.endpoints = [...c.endpoints];
+    }
     // A family spans its rule's places: no one location is the group's.
     if (c?.head?.family) delete g.pointer;
     if (c?.head && (c.head.family || c.head.wrong === 'code' || c.whats.length > 1))
-      g.cause = `${casesCause(c.head, c.whats)}${spread}`;
-    else if (c && spread) g.cause = `${g.cause}${spread}`;
+      g.cause = casesCause(c.head, c.whats);
+    else if (c && spread) continue;
     else if (g.kind !== 'not_implemented' && said?.size)
       // What was said, not a template of it (`<file>: input.duration_ms is #`): the first member's
       // words, and how many others said the same with other values.
@@ -366,7 +404,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       }
     groups.delete(key);
   }
-  const out = [...groups.values()].map(({ testSet: _, ...g }) => g);
+  const out = foldEndpoints(foldPlaces([...groups.entries()], normOf));
   // Tests not run because an endpoint answered 404: they point to its `not implemented` group.
   for (const t of tests) {
     const e = t.cause?.endpoint;
@@ -380,6 +418,92 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
   return out.sort(
     (a, b) => SECTION[a.kind] - SECTION[b.kind] || rank(a) - rank(b) || b.tests.length - a.tests.length,
   );
+}
+
+type Building = FindingGroup & { testSet: Set<string>; norm?: string };
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+
+/** Another group's members into `first`: counts, severity, tests (first seen first). */
+function absorb(first: Building, g: Building): void {
+  first.count += g.count;
+  if (g.severity === 'failure') first.severity = 'failure';
+  for (const title of g.tests)
+    if (!first.testSet.has(title)) {
+      first.testSet.add(title);
+      first.tests.push(title);
+    }
+}
+
+/**
+ * One requirement broken several ways on one endpoint (a static reply: each of its fields wrong) is one
+ * group: the first way shown, the others counted. A family's group already spans its places.
+ */
+function foldPlaces(entries: Array<[string, Building]>, normOf: Map<string, string>): Building[] {
+  const out = new Map<string, Building & { ways: Set<string> }>();
+  for (const [key, g] of entries) {
+    const norm = normOf.get(key);
+    const place =
+      norm !== undefined && g.endpoint && g.kind !== 'not_implemented'
+        ? [g.kind, g.severity, g.ids.join(' '), g.endpoint].join('\n')
+        : `own\n${key}`;
+    const first = out.get(place);
+    if (!first) {
+      out.set(place, { ...g, ...(norm !== undefined ? { norm } : {}), ways: new Set(norm ? [norm] : []) });
+      continue;
+    }
+    absorb(first, g);
+    if (first.pointer !== g.pointer) delete first.pointer;
+    if (norm !== undefined) first.ways.add(norm);
+  }
+  return [...out.values()].map(({ ways, ...g }) => {
+    if (ways.size <= 1) return g;
+    // The other ways, said without the endpoint they share: up to three, the rest counted.
+    const at = new RegExp(`^${escapeRegExp(g.endpoint!)}( \\d{3})?:? ?`);
+    const others = [...ways].slice(1).map((w) => w.replace(at, ''));
+    const shown = others.slice(0, 3).join('; ');
+    return {
+      ...g,
+      norm: [...ways].sort().join('\n'),
+      cause: `${g.cause} (also: ${shown}${others.length > 3 ? `; and ${others.length - 3} more` : ''})`,
+    };
+  });
+}
+
+/**
+ * One requirement's one cause on several endpoints is one group (the endpoints listed), so that the
+ * console, summary.md and the HTML show the same groups and the same count: the cause as normalised,
+ * without its endpoint and status (`GET /v1/x 200: body / must ...` is `body / must ...`). A
+ * not-implemented group stays one per endpoint: each endpoint is its own missing piece.
+ */
+function foldEndpoints(list: Building[]): FindingGroup[] {
+  const out = new Map<string, Building>();
+  const unplaced = (g: Building): string => {
+    const at = new RegExp(`${escapeRegExp(g.endpoint!)}( \\d{3})?:? ?`, 'g');
+    return (g.norm ?? g.cause).replace(at, '');
+  };
+  for (const g of list) {
+    const key =
+      g.endpoint && g.kind !== 'not_implemented'
+        ? [g.kind, g.severity, g.ids.join(' '), unplaced(g)].join('\n')
+        : `own\n${out.size}`;
+    const first = out.get(key);
+    if (!first) {
+      out.set(key, g);
+      continue;
+    }
+    if (first.endpoint) {
+      // The words of the first member without its own endpoint (`GET /v1/x/abc 200: `): the group spans several.
+      const method = first.endpoint.split(' ')[0]!;
+      first.cause = first.cause.replace(new RegExp(`^${method} \\S+( \\d{3})?: `), '');
+      first.endpoints = [first.endpoint];
+      delete first.endpoint;
+    }
+    if (first.pointer !== g.pointer) delete first.pointer;
+    first.endpoints!.push(g.endpoint!);
+    absorb(first, g);
+  }
+  return [...out.values()].map(({ testSet: _, norm: __, ...g }) => g);
 }
 
 /** The group of a not-run test: its typed cause (kind and subject), else its reason in words. */

@@ -116,7 +116,7 @@ export function renderMarkdown(s: Summary): string {
       out.push(
         row([
           mdText(g.ids.join(' ')),
-          g.endpoint ? mdText(g.endpoint) : '',
+          g.endpoint ? mdText(g.endpoint) : g.endpoints ? `${g.endpoints.length} endpoints` : '',
           mdText(g.kind === 'not_implemented' ? "answers the framework's 404 to everything" : g.cause),
           g.count,
           g.tests.length,

@@ -11,6 +11,7 @@ import {
   type RequestSpec,
 } from '../http/client.ts';
 import { targetClient } from '../http/target-client.ts';
+import { recordHar } from '../traffic/har-record.ts';
 import { type CountedViolation, type ViolationExtra, ViolationLog } from '../violation-log.ts';
 import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
@@ -83,7 +84,8 @@ export class CheckContext {
       gate: this.slot,
       ...(w.run.deadline ? { deadlineAt: w.run.deadline.at } : {}),
       signal: deadSignal(w.run.reportDir),
-      onExchange: (ex) => {
+      onExchange: (ex, res, spec) => {
+        if (w.run.har && res && spec) recordHar(w.run, spec, res, w.redactor);
         this.exchangeCount++;
         if (ex.retryOf) this.retried++;
         this.exchanges.set(ex.id, ex);

@@ -5,6 +5,8 @@
  * report directory (src/layout.ts): workers are separate threads with separate module state, and
  * appends of one short line are atomic, so no lock is needed. The budget is src/runtime/budget.ts.
  */
+
+import { setMaxListeners } from 'node:events';
 import {
   appendFileSync,
   existsSync,
@@ -208,6 +210,9 @@ export function deadSignal(reportDir: string): AbortSignal {
   let c = deadControllers.get(reportDir);
   if (!c) {
     c = new AbortController();
+    // Every request in flight in this thread listens to it once (and stops when it ends): more than
+    // Node's default of 10 is the concurrency, no leak (a URL target's adaptive pace goes to 16).
+    setMaxListeners(0, c.signal);
     deadControllers.set(reportDir, c);
     deadNews();
     const known = deadFlag.get(reportDir);

@@ -30,6 +30,8 @@ export interface RunConfig {
   dryRun?: boolean;
   /** The run's deadline (ms since the epoch) and the reason a test stopped by it gives. */
   deadline?: { at: number; reason: string };
+  /** --har: every answered exchange is appended, redacted, as a HAR entry (layout `har`). */
+  har?: true;
   /** The live description as fetched once by the CLI and judged there (tooLarge: why the suite did not examine it). */
   openapi?: JudgedDescription & { file: string };
 }

@@ -209,6 +209,7 @@ async function judgeExchanges(
       ...(f.received !== undefined ? { received: f.received } : {}),
       ...(f.expected !== undefined ? { expected: f.expected } : {}),
       ...(f.level ? { level: f.level } : {}),
+      ...((f as Finding).verdictCase ? { verdictCase: (f as Finding).verdictCase } : {}),
       ...(scope ? { scope } : {}),
     });
   const state = new TrafficState(facts.authorized);

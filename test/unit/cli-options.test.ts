@@ -39,6 +39,7 @@ const VALID: Record<FlagName, [string | undefined, unknown]> = {
   version: [undefined, true],
   // --- budget ---
   prices: ['reports/ref/summary.json', 'reports/ref/summary.json'],
+  har: ['run.har', 'run.har'],
 };
 
 /** A value each validated flag refuses. */

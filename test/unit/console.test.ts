@@ -14,6 +14,7 @@ import {
   normaliseMessage,
   pathTemplate,
 } from '../../src/report/groups.ts';
+import { renderMarkdown } from '../../src/report/markdown.ts';
 import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary } from '../../src/report/summary.ts';
 import type { TestResultRecord } from '../../src/report/test-result.ts';
@@ -253,7 +254,8 @@ describe('grouping violations by root cause', () => {
     expect(groups[0]).toMatchObject({
       count: 6,
       cause:
-        'refusals carried error code "unauthorized", not invalid_api_key (2 cases: GET /v1/models without a key; GET /v1/usage without a key) on 2 endpoints',
+        'refusals carried error code "unauthorized", not the code the contract gives them (2 cases: GET /v1/models without a key; GET /v1/usage without a key)',
+      endpoints: ['GET /v1/models', 'GET /v1/usage'],
     });
     expect(groups[0]!.endpoint).toBeUndefined();
   });
@@ -279,8 +281,12 @@ describe('grouping violations by root cause', () => {
         ),
       ),
     );
-    expect(groups.map((g) => [g.cause, g.endpoint])).toEqual([
-      ['answered 405 without the APIError shape: the body is not JSON on 2 endpoints', undefined],
+    expect(groups.map((g) => [g.cause, g.endpoint, g.endpoints])).toEqual([
+      [
+        'answered 4xx without the APIError shape: the body is not JSON',
+        undefined,
+        ['POST /healthz', 'PUT /status'],
+      ],
     ]);
     expect(normaliseMessage('a read of job job_7d265ba544dd25617121d444 reports model undefined')).toBe(
       'a read of job <id> reports model undefined',
@@ -373,8 +379,24 @@ describe('grouping violations by root cause', () => {
     expect(groups[0]!.ids).toEqual(['AUTH-001', 'AUTH-002', 'AUTH-003']);
     expect(groups[0]!.endpoint).toBeUndefined();
     expect(groups[0]!.cause).toBe(
-      `authentication is not enforced: requests without a valid key were answered 2xx (3 cases: ${probes.map((p) => p[1]).join('; ')}) on 2 endpoints`,
+      `authentication is not enforced: requests without a valid key were answered 2xx (3 cases: ${probes.map((p) => p[1]).join('; ')})`,
     );
+    expect(groups[0]!.endpoints).toHaveLength(2);
+  });
+
+  it('one requirement and cause on several endpoints is one group listing them, the same for every report', () => {
+    const tests = ['/v1/models', '/v1/balance'].map((path, i) =>
+      test(
+        `AUTH-004 ${path}`,
+        ['AUTH-004'],
+        [v('AUTH-004', `GET ${path}: did not refuse a truncated key`, { exchangeId: `x${i}` })],
+        [ex(`x${i}`, 'GET', path, 500)],
+      ),
+    );
+    const groups = groupFindings(tests);
+    expect(groups.map((g) => [g.cause, g.endpoint, g.endpoints, g.tests.length, g.count])).toEqual([
+      ['did not refuse a truncated key', undefined, ['GET /v1/models', 'GET /v1/balance'], 2, 2],
+    ]);
   });
 
   it("one fact found by a test's own check and by every exchange's check is one group, the test's", () => {
@@ -444,6 +466,53 @@ describe('grouping violations by root cause', () => {
     expect(lines.filter((l) => l.startsWith('  not run'))).toEqual([
       "  not run (3): role 'revoked' is not configured for target 'x' — to run: set CONFORMANCE_KEY_REVOKED",
     ]);
+  });
+
+  it('the header counts the groups listed: console and summary.md show the same groups, the rest counted', () => {
+    // 40 causes on one endpoint each (different ids), and one cause on 3 endpoints.
+    const tests: TestResultRecord[] = [];
+    for (let n = 0; n < 40; n++)
+      tests.push(
+        test(
+          `X-${n}`,
+          [`CHAT-0${n}`],
+          [v(`CHAT-0${n}`, `cause ${n}`, { exchangeId: `e${n}` })],
+          [ex(`e${n}`, 'POST', '/v1/chat/completions', 400)],
+        ),
+      );
+    for (const [i, path] of ['/v1/models', '/v1/balance', '/v1/usage'].entries())
+      tests.push(
+        test(
+          `AUTH-004 ${path}`,
+          ['AUTH-004'],
+          [v('AUTH-004', `GET ${path}: did not refuse a truncated key`, { exchangeId: `a${i}` })],
+          [ex(`a${i}`, 'GET', path, 500)],
+        ),
+      );
+    const s = {
+      ...aggregate(tests, []),
+      tests,
+      target: { name: 't', baseUrl: 'http://t' },
+      suite: { name: 'gateway-conformance', version: '0' },
+      startedAt: '2026-01-01T00:00:00Z',
+      verdict: 'failed',
+      openapi: { valid: true, errors: [] },
+    } as unknown as Summary;
+    const failures = s.groups!.filter((g) => g.severity === 'failure');
+    expect(failures).toHaveLength(41);
+    const lines = groupLines(s, false);
+    const header = Number(/^ {2}(\d+) groups of failures/.exec(lines[0]!)?.[1]);
+    const listed = lines.filter((l) => l.startsWith('  ✗ ')).length;
+    const more = lines
+      .map((l) => /^ {4}… (\d+) more in report\.html/.exec(l)?.[1])
+      .filter(Boolean)
+      .reduce((a, n) => a + Number(n), 0);
+    expect(header).toBe(41);
+    expect(listed + more).toBe(header);
+    const md = renderMarkdown(s);
+    const rows = md.split('\n').filter((l) => /^\| [A-Z]+-\d+/.test(l)).length;
+    const mdMore = Number(/… (\d+) more groups in report\.html/.exec(md)?.[1] ?? 0);
+    expect(rows + mdMore).toBe(header);
   });
 
   it('one error per missing property however many schema paths require it', () => {

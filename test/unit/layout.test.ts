@@ -39,7 +39,14 @@ describe('the report directory layout', () => {
 
   it('lists the control files the workers coordinate through, and nothing of the report among them', () => {
     expect(CONTROL_FILES.sort()).toEqual(
-      ['balance-ran-out', 'dead-target', 'jobs-in-flight', 'no-answer-streak', 'stop-requested'].sort(),
+      [
+        'balance-ran-out',
+        'dead-target',
+        'har-entries.ndjson',
+        'jobs-in-flight',
+        'no-answer-streak',
+        'stop-requested',
+      ].sort(),
     );
   });
 

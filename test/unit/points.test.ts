@@ -14,6 +14,7 @@ describe('points findings, built in one place (PTS-001, PTS-002)', () => {
         pointer: '/data/0/total_points',
         received: 3,
         expected: 'a decimal string',
+        verdictCase: { wrong: 'carried', what: 'total_points of GET /v1/balance', family: 'points' },
       },
       {
         id: 'PTS-002',
