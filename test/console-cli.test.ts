@@ -151,7 +151,9 @@ describe('console of a run against a partial target', { timeout: HANG_BOUND_MS }
     // The HTML report shows the same groups (and the not-run causes with their remedy).
     const html = readFileSync(join(p.report, 'report.html'), 'utf8');
     expect(html).toContain('data-groups');
-    expect(html).toContain("GET /v1/usage answers the framework's 404 to everything");
+    expect(html).toContain(
+      "GET /v1/usage is not implemented: it answers the framework's 404 without the APIError shape",
+    );
     expect(html).toContain('to run: allow it with --allow read,billable,write');
     // In each test's detail its own finding comes first, the per-exchange checks after it.
     const mixed = s.tests.filter(

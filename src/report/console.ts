@@ -77,12 +77,16 @@ export function groupLines(s: Summary, colour: boolean): string[] {
     );
   if (missing.length > 0) {
     const tests = new Set(missing.flatMap((g) => g.tests)).size;
+    // Each endpoint's own why where they differ (a framework 404, or no 2xx to a plain GET at all).
+    const why = (g: FindingGroup) =>
+      g.cause.replace(`${g.endpoint} `, '').replace(/^is not implemented: /, '');
+    const one = new Set(missing.map(why)).size === 1;
     out.push(
-      `  not implemented: ${plural(missing.length, 'endpoint')} answer the framework's 404 to everything (no APIError), ${plural(tests, 'test')} failed on them:`,
+      `  not implemented: ${plural(missing.length, 'endpoint')} ${one ? (why(missing[0]!).startsWith('it answers the framework') ? "answer the framework's 404 to everything (no APIError)" : why(missing[0]!)) : 'do not answer as the contract says'}, ${plural(tests, 'test')} failed on them:`,
     );
     for (const g of missing)
       out.push(
-        `  ${paint(colour, 'red', '✗')} ${inert(g.endpoint)} — ${plural(g.count, 'finding')} (${g.ids.join(' ')}) in ${plural(g.tests.length, 'test')}${g.notRun?.length ? `, ${g.notRun.length} not run because of it` : ''}`,
+        `  ${paint(colour, 'red', '✗')} ${inert(g.endpoint)}${one ? '' : ` (${inert(why(g))})`} — ${plural(g.count, 'finding')} (${g.ids.join(' ')}) in ${plural(g.tests.length, 'test')}${g.notRun?.length ? `, ${g.notRun.length} not run because of it` : ''}`,
       );
     out.push(...example(missing[0]!, true));
   }

@@ -121,6 +121,39 @@ function implementedPaths(tests: TestResultRecord[]): Set<string> {
 }
 
 /**
+ * GET endpoints of the contract without a path parameter that never answered 2xx in the run although a
+ * plain GET (no query) with the primary key was sent to them, with the statuses such GETs got:
+ * `GET /v1/balance` -> `400`.
+ * A GET with the account's own key and nothing else has nothing a contract could refuse, so every
+ * finding on such an endpoint has one cause, the endpoint not answering (an OpenAI-like server's 400
+ * to unknown routes, a dead upstream's 502). The framework-404 case is the not-implemented one above.
+ */
+function deadGets(tests: TestResultRecord[]): Map<string, string> {
+  const ok = new Set<string>();
+  const plain = new Map<string, Set<number>>();
+  for (const t of tests)
+    for (const ex of t.exchanges) {
+      // GET endpoints of the contract only: a GET to a POST-only path is a wrong-method probe.
+      if (ex.method !== 'GET' || ex.status === undefined) continue;
+      if (!endpointsOfPath(ex.path).some((e) => e.method === 'GET')) continue;
+      const endpoint = endpointOf(ex);
+      // A path that names a resource may rightly answer 404 for every id the run sent.
+      if (endpoint.includes('{')) continue;
+      if (ex.status < 300) ok.add(endpoint);
+      // The primary key as the contract asks for it (a probe's other scheme or mutated key is no such GET).
+      const primary = Object.entries(ex.requestHeaders).some(
+        ([h, v]) => h.toLowerCase() === 'authorization' && v === 'Bearer [REDACTED:primary]',
+      );
+      if (primary && !ex.path.includes('?'))
+        plain.set(endpoint, (plain.get(endpoint) ?? new Set()).add(ex.status));
+    }
+  const dead = new Map<string, string>();
+  for (const [endpoint, statuses] of plain)
+    if (!ok.has(endpoint)) dead.set(endpoint, [...statuses].sort().join(', '));
+  return dead;
+}
+
+/**
  * The endpoint a framework 404 says is not implemented, or undefined when its path is implemented (the
  * 404 is then a finding of the exchange's own method). On a path that answers nothing but 404/405, a
  * wrong-method probe's 404 is the same cause: it joins the group of the path's documented method.
@@ -262,6 +295,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
     }
   };
   const implemented = implementedPaths(tests);
+  const dead = deadGets(tests);
   for (const t of tests) {
     if (t.outcome === 'not_run' || t.outcome === 'harness_error') continue;
     const exchanges = new Map(t.exchanges.map((e) => [e.id, e]));
@@ -277,8 +311,9 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         ...(v.exchangeId ? { exchangeId: v.exchangeId } : {}),
       });
       const endpoint404 = ex && isFramework404(ex) ? missingEndpoint(ex, implemented) : undefined;
-      if (endpoint404) {
-        const endpoint = endpoint404;
+      const deadAt = ex && !endpoint404 ? dead.get(endpointOf(ex)) : undefined;
+      if (endpoint404 || deadAt) {
+        const endpoint = endpoint404 ?? endpointOf(ex!);
         add(
           `not_implemented\n${endpoint}`,
           () => ({
@@ -286,7 +321,9 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
             ids: [],
             severity: v.severity,
             endpoint,
-            cause: `${endpoint} is not implemented: it answers the framework's 404 without the APIError shape`,
+            cause: endpoint404
+              ? `${endpoint} is not implemented: it answers the framework's 404 without the APIError shape`
+              : `${endpoint} never answers 2xx: ${deadAt} to a plain GET with the primary key`,
             count: 0,
             tests: [],
             notRun: [],

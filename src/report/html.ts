@@ -564,10 +564,7 @@ function rootCausesSection(s: StoredSummary): string {
     .map((g) => {
       const e = g.example;
       const tests = g.tests.slice(0, MAX_TITLES_PER_REASON);
-      const cause =
-        g.kind === 'not_implemented'
-          ? `${g.endpoint} answers the framework's 404 to everything (no APIError)`
-          : g.cause;
+      const cause = g.cause;
       return `<tr class="${g.severity === 'failure' ? 'c-failed' : 'c-advisory'}"><td>${esc(KIND[g.kind])}</td><td>${chips(g.ids)}</td><td>${g.endpoint ? `<code>${esc(g.endpoint)}</code>` : g.endpoints ? `<span title="${esc(g.endpoints.join(', '))}">${esc(g.endpoints.length)} endpoints</span>` : ''}</td><td>${esc(cause)}${g.pointer ? ` <code>${esc(g.pointer)}</code>` : ''}<details><summary>${esc(g.tests.length)} test(s)${g.notRun?.length ? `, ${esc(g.notRun.length)} not run because of it` : ''}; first example</summary><p><strong>${esc(e.test)}</strong>: [${esc(e.id)}] ${esc(e.message)}</p>${e.received !== undefined ? `<p>received <code>${esc(short(e.received))}</code></p>` : ''}${e.expected !== undefined ? `<p>expected <code>${esc(short(e.expected))}</code></p>` : ''}<ul class="titles">${tests.map((t) => `<li>${esc(t)}</li>`).join('')}${g.tests.length > tests.length ? `<li class="muted">… ${esc(g.tests.length - tests.length)} more in summary.json</li>` : ''}</ul></details></td><td>${esc(g.count)}</td></tr>`;
     })
     .join('');

@@ -117,7 +117,7 @@ export function renderMarkdown(s: Summary): string {
         row([
           mdText(g.ids.join(' ')),
           g.endpoint ? mdText(g.endpoint) : g.endpoints ? `${g.endpoints.length} endpoints` : '',
-          mdText(g.kind === 'not_implemented' ? "answers the framework's 404 to everything" : g.cause),
+          mdText(g.cause),
           g.count,
           g.tests.length,
         ]),

@@ -20,8 +20,11 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
-/** The entries of one HAR file, in order, with what could not be read said where it was found. */
-export async function* harItems(file: string): AsyncGenerator<HarItem> {
+/**
+ * The entries of one HAR file, in order, with what could not be read said where it was found; `read`
+ * hears how many bytes of the file were read after each chunk.
+ */
+export async function* harItems(file: string, read?: (bytes: number) => void): AsyncGenerator<HarItem> {
   const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
   const stack: Array<'o' | 'a'> = [];
@@ -111,6 +114,8 @@ export async function* harItems(file: string): AsyncGenerator<HarItem> {
         entryStart = 0;
       }
       offset += chunk.length;
+      // Bytes (not characters) read so far: what a progress line measures against the file's size.
+      read?.(stream.bytesRead);
       yield* items;
     }
   } catch (err) {

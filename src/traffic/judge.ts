@@ -29,6 +29,7 @@ import { writeReport } from '../report/write.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
 import { harItems } from './har-stream.ts';
+import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
 
 export interface TrafficOptions {
@@ -78,9 +79,11 @@ async function judgeFiles(
   log: (s: string) => void,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
-  const facts = await readCapture(opts.files, redactor);
+  const progress = new TrafficProgress(TrafficProgress.sizeOf(opts.files), opts.quiet ? undefined : log);
+  const facts = await readCapture(opts.files, redactor, progress);
+  progress.nextPass();
   const description = await describe(opts.description, facts.captured);
-  const judged = await judgeExchanges(opts, redactor, facts, description);
+  const judged = await judgeExchanges(opts, redactor, facts, description, progress);
   for (const p of judged.problems) log(`check-traffic: ${p}`);
   // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
   // no report directory is made.
@@ -120,11 +123,21 @@ interface CaptureFacts {
 }
 
 /** Pass 1: every credential (registered with the redactor), and the capture's own description. */
-async function readCapture(files: string[], redactor: Redactor): Promise<CaptureFacts> {
+async function readCapture(
+  files: string[],
+  redactor: Redactor,
+  progress: TrafficProgress,
+): Promise<CaptureFacts> {
   const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set() };
-  for (const file of files)
-    for await (const item of harItems(file)) {
+  let entries = 0;
+  for (const file of files) {
+    let bytes = 0;
+    for await (const item of harItems(file, (b) => {
+      bytes = b;
+    })) {
+      progress.tick('reading', bytes, entries);
       if (item.kind !== 'entry') continue;
+      entries++;
       // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
       // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
       const sent = registerCredentials(item.value, redactor);
@@ -157,6 +170,8 @@ async function readCapture(files: string[], redactor: Redactor): Promise<Capture
             ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
             : e.response.content.text;
     }
+    progress.fileDone(bytes);
+  }
   return facts;
 }
 
@@ -185,6 +200,7 @@ async function judgeExchanges(
   redactor: Redactor,
   facts: CaptureFacts,
   description: Description,
+  progress: TrafficProgress,
 ): Promise<Judged> {
   const judged: Judged = {
     ids: new Map(),
@@ -217,7 +233,11 @@ async function judgeExchanges(
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
   for (const [n, file] of opts.files.entries()) {
-    for await (const item of harItems(file)) {
+    let bytes = 0;
+    for await (const item of harItems(file, (b) => {
+      bytes = b;
+    })) {
+      progress.tick('judging', bytes, judged.entries);
       if (item.kind === 'problem') {
         judged.problems.push(item.message);
         judged.unreadable.push(item.message);
@@ -244,6 +264,7 @@ async function judgeExchanges(
       for (const id of ids) rec(id).judged++;
       for (const f of findings) note(f, res.exchange);
     }
+    progress.fileDone(bytes);
   }
   return judged;
 }

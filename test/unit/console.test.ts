@@ -296,6 +296,59 @@ describe('grouping violations by root cause', () => {
     );
   });
 
+  it('a fixed-path GET that never answered 2xx to a plain GET with the primary key is one group: it does not answer', () => {
+    const get = (id: string, path: string, status: number) => ({
+      ...ex(id, 'GET', path, status, '{"error":{"message":"Unknown route","type":"invalid_request_error"}}'),
+      requestHeaders: { authorization: 'Bearer [REDACTED:primary]' },
+    });
+    const tests = (okStatus: number) => [
+      test(
+        'BAL-001 reads',
+        ['BAL-001'],
+        [v('BAL-001', 'GET /v1/balance did not answer 2xx JSON', { exchangeId: 'b' })],
+        [get('b', '/v1/balance', 400)],
+      ),
+      test(
+        'LEGACY-001 legacy',
+        ['LEGACY-001'],
+        [v('LEGACY-001', 'GET /v1/balance with the legacy header was answered 400', { exchangeId: 'l' })],
+        [get('l', '/v1/balance', okStatus)],
+      ),
+      // A wrong-method probe with the primary key: POST-only, its 405 is right, no endpoint of GET.
+      test(
+        'ERR-070 GET',
+        ['ERR-070'],
+        [
+          v('ERR-001', 'GET /v1/embeddings answered 405 without the APIError shape', {
+            exchangeId: 'w',
+            scope: 'exchange',
+          }),
+        ],
+        [get('w', '/v1/embeddings', 405)],
+      ),
+      test(
+        'MJOB-020 reads',
+        ['MJOB-020'],
+        [v('MJOB-020', 'no such job', { exchangeId: 'j' })],
+        [get('j', '/v1/media/jobs/job_x', 404)],
+      ),
+    ];
+    const dead = groupFindings(tests(400));
+    expect(dead.map((g) => [g.kind, g.endpoint, g.ids])).toEqual([
+      ['not_implemented', 'GET /v1/balance', ['BAL-001', 'LEGACY-001']],
+      ['finding', 'GET /v1/media/jobs/{id}', ['MJOB-020']],
+      ['exchange', 'GET /v1/embeddings', ['ERR-001']],
+    ]);
+    expect(dead[0]!.cause).toBe('GET /v1/balance never answers 2xx: 400 to a plain GET with the primary key');
+    // The control: one 2xx on the endpoint, and its findings are causes of their own.
+    expect(groupFindings(tests(200)).map((g) => g.kind)).toEqual([
+      'finding',
+      'finding',
+      'finding',
+      'exchange',
+    ]);
+  });
+
   it("folds sample file names into one cause, and shows the first member's words, not a template", () => {
     const up = (n: number) => ex(`u${n}`, 'POST', '/v1/media/inputs', 201);
     const files = ['png-64x48.png', 'jpeg-64x48.jpg', 'webp-64x48.webp', 'h264-2s.mp4'];
