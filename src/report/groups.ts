@@ -473,16 +473,18 @@ function absorb(first: Building, g: Building): void {
 }
 
 /**
- * One requirement broken several ways on one endpoint (a static reply: each of its fields wrong) is one
- * group: the first way shown, the others counted. A family's group already spans its places.
+ * One requirement broken several ways on one endpoint (a static reply: each of its fields wrong), or
+ * several ways with no exchange to place them (a bound checked for ten models), is one group: the first
+ * way shown, the others listed. A family's group already spans its places.
  */
 function foldPlaces(entries: Array<[string, Building]>, normOf: Map<string, string>): Building[] {
   const out = new Map<string, Building & { ways: Set<string> }>();
   for (const [key, g] of entries) {
     const norm = normOf.get(key);
+    // A finding no exchange carries (a sequence's, a description's) has the run as its one place.
     const place =
-      norm !== undefined && g.endpoint && g.kind !== 'not_implemented'
-        ? [g.kind, g.severity, g.ids.join(' '), g.endpoint].join('\n')
+      norm !== undefined && g.kind !== 'not_implemented'
+        ? [g.kind, g.severity, g.ids.join(' '), g.endpoint ?? ''].join('\n')
         : `own\n${key}`;
     const first = out.get(place);
     if (!first) {
@@ -496,7 +498,7 @@ function foldPlaces(entries: Array<[string, Building]>, normOf: Map<string, stri
   return [...out.values()].map(({ ways, ...g }) => {
     if (ways.size <= 1) return g;
     // The other ways, said without the endpoint they share: up to three, the rest counted.
-    const at = new RegExp(`^${escapeRegExp(g.endpoint!)}( \\d{3})?:? ?`);
+    const at = new RegExp(`^${escapeRegExp(g.endpoint ?? '')}( \\d{3})?:? ?`);
     const others = [...ways].slice(1).map((w) => w.replace(at, ''));
     const shown = others.slice(0, 3).join('; ');
     return {

@@ -452,6 +452,27 @@ describe('grouping violations by root cause', () => {
     ]);
   });
 
+  it('one requirement broken several ways with no exchange to place them is one group, the others listed', () => {
+    const groups = groupFindings([
+      test('MJOB-010 a', ['MJOB-010'], [v('MJOB-010', 'wc-100011: 11 references was answered 201')], []),
+      test(
+        'MJOB-010 b',
+        ['MJOB-010'],
+        [v('MJOB-010', 'wc-100015: 3 references under studio_asset_ids was answered 201')],
+        [],
+      ),
+      test('MJOB-020 c', ['MJOB-020'], [v('MJOB-020', 'a job read without its model')], []),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause, g.tests.length])).toEqual([
+      [
+        ['MJOB-010'],
+        'wc-100011: 11 references was answered 201 (also: wc-#: 3 references under studio_asset_ids was answered 201)',
+        2,
+      ],
+      [['MJOB-020'], 'a job read without its model', 1],
+    ]);
+  });
+
   it("one fact found by a test's own check and by every exchange's check is one group, the test's", () => {
     const e = ex('p', 'POST', '/v1/chat/completions', 200);
     const groups = groupFindings([
