@@ -44,10 +44,14 @@ const names = (entry) => {
   return { out: `${base}.mjs`, manifest: `${base}.json` };
 };
 
-/** The key every bundle records: how it was built, by which esbuild, for which node. */
+/**
+ * The key every bundle records: how it was built, by which esbuild, for which node, from which checkout
+ * (a bundle requires its dependencies by absolute path: two checkouts sharing one node_modules, by a
+ * symlink, must not run each other's bundles).
+ */
 function buildKey() {
   const esbuild = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'esbuild', 'package.json'), 'utf8'));
-  return `${FORMAT} ${esbuild.version} ${process.version}`;
+  return `${FORMAT} ${esbuild.version} ${process.version} ${ROOT}`;
 }
 
 /** The bundle's path when it exists and every source it was built from still reads the same. */

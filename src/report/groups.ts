@@ -186,6 +186,8 @@ export function normaliseMessage(message: string, ex?: Exchange): string {
       .replace(/\b[\w.-]+\.(?:png|jpe?g|webp|mp4|glb)\b/gi, '<file>')
       // A resource id (`job_7d265ba544dd25617121d444`) is a value too: one cause for every job it concerns.
       .replace(/\b[a-z]+_(?=[0-9a-z]*\d)[0-9a-z]{12,}\b/gi, '<id>')
+      // Numbers in exponent notation (`-2e-7`, a points delta) first: they are values like the rest.
+      .replace(/\b\d+(?:\.\d+)?e[+-]?\d+\b/gi, '#')
       .replace(/\b\d+\.\d+\b(?!\.x)|\b\d{4,}\b/g, '#')
   );
 }

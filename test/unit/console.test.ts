@@ -291,6 +291,9 @@ describe('grouping violations by root cause', () => {
     expect(normaliseMessage('a read of job job_7d265ba544dd25617121d444 reports model undefined')).toBe(
       'a read of job <id> reports model undefined',
     );
+    expect(normaliseMessage('moved by -2e-7 more than charged (0.0000002)')).toBe(
+      'moved by -# more than charged (#)',
+    );
     expect(normaliseMessage('refused with invalid_request, not points_configured')).toBe(
       'refused with invalid_request, not points_configured',
     );
