@@ -480,7 +480,8 @@ function absorb(first: Building, g: Building): void {
  * way shown, the others listed. A family's group already spans its places.
  */
 function foldPlaces(entries: Array<[string, Building]>, normOf: Map<string, string>): Building[] {
-  const out = new Map<string, Building & { ways: Set<string> }>();
+  // Each way by its normalised cause, with the words its first group said (shown, never a template).
+  const out = new Map<string, Building & { ways: Map<string, string> }>();
   for (const [key, g] of entries) {
     const norm = normOf.get(key);
     // A finding no exchange carries (a sequence's, a description's) has the run as its one place.
@@ -490,22 +491,26 @@ function foldPlaces(entries: Array<[string, Building]>, normOf: Map<string, stri
         : `own\n${key}`;
     const first = out.get(place);
     if (!first) {
-      out.set(place, { ...g, ...(norm !== undefined ? { norm } : {}), ways: new Set(norm ? [norm] : []) });
+      out.set(place, {
+        ...g,
+        ...(norm !== undefined ? { norm } : {}),
+        ways: new Map(norm ? [[norm, g.cause]] : []),
+      });
       continue;
     }
     absorb(first, g);
     if (first.pointer !== g.pointer) delete first.pointer;
-    if (norm !== undefined) first.ways.add(norm);
+    if (norm !== undefined && !first.ways.has(norm)) first.ways.set(norm, g.cause);
   }
   return [...out.values()].map(({ ways, ...g }) => {
     if (ways.size <= 1) return g;
     // The other ways, said without the endpoint they share: up to three, the rest counted.
     const at = new RegExp(`^${escapeRegExp(g.endpoint ?? '')}( \\d{3})?:? ?`);
-    const others = [...ways].slice(1).map((w) => w.replace(at, ''));
+    const others = [...ways.values()].slice(1).map((w) => w.replace(at, ''));
     const shown = others.slice(0, 3).join('; ');
     return {
       ...g,
-      norm: [...ways].sort().join('\n'),
+      norm: [...ways.keys()].sort().join('\n'),
       cause: `${g.cause} (also: ${shown}${others.length > 3 ? `; and ${others.length - 3} more` : ''})`,
     };
   });

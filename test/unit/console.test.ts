@@ -469,7 +469,7 @@ describe('grouping violations by root cause', () => {
     expect(groups.map((g) => [g.ids, g.cause, g.tests.length])).toEqual([
       [
         ['MJOB-010'],
-        'wc-100011: 11 references was answered 201 (also: wc-#: 3 references under studio_asset_ids was answered 201)',
+        'wc-100011: 11 references was answered 201 (also: wc-100015: 3 references under studio_asset_ids was answered 201)',
         2,
       ],
       [['MJOB-020'], 'a job read without its model', 1],
