@@ -107,35 +107,27 @@ function endpointsOfPath(path: string): DocumentedEndpoint[] {
 const isEndpointPath = (path: string): boolean => endpointsOfPath(path).length > 0;
 
 /**
- * The contract's paths that answered something other than 404 or 405 to a method the contract gives
- * them, anywhere in the run: such a path is implemented, whatever a wrong-method probe got there.
+ * What the whole run showed of the contract's endpoints, in one walk over its exchanges:
+ * - `implemented`: the paths that answered something other than 404 or 405 to a method the contract
+ *   gives them, anywhere in the run (whatever a wrong-method probe got there);
+ * - `dead`: GET endpoints without a path parameter that never answered 2xx although a plain GET (no
+ *   query) with the primary key was sent to them, with the statuses such GETs got (`GET /v1/balance` ->
+ *   `400`). A GET with the account's own key and nothing else has nothing a contract could refuse, so
+ *   every finding there has one cause, the endpoint not answering (an OpenAI-like server's 400 to
+ *   unknown routes, a dead upstream's 502). The framework-404 case is the not-implemented one.
  */
-function implementedPaths(tests: TestResultRecord[]): Set<string> {
-  const seen = new Set<string>();
-  for (const t of tests)
-    for (const ex of t.exchanges) {
-      if (ex.status === undefined || ex.status === 404 || ex.status === 405) continue;
-      for (const e of endpointsOfPath(ex.path)) if (e.method === ex.method) seen.add(e.template);
-    }
-  return seen;
-}
-
-/**
- * GET endpoints of the contract without a path parameter that never answered 2xx in the run although a
- * plain GET (no query) with the primary key was sent to them, with the statuses such GETs got:
- * `GET /v1/balance` -> `400`.
- * A GET with the account's own key and nothing else has nothing a contract could refuse, so every
- * finding on such an endpoint has one cause, the endpoint not answering (an OpenAI-like server's 400
- * to unknown routes, a dead upstream's 502). The framework-404 case is the not-implemented one above.
- */
-function deadGets(tests: TestResultRecord[]): Map<string, string> {
+function endpointFacts(tests: TestResultRecord[]): { implemented: Set<string>; dead: Map<string, string> } {
+  const implemented = new Set<string>();
   const ok = new Set<string>();
   const plain = new Map<string, Set<number>>();
   for (const t of tests)
     for (const ex of t.exchanges) {
+      if (ex.status === undefined) continue;
+      const own = endpointsOfPath(ex.path);
+      if (ex.status !== 404 && ex.status !== 405)
+        for (const e of own) if (e.method === ex.method) implemented.add(e.template);
       // GET endpoints of the contract only: a GET to a POST-only path is a wrong-method probe.
-      if (ex.method !== 'GET' || ex.status === undefined) continue;
-      if (!endpointsOfPath(ex.path).some((e) => e.method === 'GET')) continue;
+      if (ex.method !== 'GET' || !own.some((e) => e.method === 'GET')) continue;
       const endpoint = endpointOf(ex);
       // A path that names a resource may rightly answer 404 for every id the run sent.
       if (endpoint.includes('{')) continue;
@@ -150,7 +142,7 @@ function deadGets(tests: TestResultRecord[]): Map<string, string> {
   const dead = new Map<string, string>();
   for (const [endpoint, statuses] of plain)
     if (!ok.has(endpoint)) dead.set(endpoint, [...statuses].sort().join(', '));
-  return dead;
+  return { implemented, dead };
 }
 
 /**
@@ -296,8 +288,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       g.tests.push(t.title);
     }
   };
-  const implemented = implementedPaths(tests);
-  const dead = deadGets(tests);
+  const { implemented, dead } = endpointFacts(tests);
   for (const t of tests) {
     if (t.outcome === 'not_run' || t.outcome === 'harness_error') continue;
     const exchanges = new Map(t.exchanges.map((e) => [e.id, e]));
