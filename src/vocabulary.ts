@@ -101,9 +101,11 @@ export interface VerdictCase {
    * probe of a key (none, unknown, another scheme, ...) answered 2xx, is one root cause, no auth at all;
    * `scope`, keys restricted to other scopes answered on every endpoint, is no scope check; `legacy`,
    * points fields in every legacy-format reply, is the legacy format not applied; `points`, points
-   * values of one kind (JSON numbers, strings that are no decimal) wherever they are, is one writer.
+   * values of one kind (JSON numbers, strings that are no decimal) wherever they are, is one writer;
+   * `balance`, the account's figures (total, held, ledger) disagreeing with the charges the replies
+   * report, wherever a test compared them, is one bookkeeping (src/report/groups.ts ACCOUNT_FIGURES).
    */
-  family?: 'authentication' | 'scope' | 'legacy' | 'points';
+  family?: 'authentication' | 'scope' | 'legacy' | 'points' | 'balance';
 }
 
 /**
@@ -130,6 +132,15 @@ export interface NotRunCause {
   remedy?: string;
   /** kind 'endpoint': the request whose answer left the test nothing to judge. */
   endpoint?: { method: string; path: string; status: number };
+}
+
+/** Not run because `method path` answered `status`: one cause for every test it stopped. */
+export function answeredCause(method: string, path: string, status: number): NotRunCause {
+  return {
+    kind: 'endpoint',
+    subject: `${method} ${path} answered ${status}`,
+    endpoint: { method, path, status },
+  };
 }
 
 /** Something a test created and could not remove, with why, when, and the job holding it if one does. */

@@ -10,6 +10,7 @@ import { billableByModel } from '../report/plan.ts';
 import type { Summary } from '../report/summary.ts';
 import { priceAt } from '../runtime/prices.ts';
 import type { Profile } from '../vocabulary.ts';
+import { budgetBuys } from './budget-buys.ts';
 import { startEmbedded } from './embedded.ts';
 import type { PriceList } from './prices-file.ts';
 import { runConformance } from './run.ts';
@@ -77,10 +78,13 @@ export async function planBillable(
     };
   }
   const { points, source } = target.budget;
-  if (points !== null && !target.embedded)
+  if (points !== null && !target.embedded) {
     plan.budget = {
       points,
       source: source === 'default' ? 'the default budget of a real target' : source,
     };
+    const buys = budgetBuys(plan.billable, points);
+    if (buys) plan.buys = buys;
+  }
   return plan;
 }

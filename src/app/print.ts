@@ -121,7 +121,8 @@ export function printPlan(s: Summary, dir: string, log: (s: string) => void): vo
     const budget = s.plan.budget;
     if (budget && new Decimal(s.plan.totalPoints).gt(budget.points))
       log(
-        `  the points budget of ${budget.points} (${budget.source}) is less: billable tests would stop there (every media model bought once before any twice), the rest not run and the verdict INCOMPLETE; --budget-points ${new Decimal(s.plan.totalPoints).ceil().toString()} or more runs them all at the reference's prices (the target's own prices may differ)`,
+        `  the points budget of ${budget.points} (${budget.source}) is less: billable tests would stop there, the rest not run and the verdict INCOMPLETE; --budget-points ${new Decimal(s.plan.totalPoints).ceil().toString()} or more runs them all at the reference's prices (the target's own prices may differ)`,
       );
+    if (s.plan.buys) log(`  ${s.plan.buys}`);
   }
 }

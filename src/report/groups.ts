@@ -221,17 +221,37 @@ function casesCause(h: CaseHead, whats: string[]): string {
           ? 'replies in the legacy currency format still carry points fields'
           : h.family === 'points'
             ? `points values are ${h.carried}, not exact decimal strings`
-            : h.wrong === 'code'
-              ? `refusals carried error code ${JSON.stringify(h.received)}, not the code the contract gives them`
-              : h.wrong === 'status'
-                ? 'requests the contract refuses were refused with another status than it gives'
-                : h.wrong === 'accepted'
-                  ? 'requests the contract refuses were answered without a 4xx refusal'
-                  : 'requests the contract accepts were not answered 2xx';
+            : h.family === 'balance'
+              ? "the account's balance and ledger disagree with the charges its replies report"
+              : h.wrong === 'code'
+                ? `refusals carried error code ${JSON.stringify(h.received)}, not the code the contract gives them`
+                : h.wrong === 'status'
+                  ? 'requests the contract refuses were refused with another status than it gives'
+                  : h.wrong === 'accepted'
+                    ? 'requests the contract refuses were answered without a 4xx refusal'
+                    : 'requests the contract accepts were not answered 2xx';
   const shown = whats.slice(0, 4).join('; ');
   return whats.length === 0
     ? head
     : `${head} (${whats.length} case${whats.length === 1 ? '' : 's'}: ${shown}${whats.length > 4 ? '; …' : ''})`;
+}
+
+/**
+ * The rules that compare the account's figures with the charges the replies report, each with what a
+ * reader is told it found: a balance that does not move, or moves by another amount, breaks them
+ * together, wherever a test compared (after a chat call, a media job, a random sequence), so their
+ * findings are one family (`balance`), each rule one case of it.
+ */
+const ACCOUNT_FIGURES: Record<string, string> = {
+  'BAL-004': 'total_points or held_points moved by another amount than the replies charged or held',
+  'LEDGER-002': 'consecutive ledger entries disagree with balance_after_points',
+  'LEDGER-003': 'the ledger does not add up to the balance',
+};
+
+/** A test's finding of ACCOUNT_FIGURES as its case of the `balance` family (none for others). */
+function accountFigures(v: Violation): VerdictCase | undefined {
+  const what = v.scope === 'exchange' ? undefined : ACCOUNT_FIGURES[v.id];
+  return what ? { wrong: 'carried', what: `${v.id}: ${what}`, family: 'balance' } : undefined;
 }
 
 /**
@@ -337,7 +357,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         continue;
       }
       // Cases of one rule answered the wrong way on one endpoint are one cause, whatever the case.
-      const vc = v.verdictCase;
+      const vc = v.verdictCase ?? accountFigures(v);
       const head: CaseHead | undefined = vc && {
         wrong: vc.wrong,
         ...(vc.family ? { family: vc.family } : {}),

@@ -5,7 +5,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { Exchange } from '../http/client.ts';
-import { BILLABLE, spendOf } from '../runtime/budget.ts';
+import { BILLABLE, buysMediaJob, spendOf } from '../runtime/budget.ts';
 import { ExchangeLog } from './layout.ts';
 import type { Summary } from './summary.ts';
 
@@ -28,13 +28,19 @@ export function billableByModel(
   };
   const billable = (ex: Exchange) =>
     ex.method === 'POST' && BILLABLE.test(ex.path) && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300;
-  const by = new Map<string, { requests: number; points: Decimal }>();
+  const by = new Map<string, { requests: number; points: Decimal; media: boolean }>();
   for (const [model, exchanges] of ExchangeLog.of(reportDir).byModel(billable))
     by.set(model, {
       requests: exchanges.length,
       points: exchanges.reduce((sum, ex) => sum.plus(points(ex) ?? 0), new Decimal(0)),
+      media: exchanges.some((ex) => buysMediaJob(ex.path)),
     });
   return [...by]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([model, e]) => ({ model: label(model), requests: e.requests, points: e.points.toString() }));
+    .map(([model, e]) => ({
+      model: label(model),
+      requests: e.requests,
+      points: e.points.toString(),
+      ...(e.media ? { media: true as const } : {}),
+    }));
 }

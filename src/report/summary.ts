@@ -139,11 +139,14 @@ export interface Summary {
   /** Dry run: the billable requests the planned tests make, by model, measured on the embedded reference. */
   plan?: {
     basis: string;
-    billable: Array<{ model: string; requests: number; points: string }>;
+    /** `media`: the model's requests create media jobs (else text calls: chat, responses, embeddings). */
+    billable: Array<{ model: string; requests: number; points: string; media?: true }>;
     totalRequests: number;
     totalPoints: string;
     /** The points budget the run would have (absent: none), to set beside the total. */
     budget?: { points: string; source: string };
+    /** What that budget buys, in the order the run spends it (src/app/budget-buys.ts), when it is less. */
+    buys?: string;
   };
   /** --filter of the run: the tests it excluded are not run. */
   filter?: string;

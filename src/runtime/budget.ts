@@ -462,6 +462,17 @@ export interface RunBudget {
 /** The most of a budget kept for first jobs of models not bought yet. */
 export const RESERVE_SHARE = 0.25;
 
+/**
+ * The most of a budget kept for requests the contract refuses and text calls (no media purchase eats
+ * into it): what one such request could cost if the target wrongly accepted it, the costliest reply so far.
+ */
+export const REFUSAL_SHARE = 0.1;
+
+/** A test's media jobs beyond this many are bulk purchases (BillableStart.bulk). */
+export const BULK_AFTER = 1;
+/** The most of a budget bulk purchases leave to other tests' first jobs. */
+export const BULK_SHARE = 0.25;
+
 /** Read the primary balance after this many billable replies counted without a balance read. */
 export const BALANCE_EVERY = 5;
 
@@ -490,6 +501,15 @@ export interface BillableStart {
   reservation?: string;
   /** The request's path: the dearest reply of its endpoint prices it where nothing is predicted. */
   path?: string;
+  /**
+   * The contract says the request must be refused (Req.refusal): on a conformant target it spends
+   * nothing, so it goes before purchases (the refusal reserve); what it spends if accepted is counted.
+   */
+  refusal?: boolean;
+  /** The test bought BULK_AFTER media jobs or more before it: it goes after every test's first one. */
+  bulk?: boolean;
+  /** Judge as if the requests in flight before it were answered (blockedByInFlight). */
+  ignoreInFlight?: boolean;
 }
 
 /**
@@ -500,7 +520,10 @@ export interface BillableStart {
  * for the whole plan should buy what proves most per point first, and a model's first job proves more
  * than its second; tests run in file order, so while some media model is not bought yet, a model bought
  * already gets no more than the budget minus a reserve of (models not bought) x (the costliest reply so
- * far), at most RESERVE_SHARE of the budget. Run-wide: the spend file is shared by every worker thread.
+ * far), at most RESERVE_SHARE of the budget. And what proves most per point comes first: a request the
+ * contract says must be refused (and a text call) costs nothing on a conformant target, so no media
+ * purchase eats the last REFUSAL_SHARE of the budget (at most the costliest reply so far) that such
+ * requests need room for. Run-wide: the spend file is shared by every worker thread.
  */
 export function admission(
   reportDir: string,
@@ -508,7 +531,8 @@ export function admission(
   start: BillableStart | string = {},
 ): BudgetRefusal | undefined {
   if (!budget) return undefined;
-  const { model, predicted, reservation, path } = typeof start === 'string' ? { model: start } : start;
+  const { model, predicted, reservation, path, refusal, bulk, ignoreInFlight } =
+    typeof start === 'string' ? { model: start } : start;
   if (budget.unmeasurable)
     return { reason: budget.unmeasurable, subject: budget.unmeasurable, remedy: UNMEASURABLE_REMEDY };
   const limit = new Decimal(budget.points);
@@ -529,7 +553,7 @@ export function admission(
           subject: `points budget reached: ${budget.points} points (${budget.source})`,
         };
   let inFlight = new Decimal(0);
-  for (const [key, r] of spend.reserved) {
+  for (const [key, r] of ignoreInFlight ? [] : spend.reserved) {
     if (key === reservation) break;
     inFlight = inFlight.plus(r.points);
   }
@@ -541,19 +565,56 @@ export function admission(
         subject: `points budget: what is left of the ${budget.points} points cannot hold the predicted price of the next job (${budget.source})`,
       };
   }
-  // The reserve is kept for first media jobs and restrains media jobs only: a chat, responses or
-  // embeddings call (thousands of them cost less than one image) is admitted by the budget alone.
-  if (model === undefined || !spend.models.has(model) || (path && !buysMediaJob(path))) return undefined;
+  // The reserves restrain media purchases only: a chat, responses or embeddings call (thousands of
+  // them cost less than one image) and a request the contract refuses are admitted by the budget alone.
+  if (refusal || model === undefined || (path && !buysMediaJob(path))) return undefined;
+  // A test's second job and later (a covering design, a replay, a property of bounds) judge less per
+  // point than other tests' first ones and than the first job of a model not bought yet: they leave
+  // the larger of BULK_SHARE of the budget (for the former) and (models not bought) x (the costliest
+  // reply so far), at most RESERVE_SHARE (for the latter).
+  const bought = bulk && spend.models.has(model);
   const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
-  const reserve = Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought));
-  // The reserve holds back only what would eat into it: a job whose likely price (predicted, else the
-  // dearest job so far) fits above the reserve runs.
+  const firstJobs = bought
+    ? Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought))
+    : new Decimal(0);
+  const forRefusals = Decimal.min(limit.times(REFUSAL_SHARE), spend.max);
+  const forFirsts = bulk ? limit.times(BULK_SHARE) : new Decimal(0);
+  // A reserve holds back only what would eat into it: a job whose likely price (predicted, else the
+  // dearest job so far) fits above the reserves runs.
   const likely = predicted ?? (path ? spend.dearest.get(endpointOf(path)) : undefined) ?? spend.max;
-  if (spent.plus(inFlight).plus(likely).lte(limit.minus(reserve))) return undefined;
+  const after = spent.plus(inFlight).plus(likely);
+  if (after.lte(limit.minus(forRefusals).minus(Decimal.max(firstJobs, forFirsts)))) return undefined;
+  if (firstJobs.gt(0) && firstJobs.gte(forFirsts) && after.gt(limit.minus(forRefusals).minus(firstJobs)))
+    return {
+      reason: `points budget: ${model} was bought once already and the last ${firstJobs.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
+      subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,
+    };
+  if (forFirsts.gt(0) && after.gt(limit.minus(forRefusals).minus(forFirsts)))
+    return {
+      reason: `points budget: a test's job after its first (${model}) would eat into the last ${forFirsts.plus(forRefusals).toString()} of ${budget.points} points, kept for other tests' first jobs, refusals and text calls (${budget.source})`,
+      subject: `points budget: a test's jobs after its first stop where the rest of the ${budget.points} points is kept for other tests' first jobs (${budget.source})`,
+    };
   return {
-    reason: `points budget: ${model} was bought once already and the last ${reserve.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
-    subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,
+    reason: `points budget: a job of ${model} would eat into the last ${forRefusals.toString()} of ${budget.points} points, kept for the requests the contract refuses and the text calls, which cost nothing or next to nothing on a conformant target (${budget.source})`,
+    subject: `points budget: media jobs stop where the rest of the ${budget.points} points is kept for refusals and text calls, which prove more per point (${budget.source})`,
   };
+}
+
+/**
+ * A billable request the budget refuses only for the requests in flight before it (its price fits
+ * once they are answered, and a refusal or a cheap reply frees what they hold): it waits for them
+ * rather than being not run.
+ */
+export function blockedByInFlight(
+  reportDir: string,
+  budget: RunBudget | undefined,
+  start: BillableStart,
+): boolean {
+  return (
+    !!start.reservation &&
+    admission(reportDir, budget, start) !== undefined &&
+    admission(reportDir, budget, { ...start, ignoreInFlight: true }) === undefined
+  );
 }
 
 /** The run-wide refusal of billable work: the account's balance ran out, or the budget refuses it. */

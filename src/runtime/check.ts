@@ -16,7 +16,7 @@ import { type CountedViolation, type ViolationExtra, ViolationLog } from '../vio
 import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
-import { caseVerdict, type Verdict } from './judgement.ts';
+import { caseVerdict, isSuccess, type Verdict } from './judgement.ts';
 import { deadSignal, deadTarget, GIVEN_UP, noteExchange, stopReason } from './liveness.ts';
 import { roleCause } from './may-run.ts';
 import { Observations } from './observations.ts';
@@ -38,6 +38,8 @@ export interface Req extends Omit<RequestSpec, 'method' | 'path'> {
   as?: As;
   /** Skip the automatic per-exchange checks (used only by probes that study a broken response on purpose). */
   raw?: boolean;
+  /** The contract refuses it (a bad key, a scope, a bound): a small budget sends it first (budget.ts). */
+  refusal?: true;
 }
 
 /** What a test body gets: requests that check themselves, and a way to report violations by id. */
@@ -48,6 +50,8 @@ export class CheckContext {
   /** The places its requests touched, the ids it observed, the statuses it asserted. */
   private readonly seen = new Observations();
   exchangeCount = 0;
+  /** The media jobs its requests bought (SpendRequest.purchasesBefore). */
+  private purchases = 0;
   /** Requests repeated on a fresh connection after a connection failure (TestRecord.retried). */
   retried = 0;
   /** Connection failures that could not be repeated (TransportError.inconclusive): nothing is known. */
@@ -237,6 +241,8 @@ export class CheckContext {
       reportDir: dir,
       budget,
       billable: this.effect === 'billable' && method === 'POST' && !this.cleaning,
+      ...(req.refusal ? { refusal: true } : {}),
+      purchasesBefore: this.purchases,
       path,
       bought: { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) },
       primary: as === 'primary',
@@ -261,6 +267,7 @@ export class CheckContext {
         throw dead ? this.refuse(new StopSignal(dead)) : err;
       });
       this.touch(method, path, as, req, res);
+      if (spend.purchase && isSuccess(res.status)) this.purchases++;
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
       this.observe('GEN-001', res.exchange);
       // The balance measures the spend where reads are allowed (a refusal's ran-out check reads it always).
@@ -434,13 +441,4 @@ export class CheckContext {
   exchange(id: string): Exchange | undefined {
     return this.exchanges.get(id);
   }
-}
-
-/** Not run because `method path` answered `status`: one cause for every test it stopped. */
-export function answeredCause(method: string, path: string, status: number): NotRunCause {
-  return {
-    kind: 'endpoint',
-    subject: `${method} ${path} answered ${status}`,
-    endpoint: { method, path, status },
-  };
 }

@@ -12,9 +12,12 @@ import type { HttpResponse } from '../http/client.ts';
 import {
   BALANCE_EVERY,
   type BalanceAfter,
+  type BillableStart,
   type Bought,
+  BULK_AFTER,
   type BudgetRefusal,
   balanceSignal,
+  blockedByInFlight,
   budgetRefusal,
   buysMediaJob,
   checkReported,
@@ -37,6 +40,10 @@ export interface SpendRequest {
   budget: RunBudget | undefined;
   /** A POST of a billable test, not a cleanup's: what the budget admits and holds. */
   billable: boolean;
+  /** The contract says it must be refused (Req.refusal): it goes before purchases (budget.ts admission). */
+  refusal?: boolean;
+  /** The media jobs the test bought before this request: its second and later are bulk (budget.ts admission). */
+  purchasesBefore?: number;
   path: string;
   bought: Bought;
   /** The request authenticates as the primary key, whose balance measures the run's spend. */
@@ -57,6 +64,10 @@ export class SpendStage {
   /** The hold predicted for a media job from the prices learned (undefined: send it alone). */
   private readonly predicted: Decimal | undefined;
   private reservation: string | undefined;
+  /** A media job the contract does not refuse: one the test buys (CheckContext counts them). */
+  readonly purchase: boolean;
+  /** The test bought BULK_AFTER or more before it: a bulk purchase, after every test's first one. */
+  private readonly bulk: boolean;
   /** The balance's measure and the replies' count just before a request sent alone. */
   private before: Decimal | undefined;
   private countedBefore: Decimal | undefined;
@@ -64,6 +75,8 @@ export class SpendStage {
   constructor(private readonly r: SpendRequest) {
     this.dir = r.reportDir;
     this.spendNow = r.billable && r.budget ? spendOf(this.dir) : undefined;
+    this.purchase = r.billable && !r.refusal && buysMediaJob(r.path);
+    this.bulk = this.purchase && (r.purchasesBefore ?? 0) >= BULK_AFTER;
     const s = this.spendNow;
     // The price book learns media jobs only: a chat, embeddings or responses call is never predicted from
     // them. Replies that under-report (untrusted, suspect) price nothing: every request is sent alone.
@@ -88,23 +101,34 @@ export class SpendStage {
    */
   refusal(): BudgetRefusal | undefined {
     if (!this.r.billable) return undefined;
+    return budgetRefusal(this.dir, this.r.budget, this.start());
+  }
+
+  /** What the budget judges of the request's start. */
+  private start(): BillableStart {
     const { model } = this.r.bought;
-    return budgetRefusal(this.dir, this.r.budget, {
+    return {
       path: this.r.path,
       ...(model ? { model } : {}),
       ...(this.predicted ? { predicted: this.predicted } : {}),
       ...(this.reservation ? { reservation: this.reservation } : {}),
-    });
+      ...(this.r.refusal ? { refusal: true } : {}),
+      ...(this.bulk ? { bulk: true } : {}),
+    };
   }
 
   /**
    * Before the send: wait (bounded) for the prices of the requests reserved before this one; a request
-   * of unknown price then goes alone, so what the balance measures across it is its price.
+   * of unknown price then goes alone, so what the balance measures across it is its price. A request the
+   * budget refuses only for what the requests in flight before it hold waits for their replies too.
    */
   async beforeSend(): Promise<void> {
     if (!this.reservation) return;
     const until = Date.now() + this.r.waitMs;
-    while (mustWait(this.dir, this.reservation) && Date.now() < until) {
+    const blocked = () =>
+      mustWait(this.dir, this.reservation!) ||
+      (this.r.billable && blockedByInFlight(this.dir, this.r.budget, this.start()));
+    while (blocked() && Date.now() < until) {
       if (stopReason(this.dir)) break;
       await sleep(20);
     }

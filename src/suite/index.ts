@@ -59,7 +59,6 @@ export {
   utf8CapBinds,
 } from '../rules/media-models.ts';
 export {
-  answeredCause,
   type CheckContext,
   isSuccess,
   type Req,
@@ -97,6 +96,7 @@ export {
 export { newKey, type Real } from '../stateful/real.ts';
 export { runModel } from '../stateful/runner.ts';
 export type { ForbiddenHint, Hint, Profile, Role } from '../vocabulary.ts';
+export { answeredCause } from '../vocabulary.ts';
 export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
 export {
   businessEndpoints,

@@ -22,7 +22,8 @@ const RESTRICTED: Array<[Role, string]> = [
 
 async function send(t: CheckContext, e: Endpoint, role: Role) {
   const valid = await probeRequest(t, e);
-  return t.request(e.method, concretePath(e), { ...valid, as: role });
+  // Outside its scope: the contract refuses it, so a small budget sends it before media purchases.
+  return t.request(e.method, concretePath(e), { ...valid, as: role, refusal: true });
 }
 
 for (const [role, scope] of RESTRICTED) {

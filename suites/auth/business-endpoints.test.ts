@@ -153,6 +153,8 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
   const res = await t.request(e.method, path, {
     ...valid,
     as: 'none',
+    // Every probe's key is one the contract refuses: a small budget sends it before media purchases.
+    refusal: true,
     headers: { ...(valid.headers ?? {}), ...headers },
   });
   if (safe && BODY_FIRST.includes(res.status))

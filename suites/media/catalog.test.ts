@@ -280,7 +280,12 @@ check(
     ] as const) {
       if (listed.has(model)) continue;
       // The status and code for an unknown model are not stated: any 4xx refusal.
-      const msg = judgeRefusal(t, await postJob(t, { ...base, model }), `a job for ${what}`, false);
+      const msg = judgeRefusal(
+        t,
+        await postJob(t, { ...base, model }, { refusal: true }),
+        `a job for ${what}`,
+        false,
+      );
       if (msg) t.violate('MJOB-044', msg);
     }
   },

@@ -68,7 +68,11 @@ for (const id of documentedIds) {
           );
         }
         for (const [what, p] of cases) {
-          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`);
+          const msg = judgeRefusal(
+            t,
+            await postJob(t, { ...base, parameters: p }, { refusal: true }),
+            `${id}: ${what}`,
+          );
           if (msg) t.violate('MJOB-010', msg);
         }
       },
@@ -102,7 +106,12 @@ for (const id of documentedIds) {
         if ((r.max ?? 1) >= 2)
           cases.push(['MJOB-012', 'a duplicated id', { ...params, [FIELD]: [refs[0], refs[0]] }, true]);
         for (const [rule, what, p, named] of cases) {
-          const msg = judgeRefusal(t, await postJob(t, { ...base, parameters: p }), `${id}: ${what}`, named);
+          const msg = judgeRefusal(
+            t,
+            await postJob(t, { ...base, parameters: p }, { refusal: true }),
+            `${id}: ${what}`,
+            named,
+          );
           if (msg) t.violate(rule, msg);
         }
       },

@@ -165,7 +165,7 @@ async function refused(
   what: string,
   namedCause = true,
 ): Promise<string | undefined> {
-  return judgeRefusal(t, await postJob(t, body), `${job.id}: ${what}`, namedCause);
+  return judgeRefusal(t, await postJob(t, body, { refusal: true }), `${job.id}: ${what}`, namedCause);
 }
 
 /** Every case sent, each refusal judged; a case not refused is a violation of `ruleId`. */

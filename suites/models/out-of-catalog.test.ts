@@ -144,7 +144,11 @@ check(
   'refuses a media job whose model no catalog lists',
   async (t) => {
     const what = 'POST /v1/media/jobs with a model id no catalog lists';
-    const res = await postJob(t, { model: unknownId(t), prompt: PROMPT, parameters: { [ACK]: true } });
+    const res = await postJob(
+      t,
+      { model: unknownId(t), prompt: PROMPT, parameters: { [ACK]: true } },
+      { refusal: true },
+    );
     if (t.notJudged429(res, what)) return;
     if (isSuccess(res.status) || res.status >= 500) return notFoundOrForbidden(t, res, what);
     t.observe('MODEL-003', res.exchange);

@@ -455,6 +455,42 @@ describe('grouping violations by root cause', () => {
     ]);
   });
 
+  it("the account's figures disagreeing with the charges, wherever a test compared them, are one group (family balance)", () => {
+    const tests = [
+      test(
+        'BAL-004 after a chat call',
+        ['BAL-004', 'LEDGER-003'],
+        [
+          v('BAL-004', 'total_points is 1000.5, but after POST /v1/chat/completions it should be 1000.4', {
+            exchangeId: 'c1',
+          }),
+          v('LEDGER-003', 'the 1 ledger entries added meanwhile sum to -0.1, but total_points moved by 0', {
+            exchangeId: 'l1',
+          }),
+        ],
+        [ex('c1', 'POST', '/v1/chat/completions', 200), ex('l1', 'GET', '/v1/ledger', 200)],
+      ),
+      test(
+        'BAL-004 a media hold',
+        ['BAL-004'],
+        [v('BAL-004', 'while job job_1 is queued with pending_points 0.75, held_points moved by 0')],
+        [],
+      ),
+      // Another rule of the same test stays its own group; so does an exchange check of BAL-004's id.
+      test('USAGE-080 a usage record', ['USAGE-080'], [v('USAGE-080', 'the usage record says 0.2')], []),
+    ];
+    const groups = groupFindings(tests);
+    expect(groups.map((g) => [g.ids, g.cause, g.tests.length, g.count])).toEqual([
+      [
+        ['BAL-004', 'LEDGER-003'],
+        "the account's balance and ledger disagree with the charges its replies report (2 cases: BAL-004: total_points or held_points moved by another amount than the replies charged or held; LEDGER-003: the ledger does not add up to the balance)",
+        2,
+        3,
+      ],
+      [['USAGE-080'], 'the usage record says 0.2', 1, 1],
+    ]);
+  });
+
   it('one requirement broken several ways with no exchange to place them is one group, the others listed', () => {
     const groups = groupFindings([
       test('MJOB-010 a', ['MJOB-010'], [v('MJOB-010', 'wc-100011: 11 references was answered 201')], []),

@@ -7,7 +7,14 @@ import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { REPORT_FILES } from '../../src/report/layout.ts';
-import { admission, type RunBudget, readSpend, spendOf, spentPoints } from '../../src/runtime/budget.ts';
+import {
+  admission,
+  blockedByInFlight,
+  type RunBudget,
+  readSpend,
+  spendOf,
+  spentPoints,
+} from '../../src/runtime/budget.ts';
 import {
   DEAD_AFTER,
   deadSignal,
@@ -60,19 +67,22 @@ describe('budget admission', () => {
     expect(admission(spent([['a', '9']]), undefined)).toBeUndefined();
   });
 
-  it('buys the first job of every model before a second of any: a reserve for models not bought yet', () => {
-    // b, c, d not bought keep min(25% of 20, 3 x 2) = 5 points: a gets its second job at 4 spent, not at 16.
+  it("buys the first job of every model before a test's second job of any: a reserve for models not bought yet", () => {
+    // b, c, d not bought keep min(25% of 20, 3 x 2) = 5 points from a test's second job (bulk) of a.
     const dir = spent([
       ['a', '2'],
       ['a', '2'],
     ]);
     const b = budget('20', ['a', 'b', 'c', 'd']);
+    const bulk = (model: string) => ({ model, bulk: true });
     expect(admission(dir, b, 'a')).toBeUndefined();
     expect(admission(dir, b, 'b')).toBeUndefined();
-    const tight = spent(Array.from({ length: 8 }, () => ['a', '2'] as [string, string]));
-    expect(admission(tight, b, 'a')?.reason).toMatch(
+    const tight = spent(Array.from({ length: 6 }, () => ['a', '2'] as [string, string]));
+    expect(admission(tight, b, bulk('a'))?.reason).toMatch(
       /a was bought once already and the last 5 of 20 points are kept for the first job of 3 media model/,
     );
+    // A test's first job of a model bought already (a cheap lifecycle test) leaves only the refusal reserve.
+    expect(admission(tight, b, 'a')).toBeUndefined();
     expect(admission(tight, b, 'c')).toBeUndefined();
     // The reserve holds back only what would eat into it: an embeddings call of a model bought already,
     // priced by the dearest embeddings reply (0.0000002), fits above the reserve and runs.
@@ -81,8 +91,8 @@ describe('budget admission', () => {
       `${JSON.stringify({ exchange: 'emb', path: '/v1/embeddings', points: '0.0000002', model: 'emb' })}\n`,
     );
     expect(admission(tight, b, { model: 'emb', path: '/v1/embeddings' })).toBeUndefined();
-    // A media job of a bought model, priced at 2, would eat into it: it waits.
-    expect(admission(tight, b, { model: 'a', path: '/v1/media/jobs' })?.reason).toMatch(
+    // A test's second media job of a bought model, priced at 2, would eat into it: it waits.
+    expect(admission(tight, b, { model: 'a', path: '/v1/media/jobs', bulk: true })?.reason).toMatch(
       /kept for the first job/,
     );
     // Every model bought: no reserve, the budget alone decides.
@@ -107,14 +117,16 @@ describe('budget admission', () => {
 
   it('gives every refusal on one ground one subject, whatever the model and the figures', () => {
     // The not-run lines are grouped by subject: one line per ground, not one per model or per total.
-    const b = budget('20', ['a', 'b', 'c', 'd']);
+    const b = budget('20', ['a', 'b', 'c', 'd', 'e']);
     const tight = spent(Array.from({ length: 8 }, () => ['a', '2'] as [string, string]));
     const both = spent([...Array.from({ length: 7 }, () => ['a', '2'] as [string, string]), ['b', '2']]);
-    const onA = admission(tight, b, 'a');
-    const onB = admission(both, b, 'b');
+    const onA = admission(tight, b, { model: 'a', bulk: true });
+    const onB = admission(both, b, { model: 'b', bulk: true });
     expect(onA?.reason).not.toBe(onB?.reason);
     expect(onA?.subject).toBe(onB?.subject);
-    const reached = [spent([['a', '20']]), spent([['a', '21.5']])].map((d) => admission(d, b, 'a'));
+    const reached = [spent([['a', '20']]), spent([['a', '21.5']])].map((d) =>
+      admission(d, b, { model: 'a', bulk: true }),
+    );
     expect(reached[0]?.reason).not.toBe(reached[1]?.reason);
     expect(reached[0]?.subject).toBe(reached[1]?.subject);
   });
@@ -230,19 +242,47 @@ describe('admission that predicts (issue 23)', () => {
   it('does not start a job the rest of the budget cannot hold, counting the holds of requests in flight before it', () => {
     const b = budget('100');
     const dir = lines([job('wc-100014', '80', 4)]);
-    expect(admission(dir, b, { model: 'wc-100014', predicted: new Decimal('20') })).toBeUndefined();
-    expect(admission(dir, b, { model: 'wc-100014', predicted: new Decimal('20.5') })?.reason).toMatch(
+    // A request the contract refuses (it spends nothing on a conformant target) may use the whole rest.
+    const refused = { model: 'wc-100014', refusal: true };
+    expect(admission(dir, b, { ...refused, predicted: new Decimal('20') })).toBeUndefined();
+    expect(admission(dir, b, { ...refused, predicted: new Decimal('20.5') })?.reason).toMatch(
       /a job of wc-100014 is predicted to hold 20.5 points and 20 of 100 are left/,
     );
-    // Two requests in flight: the first reservation counts against the second, not the other way round.
+    // Two requests in flight: the first reservation counts against the second, not the other way round;
+    // the second waits for the first (blockedByInFlight) rather than not running.
     appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ reserve: 'r1', points: '15' })}\n`);
     appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ reserve: 'r2', points: '15' })}\n`);
-    const first = { model: 'wc-100014', predicted: new Decimal('15'), reservation: 'r1' };
+    const first = { ...refused, predicted: new Decimal('15'), reservation: 'r1' };
     const second = { ...first, reservation: 'r2' };
     expect(admission(dir, b, first)).toBeUndefined();
     expect(admission(dir, b, second)?.reason).toMatch(/15 held by requests in flight/);
+    expect([blockedByInFlight(dir, b, first), blockedByInFlight(dir, b, second)]).toEqual([false, true]);
     appendFileSync(join(dir, SPEND_FILE), `${JSON.stringify({ release: 'r1' })}\n`);
     expect(admission(dir, b, second)).toBeUndefined();
+    expect(blockedByInFlight(dir, b, second)).toBe(false);
+  });
+
+  it('keeps the last tenth of the budget (at most the dearest reply) from media purchases, for refusals and text calls', () => {
+    const b = budget('100', ['wc-100014']);
+    const dir = lines([job('wc-100014', '80', 4)]);
+    // A purchase of 15 fits the 20 left but eats into the 10 kept (min(10% of 100, 80)): it waits, one of 10 runs.
+    const buy = { model: 'wc-100014', path: '/v1/media/jobs' };
+    expect(admission(dir, b, { ...buy, predicted: new Decimal('15') })?.reason).toMatch(
+      /a job of wc-100014 would eat into the last 10 of 100 points, kept for the requests the contract refuses and the text calls/,
+    );
+    expect(admission(dir, b, { ...buy, predicted: new Decimal('10') })).toBeUndefined();
+    // The same request the contract refuses, and a text call, go by the budget alone.
+    expect(admission(dir, b, { ...buy, predicted: new Decimal('15'), refusal: true })).toBeUndefined();
+    expect(admission(dir, b, { model: 'chat', path: '/v1/chat/completions' })).toBeUndefined();
+    // A test's second job and later (bulk) leave a quarter more to other tests' first jobs: 15 + 10 kept.
+    const early = lines([job('wc-100014', '60', 4)]);
+    expect(admission(early, b, { ...buy, predicted: new Decimal('10') })).toBeUndefined();
+    expect(admission(early, b, { ...buy, predicted: new Decimal('10'), bulk: true })?.reason).toMatch(
+      /a test's job after its first \(wc-100014\) would eat into the last 35 of 100 points/,
+    );
+    expect(admission(early, b, { ...buy, predicted: new Decimal('5'), bulk: true })).toBeUndefined();
+    // Nothing bought yet: no price to keep, nothing kept.
+    expect(admission(lines([]), b, { ...buy, predicted: new Decimal('99') })).toBeUndefined();
   });
 
   it('goes by the balance where it measured more than the replies reported, replies after the read added', () => {
