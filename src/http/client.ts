@@ -65,6 +65,11 @@ export interface HttpResponse {
   bodyTooLarge?: { bytes: number; sha256: string };
   /** When a text/event-stream body arrived (RSP-090, src/checks/stream-pacing.ts); absent: not known. */
   arrival?: StreamArrival;
+  /**
+   * The body is not known (a captured log that holds none, src/traffic/formats.ts): why. `body` is empty,
+   * and only what the status and headers say is judged on it.
+   */
+  bodyAbsent?: string;
 }
 
 /**
