@@ -9,8 +9,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mergeReports } from '../src/report/merge.ts';
 import { EXIT, type Summary } from '../src/report/summary.ts';
 import { detectFormat } from '../src/traffic/formats.ts';
+import { harDocument } from '../src/traffic/har-write.ts';
 import { checkTraffic, type TrafficOptions } from '../src/traffic/judge.ts';
 import { recordCapture } from '../tools/traffic-capture.ts';
 import { runCli } from './helpers.ts';
@@ -197,5 +199,95 @@ describe('bad lines of an NDJSON log', () => {
     const r = await judge({ files: [file] }, 'no-eol');
     expect(r.exitCode, r.text).toBe(EXIT.passed);
     expect(r.summary!.capture!.exchangesJudged).toBe(lines.length);
+  });
+});
+
+describe('check-traffic --shard and merge', () => {
+  const file = join(dir, 'several-keys.har');
+  beforeAll(async () => {
+    // Sessions of several clients, each with its own keys (a primary, and another tenant's that reads
+    // the primary's asset: a sequence across two keys), some against faults: one capture.
+    const all: HarEntry[] = [];
+    const sessions = [
+      undefined,
+      'chat-temperature-lax',
+      'failed-flips',
+      'idem-double-charge',
+      'asset-other-tenant',
+      undefined,
+    ];
+    for (const [i, fault] of sessions.entries()) {
+      const part = join(dir, `session-${i}.har`);
+      await recordCapture(part, fault);
+      // Named keys, the same on every run: which shard a group lands in does not change between runs.
+      const names = new Map<string, string>();
+      for (const e of harEntries(part)) {
+        for (const h of e.request.headers)
+          if (h.name.toLowerCase() === 'authorization') {
+            if (!names.has(h.value)) names.set(h.value, `Bearer session-${i}-key-${names.size}`);
+            h.value = names.get(h.value)!;
+          }
+        all.push(e);
+      }
+    }
+    writeFileSync(file, JSON.stringify(harDocument(all)));
+  });
+
+  it('the shards merged give the verdict, counts per rule and findings of the capture judged whole', async () => {
+    const whole = await judge({ files: [file] }, 'unsharded');
+    expect(whole.exitCode, whole.text).toBe(EXIT.failed);
+    const dirs: string[] = [];
+    const judgedPerShard: number[] = [];
+    for (const i of [1, 2, 3]) {
+      const out = join(dir, `shard-${i}`);
+      const run = await runCli(['check-traffic', '--quiet', '--shard', `${i}/3`, '--report-dir', out, file]);
+      expect(run.stdout, run.stderr).toMatch(
+        new RegExp(`^VERDICT: (PARTIAL|FAILED) .*shard ${i}/3\\)$`, 'm'),
+      );
+      const s = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Summary;
+      judgedPerShard.push(s.capture!.exchangesJudged);
+      dirs.push(out);
+    }
+    // A real split: more than one shard judged exchanges, and every exchange was judged by exactly one.
+    expect(judgedPerShard.filter((n) => n > 0).length).toBeGreaterThan(1);
+    expect(judgedPerShard.reduce((a, b) => a + b, 0)).toBe(whole.summary!.capture!.exchangesJudged);
+    const out = join(dir, 'merged');
+    const run = await runCli(['merge', '--report-dir', out, ...dirs]);
+    expect(run.code, run.stdout + run.stderr).toBe(EXIT.failed);
+    const merged = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Summary;
+    const w = whole.summary!;
+    expect(merged.verdict).toBe(w.verdict);
+    expect(merged.counts).toEqual(w.counts);
+    const perRule = (s: Summary) =>
+      Object.fromEntries(s.tests.map((t) => [t.ids[0] ?? t.title, `${t.outcome} ${t.exchangeCount}`]));
+    expect(perRule(merged)).toEqual(perRule(w));
+    const findings = (s: Summary) =>
+      s.tests
+        .flatMap((t) => t.violations.map((v) => `${v.id} ${v.severity} ×${v.count ?? 1}: ${v.message}`))
+        .sort();
+    expect(findings(merged)).toEqual(findings(w));
+    expect(findings(w).length).toBeGreaterThan(3);
+    expect(merged.failedRequirements).toEqual(w.failedRequirements);
+    expect(merged.advisoryRequirements).toEqual(w.advisoryRequirements);
+    // The sequence across two keys (an asset read by another tenant) was judged in a shard, as whole.
+    expect(merged.requirements['MASSET-003']?.outcome).toBe(w.requirements['MASSET-003']?.outcome);
+    expect(w.requirements['MASSET-003']?.outcome).not.toBe('not_run');
+    expect(merged.capture!.exchangesJudged).toBe(w.capture!.exchangesJudged);
+    expect(merged.capture!.notJudged).toEqual(w.capture!.notJudged);
+  });
+
+  it('a missing shard leaves the merged verdict short of PASSED', async () => {
+    const base = join(dir, 'several-keys-ref.har');
+    await recordCapture(base);
+    const dirs = [];
+    for (const i of [1, 2]) {
+      const r = await judge({ files: [base], shard: `${i}/2` }, `ref-shard-${i}`);
+      expect(['partial', 'failed']).toContain(r.summary!.verdict);
+      dirs.push(r.reportDir);
+    }
+    const all = mergeReports(dirs, join(dir, 'merged-ref'));
+    expect(all.verdict).toBe('passed');
+    const one = mergeReports([dirs[0]!], join(dir, 'merged-one'));
+    expect(one.verdict).toBe('partial');
   });
 });
