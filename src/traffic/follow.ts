@@ -76,7 +76,7 @@ async function followLog(
   const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
   // A log's own GET /openapi.json may come at any time or never: --description, else the documented contract.
   const description = await describe(opts.description, undefined);
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set() };
+  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0 };
   const secrets: Array<{ label: string; value: string }> = [];
   const state = new TrafficState(false, windowMs);
   const judge = new ExchangeJudge(

@@ -85,7 +85,8 @@ async function judgeFiles(
   for (const p of judged.problems) log(`check-traffic: ${p}`);
   // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
   // no report directory is made.
-  if (judged.judgedExchanges === 0) {
+  // A shard given none of a readable capture's exchanges says so in its report: merge needs every shard's.
+  if (judged.judgedExchanges === 0 && !(facts.shard && facts.entries > 0)) {
     log('check-traffic: no exchange could be read from the capture; nothing judged');
     return { exitCode: EXIT.usage };
   }
@@ -120,6 +121,8 @@ export interface CaptureFacts {
   hosts: Set<string>;
   /** --shard: which exchanges this shard judges (learnt over the whole capture). */
   shard?: ShardPlan;
+  /** Entries read in the whole capture (each a JSON object). */
+  entries: number;
 }
 
 /** Pass 1: every credential (registered with the redactor), and the capture's own description. */
@@ -133,17 +136,17 @@ async function readCapture(
     keys: new Set(),
     authorized: false,
     hosts: new Set(),
+    entries: 0,
     ...(shard ? { shard } : {}),
   };
-  let entries = 0;
   for (const file of opts.files) {
     let bytes = 0;
     for await (const item of captureItems(file, opts.format, (b) => {
       bytes = b;
     })) {
-      progress.tick('reading', bytes, entries);
+      progress.tick('reading', bytes, facts.entries);
       if (item.kind !== 'entry') continue;
-      entries++;
+      facts.entries++;
       shard?.learn(item.value);
       learnEntry(facts, item.value, redactor);
     }

@@ -327,7 +327,13 @@ export class TrafficState {
   ): void {
     const res = x.res!;
     if (!ok2xx(res.status)) return;
-    if (x.method === 'GET' && (path === '/v1/models' || path === '/v1/media/models') && x.who) {
+    // A catalog is learnt from its body only: a reply whose body a log does not hold says nothing of it.
+    if (
+      x.method === 'GET' &&
+      (path === '/v1/models' || path === '/v1/media/models') &&
+      x.who &&
+      res.json !== undefined
+    ) {
       const ids = (findEntryList(res.json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
     }
