@@ -115,7 +115,8 @@ export interface ClientOptions {
   deadlineAt?: number;
 }
 
-const PREVIEW_BYTES = 4096;
+/** How much of a text body a recorded exchange keeps (its `preview`). */
+export const PREVIEW_BYTES = 4096;
 
 /**
  * The most of a JSON reply the suite keeps and parses: 32 MiB. The largest reply the contract makes

@@ -106,11 +106,13 @@ async function followLog(
     if (!item) return;
     if (item.kind === 'entry') {
       learnEntry(facts, item.value, redactor);
-      for (const value of facts.keys)
-        if (!secrets.some((s) => s.value === value)) secrets.push({ label: 'captured key', value });
+      if (facts.keys.size > secrets.length) {
+        const known = new Set(secrets.map((s) => s.value));
+        for (const value of facts.keys) if (!known.has(value)) secrets.push({ label: 'captured key', value });
+      }
       state.credentialsRecorded = facts.authorized;
     } else log(`check-traffic: ${item.message}`);
-    for (const f of judge.item(item, file, 0)) {
+    for (const f of judge.item(item, file, generation)) {
       const { severity } = violation(f.id, f.message, {
         strict: !!opts.strict,
         ...(f.level ? { level: f.level } : {}),
@@ -121,6 +123,8 @@ async function followLog(
 
   let offset = 0;
   let identity: string | undefined;
+  /** How often the log was read again from its start: its lines' exchange ids stay apart. */
+  let generation = 0;
   /** Everything appended since the last look, read to the size the file has now. */
   const readNew = async () => {
     let st: Awaited<ReturnType<typeof stat>>;
@@ -135,6 +139,7 @@ async function followLog(
         `check-traffic: ${file} was ${id !== identity ? 'replaced' : 'truncated'}; reading it again from its start`,
       );
       offset = 0;
+      generation++;
       lines.reset();
     }
     identity = id;

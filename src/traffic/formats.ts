@@ -2,22 +2,25 @@
  * The formats a capture comes in, each read into the one item the judging takes (HarItem: a HAR 1.2
  * entry), so a line of an exchange log is judged by exactly the code a HAR entry is (capture.ts
  * readEntry, the per-exchange checks, rules.ts). HAR 1.2 (browsers, proxies, Playwright, `--har`); the
- * suite's own `exchanges.ndjson` (one src/http/client.ts Exchange a line); and one generic line format
+ * suite's own exchange log (exchanges.ndjson) (one src/http/client.ts Exchange a line); and one generic line format
  * for gateway access logs (GATEWAY_FIELDS, documented in docs/traffic.md). What a line does not hold
  * is said on the entry: a response body not in the log is `content._absent` (its reason), judged by
  * what needs no body and said as not judged by the rest.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { PREVIEW_BYTES } from '../http/client.ts';
+import { REPORT_FILES } from '../report/layout.ts';
 import { type HarItem, harItems } from './har-stream.ts';
-import { ndjsonItems } from './ndjson-stream.ts';
+import { type LineEntry, ndjsonItems } from './ndjson-stream.ts';
 
 export const CAPTURE_FORMATS = ['har', 'ndjson', 'gateway'] as const;
 export type CaptureFormat = (typeof CAPTURE_FORMATS)[number];
 
 /** How much of a file the format is told from. */
 const SNIFF_BYTES = 64 * 1024;
-/** The suite's own log keeps the first 4096 bytes of a body (src/http/client.ts PREVIEW_BYTES). */
-const SUITE_PREVIEW_BYTES = 4096;
+/** The suite's own log keeps the first bytes of a body (src/http/client.ts). */
+const SUITE_PREVIEW_BYTES = PREVIEW_BYTES;
+const SUITE_LOG = REPORT_FILES.exchanges.name;
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
@@ -74,9 +77,6 @@ export function captureItems(
   return f === 'har' ? harItems(file, read) : ndjsonItems(file, lineEntry(f), read);
 }
 
-/** A line's value read into a HAR entry, or why it cannot be (a line that is no JSON object). */
-export type LineEntry = (value: unknown) => Json | string;
-
 /** The reader of one line format. */
 export function lineEntry(format: Exclude<CaptureFormat, 'har'>): LineEntry {
   return format === 'ndjson' ? suiteEntry : gatewayEntry;
@@ -107,8 +107,8 @@ function suiteEntry(value: unknown): Json | string {
     return {
       absent:
         typeof r.preview === 'string'
-          ? `exchanges.ndjson keeps the first ${SUITE_PREVIEW_BYTES} bytes of a body, this one has ${bytes}`
-          : 'exchanges.ndjson keeps a digest of a binary body, not the body',
+          ? `${SUITE_LOG} keeps the first ${SUITE_PREVIEW_BYTES} bytes of a body, this one has ${bytes}`
+          : `${SUITE_LOG} keeps a digest of a binary body, not the body`,
       ...(mimeType ? { mimeType } : {}),
     };
   };

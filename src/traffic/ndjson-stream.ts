@@ -6,8 +6,10 @@
  * what `--follow` cuts a growing file with (follow.ts).
  */
 import { createReadStream } from 'node:fs';
-import type { LineEntry } from './formats.ts';
 import type { HarItem } from './har-stream.ts';
+
+/** A line's value read into a HAR entry (formats.ts), or why it cannot be (a line that is no JSON object). */
+export type LineEntry = (value: unknown) => Record<string, unknown> | string;
 
 const NEWLINE = 0x0a;
 
