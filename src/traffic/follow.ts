@@ -111,8 +111,11 @@ async function followLog(
         for (const value of facts.keys) if (!known.has(value)) secrets.push({ label: 'captured key', value });
       }
       state.credentialsRecorded = facts.authorized;
-    } else log(`check-traffic: ${item.message}`);
-    for (const f of judge.item(item, file, generation)) {
+    }
+    const said = judge.judged.problems.length;
+    const findings = judge.item(item, file, generation);
+    for (const p of judge.judged.problems.slice(said)) log(`check-traffic: ${p}`);
+    for (const f of findings) {
       const { severity } = violation(f.id, f.message, {
         strict: !!opts.strict,
         ...(f.level ? { level: f.level } : {}),
