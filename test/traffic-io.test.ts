@@ -256,6 +256,10 @@ describe('check-traffic --shard and merge', () => {
     const out = join(dir, 'merged');
     const run = await runCli(['merge', '--report-dir', out, ...dirs]);
     expect(run.code, run.stdout + run.stderr).toBe(EXIT.failed);
+    // In a capture's words, not a run's plan.
+    expect(run.stdout).toMatch(
+      /^VERDICT: FAILED \(captured traffic: \d+ of \d+ entries judged, \d+ requirements judged, \d+ not judged by this capture, shards 1\/3, 2\/3, 3\/3\)$/m,
+    );
     const merged = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as Summary;
     const w = whole.summary!;
     expect(merged.verdict).toBe(w.verdict);

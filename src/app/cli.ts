@@ -14,7 +14,14 @@ import { mergeReports } from '../report/merge.ts';
 import { consoleText } from '../report/neutral.ts';
 import { COMPARE_HTML, COMPARE_MD, compareTargets } from '../report/side-by-side.ts';
 import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
-import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
+import {
+  captureVerdictLine,
+  EMBEDDED_NOTE,
+  EXIT,
+  exitCodeOf,
+  type Summary,
+  verdictLine,
+} from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { follow as followTraffic } from '../traffic/follow.ts';
 import { CAPTURE_FORMATS, type CaptureFormat } from '../traffic/formats.ts';
@@ -100,7 +107,7 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   say(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  say(verdictLine(summary));
+  say(summary.capture ? captureVerdictLine(summary) : verdictLine(summary));
   return exitCodeOf(summary);
 }
 

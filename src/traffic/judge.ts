@@ -22,7 +22,7 @@ import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { redactConsole } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
-import { aggregate, EXIT, exitCodeOf, flatReason, type Summary, verdictWord } from '../report/summary.ts';
+import { aggregate, captureVerdictLine, EXIT, exitCodeOf, type Summary } from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import { harHeaders, registerCredentials } from './capture.ts';
@@ -399,11 +399,11 @@ export function printOutcome(
   opts: TrafficOptions,
   summary: Summary,
   source: string,
-  judged: Judged,
+  _judged: Judged,
   reportDir: string,
 ): void {
   const capture = summary.capture!;
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? flatReason(`${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; `) : ''}captured traffic: ${judged.judgedExchanges} of ${judged.entries} entries judged, ${capture.requirementsJudged} requirements judged, ${capture.notJudged.length} not judged by this capture${judged.problems.length ? `, ${judged.problems.length} input problem(s)` : ''}${opts.shard ? `, shard ${opts.shard}` : ''})`;
+  const line = captureVerdictLine(summary);
   if (!opts.quiet) {
     const c = summary.counts;
     log('');
