@@ -87,6 +87,14 @@ describe('the formats of a capture', () => {
     expect(detectFormat(har)).toBe('har');
     expect(detectFormat(suiteLog)).toBe('ndjson');
     expect(detectFormat(gw)).toBe('gateway');
+    // A HAR written over several lines whose first key is not `log`, with an entry on one line of its own.
+    const pretty = join(dir, 'detect-pretty.har');
+    writeFileSync(pretty, '{\n "_note": 1,\n "log": {"entries": [\n{"request": {}}\n]}}\n');
+    expect(detectFormat(pretty)).toBe('har');
+    // A log whose first line is broken: the next line decides.
+    const broken = join(dir, 'detect-broken.log');
+    writeFileSync(broken, `{"method": \n${readFileSync(suiteLog, 'utf8')}`);
+    expect(detectFormat(broken)).toBe('ndjson');
   });
 
   it('judges a gateway log with bodies as the HAR it was made from', async () => {

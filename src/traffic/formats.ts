@@ -48,18 +48,24 @@ export function detectFormat(file: string): CaptureFormat {
   }
   const text = head.replace(/^\uFEFF/, '').trimStart();
   if (!text.startsWith('{') || /^\{\s*"log"\s*:/.test(text)) return 'har';
-  for (const line of text.split('\n')) {
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const o = obj(v);
+  const lines = text.split('\n');
+  // A first line that is not a whole JSON object is a JSON document written over several lines (HAR),
+  // unless it is a broken line of a log: then the first line that parses decides.
+  if (parsedObject(lines[0]!) === undefined && /"log"\s*:\s*\{/.test(text)) return 'har';
+  for (const line of lines) {
+    const o = parsedObject(line);
     if (o && 'log' in o) return 'har';
     if (o) return lineFormat(o);
   }
   return 'gateway';
+}
+
+function parsedObject(line: string): Json | undefined {
+  try {
+    return obj(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Which line format a line (a JSON object) is in: the suite's own Exchange, else the gateway's. */
