@@ -290,6 +290,45 @@ describe('check-traffic --shard and merge', () => {
     expect(merged.capture!.notJudged).toEqual(w.capture!.notJudged);
   });
 
+  it('parts no shard could read merge into the one record the capture judged whole has', async () => {
+    const line = (k: number, body: string, encoding?: string) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'GET',
+        url: '/v1/balance',
+        status: 200,
+        request_headers: { authorization: `Bearer key-${k}` },
+        response_headers: { 'content-type': 'application/json' },
+        response_body: body,
+        ...(encoding ? { response_body_encoding: encoding } : {}),
+      });
+    const lines = [
+      ...Array.from({ length: 8 }, (_, k) => line(k, '{"balance_points":"1.5"}')),
+      // Bodies that do not decode, under several keys (so in several shards), and a line that is not JSON.
+      ...[1, 2, 5, 6].map((k) => line(k, '%%%', 'base64')),
+      '{"method": nope',
+    ];
+    const file = join(dir, 'unreadable.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const whole = await judge({ files: [file] }, 'unreadable-whole');
+    expect(whole.exitCode, whole.text).toBe(EXIT.incomplete);
+    const dirs: string[] = [];
+    const unreadablePerShard: number[] = [];
+    for (const i of [1, 2, 3]) {
+      const r = await judge({ files: [file], shard: `${i}/3` }, `unreadable-${i}`);
+      unreadablePerShard.push(r.summary!.tests.filter((t) => t.ids.length === 0).length);
+      dirs.push(r.reportDir);
+    }
+    expect(unreadablePerShard.filter((n) => n > 0).length).toBeGreaterThan(1);
+    const merged = mergeReports(dirs, join(dir, 'unreadable-merged'));
+    expect(merged.verdict).toBe('incomplete');
+    expect(merged.counts).toEqual(whole.summary!.counts);
+    const record = (s: Summary) => s.tests.find((t) => t.ids.length === 0)!;
+    expect(record(merged).title).toBe(record(whole.summary!).title);
+    expect(record(merged).title).toMatch(/5 parts of the capture could not be read/);
+    expect(merged.capture!.problems.sort()).toEqual([...whole.summary!.capture!.problems].sort());
+  });
+
   it('a shard given nothing writes its report; a missing shard leaves the merged verdict short of PASSED', async () => {
     const base = join(dir, 'several-keys-ref.har');
     await recordCapture(base);
