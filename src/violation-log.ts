@@ -41,7 +41,6 @@ export class ViolationLog {
   add(id: string, message: string, extra: ViolationExtra = {}): void {
     const made = (text: string) =>
       violation(id, text, { strict: this.strict, ...(extra.level ? { level: extra.level } : {}) });
-    if (extra.exchange) this.cited.set(extra.exchange.id, extra.exchange);
     const key = `${id}\n${message}\n${extra.pointer ?? ''}`;
     const same = this.byKey.get(key);
     if (same) {
@@ -68,7 +67,12 @@ export class ViolationLog {
     // Evidence is capped in size (the rest counted, not copied): a body or enum may be megabytes.
     if (extra.received !== undefined) v.received = this.redactor.value(capEvidence(extra.received));
     if (extra.expected !== undefined) v.expected = this.redactor.value(capEvidence(extra.expected));
-    if (extra.exchange) v.exchangeId = extra.exchange.id;
+    // Only a listed violation cites its exchange (repeats and the unlisted are counted): the evidence kept
+    // stays bounded by MAX_LISTED_PER_ID per id, however long a followed log runs.
+    if (extra.exchange) {
+      v.exchangeId = extra.exchange.id;
+      this.cited.set(extra.exchange.id, extra.exchange);
+    }
     if (extra.scope) v.scope = extra.scope;
     if (extra.verdictCase)
       v.verdictCase = { ...extra.verdictCase, what: this.redactor.text(extra.verdictCase.what) };

@@ -18,6 +18,8 @@ export async function recordCapture(
   file: string,
   fault?: string,
   variant?: string,
+  /** Also write the session as the suite's own exchange log (one Exchange a line, as a live run's exchanges.ndjson). */
+  exchangesFile?: string,
 ): Promise<{ keys: Record<string, string> }> {
   const ref = await startReference({
     ...(fault ? { fault } : {}),
@@ -25,10 +27,12 @@ export async function recordCapture(
     mediaStepMs: 20,
   });
   const entries: unknown[] = [];
+  const exchanges: string[] = [];
   const client = new HttpClient({ baseUrl: ref.url, timeoutMs: 10_000, redactor: new Redactor({}) });
   const send = async (spec: RequestSpec): Promise<HttpResponse> => {
     const res = await client.send(spec);
     entries.push(harEntry(ref.url, spec, res));
+    exchanges.push(`${JSON.stringify(res.exchange)}\n`);
     return res;
   };
   const as = (role = 'primary') => ({ authorization: `Bearer ${ref.keys[role]}` });
@@ -111,5 +115,6 @@ export async function recordCapture(
     await ref.close();
   }
   writeFileSync(file, JSON.stringify(harDocument(entries), null, 1));
+  if (exchangesFile) writeFileSync(exchangesFile, exchanges.join(''));
   return { keys: ref.keys };
 }

@@ -14,13 +14,24 @@ import { mergeReports } from '../report/merge.ts';
 import { consoleText } from '../report/neutral.ts';
 import { COMPARE_HTML, COMPARE_MD, compareTargets } from '../report/side-by-side.ts';
 import { loadPublicKey, loadSigningKey } from '../report/signature.ts';
-import { EMBEDDED_NOTE, EXIT, exitCodeOf, type Summary, verdictLine } from '../report/summary.ts';
+import {
+  captureVerdictLine,
+  EMBEDDED_NOTE,
+  EXIT,
+  exitCodeOf,
+  type Summary,
+  verdictLine,
+} from '../report/summary.ts';
 import { EMBEDDED } from '../runtime/run-config.ts';
+import { follow as followTraffic } from '../traffic/follow.ts';
+import { CAPTURE_FORMATS, type CaptureFormat } from '../traffic/formats.ts';
 import { checkTraffic } from '../traffic/judge.ts';
+import { parseShard } from '../traffic/shard.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
 import {
   didYouMean,
+  durationMs,
   npmTookFlags,
   parseArgsOptions,
   parseRunFlags,
@@ -96,26 +107,51 @@ async function subcommand(name: string, argv: string[]): Promise<number> {
   say(
     `${c.passed} passed, ${c.failed} failed, ${c.advisory} advisory, ${c.not_run} not run, ${c.harness_error} harness errors (shards ${summary.shards?.join(', ')}; report ${out})`,
   );
-  say(verdictLine(summary));
+  say(summary.capture ? captureVerdictLine(summary) : verdictLine(summary));
   return exitCodeOf(summary);
 }
 
-/** `check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet] FILE...`: judge HAR captures. */
+/**
+ * `check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet] [--format F] [--shard I/N]
+ * FILE...`: judge captures; `check-traffic --follow LOG [--window DURATION]`: judge a log as it grows.
+ */
 async function trafficCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseSubcommand('check-traffic', argv, {
-    ...parseArgsOptions(['report-dir', 'quiet', 'strict', 'help']),
+    ...parseArgsOptions(['report-dir', 'quiet', 'strict', 'help', 'shard']),
     description: { type: SUBCOMMAND_FLAGS.description.type },
+    format: { type: SUBCOMMAND_FLAGS.format.type },
+    follow: { type: SUBCOMMAND_FLAGS.follow.type },
+    window: { type: SUBCOMMAND_FLAGS.window.type },
   });
   if (values.help) {
     console.log(USAGE);
     return EXIT.passed;
   }
-  const result = await checkTraffic({
+  const format = values.format;
+  if (typeof format === 'string' && !(CAPTURE_FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format: '${format}' is not one of ${CAPTURE_FORMATS.join(', ')}`);
+  if (typeof values.shard === 'string') parseShard(values.shard);
+  const opts = {
     files: positionals,
     ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
     ...(typeof values.description === 'string' ? { description: values.description } : {}),
+    ...(typeof format === 'string' ? { format: format as CaptureFormat } : {}),
     strict: values.strict === true,
     quiet: values.quiet === true,
+  };
+  if (typeof values.follow === 'string') {
+    if (positionals.length > 0 || values.shard !== undefined)
+      throw new UsageError('check-traffic --follow: follows one log, named by --follow; no FILE, no --shard');
+    if (format === 'har') throw new UsageError('check-traffic --follow: follows an NDJSON log, not HAR');
+    const windowMs =
+      typeof values.window === 'string' ? durationMs('--window', values.window, 7 * 24) : undefined;
+    return (await followTraffic({ ...opts, files: [values.follow], ...(windowMs ? { windowMs } : {}) }))
+      .exitCode;
+  }
+  if (values.window !== undefined) throw new UsageError('check-traffic: --window belongs to --follow');
+  const result = await checkTraffic({
+    ...opts,
+    ...(typeof values.shard === 'string' ? { shard: values.shard } : {}),
   });
   return result.exitCode;
 }

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { isReportDir } from '../report/layout.ts';
 import { loadSigningKey } from '../report/signature.ts';
+import { parseShard } from '../traffic/shard.ts';
 import { PROFILES, type Profile } from '../vocabulary.ts';
 import type { RunOptions } from './run-options.ts';
 
@@ -75,10 +76,17 @@ function wholeNumber(flag: string, min: number, max: number) {
 
 /** A duration: seconds (`900`), or with a unit (`90s`, `15m`, `1h`). */
 function duration(value: string): number {
+  return durationMs('--deadline', value, 48);
+}
+
+/** A duration in ms from 1 s to `maxHours`, or a usage error naming the flag. */
+export function durationMs(flag: string, value: string, maxHours: number): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(value.trim());
   const ms = m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'] : NaN;
-  if (!Number.isFinite(ms) || ms < 1000 || ms > 48 * 3_600_000)
-    throw new UsageError(`--deadline: '${value}' is not a duration from 1 s to 48 h (e.g. 900, 15m, 1h)`);
+  if (!Number.isFinite(ms) || ms < 1000 || ms > maxHours * 3_600_000)
+    throw new UsageError(
+      `${flag}: '${value}' is not a duration from 1 s to ${maxHours} h (e.g. 900, 15m, 1h)`,
+    );
   return ms;
 }
 
@@ -286,9 +294,7 @@ export const FLAGS = {
     section: 'run',
     help: ["run the I-th of N shards (combine them with 'merge')"],
     parse: (raw) => {
-      const m = /^(\d+)\/(\d+)$/.exec(raw);
-      if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]))
-        throw new UsageError(`--shard: '${raw}' is not I/N with 1 <= I <= N (e.g. 2/4)`);
+      parseShard(raw);
       return raw;
     },
   },
@@ -404,6 +410,9 @@ export const FLAGS = {
 export const SUBCOMMAND_FLAGS = {
   'public-key': { type: 'string', subcommand: 'verify' },
   description: { type: 'string', subcommand: 'check-traffic' },
+  format: { type: 'string', subcommand: 'check-traffic' },
+  follow: { type: 'string', subcommand: 'check-traffic' },
+  window: { type: 'string', subcommand: 'check-traffic' },
 } as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string }>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -445,8 +454,14 @@ Usage: gateway-conformance [options]                  run the suite
                                                           key of --sign-key), completeness; exit 0
                                                           only if certified
        gateway-conformance check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet]
-                           FILE.har...                    judge captured traffic (HAR 1.2), no request
+                           [--format har|ndjson|gateway] [--shard I/N] FILE...
+                                                          judge captured traffic (HAR 1.2, the suite's
+                                                          exchanges.ndjson or a gateway log), no request
                                                           sent; exit 2 only when nothing could be read
+       gateway-conformance check-traffic --follow LOG.ndjson [--window DURATION] [...]
+                                                          judge a log as it grows, each finding printed
+                                                          when it happens; SIGINT/SIGTERM writes the
+                                                          report (INCOMPLETE 4, or FAILED 1)
 
 Target (flags > environment > targets file > defaults; nothing configured, or --target embedded: the
 embedded reference server)

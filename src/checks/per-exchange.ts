@@ -94,6 +94,13 @@ export const PER_EXCHANGE_IDS: readonly string[] = EXCHANGE_CHECKS.filter((c) =>
 
 /** Every finding of the per-exchange checks on one exchange, and the ids it showed the form of. */
 export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJudgement {
+  // A reply whose body a captured log does not hold: only the status speaks (a server fault, an
+  // unavailable upstream); every family that reads the body is not judged on it.
+  if (res.bodyAbsent !== undefined)
+    return {
+      findings: genericChecks(res).filter((f) => f.id !== 'ERR-001'),
+      observed: ['ERR-002', 'ERR-003'],
+    };
   const findings: Finding[] = [];
   const observed = new Set<string>();
   // A body larger than the suite reads (HttpResponse.bodyTooLarge) was not parsed: only the leak scan

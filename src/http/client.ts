@@ -65,6 +65,11 @@ export interface HttpResponse {
   bodyTooLarge?: { bytes: number; sha256: string };
   /** When a text/event-stream body arrived (RSP-090, src/checks/stream-pacing.ts); absent: not known. */
   arrival?: StreamArrival;
+  /**
+   * The body is not known (a captured log that holds none, src/traffic/formats.ts): why. `body` is empty,
+   * and only what the status and headers say is judged on it.
+   */
+  bodyAbsent?: string;
 }
 
 /**
@@ -110,7 +115,8 @@ export interface ClientOptions {
   deadlineAt?: number;
 }
 
-const PREVIEW_BYTES = 4096;
+/** How much of a text body a recorded exchange keeps (its `preview`). */
+export const PREVIEW_BYTES = 4096;
 
 /**
  * The most of a JSON reply the suite keeps and parses: 32 MiB. The largest reply the contract makes

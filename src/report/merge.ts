@@ -11,6 +11,7 @@ import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
 import { ExchangeLog, REPORT_FILES, reportFile } from './layout.ts';
+import { mergeCaptureFacts, mergeCaptureTests } from './merge-capture.ts';
 import { aggregate, type StoredSummary, type Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 import { writeReport } from './write.ts';
@@ -50,7 +51,12 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
 
   // Expectation failures each shard wrote are recomputed here from the combined statuses.
   const isExpectationRecord = (t: TestResultRecord) => t.origin === 'expectations';
-  const tests = parts.flatMap((p) => p.s.tests.filter((t) => !isExpectationRecord(t)));
+  // check-traffic shards hold one record per rule each: combined per rule (merge-capture.ts).
+  const captures = parts.map((p) => p.s.capture).filter((c) => c !== undefined);
+  const capture = captures.length === parts.length;
+  const tests = capture
+    ? mergeCaptureTests(parts.map((p) => p.s.tests))
+    : parts.flatMap((p) => p.s.tests.filter((t) => !isExpectationRecord(t)));
   const harnessErrors = parts.flatMap((p) => p.s.harnessErrors ?? []);
   let expectations: Summary['expectations'];
   if (first.expectations) {
@@ -103,6 +109,11 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
     },
   };
   if (expectations) summary.expectations = expectations;
+  if (capture) {
+    summary.capture = mergeCaptureFacts(captures, tests);
+    // A capture spends no points.
+    delete summary.points;
+  }
   const interrupted = parts.map((p) => p.s.interrupted).find(Boolean);
   if (interrupted) summary.interrupted = interrupted;
   else delete summary.interrupted;

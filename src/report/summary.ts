@@ -297,6 +297,19 @@ export function verdictLine(
   return `VERDICT: ${verdictWord(s.verdict)} (${detail.join('; ')})${s.target.embedded ? ` — ${EMBEDDED_NOTE}` : ''}`;
 }
 
+/**
+ * The last line of check-traffic (a capture, a shard of one, or the shards merged): how much of the
+ * capture was judged, in a capture's words (entries, requirements judged and not), never a run's plan.
+ */
+export function captureVerdictLine(
+  s: Pick<Summary, 'verdict' | 'cut' | 'capture' | 'shard' | 'shards'>,
+): string {
+  const c = s.capture!;
+  const cut = s.cut ? flatReason(`${s.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${s.cut.reason}; `) : '';
+  const shards = s.shard ? `, shard ${s.shard}` : s.shards ? `, shards ${s.shards.join(', ')}` : '';
+  return `VERDICT: ${verdictWord(s.verdict)} (${cut}captured traffic: ${c.exchangesJudged} of ${c.entries} entries judged, ${c.requirementsJudged} requirements judged, ${c.notJudged.length} not judged by this capture${c.problems.length ? `, ${c.problems.length} input problem(s)` : ''}${shards})`;
+}
+
 export const OUTCOMES: Outcome[] = [
   'passed',
   'failed',

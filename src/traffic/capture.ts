@@ -62,9 +62,16 @@ function decodeBody(text: unknown, encoding: unknown): Buffer | string {
   return Buffer.from(compact, 'base64');
 }
 
-/** The digest a credential is known by in the judgement (never the credential itself). */
-function credentialOf(headers: Record<string, string>): string | undefined {
-  const value = headers.authorization ?? headers['x-api-key'] ?? headers.cookie;
+/**
+ * The digest a credential is known by in the judgement (never the credential itself): the credential
+ * header, else the id a gateway log names the key by (`_credential`, src/traffic/formats.ts).
+ */
+export function credentialOf(headers: Record<string, string>, logged?: unknown): string | undefined {
+  const value =
+    headers.authorization ??
+    headers['x-api-key'] ??
+    headers.cookie ??
+    (typeof logged === 'string' ? `logged credential ${logged}` : undefined);
   return value ? createHash('sha256').update(value).digest('hex').slice(0, 16) : undefined;
 }
 
@@ -94,7 +101,8 @@ export function registerCredentials(entry: unknown, redactor: Redactor): string[
   return keys.filter((k): k is string => typeof k === 'string' && k.length >= 4);
 }
 
-function pathOf(url: string): string {
+/** The path and query of a request's URL (a relative one as it stands). */
+export function pathOf(url: string): string {
   try {
     const u = new URL(url);
     return u.pathname + u.search;
@@ -115,7 +123,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const headers = harHeaders(req.headers);
   const post = obj(req.postData);
   const out: CapturedExchange = { where, method, path, headers, startedAt };
-  const who = credentialOf(headers);
+  const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
   let body: Buffer | undefined;
   if (post && typeof post.text === 'string') {
@@ -141,7 +149,10 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   if (!r || typeof status !== 'number' || status < 100 || status > 599)
     return { ...out, problem: `no response (status ${JSON.stringify(status ?? null)})` };
   const content = obj(r.content) ?? {};
-  if (content.text === undefined && typeof content.size === 'number' && content.size > 0)
+  // A log format that holds no body (or not this one) says so: the exchange is judged on what it holds.
+  const absent =
+    content.text === undefined && typeof content._absent === 'string' ? content._absent : undefined;
+  if (content.text === undefined && !absent && typeof content.size === 'number' && content.size > 0)
     return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
   const decoded = decodeBody(content.text, content.encoding);
   if (typeof decoded === 'string')
@@ -158,6 +169,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
   out.res = closeExchange(redactor, exchange, path, status, h, decoded);
+  if (absent !== undefined) out.res.bodyAbsent = absent;
   // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
   const receive = obj(e?.timings)?.receive;
   if (typeof receive === 'number' && receive >= 0) out.res.arrival = { kind: 'receive', receiveMs: receive };

@@ -8,7 +8,8 @@
 import { createReadStream } from 'node:fs';
 
 export type HarItem =
-  | { kind: 'entry'; index: number; value: unknown }
+  /** `unit`: what `index` counts (a HAR's entries from 0, an NDJSON log's lines from 1). */
+  | { kind: 'entry'; index: number; value: unknown; unit?: 'entry' | 'line' }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
 

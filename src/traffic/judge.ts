@@ -10,8 +10,7 @@
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { formOf, violation } from '../catalogue.ts';
-import type { Finding } from '../checks/exchange.ts';
-import { exchangeFindings, PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
+import { PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
@@ -23,14 +22,15 @@ import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { redactConsole } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
-import { aggregate, EXIT, exitCodeOf, flatReason, type Summary, verdictWord } from '../report/summary.ts';
+import { aggregate, captureVerdictLine, EXIT, exitCodeOf, type Summary } from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
-import { ViolationLog } from '../violation-log.ts';
-import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
-import { harItems } from './har-stream.ts';
+import { harHeaders, registerCredentials } from './capture.ts';
+import { type CaptureFormat, captureItems } from './formats.ts';
+import { ExchangeJudge, type IdRecord, type Judged } from './judging.ts';
 import { TrafficProgress } from './progress.ts';
-import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
+import { TRAFFIC_RULES, TrafficState } from './rules.ts';
+import { ShardPlan } from './shard.ts';
 
 export interface TrafficOptions {
   files: string[];
@@ -39,18 +39,16 @@ export interface TrafficOptions {
   description?: string;
   strict?: boolean;
   quiet?: boolean;
+  /** The files' format (formats.ts); undefined: told from each file's content. */
+  format?: CaptureFormat;
+  /** `i/n`: judge only the exchanges of shard i (shard.ts); `merge` combines the shards' reports. */
+  shard?: string;
 }
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
 /** The capture's own description is kept only up to this size (it is read into memory). */
 const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
-
-interface IdRecord {
-  judged: number;
-  /** Its violations, in the one log a live test keeps too. */
-  log: ViolationLog;
-}
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -80,38 +78,39 @@ async function judgeFiles(
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
   const progress = new TrafficProgress(TrafficProgress.sizeOf(opts.files), opts.quiet ? undefined : log);
-  const facts = await readCapture(opts.files, redactor, progress);
+  const facts = await readCapture(opts, redactor, progress);
   progress.nextPass();
   const description = await describe(opts.description, facts.captured);
   const judged = await judgeExchanges(opts, redactor, facts, description, progress);
   for (const p of judged.problems) log(`check-traffic: ${p}`);
   // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
   // no report directory is made.
-  if (judged.judgedExchanges === 0) {
+  // A shard given none of a readable capture's exchanges says so in its report: merge needs every shard's.
+  if (judged.judgedExchanges === 0 && !(facts.shard && facts.entries > 0)) {
     log('check-traffic: no exchange could be read from the capture; nothing judged');
     return { exitCode: EXIT.usage };
   }
+  return reportCapture({ opts, startedAt, hosts: facts.hosts, description, judged, redactor }, log);
+}
+
+/** The report of what was judged, written by the one report writer, and the console's account of it. */
+export async function reportCapture(
+  input: Omit<SummaryInput, 'tests' | 'cited'>,
+  log: (s: string) => void,
+): Promise<{ summary: Summary; exitCode: number; reportDir: string }> {
+  const { opts, description, judged, redactor } = input;
   const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
   mkdirSync(reportDir, { recursive: true });
   const cited = await writeEvidence(reportDir, description, judged.ids);
   const tests = testRecords(description, judged, redactor);
-  const summary = summarise({
-    opts,
-    startedAt,
-    hosts: facts.hosts,
-    description,
-    judged,
-    tests,
-    cited,
-    redactor,
-  });
+  const summary = summarise({ ...input, tests, cited });
   writeReport(reportDir, summary, [], redactor);
   printOutcome(log, opts, summary, description.source, judged, reportDir);
   return { summary, exitCode: exitCodeOf(summary), reportDir };
 }
 
 /** What the first pass finds in the capture, before any exchange is judged. */
-interface CaptureFacts {
+export interface CaptureFacts {
   /** The capture's own description (the body of its first GET /openapi.json 200), if it holds one. */
   captured?: string;
   /** The keys the deployment accepted (a 2xx with it): no reply may hold them (SEC-001). */
@@ -120,78 +119,77 @@ interface CaptureFacts {
   authorized: boolean;
   /** The origins the capture's requests went to (the summary's target). */
   hosts: Set<string>;
+  /** --shard: which exchanges this shard judges (learnt over the whole capture). */
+  shard?: ShardPlan;
+  /** Entries read in the whole capture (each a JSON object). */
+  entries: number;
 }
 
 /** Pass 1: every credential (registered with the redactor), and the capture's own description. */
 async function readCapture(
-  files: string[],
+  opts: TrafficOptions,
   redactor: Redactor,
   progress: TrafficProgress,
 ): Promise<CaptureFacts> {
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set() };
-  let entries = 0;
-  for (const file of files) {
+  const shard = ShardPlan.of(opts.shard);
+  const facts: CaptureFacts = {
+    keys: new Set(),
+    authorized: false,
+    hosts: new Set(),
+    entries: 0,
+    ...(shard ? { shard } : {}),
+  };
+  for (const file of opts.files) {
     let bytes = 0;
-    for await (const item of harItems(file, (b) => {
+    for await (const item of captureItems(file, opts.format, (b) => {
       bytes = b;
     })) {
-      progress.tick('reading', bytes, entries);
+      progress.tick('reading', bytes, facts.entries);
       if (item.kind !== 'entry') continue;
-      entries++;
-      // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
-      // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
-      const sent = registerCredentials(item.value, redactor);
-      const status = (item.value as { response?: { status?: unknown } })?.response?.status;
-      if (typeof status === 'number' && status >= 200 && status < 300)
-        for (const k of sent) facts.keys.add(k);
-      if (!facts.authorized && (item.value as { request?: { headers?: unknown } })?.request?.headers)
-        facts.authorized =
-          'authorization' in harHeaders((item.value as { request: { headers: unknown } }).request.headers);
-      const e = item.value as {
-        request?: { url?: unknown; method?: unknown };
-        response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
-      };
-      const url = typeof e?.request?.url === 'string' ? e.request.url : '';
-      try {
-        facts.hosts.add(new URL(url).origin);
-      } catch {
-        // a relative url names no host
-      }
-      if (
-        facts.captured === undefined &&
-        e?.request?.method === 'GET' &&
-        /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(url) &&
-        e.response?.status === 200 &&
-        typeof e.response.content?.text === 'string' &&
-        e.response.content.text.length <= MAX_DESCRIPTION_BYTES
-      )
-        facts.captured =
-          e.response.content.encoding === 'base64'
-            ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
-            : e.response.content.text;
+      facts.entries++;
+      shard?.learn(item.value);
+      learnEntry(facts, item.value, redactor);
     }
     progress.fileDone(bytes);
   }
   return facts;
 }
 
-/** What the second pass judged, per requirement id, and what of the capture it could not read. */
-interface Judged {
-  ids: Map<string, IdRecord>;
-  /** Every input problem, in capture order (printed, and listed in the summary). */
-  problems: string[];
-  /**
-   * Where the capture could not be read (a truncated file, an entry that is no JSON object, a body that
-   * does not decode): what stood there was not judged, so the verdict cannot be PASSED (INCOMPLETE).
-   * An entry without a response, or whose body the capturing tool left out, is read as it stands.
-   */
-  unreadable: string[];
-  /** Entries read (each a JSON object). */
-  read: number;
-  /** Entries met, read or not. */
-  entries: number;
-  /** Exchanges judged (entries with a response). */
-  judgedExchanges: number;
+/**
+ * What one entry tells before any is judged: its credentials (registered with the redactor), the keys
+ * the deployment accepted, whether requests carry Authorization, its host, the capture's description.
+ */
+export function learnEntry(facts: CaptureFacts, value: unknown, redactor: Redactor): void {
+  // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
+  // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
+  const sent = registerCredentials(value, redactor);
+  const status = (value as { response?: { status?: unknown } })?.response?.status;
+  if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) facts.keys.add(k);
+  if (!facts.authorized && (value as { request?: { headers?: unknown } })?.request?.headers)
+    facts.authorized =
+      'authorization' in harHeaders((value as { request: { headers: unknown } }).request.headers);
+  const e = value as {
+    request?: { url?: unknown; method?: unknown };
+    response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
+  };
+  const url = typeof e?.request?.url === 'string' ? e.request.url : '';
+  try {
+    facts.hosts.add(new URL(url).origin);
+  } catch {
+    // a relative url names no host
+  }
+  if (
+    facts.captured === undefined &&
+    e?.request?.method === 'GET' &&
+    /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(url) &&
+    e.response?.status === 200 &&
+    typeof e.response.content?.text === 'string' &&
+    e.response.content.text.length <= MAX_DESCRIPTION_BYTES
+  )
+    facts.captured =
+      e.response.content.encoding === 'base64'
+        ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
+        : e.response.content.text;
 }
 
 /** Pass 2: judge every exchange in capture order, with the live run's checks and the traffic rules. */
@@ -202,71 +200,24 @@ async function judgeExchanges(
   description: Description,
   progress: TrafficProgress,
 ): Promise<Judged> {
-  const judged: Judged = {
-    ids: new Map(),
-    problems: [],
-    unreadable: [],
-    read: 0,
-    entries: 0,
-    judgedExchanges: 0,
-  };
-  const rec = (id: string): IdRecord => {
-    let r = judged.ids.get(id);
-    if (!r) {
-      r = { judged: 0, log: new ViolationLog(redactor, !!opts.strict) };
-      judged.ids.set(id, r);
-    }
-    return r;
-  };
-  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') =>
-    rec(f.id).log.add(f.id, f.message, {
-      exchange,
-      ...((f as Finding).pointer !== undefined ? { pointer: (f as Finding).pointer } : {}),
-      ...(f.received !== undefined ? { received: f.received } : {}),
-      ...(f.expected !== undefined ? { expected: f.expected } : {}),
-      ...(f.level ? { level: f.level } : {}),
-      ...((f as Finding).verdictCase ? { verdictCase: (f as Finding).verdictCase } : {}),
-      ...(scope ? { scope } : {}),
-    });
   const state = new TrafficState(facts.authorized);
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
+  const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;
-    for await (const item of harItems(file, (b) => {
+    for await (const item of captureItems(file, opts.format, (b) => {
       bytes = b;
     })) {
-      progress.tick('judging', bytes, judged.entries);
-      if (item.kind === 'problem') {
-        judged.problems.push(item.message);
-        judged.unreadable.push(item.message);
-        if (item.index !== undefined) judged.entries++;
-        continue;
-      }
-      judged.read++;
-      judged.entries++;
-      const where = `${file} entry ${item.index}`;
-      const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
-      if (!x.res) {
-        const problem = `${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`;
-        judged.problems.push(problem);
-        if (x.undecodable) judged.unreadable.push(problem);
-        continue;
-      }
-      judged.judgedExchanges++;
-      const res = x.res;
-      // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
-      const perExchange = exchangeFindings(res, ctx);
-      for (const id of perExchange.observed) rec(id).judged++;
-      for (const f of perExchange.findings) note(f, res.exchange, 'exchange');
-      const { judged: ids, findings } = state.judge(x);
-      for (const id of ids) rec(id).judged++;
-      for (const f of findings) note(f, res.exchange);
+      progress.tick('judging', bytes, judge.judged.entries);
+      // Another shard's exchange (shard.ts); what could not be read is shard 1's to say.
+      if (facts.shard && !facts.shard.owns(item.kind === 'entry' ? item.value : undefined)) continue;
+      judge.item(item, file, n);
     }
     progress.fileDone(bytes);
   }
-  return judged;
+  return judge.judged;
 }
 
 /**
@@ -275,7 +226,7 @@ async function judgeExchanges(
  * capture is the full log already, and the report writer reads its files whole (memory stays bounded
  * by the findings, not by the size of the capture). Returns the exchanges cited, by id.
  */
-async function writeEvidence(
+export async function writeEvidence(
   reportDir: string,
   description: Description,
   ids: Map<string, IdRecord>,
@@ -295,9 +246,16 @@ async function writeEvidence(
  * One test record per requirement the capture could judge (not run where it held nothing it needs, so
  * never passed by default), the description's own failure first, and one record for what could not be read.
  */
-function testRecords(description: Description, judged: Judged, redactor: Redactor): TestResultRecord[] {
+export function testRecords(
+  description: Description,
+  judged: Judged,
+  redactor: Redactor,
+): TestResultRecord[] {
   const tests: TestResultRecord[] = [];
   if (description.failure) tests.push(description.failure);
+  // A format without bodies cannot show what a body shows: said with the rules it leaves not judged.
+  const { count, why } = judged.bodiless;
+  const bodiless = count ? `; the response bodies of ${count} exchange(s) are not in it (${why})` : '';
   const known = [
     ...PER_EXCHANGE.map((id) => ({ id, needs: formOf(id) })),
     ...TRAFFIC_RULES,
@@ -313,7 +271,7 @@ function testRecords(description: Description, judged: Judged, redactor: Redacto
         effect: 'read',
         outcome: 'not_run',
         durationMs: 0,
-        reason: `not judged: the capture holds nothing it needs (${needs})`,
+        reason: `not judged: the capture holds nothing it needs (${needs})${bodiless}`,
         cause: { kind: 'precondition', subject: 'captured traffic', remedy: `capture traffic with ${needs}` },
         violations: [],
         exchanges: [],
@@ -360,7 +318,7 @@ function testRecords(description: Description, judged: Judged, redactor: Redacto
 }
 
 /** What the summary of a capture is made from (the parts above hand it over as they found it). */
-interface SummaryInput {
+export interface SummaryInput {
   opts: TrafficOptions;
   startedAt: Date;
   hosts: Set<string>;
@@ -369,10 +327,12 @@ interface SummaryInput {
   tests: TestResultRecord[];
   cited: Map<string, Exchange>;
   redactor: Redactor;
+  /** Why the judging stopped short of the whole traffic (a followed log is never whole). */
+  stopped?: string;
 }
 
 /** The run's summary of a capture: the shape a live run's has, with the capture's own counts. */
-function summarise(input: SummaryInput): Summary {
+export function summarise(input: SummaryInput): Summary {
   const { opts, startedAt, hosts, description, judged, tests, redactor } = input;
   const { unreadable } = judged;
   const judgedIds = tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length;
@@ -388,6 +348,7 @@ function summarise(input: SummaryInput): Summary {
     },
     strict: !!opts.strict,
     seed: 0,
+    ...(opts.shard ? { shard: opts.shard } : {}),
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     openapi: {
@@ -399,11 +360,20 @@ function summarise(input: SummaryInput): Summary {
       ...(description.valid ? {} : { documentedBecause: description.because }),
     },
     ...aggregate(tests, [], {
-      ...(unreadable.length
+      // One shard judged a part of the capture: PARTIAL at best, as a live run's shard (merge combines them).
+      partial: !!opts.shard,
+      ...(unreadable.length || input.stopped
         ? {
             cut: {
               kind: 'capture' as const,
-              reason: `${parts(unreadable.length)} of the capture could not be read, the first: ${redactor.text(unreadable[0]!)}`,
+              reason: [
+                input.stopped,
+                unreadable.length
+                  ? `${parts(unreadable.length)} of the capture could not be read, the first: ${redactor.text(unreadable[0]!)}`
+                  : undefined,
+              ]
+                .filter(Boolean)
+                .join('; '),
             },
           }
         : {}),
@@ -424,16 +394,16 @@ function summarise(input: SummaryInput): Summary {
 }
 
 /** The console's account of the capture (unless quiet), and the verdict line, always the last. */
-function printOutcome(
+export function printOutcome(
   log: (s: string) => void,
   opts: TrafficOptions,
   summary: Summary,
   source: string,
-  judged: Judged,
+  _judged: Judged,
   reportDir: string,
 ): void {
   const capture = summary.capture!;
-  const line = `VERDICT: ${verdictWord(summary.verdict)} (${summary.cut ? flatReason(`${summary.verdict === 'incomplete' ? '' : 'INCOMPLETE: '}${summary.cut.reason}; `) : ''}captured traffic: ${judged.judgedExchanges} of ${judged.entries} entries judged, ${capture.requirementsJudged} requirements judged, ${capture.notJudged.length} not judged by this capture${judged.problems.length ? `, ${judged.problems.length} input problem(s)` : ''})`;
+  const line = captureVerdictLine(summary);
   if (!opts.quiet) {
     const c = summary.counts;
     log('');
@@ -455,7 +425,7 @@ function printOutcome(
   log(line);
 }
 
-interface Description {
+export interface Description {
   responses: { checkResponse: LiveDescription['checkResponse'] };
   valid: boolean;
   /** The OpenAPI version a valid description declares (`3.1.0`, `3.2.0`). */
@@ -469,7 +439,7 @@ interface Description {
 }
 
 /** What responses are validated against: --description, else the capture's own, else schemas/. */
-async function describe(file: string | undefined, captured: string | undefined): Promise<Description> {
+export async function describe(file: string | undefined, captured: string | undefined): Promise<Description> {
   let text = captured;
   let source = "the capture's own GET /openapi.json";
   if (file !== undefined) {

@@ -21,6 +21,7 @@ import {
   usageChargesOf,
 } from '../stateful/invariants.ts';
 import type { CapturedExchange } from './capture.ts';
+import { Recent } from './recent.ts';
 
 export interface TrafficFinding {
   id: string;
@@ -81,33 +82,65 @@ const bare = (path: string) => path.split('?')[0]!;
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
-  private readonly textCatalog = new Map<string, Set<string>>();
-  private readonly mediaCatalog = new Map<string, Set<string>>();
-  private readonly firstOfKey = new Map<
+  /** The time of the exchange judged last (its log time, else the clock): what a window counts by. */
+  private now = 0;
+  private readonly textCatalog = new Recent<string, Set<string>>();
+  private readonly mediaCatalog = new Recent<string, Set<string>>();
+  private readonly firstOfKey = new Recent<
     string,
     { body: string; status: number; json: unknown; where: string }
   >();
-  private readonly jobs = new Map<string, string[]>();
+  private readonly jobs = new Recent<string, string[]>();
   /** Per key: usage record id -> charged_points as first read (PTS-006). */
-  private readonly usage = new Map<string, Map<string, string>>();
+  private readonly usage = new Recent<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
-  private readonly assetOwner = new Map<string, string>();
+  private readonly assetOwner = new Recent<string, string>();
   /**
    * USAGE-080: billable replies not yet met in a usage listing, by what a usage record can name its
    * request by (the reply's X-Request-ID, its body's id): the charge its billing reports and the model.
    */
-  private readonly billed = new Map<
+  private readonly billed = new Recent<
     string,
     { charged: Decimal; model: string; where: string; refs: string[] }
   >();
 
-  /** `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized). */
-  constructor(private readonly credentialsRecorded: boolean) {}
+  /**
+   * `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized);
+   * a followed log learns it as it goes. `windowMs`: a sequence's state is forgotten this long after its
+   * last step (a log followed for days); undefined: kept for the whole capture.
+   */
+  constructor(
+    public credentialsRecorded: boolean,
+    private readonly windowMs?: number,
+  ) {
+    if (windowMs !== undefined) for (const m of this.sequences()) m.track(() => this.now);
+  }
+
+  private sequences(): Array<Recent<string, unknown>> {
+    return [
+      this.textCatalog,
+      this.mediaCatalog,
+      this.firstOfKey,
+      this.jobs,
+      this.usage,
+      this.assetOwner,
+      this.billed,
+    ] as Array<Recent<string, unknown>>;
+  }
+
+  /** Forget what no step renewed within the window, counted to the time of `x`. */
+  private expire(x: CapturedExchange): void {
+    if (this.windowMs === undefined) return;
+    const at = Date.parse(x.startedAt);
+    this.now = Math.max(this.now, Number.isNaN(at) ? Date.now() : at);
+    for (const m of this.sequences()) m.expire(this.now - this.windowMs);
+  }
 
   /** The contract rules on one exchange, in capture order: the ids judged and what they found. */
   judge(x: CapturedExchange): { judged: string[]; findings: TrafficFinding[] } {
     const res = x.res;
     if (!res) return { judged: [], findings: [] };
+    this.expire(x);
     const judged: string[] = [];
     const findings: TrafficFinding[] = [];
     const path = bare(x.path);
@@ -190,7 +223,8 @@ export class TrafficState {
       x.method === 'POST' &&
       path === '/v1/responses' &&
       ok2xx(status) &&
-      res.mediaType === 'text/event-stream'
+      res.mediaType === 'text/event-stream' &&
+      res.bodyAbsent === undefined
     ) {
       judged.push('RSP-006');
       for (const p of terminalEventProblems(parseSse(res.text)))
@@ -239,7 +273,14 @@ export class TrafficState {
     const key = x.headers['idempotency-key'];
     const path = bare(x.path);
     const media = path === '/v1/media/jobs';
-    if (x.method !== 'POST' || !key || !(media || TEXT_CALLS.includes(path)) || x.bodyText === undefined)
+    // A replay is compared by the replies' bodies: a log without them does not judge one.
+    if (
+      x.method !== 'POST' ||
+      !key ||
+      !(media || TEXT_CALLS.includes(path)) ||
+      x.bodyText === undefined ||
+      res.bodyAbsent !== undefined
+    )
       return;
     const slot = `${x.who ?? ''}\n${path}\n${key}`;
     const first = this.firstOfKey.get(slot);
@@ -286,7 +327,13 @@ export class TrafficState {
   ): void {
     const res = x.res!;
     if (!ok2xx(res.status)) return;
-    if (x.method === 'GET' && (path === '/v1/models' || path === '/v1/media/models') && x.who) {
+    // A catalog is learnt from its body only: a reply whose body a log does not hold says nothing of it.
+    if (
+      x.method === 'GET' &&
+      (path === '/v1/models' || path === '/v1/media/models') &&
+      x.who &&
+      res.json !== undefined
+    ) {
       const ids = (findEntryList(res.json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
     }

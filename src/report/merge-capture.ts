@@ -1,0 +1,98 @@
+/**
+ * `merge` of check-traffic shards (`check-traffic --shard i/n`): each shard holds one record per rule it
+ * knows, judged on its share of the exchanges. The merged record of a rule is judged when any shard
+ * judged it; its exchange count is the shards' sum, its violations and cited exchanges are all of
+ * theirs (a violation listed by two shards with the same words counted once, its counts added), and its
+ * outcome is decided again from them, as check-traffic decides it on the capture judged whole.
+ */
+import type { Summary } from './summary.ts';
+import type { TestResultRecord } from './test-result.ts';
+
+type Capture = NonNullable<Summary['capture']>;
+
+/** The parts of a capture no shard could read: one record, as the capture judged whole has. */
+const UNREADABLE = '(unreadable)';
+
+/** One record per rule (and one for what could not be read), from the shards' records in shard order. */
+export function mergeCaptureTests(shards: TestResultRecord[][]): TestResultRecord[] {
+  const byKey = new Map<string, TestResultRecord[]>();
+  for (const tests of shards)
+    for (const t of tests) {
+      const key = t.ids.length === 1 ? t.ids[0]! : t.ids.length === 0 ? UNREADABLE : t.title;
+      byKey.set(key, [...(byKey.get(key) ?? []), t]);
+    }
+  return [...byKey].map(([key, list]) =>
+    list.length === 1 ? list[0]! : key === UNREADABLE ? unreadable(list) : rule(key, list),
+  );
+}
+
+function rule(id: string, list: TestResultRecord[]): TestResultRecord {
+  const judged = list.filter((t) => t.outcome !== 'not_run');
+  if (judged.length === 0) {
+    // Not judged anywhere: the reason of the first, with the bodies counted over every shard.
+    const bodies = list.reduce(
+      (n, t) => n + Number(/the response bodies of (\d+) exchange/.exec(t.reason ?? '')?.[1] ?? 0),
+      0,
+    );
+    const first = list[0]!;
+    return first.reason === undefined
+      ? first
+      : {
+          ...first,
+          reason: first.reason.replace(
+            /the response bodies of \d+ exchange/,
+            `the response bodies of ${bodies} exchange`,
+          ),
+        };
+  }
+  const violations: TestResultRecord['violations'] = [];
+  const same = new Map<string, (typeof violations)[number]>();
+  for (const v of judged.flatMap((t) => t.violations)) {
+    const key = `${v.id}\n${v.message}\n${v.pointer ?? ''}`;
+    const seen = same.get(key);
+    if (seen) seen.count = (seen.count ?? 1) + (v.count ?? 1);
+    else {
+      const copy = { ...v };
+      same.set(key, copy);
+      violations.push(copy);
+    }
+  }
+  const exchanges = new Map(judged.flatMap((t) => t.exchanges).map((x) => [x.id, x] as const));
+  const count = judged.reduce((n, t) => n + t.exchangeCount, 0);
+  return {
+    ...judged[0]!,
+    title: `${id} captured traffic: ${count} exchange(s) judged`,
+    outcome: violations.some((v) => v.severity === 'failure')
+      ? 'failed'
+      : violations.length > 0
+        ? 'advisory'
+        : 'passed',
+    violations,
+    exchanges: [...exchanges.values()],
+    exchangeCount: count,
+  };
+}
+
+function unreadable(list: TestResultRecord[]): TestResultRecord {
+  const parts = list.reduce((n, t) => n + Number(/: (\d+) parts? of the capture/.exec(t.title)?.[1] ?? 0), 0);
+  return {
+    ...list[0]!,
+    title: `captured traffic: ${parts} ${parts === 1 ? 'part' : 'parts'} of the capture could not be read`,
+    reason: `not judged: ${list.map((t) => (t.reason ?? '').replace(/^not judged: /, '')).join('; ')}`,
+  };
+}
+
+/** What the shards' captures held, added up (each exchange was judged by one shard). */
+export function mergeCaptureFacts(list: Capture[], tests: TestResultRecord[]): Capture {
+  const first = list[0]!;
+  const sum = (k: 'entries' | 'entriesRead' | 'exchangesJudged') => list.reduce((n, c) => n + c[k], 0);
+  return {
+    ...first,
+    entries: sum('entries'),
+    entriesRead: sum('entriesRead'),
+    exchangesJudged: sum('exchangesJudged'),
+    requirementsJudged: tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length,
+    notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
+    problems: list.flatMap((c) => c.problems),
+  };
+}
