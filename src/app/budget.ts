@@ -67,13 +67,13 @@ export function dryRunBudget(target: TargetConfig): RunBudget | undefined {
   const { points, source } = target.budget;
   if (!target.allow.includes('billable') || points === null || !new Decimal(points).isZero())
     return undefined;
-  return { points, source, kind: 'budget', models: [] };
+  return { points, source, kind: 'budget' };
 }
 
 /**
  * The run's budget: the configured one, bounded by the primary account's available points (read in
- * preflight) on a real target or when a budget is set ("plan within what is there"), with the media
- * models of the primary catalog for the admission reserve; and the first lines that say so.
+ * preflight) on a real target or when a budget is set ("plan within what is there"); and the first
+ * lines that say so.
  */
 export async function planBudget(
   target: TargetConfig,
@@ -113,22 +113,8 @@ export async function planBudget(
       points,
       source,
       kind,
-      models: await mediaModels(client, auth),
       ...(available !== undefined ? { baseline: available.toString() } : {}),
     },
     lines,
   };
-}
-
-/** The ids of the primary account's media catalog (GET /v1/media/models, any envelope); [] if unreadable. */
-async function mediaModels(client: HttpClient, auth: Record<string, string>): Promise<string[]> {
-  try {
-    const res = await client.send({ method: 'GET', path: '/v1/media/models', headers: auth });
-    if (res.status >= 300) return [];
-    return (findEntryList(res.json)?.entries ?? [])
-      .map((e) => (isPlainObject(e) ? e.id : undefined))
-      .filter((id): id is string => typeof id === 'string');
-  } catch {
-    return [];
-  }
 }

@@ -36,11 +36,18 @@ export async function runSuites(
   const { createVitest, BaseSequencer } = await loadVitest();
   // The files that declare they hold the longest chains of dependent requests (or wait for media jobs)
   // start first, so that they do not set the end of a run against a slow target; the rest in vitest's
-  // order (longest last time, or largest).
+  // order (longest last time, or largest). Under a points budget, the files that buy the covering design
+  // of media jobs (many jobs per requirement: the least verdict per point) start last, after the tests
+  // whose one job judges a rule of its own (src/runtime/budget.ts admission orders the rest).
+  const budgeted = target.budget.points !== null;
   class LongChainsFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]) {
       const sorted = await super.sort(files);
-      const rank = (moduleId: string) => suiteHints(moduleId).startEarly ?? Number.MAX_SAFE_INTEGER;
+      const rank = (moduleId: string) => {
+        const hints = suiteHints(moduleId);
+        if (budgeted && hints.mediaAcceptance) return Number.POSITIVE_INFINITY;
+        return hints.startEarly ?? Number.MAX_SAFE_INTEGER;
+      };
       return sorted
         .map((spec, i) => ({ spec, i, rank: rank(spec.moduleId) }))
         .sort((a, b) => a.rank - b.rank || a.i - b.i)

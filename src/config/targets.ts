@@ -43,7 +43,7 @@ export type BudgetSource = '--budget-points' | 'CONFORMANCE_BUDGET_POINTS' | 'ta
  * a tenth of the 1,000 points a new personal account gets, so that a first run on a real account can
  * never spend most of it. It does not buy a whole `standard` run (about 245 points at the reference's
  * flat prices, about 515 at prices scaled by duration, resolution and size: bench/README.md): within it
- * every media model is bought once before any twice, the rest is not run for budget and the verdict
+ * what judges most per point is bought first (runtime/budget.ts admission), the rest is not run for budget and the verdict
  * is INCOMPLETE, which the first lines and `--dry-run` (the plan's points beside the budget) say.
  * The embedded reference has none.
  */

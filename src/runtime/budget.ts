@@ -443,11 +443,6 @@ export interface RunBudget {
   /** `balance`: the budget is the primary account's available points (fewer than any budget set). */
   kind: 'budget' | 'balance';
   /**
-   * The media models of the primary account's catalog (preflight): while one is not bought yet, a part of
-   * the budget is kept for its first job (see admission).
-   */
-  models: string[];
-  /**
    * The primary account's available points before the run (decimal string; absent: unreadable): what
    * it has available later, subtracted from this, is the spend the account measures.
    */
@@ -459,9 +454,6 @@ export interface RunBudget {
   unmeasurable?: string;
 }
 
-/** The most of a budget kept for first jobs of models not bought yet. */
-export const RESERVE_SHARE = 0.25;
-
 /**
  * The most of a budget kept for requests the contract refuses and text calls (no media purchase eats
  * into it): what one such request could cost if the target wrongly accepted it, the costliest reply so far.
@@ -470,8 +462,10 @@ export const REFUSAL_SHARE = 0.1;
 
 /** A test's media jobs beyond this many are bulk purchases (BillableStart.bulk). */
 export const BULK_AFTER = 1;
-/** The most of a budget bulk purchases leave to other tests' first jobs. */
+/** The most of a budget bulk purchases (and dear ones) leave to other tests' first jobs. */
 export const BULK_SHARE = 0.25;
+/** A media job likely to cost more than this share of the budget is a dear one (admission). */
+export const DEAR_SHARE = 0.05;
 
 /** Read the primary balance after this many billable replies counted without a balance read. */
 export const BALANCE_EVERY = 5;
@@ -516,14 +510,15 @@ export interface BillableStart {
  * Whether a billable request (or test, without a model) may start under the run's budget; why not if
  * it may not. Spent is the larger of the replies' count and the balance's measure. A request whose hold
  * is predicted starts only if the budget can hold it beside what was spent and what the requests in
- * flight before it reserved, so "spent" never ends above the budget. Why a reserve: a budget too small
- * for the whole plan should buy what proves most per point first, and a model's first job proves more
- * than its second; tests run in file order, so while some media model is not bought yet, a model bought
- * already gets no more than the budget minus a reserve of (models not bought) x (the costliest reply so
- * far), at most RESERVE_SHARE of the budget. And what proves most per point comes first: a request the
- * contract says must be refused (and a text call) costs nothing on a conformant target, so no media
- * purchase eats the last REFUSAL_SHARE of the budget (at most the costliest reply so far) that such
- * requests need room for. Run-wide: the spend file is shared by every worker thread.
+ * flight before it reserved, so "spent" never ends above the budget. Why reserves: a budget too small
+ * for the whole plan should buy what proves most per point first, and files run in parallel, so the
+ * order is kept by what each kind of purchase leaves to the cheaper kinds: a request the contract says
+ * must be refused (and a text call) costs nothing on a conformant target, so no media purchase eats the
+ * last REFUSAL_SHARE of the budget (at most the costliest reply so far) that such requests need room
+ * for; and a test's second media job or later (a covering design, a replay) or a dear job (more than
+ * DEAR_SHARE of the budget) leaves BULK_SHARE more to other tests' cheaper first jobs. (Under a budget
+ * the covering-design files also start last: src/app/suites.ts.) Run-wide: the spend file is shared by
+ * every worker thread.
  */
 export function admission(
   reportDir: string,
@@ -568,32 +563,22 @@ export function admission(
   // The reserves restrain media purchases only: a chat, responses or embeddings call (thousands of
   // them cost less than one image) and a request the contract refuses are admitted by the budget alone.
   if (refusal || model === undefined || (path && !buysMediaJob(path))) return undefined;
-  // A test's second job and later (a covering design, a replay, a property of bounds) judge less per
-  // point than other tests' first ones and than the first job of a model not bought yet: they leave
-  // the larger of BULK_SHARE of the budget (for the former) and (models not bought) x (the costliest
-  // reply so far), at most RESERVE_SHARE (for the latter).
-  const bought = bulk && spend.models.has(model);
-  const unbought = budget.models.filter((m) => !spend.models.has(m)).length;
-  const firstJobs = bought
-    ? Decimal.min(limit.times(RESERVE_SHARE), spend.max.times(unbought))
-    : new Decimal(0);
   const forRefusals = Decimal.min(limit.times(REFUSAL_SHARE), spend.max);
-  const forFirsts = bulk ? limit.times(BULK_SHARE) : new Decimal(0);
   // A reserve holds back only what would eat into it: a job whose likely price (predicted, else the
-  // dearest job so far) fits above the reserves runs.
+  // dearest job so far) fits above the reserves runs. A test's second job and later (a covering design,
+  // a replay, a property of bounds) and a dear job (a long or high-resolution video) judge less per
+  // point than other tests' cheap first jobs: they leave BULK_SHARE of the budget to those.
   const likely = predicted ?? (path ? spend.dearest.get(endpointOf(path)) : undefined) ?? spend.max;
+  const dear = likely.gt(limit.times(DEAR_SHARE));
+  const forFirsts = bulk || dear ? limit.times(BULK_SHARE) : new Decimal(0);
   const after = spent.plus(inFlight).plus(likely);
-  if (after.lte(limit.minus(forRefusals).minus(Decimal.max(firstJobs, forFirsts)))) return undefined;
-  if (firstJobs.gt(0) && firstJobs.gte(forFirsts) && after.gt(limit.minus(forRefusals).minus(firstJobs)))
+  if (after.lte(limit.minus(forRefusals))) {
+    if (after.lte(limit.minus(forRefusals).minus(forFirsts))) return undefined;
     return {
-      reason: `points budget: ${model} was bought once already and the last ${firstJobs.toString()} of ${budget.points} points are kept for the first job of ${unbought} media model(s) not bought yet (${budget.source})`,
-      subject: `points budget: a media model bought once already waits while the rest of the ${budget.points} points is kept for the first jobs of the models not bought yet (${budget.source})`,
+      reason: `points budget: ${bulk ? `a test's job after its first (${model})` : `a job of ${model} likely to cost ${likely.toDecimalPlaces(4).toString()} points, more than ${DEAR_SHARE * 100}% of the budget,`} would eat into the last ${forFirsts.plus(forRefusals).toString()} of ${budget.points} points, kept for other tests' first jobs, refusals and text calls (${budget.source})`,
+      subject: `points budget: a test's jobs after its first, and dear jobs, stop where the rest of the ${budget.points} points is kept for other tests' cheaper first jobs (${budget.source})`,
     };
-  if (forFirsts.gt(0) && after.gt(limit.minus(forRefusals).minus(forFirsts)))
-    return {
-      reason: `points budget: a test's job after its first (${model}) would eat into the last ${forFirsts.plus(forRefusals).toString()} of ${budget.points} points, kept for other tests' first jobs, refusals and text calls (${budget.source})`,
-      subject: `points budget: a test's jobs after its first stop where the rest of the ${budget.points} points is kept for other tests' first jobs (${budget.source})`,
-    };
+  }
   return {
     reason: `points budget: a job of ${model} would eat into the last ${forRefusals.toString()} of ${budget.points} points, kept for the requests the contract refuses and the text calls, which cost nothing or next to nothing on a conformant target (${budget.source})`,
     subject: `points budget: media jobs stop where the rest of the ${budget.points} points is kept for refusals and text calls, which prove more per point (${budget.source})`,

@@ -39,12 +39,7 @@ function spent(entries: Array<[string, string]>): string {
   return dir;
 }
 
-const budget = (points: string, models: string[] = []): RunBudget => ({
-  points,
-  source: '--budget-points',
-  kind: 'budget',
-  models,
-});
+const budget = (points: string): RunBudget => ({ points, source: '--budget-points', kind: 'budget' });
 
 describe('budget admission', () => {
   it('sums the spend of every worker: total, costliest reply, models bought', () => {
@@ -67,46 +62,35 @@ describe('budget admission', () => {
     expect(admission(spent([['a', '9']]), undefined)).toBeUndefined();
   });
 
-  it("buys the first job of every model before a test's second job of any: a reserve for models not bought yet", () => {
-    // b, c, d not bought keep min(25% of 20, 3 x 2) = 5 points from a test's second job (bulk) of a.
-    const dir = spent([
-      ['a', '2'],
-      ['a', '2'],
-    ]);
-    const b = budget('20', ['a', 'b', 'c', 'd']);
+  it("keeps a quarter of the budget from a test's second job and from dear jobs, for other tests' cheap first jobs", () => {
+    // 100 points spent 2 a job: a test's first job of 2 runs up to 98 (the refusal reserve is
+    // min(10, 2) = 2); its second job (bulk) only up to 100 - 2 - 25 = 73.
+    const b = budget('100');
     const bulk = (model: string) => ({ model, bulk: true });
-    expect(admission(dir, b, 'a')).toBeUndefined();
-    expect(admission(dir, b, 'b')).toBeUndefined();
-    const tight = spent(Array.from({ length: 6 }, () => ['a', '2'] as [string, string]));
-    expect(admission(tight, b, bulk('a'))?.reason).toMatch(
-      /a was bought once already and the last 5 of 20 points are kept for the first job of 3 media model/,
+    const at = (n: number) => spent(Array.from({ length: n }, () => ['a', '2'] as [string, string]));
+    expect(admission(at(30), b, 'a')).toBeUndefined();
+    expect(admission(at(36), b, bulk('a'))?.reason).toMatch(
+      /a test's job after its first \(a\) would eat into the last 27 of 100 points, kept for other tests' first jobs/,
     );
-    // A test's first job of a model bought already (a cheap lifecycle test) leaves only the refusal reserve.
-    expect(admission(tight, b, 'a')).toBeUndefined();
-    expect(admission(tight, b, 'c')).toBeUndefined();
-    // The reserve holds back only what would eat into it: an embeddings call of a model bought already,
-    // priced by the dearest embeddings reply (0.0000002), fits above the reserve and runs.
+    expect(admission(at(35), b, bulk('a'))).toBeUndefined();
+    expect(admission(at(35), b, 'c')).toBeUndefined();
+    // A dear job (more than 5% of the budget: 6 here) is held back like a second job.
+    const dear = { model: 'v', path: '/v1/media/jobs', predicted: new Decimal('6') };
+    expect(admission(at(34), b, dear)?.reason).toMatch(
+      /a job of v likely to cost 6 points, more than 5% of the budget, would eat into the last 27 of 100 points/,
+    );
+    expect(admission(at(33), b, dear)).toBeUndefined();
+    // The reserves hold back only what would eat into them: an embeddings call, priced by the dearest
+    // embeddings reply (0.0000002), runs at any spend below the budget.
+    const tight = at(49);
     appendFileSync(
       join(tight, SPEND_FILE),
       `${JSON.stringify({ exchange: 'emb', path: '/v1/embeddings', points: '0.0000002', model: 'emb' })}\n`,
     );
     expect(admission(tight, b, { model: 'emb', path: '/v1/embeddings' })).toBeUndefined();
-    // A test's second media job of a bought model, priced at 2, would eat into it: it waits.
-    expect(admission(tight, b, { model: 'a', path: '/v1/media/jobs', bulk: true })?.reason).toMatch(
-      /kept for the first job/,
+    expect(admission(tight, b, { model: 'a', path: '/v1/media/jobs' })?.reason).toMatch(
+      /kept for the requests the contract refuses and the text calls/,
     );
-    // Every model bought: no reserve, the budget alone decides.
-    const all = spent([
-      ['a', '2'],
-      ['b', '2'],
-      ['c', '2'],
-      ['d', '2'],
-      ['a', '2'],
-      ['a', '2'],
-      ['a', '2'],
-      ['a', '2'],
-    ]);
-    expect(admission(all, b, 'a')).toBeUndefined();
   });
 
   it('says the balance ran out when the budget is the available balance', () => {
@@ -117,14 +101,14 @@ describe('budget admission', () => {
 
   it('gives every refusal on one ground one subject, whatever the model and the figures', () => {
     // The not-run lines are grouped by subject: one line per ground, not one per model or per total.
-    const b = budget('20', ['a', 'b', 'c', 'd', 'e']);
-    const tight = spent(Array.from({ length: 8 }, () => ['a', '2'] as [string, string]));
-    const both = spent([...Array.from({ length: 7 }, () => ['a', '2'] as [string, string]), ['b', '2']]);
+    const b = budget('100');
+    const tight = spent(Array.from({ length: 37 }, () => ['a', '2'] as [string, string]));
+    const both = spent([...Array.from({ length: 36 }, () => ['a', '2'] as [string, string]), ['b', '2.5']]);
     const onA = admission(tight, b, { model: 'a', bulk: true });
     const onB = admission(both, b, { model: 'b', bulk: true });
     expect(onA?.reason).not.toBe(onB?.reason);
     expect(onA?.subject).toBe(onB?.subject);
-    const reached = [spent([['a', '20']]), spent([['a', '21.5']])].map((d) =>
+    const reached = [spent([['a', '100']]), spent([['a', '101.5']])].map((d) =>
       admission(d, b, { model: 'a', bulk: true }),
     );
     expect(reached[0]?.reason).not.toBe(reached[1]?.reason);
@@ -263,26 +247,27 @@ describe('admission that predicts (issue 23)', () => {
   });
 
   it('keeps the last tenth of the budget (at most the dearest reply) from media purchases, for refusals and text calls', () => {
-    const b = budget('100', ['wc-100014']);
+    const b = budget('100');
     const dir = lines([job('wc-100014', '80', 4)]);
     // A purchase of 15 fits the 20 left but eats into the 10 kept (min(10% of 100, 80)): it waits, one of 10 runs.
     const buy = { model: 'wc-100014', path: '/v1/media/jobs' };
     expect(admission(dir, b, { ...buy, predicted: new Decimal('15') })?.reason).toMatch(
       /a job of wc-100014 would eat into the last 10 of 100 points, kept for the requests the contract refuses and the text calls/,
     );
-    expect(admission(dir, b, { ...buy, predicted: new Decimal('10') })).toBeUndefined();
+    expect(admission(dir, b, { ...buy, predicted: new Decimal('4') })).toBeUndefined();
     // The same request the contract refuses, and a text call, go by the budget alone.
     expect(admission(dir, b, { ...buy, predicted: new Decimal('15'), refusal: true })).toBeUndefined();
     expect(admission(dir, b, { model: 'chat', path: '/v1/chat/completions' })).toBeUndefined();
-    // A test's second job and later (bulk) leave a quarter more to other tests' first jobs: 15 + 10 kept.
+    // A test's second job and later (bulk) leave a quarter more to other tests' first jobs: 25 + 10 kept.
     const early = lines([job('wc-100014', '60', 4)]);
-    expect(admission(early, b, { ...buy, predicted: new Decimal('10') })).toBeUndefined();
+    expect(admission(early, b, { ...buy, predicted: new Decimal('5') })).toBeUndefined();
     expect(admission(early, b, { ...buy, predicted: new Decimal('10'), bulk: true })?.reason).toMatch(
       /a test's job after its first \(wc-100014\) would eat into the last 35 of 100 points/,
     );
     expect(admission(early, b, { ...buy, predicted: new Decimal('5'), bulk: true })).toBeUndefined();
-    // Nothing bought yet: no price to keep, nothing kept.
-    expect(admission(lines([]), b, { ...buy, predicted: new Decimal('99') })).toBeUndefined();
+    // Nothing bought yet: no price seen, no refusal reserve; a dear job (--prices) still leaves a quarter.
+    expect(admission(lines([]), b, { ...buy, predicted: new Decimal('75') })).toBeUndefined();
+    expect(admission(lines([]), b, { ...buy, predicted: new Decimal('75.5') })).toBeDefined();
   });
 
   it('goes by the balance where it measured more than the replies reported, replies after the read added', () => {
