@@ -1,6 +1,15 @@
 // Faults and variants of media inputs, jobs, assets and the media catalog (media/, routes/media-*.ts).
 import { Decimal } from 'decimal.js';
 import {
+  type CustomSize,
+  EXTRA_IDS,
+  MEDIA_IDS,
+  type ModelDef,
+  modelDef,
+  type ParameterDef,
+} from '../media/table.ts';
+import type { MediaModelPatch, ModelChange } from '../patch.ts';
+import {
   ACK,
   type Fault,
   jobBody,
@@ -14,6 +23,49 @@ import {
   withParams,
   withPrompt,
 } from './probe.ts';
+
+// The helpers of the faults that are table patches (reference/patch.ts): a model's parameter changed,
+// every model's change.
+const defOf = (id: string) => modelDef(id) as ModelDef;
+const param = (id: string, name: string) => defOf(id).parameters[name] as ParameterDef;
+
+/** A parameter of a model with its value list changed. */
+const values = (id: string, name: string, change: (v: string[]) => string[]): ParameterDef => {
+  const p = param(id, name);
+  return { ...p, values: change(p.values ?? []) };
+};
+
+/** A parameter of a model with its integer bounds changed. */
+const integer = (id: string, name: string, change: { min?: number; max?: number }): ParameterDef => {
+  const p = param(id, name);
+  return { ...p, integer: { ...(p.integer as { min: number; max: number }), ...change } };
+};
+
+/** The change `change` gives each model (documented and the reference's own; `ids` only, when given). */
+function everyModel(
+  change: (def: ModelDef) => ModelChange | undefined,
+  ids: readonly string[] = [...MEDIA_IDS, ...EXTRA_IDS],
+): MediaModelPatch[] {
+  return ids.flatMap((model) => {
+    const set = change(defOf(model));
+    return set ? [{ model, set }] : [];
+  });
+}
+
+/** A change of each custom-size bound of a model (none for a model without custom sizes). */
+const customSize =
+  (change: (c: CustomSize) => Partial<CustomSize>) =>
+  (def: ModelDef): ModelChange | undefined => {
+    const sized = Object.entries(def.parameters).filter(([, p]) => p.custom);
+    if (sized.length === 0) return undefined;
+    const parameters = Object.fromEntries(
+      sized.map(([name, p]) => [
+        name,
+        { ...p, custom: { ...(p.custom as CustomSize), ...change(p.custom as CustomSize) } },
+      ]),
+    );
+    return { parameters };
+  };
 
 export const MEDIA_FAULTS = [
   // media/validate.ts: a job without the acknowledgement accepted
@@ -58,6 +110,9 @@ export const MEDIA_FAULTS = [
     name: 'foreign-param-accepted',
     description: 'wc-100010 accepts parameters.quality, which it does not have',
     breaks: ['MJOB-004'],
+    patch: {
+      media: [{ model: 'wc-100010', set: { parameters: { quality: { string: true, default: null } } } }],
+    },
     probe: { request: req.job(withParams('wc-100010', { quality: 'high' })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: output_format accepted for wc-100012
@@ -65,6 +120,14 @@ export const MEDIA_FAULTS = [
     name: 'output-format-wc100012',
     description: 'wc-100012 accepts parameters.output_format, which it does not have',
     breaks: ['MJOB-004'],
+    patch: {
+      media: [
+        {
+          model: 'wc-100012',
+          set: { parameters: { output_format: { values: ['png', 'jpeg', 'webp'], default: 'png' } } },
+        },
+      ],
+    },
     probe: {
       request: req.job(withParams('wc-100012', { output_format: 'png' })),
       holds: (r) => r.status === 201,
@@ -89,6 +152,7 @@ export const MEDIA_FAULTS = [
     name: 'prompt-bytes-ignored',
     description: 'the 4000 UTF-8 byte cap of prompts is not enforced',
     breaks: ['MJOB-007', 'MJOB-006'],
+    patch: { media: everyModel(() => ({ prompt: { max_utf8_bytes: Number.POSITIVE_INFINITY } })) },
     probe: { request: req.job(withPrompt('wc-100010', '漢'.repeat(1334))), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: wc-100031 prompt minimum 1 instead of 3
@@ -96,6 +160,7 @@ export const MEDIA_FAULTS = [
     name: 'min3-unenforced',
     description: 'wc-100031 accepts prompts of 1 or 2 characters',
     breaks: ['MJOB-006'],
+    patch: { media: [{ model: 'wc-100031', set: { prompt: { min_chars: 1 } } }] },
     probe: { request: req.job(withPrompt('wc-100031', 'ab')), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: a text prompt accepted for wc-100018
@@ -113,6 +178,12 @@ export const MEDIA_FAULTS = [
     name: 'size-step-ignored',
     description: 'wc-100040 accepts custom sizes off its 16-pixel step',
     breaks: ['MJOB-009'],
+    patch: {
+      media: everyModel(
+        customSize(() => ({ step: 1 })),
+        ['wc-100040'],
+      ),
+    },
     probe: {
       request: req.job(withParams('wc-100040', { size: '1000x1000' })),
       holds: (r) => r.status === 201,
@@ -123,6 +194,7 @@ export const MEDIA_FAULTS = [
     name: 'size-ratio-ignored',
     description: 'custom sizes beyond the maximum aspect ratio are accepted',
     breaks: ['MJOB-009'],
+    patch: { media: everyModel(customSize(() => ({ max_aspect_ratio: Number.POSITIVE_INFINITY }))) },
     probe: {
       request: req.job(withParams('wc-100010', { size: '4352x241' })),
       holds: (r) => r.status === 201,
@@ -143,6 +215,18 @@ export const MEDIA_FAULTS = [
     name: 'aspect-4-1-refused',
     description: 'wc-100034 refuses its aspect_ratio 4:1, a listed value',
     breaks: ['MJOB-005'],
+    patch: {
+      media: [
+        {
+          model: 'wc-100034',
+          set: {
+            parameters: {
+              aspect_ratio: values('wc-100034', 'aspect_ratio', (v) => v.filter((x) => x !== '4:1')),
+            },
+          },
+        },
+      ],
+    },
     probe: {
       run: async ({ ref, jobStatus, inputId }) =>
         (await jobStatus(ref, withParams('wc-100034', { aspect_ratio: '4:1' }, [await inputId(ref)]))) ===
@@ -154,6 +238,7 @@ export const MEDIA_FAULTS = [
     name: 'custom-star-refused',
     description: 'custom sizes written with the separator * are refused; only WxH is read',
     breaks: ['MJOB-009'],
+    patch: { mediaTable: { custom_size_pattern: '^[0-9]+x[0-9]+$' } },
     probe: {
       request: req.job(withParams('wc-100010', { size: '4096*256' })),
       holds: (r) => r.status === 400,
@@ -164,6 +249,7 @@ export const MEDIA_FAULTS = [
     name: 'max-pixels-exclusive',
     description: 'a custom size of exactly the maximum pixel count is refused',
     breaks: ['MJOB-009'],
+    patch: { media: everyModel(customSize((c) => ({ max_pixels: c.max_pixels - 1 }))) },
     probe: {
       request: req.job(withParams('wc-100010', { size: '2048x2048' })),
       holds: (r) => r.status === 400,
@@ -187,6 +273,14 @@ export const MEDIA_FAULTS = [
     name: 'duration-max-31',
     description: 'wc-100014 accepts duration 31',
     breaks: ['MJOB-005'],
+    patch: {
+      media: [
+        {
+          model: 'wc-100014',
+          set: { parameters: { duration: integer('wc-100014', 'duration', { max: 31 }) } },
+        },
+      ],
+    },
     probe: { request: req.job(withParams('wc-100014', { duration: 31 })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted
@@ -194,6 +288,14 @@ export const MEDIA_FAULTS = [
     name: 'resolution-case',
     description: 'wc-100019 accepts resolution 1080p besides 1080P',
     breaks: ['MJOB-005'],
+    patch: {
+      media: [
+        {
+          model: 'wc-100019',
+          set: { parameters: { resolution: values('wc-100019', 'resolution', (v) => [...v, '1080p']) } },
+        },
+      ],
+    },
     probe: {
       request: req.job(withParams('wc-100019', { resolution: '1080p' })),
       holds: (r) => r.status === 201,
@@ -204,6 +306,13 @@ export const MEDIA_FAULTS = [
     name: 'ref-max-off-by-one',
     description: 'a job with one reference image more than the model maximum is accepted',
     breaks: ['MJOB-010'],
+    patch: {
+      media: everyModel((def) =>
+        (def.references.accepted ?? []).length > 0
+          ? { references: { max: (def.references.max ?? 1) + 1 } }
+          : undefined,
+      ),
+    },
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, jobBody('wc-100041', [await inputId(ref), await inputId(ref), await inputId(ref)])),
@@ -691,6 +800,17 @@ export const MEDIA_FAULTS = [
     name: 'catalog-wider',
     description: 'the catalog advertises (and the server accepts) wc-100014 duration up to 60',
     breaks: ['MCAT-003'],
+    patch: {
+      media: [
+        {
+          model: 'wc-100014',
+          set: {
+            parameters: { duration: { ...param('wc-100014', 'duration'), integer: { min: 4, max: 60 } } },
+          },
+          advertised: true,
+        },
+      ],
+    },
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-100014')).parameters.duration.maximum === 60 &&
@@ -755,6 +875,20 @@ export const MEDIA_FAULTS = [
       'the undocumented wc-900001 is advertised as before but accepts prompts of 1 char to 4000 bytes, steps 1..1000 off its step, any style',
     breaks: ['MCAT-004'],
     level: 'notable',
+    patch: {
+      media: [
+        {
+          model: 'wc-900001',
+          set: {
+            prompt: { min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
+            parameters: {
+              steps: { integer: { min: 1, max: 1000 }, default: 20 },
+              style: { string: true, default: 'line' },
+            },
+          },
+        },
+      ],
+    },
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-900001')).parameters.steps.step === 5 &&
@@ -946,6 +1080,17 @@ export const MEDIA_FAULTS = [
     name: 'video-window-min-1750',
     description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
     breaks: ['MJOB-041'],
+    patch: {
+      media: everyModel((def) =>
+        def.references.video
+          ? {
+              references: {
+                video: { ...def.references.video, usable_min_ms: def.references.video.usable_min_ms - 50 },
+              },
+            }
+          : undefined,
+      ),
+    },
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.79s.mp4')])),
