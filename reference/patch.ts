@@ -30,11 +30,23 @@ export interface TablePatch {
   mediaTable?: { custom_size_pattern?: string };
   /** Endpoints that serve a request without any key as the primary role's key. */
   keyless?: EndpointKey[];
+  /** One check of the key skipped on one endpoint (reference/auth.ts). */
+  keyChecks?: { endpoint: EndpointKey; skip: KeyCheck }[];
   /** The scope check decided otherwise for one role on one endpoint: let through, or refused. */
   scopes?: { role: string; endpoint: EndpointKey; allow: boolean }[];
-  /** An error kind (reference/errors.ts) answered under another status on one endpoint. */
-  statuses?: { endpoint: EndpointKey; error: string; status: number }[];
+  /**
+   * A refusal answered as another error kind (reference/errors.ts: its status, code and type) on one
+   * endpoint, in one form of the request (streamed or not) when `form` is given.
+   */
+  errors?: { endpoint: EndpointKey; form?: 'streamed' | 'not streamed'; error: string; as: string }[];
 }
+
+/**
+ * The checks of a key: `unknown` (a Bearer token that is no key is the primary key), `scheme` (any
+ * scheme word before the key), `exact` (a key's prefix or extension is the key), `revoked`, `expiry`,
+ * `allowlist` (the key's state and restrictions).
+ */
+export type KeyCheck = 'unknown' | 'scheme' | 'exact' | 'revoked' | 'expiry' | 'allowlist';
 
 /** What a module reads the patch from: the run's toggles. */
 interface Patched {
@@ -76,6 +88,10 @@ export function endpointOf(request: FastifyRequest): EndpointKey | undefined {
 export const keyless = (t: Patched, endpoint: EndpointKey | undefined): boolean =>
   endpoint !== undefined && (t.patch?.keyless?.includes(endpoint) ?? false);
 
+/** Whether the patch skips the key check on the endpoint. */
+export const skipsKeyCheck = (t: Patched, endpoint: EndpointKey | undefined, check: KeyCheck): boolean =>
+  t.patch?.keyChecks?.some((k) => k.endpoint === endpoint && k.skip === check) ?? false;
+
 /** The patched scope decision for the role on the endpoint, if the patch decides it. */
 export function scopeDecision(
   t: Patched,
@@ -85,11 +101,14 @@ export function scopeDecision(
   return t.patch?.scopes?.find((s) => s.role === role && s.endpoint === endpoint)?.allow;
 }
 
-/** The status the patch gives the error kind on the endpoint, if it changes it. */
-export function patchedStatus(
-  t: Patched,
-  endpoint: EndpointKey | undefined,
-  error: string,
-): number | undefined {
-  return t.patch?.statuses?.find((s) => s.endpoint === endpoint && s.error === error)?.status;
+/** The error kind the patch answers instead of `kind` on the request's endpoint (else `kind`). */
+export function patchedError<K extends string>(t: Patched, request: FastifyRequest, kind: K): K {
+  if (!t.patch?.errors) return kind;
+  const endpoint = endpointOf(request);
+  const streamed = (request.body as { stream?: unknown } | undefined)?.stream === true;
+  const form = streamed ? 'streamed' : 'not streamed';
+  const hit = t.patch.errors.find(
+    (e) => e.error === kind && e.endpoint === endpoint && (e.form === undefined || e.form === form),
+  );
+  return (hit?.as as K | undefined) ?? kind;
 }

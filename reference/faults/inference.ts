@@ -179,6 +179,7 @@ export const INFERENCE_FAULTS = [
     name: 'media-model-embeddings-400',
     description: 'a media model sent to /v1/embeddings is refused 400 invalid_request, not 404',
     breaks: ['MODEL-004'],
+    places: [{ id: 'MODEL-004', place: 'POST /v1/embeddings' }],
     probe: { request: req.embedding({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
   },
   // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
@@ -477,22 +478,30 @@ export const INFERENCE_FAULTS = [
         ),
     },
   },
-  // inference.ts: an unauthorised model of the right type is refused 404 on responses (403 is stated)
+  // patch: an unauthorised model of the right type is refused 404 on responses (403 is stated)
   {
     name: 'responses-forbidden-404',
     description: 'POST /v1/responses refuses a model outside the account catalog with 404, not 403',
     breaks: ['MODEL-002'],
+    places: [{ id: 'MODEL-002', place: 'POST /v1/responses' }],
+    patch: {
+      errors: [{ endpoint: 'POST /v1/responses', error: 'model_not_allowed', as: 'model_not_found' }],
+    },
     probe: {
       run: async ({ ref, responses }) =>
         (await responses(ref, { model: ref.hints.forbidden_responses })).status === 404,
     },
   },
-  // inference.ts: the same on embeddings, with an embedding model outside the catalog
+  // patch: the same on embeddings, with an embedding model outside the catalog
   {
     name: 'embeddings-forbidden-404',
     description:
       'POST /v1/embeddings refuses an embedding model outside the account catalog with 404, not 403',
     breaks: ['MODEL-002'],
+    places: [{ id: 'MODEL-002', place: 'POST /v1/embeddings' }],
+    patch: {
+      errors: [{ endpoint: 'POST /v1/embeddings', error: 'model_not_allowed', as: 'model_not_found' }],
+    },
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.forbidden_embedding, input: 'ok' })).status === 404,

@@ -1155,6 +1155,7 @@ export const MEDIA_FAULTS = [
     name: 'media-job-unknown-model-accepted',
     description: 'POST /v1/media/jobs creates a job for a model id no catalog lists (run as wc-100010)',
     breaks: ['MODEL-003'],
+    places: [{ id: 'MODEL-003', place: 'POST /v1/media/jobs' }],
     probe: {
       request: req.job({ ...jobBody('wc-100010'), model: 'no-such-model' }),
       holds: (r) => r.status === 201,
