@@ -4,13 +4,7 @@ import type { BlockList } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
-import {
-  endpointOf,
-  type KeyCheck,
-  keyless as patchedKeyless,
-  scopeDecision,
-  skipsKeyCheck,
-} from './patch.ts';
+import { endpointOf, type KeyCheck, scopeDecision, servesKeyless, skipsKeyCheck } from './patch.ts';
 import { isVariant } from './reach.ts';
 import type { ApiKey, Scope } from './state.ts';
 
@@ -127,7 +121,7 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     const keyless = !request.headers.authorization && path.startsWith('/v1/media/assets/');
     if (ctx.fault === 'asset-no-key' && keyless) return;
     // A patch's keyless endpoint (reference/patch.ts): a request without any key is the primary role's.
-    if (!request.headers.authorization && patchedKeyless(ctx, endpointOf(request))) {
+    if (!request.headers.authorization && servesKeyless(ctx, endpointOf(request))) {
       request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
       return;
     }

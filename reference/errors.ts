@@ -145,11 +145,11 @@ function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): b
 export function sendError(
   reply: FastifyReply,
   ctx: RefContext,
-  kind: ErrorKind,
+  refusal: ErrorKind,
   message: string,
 ): FastifyReply {
   // A fault's patch may answer this refusal as another kind on this endpoint (reference/patch.ts).
-  kind = patchedError(ctx, reply.request, kind);
+  const kind = patchedError(ctx, reply.request, refusal);
   if (refusalLimited(reply, ctx, specOf(ctx, kind).status)) {
     reply.header('Retry-After', '1');
     return sendError(reply, ctx, 'rate_limited', 'A guard of this account refused the request; retry later.');

@@ -85,7 +85,7 @@ export function endpointOf(request: FastifyRequest): EndpointKey | undefined {
 }
 
 /** Whether the endpoint serves a request without a key (as the primary role's key). */
-export const keyless = (t: Patched, endpoint: EndpointKey | undefined): boolean =>
+export const servesKeyless = (t: Patched, endpoint: EndpointKey | undefined): boolean =>
   endpoint !== undefined && (t.patch?.keyless?.includes(endpoint) ?? false);
 
 /** Whether the patch skips the key check on the endpoint. */

@@ -355,6 +355,7 @@ export const MEDIA_FAULTS = [
     description:
       "media jobs are not held to the account's media catalog: the no_models account (an empty catalog) runs a wc-100010 job",
     breaks: ['MODELS-004'],
+    places: [{ id: 'MODELS-004', place: 'POST /v1/media/jobs' }],
     probe: {
       request: req.job(jobBody('wc-100010'), { role: 'no_models' }),
       holds: (r) => r.status === 201,
@@ -783,6 +784,7 @@ export const MEDIA_FAULTS = [
     name: 'asset-wrong-format',
     description: 'image jobs asking output_format png get JPEG bytes',
     breaks: ['MASSET-001'],
+    places: [{ id: 'MASSET-001', place: 'output=image' }],
     probe: {
       run: async ({ ref, succeededJob }) => {
         const res = await fetch(
@@ -970,6 +972,7 @@ export const MEDIA_FAULTS = [
     description:
       'under studio_asset_ids only, a reference id of 160 characters and 161 UTF-8 bytes passes the 160-byte bound',
     breaks: ['MJOB-012'],
+    places: [{ id: 'MJOB-012', place: 'form=studio_asset_ids' }],
     probe: {
       request: req.job(withParams('wc-100011', { studio_asset_ids: [`${'x'.repeat(159)}é`] })),
       holds: (r) => r.status === 201,
@@ -1177,6 +1180,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-deleted-accepted',
     description: 'a deleted input is still accepted as a reference under studio_asset_ids only',
     breaks: ['MIN-009'],
+    places: [{ id: 'MIN-009', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, call, accepted, inputId }) => {
         const id = await inputId(ref);
@@ -1190,6 +1194,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-not-held',
     description: 'an input referenced under studio_asset_ids by an active job can be deleted',
     breaks: ['MIN-010'],
+    places: [{ id: 'MIN-010', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, call, inputId }) => {
         const id = await inputId(ref);
@@ -1210,6 +1215,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-duplicate-accepted',
     description: 'duplicate reference ids are accepted under studio_asset_ids only',
     breaks: ['MJOB-012'],
+    places: [{ id: 'MJOB-012', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, inputId, accepted }) => {
         const id = await inputId(ref);
@@ -1222,6 +1228,10 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-foreign-accepted',
     description: "another tenant's input is accepted as a reference under studio_asset_ids only",
     breaks: ['MJOB-012', 'MIN-012'],
+    places: [
+      { id: 'MJOB-012', place: 'form=studio_asset_ids' },
+      { id: 'MIN-012', place: 'form=studio_asset_ids' },
+    ],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(
@@ -1237,6 +1247,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-count-unchecked',
     description: "more references than the model's maximum are accepted under studio_asset_ids only",
     breaks: ['MJOB-010'],
+    places: [{ id: 'MJOB-010', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, inputId, accepted }) => {
         const ids: string[] = [];
@@ -1250,6 +1261,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-video-as-image',
     description: 'an image-only model accepts a video reference under studio_asset_ids only',
     breaks: ['MJOB-042'],
+    places: [{ id: 'MJOB-042', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'h264-2s.mp4')] })),
@@ -1260,6 +1272,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-mix-accepted',
     description: 'wc-100016 accepts images and a video together under studio_asset_ids only',
     breaks: ['MJOB-013'],
+    places: [{ id: 'MJOB-013', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(
@@ -1275,6 +1288,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-short-video',
     description: 'wc-100016 accepts a reference video of 1 to 1.8 s under studio_asset_ids only',
     breaks: ['MJOB-041'],
+    places: [{ id: 'MJOB-041', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, withParams('wc-100016', { studio_asset_ids: [await inputId(ref, 'h264-1.5s.mp4')] })),
