@@ -8,7 +8,7 @@ import {
   modelDef,
   type ParameterDef,
 } from '../media/table.ts';
-import type { MediaModelPatch, ModelChange } from '../patch.ts';
+import type { MediaModelPatch, ModelChange, TablePatch } from '../patch.ts';
 import {
   ACK,
   type Fault,
@@ -24,22 +24,27 @@ import {
   withPrompt,
 } from './probe.ts';
 
-// The helpers of the faults that are table patches (reference/patch.ts): a model's parameter changed,
-// every model's change.
+// The helpers of the faults that are table patches (reference/patch.ts): one model's change, one
+// parameter's, every model's.
 const defOf = (id: string) => modelDef(id) as ModelDef;
-const param = (id: string, name: string) => defOf(id).parameters[name] as ParameterDef;
 
-/** A parameter of a model with its value list changed. */
-const values = (id: string, name: string, change: (v: string[]) => string[]): ParameterDef => {
-  const p = param(id, name);
-  return { ...p, values: change(p.values ?? []) };
-};
+/** One model's change as the server enforces it (and as the catalog advertises it, with `advertised`). */
+const onModel = (model: string, set: ModelChange, advertised?: true): TablePatch => ({
+  media: [{ model, set, ...(advertised ? { advertised } : {}) }],
+});
 
-/** A parameter of a model with its integer bounds changed. */
-const integer = (id: string, name: string, change: { min?: number; max?: number }): ParameterDef => {
-  const p = param(id, name);
-  return { ...p, integer: { ...(p.integer as { min: number; max: number }), ...change } };
-};
+/** One parameter of one model changed, given the parameter as the table has it. */
+const onParameter = (
+  model: string,
+  name: string,
+  change: (p: ParameterDef) => ParameterDef,
+  advertised?: true,
+): TablePatch =>
+  onModel(
+    model,
+    { parameters: { [name]: change(defOf(model).parameters[name] as ParameterDef) } },
+    advertised,
+  );
 
 /** The change `change` gives each model (documented and the reference's own; `ids` only, when given). */
 function everyModel(
@@ -110,9 +115,7 @@ export const MEDIA_FAULTS = [
     name: 'foreign-param-accepted',
     description: 'wc-100010 accepts parameters.quality, which it does not have',
     breaks: ['MJOB-004'],
-    patch: {
-      media: [{ model: 'wc-100010', set: { parameters: { quality: { string: true, default: null } } } }],
-    },
+    patch: onModel('wc-100010', { parameters: { quality: { string: true, default: null } } }),
     probe: { request: req.job(withParams('wc-100010', { quality: 'high' })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: output_format accepted for wc-100012
@@ -120,14 +123,9 @@ export const MEDIA_FAULTS = [
     name: 'output-format-wc100012',
     description: 'wc-100012 accepts parameters.output_format, which it does not have',
     breaks: ['MJOB-004'],
-    patch: {
-      media: [
-        {
-          model: 'wc-100012',
-          set: { parameters: { output_format: { values: ['png', 'jpeg', 'webp'], default: 'png' } } },
-        },
-      ],
-    },
+    patch: onModel('wc-100012', {
+      parameters: { output_format: { values: ['png', 'jpeg', 'webp'], default: 'png' } },
+    }),
     probe: {
       request: req.job(withParams('wc-100012', { output_format: 'png' })),
       holds: (r) => r.status === 201,
@@ -160,7 +158,7 @@ export const MEDIA_FAULTS = [
     name: 'min3-unenforced',
     description: 'wc-100031 accepts prompts of 1 or 2 characters',
     breaks: ['MJOB-006'],
-    patch: { media: [{ model: 'wc-100031', set: { prompt: { min_chars: 1 } } }] },
+    patch: onModel('wc-100031', { prompt: { min_chars: 1 } }),
     probe: { request: req.job(withPrompt('wc-100031', 'ab')), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: a text prompt accepted for wc-100018
@@ -215,18 +213,10 @@ export const MEDIA_FAULTS = [
     name: 'aspect-4-1-refused',
     description: 'wc-100034 refuses its aspect_ratio 4:1, a listed value',
     breaks: ['MJOB-005'],
-    patch: {
-      media: [
-        {
-          model: 'wc-100034',
-          set: {
-            parameters: {
-              aspect_ratio: values('wc-100034', 'aspect_ratio', (v) => v.filter((x) => x !== '4:1')),
-            },
-          },
-        },
-      ],
-    },
+    patch: onParameter('wc-100034', 'aspect_ratio', (p) => ({
+      ...p,
+      values: (p.values ?? []).filter((v) => v !== '4:1'),
+    })),
     probe: {
       run: async ({ ref, jobStatus, inputId }) =>
         (await jobStatus(ref, withParams('wc-100034', { aspect_ratio: '4:1' }, [await inputId(ref)]))) ===
@@ -273,14 +263,7 @@ export const MEDIA_FAULTS = [
     name: 'duration-max-31',
     description: 'wc-100014 accepts duration 31',
     breaks: ['MJOB-005'],
-    patch: {
-      media: [
-        {
-          model: 'wc-100014',
-          set: { parameters: { duration: integer('wc-100014', 'duration', { max: 31 }) } },
-        },
-      ],
-    },
+    patch: onParameter('wc-100014', 'duration', (p) => ({ ...p, integer: { min: 4, max: 31 } })),
     probe: { request: req.job(withParams('wc-100014', { duration: 31 })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted
@@ -288,14 +271,7 @@ export const MEDIA_FAULTS = [
     name: 'resolution-case',
     description: 'wc-100019 accepts resolution 1080p besides 1080P',
     breaks: ['MJOB-005'],
-    patch: {
-      media: [
-        {
-          model: 'wc-100019',
-          set: { parameters: { resolution: values('wc-100019', 'resolution', (v) => [...v, '1080p']) } },
-        },
-      ],
-    },
+    patch: onParameter('wc-100019', 'resolution', (p) => ({ ...p, values: [...(p.values ?? []), '1080p'] })),
     probe: {
       request: req.job(withParams('wc-100019', { resolution: '1080p' })),
       holds: (r) => r.status === 201,
@@ -802,17 +778,7 @@ export const MEDIA_FAULTS = [
     name: 'catalog-wider',
     description: 'the catalog advertises (and the server accepts) wc-100014 duration up to 60',
     breaks: ['MCAT-003'],
-    patch: {
-      media: [
-        {
-          model: 'wc-100014',
-          set: {
-            parameters: { duration: { ...param('wc-100014', 'duration'), integer: { min: 4, max: 60 } } },
-          },
-          advertised: true,
-        },
-      ],
-    },
+    patch: onParameter('wc-100014', 'duration', (p) => ({ ...p, integer: { min: 4, max: 60 } }), true),
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-100014')).parameters.duration.maximum === 60 &&
@@ -877,20 +843,13 @@ export const MEDIA_FAULTS = [
       'the undocumented wc-900001 is advertised as before but accepts prompts of 1 char to 4000 bytes, steps 1..1000 off its step, any style',
     breaks: ['MCAT-004'],
     level: 'notable',
-    patch: {
-      media: [
-        {
-          model: 'wc-900001',
-          set: {
-            prompt: { min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
-            parameters: {
-              steps: { integer: { min: 1, max: 1000 }, default: 20 },
-              style: { string: true, default: 'line' },
-            },
-          },
-        },
-      ],
-    },
+    patch: onModel('wc-900001', {
+      prompt: { min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
+      parameters: {
+        steps: { integer: { min: 1, max: 1000 }, default: 20 },
+        style: { string: true, default: 'line' },
+      },
+    }),
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-900001')).parameters.steps.step === 5 &&
@@ -1084,15 +1043,12 @@ export const MEDIA_FAULTS = [
     description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
     breaks: ['MJOB-041'],
     patch: {
-      media: everyModel((def) =>
-        def.references.video
-          ? {
-              references: {
-                video: { ...def.references.video, usable_min_ms: def.references.video.usable_min_ms - 50 },
-              },
-            }
-          : undefined,
-      ),
+      media: everyModel((def) => {
+        const video = def.references.video;
+        return video
+          ? { references: { video: { ...video, usable_min_ms: video.usable_min_ms - 50 } } }
+          : undefined;
+      }),
     },
     probe: {
       run: async ({ ref, accepted, inputId }) =>
