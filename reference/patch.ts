@@ -26,8 +26,8 @@ export type EndpointKey = string;
 export interface TablePatch {
   /** Media models as the server enforces them (and, with `advertised`, as GET /v1/media/models shows them). */
   media?: MediaModelPatch[];
-  /** Table-wide media fields as the server enforces them. */
-  mediaTable?: { custom_size_pattern?: string };
+  /** Table-wide media fields as the server enforces them (for the listed `models` alone, when given). */
+  mediaTable?: { custom_size_pattern?: string; models?: string[] };
   /** Endpoints that serve a request without any key as the primary role's key. */
   keyless?: EndpointKey[];
   /** One check of the key skipped on one endpoint (reference/auth.ts). */
@@ -74,9 +74,13 @@ export function patchedModel(
   return out;
 }
 
-/** The custom-size pattern as the server enforces it. */
-export const customSizePattern = (t: Patched, tablePattern: string): string =>
-  t.patch?.mediaTable?.custom_size_pattern ?? tablePattern;
+/** The custom-size pattern as the server enforces it for the model. */
+export function customSizePattern(t: Patched, tablePattern: string, model: string): string {
+  const patched = t.patch?.mediaTable;
+  if (!patched?.custom_size_pattern || (patched.models && !patched.models.includes(model)))
+    return tablePattern;
+  return patched.custom_size_pattern;
+}
 
 /** The endpoint a routed request answers: its method and route, `:name` written `{name}`. */
 export function endpointOf(request: FastifyRequest): EndpointKey | undefined {

@@ -11,8 +11,9 @@
 // by the commit (tools/mutation/matrix.ts), so every row runs over time.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { type CustomSize, TABLE } from '../media/table.ts';
 import type { KeyCheck, TablePatch } from '../patch.ts';
-import type { Fault, ProbeReply, ProbeRequest, ProbeTarget } from './probe.ts';
+import { type Fault, type ProbeReply, type ProbeRequest, type ProbeTarget, withParams } from './probe.ts';
 
 interface EndpointRow {
   method: string;
@@ -41,9 +42,12 @@ export type PlaceFault = Fault & { name: PlaceFaultName };
 export const isPlaceFault = (name: string): boolean => name.startsWith('place:');
 
 const label = (e: EndpointRow) => `${e.method} ${e.path}`;
-/** A CLI-safe name: no space and no comma (`--only` splits on commas), e.g. `place:AUTH-001:GET:/v1/balance`. */
+/**
+ * A CLI-safe name: no space, no comma (`--only` splits on commas), no `*` (a shell pattern), e.g.
+ * `place:AUTH-001:GET:/v1/balance`, `place:MJOB-009:model=wc-100010:form=size:star`.
+ */
 export const placeFaultName = (id: string, place: string): PlaceFaultName =>
-  `place:${id}:${place.replace(/ · /g, ':').replace(/ /g, ':')}`;
+  `place:${id}:${place.replace(/ · /g, ':').replace(/ /g, ':').replace(/\*/g, 'star')}`;
 const concrete = (e: EndpointRow) =>
   e.path.replace(/\{(\w+)\}/g, (_, name: string) => e.path_params?.[name] ?? name);
 
@@ -165,6 +169,52 @@ function codeFaults(): PlaceFault[] {
       },
     };
   });
+}
+
+/** The separators of a custom size the table's pattern admits (`[0-9]+[x*][0-9]+`: x and *). */
+const SEPARATORS = [...(/\]\+\[([^\]]+)\]/.exec(TABLE.custom_size_pattern)?.[1] ?? '')];
+
+/** The side of a square custom size within the bounds, on the step, that no preset of the list names. */
+function validSquare(c: CustomSize, presets: readonly string[]): number {
+  let side = Math.ceil(Math.sqrt(c.min_pixels) / c.step) * c.step;
+  while (SEPARATORS.some((sep) => presets.includes(`${side}${sep}${side}`))) side += c.step;
+  if (side * side > c.max_pixels || side > c.max_edge)
+    throw new Error(`places: no custom square within ${JSON.stringify(c)}`);
+  return side;
+}
+
+/**
+ * MJOB-009 per documented model with custom sizes and per separator: that model refuses a valid custom
+ * size written with that separator (its pattern admits the others only).
+ */
+function separatorFaults(): PlaceFault[] {
+  const out: PlaceFault[] = [];
+  for (const [model, def] of Object.entries(TABLE.models)) {
+    const sized = Object.entries(def.parameters).find(([, p]) => p.custom);
+    if (!sized) continue;
+    const [name, p] = sized;
+    const side = validSquare(p.custom as CustomSize, TABLE.size_lists[p.presets ?? ''] ?? []);
+    const refs = (def.references.accepted ?? []).length > 0 ? Math.max(1, def.references.min ?? 1) : 0;
+    for (const sep of SEPARATORS) {
+      const place = `model=${model} · form=size ${sep}`;
+      const others = SEPARATORS.filter((x) => x !== sep).join('');
+      const size = `${side}${sep}${side}`;
+      out.push({
+        name: placeFaultName('MJOB-009', place),
+        description: `${model} refuses a custom size written with ${sep} (${size})`,
+        breaks: ['MJOB-009'],
+        places: [{ id: 'MJOB-009', place }],
+        patch: { mediaTable: { custom_size_pattern: `^[0-9]+[${others}][0-9]+$`, models: [model] } },
+        probe: {
+          run: async ({ ref, jobStatus, inputId }) => {
+            const ids = await Promise.all(Array.from({ length: refs }, () => inputId(ref)));
+            return (await jobStatus(ref, withParams(model, { [name]: size }, ids))) === 400;
+          },
+        },
+      });
+    }
+  }
+  return out;
 }
 
 /**
@@ -298,4 +348,5 @@ export const PLACE_FAULTS: readonly PlaceFault[] = [
   ...codeFaults(),
   ...scopeFaults(),
   ...refusalFaults(),
+  ...separatorFaults(),
 ];

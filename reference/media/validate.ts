@@ -163,7 +163,7 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown)
   }
   if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
   const c = p.custom;
-  if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern)).test(value)) return false;
+  if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern, model)).test(value)) return false;
   const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
   if (w < 1 || h < 1 || w * h < c.min_pixels || w * h > c.max_pixels) return false;
   if (w > c.max_edge || h > c.max_edge) return false;
