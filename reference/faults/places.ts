@@ -1,34 +1,19 @@
 // Place faults (issue 36 item 8): for each place of the applicability map (fixtures/applicability.yaml)
 // where the reference enforces a rule through data, one fault that breaks the rule there only, as a
 // table patch (reference/patch.ts): an endpoint that serves a request without a key (AUTH-001), one
-// restricted role let through or refused on one endpoint (SCOPE-001/003, SCOPE-002), one refusal
-// answered with another status on one endpoint and form (the rules whose status the map states as
-// their predicate: MODEL-002/003/004), one check of the key skipped on one endpoint (AUTH-002..010). Generated from the fixtures the suite shares (endpoints,
-// restricted roles), never from the suite: test/unit/place-faults.test.ts checks each declared place
-// against src/applicability.ts and lists the places no fault breaks.
+// check of the key skipped on one endpoint (AUTH-002..010), one restricted role let through or refused
+// on one endpoint (SCOPE-001/003, SCOPE-002), one refusal answered with another status on one endpoint
+// and form (the rules whose status the map states as their predicate: MODEL-002/003/004), one media
+// model refusing one separator of custom sizes (MJOB-009). Generated from the fixtures the suite shares
+// (endpoints, restricted roles, the media table), never from the suite: test/unit/place-faults.test.ts
+// checks each declared place against src/applicability.ts and lists the places no fault breaks.
 //
 // Their matrix rows run from a script (`npm run mutants -- --places`); `npm test` runs a sample chosen
 // by the commit (tools/mutation/matrix.ts), so every row runs over time.
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { ENDPOINTS, type EndpointFixture, RESTRICTED_ROLES as RESTRICTED } from '../fixtures.ts';
 import { type CustomSize, TABLE } from '../media/table.ts';
 import type { KeyCheck, TablePatch } from '../patch.ts';
 import { type Fault, type ProbeReply, type ProbeRequest, type ProbeTarget, withParams } from './probe.ts';
-
-interface EndpointRow {
-  method: string;
-  path: string;
-  public?: boolean;
-  scopes?: string[];
-  path_params?: Record<string, string>;
-  probe?: { json?: Record<string, unknown> };
-}
-
-const fixture = (name: string) =>
-  parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
-const ENDPOINTS = (fixture('endpoints.yaml') as { endpoints: EndpointRow[] }).endpoints;
-const RESTRICTED = (fixture('applicability.yaml') as { restricted_roles: Record<string, string> })
-  .restricted_roles;
 
 /** The endpoints that stream (their places split by form), as the map has them. */
 const STREAMING = ['/v1/chat/completions', '/v1/responses'];
@@ -41,14 +26,14 @@ export type PlaceFault = Fault & { name: PlaceFaultName };
 /** Whether a fault is a generated place fault (by its name). */
 export const isPlaceFault = (name: string): boolean => name.startsWith('place:');
 
-const label = (e: EndpointRow) => `${e.method} ${e.path}`;
+const label = (e: EndpointFixture) => `${e.method} ${e.path}`;
 /**
  * A CLI-safe name: no space, no comma (`--only` splits on commas), no `*` (a shell pattern), e.g.
  * `place:AUTH-001:GET:/v1/balance`, `place:MJOB-009:model=wc-100010:form=size:star`.
  */
 export const placeFaultName = (id: string, place: string): PlaceFaultName =>
   `place:${id}:${place.replace(/ · /g, ':').replace(/ /g, ':').replace(/\*/g, 'star')}`;
-const concrete = (e: EndpointRow) =>
+const concrete = (e: EndpointFixture) =>
   e.path.replace(/\{(\w+)\}/g, (_, name: string) => e.path_params?.[name] ?? name);
 
 const business = ENDPOINTS.filter((e) => !e.public);
@@ -261,12 +246,12 @@ function scopeFaults(): PlaceFault[] {
 /** The refusals whose status the map states (`predicate`), each answered as another kind at one place. */
 const REFUSALS: {
   id: string;
-  endpoints: (e: EndpointRow) => boolean;
+  endpoints: (e: EndpointFixture) => boolean;
   error: string;
   /** The kind it is answered as, and that kind's status, per endpoint. */
-  as: (e: EndpointRow) => { as: string; status: number };
+  as: (e: EndpointFixture) => { as: string; status: number };
   /** The model of the request that meets the refusal. */
-  model: (t: ProbeTarget, e: EndpointRow) => string;
+  model: (t: ProbeTarget, e: EndpointFixture) => string;
 }[] = [
   {
     id: 'MODEL-002',
