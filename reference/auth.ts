@@ -4,6 +4,7 @@ import type { BlockList } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { endpointOf, type KeyCheck, scopeDecision, servesKeyless, skipsKeyCheck } from './patch.ts';
 import { isVariant } from './reach.ts';
 import type { ApiKey, Scope } from './state.ts';
 
@@ -33,28 +34,37 @@ type Outcome =
   | { error: 'invalid_api_key' | 'key_expired' | 'ip_not_allowed'; message: string };
 
 export function authenticate(ctx: RefContext, request: FastifyRequest): Outcome {
-  const tokens = candidates(ctx, request);
-  const key = tokens.map((token) => lookup(ctx, token)).find((k) => k !== undefined);
+  // A patch's key check skipped on this endpoint (reference/patch.ts).
+  const endpoint = endpointOf(request);
+  const skips = (check: KeyCheck) => skipsKeyCheck(ctx, endpoint, check);
+  const tokens = candidates(ctx, request, skips('scheme'));
+  const key =
+    tokens.map((token) => lookup(ctx, token, skips('exact'))).find((k) => k !== undefined) ??
+    (tokens.length > 0 && skips('unknown')
+      ? ctx.state.keys.get(ctx.state.roleKeys.primary ?? '')
+      : undefined);
   // Faults auth-missing-403 and auth-unknown-key-403: no key, or a Bearer token that is no key, refused 403, not 401.
   if (!key && tokens.length === 0 && ctx.fault === 'auth-missing-403')
     return { error: 'ip_not_allowed', message: 'A key is required.' };
   if (!key && tokens.length > 0 && ctx.fault === 'auth-unknown-key-403')
     return { error: 'ip_not_allowed', message: 'This key may not call the API.' };
   if (!key) return { error: 'invalid_api_key', message: 'Missing or invalid API key.' };
-  if (key.revoked && ctx.fault !== 'auth-revoked-accepted') {
+  if (key.revoked && ctx.fault !== 'auth-revoked-accepted' && !skips('revoked')) {
     return { error: 'invalid_api_key', message: 'This API key has been revoked.' };
   }
-  if (key.expiresAt !== undefined && key.expiresAt <= Date.now() && ctx.fault !== 'auth-expired-accepted') {
+  const expired = key.expiresAt !== undefined && key.expiresAt <= Date.now();
+  if (expired && ctx.fault !== 'auth-expired-accepted' && !skips('expiry')) {
     return { error: 'key_expired', message: 'This API key has expired.' };
   }
-  if (key.allowlist && !allowed(key.allowlist, request.ip) && ctx.fault !== 'ip-allowlist-ignored') {
+  const blocked = key.allowlist && !allowed(key.allowlist, request.ip);
+  if (blocked && ctx.fault !== 'ip-allowlist-ignored' && !skips('allowlist')) {
     return { error: 'ip_not_allowed', message: 'The caller address is not in the allowlist of this key.' };
   }
   return { key };
 }
 
 /** Token strings to try, in order: the header, then what faults wrongly accept. */
-function candidates(ctx: RefContext, request: FastifyRequest): string[] {
+function candidates(ctx: RefContext, request: FastifyRequest, anyScheme: boolean): string[] {
   const tokens: string[] = [];
   // Fault balance-key-header: the balance route reads its own header, X-API-Key, and ignores the Bearer one.
   if (ctx.fault === 'balance-key-header' && pathOf(request.url) === '/v1/balance') {
@@ -65,7 +75,7 @@ function candidates(ctx: RefContext, request: FastifyRequest): string[] {
   if (typeof header === 'string') {
     // "header must be exactly Bearer plus key"
     const exact = /^Bearer (\S+)$/.exec(header);
-    const lax = ctx.fault === 'auth-scheme-lax' ? /^\S+ +(\S+)\s*$/.exec(header) : null;
+    const lax = ctx.fault === 'auth-scheme-lax' || anyScheme ? /^\S+ +(\S+)\s*$/.exec(header) : null;
     const token = exact?.[1] ?? lax?.[1];
     if (token) tokens.push(token);
   }
@@ -84,13 +94,15 @@ function candidates(ctx: RefContext, request: FastifyRequest): string[] {
   return tokens;
 }
 
-function lookup(ctx: RefContext, token: string): ApiKey | undefined {
+function lookup(ctx: RefContext, token: string, inexact: boolean): ApiKey | undefined {
   const exact = ctx.state.keys.get(token);
   if (exact) return exact;
   const keys = [...ctx.state.keys.values()];
-  if (ctx.fault === 'auth-prefix-key' && token.length >= 8)
-    return keys.find((k) => k.value.startsWith(token));
-  if (ctx.fault === 'auth-suffix-key') return keys.find((k) => token.startsWith(k.value));
+  if ((ctx.fault === 'auth-prefix-key' || inexact) && token.length >= 8) {
+    const found = keys.find((k) => k.value.startsWith(token));
+    if (found || !inexact) return found;
+  }
+  if (ctx.fault === 'auth-suffix-key' || inexact) return keys.find((k) => token.startsWith(k.value));
   return undefined;
 }
 
@@ -108,12 +120,18 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     // Fault asset-no-key: output assets are served to requests without any key.
     const keyless = !request.headers.authorization && path.startsWith('/v1/media/assets/');
     if (ctx.fault === 'asset-no-key' && keyless) return;
+    // A patch's keyless endpoint (reference/patch.ts): a request without any key is the primary role's.
+    if (!request.headers.authorization && servesKeyless(ctx, endpointOf(request))) {
+      request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
+      return;
+    }
     const outcome = authenticate(ctx, request);
     if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
     request.caller = ctx.fault === 'enterprise-balance-split' ? splitBalance(outcome.key) : outcome.key;
     const scopes = outcome.key.scopes;
     // Unknown paths get their 404 whatever the scopes.
-    if (scopes && !request.is404 && !scopeAllows(ctx, scopes, path)) {
+    const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
+    if (scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
       // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
       // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
       if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))

@@ -1,5 +1,6 @@
 // `npm run reference`: start the reference server and print its settings as env lines.
 import { parseArgs } from 'node:util';
+import { isPlaceFault } from './faults/places.ts';
 import type { JobDurations } from './media/store.ts';
 import { FAULTS, startReference, VARIANTS } from './start.ts';
 
@@ -22,7 +23,10 @@ Options:
   --help              show this help
 
 Faults:
-${FAULTS.map((f) => `  ${f.name.padEnd(26)} ${f.description}`).join('\n')}
+${FAULTS.filter((f) => !isPlaceFault(f.name))
+  .map((f) => `  ${f.name.padEnd(26)} ${f.description}`)
+  .join('\n')}
+  place:<ID>:<place>         ${FAULTS.filter((f) => isPlaceFault(f.name)).length} generated faults, one rule broken at one place of the applicability map (npm run mutants -- --list)
 
 Variants:
 ${VARIANTS.map((v) => `  ${v.name.padEnd(26)} ${v.description}`).join('\n')}

@@ -2,6 +2,7 @@
 // fault/variant deviations live in one table.
 import type { FastifyReply } from 'fastify';
 import type { RefContext } from './context.ts';
+import { patchedError } from './patch.ts';
 import { isVariant } from './reach.ts';
 
 interface ErrorSpec {
@@ -13,6 +14,8 @@ interface ErrorSpec {
 const ERRORS = {
   invalid_api_key: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
   key_expired: { status: 401, code: 'invalid_api_key', type: 'authentication_error' },
+  // A 401 under another code than the stated one (a place fault's patch: reference/faults/places.ts).
+  unauthorized: { status: 401, code: 'unauthorized', type: 'authentication_error' },
   ip_not_allowed: { status: 403, code: 'ip_not_allowed', type: 'permission_error' },
   insufficient_scope: { status: 403, code: 'insufficient_scope', type: 'permission_error' },
   model_not_allowed: { status: 403, code: 'model_not_allowed', type: 'permission_error' },
@@ -59,6 +62,7 @@ export type ErrorKind = keyof typeof ERRORS;
 const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   invalid_api_key: { status: 401, code: 'invalid_api_key', type: 'auth' },
   key_expired: { status: 401, code: 'invalid_api_key', type: 'auth' },
+  unauthorized: { status: 401, code: 'unauthorized', type: 'auth' },
   ip_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
   insufficient_scope: { status: 403, code: 'permission_denied', type: 'forbidden' },
   model_not_allowed: { status: 403, code: 'permission_denied', type: 'forbidden' },
@@ -141,9 +145,11 @@ function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): b
 export function sendError(
   reply: FastifyReply,
   ctx: RefContext,
-  kind: ErrorKind,
+  refusal: ErrorKind,
   message: string,
 ): FastifyReply {
+  // A fault's patch may answer this refusal as another kind on this endpoint (reference/patch.ts).
+  const kind = patchedError(ctx, reply.request, refusal);
   if (refusalLimited(reply, ctx, specOf(ctx, kind).status)) {
     reply.header('Retry-After', '1');
     return sendError(reply, ctx, 'rate_limited', 'A guard of this account refused the request; retry later.');

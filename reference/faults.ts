@@ -15,6 +15,7 @@ import { INFERENCE_FAULTS, INFERENCE_VARIANTS } from './faults/inference.ts';
 import { MEDIA_FAULTS, MEDIA_VARIANTS } from './faults/media.ts';
 import { OPENAPI_FAULTS, OPENAPI_VARIANTS } from './faults/openapi.ts';
 import { PAYMENTS_FAULTS, PAYMENTS_VARIANTS } from './faults/payments.ts';
+import { isPlaceFault, PLACE_FAULTS } from './faults/places.ts';
 import { POINTS_FAULTS, POINTS_VARIANTS } from './faults/points.ts';
 import type { Fault, Variant } from './faults/probe.ts';
 import { RACE_FAULTS, RACE_VARIANTS } from './faults/race.ts';
@@ -32,7 +33,7 @@ export type {
   Variant,
 } from './faults/probe.ts';
 
-const FAULT_LIST = [
+const HAND_WRITTEN = [
   ...AUTH_FAULTS,
   ...SERVICE_FAULTS,
   ...OPENAPI_FAULTS,
@@ -45,6 +46,20 @@ const FAULT_LIST = [
   ...TRANSPORT_FAULTS,
   ...RACE_FAULTS,
 ] as const;
+
+/** The generated faults whose places no hand-written fault breaks already (the same places, exactly). */
+function generatedOnly<F extends Fault>(hand: readonly Fault[], generated: readonly F[]): F[] {
+  const key = (f: Fault) =>
+    (f.places ?? [])
+      .map((p) => `${p.id} @ ${p.place}`)
+      .sort()
+      .join(' | ');
+  const taken = new Set(hand.filter((f) => f.places).map(key));
+  return generated.filter((f) => !taken.has(key(f)));
+}
+
+// Then the generated ones, one per place of the applicability map the reference enforces through data.
+const FAULT_LIST = [...HAND_WRITTEN, ...generatedOnly(HAND_WRITTEN, PLACE_FAULTS)] as const;
 
 const VARIANT_LIST = [
   ...AUTH_VARIANTS,
@@ -82,7 +97,12 @@ function pick<N extends string>(
   if (name === undefined || name === '') return undefined;
   const found = list.find((entry) => entry.name === name);
   if (!found) {
-    throw new Error(`Unknown ${what} "${name}". Valid ${what}s: ${list.map((e) => e.name).join(', ')}`);
+    // The generated place faults are named by pattern, not listed one by one.
+    const names = list.map((e) => e.name).filter((n) => !isPlaceFault(n));
+    const generated = list.length - names.length;
+    throw new Error(
+      `Unknown ${what} "${name}". Valid ${what}s: ${names.join(', ')}${generated ? `, and ${generated} generated place faults place:<ID>:<place> (npm run mutants -- --places lists them)` : ''}`,
+    );
   }
   return found.name;
 }

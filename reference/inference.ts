@@ -54,14 +54,6 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
       model = account.catalog.find((m) =>
         m.capabilities.includes(kind === 'embedding' ? 'embedding' : 'responses'),
       );
-    // Faults responses-forbidden-404, embeddings-forbidden-404: an unauthorised model answered 404 on
-    // that endpoint only (chat still answers 403).
-    else if (
-      known &&
-      ((ctx.fault === 'responses-forbidden-404' && kind === 'responses') ||
-        (ctx.fault === 'embeddings-forbidden-404' && kind === 'embedding'))
-    )
-      return { error: 'model_not_found', message: `No model ${id}.` };
     else if (known)
       return { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` };
     else if (MEDIA_MODEL_IDS.has(id))

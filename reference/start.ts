@@ -2,7 +2,7 @@
 import { buildApp, CAPABILITIES } from './app.ts';
 import { Exact, setModelPrice, spendAll } from './billing.ts';
 import type { HoldHook } from './context.ts';
-import { parseFault, parseVariant } from './faults.ts';
+import { FAULTS as FAULT_LIST, parseFault, parseVariant } from './faults.ts';
 import { CANARIES } from './internal.ts';
 import type { JobDurations } from './media/store.ts';
 import { isVariant, type ReachRecorder } from './reach.ts';
@@ -71,9 +71,12 @@ export interface ReferenceHandle {
 }
 
 export async function startReference(opts: ReferenceOptions = {}): Promise<ReferenceHandle> {
+  const fault = parseFault(opts.fault);
+  const patch = FAULT_LIST.find((f) => f.name === fault)?.patch;
   const toggles = {
-    fault: parseFault(opts.fault),
+    fault,
     variant: parseVariant(opts.variant),
+    ...(patch ? { patch } : {}),
     ...(opts.reach ? { reach: opts.reach } : {}),
   };
   const state = createState(toggles);

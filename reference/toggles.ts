@@ -5,10 +5,13 @@
  * import it and it imports only the fault table's names.
  */
 import type { FaultName, VariantName } from './faults.ts';
+import type { TablePatch } from './patch.ts';
 
 export interface Toggles {
   fault?: FaultName;
   variant?: VariantName;
+  /** The fault's patch of the tables the reference enforces (reference/patch.ts), resolved at start. */
+  patch?: TablePatch;
   /** Where the variants' branches are reached (reference/reach.ts), when the starter records it. */
   reach?: { note(name: VariantName): void };
 }

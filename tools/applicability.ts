@@ -1,9 +1,19 @@
 // The applicability map's static side: which places of fixtures/applicability.yaml have a test, an
 // exclusion or a pending reason. Run `npx tsx tools/applicability.ts --uncovered` to list the
-// places without a test (pending and uncovered), `--all` for every place with its status.
+// places without a test (pending and uncovered), `--all` for every place with its status, `--unbroken`
+// for the tested places no fault of the reference breaks there only (`--predicate`: of the rules with a
+// stated predicate alone).
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { type Place, type PlaceStatus, placeStatus, placesOf, STATED } from '../src/applicability.ts';
+import type { Fault } from '../reference/faults/probe.ts';
+import {
+  type Place,
+  type PlaceStatus,
+  placeStatus,
+  placesOf,
+  predicateOf,
+  STATED,
+} from '../src/applicability.ts';
 import { catalogue } from '../src/catalogue.ts';
 import { pkgPath } from '../src/paths.ts';
 import { citedIds } from './cited.ts';
@@ -53,8 +63,35 @@ export function tally(rows: PlaceRow[]): Record<PlaceStatus['kind'] | 'places', 
   return out;
 }
 
-function main(argv: string[]): void {
+/**
+ * The tested places no fault breaks there only: a fault breaks a place when it lists it (`places`), or
+ * when the requirement has one place alone (as stated) and the fault breaks the requirement.
+ */
+export function unbroken(
+  rows: readonly PlaceRow[],
+  faults: readonly Fault[],
+  predicateOnly = false,
+): PlaceRow[] {
+  const listed = new Set(faults.flatMap((f) => (f.places ?? []).map((p) => `${p.id} @ ${p.place}`)));
+  const broken = new Set(faults.flatMap((f) => f.breaks));
+  return rows.filter(
+    (r) =>
+      r.status.kind === 'tested' &&
+      (!predicateOnly || predicateOf(r.id) !== undefined) &&
+      !listed.has(`${r.id} @ ${r.place.key}`) &&
+      !(r.place.key === STATED && broken.has(r.id)),
+  );
+}
+
+async function main(argv: string[]): Promise<void> {
   const rows = placeRows();
+  if (argv.includes('--unbroken')) {
+    const { FAULTS } = await import('../reference/faults.ts');
+    const left = unbroken(rows, FAULTS, argv.includes('--predicate'));
+    for (const r of left) console.log(`${r.id}\t${r.place.key}`);
+    console.log(`${left.length} tested places that no fault breaks there only`);
+    return;
+  }
   const all = argv.includes('--all');
   const shown = all ? rows : rows.filter((r) => r.status.kind === 'pending' || r.status.kind === 'uncovered');
   for (const r of shown) {
@@ -74,4 +111,4 @@ function main(argv: string[]): void {
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, '/')))
-  main(process.argv.slice(2));
+  void main(process.argv.slice(2));

@@ -2,6 +2,7 @@
 // reference/faults.ts. `npx tsx tools/requirements-table.ts --write` rewrites it;
 // test/unit/requirements-table.test.ts fails when the page's copy is not current.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { isPlaceFault } from '../reference/faults/places.ts';
 import { FAULTS, VARIANTS } from '../reference/faults.ts';
 import { catalogue } from '../src/catalogue.ts';
 import { pkgPath } from '../src/paths.ts';
@@ -12,7 +13,21 @@ export const END = '<!-- requirements-table: end -->';
 export function requirementsTable(): string {
   const faults = new Map<string, string[]>();
   const variants = new Map<string, string[]>();
-  for (const f of FAULTS) for (const id of f.breaks) faults.set(id, [...(faults.get(id) ?? []), f.name]);
+  for (const f of FAULTS.filter((f) => !isPlaceFault(f.name)))
+    for (const id of f.breaks) faults.set(id, [...(faults.get(id) ?? []), f.name]);
+  // The generated place faults, one per place (reference/faults/places.ts), compactly: their family
+  // (the name up to the place) and how many, e.g. `place:AUTH-001:* (17)`.
+  const families = new Map<string, Map<string, number>>();
+  for (const f of FAULTS.filter((f) => isPlaceFault(f.name))) {
+    const family = `${f.name.split(':').slice(0, 2).join(':')}:*`;
+    for (const id of f.breaks) {
+      const counts = families.get(id) ?? new Map<string, number>();
+      counts.set(family, (counts.get(family) ?? 0) + 1);
+      families.set(id, counts);
+    }
+  }
+  for (const [id, counts] of families)
+    faults.set(id, [...(faults.get(id) ?? []), ...[...counts].map(([family, n]) => `${family} (${n})`)]);
   for (const v of VARIANTS)
     for (const id of v.readings) variants.set(id, [...(variants.get(id) ?? []), v.name]);
   const reqs = [...catalogue().values()];

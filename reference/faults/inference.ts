@@ -44,6 +44,7 @@ export const INFERENCE_FAULTS = [
     description: '/v1/responses ignores the Idempotency-Key: a replay executes and charges again',
     // Also under the legacy currency format, which the model-based sequences replay with.
     breaks: ['IDEM-001', 'IDEM-003'],
+    places: [{ id: 'IDEM-001', place: 'POST /v1/responses' }],
     probe: {
       run: async ({ ref, call }) => {
         const opts = {
@@ -163,6 +164,7 @@ export const INFERENCE_FAULTS = [
     name: 'chat-stream-forbidden-callable',
     description: "a streamed chat for a model outside the account's catalog is answered by the chat model",
     breaks: ['MODELS-004'],
+    places: [{ id: 'MODELS-004', place: 'POST /v1/chat/completions · form=streamed' }],
     probe: {
       request: (t) => req.chat({ model: t.hints.forbidden, stream: true })(t),
       holds: (r) => r.status === 200,
@@ -179,6 +181,7 @@ export const INFERENCE_FAULTS = [
     name: 'media-model-embeddings-400',
     description: 'a media model sent to /v1/embeddings is refused 400 invalid_request, not 404',
     breaks: ['MODEL-004'],
+    places: [{ id: 'MODEL-004', place: 'POST /v1/embeddings' }],
     probe: { request: req.embedding({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
   },
   // inference.ts: "404 | ... wrong model id": an id no catalog lists is refused 400, not 404 (or 403)
@@ -459,6 +462,7 @@ export const INFERENCE_FAULTS = [
     description:
       "POST /v1/embeddings answers a model outside the account's catalog (chat still refuses it with 403)",
     breaks: ['MODELS-004'],
+    places: [{ id: 'MODELS-004', place: 'POST /v1/embeddings' }],
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.forbidden, input: 'ok' })).status === 200,
@@ -477,22 +481,30 @@ export const INFERENCE_FAULTS = [
         ),
     },
   },
-  // inference.ts: an unauthorised model of the right type is refused 404 on responses (403 is stated)
+  // patch: an unauthorised model of the right type is refused 404 on responses (403 is stated)
   {
     name: 'responses-forbidden-404',
     description: 'POST /v1/responses refuses a model outside the account catalog with 404, not 403',
     breaks: ['MODEL-002'],
+    places: [{ id: 'MODEL-002', place: 'POST /v1/responses' }],
+    patch: {
+      errors: [{ endpoint: 'POST /v1/responses', error: 'model_not_allowed', as: 'model_not_found' }],
+    },
     probe: {
       run: async ({ ref, responses }) =>
         (await responses(ref, { model: ref.hints.forbidden_responses })).status === 404,
     },
   },
-  // inference.ts: the same on embeddings, with an embedding model outside the catalog
+  // patch: the same on embeddings, with an embedding model outside the catalog
   {
     name: 'embeddings-forbidden-404',
     description:
       'POST /v1/embeddings refuses an embedding model outside the account catalog with 404, not 403',
     breaks: ['MODEL-002'],
+    places: [{ id: 'MODEL-002', place: 'POST /v1/embeddings' }],
+    patch: {
+      errors: [{ endpoint: 'POST /v1/embeddings', error: 'model_not_allowed', as: 'model_not_found' }],
+    },
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.forbidden_embedding, input: 'ok' })).status === 404,
@@ -505,6 +517,10 @@ export const INFERENCE_FAULTS = [
     description:
       "POST /v1/embeddings answers an embedding model outside the account's catalog (a chat model outside it is refused as the wrong type)",
     breaks: ['MODELS-004', 'MODEL-002'],
+    places: [
+      { id: 'MODELS-004', place: 'POST /v1/embeddings' },
+      { id: 'MODEL-002', place: 'POST /v1/embeddings' },
+    ],
     probe: {
       run: async ({ ref, embed }) =>
         (await embed(ref, { model: ref.hints.forbidden_embedding, input: 'ok' })).status === 200 &&
@@ -527,6 +543,7 @@ export const INFERENCE_FAULTS = [
     name: 'legacy-embeddings-points',
     description: 'POST /v1/embeddings keeps the points fields under the legacy currency Accept header',
     breaks: ['LEGACY-001'],
+    places: [{ id: 'LEGACY-001', place: 'POST /v1/embeddings' }],
     probe: {
       run: async ({ ref, call }) => {
         const res = await call(ref, '/v1/embeddings', {
@@ -545,6 +562,7 @@ export const INFERENCE_FAULTS = [
     description:
       'POST /v1/responses (not streamed) keeps the points fields under the legacy currency Accept header',
     breaks: ['LEGACY-001'],
+    places: [{ id: 'LEGACY-001', place: 'POST /v1/responses' }],
     probe: {
       run: async ({ ref, call }) => {
         const res = await call(ref, '/v1/responses', {
@@ -571,6 +589,7 @@ export const INFERENCE_FAULTS = [
     description:
       'a streamed responses call for a model without native responses support is answered (not streamed: refused)',
     breaks: ['RSP-002'],
+    places: [{ id: 'RSP-002', place: 'POST /v1/responses · form=streamed' }],
     probe: {
       run: async ({ ref, responses }) =>
         (await responses(ref, { model: ref.hints.no_responses, stream: true })).status === 200,

@@ -1,6 +1,15 @@
 // Faults and variants of media inputs, jobs, assets and the media catalog (media/, routes/media-*.ts).
 import { Decimal } from 'decimal.js';
 import {
+  type CustomSize,
+  EXTRA_IDS,
+  MEDIA_IDS,
+  type ModelDef,
+  modelDef,
+  type ParameterDef,
+} from '../media/table.ts';
+import type { MediaModelPatch, ModelChange, TablePatch } from '../patch.ts';
+import {
   ACK,
   type Fault,
   jobBody,
@@ -14,6 +23,54 @@ import {
   withParams,
   withPrompt,
 } from './probe.ts';
+
+// The helpers of the faults that are table patches (reference/patch.ts): one model's change, one
+// parameter's, every model's.
+const defOf = (id: string) => modelDef(id) as ModelDef;
+
+/** One model's change as the server enforces it (and as the catalog advertises it, with `advertised`). */
+const onModel = (model: string, set: ModelChange, advertised?: true): TablePatch => ({
+  media: [{ model, set, ...(advertised ? { advertised } : {}) }],
+});
+
+/** One parameter of one model changed, given the parameter as the table has it. */
+const onParameter = (
+  model: string,
+  name: string,
+  change: (p: ParameterDef) => ParameterDef,
+  advertised?: true,
+): TablePatch =>
+  onModel(
+    model,
+    { parameters: { [name]: change(defOf(model).parameters[name] as ParameterDef) } },
+    advertised,
+  );
+
+/** The change `change` gives each model (documented and the reference's own; `ids` only, when given). */
+function everyModel(
+  change: (def: ModelDef) => ModelChange | undefined,
+  ids: readonly string[] = [...MEDIA_IDS, ...EXTRA_IDS],
+): MediaModelPatch[] {
+  return ids.flatMap((model) => {
+    const set = change(defOf(model));
+    return set ? [{ model, set }] : [];
+  });
+}
+
+/** A change of each custom-size bound of a model (none for a model without custom sizes). */
+const customSize =
+  (change: (c: CustomSize) => Partial<CustomSize>) =>
+  (def: ModelDef): ModelChange | undefined => {
+    const sized = Object.entries(def.parameters).filter(([, p]) => p.custom);
+    if (sized.length === 0) return undefined;
+    const parameters = Object.fromEntries(
+      sized.map(([name, p]) => [
+        name,
+        { ...p, custom: { ...(p.custom as CustomSize), ...change(p.custom as CustomSize) } },
+      ]),
+    );
+    return { parameters };
+  };
 
 export const MEDIA_FAULTS = [
   // media/validate.ts: a job without the acknowledgement accepted
@@ -58,6 +115,7 @@ export const MEDIA_FAULTS = [
     name: 'foreign-param-accepted',
     description: 'wc-100010 accepts parameters.quality, which it does not have',
     breaks: ['MJOB-004'],
+    patch: onModel('wc-100010', { parameters: { quality: { string: true, default: null } } }),
     probe: { request: req.job(withParams('wc-100010', { quality: 'high' })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: output_format accepted for wc-100012
@@ -65,6 +123,9 @@ export const MEDIA_FAULTS = [
     name: 'output-format-wc100012',
     description: 'wc-100012 accepts parameters.output_format, which it does not have',
     breaks: ['MJOB-004'],
+    patch: onModel('wc-100012', {
+      parameters: { output_format: { values: ['png', 'jpeg', 'webp'], default: 'png' } },
+    }),
     probe: {
       request: req.job(withParams('wc-100012', { output_format: 'png' })),
       holds: (r) => r.status === 201,
@@ -89,6 +150,7 @@ export const MEDIA_FAULTS = [
     name: 'prompt-bytes-ignored',
     description: 'the 4000 UTF-8 byte cap of prompts is not enforced',
     breaks: ['MJOB-007', 'MJOB-006'],
+    patch: { media: everyModel(() => ({ prompt: { max_utf8_bytes: Number.POSITIVE_INFINITY } })) },
     probe: { request: req.job(withPrompt('wc-100010', '漢'.repeat(1334))), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: wc-100031 prompt minimum 1 instead of 3
@@ -96,6 +158,7 @@ export const MEDIA_FAULTS = [
     name: 'min3-unenforced',
     description: 'wc-100031 accepts prompts of 1 or 2 characters',
     breaks: ['MJOB-006'],
+    patch: onModel('wc-100031', { prompt: { min_chars: 1 } }),
     probe: { request: req.job(withPrompt('wc-100031', 'ab')), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: a text prompt accepted for wc-100018
@@ -113,6 +176,12 @@ export const MEDIA_FAULTS = [
     name: 'size-step-ignored',
     description: 'wc-100040 accepts custom sizes off its 16-pixel step',
     breaks: ['MJOB-009'],
+    patch: {
+      media: everyModel(
+        customSize(() => ({ step: 1 })),
+        ['wc-100040'],
+      ),
+    },
     probe: {
       request: req.job(withParams('wc-100040', { size: '1000x1000' })),
       holds: (r) => r.status === 201,
@@ -123,6 +192,7 @@ export const MEDIA_FAULTS = [
     name: 'size-ratio-ignored',
     description: 'custom sizes beyond the maximum aspect ratio are accepted',
     breaks: ['MJOB-009'],
+    patch: { media: everyModel(customSize(() => ({ max_aspect_ratio: Number.POSITIVE_INFINITY }))) },
     probe: {
       request: req.job(withParams('wc-100010', { size: '4352x241' })),
       holds: (r) => r.status === 201,
@@ -143,6 +213,10 @@ export const MEDIA_FAULTS = [
     name: 'aspect-4-1-refused',
     description: 'wc-100034 refuses its aspect_ratio 4:1, a listed value',
     breaks: ['MJOB-005'],
+    patch: onParameter('wc-100034', 'aspect_ratio', (p) => ({
+      ...p,
+      values: (p.values ?? []).filter((v) => v !== '4:1'),
+    })),
     probe: {
       run: async ({ ref, jobStatus, inputId }) =>
         (await jobStatus(ref, withParams('wc-100034', { aspect_ratio: '4:1' }, [await inputId(ref)]))) ===
@@ -154,6 +228,7 @@ export const MEDIA_FAULTS = [
     name: 'custom-star-refused',
     description: 'custom sizes written with the separator * are refused; only WxH is read',
     breaks: ['MJOB-009'],
+    patch: { mediaTable: { custom_size_pattern: '^[0-9]+x[0-9]+$' } },
     probe: {
       request: req.job(withParams('wc-100010', { size: '4096*256' })),
       holds: (r) => r.status === 400,
@@ -164,6 +239,7 @@ export const MEDIA_FAULTS = [
     name: 'max-pixels-exclusive',
     description: 'a custom size of exactly the maximum pixel count is refused',
     breaks: ['MJOB-009'],
+    patch: { media: everyModel(customSize((c) => ({ max_pixels: c.max_pixels - 1 }))) },
     probe: {
       request: req.job(withParams('wc-100010', { size: '2048x2048' })),
       holds: (r) => r.status === 400,
@@ -187,6 +263,7 @@ export const MEDIA_FAULTS = [
     name: 'duration-max-31',
     description: 'wc-100014 accepts duration 31',
     breaks: ['MJOB-005'],
+    patch: onParameter('wc-100014', 'duration', (p) => ({ ...p, integer: { min: 4, max: 31 } })),
     probe: { request: req.job(withParams('wc-100014', { duration: 31 })), holds: (r) => r.status === 201 },
   },
   // media/validate.ts: wc-100019 resolution 1080p (lower case) accepted
@@ -194,6 +271,7 @@ export const MEDIA_FAULTS = [
     name: 'resolution-case',
     description: 'wc-100019 accepts resolution 1080p besides 1080P',
     breaks: ['MJOB-005'],
+    patch: onParameter('wc-100019', 'resolution', (p) => ({ ...p, values: [...(p.values ?? []), '1080p'] })),
     probe: {
       request: req.job(withParams('wc-100019', { resolution: '1080p' })),
       holds: (r) => r.status === 201,
@@ -204,6 +282,13 @@ export const MEDIA_FAULTS = [
     name: 'ref-max-off-by-one',
     description: 'a job with one reference image more than the model maximum is accepted',
     breaks: ['MJOB-010'],
+    patch: {
+      media: everyModel((def) =>
+        (def.references.accepted ?? []).length > 0
+          ? { references: { max: (def.references.max ?? 1) + 1 } }
+          : undefined,
+      ),
+    },
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, jobBody('wc-100041', [await inputId(ref), await inputId(ref), await inputId(ref)])),
@@ -246,6 +331,7 @@ export const MEDIA_FAULTS = [
     description:
       "media jobs are not held to the account's media catalog: the no_models account (an empty catalog) runs a wc-100010 job",
     breaks: ['MODELS-004'],
+    places: [{ id: 'MODELS-004', place: 'POST /v1/media/jobs' }],
     probe: {
       request: req.job(jobBody('wc-100010'), { role: 'no_models' }),
       holds: (r) => r.status === 201,
@@ -674,6 +760,7 @@ export const MEDIA_FAULTS = [
     name: 'asset-wrong-format',
     description: 'image jobs asking output_format png get JPEG bytes',
     breaks: ['MASSET-001'],
+    places: [{ id: 'MASSET-001', place: 'output=image' }],
     probe: {
       run: async ({ ref, succeededJob }) => {
         const res = await fetch(
@@ -691,6 +778,7 @@ export const MEDIA_FAULTS = [
     name: 'catalog-wider',
     description: 'the catalog advertises (and the server accepts) wc-100014 duration up to 60',
     breaks: ['MCAT-003'],
+    patch: onParameter('wc-100014', 'duration', (p) => ({ ...p, integer: { min: 4, max: 60 } }), true),
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-100014')).parameters.duration.maximum === 60 &&
@@ -755,6 +843,13 @@ export const MEDIA_FAULTS = [
       'the undocumented wc-900001 is advertised as before but accepts prompts of 1 char to 4000 bytes, steps 1..1000 off its step, any style',
     breaks: ['MCAT-004'],
     level: 'notable',
+    patch: onModel('wc-900001', {
+      prompt: { min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
+      parameters: {
+        steps: { integer: { min: 1, max: 1000 }, default: 20 },
+        style: { string: true, default: 'line' },
+      },
+    }),
     probe: {
       run: async ({ ref, catalogEntry, accepted }) =>
         (await catalogEntry(ref, 'wc-900001')).parameters.steps.step === 5 &&
@@ -836,6 +931,7 @@ export const MEDIA_FAULTS = [
     description:
       'under studio_asset_ids only, a reference id of 160 characters and 161 UTF-8 bytes passes the 160-byte bound',
     breaks: ['MJOB-012'],
+    places: [{ id: 'MJOB-012', place: 'form=studio_asset_ids' }],
     probe: {
       request: req.job(withParams('wc-100011', { studio_asset_ids: [`${'x'.repeat(159)}é`] })),
       holds: (r) => r.status === 201,
@@ -946,6 +1042,14 @@ export const MEDIA_FAULTS = [
     name: 'video-window-min-1750',
     description: 'wc-100016 accepts reference videos from 1750 ms, 50 ms under the 1.8 s minimum',
     breaks: ['MJOB-041'],
+    patch: {
+      media: everyModel((def) => {
+        const video = def.references.video;
+        return video
+          ? { references: { video: { ...video, usable_min_ms: video.usable_min_ms - 50 } } }
+          : undefined;
+      }),
+    },
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, jobBody('wc-100016', [await inputId(ref, 'h264-1.79s.mp4')])),
@@ -1010,6 +1114,7 @@ export const MEDIA_FAULTS = [
     name: 'media-job-unknown-model-accepted',
     description: 'POST /v1/media/jobs creates a job for a model id no catalog lists (run as wc-100010)',
     breaks: ['MODEL-003'],
+    places: [{ id: 'MODEL-003', place: 'POST /v1/media/jobs' }],
     probe: {
       request: req.job({ ...jobBody('wc-100010'), model: 'no-such-model' }),
       holds: (r) => r.status === 201,
@@ -1031,6 +1136,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-deleted-accepted',
     description: 'a deleted input is still accepted as a reference under studio_asset_ids only',
     breaks: ['MIN-009'],
+    places: [{ id: 'MIN-009', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, call, accepted, inputId }) => {
         const id = await inputId(ref);
@@ -1044,6 +1150,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-not-held',
     description: 'an input referenced under studio_asset_ids by an active job can be deleted',
     breaks: ['MIN-010'],
+    places: [{ id: 'MIN-010', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, call, inputId }) => {
         const id = await inputId(ref);
@@ -1064,6 +1171,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-duplicate-accepted',
     description: 'duplicate reference ids are accepted under studio_asset_ids only',
     breaks: ['MJOB-012'],
+    places: [{ id: 'MJOB-012', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, inputId, accepted }) => {
         const id = await inputId(ref);
@@ -1076,6 +1184,10 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-foreign-accepted',
     description: "another tenant's input is accepted as a reference under studio_asset_ids only",
     breaks: ['MJOB-012', 'MIN-012'],
+    places: [
+      { id: 'MJOB-012', place: 'form=studio_asset_ids' },
+      { id: 'MIN-012', place: 'form=studio_asset_ids' },
+    ],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(
@@ -1091,6 +1203,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-count-unchecked',
     description: "more references than the model's maximum are accepted under studio_asset_ids only",
     breaks: ['MJOB-010'],
+    places: [{ id: 'MJOB-010', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, inputId, accepted }) => {
         const ids: string[] = [];
@@ -1104,6 +1217,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-video-as-image',
     description: 'an image-only model accepts a video reference under studio_asset_ids only',
     breaks: ['MJOB-042'],
+    places: [{ id: 'MJOB-042', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, withParams('wc-100011', { studio_asset_ids: [await inputId(ref, 'h264-2s.mp4')] })),
@@ -1114,6 +1228,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-mix-accepted',
     description: 'wc-100016 accepts images and a video together under studio_asset_ids only',
     breaks: ['MJOB-013'],
+    places: [{ id: 'MJOB-013', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(
@@ -1129,6 +1244,7 @@ export const MEDIA_FAULTS = [
     name: 'studio-ids-short-video',
     description: 'wc-100016 accepts a reference video of 1 to 1.8 s under studio_asset_ids only',
     breaks: ['MJOB-041'],
+    places: [{ id: 'MJOB-041', place: 'form=studio_asset_ids' }],
     probe: {
       run: async ({ ref, accepted, inputId }) =>
         accepted(ref, withParams('wc-100016', { studio_asset_ids: [await inputId(ref, 'h264-1.5s.mp4')] })),

@@ -5,6 +5,7 @@
 // reference never sends requests itself); test/reference/faults.test.ts runs every probe.
 
 import { TABLE } from '../media/table.ts';
+import type { TablePatch } from '../patch.ts';
 import type { JsonObject } from '../schemas.ts';
 
 export interface Fault {
@@ -20,6 +21,14 @@ export interface Fault {
   probe: Probe;
   /** How the deployment describes itself under the fault: a change of the live OpenAPI description. */
   openapi?: OpenApiPatch;
+  /** A fault that only changes a value, a bound or a status: the tables it changes (reference/patch.ts). */
+  patch?: TablePatch;
+  /**
+   * The places of the applicability map it breaks (a requirement id and one of its place keys, as
+   * src/applicability.ts derives them), for a fault that breaks a rule at some of its places only:
+   * test/unit/place-faults.test.ts lists the places no fault breaks.
+   */
+  places?: { id: string; place: string }[];
 }
 
 export interface Variant {

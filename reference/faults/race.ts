@@ -22,6 +22,7 @@ export const RACE_FAULTS = [
     name: 'race-chat-double',
     description: 'chat requests with one Idempotency-Key sent at once each execute and charge',
     breaks: ['IDEM-001'],
+    places: [{ id: 'IDEM-001', place: 'POST /v1/chat/completions' }],
     probe: {
       run: async ({ ref, usageCount, chat }) => {
         const before = await usageCount(ref);

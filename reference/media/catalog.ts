@@ -3,18 +3,10 @@
 // `options` (items with `value`), or integer `minimum`/`maximum`/optional `step`/..., and `default`. Each entry also
 // links to data-handling details (processing region, recipients, retention) for the model."
 import type { RefContext } from '../context.ts';
+import { patchedModel } from '../patch.ts';
 import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
-import {
-  EXTRA_IDS,
-  kindOf,
-  MEDIA_IDS,
-  type ModelDef,
-  modelDef,
-  type ParameterDef,
-  TABLE,
-  UNDOCUMENTED_ID,
-} from './table.ts';
+import { EXTRA_IDS, kindOf, MEDIA_IDS, type ModelDef, modelDef, type ParameterDef, TABLE } from './table.ts';
 
 // Variant media-subset: the account's media catalog lists only these eight.
 const SUBSET = [
@@ -37,32 +29,14 @@ export function mediaCatalog(ctx: RefContext, account: Account): string[] {
     : [...MEDIA_IDS, ...EXTRA_IDS];
 }
 
-/** The model as the catalog advertises it, with the faults that change what it advertises. */
+/** The model as the catalog advertises it: the table, with the fault's advertised patch (reference/patch.ts). */
 export function advertised(ctx: RefContext, id: string): ModelDef | undefined {
-  const def = modelDef(id);
-  if (!def || id !== 'wc-100014' || ctx.fault !== 'catalog-wider') return def;
-  // Fault catalog-wider: wc-100014 advertises and accepts durations up to 60.
-  const duration = def.parameters.duration as ParameterDef;
-  return {
-    ...def,
-    parameters: { ...def.parameters, duration: { ...duration, integer: { min: 4, max: 60 } } },
-  };
+  return patchedModel(ctx, id, modelDef(id), false);
 }
 
-/** The model as the server enforces it, with the faults that change its limits. */
+/** The model as the server enforces it: the table, with the fault's patch (reference/patch.ts). */
 export function enforced(ctx: RefContext, id: string): ModelDef | undefined {
-  const def = advertised(ctx, id);
-  if (!def || id !== UNDOCUMENTED_ID || ctx.fault !== 'undocumented-unenforced') return def;
-  // Fault undocumented-unenforced: wc-900001 is advertised as above but hardly checked.
-  return {
-    ...def,
-    prompt: { ...def.prompt, min_chars: 1, max_chars: 4000, max_utf8_bytes: 4000 },
-    parameters: {
-      ...def.parameters,
-      steps: { integer: { min: 1, max: 1000 }, default: 20 },
-      style: { string: true, default: 'line' },
-    },
-  };
+  return patchedModel(ctx, id, modelDef(id), true);
 }
 
 function capabilities(def: ModelDef): string[] {

@@ -4,6 +4,7 @@
 // trimmed of Unicode white space, UTF-8 bytes capped), image sizes (preset or custom arithmetic) and
 // reference inputs (inside `parameters`: the contract admits no other top-level field).
 import type { RefContext } from '../context.ts';
+import { customSizePattern } from '../patch.ts';
 import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import { enforced } from './catalog.ts';
@@ -119,9 +120,6 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
   // Fault studio-ids-no-refs-accepted: a model that takes no references lets the equivalent name through
   // (and ignores it).
   if (ctx.fault === 'studio-ids-no-refs-accepted') allowed.add(TABLE.reference_fields[1]!);
-  // Faults foreign-param-accepted and output-format-wc100012: a name the model does not have.
-  if (ctx.fault === 'foreign-param-accepted' && model === 'wc-100010') allowed.add('quality');
-  if (ctx.fault === 'output-format-wc100012' && model === 'wc-100012') allowed.add('output_format');
   for (const name of Object.keys(params)) {
     if (TABLE.never_accepted_parameters.includes(name)) {
       if (ctx.fault === 'frame-images-accepted' && name === 'frame_images') continue;
@@ -135,35 +133,17 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
   }
   for (const [name, p] of Object.entries(def.parameters)) {
     const value = params[name];
-    if (value !== undefined && !valueOk(ctx, model, name, p, value))
+    if (value !== undefined && !valueOk(ctx, model, p, value))
       return `\`parameters.${name}\` ${JSON.stringify(value)} is outside the published values of ${model}.`;
   }
   return undefined;
 }
 
-function valueOk(ctx: RefContext, model: string, name: string, p: ParameterDef, value: unknown): boolean {
-  if (p.values) {
-    if (
-      ctx.fault === 'aspect-4-1-refused' &&
-      model === 'wc-100034' &&
-      name === 'aspect_ratio' &&
-      value === '4:1'
-    )
-      return false;
-    if (
-      ctx.fault === 'resolution-case' &&
-      model === 'wc-100019' &&
-      name === 'resolution' &&
-      value === '1080p'
-    )
-      return true;
-    return typeof value === 'string' && p.values.includes(value);
-  }
+function valueOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown): boolean {
+  if (p.values) return typeof value === 'string' && p.values.includes(value);
   if (p.integer) {
-    const max =
-      ctx.fault === 'duration-max-31' && model === 'wc-100014' && name === 'duration' ? 31 : p.integer.max;
-    if (!Number.isInteger(value) || (value as number) < p.integer.min || (value as number) > max)
-      return false;
+    const { min, max } = p.integer;
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) return false;
     const step = p.integer.step;
     return step === undefined || ((value as number) - p.integer.min) % step === 0;
   }
@@ -175,22 +155,20 @@ function valueOk(ctx: RefContext, model: string, name: string, p: ParameterDef, 
 
 function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown): boolean {
   if (typeof value !== 'string') return false;
-  // Fault list-b-refused: wc-100013 refuses the presets of list B that list A lacks.
+  // Fault list-b-refused: wc-100013 refuses the presets of list B that list A lacks, also those that
+  // would pass as custom sizes (behaviour, not a table: a table without them reads them as custom).
   if (ctx.fault === 'list-b-refused' && model === 'wc-100013') {
     const [a, b] = [TABLE.size_lists.A ?? [], TABLE.size_lists.B ?? []];
     if (b.includes(value) && !a.includes(value)) return false;
   }
   if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
   const c = p.custom;
-  if (!c || !new RegExp(TABLE.custom_size_pattern).test(value)) return false;
-  if (ctx.fault === 'custom-star-refused' && value.includes('*')) return false;
+  if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern, model)).test(value)) return false;
   const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
   if (w < 1 || h < 1 || w * h < c.min_pixels || w * h > c.max_pixels) return false;
-  if (ctx.fault === 'max-pixels-exclusive' && w * h === c.max_pixels) return false;
   if (w > c.max_edge || h > c.max_edge) return false;
-  const stepIgnored = ctx.fault === 'size-step-ignored' && model === 'wc-100040';
-  if (!stepIgnored && (w % c.step !== 0 || h % c.step !== 0)) return false;
-  return ctx.fault === 'size-ratio-ignored' || Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio;
+  if (w % c.step !== 0 || h % c.step !== 0) return false;
+  return Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio;
 }
 
 function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: unknown): string | undefined {
@@ -204,12 +182,11 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
   if (prompt === undefined) return '`prompt` is required.';
   const text = ctx.fault === 'prompt-untrimmed' ? prompt : trim(prompt);
   const chars = ctx.fault === 'prompt-utf16' ? text.length : [...text].length;
-  const min = ctx.fault === 'min3-unenforced' && model === 'wc-100031' ? 1 : (rule.min_chars ?? 1);
+  const min = rule.min_chars ?? 1;
   const max = rule.max_chars ?? 4000;
   if (chars < min || chars > max) return `\`prompt\` of ${model} must be ${min} to ${max} characters.`;
   const cap = rule.max_utf8_bytes ?? 4000;
-  if (bytes(text) > cap && ctx.fault !== 'prompt-bytes-ignored')
-    return `\`prompt\` must be at most ${cap} UTF-8 bytes.`;
+  if (bytes(text) > cap) return `\`prompt\` must be at most ${cap} UTF-8 bytes.`;
   return undefined;
 }
 
@@ -304,12 +281,10 @@ function resolveReferences(
   if (videos.length > 0 && images > 0 && !mixOk) return 'Images and video cannot be mixed.';
   const window = def.references.video;
   if (videos.length > 0 && window) {
-    // Faults video-window-short (from the upload rule's 1 s; under studio_asset_ids only:
-    // studio-ids-short-video) and video-window-min-1750 (50 ms under).
+    // Fault video-window-short: from the upload rule's 1 s (under studio_asset_ids only:
+    // studio-ids-short-video).
     const shortOk = ctx.fault === 'video-window-short' || (studio && ctx.fault === 'studio-ids-short-video');
-    const min = shortOk
-      ? VIDEO_MS.min
-      : window.usable_min_ms - (ctx.fault === 'video-window-min-1750' ? 50 : 0);
+    const min = shortOk ? VIDEO_MS.min : window.usable_min_ms;
     // Fault two-videos-accepted: more videos than the one video mode takes are let through.
     if (
       videos.length !== window.count &&
@@ -324,10 +299,10 @@ function resolveReferences(
     return inputs;
   }
   const min = def.references.min ?? 1;
-  const max = (def.references.max ?? 1) + (ctx.fault === 'ref-max-off-by-one' ? 1 : 0);
+  const max = def.references.max ?? 1;
   const countOk = studio && ctx.fault === 'studio-ids-count-unchecked' && images >= min;
   if ((images < min || images > max) && !countOk)
-    return `This model takes ${min} to ${def.references.max} reference images.`;
+    return `This model takes ${min} to ${max} reference images.`;
   return inputs;
 }
 

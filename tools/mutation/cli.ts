@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
+import { isPlaceFault } from '../../reference/faults/places.ts';
 import { FAULTS } from '../../reference/start.ts';
 import { formatRow, runMatrix } from './matrix.ts';
 
 /**
- * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn]` (--full: every fault and
- * variant runs the whole suite; --seed: the plain reference's run and the variant rows that replay it;
- * --spawn: one CLI process per row): prints the table, exits 1 if any row is wrong. A variant runs the
+ * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn --places --list]` (--full:
+ * every fault and variant runs the whole suite; --seed: the plain reference's run and the variant rows
+ * that replay it; --spawn: one CLI process per row; --places: every generated place fault, alone;
+ * --list: the generated place faults' names): prints the table, exits 1 if any row is wrong. Without
+ * --places or --only, the generated place faults run as a sample chosen by the commit (matrix.ts plan). A variant runs the
  * suite files that reach it in the plain reference's run (matrix.ts, variantPlan), or the whole suite
  * when --only leaves that row out.
  */
@@ -17,12 +20,18 @@ async function main(): Promise<number> {
       full: { type: 'boolean' },
       seed: { type: 'string' },
       spawn: { type: 'boolean' },
+      places: { type: 'boolean' },
+      list: { type: 'boolean' },
     },
     strict: true,
   });
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31))
     throw new Error(`--seed ${values.seed}: a whole number from 0 to 2147483647`);
+  if (values.list) {
+    for (const f of FAULTS) if (isPlaceFault(f.name)) console.log(`${f.name}\t${f.description}`);
+    return 0;
+  }
   const started = Date.now();
   const rows = await runMatrix({
     ...(values.only ? { only: values.only.split(',') } : {}),
@@ -30,6 +39,7 @@ async function main(): Promise<number> {
     ...(values.full ? { full: true } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(values.spawn ? { spawn: true } : {}),
+    ...(values.places ? { places: 'all' as const } : {}),
     log: (s) => console.log(s),
   });
   const bad = rows.filter((r) => !r.ok);

@@ -6,10 +6,11 @@
  * in a few long-lived child processes (row-runner.ts), each running one row after another with its own
  * vitest instance, worker threads and report; `spawn: true` starts one CLI process per row instead.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isPlaceFault } from '../../reference/faults/places.ts';
 import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference/start.ts';
 import type { Json } from '../../src/openapi/document.ts';
 import { pkgPath } from '../../src/paths.ts';
@@ -128,10 +129,49 @@ interface Job {
   expectAdvisoryOnly?: boolean;
 }
 
-export function plan(only?: string[]): Job[] {
-  const jobs: Job[] = [{ kind: 'reference', name: 'reference', strict: false, expected: [] }];
-  jobs.push({ kind: 'reference', name: 'reference', strict: true, expected: [] });
+/** How many generated place-fault rows the default matrix (and so `npm test`) runs: a sample. */
+export const PLACE_SAMPLE = 10;
+
+/**
+ * The place-fault rows of a run: `size` of the generated list spread evenly over it (every n/size-th,
+ * wrapping, so each family of the list is met), from an offset taken from the commit hash: the same
+ * sample for one commit, and every row runs over commits (the offset takes each value).
+ */
+export function placeSample(names: readonly string[], commit: string, size = PLACE_SAMPLE): string[] {
+  if (names.length <= size) return [...names];
+  const start = Number.parseInt(commit.slice(0, 8), 16) % names.length || 0;
+  const stride = Math.floor(names.length / size);
+  return Array.from({ length: size }, (_, i) => names[(start + i * stride) % names.length] as string);
+}
+
+/** The commit the checkout is at (`git rev-parse HEAD`), or '0' outside a git checkout. */
+export function headCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: pkgPath(),
+      encoding: 'utf8',
+      timeout: 10_000,
+    }).trim();
+  } catch {
+    return '0';
+  }
+}
+
+/**
+ * The rows: the reference (plain and strict), every hand-written fault, every variant and a sample of
+ * the generated place faults chosen by the commit (`places: 'all'`: the place faults alone, every one).
+ * `only` names rows of either kind.
+ */
+export function plan(only?: string[], places: 'sample' | 'all' = 'sample', commit = headCommit()): Job[] {
+  const generated = FAULTS.filter((f) => isPlaceFault(f.name)).map((f) => f.name);
+  const chosen = new Set(places === 'all' || only?.length ? generated : placeSample(generated, commit));
+  const jobs: Job[] = [];
+  if (places !== 'all') {
+    jobs.push({ kind: 'reference', name: 'reference', strict: false, expected: [] });
+    jobs.push({ kind: 'reference', name: 'reference', strict: true, expected: [] });
+  }
   for (const f of FAULTS) {
+    if (isPlaceFault(f.name) ? !chosen.has(f.name) : places === 'all') continue;
     // A notable-level fault (e.g. a target that ignores its own catalog for a model the contract does
     // not document) can only ever be advisory: it must show as advisory and never fail, even --strict.
     if (f.level === 'notable') {
@@ -142,7 +182,8 @@ export function plan(only?: string[]): Job[] {
     if (f.level === 'implied')
       jobs.push({ kind: 'fault', name: f.name, strict: false, expected: f.breaks, expectAdvisoryOnly: true });
   }
-  for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: !!v.strict, expected: [] });
+  if (places !== 'all')
+    for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: !!v.strict, expected: [] });
   return only?.length ? jobs.filter((j) => only.includes(j.name)) : jobs;
 }
 
@@ -363,6 +404,8 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
 export async function runMatrix(
   opts: {
     only?: string[];
+    /** The generated place faults: a sample chosen by the commit (default), or all of them alone. */
+    places?: 'sample' | 'all';
     /** Rows at once (default 2 per core, at most 8). */
     parallel?: number;
     /** Of those, how many may run the whole suite at once (default: the cores). */
@@ -378,7 +421,7 @@ export async function runMatrix(
     log?: (s: string, done: number, total: number) => void;
   } = {},
 ): Promise<MatrixRow[]> {
-  const jobs = plan(opts.only);
+  const jobs = plan(opts.only, opts.places);
   const cores = cpus().length;
   // Rows running the whole suite keep the cores busy; fault rows mostly wait (start-up, polling, race
   // windows). So a few whole-suite rows run at a time while the other slots run fault rows beside them.
