@@ -193,7 +193,7 @@ export const AUTH_FAULTS = [
   {
     name: 'support-scope-ignored',
     description: 'restricted keys without the support scope use the ticket API',
-    breaks: ['SCOPE-003'],
+    breaks: ['SCOPE-001', 'SCOPE-003'],
     probe: { request: req.call(TICKETS, { role: 'restricted_models' }), holds: (r) => r.status === 200 },
   },
   // auth.ts: enterprise_second is bound to a copy of the account with its own balance

@@ -228,8 +228,8 @@ function scopeFaults(): PlaceFault[] {
         });
         continue;
       }
-      // On the ticket API the refusal is judged under SCOPE-003 (a restricted key needs `support`) alone.
-      const ids = e.path.startsWith('/v1/support/') ? ['SCOPE-003'] : ['SCOPE-001'];
+      // On the ticket API the refusal is judged under SCOPE-003 (a restricted key needs `support`) too.
+      const ids = e.path.startsWith('/v1/support/') ? ['SCOPE-001', 'SCOPE-003'] : ['SCOPE-001'];
       out.push({
         name: placeFaultName(ids[0] as string, place),
         description: `a key restricted to the ${scope} scope is let through on ${endpoint}`,

@@ -14,7 +14,7 @@ import { placeSample } from '../../tools/mutation/matrix.ts';
  * Ceilings of the tested places no fault breaks there only (issue 36 item 8): a count above its ceiling
  * fails; lower it when a new fault brings the count down, so it only ratchets down.
  */
-const CEILING = { predicate: 0, all: 94 };
+const CEILING = { predicate: 0, all: 84 };
 
 describe('place faults', () => {
   const rows = placeRows();
