@@ -123,7 +123,7 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     );
   });
 
-  it('--budget-points stops billable tests once the reported spend reaches the budget', async () => {
+  it('--budget-points stops billable tests before the reported spend passes the budget', async () => {
     const dir = tmp('budget');
     const run = await runCli(
       [...targetArgs(ref), '--budget-points', '1', '--filter', 'MJOB-020', '--report-dir', dir, '--quiet'],
@@ -136,11 +136,15 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     );
     const s = summaryOf(dir);
     expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'budget']);
-    const budgetStopped = s.tests.filter((t) => /points budget reached/.test(t.reason ?? ''));
+    // Stopped at the budget, or before it by a reserve (src/runtime/budget.ts admission): what is left is
+    // kept for refusals and cheaper first jobs.
+    const budgetStopped = s.tests.filter((t) => /^points budget/.test(t.reason ?? ''));
     const ran = s.tests.filter((t) => t.effect === 'billable' && t.outcome === 'passed');
     expect(budgetStopped.length, 'some billable tests stopped for budget').toBeGreaterThan(0);
     expect(ran.length, 'the first billable tests ran').toBeGreaterThan(0);
-    expect(Number(s.points?.spent)).toBeGreaterThanOrEqual(1);
+    // The first job (0.75) is bought; no job starts that the budget cannot hold beside it.
+    expect(Number(s.points?.spent)).toBeGreaterThanOrEqual(0.75);
+    expect(Number(s.points?.spent)).toBeLessThanOrEqual(1);
     expect(s.points?.budget).toBe('1');
     // a stopped test is never a pass
     for (const t of budgetStopped) expect(t.outcome).toBe('not_run');
