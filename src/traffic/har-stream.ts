@@ -1,9 +1,12 @@
 /**
- * A HAR file read as a stream: each entry of `log.entries` is cut out of the text as it arrives and
+ * A HAR file read as a stream: each entry of `log.entries` is cut out of the bytes as they arrive and
  * parsed alone, so a capture of any size is judged in memory bounded by its largest entry. Why no
  * streaming-JSON dependency: the file's shape is fixed (`{"log": {..., "entries": [...]}}`), so the
  * reader only has to track strings and nesting to find where each entry starts and ends; every entry is
- * then parsed by JSON.parse, which also names what is wrong with a broken one.
+ * then parsed by JSON.parse, which also names what is wrong with a broken one. Why bytes, not text: the
+ * characters that delimit JSON are ASCII, and no byte of a multi-byte UTF-8 character is, so the reader
+ * decodes only the entries it parses, and jumps over strings (most of a capture: its bodies) with
+ * Buffer.indexOf instead of reading them character by character.
  */
 import { createReadStream } from 'node:fs';
 
@@ -19,13 +22,14 @@ const CLOSE_ARR = 0x5d; // ]
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 
 /**
  * The entries of one HAR file, in order, with what could not be read said where it was found; `read`
  * hears how many bytes of the file were read after each chunk.
  */
 export async function* harItems(file: string, read?: (bytes: number) => void): AsyncGenerator<HarItem> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
   const stack: Array<'o' | 'a'> = [];
   const keys: string[] = [];
@@ -33,7 +37,8 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
   let inString = false;
   let escaped = false;
   let keyText: string | undefined;
-  let entryParts: string[] | undefined;
+  /** The current entry's bytes read so far (undefined: not in an entry). */
+  let entryParts: Buffer[] | undefined;
   let entryStart = 0;
   let index = 0;
   let sawEntries = false;
@@ -41,10 +46,27 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
   let offset = 0;
   const inEntries = () => stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries';
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
       const items: HarItem[] = [];
+      // The next quote and backslash at or after the scan (-1: not looked up yet in this chunk).
+      let nextQuote = -1;
+      let nextSlash = -1;
       for (let i = 0; i < chunk.length; i++) {
-        const c = chunk.charCodeAt(i);
+        if (inString && !escaped && keyText === undefined) {
+          // A string's content: jump to the next quote or backslash.
+          if (nextQuote < i) nextQuote = indexOr(chunk, QUOTE, i);
+          if (nextSlash < i) nextSlash = indexOr(chunk, BACKSLASH, i);
+          if (nextSlash < nextQuote) {
+            i = nextSlash;
+            escaped = true;
+          } else if (nextQuote === chunk.length) i = chunk.length;
+          else {
+            i = nextQuote;
+            inString = false;
+          }
+          continue;
+        }
+        const c = chunk[i]!;
         if (inString) {
           if (escaped) escaped = false;
           else if (c === BACKSLASH) escaped = true;
@@ -54,7 +76,7 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
               keys[stack.length - 1] = keyText;
               keyText = undefined;
             }
-          } else if (keyText !== undefined) keyText += chunk[i];
+          } else if (keyText !== undefined) keyText += String.fromCharCode(c);
           continue;
         }
         if (c <= 0x20) continue;
@@ -86,35 +108,36 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
           if (top !== (c === CLOSE_OBJ ? 'o' : 'a')) {
             yield {
               kind: 'problem',
-              message: `${file}: not valid JSON at character ${offset + i}: an unexpected '${chunk[i]}'; what follows is not read`,
+              message: `${file}: not valid JSON at byte ${offset + i}: an unexpected '${String.fromCharCode(c)}'; what follows is not read`,
             };
             return;
           }
           keys.length = stack.length;
           expectKey = false;
           if (entryParts !== undefined && inEntries()) {
-            entryParts.push(chunk.slice(entryStart, i + 1));
-            items.push(parseEntry(file, index++, entryParts.join('')));
+            entryParts.push(chunk.subarray(entryStart, i + 1));
+            const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
+            items.push(parseEntry(file, index++, bytes.toString('utf8')));
             entryParts = undefined;
           }
         } else if (c === COMMA) {
           expectKey = stack[stack.length - 1] === 'o';
-        } else if (inEntries() && entryParts === undefined && c !== 0x3a) {
+        } else if (inEntries() && entryParts === undefined && c !== COLON) {
           // A scalar where an entry should be: consume it as a broken entry.
           items.push({
             kind: 'problem',
             index: index++,
             message: `${file}: entry ${index - 1} is not a JSON object`,
           });
-          while (i + 1 < chunk.length && ![COMMA, CLOSE_ARR].includes(chunk.charCodeAt(i + 1))) i++;
+          while (i + 1 < chunk.length && chunk[i + 1] !== COMMA && chunk[i + 1] !== CLOSE_ARR) i++;
         }
       }
       if (entryParts !== undefined) {
-        entryParts.push(chunk.slice(entryStart));
+        entryParts.push(chunk.subarray(entryStart));
         entryStart = 0;
       }
       offset += chunk.length;
-      // Bytes (not characters) read so far: what a progress line measures against the file's size.
+      // Bytes read so far: what a progress line measures against the file's size.
       read?.(stream.bytesRead);
       yield* items;
     }
@@ -127,9 +150,15 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
     yield {
       kind: 'problem',
       ...(entryParts !== undefined ? { index } : {}),
-      message: `${file}: truncated after ${offset} characters${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
+      message: `${file}: truncated after ${offset} bytes${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
     };
   else if (!sawEntries) yield { kind: 'problem', message: `${file}: not a HAR file (no log.entries array)` };
+}
+
+/** Where byte `what` occurs in `b` from `from` on, or `b.length` when it does not. */
+function indexOr(b: Buffer, what: number, from: number): number {
+  const at = b.indexOf(what, from);
+  return at < 0 ? b.length : at;
 }
 
 function parseEntry(file: string, index: number, text: string): HarItem {
