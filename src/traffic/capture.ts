@@ -134,7 +134,13 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
       }
     }
   }
-  const exchange = openExchange(redactor, { id, startedAt, method, path, headers, body, json: out.json });
+  // The records of the bodies and the response headers are made when a finding cites the exchange
+  // (recordNow): pass 1 registered every credential of the capture, so they come out the same.
+  const exchange = openExchange(
+    redactor,
+    { id, startedAt, method, path, headers, body, json: out.json },
+    true,
+  );
   exchange.test = 'capture';
   const r = obj(e?.response);
   const status = r?.status;
@@ -157,7 +163,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
-  out.res = closeExchange(redactor, exchange, path, status, h, decoded);
+  out.res = closeExchange(redactor, exchange, path, status, h, decoded, undefined, true);
   // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
   const receive = obj(e?.timings)?.receive;
   if (typeof receive === 'number' && receive >= 0) out.res.arrival = { kind: 'receive', receiveMs: receive };

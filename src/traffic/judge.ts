@@ -14,7 +14,7 @@ import type { Finding } from '../checks/exchange.ts';
 import { exchangeFindings, PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
-import type { Exchange } from '../http/client.ts';
+import { type Exchange, recordNow } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { documentedBecause, documentedFallback } from '../openapi/fallback.ts';
 import { judgeDescription, LiveDescription } from '../openapi/live.ts';
@@ -218,7 +218,8 @@ async function judgeExchanges(
     }
     return r;
   };
-  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') =>
+  const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') => {
+    recordNow(exchange);
     rec(f.id).log.add(f.id, f.message, {
       exchange,
       ...((f as Finding).pointer !== undefined ? { pointer: (f as Finding).pointer } : {}),
@@ -228,6 +229,7 @@ async function judgeExchanges(
       ...((f as Finding).verdictCase ? { verdictCase: (f as Finding).verdictCase } : {}),
       ...(scope ? { scope } : {}),
     });
+  };
   const state = new TrafficState(facts.authorized);
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
