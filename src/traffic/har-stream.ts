@@ -12,6 +12,8 @@ import { createReadStream } from 'node:fs';
 
 export type HarItem =
   | { kind: 'entry'; index: number; value: unknown }
+  /** An entry's JSON text, not yet parsed (harTexts; parseEntry parses it). */
+  | { kind: 'text'; index: number; text: string }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
 
@@ -23,12 +25,26 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+/** Bytes of a string read one by one before the reader jumps (Buffer.indexOf costs a call). */
+const SHORT_STRING = 64;
 
 /**
  * The entries of one HAR file, in order, with what could not be read said where it was found; `read`
  * hears how many bytes of the file were read after each chunk.
  */
-export async function* harItems(file: string, read?: (bytes: number) => void): AsyncGenerator<HarItem> {
+export async function* harItems(
+  file: string,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'text' }>> {
+  for await (const item of harTexts(file, read))
+    yield item.kind === 'text' ? parseEntry(file, item.index, item.text) : item;
+}
+
+/** harItems with each entry's JSON text not parsed (where another thread parses it). */
+export async function* harTexts(
+  file: string,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
   const stack: Array<'o' | 'a'> = [];
@@ -47,13 +63,24 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
   const inEntries = () => stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries';
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const items: HarItem[] = [];
+      const items: Array<Exclude<HarItem, { kind: 'entry' }>> = [];
       // The next quote and backslash at or after the scan (-1: not looked up yet in this chunk).
       let nextQuote = -1;
       let nextSlash = -1;
       for (let i = 0; i < chunk.length; i++) {
         if (inString && !escaped && keyText === undefined) {
-          // A string's content: jump to the next quote or backslash.
+          // A string's content. A short one (a name, a header's value) ends within a few bytes: read
+          // directly; past that (a body), jump to the next quote or backslash.
+          const stop = Math.min(chunk.length, i + SHORT_STRING);
+          let j = i;
+          while (j < stop && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
+          if (j < stop) {
+            i = j;
+            if (chunk[j] === QUOTE) inString = false;
+            else escaped = true;
+            continue;
+          }
+          i = j;
           if (nextQuote < i) nextQuote = indexOr(chunk, QUOTE, i);
           if (nextSlash < i) nextSlash = indexOr(chunk, BACKSLASH, i);
           if (nextSlash < nextQuote) {
@@ -117,7 +144,7 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
           if (entryParts !== undefined && inEntries()) {
             entryParts.push(chunk.subarray(entryStart, i + 1));
             const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
-            items.push(parseEntry(file, index++, bytes.toString('utf8')));
+            items.push({ kind: 'text', index: index++, text: bytes.toString('utf8') });
             entryParts = undefined;
           }
         } else if (c === COMMA) {
@@ -161,7 +188,8 @@ function indexOr(b: Buffer, what: number, from: number): number {
   return at < 0 ? b.length : at;
 }
 
-function parseEntry(file: string, index: number, text: string): HarItem {
+/** An entry's JSON text parsed, or why it is not JSON (said with the file and the entry's index). */
+export function parseEntry(file: string, index: number, text: string): Exclude<HarItem, { kind: 'text' }> {
   try {
     return { kind: 'entry', index, value: JSON.parse(text) };
   } catch (err) {

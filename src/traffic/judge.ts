@@ -11,7 +11,7 @@ import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import { formOf, violation } from '../catalogue.ts';
 import type { Finding } from '../checks/exchange.ts';
-import { exchangeFindings, PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
+import { PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import { type Exchange, recordNow } from '../http/client.ts';
@@ -28,9 +28,17 @@ import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
-import { harItems } from './har-stream.ts';
+import { type DescriptionSource, type EntryJudgement, judgeEntry } from './entry.ts';
+import { harItems, harTexts, parseEntry } from './har-stream.ts';
 import { TrafficProgress } from './progress.ts';
-import { TRAFFIC_RULES, type TrafficFinding, TrafficState } from './rules.ts';
+import {
+  type SequenceExchange,
+  sequenceView,
+  TRAFFIC_RULES,
+  type TrafficFinding,
+  TrafficState,
+} from './rules.ts';
+import { type EntryText, JudgingThreads } from './threads.ts';
 
 export interface TrafficOptions {
   files: string[];
@@ -39,7 +47,16 @@ export interface TrafficOptions {
   description?: string;
   strict?: boolean;
   quiet?: boolean;
+  /**
+   * Threads that run the per-exchange checks beside this one (default 0: all in this thread). The
+   * findings and the report are the same either way. Why not by default: on 2 cores the reading thread
+   * (reading, handing entries over, taking the judgements back) costs about what the threads save.
+   */
+  threads?: number;
 }
+
+/** Judging threads at most: past that the reading thread is what bounds the rate. */
+const MAX_THREADS = 4;
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
@@ -79,11 +96,22 @@ async function judgeFiles(
   log: (s: string) => void,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
-  const progress = new TrafficProgress(TrafficProgress.sizeOf(opts.files), opts.quiet ? undefined : log);
-  const facts = await readCapture(opts.files, redactor, progress);
-  progress.nextPass();
-  const description = await describe(opts.description, facts.captured);
-  const judged = await judgeExchanges(opts, redactor, facts, description, progress);
+  const size = TrafficProgress.sizeOf(opts.files);
+  const progress = new TrafficProgress(size, opts.quiet ? undefined : log);
+  // Started now, the threads load their code while the first pass reads.
+  const count = Math.max(0, Math.min(MAX_THREADS, Math.floor(opts.threads ?? 0)));
+  const threads = count > 0 ? new JudgingThreads(count) : undefined;
+  let judged: Judged;
+  let description: Description;
+  let facts: CaptureFacts;
+  try {
+    facts = await readCapture(opts.files, redactor, progress);
+    progress.nextPass();
+    description = await describe(opts.description, facts.captured);
+    judged = await judgeExchanges(opts, redactor, facts, description, progress, threads);
+  } finally {
+    await threads?.close();
+  }
   for (const p of judged.problems) log(`check-traffic: ${p}`);
   // No exchange could be read (not HAR, empty, unreadable, no entry with a response): said, exit 2, and
   // no report directory is made.
@@ -194,13 +222,26 @@ interface Judged {
   judgedExchanges: number;
 }
 
-/** Pass 2: judge every exchange in capture order, with the live run's checks and the traffic rules. */
+/** Entries per batch handed to a judging thread, and batches in flight per thread (memory stays bounded). */
+const BATCH_ENTRIES = 256;
+const IN_FLIGHT_PER_THREAD = 3;
+
+/** A slot of pass 2, in capture order: what the reader could not read, or an entry to judge. */
+type Slot = { kind: 'problem'; message: string; counted: boolean } | { kind: 'entry'; entry: EntryText };
+
+/**
+ * Pass 2: judge every exchange in capture order, with the live run's checks and the traffic rules. The
+ * per-exchange checks run here or, given `threads`, in those threads on batches of entries; their
+ * judgements are applied in capture order all the same, each exchange's before the sequence rules judge
+ * it (one thread, capture order), so the findings, their order and the report do not depend on threads.
+ */
 async function judgeExchanges(
   opts: TrafficOptions,
   redactor: Redactor,
   facts: CaptureFacts,
   description: Description,
   progress: TrafficProgress,
+  threads?: JudgingThreads,
 ): Promise<Judged> {
   const judged: Judged = {
     ids: new Map(),
@@ -234,39 +275,93 @@ async function judgeExchanges(
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
+  threads?.setup({ registrations: redactor.registrations(), secrets, description: description.from });
+  const where = (e: EntryText) => `${e.file} entry ${e.index}`;
+  const idOf = (e: EntryText) => `har-${e.n}-${e.index}`;
+
+  /** A problem of the reader: said, and not judged (an entry that is no JSON counts as an entry). */
+  const applyProblem = (message: string, counted: boolean) => {
+    judged.problems.push(message);
+    judged.unreadable.push(message);
+    if (counted) judged.entries++;
+  };
+  /** One entry's judgement: its per-exchange findings, then what the sequence rules find on it. */
+  const apply = (j: EntryJudgement<SequenceExchange>, cite: () => Exchange) => {
+    if (j.kind === 'unreadable') return applyProblem(j.message, true);
+    judged.read++;
+    judged.entries++;
+    if (j.kind === 'problem') {
+      judged.problems.push(j.problem);
+      if (j.undecodable) judged.unreadable.push(j.problem);
+      return;
+    }
+    judged.judgedExchanges++;
+    const exchange = () => j.exchange ?? cite();
+    // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
+    for (const id of j.perExchange.observed) rec(id).judged++;
+    for (const f of j.perExchange.findings) note(f, exchange(), 'exchange');
+    // The rules judge their view of the exchange, whichever thread read it (one hands over only that).
+    const { judged: ids, findings } = state.judge(sequenceView(j.x));
+    for (const id of ids) rec(id).judged++;
+    for (const f of findings) note(f, exchange());
+  };
+  /** An entry judged in this thread. */
+  const judgeHere = (e: EntryText) => {
+    const parsed = parseEntry(e.file, e.index, e.text);
+    if (parsed.kind === 'problem')
+      return apply({ kind: 'unreadable', message: parsed.message }, () => {
+        throw new Error('an unreadable entry cites no exchange');
+      });
+    const j = judgeEntry(parsed.value, where(e), idOf(e), redactor, ctx);
+    apply(j, () => (j as { x: CapturedExchange }).x.res!.exchange);
+  };
+  /**
+   * The record of an exchange another thread judged, where only a sequence rule cites it: read again
+   * here from its text (the record is made from the same entry by the same redactor).
+   */
+  const reread = (e: EntryText) => () =>
+    readEntry(JSON.parse(e.text), where(e), idOf(e), redactor).res!.exchange;
+
+  const pending: Array<{ slots: Slot[]; judgements: Promise<Array<EntryJudgement<SequenceExchange>>> }> = [];
+  let batch: Slot[] = [];
+  let entries = 0;
+  const settle = async (b: (typeof pending)[number]) => {
+    const js = await b.judgements;
+    let k = 0;
+    for (const slot of b.slots)
+      if (slot.kind === 'problem') applyProblem(slot.message, slot.counted);
+      else apply(js[k++]!, reread(slot.entry));
+  };
+  const flush = async (pool: JudgingThreads) => {
+    const texts = batch.flatMap((s) => (s.kind === 'entry' ? [s.entry] : []));
+    pending.push({ slots: batch, judgements: texts.length ? pool.judge(texts) : Promise.resolve([]) });
+    batch = [];
+    entries = 0;
+    while (pending.length > pool.size * IN_FLIGHT_PER_THREAD) await settle(pending.shift()!);
+  };
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;
-    for await (const item of harItems(file, (b) => {
+    for await (const item of harTexts(file, (b) => {
       bytes = b;
     })) {
       progress.tick('judging', bytes, judged.entries);
-      if (item.kind === 'problem') {
-        judged.problems.push(item.message);
-        judged.unreadable.push(item.message);
-        if (item.index !== undefined) judged.entries++;
+      const slot: Slot =
+        item.kind === 'problem'
+          ? { kind: 'problem', message: item.message, counted: item.index !== undefined }
+          : { kind: 'entry', entry: { file, n, index: item.index, text: item.text } };
+      if (!threads) {
+        if (slot.kind === 'problem') applyProblem(slot.message, slot.counted);
+        else judgeHere(slot.entry);
         continue;
       }
-      judged.read++;
-      judged.entries++;
-      const where = `${file} entry ${item.index}`;
-      const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, redactor);
-      if (!x.res) {
-        const problem = `${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`;
-        judged.problems.push(problem);
-        if (x.undecodable) judged.unreadable.push(problem);
-        continue;
-      }
-      judged.judgedExchanges++;
-      const res = x.res;
-      // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
-      const perExchange = exchangeFindings(res, ctx);
-      for (const id of perExchange.observed) rec(id).judged++;
-      for (const f of perExchange.findings) note(f, res.exchange, 'exchange');
-      const { judged: ids, findings } = state.judge(x);
-      for (const id of ids) rec(id).judged++;
-      for (const f of findings) note(f, res.exchange);
+      batch.push(slot);
+      if (slot.kind === 'entry' && ++entries >= BATCH_ENTRIES) await flush(threads);
     }
     progress.fileDone(bytes);
+  }
+  if (threads) {
+    await flush(threads);
+    while (pending.length) await settle(pending.shift()!);
   }
   return judged;
 }
@@ -459,6 +554,8 @@ function printOutcome(
 
 interface Description {
   responses: { checkResponse: LiveDescription['checkResponse'] };
+  /** What a judging thread builds the same `responses` from. */
+  from: DescriptionSource;
   valid: boolean;
   /** The OpenAPI version a valid description declares (`3.1.0`, `3.2.0`). */
   version?: string;
@@ -486,6 +583,7 @@ async function describe(file: string | undefined, captured: string | undefined):
     const facts = { errors: ['not in the capture'] };
     return {
       responses: documentedFallback(facts),
+      from: { kind: 'documented', facts },
       valid: false,
       errors: facts.errors,
       source: 'the documented contract (schemas/): the capture holds no GET /openapi.json',
@@ -504,6 +602,7 @@ async function describe(file: string | undefined, captured: string | undefined):
   if (check.valid)
     return {
       responses: new LiveDescription(doc as Record<string, unknown>),
+      from: { kind: 'live', text },
       valid: true,
       errors: [],
       ...(check.version ? { version: check.version } : {}),
@@ -514,6 +613,7 @@ async function describe(file: string | undefined, captured: string | undefined):
   const facts = { errors: check.errors, ...(check.tooLarge ? { tooLarge: check.tooLarge } : {}) };
   const out: Description = {
     responses: documentedFallback(facts),
+    from: { kind: 'documented', facts },
     valid: false,
     errors: check.errors,
     sha256,
