@@ -8,12 +8,19 @@
  * decodes only the entries it parses, and jumps over strings (most of a capture: its bodies) with
  * Buffer.indexOf instead of reading them character by character.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 
 export type HarItem =
   | { kind: 'entry'; index: number; value: unknown }
   /** An entry's JSON text, not yet parsed (harTexts; parseEntry parses it). */
-  | { kind: 'text'; index: number; text: string }
+  | {
+      kind: 'text';
+      index: number;
+      text: string;
+      /** Where the entry's bytes stand in the file: [from, to) (harTexts; a HarPlan keeps them). */
+      from?: number;
+      to?: number;
+    }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
 
@@ -144,7 +151,13 @@ export async function* harTexts(
           if (entryParts !== undefined && inEntries()) {
             entryParts.push(chunk.subarray(entryStart, i + 1));
             const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
-            items.push({ kind: 'text', index: index++, text: bytes.toString('utf8') });
+            items.push({
+              kind: 'text',
+              index: index++,
+              text: bytes.toString('utf8'),
+              from: offset + i + 1 - bytes.length,
+              to: offset + i + 1,
+            });
             entryParts = undefined;
           }
         } else if (c === COMMA) {
@@ -198,5 +211,116 @@ export function parseEntry(file: string, index: number, text: string): Exclude<H
       index,
       message: `${file}: entry ${index} is not valid JSON (${(err as Error).message})`,
     };
+  }
+}
+
+/**
+ * What a first reading of a HAR file found, in order: where each entry's bytes stand, and the problems
+ * between them. A second reading (harPlanned) cuts the entries out at those places instead of reading
+ * the file's structure again. Kept in a typed array: 24 bytes an entry, whatever its size.
+ */
+export class HarPlan {
+  /** Per item: from, to, index of an entry; or -1, the problem's position in `problems`, 0. */
+  private spans = new Float64Array(3 * 1024);
+  private count = 0;
+  private readonly problems: Array<Exclude<HarItem, { kind: 'entry' | 'text' }>> = [];
+
+  constructor(
+    readonly file: string,
+    /** The file's size and modification time when read: a file changed since is read anew. */
+    readonly stamp: string,
+  ) {}
+
+  get length(): number {
+    return this.count;
+  }
+
+  add(item: Exclude<HarItem, { kind: 'entry' }>): void {
+    if (this.count * 3 === this.spans.length) {
+      const more = new Float64Array(this.spans.length * 2);
+      more.set(this.spans);
+      this.spans = more;
+    }
+    const at = this.count++ * 3;
+    if (item.kind === 'text' && item.from !== undefined && item.to !== undefined) {
+      this.spans[at] = item.from;
+      this.spans[at + 1] = item.to;
+      this.spans[at + 2] = item.index;
+    } else {
+      this.spans[at] = -1;
+      this.spans[at + 1] = this.problems.length;
+      this.problems.push(item.kind === 'problem' ? item : { kind: 'problem', message: 'no place' });
+    }
+  }
+
+  /** Item `k`: an entry's place ([from, to) and index), or a problem. */
+  item(
+    k: number,
+  ): { from: number; to: number; index: number } | Exclude<HarItem, { kind: 'entry' | 'text' }> {
+    const at = k * 3;
+    const from = this.spans[at]!;
+    if (from < 0) return this.problems[this.spans[at + 1]!]!;
+    return { from, to: this.spans[at + 1]!, index: this.spans[at + 2]! };
+  }
+}
+
+/** The size and modification time of a file, as a HarPlan is stamped with. */
+export function fileStamp(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.size} ${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The items of a file as its HarPlan says (harTexts' items, in the same order), each entry's text cut out
+ * at its place. When the file no longer matches the plan's stamp, it is read anew with harTexts.
+ */
+export async function* harPlanned(
+  plan: HarPlan,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
+  if (fileStamp(plan.file) !== plan.stamp) {
+    yield* harTexts(plan.file, read);
+    return;
+  }
+  const stream = createReadStream(plan.file, { highWaterMark: 1 << 20 });
+  let offset = 0;
+  let k = 0;
+  let parts: Buffer[] = [];
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const end = offset + chunk.length;
+      const items: Array<Exclude<HarItem, { kind: 'entry' }>> = [];
+      for (; k < plan.length; k++) {
+        const it = plan.item(k);
+        if ('kind' in it) {
+          items.push(it);
+          continue;
+        }
+        if (it.from >= end) break;
+        const piece = chunk.subarray(Math.max(it.from - offset, 0), Math.min(it.to, end) - offset);
+        if (it.to > end) {
+          parts.push(piece);
+          break;
+        }
+        parts.push(piece);
+        const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+        parts = [];
+        items.push({ kind: 'text', index: it.index, text: bytes.toString('utf8') });
+      }
+      offset = end;
+      read?.(stream.bytesRead);
+      yield* items;
+    }
+  } catch (err) {
+    yield { kind: 'problem', message: `${plan.file}: cannot be read (${(err as Error).message})` };
+    return;
+  }
+  for (; k < plan.length; k++) {
+    const it = plan.item(k);
+    if ('kind' in it) yield it;
   }
 }

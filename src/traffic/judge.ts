@@ -29,7 +29,7 @@ import { writeReport } from '../report/write.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
 import { type DescriptionSource, type EntryJudgement, judgeEntry } from './entry.ts';
-import { harItems, harTexts, parseEntry } from './har-stream.ts';
+import { fileStamp, HarPlan, harPlanned, harTexts, parseEntry } from './har-stream.ts';
 import { TrafficProgress } from './progress.ts';
 import {
   type SequenceExchange,
@@ -148,6 +148,8 @@ interface CaptureFacts {
   authorized: boolean;
   /** The origins the capture's requests went to (the summary's target). */
   hosts: Set<string>;
+  /** Where each file's entries stand, as this pass found them: the second pass cuts them out there. */
+  plans: HarPlan[];
 }
 
 /** Pass 1: every credential (registered with the redactor), and the capture's own description. */
@@ -156,14 +158,18 @@ async function readCapture(
   redactor: Redactor,
   progress: TrafficProgress,
 ): Promise<CaptureFacts> {
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set() };
+  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), plans: [] };
   let entries = 0;
   for (const file of files) {
     let bytes = 0;
-    for await (const item of harItems(file, (b) => {
+    const plan = new HarPlan(file, fileStamp(file) ?? '');
+    facts.plans.push(plan);
+    for await (const text of harTexts(file, (b) => {
       bytes = b;
     })) {
+      plan.add(text);
       progress.tick('reading', bytes, entries);
+      const item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
       if (item.kind !== 'entry') continue;
       entries++;
       // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
@@ -341,7 +347,8 @@ async function judgeExchanges(
   };
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;
-    for await (const item of harTexts(file, (b) => {
+    // The entries where the first pass found them (the file read anew if it changed since).
+    for await (const item of harPlanned(facts.plans[n]!, (b) => {
       bytes = b;
     })) {
       progress.tick('judging', bytes, judged.entries);

@@ -8,7 +8,7 @@
  * not judge at all (not judged, never passed).
  */
 import type { Decimal } from 'decimal.js';
-import { allStrings, entryId, findEntryList, isPlainObject } from '../checks/json.ts';
+import { entryId, findEntryList, findString, isPlainObject } from '../checks/json.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
@@ -360,7 +360,7 @@ export class TrafficState {
     if (x.method === 'GET' && path === '/v1/usage' && this.billed.size > 0)
       for (const record of listedRecords(res.json)) {
         // The record of a billable reply the capture holds: it names the reply's request id or id.
-        const ref = allStrings(record).find((s) => this.billed.has(s.value))?.value;
+        const ref = findString(record, (s) => this.billed.has(s));
         if (ref === undefined) continue;
         const reply = this.billed.get(ref)!;
         for (const r of reply.refs) this.billed.delete(r);
