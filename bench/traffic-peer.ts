@@ -2,7 +2,8 @@
  * bench/traffic-peer.ts: check-traffic side by side with the closest peer, Redocly CLI's `drift` (HAR
  * against an OpenAPI description, one exchange at a time: no sequences, streams, billing or redaction).
  *
- *   node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer] FILE.har...
+ *   node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer]
+ *                                            [--before OTHER_CHECKOUT/bin/gateway-conformance.mjs] FILE.har...
  *
  * Judges each capture with both CLIs, one after the other, each a fresh process under /usr/bin/time:
  * wall, CPU (user + system) and peak RSS, and the peer's figures over ours. `--repeat N` judges each
@@ -11,7 +12,10 @@
  * else the one check-traffic judged against (the capture's own GET /openapi.json, kept in its report);
  * the peer's `--server` is the capture's first origin. The peer is installed on first use into
  * bench/peer/node_modules (`npm install --prefix bench/peer`, git-ignored): it is a dependency of this
- * bench only, never of the suite. `--no-peer`: our figures alone.
+ * bench only, never of the suite. `--no-peer`: our figures alone. `--before CLI`: another checkout's CLI
+ * judges each capture too (before a change), its figures over ours printed as well. Each CLI is started
+ * once with `--help` just before it is measured: it builds its bundle then (bin/launch.mjs), not in the
+ * measured run (checkouts that share one node_modules rebuild each other's).
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -27,11 +31,12 @@ const { values, positionals } = parseArgs({
     repeat: { type: 'string', multiple: true },
     description: { type: 'string' },
     'no-peer': { type: 'boolean' },
+    before: { type: 'string' },
     help: { type: 'boolean' },
   },
 });
 const USAGE =
-  'node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer] FILE.har...';
+  'node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer] [--before CLI] FILE.har...';
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
@@ -140,14 +145,19 @@ const results: Array<Record<string, unknown>> = [];
 for (const file of captures) {
   const mb = round(statSync(file).size / 1e6, 0);
   const report = join(dir, `report-${basename(file, '.har')}`);
-  const ours = await measured(process.execPath, [
-    join(ROOT, 'bin', 'gateway-conformance.mjs'),
-    'check-traffic',
-    '--report-dir',
-    report,
-    ...(values.description ? ['--description', values.description] : []),
-    file,
-  ]);
+  const judgeWith = async (cli: string, reportDir: string) => {
+    await measured(process.execPath, [cli, 'check-traffic', '--help']);
+    return measured(process.execPath, [
+      cli,
+      'check-traffic',
+      '--report-dir',
+      reportDir,
+      ...(values.description ? ['--description', values.description] : []),
+      file,
+    ]);
+  };
+  const before = values.before ? await judgeWith(values.before, `${report}-before`) : undefined;
+  const ours = await judgeWith(join(ROOT, 'bin', 'gateway-conformance.mjs'), report);
   const verdict = /VERDICT: .*/.exec(ours.out)?.[0] ?? ours.out;
   const exchanges = Number(/(\d+) of \d+ entries judged/.exec(ours.out)?.[1] ?? Number.NaN);
   const rate = (m: Measured) => Math.round(exchanges / m.wallS);
@@ -163,6 +173,31 @@ for (const file of captures) {
     ours.code ?? 'killed',
   ]);
   const result: Record<string, unknown> = { capture: basename(file), mb, exchanges, ours, verdict };
+  if (before) {
+    rows.push([
+      '',
+      '',
+      '',
+      'before',
+      before.wallS,
+      before.cpuS,
+      before.maxRssMiB,
+      rate(before),
+      before.code ?? 'killed',
+    ]);
+    rows.push([
+      '',
+      '',
+      '',
+      'before / ours',
+      round(before.wallS / ours.wallS, 2),
+      round(before.cpuS / ours.cpuS, 2),
+      round(before.maxRssMiB / ours.maxRssMiB, 2),
+      '',
+      '',
+    ]);
+    result.before = before;
+  }
   const description = values.description ?? join(report, 'openapi.json');
   const server = await firstOrigin(file);
   if (redocly && existsSync(description) && server) {
