@@ -324,3 +324,22 @@ export async function* harPlanned(
     if ('kind' in it) yield it;
   }
 }
+
+/**
+ * The items of a HarPlan without reading the entries: each entry's place ([from, to), `text` empty), for
+ * threads that read the bytes they judge (entryTexts). `read` hears each place's end as bytes read.
+ */
+export function* harPlaces(
+  plan: HarPlan,
+  read?: (bytes: number) => void,
+): Generator<Exclude<HarItem, { kind: 'entry' }>> {
+  for (let k = 0; k < plan.length; k++) {
+    const it = plan.item(k);
+    if ('kind' in it) {
+      yield it;
+      continue;
+    }
+    read?.(it.to);
+    yield { kind: 'text', index: it.index, text: '', from: it.from, to: it.to };
+  }
+}

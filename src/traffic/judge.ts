@@ -29,7 +29,7 @@ import { writeReport } from '../report/write.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { type CapturedExchange, harHeaders, readEntry, registerCredentials } from './capture.ts';
 import { type DescriptionSource, type EntryJudgement, judgeEntry } from './entry.ts';
-import { fileStamp, HarPlan, harPlanned, harTexts, parseEntry } from './har-stream.ts';
+import { fileStamp, HarPlan, harPlaces, harPlanned, harTexts, parseEntry } from './har-stream.ts';
 import { TrafficProgress } from './progress.ts';
 import {
   type SequenceExchange,
@@ -38,7 +38,7 @@ import {
   type TrafficFinding,
   TrafficState,
 } from './rules.ts';
-import { type EntryText, JudgingThreads } from './threads.ts';
+import { type EntryText, entryTexts, JudgingThreads } from './threads.ts';
 
 export interface TrafficOptions {
   files: string[];
@@ -313,7 +313,7 @@ async function judgeExchanges(
   };
   /** An entry judged in this thread. */
   const judgeHere = (e: EntryText) => {
-    const parsed = parseEntry(e.file, e.index, e.text);
+    const parsed = parseEntry(e.file, e.index, e.text ?? entryTexts([e])[0]!);
     if (parsed.kind === 'problem')
       return apply({ kind: 'unreadable', message: parsed.message }, () => {
         throw new Error('an unreadable entry cites no exchange');
@@ -326,7 +326,7 @@ async function judgeExchanges(
    * here from its text (the record is made from the same entry by the same redactor).
    */
   const reread = (e: EntryText) => () =>
-    readEntry(JSON.parse(e.text), where(e), idOf(e), redactor).res!.exchange;
+    readEntry(JSON.parse(entryTexts([e])[0]!), where(e), idOf(e), redactor).res!.exchange;
 
   const pending: Array<{ slots: Slot[]; judgements: Promise<Array<EntryJudgement<SequenceExchange>>> }> = [];
   let batch: Slot[] = [];
@@ -348,14 +348,26 @@ async function judgeExchanges(
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;
     // The entries where the first pass found them (the file read anew if it changed since).
-    for await (const item of harPlanned(facts.plans[n]!, (b) => {
-      bytes = b;
-    })) {
+    // With threads, only the entries' places: each thread reads the bytes it judges.
+    const plan = facts.plans[n]!;
+    for await (const item of threads && fileStamp(file) === plan.stamp
+      ? harPlaces(plan, (b) => {
+          bytes = b;
+        })
+      : harPlanned(plan, (b) => {
+          bytes = b;
+        })) {
       progress.tick('judging', bytes, judged.entries);
       const slot: Slot =
         item.kind === 'problem'
           ? { kind: 'problem', message: item.message, counted: item.index !== undefined }
-          : { kind: 'entry', entry: { file, n, index: item.index, text: item.text } };
+          : {
+              kind: 'entry',
+              entry:
+                item.from !== undefined && item.text === ''
+                  ? { file, n, index: item.index, from: item.from, to: item.to! }
+                  : { file, n, index: item.index, text: item.text },
+            };
       if (!threads) {
         if (slot.kind === 'problem') applyProblem(slot.message, slot.counted);
         else judgeHere(slot.entry);

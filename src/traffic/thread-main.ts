@@ -6,18 +6,18 @@ import { parentPort } from 'node:worker_threads';
 import { type EntryJudgement, forTransfer, judgeEntry, redactorOf, responsesOf } from './entry.ts';
 import { parseEntry } from './har-stream.ts';
 import type { SequenceExchange } from './rules.ts';
-import type { EntryText, ThreadAnswer, ThreadRequest } from './threads.ts';
+import { type EntryText, entryTexts, type ThreadAnswer, type ThreadRequest } from './threads.ts';
 
 export function runJudgingThread(): void {
   const port = parentPort;
   if (!port) throw new Error('runJudgingThread: not in a worker thread');
-  let judge: ((e: EntryText) => EntryJudgement<SequenceExchange>) | undefined;
+  let judge: ((e: EntryText, text: string) => EntryJudgement<SequenceExchange>) | undefined;
   port.on('message', (m: ThreadRequest) => {
     if ('setup' in m) {
       const redactor = redactorOf(m.setup);
       const ctx = { secrets: m.setup.secrets, responses: responsesOf(m.setup.description) };
-      judge = (e) => {
-        const parsed = parseEntry(e.file, e.index, e.text);
+      judge = (e, text) => {
+        const parsed = parseEntry(e.file, e.index, text);
         if (parsed.kind === 'problem') return { kind: 'unreadable', message: parsed.message };
         return forTransfer(
           judgeEntry(parsed.value, `${e.file} entry ${e.index}`, `har-${e.n}-${e.index}`, redactor, ctx),
@@ -28,7 +28,8 @@ export function runJudgingThread(): void {
     let answer: ThreadAnswer;
     try {
       if (!judge) throw new Error('a batch before the setup');
-      answer = { seq: m.seq, judgements: m.entries.map(judge) };
+      const texts = entryTexts(m.entries);
+      answer = { seq: m.seq, judgements: m.entries.map((e, i) => judge!(e, texts[i]!)) };
     } catch (err) {
       answer = { seq: m.seq, error: (err as Error).stack ?? String(err) };
     }

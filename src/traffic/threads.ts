@@ -5,17 +5,63 @@
  * the setup (the credentials, the description) is handed over once, and each batch's texts and answers
  * cross as structured clones, no serialising of our own.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { pkgPath } from '../paths.ts';
 import type { EntryJudgement, JudgeSetup } from './entry.ts';
 import type { SequenceExchange } from './rules.ts';
 
-/** An entry's JSON text and where it stands (file, its position among the files, its index there). */
+/**
+ * An entry (file, its position among the files, its index there): its JSON text, or where its bytes
+ * stand in the file ([from, to), as a HarPlan found them) for the thread to read them itself.
+ */
 export interface EntryText {
   file: string;
   n: number;
   index: number;
-  text: string;
+  text?: string;
+  from?: number;
+  to?: number;
+}
+
+/** The bytes [from, to) of a file. */
+function readBytes(file: string, from: number, to: number): Buffer {
+  const bytes = Buffer.allocUnsafe(to - from);
+  const fd = openSync(file, 'r');
+  try {
+    for (let got = 0; got < bytes.length; ) {
+      const n = readSync(fd, bytes, got, bytes.length - got, from + got);
+      if (n === 0) throw new Error(`${file} ends before byte ${to}`);
+      got += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
+
+/** The texts of entries, in order: as given, or read at their places (a run of them in one read). */
+export function entryTexts(entries: readonly EntryText[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < entries.length; ) {
+    const e = entries[i]!;
+    if (e.text !== undefined || e.from === undefined || e.to === undefined) {
+      out.push(e.text ?? '');
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (; j < entries.length; j++) {
+      const next = entries[j]!;
+      if (next.file !== e.file || next.text !== undefined || next.from === undefined) break;
+      if (next.from < entries[j - 1]!.to!) break;
+    }
+    const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
+    for (let k = i; k < j; k++)
+      out.push(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from));
+    i = j;
+  }
+  return out;
 }
 
 export type ThreadRequest = { setup: JudgeSetup } | { seq: number; entries: EntryText[] };
