@@ -44,7 +44,7 @@ export const FRAGMENT_CHARS = 12;
 
 /** Texts up to this length are remembered redacted (Redactor.text), up to MEMO_ENTRIES of them. */
 const MEMO_MAX_CHARS = 256;
-const MEMO_ENTRIES = 20_000;
+const MEMO_ENTRIES = 4_096;
 
 /** Positions looked up in a text: every 6th (anchors of 7 characters, ~40 bits of a key's randomness). */
 const SAMPLE_STEP = 6;

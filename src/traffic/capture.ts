@@ -65,8 +65,17 @@ function decodeBody(text: unknown, encoding: unknown): Buffer | string {
 /** The digest a credential is known by in the judgement (never the credential itself). */
 function credentialOf(headers: Record<string, string>): string | undefined {
   const value = headers.authorization ?? headers['x-api-key'] ?? headers.cookie;
-  return value ? createHash('sha256').update(value).digest('hex').slice(0, 16) : undefined;
+  if (!value) return undefined;
+  // A capture's requests carry a few credentials over and over: each digested once.
+  let digest = digests.get(value);
+  if (digest === undefined) {
+    if (digests.size >= 10_000) digests.clear();
+    digest = createHash('sha256').update(value).digest('hex').slice(0, 16);
+    digests.set(value, digest);
+  }
+  return digest;
 }
+const digests = new Map<string, string>();
 
 /**
  * Register every credential an entry carries with the redactor (before anything is printed): header
