@@ -260,12 +260,15 @@ function whenRead<T extends object, K extends keyof T>(o: T, key: K, make: () =>
 }
 
 /**
- * Make now what openExchange and closeExchange left to the first read (`later`): an exchange about to be
- * kept (cited by a finding) holds its records, not the bodies they are made from.
+ * The exchange with what openExchange and closeExchange left to the first read (`later`) made now, as a
+ * plain copy (the same keys in the same order): an exchange about to be kept (cited by a finding) holds
+ * its records, not the bodies they are made from, in an object no bigger than one recorded at once.
  */
-export function recordNow(exchange: Exchange): void {
-  for (const key of ['requestBody', 'responseHeaders', 'responseBody'] as const)
-    if (Object.getOwnPropertyDescriptor(exchange, key)?.get) exchange[key];
+export function recordNow(exchange: Exchange): Exchange {
+  const later = ['requestBody', 'responseHeaders', 'responseBody'].some(
+    (key) => Object.getOwnPropertyDescriptor(exchange, key)?.get,
+  );
+  return later ? { ...exchange } : exchange;
 }
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

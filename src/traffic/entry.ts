@@ -86,11 +86,10 @@ export function forTransfer(j: EntryJudgement): EntryJudgement<SequenceExchange>
   const { x, perExchange } = j;
   const res = x.res!;
   const findings: Finding[] = perExchange.findings;
-  if (findings.length) recordNow(res.exchange);
   return {
     kind: 'exchange',
     x: sequenceView(x),
     perExchange,
-    ...(findings.length ? { exchange: res.exchange } : {}),
+    ...(findings.length ? { exchange: recordNow(res.exchange) } : {}),
   };
 }

@@ -266,7 +266,6 @@ async function judgeExchanges(
     return r;
   };
   const note = (f: Finding | TrafficFinding, exchange: Exchange, scope?: 'exchange') => {
-    recordNow(exchange);
     rec(f.id).log.add(f.id, f.message, {
       exchange,
       ...((f as Finding).pointer !== undefined ? { pointer: (f as Finding).pointer } : {}),
@@ -302,7 +301,12 @@ async function judgeExchanges(
       return;
     }
     judged.judgedExchanges++;
-    const exchange = () => j.exchange ?? cite();
+    // The exchange's record, made once when a finding first cites it.
+    let cited: Exchange | undefined;
+    const exchange = () => {
+      cited ??= j.exchange ?? recordNow(cite());
+      return cited;
+    };
     // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
     for (const id of j.perExchange.observed) rec(id).judged++;
     for (const f of j.perExchange.findings) note(f, exchange(), 'exchange');
