@@ -261,12 +261,12 @@ describe('check-traffic on bad input', () => {
 
   it('says where a truncated file ends and judges the entries before it', async () => {
     const r = await judge([har('truncated.har')], 'truncated');
-    expect(r.summary!.capture!.problems[0]).toMatch(/truncated after \d+ characters \(entry 1 is incomplete/);
+    expect(r.summary!.capture!.problems[0]).toMatch(/truncated after \d+ bytes \(entry 1 is incomplete/);
     expect(r.summary!.capture!.exchangesJudged).toBe(1);
     // A cut capture is never PASSED: INCOMPLETE, exit 4, naming where it stopped.
     expect(r.exitCode).toBe(EXIT.incomplete);
     expect(r.lines.at(-1)).toMatch(
-      /^VERDICT: INCOMPLETE \(1 part of the capture could not be read, the first: .*truncated after \d+ characters — entry 1 is incomplete/,
+      /^VERDICT: INCOMPLETE \(1 part of the capture could not be read, the first: .*truncated after \d+ bytes — entry 1 is incomplete/,
     );
     const junit = readFileSync(join(r.reportDir!, 'junit.xml'), 'utf8');
     expect(junit).toMatch(/errors="[1-9]/);

@@ -99,6 +99,17 @@ export function allStrings(root: unknown, pointer = ''): Array<{ pointer: string
   return [];
 }
 
+/** The first string value of a JSON value, in allStrings' order, that `wanted` accepts (no pointers built). */
+export function findString(root: unknown, wanted: (s: string) => boolean): string | undefined {
+  if (typeof root === 'string') return wanted(root) ? root : undefined;
+  if (root === null || typeof root !== 'object') return undefined;
+  for (const v of Array.isArray(root) ? root : Object.values(root)) {
+    const found = findString(v, wanted);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }

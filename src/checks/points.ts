@@ -35,6 +35,22 @@ export type PointsVerdict = { ok: true; value: Decimal; note?: string } | { ok: 
  * are still exact decimals: they come back with a `note` (PTS-002, advisory).
  */
 export function judgePoints(value: unknown): PointsVerdict {
+  if (typeof value !== 'string') return judgeValue(value);
+  // The same values recur across replies (prices of a catalog, a zero charge): judged once each.
+  let v = judged.get(value);
+  if (!v) {
+    if (judged.size >= MAX_JUDGED) judged.clear();
+    v = judgeValue(value);
+    judged.set(value, v);
+  }
+  return v;
+}
+
+/** Verdicts on points strings already judged (a verdict and its Decimal are never changed). */
+const judged = new Map<string, PointsVerdict>();
+const MAX_JUDGED = 10_000;
+
+function judgeValue(value: unknown): PointsVerdict {
   if (typeof value === 'number')
     return { ok: false, reason: `a JSON number (${value}), not a decimal string` };
   if (typeof value !== 'string')

@@ -248,6 +248,35 @@ function recordBody(
   return rec;
 }
 
+/**
+ * `key` of `o` made by `make` when first read, then an ordinary property in the same place (JSON and
+ * copies of `o` read it like any other).
+ */
+function whenRead<T extends object, K extends keyof T>(o: T, key: K, make: () => T[K]): void {
+  const settle = (value: T[K]) => {
+    Object.defineProperty(o, key, { value, enumerable: true, configurable: true, writable: true });
+    return value;
+  };
+  Object.defineProperty(o, key, {
+    enumerable: true,
+    configurable: true,
+    get: () => settle(make()),
+    set: settle,
+  });
+}
+
+/**
+ * The exchange with what openExchange and closeExchange left to the first read (`later`) made now, as a
+ * plain copy (the same keys in the same order): an exchange about to be kept (cited by a finding) holds
+ * its records, not the bodies they are made from, in an object no bigger than one recorded at once.
+ */
+export function recordNow(exchange: Exchange): Exchange {
+  const later = ['requestBody', 'responseHeaders', 'responseBody'].some(
+    (key) => Object.getOwnPropertyDescriptor(exchange, key)?.get,
+  );
+  return later ? { ...exchange } : exchange;
+}
+
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h))
@@ -293,6 +322,11 @@ export function openExchange(
     body?: Buffer | string | undefined;
     json?: unknown;
   },
+  /**
+   * The body's record (digest, redacted preview) made when first read: a capture judges every exchange
+   * it holds and keeps only those a finding cites. Only where no secret is registered after this call.
+   */
+  later = false,
 ): Exchange {
   redactor.registerSent(req.path, req.headers);
   const exchange: Exchange = {
@@ -308,7 +342,9 @@ export function openExchange(
   if (req.body !== undefined) {
     const buf = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
     const ct = Object.entries(req.headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
-    exchange.requestBody = recordBody(buf, ct, redactor);
+    const record = () => recordBody(buf, ct, redactor);
+    if (later) whenRead(exchange, 'requestBody', record);
+    else exchange.requestBody = record();
   }
   return exchange;
 }
@@ -326,10 +362,19 @@ export function closeExchange(
   buf: Buffer,
   /** The whole body as it arrived (its size and digest), where only its first bytes are `buf`. */
   whole?: { bytes: number; sha256: string },
+  /** The headers' and the body's records made when first read (openExchange's `later`). */
+  later = false,
 ): HttpResponse {
   exchange.status = status;
-  exchange.responseHeaders = Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
-  exchange.responseBody = recordBody(buf, h['content-type'], redactor, whole);
+  const headers = () => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
+  const body = () => recordBody(buf, h['content-type'], redactor, whole);
+  if (later) {
+    whenRead(exchange, 'responseHeaders', headers);
+    whenRead(exchange, 'responseBody', body);
+  } else {
+    exchange.responseHeaders = headers();
+    exchange.responseBody = body();
+  }
   const tooLarge = whole && whole.bytes > buf.length ? whole : undefined;
   if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
   const mediaType = mediaTypeOf(h['content-type']);

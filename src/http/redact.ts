@@ -42,6 +42,10 @@ const PUBLIC_CREDENTIALS: ReadonlySet<string> = new Set(Object.values(PROBE_CRED
  */
 export const FRAGMENT_CHARS = 12;
 
+/** Texts up to this length are remembered redacted (Redactor.text), up to MEMO_ENTRIES of them. */
+const MEMO_MAX_CHARS = 256;
+const MEMO_ENTRIES = 4_096;
+
 /** Positions looked up in a text: every 6th (anchors of 7 characters, ~40 bits of a key's randomness). */
 const SAMPLE_STEP = 6;
 
@@ -74,6 +78,10 @@ export class Redactor {
   private readonly whole: Array<[string, string]> = [];
   /** Whole key values, for naming the role of a masked credential header. */
   private readonly values: Array<[string, string]> = [];
+  /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
+  private readonly order: Array<[string, string]> = [];
+  /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
+  private readonly done = new Map<string, string>();
 
   constructor(secrets: Record<string, string | undefined>) {
     for (const [label, value] of Object.entries(secrets))
@@ -86,6 +94,8 @@ export class Redactor {
    */
   register(value: string, label: string): void {
     if (value.length < 4 || this.values.some(([v]) => v === value)) return;
+    this.done.clear();
+    this.order.push([value, label]);
     this.values.push([value, label]);
     this.values.sort((a, b) => b[0].length - a[0].length);
     for (const form of keyForms(value)) {
@@ -103,8 +113,24 @@ export class Redactor {
     this.whole.sort((a, b) => b[0].length - a[0].length);
   }
 
+  /** Every value registered and its label, in the order registered (a copy: `new Redactor` then `register` each). */
+  registrations(): Array<[string, string]> {
+    return this.order.map(([v, l]) => [v, l]);
+  }
+
   /** Replace every secret value, and every run of a secret's fragments, in a string. */
   text(s: string): string {
+    if (s.length > MEMO_MAX_CHARS) return this.redacted(s);
+    let out = this.done.get(s);
+    if (out === undefined) {
+      if (this.done.size >= MEMO_ENTRIES) this.done.clear();
+      out = this.redacted(s);
+      this.done.set(s, out);
+    }
+    return out;
+  }
+
+  private redacted(s: string): string {
     let out = this.grams.size > 0 ? this.fragments(s) : s;
     for (const [value, label] of this.whole) {
       if (out.includes(value)) out = out.split(value).join(`[REDACTED:${label}]`);

@@ -335,8 +335,15 @@ export class LiveDescription {
 
   findOperation(method: string, path: string): Operation | undefined {
     const p = path.split('?')[0]!;
-    return this.ops.find((o) => o.method === method.toUpperCase() && templateRegex(o.template).test(p));
+    const key = `${method} ${p}`;
+    if (this.found.has(key)) return this.found.get(key);
+    const op = this.ops.find((o) => o.method === method.toUpperCase() && templateRegex(o.template).test(p));
+    // Paths recur (a capture, a run's polls): each looked up once, up to a bound.
+    if (this.found.size >= 10_000) this.found.clear();
+    this.found.set(key, op);
+    return op;
   }
+  private readonly found = new Map<string, Operation | undefined>();
 
   hasOperation(method: string, template: string): boolean {
     const probe = template.replace(/\{[^}]+\}/g, 'x_probe_1');

@@ -72,8 +72,17 @@ export function credentialOf(headers: Record<string, string>, logged?: unknown):
     headers['x-api-key'] ??
     headers.cookie ??
     (typeof logged === 'string' ? `logged credential ${logged}` : undefined);
-  return value ? createHash('sha256').update(value).digest('hex').slice(0, 16) : undefined;
+  if (!value) return undefined;
+  // A capture's requests carry a few credentials over and over: each digested once.
+  let digest = digests.get(value);
+  if (digest === undefined) {
+    if (digests.size >= 10_000) digests.clear();
+    digest = createHash('sha256').update(value).digest('hex').slice(0, 16);
+    digests.set(value, digest);
+  }
+  return digest;
 }
+const digests = new Map<string, string>();
 
 /**
  * Register every credential an entry carries with the redactor (before anything is printed): header
@@ -142,7 +151,13 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
       }
     }
   }
-  const exchange = openExchange(redactor, { id, startedAt, method, path, headers, body, json: out.json });
+  // The records of the bodies and the response headers are made when a finding cites the exchange
+  // (recordNow): pass 1 registered every credential of the capture, so they come out the same.
+  const exchange = openExchange(
+    redactor,
+    { id, startedAt, method, path, headers, body, json: out.json },
+    true,
+  );
   exchange.test = 'capture';
   const r = obj(e?.response);
   const status = r?.status;
@@ -168,7 +183,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
-  out.res = closeExchange(redactor, exchange, path, status, h, decoded);
+  out.res = closeExchange(redactor, exchange, path, status, h, decoded, undefined, true);
   if (absent !== undefined) out.res.bodyAbsent = absent;
   // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
   const receive = obj(e?.timings)?.receive;

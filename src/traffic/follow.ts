@@ -84,7 +84,7 @@ async function followLog(
           because: "a followed log's own GET /openapi.json is not waited for (give --description)",
         }
       : described;
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0 };
+  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0, files: [] };
   const secrets: Array<{ label: string; value: string }> = [];
   const state = new TrafficState(false, windowMs);
   const judge = new ExchangeJudge(

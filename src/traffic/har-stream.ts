@@ -1,15 +1,27 @@
 /**
- * A HAR file read as a stream: each entry of `log.entries` is cut out of the text as it arrives and
+ * A HAR file read as a stream: each entry of `log.entries` is cut out of the bytes as they arrive and
  * parsed alone, so a capture of any size is judged in memory bounded by its largest entry. Why no
  * streaming-JSON dependency: the file's shape is fixed (`{"log": {..., "entries": [...]}}`), so the
  * reader only has to track strings and nesting to find where each entry starts and ends; every entry is
- * then parsed by JSON.parse, which also names what is wrong with a broken one.
+ * then parsed by JSON.parse, which also names what is wrong with a broken one. Why bytes, not text: the
+ * characters that delimit JSON are ASCII, and no byte of a multi-byte UTF-8 character is, so the reader
+ * decodes only the entries it parses, and jumps over strings (most of a capture: its bodies) with
+ * Buffer.indexOf instead of reading them character by character.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 
 export type HarItem =
   /** `unit`: what `index` counts (a HAR's entries from 0, an NDJSON log's lines from 1). */
   | { kind: 'entry'; index: number; value: unknown; unit?: 'entry' | 'line' }
+  /** An entry's JSON text, not yet parsed (harTexts; parseEntry parses it). */
+  | {
+      kind: 'text';
+      index: number;
+      text: string;
+      /** Where the entry's bytes stand in the file: [from, to) (harTexts; a HarPlan keeps them). */
+      from?: number;
+      to?: number;
+    }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
 
@@ -20,13 +32,28 @@ const CLOSE_ARR = 0x5d; // ]
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
+/** Bytes of a string read one by one before the reader jumps (Buffer.indexOf costs a call). */
+const SHORT_STRING = 64;
 
 /**
  * The entries of one HAR file, in order, with what could not be read said where it was found; `read`
  * hears how many bytes of the file were read after each chunk.
  */
-export async function* harItems(file: string, read?: (bytes: number) => void): AsyncGenerator<HarItem> {
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+export async function* harItems(
+  file: string,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'text' }>> {
+  for await (const item of harTexts(file, read))
+    yield item.kind === 'text' ? parseEntry(file, item.index, item.text) : item;
+}
+
+/** harItems with each entry's JSON text not parsed (where another thread parses it). */
+export async function* harTexts(
+  file: string,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
   const stack: Array<'o' | 'a'> = [];
   const keys: string[] = [];
@@ -34,7 +61,8 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
   let inString = false;
   let escaped = false;
   let keyText: string | undefined;
-  let entryParts: string[] | undefined;
+  /** The current entry's bytes read so far (undefined: not in an entry). */
+  let entryParts: Buffer[] | undefined;
   let entryStart = 0;
   let index = 0;
   let sawEntries = false;
@@ -42,10 +70,38 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
   let offset = 0;
   const inEntries = () => stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries';
   try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      const items: HarItem[] = [];
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const items: Array<Exclude<HarItem, { kind: 'entry' }>> = [];
+      // The next quote and backslash at or after the scan (-1: not looked up yet in this chunk).
+      let nextQuote = -1;
+      let nextSlash = -1;
       for (let i = 0; i < chunk.length; i++) {
-        const c = chunk.charCodeAt(i);
+        if (inString && !escaped && keyText === undefined) {
+          // A string's content. A short one (a name, a header's value) ends within a few bytes: read
+          // directly; past that (a body), jump to the next quote or backslash.
+          const stop = Math.min(chunk.length, i + SHORT_STRING);
+          let j = i;
+          while (j < stop && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
+          if (j < stop) {
+            i = j;
+            if (chunk[j] === QUOTE) inString = false;
+            else escaped = true;
+            continue;
+          }
+          i = j;
+          if (nextQuote < i) nextQuote = indexOr(chunk, QUOTE, i);
+          if (nextSlash < i) nextSlash = indexOr(chunk, BACKSLASH, i);
+          if (nextSlash < nextQuote) {
+            i = nextSlash;
+            escaped = true;
+          } else if (nextQuote === chunk.length) i = chunk.length;
+          else {
+            i = nextQuote;
+            inString = false;
+          }
+          continue;
+        }
+        const c = chunk[i]!;
         if (inString) {
           if (escaped) escaped = false;
           else if (c === BACKSLASH) escaped = true;
@@ -55,7 +111,7 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
               keys[stack.length - 1] = keyText;
               keyText = undefined;
             }
-          } else if (keyText !== undefined) keyText += chunk[i];
+          } else if (keyText !== undefined) keyText += String.fromCharCode(c);
           continue;
         }
         if (c <= 0x20) continue;
@@ -87,35 +143,42 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
           if (top !== (c === CLOSE_OBJ ? 'o' : 'a')) {
             yield {
               kind: 'problem',
-              message: `${file}: not valid JSON at character ${offset + i}: an unexpected '${chunk[i]}'; what follows is not read`,
+              message: `${file}: not valid JSON at byte ${offset + i}: an unexpected '${String.fromCharCode(c)}'; what follows is not read`,
             };
             return;
           }
           keys.length = stack.length;
           expectKey = false;
           if (entryParts !== undefined && inEntries()) {
-            entryParts.push(chunk.slice(entryStart, i + 1));
-            items.push(parseEntry(file, index++, entryParts.join('')));
+            entryParts.push(chunk.subarray(entryStart, i + 1));
+            const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
+            items.push({
+              kind: 'text',
+              index: index++,
+              text: bytes.toString('utf8'),
+              from: offset + i + 1 - bytes.length,
+              to: offset + i + 1,
+            });
             entryParts = undefined;
           }
         } else if (c === COMMA) {
           expectKey = stack[stack.length - 1] === 'o';
-        } else if (inEntries() && entryParts === undefined && c !== 0x3a) {
+        } else if (inEntries() && entryParts === undefined && c !== COLON) {
           // A scalar where an entry should be: consume it as a broken entry.
           items.push({
             kind: 'problem',
             index: index++,
             message: `${file}: entry ${index - 1} is not a JSON object`,
           });
-          while (i + 1 < chunk.length && ![COMMA, CLOSE_ARR].includes(chunk.charCodeAt(i + 1))) i++;
+          while (i + 1 < chunk.length && chunk[i + 1] !== COMMA && chunk[i + 1] !== CLOSE_ARR) i++;
         }
       }
       if (entryParts !== undefined) {
-        entryParts.push(chunk.slice(entryStart));
+        entryParts.push(chunk.subarray(entryStart));
         entryStart = 0;
       }
       offset += chunk.length;
-      // Bytes (not characters) read so far: what a progress line measures against the file's size.
+      // Bytes read so far: what a progress line measures against the file's size.
       read?.(stream.bytesRead);
       yield* items;
     }
@@ -128,12 +191,19 @@ export async function* harItems(file: string, read?: (bytes: number) => void): A
     yield {
       kind: 'problem',
       ...(entryParts !== undefined ? { index } : {}),
-      message: `${file}: truncated after ${offset} characters${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
+      message: `${file}: truncated after ${offset} bytes${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
     };
   else if (!sawEntries) yield { kind: 'problem', message: `${file}: not a HAR file (no log.entries array)` };
 }
 
-function parseEntry(file: string, index: number, text: string): HarItem {
+/** Where byte `what` occurs in `b` from `from` on, or `b.length` when it does not. */
+function indexOr(b: Buffer, what: number, from: number): number {
+  const at = b.indexOf(what, from);
+  return at < 0 ? b.length : at;
+}
+
+/** An entry's JSON text parsed, or why it is not JSON (said with the file and the entry's index). */
+export function parseEntry(file: string, index: number, text: string): Exclude<HarItem, { kind: 'text' }> {
   try {
     return { kind: 'entry', index, value: JSON.parse(text) };
   } catch (err) {
@@ -142,5 +212,135 @@ function parseEntry(file: string, index: number, text: string): HarItem {
       index,
       message: `${file}: entry ${index} is not valid JSON (${(err as Error).message})`,
     };
+  }
+}
+
+/**
+ * What a first reading of a HAR file found, in order: where each entry's bytes stand, and the problems
+ * between them. A second reading (harPlanned) cuts the entries out at those places instead of reading
+ * the file's structure again. Kept in a typed array: 24 bytes an entry, whatever its size.
+ */
+export class HarPlan {
+  /** Per item: from, to, index of an entry; or -1, the problem's position in `problems`, 0. */
+  private spans = new Float64Array(3 * 1024);
+  private count = 0;
+  private readonly problems: Array<Exclude<HarItem, { kind: 'entry' | 'text' }>> = [];
+
+  constructor(
+    readonly file: string,
+    /** The file's size and modification time when read: a file changed since is read anew. */
+    readonly stamp: string,
+  ) {}
+
+  get length(): number {
+    return this.count;
+  }
+
+  add(item: Exclude<HarItem, { kind: 'entry' }>): void {
+    if (this.count * 3 === this.spans.length) {
+      const more = new Float64Array(this.spans.length * 2);
+      more.set(this.spans);
+      this.spans = more;
+    }
+    const at = this.count++ * 3;
+    if (item.kind === 'text' && item.from !== undefined && item.to !== undefined) {
+      this.spans[at] = item.from;
+      this.spans[at + 1] = item.to;
+      this.spans[at + 2] = item.index;
+    } else {
+      this.spans[at] = -1;
+      this.spans[at + 1] = this.problems.length;
+      this.problems.push(item.kind === 'problem' ? item : { kind: 'problem', message: 'no place' });
+    }
+  }
+
+  /** Item `k`: an entry's place ([from, to) and index), or a problem. */
+  item(
+    k: number,
+  ): { from: number; to: number; index: number } | Exclude<HarItem, { kind: 'entry' | 'text' }> {
+    const at = k * 3;
+    const from = this.spans[at]!;
+    if (from < 0) return this.problems[this.spans[at + 1]!]!;
+    return { from, to: this.spans[at + 1]!, index: this.spans[at + 2]! };
+  }
+}
+
+/** The size and modification time of a file, as a HarPlan is stamped with. */
+export function fileStamp(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.size} ${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The items of a file as its HarPlan says (harTexts' items, in the same order), each entry's text cut out
+ * at its place. When the file no longer matches the plan's stamp, it is read anew with harTexts.
+ */
+export async function* harPlanned(
+  plan: HarPlan,
+  read?: (bytes: number) => void,
+): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
+  if (fileStamp(plan.file) !== plan.stamp) {
+    yield* harTexts(plan.file, read);
+    return;
+  }
+  const stream = createReadStream(plan.file, { highWaterMark: 1 << 20 });
+  let offset = 0;
+  let k = 0;
+  let parts: Buffer[] = [];
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const end = offset + chunk.length;
+      const items: Array<Exclude<HarItem, { kind: 'entry' }>> = [];
+      for (; k < plan.length; k++) {
+        const it = plan.item(k);
+        if ('kind' in it) {
+          items.push(it);
+          continue;
+        }
+        if (it.from >= end) break;
+        const piece = chunk.subarray(Math.max(it.from - offset, 0), Math.min(it.to, end) - offset);
+        if (it.to > end) {
+          parts.push(piece);
+          break;
+        }
+        parts.push(piece);
+        const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+        parts = [];
+        items.push({ kind: 'text', index: it.index, text: bytes.toString('utf8') });
+      }
+      offset = end;
+      read?.(stream.bytesRead);
+      yield* items;
+    }
+  } catch (err) {
+    yield { kind: 'problem', message: `${plan.file}: cannot be read (${(err as Error).message})` };
+    return;
+  }
+  for (; k < plan.length; k++) {
+    const it = plan.item(k);
+    if ('kind' in it) yield it;
+  }
+}
+
+/**
+ * The items of a HarPlan without reading the entries: each entry's place ([from, to), `text` empty), for
+ * threads that read the bytes they judge (entryTexts). `read` hears each place's end as bytes read.
+ */
+export function* harPlaces(
+  plan: HarPlan,
+  read?: (bytes: number) => void,
+): Generator<Exclude<HarItem, { kind: 'entry' }>> {
+  for (let k = 0; k < plan.length; k++) {
+    const it = plan.item(k);
+    if ('kind' in it) {
+      yield it;
+      continue;
+    }
+    read?.(it.to);
+    yield { kind: 'text', index: it.index, text: '', from: it.from, to: it.to };
   }
 }

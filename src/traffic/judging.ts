@@ -2,16 +2,19 @@
  * One item of a capture judged: the entry read into an exchange (capture.ts readEntry), the live run's
  * per-exchange checks and the traffic rules on it, each finding kept under its requirement id; or what
  * could not be read, said. The one code path every reader feeds (a HAR, an NDJSON log, a followed log):
- * judge.ts over whole captures, follow.ts over a growing log.
+ * judge.ts over whole captures, follow.ts over a growing log, and the judgements judging threads hand
+ * back (entry.ts, threads.ts) applied in capture order (ThreadedJudging).
  */
 import type { Finding } from '../checks/exchange.ts';
-import { type ExchangeCheckContext, exchangeFindings } from '../checks/per-exchange.ts';
-import type { Exchange } from '../http/client.ts';
+import type { ExchangeCheckContext } from '../checks/per-exchange.ts';
+import { type Exchange, recordNow } from '../http/client.ts';
 import type { Redactor } from '../http/redact.ts';
 import { ViolationLog } from '../violation-log.ts';
-import { type CapturedExchange, readEntry } from './capture.ts';
-import type { HarItem } from './har-stream.ts';
-import type { TrafficFinding, TrafficState } from './rules.ts';
+import { readEntry } from './capture.ts';
+import { type EntryJudgement, judgeEntry } from './entry.ts';
+import { type HarItem, parseEntry } from './har-stream.ts';
+import { type SequenceExchange, sequenceView, type TrafficFinding, type TrafficState } from './rules.ts';
+import { type EntryText, entryTexts, type JudgingThreads } from './threads.ts';
 
 export interface IdRecord {
   judged: number;
@@ -83,36 +86,150 @@ export class ExchangeJudge {
     });
   }
 
-  /** One item of the `n`-th file: judged in capture order, or said as a problem. Returns its findings. */
+  /** What a reader could not read: said, not judged (an entry that is no JSON counts as an entry). */
+  problem(message: string, counted: boolean): void {
+    this.judged.problems.push(message);
+    this.judged.unreadable.push(message);
+    if (counted) this.judged.entries++;
+  }
+
+  /**
+   * One item of the `n`-th file judged here, in capture order (an entry's text parsed first), or said as a
+   * problem. Returns its findings.
+   */
   item(item: HarItem, file: string, n: number): ItemFinding[] {
-    const judged = this.judged;
     if (item.kind === 'problem') {
-      judged.problems.push(item.message);
-      judged.unreadable.push(item.message);
-      if (item.index !== undefined) judged.entries++;
+      this.problem(item.message, item.index !== undefined);
+      return [];
+    }
+    const parsed = item.kind === 'text' ? parseEntry(file, item.index, item.text) : item;
+    if (parsed.kind === 'problem') {
+      this.problem(parsed.message, true);
+      return [];
+    }
+    const where = entryWhere(file, item.index, item.kind === 'entry' ? item.unit : undefined);
+    const j = judgeEntry(parsed.value, where, entryId(n, item.index), this.redactor, this.ctx);
+    return this.apply(j, () => (j as Extract<EntryJudgement, { kind: 'exchange' }>).x.res!.exchange);
+  }
+
+  /**
+   * One entry's judgement (made here or by a judging thread): its per-exchange findings, then what the
+   * sequence rules find on it. `cite` gives the exchange's record when a finding cites it and the
+   * judgement holds none; it is made once (recordNow), only for an exchange a finding cites.
+   */
+  apply(j: EntryJudgement<SequenceExchange>, cite: () => Exchange): ItemFinding[] {
+    const judged = this.judged;
+    if (j.kind === 'unreadable') {
+      this.problem(j.message, true);
       return [];
     }
     judged.read++;
     judged.entries++;
-    const where = `${file} ${item.unit ?? 'entry'} ${item.index}`;
-    const x: CapturedExchange = readEntry(item.value, where, `har-${n}-${item.index}`, this.redactor);
-    if (!x.res) {
-      const problem = `${where} (${x.method} ${this.redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`;
-      judged.problems.push(problem);
-      if (x.undecodable) judged.unreadable.push(problem);
+    if (j.kind === 'problem') {
+      judged.problems.push(j.problem);
+      if (j.undecodable) judged.unreadable.push(j.problem);
       return [];
     }
     judged.judgedExchanges++;
-    const res = x.res;
-    if (res.bodyAbsent !== undefined)
-      judged.bodiless = { count: judged.bodiless.count + 1, why: judged.bodiless.why ?? res.bodyAbsent };
+    const absent = j.x.res?.bodyAbsent;
+    if (absent !== undefined)
+      judged.bodiless = { count: judged.bodiless.count + 1, why: judged.bodiless.why ?? absent };
+    let cited: Exchange | undefined;
+    const exchange = () => {
+      cited ??= j.exchange ?? recordNow(cite());
+      return cited;
+    };
     // The per-exchange checks (the live run's, one code path) say which ids this exchange showed the form of.
-    const perExchange = exchangeFindings(res, this.ctx);
+    const { perExchange } = j;
     for (const id of perExchange.observed) this.rec(id).judged++;
-    for (const f of perExchange.findings) this.note(f, res.exchange, 'exchange');
-    const { judged: ids, findings } = this.state.judge(x);
+    for (const f of perExchange.findings) this.note(f, exchange(), 'exchange');
+    // The rules judge their view of the exchange, whichever thread read it (one hands over only that).
+    const { judged: ids, findings } = this.state.judge(sequenceView(j.x));
     for (const id of ids) this.rec(id).judged++;
-    for (const f of findings) this.note(f, res.exchange);
+    for (const f of findings) this.note(f, exchange());
     return [...perExchange.findings, ...findings];
+  }
+}
+
+/** How an entry is named in problems and findings (`unit`: a HAR's entry, a log's line). */
+export const entryWhere = (file: string, index: number, unit: 'entry' | 'line' = 'entry'): string =>
+  `${file} ${unit} ${index}`;
+/** The id of the exchange of entry `index` of the `n`-th file (unique over the capture). */
+export const entryId = (n: number, index: number): string => `har-${n}-${index}`;
+
+/** Entries per batch handed to a judging thread, and batches in flight per thread (memory stays bounded). */
+const BATCH_ENTRIES = 256;
+const IN_FLIGHT_PER_THREAD = 3;
+
+/** An item of a batch, in capture order: an entry a thread judges, or one judged here (a problem, a log's line). */
+type Slot = { kind: 'thread'; entry: EntryText } | { kind: 'here'; item: HarItem; file: string; n: number };
+
+/**
+ * The per-exchange checks run in judging threads on batches of HAR entries (their texts, or their places
+ * for the thread to read), while the judgements are applied here in capture order all the same, each
+ * exchange's before the sequence rules judge it: the findings, their order and the report do not
+ * depend on threads. Items a thread does not judge (a problem, an NDJSON log's line) keep their place
+ * in the batch and are judged here when it settles.
+ */
+export class ThreadedJudging {
+  private readonly pending: Array<{
+    slots: Slot[];
+    judgements: Promise<Array<EntryJudgement<SequenceExchange>>>;
+  }> = [];
+  private batch: Slot[] = [];
+
+  constructor(
+    private readonly pool: JudgingThreads,
+    private readonly judge: ExchangeJudge,
+    private readonly redactor: Redactor,
+  ) {}
+
+  async add(item: HarItem, file: string, n: number): Promise<void> {
+    this.batch.push(
+      item.kind !== 'text'
+        ? { kind: 'here', item, file, n }
+        : {
+            kind: 'thread',
+            entry:
+              item.from !== undefined && item.text === ''
+                ? { file, n, index: item.index, from: item.from, to: item.to! }
+                : { file, n, index: item.index, text: item.text },
+          },
+    );
+    if (this.batch.length >= BATCH_ENTRIES) await this.flush();
+  }
+
+  /** Every batch judged and applied. */
+  async finish(): Promise<void> {
+    await this.flush();
+    while (this.pending.length) await this.settle(this.pending.shift()!);
+  }
+
+  private async flush(): Promise<void> {
+    const texts = this.batch.flatMap((s) => (s.kind === 'thread' ? [s.entry] : []));
+    this.pending.push({
+      slots: this.batch,
+      judgements: texts.length ? this.pool.judge(texts) : Promise.resolve([]),
+    });
+    this.batch = [];
+    while (this.pending.length > this.pool.size * IN_FLIGHT_PER_THREAD)
+      await this.settle(this.pending.shift()!);
+  }
+
+  private async settle(b: (typeof this.pending)[number]): Promise<void> {
+    const js = await b.judgements;
+    let k = 0;
+    for (const slot of b.slots)
+      if (slot.kind === 'here') this.judge.item(slot.item, slot.file, slot.n);
+      else this.judge.apply(js[k++]!, () => this.reread(slot.entry));
+  }
+
+  /**
+   * The record of an exchange another thread judged, where only a sequence rule cites it: read again
+   * here from its text (the record is made from the same entry by the same redactor).
+   */
+  private reread(e: EntryText): Exchange {
+    const value: unknown = JSON.parse(entryTexts([e])[0]!);
+    return readEntry(value, entryWhere(e.file, e.index), entryId(e.n, e.index), this.redactor).res!.exchange;
   }
 }

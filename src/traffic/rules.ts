@@ -8,8 +8,9 @@
  * not judge at all (not judged, never passed).
  */
 import type { Decimal } from 'decimal.js';
-import { allStrings, entryId, findEntryList, isPlainObject } from '../checks/json.ts';
+import { entryId, findEntryList, findString, isPlainObject } from '../checks/json.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
+import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
   chargeChanges,
@@ -22,6 +23,58 @@ import {
 } from '../stateful/invariants.ts';
 import type { CapturedExchange } from './capture.ts';
 import { Recent } from './recent.ts';
+
+/**
+ * What the rules read of a captured exchange: the request, and of the answer its status, headers, media
+ * type, text and JSON (not its bytes, nor its record but the redacted path). A judging thread hands
+ * these over, not the exchange.
+ */
+export type SequenceExchange = Pick<
+  CapturedExchange,
+  'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who'
+> & {
+  res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'json' | 'bodyAbsent'> & {
+    exchange: { path: string };
+  };
+};
+
+/** The reads of a GET whose reply the rules learn from: catalogs, usage listings, a media job. */
+const LEARNED_GET = /^\/v1\/(models|media\/models|usage|media\/jobs\/[^/]+)$/;
+
+/**
+ * The part of an exchange the rules read (TrafficState.judge is given this, in every thread setup): the
+ * request's body only for a POST, of the reply its status, media type, X-Request-ID, its text only for
+ * an event stream and its JSON only for a POST and the GETs the rules learn from. Why: a judging thread
+ * hands this over to the thread of the rules, and the bodies are most of a capture.
+ */
+export function sequenceView(x: SequenceExchange): SequenceExchange {
+  const post = x.method === 'POST';
+  const res = x.res;
+  const requestId = res?.headers['x-request-id'];
+  return {
+    where: x.where,
+    startedAt: x.startedAt,
+    method: x.method,
+    path: x.path,
+    headers: x.headers,
+    ...(post && x.json !== undefined ? { json: x.json } : {}),
+    ...(post && x.bodyText !== undefined ? { bodyText: x.bodyText } : {}),
+    ...(x.who !== undefined ? { who: x.who } : {}),
+    ...(res
+      ? {
+          res: {
+            status: res.status,
+            headers: requestId === undefined ? {} : { 'x-request-id': requestId },
+            ...(res.mediaType !== undefined ? { mediaType: res.mediaType } : {}),
+            text: res.mediaType === 'text/event-stream' ? res.text : '',
+            ...(res.bodyAbsent !== undefined ? { bodyAbsent: res.bodyAbsent } : {}),
+            json: post || (x.method === 'GET' && LEARNED_GET.test(bare(x.path))) ? res.json : undefined,
+            exchange: { path: res.exchange.path },
+          },
+        }
+      : {}),
+  };
+}
 
 export interface TrafficFinding {
   id: string;
@@ -129,7 +182,7 @@ export class TrafficState {
   }
 
   /** Forget what no step renewed within the window, counted to the time of `x`. */
-  private expire(x: CapturedExchange): void {
+  private expire(x: SequenceExchange): void {
     if (this.windowMs === undefined) return;
     const at = Date.parse(x.startedAt);
     this.now = Math.max(this.now, Number.isNaN(at) ? Date.now() : at);
@@ -137,7 +190,7 @@ export class TrafficState {
   }
 
   /** The contract rules on one exchange, in capture order: the ids judged and what they found. */
-  judge(x: CapturedExchange): { judged: string[]; findings: TrafficFinding[] } {
+  judge(x: SequenceExchange): { judged: string[]; findings: TrafficFinding[] } {
     const res = x.res;
     if (!res) return { judged: [], findings: [] };
     this.expire(x);
@@ -268,7 +321,7 @@ export class TrafficState {
   }
 
   /** IDEM-001 and MJOB-024: the same key and identical request again. */
-  private replay(x: CapturedExchange, where: string, judged: string[], findings: TrafficFinding[]): void {
+  private replay(x: SequenceExchange, where: string, judged: string[], findings: TrafficFinding[]): void {
     const res = x.res!;
     const key = x.headers['idempotency-key'];
     const path = bare(x.path);
@@ -319,7 +372,7 @@ export class TrafficState {
 
   /** Catalogs (per key) and job statuses (MJOB-025) as the capture shows them. */
   private learn(
-    x: CapturedExchange,
+    x: SequenceExchange,
     path: string,
     where: string,
     judged: string[],
@@ -356,7 +409,7 @@ export class TrafficState {
     if (x.method === 'GET' && path === '/v1/usage' && this.billed.size > 0)
       for (const record of listedRecords(res.json)) {
         // The record of a billable reply the capture holds: it names the reply's request id or id.
-        const ref = allStrings(record).find((s) => this.billed.has(s.value))?.value;
+        const ref = findString(record, (s) => this.billed.has(s));
         if (ref === undefined) continue;
         const reply = this.billed.get(ref)!;
         for (const r of reply.refs) this.billed.delete(r);

@@ -1,0 +1,95 @@
+/**
+ * One HAR entry judged by the per-exchange checks, in whichever thread: read into the client's exchange
+ * record (capture.ts), then the live run's checks (src/checks/per-exchange.ts). The sequence rules
+ * (rules.ts) are not run here: they judge in capture order, in one thread (judge.ts). What a judging
+ * thread needs to judge alike is `JudgeSetup`: the credentials registered in the first pass, in order,
+ * the keys no reply may hold, and the description responses are validated against.
+ */
+import type { Finding } from '../checks/exchange.ts';
+import {
+  type ExchangeCheckContext,
+  type ExchangeJudgement,
+  exchangeFindings,
+} from '../checks/per-exchange.ts';
+import { type Exchange, recordNow } from '../http/client.ts';
+import { Redactor } from '../http/redact.ts';
+import { documentedFallback } from '../openapi/fallback.ts';
+import type { DescriptionFacts } from '../openapi/guard.ts';
+import { LiveDescription } from '../openapi/live.ts';
+import { type CapturedExchange, readEntry } from './capture.ts';
+import { type SequenceExchange, sequenceView } from './rules.ts';
+
+/** The description in use, as another thread builds the same checker from it. */
+export type DescriptionSource =
+  | { kind: 'live'; text: string }
+  | { kind: 'documented'; facts: DescriptionFacts };
+
+export interface JudgeSetup {
+  /** The redactor's registrations of the first pass, in order (Redactor.registrations). */
+  registrations: Array<[string, string]>;
+  secrets: ExchangeCheckContext['secrets'];
+  description: DescriptionSource;
+}
+
+/** The response checker of a description source (the same one judge.ts builds from it). */
+export function responsesOf(source: DescriptionSource): ExchangeCheckContext['responses'] {
+  return source.kind === 'live'
+    ? new LiveDescription(JSON.parse(source.text) as Record<string, unknown>)
+    : documentedFallback(source.facts);
+}
+
+/** A redactor that redacts as the one of `setup` does. */
+export function redactorOf(setup: Pick<JudgeSetup, 'registrations'>): Redactor {
+  const redactor = new Redactor({});
+  for (const [value, label] of setup.registrations) redactor.register(value, label);
+  return redactor;
+}
+
+/** What one entry of a capture came to, before the sequence rules. */
+export type EntryJudgement<X extends SequenceExchange = CapturedExchange> =
+  /** The entry is not JSON (parseEntry's problem): not read. */
+  | { kind: 'unreadable'; message: string }
+  /** An entry with no usable response, or a body that does not decode: said, not judged. */
+  | { kind: 'problem'; problem: string; undecodable: boolean }
+  | {
+      kind: 'exchange';
+      x: X;
+      perExchange: ExchangeJudgement;
+      /** The exchange's record, when another thread judged it and a finding cites it (recordNow). */
+      exchange?: Exchange;
+    };
+
+/** One entry (parsed, `where` names it) read and judged by the per-exchange checks. */
+export function judgeEntry(
+  value: unknown,
+  where: string,
+  id: string,
+  redactor: Redactor,
+  ctx: ExchangeCheckContext,
+): EntryJudgement {
+  const x = readEntry(value, where, id, redactor);
+  if (!x.res)
+    return {
+      kind: 'problem',
+      problem: `${where} (${x.method} ${redactor.pathWithQuery(x.path)}): ${x.problem}; not judged`,
+      undecodable: x.undecodable === true,
+    };
+  return { kind: 'exchange', x, perExchange: exchangeFindings(x.res, ctx) };
+}
+
+/**
+ * A judgement as another thread hands it over: the exchange reduced to what the rules read, and its
+ * record (made now) only where a finding of the per-exchange checks cites it.
+ */
+export function forTransfer(j: EntryJudgement): EntryJudgement<SequenceExchange> {
+  if (j.kind !== 'exchange') return j;
+  const { x, perExchange } = j;
+  const res = x.res!;
+  const findings: Finding[] = perExchange.findings;
+  return {
+    kind: 'exchange',
+    x: sequenceView(x),
+    perExchange,
+    ...(findings.length ? { exchange: recordNow(res.exchange) } : {}),
+  };
+}

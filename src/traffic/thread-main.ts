@@ -1,0 +1,38 @@
+/**
+ * A judging thread of check-traffic (threads.ts): the per-exchange checks on batches of entry texts,
+ * with the setup the main thread sends first. Started by bin/traffic-worker.mjs.
+ */
+import { parentPort } from 'node:worker_threads';
+import { type EntryJudgement, forTransfer, judgeEntry, redactorOf, responsesOf } from './entry.ts';
+import { parseEntry } from './har-stream.ts';
+import type { SequenceExchange } from './rules.ts';
+import { type EntryText, entryTexts, type ThreadAnswer, type ThreadRequest } from './threads.ts';
+
+export function runJudgingThread(): void {
+  const port = parentPort;
+  if (!port) throw new Error('runJudgingThread: not in a worker thread');
+  let judge: ((e: EntryText, text: string) => EntryJudgement<SequenceExchange>) | undefined;
+  port.on('message', (m: ThreadRequest) => {
+    if ('setup' in m) {
+      const redactor = redactorOf(m.setup);
+      const ctx = { secrets: m.setup.secrets, responses: responsesOf(m.setup.description) };
+      judge = (e, text) => {
+        const parsed = parseEntry(e.file, e.index, text);
+        if (parsed.kind === 'problem') return { kind: 'unreadable', message: parsed.message };
+        return forTransfer(
+          judgeEntry(parsed.value, `${e.file} entry ${e.index}`, `har-${e.n}-${e.index}`, redactor, ctx),
+        );
+      };
+      return;
+    }
+    let answer: ThreadAnswer;
+    try {
+      if (!judge) throw new Error('a batch before the setup');
+      const texts = entryTexts(m.entries);
+      answer = { seq: m.seq, judgements: m.entries.map((e, i) => judge!(e, texts[i]!)) };
+    } catch (err) {
+      answer = { seq: m.seq, error: (err as Error).stack ?? String(err) };
+    }
+    port.postMessage(answer);
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * The threads that judge a capture's entries by the per-exchange checks (entry.ts) while the main thread
+ * reads the capture and runs the sequence rules in capture order. Each thread gets whole batches of entry
+ * texts and answers each batch with its judgements, in the batch's order. Why threads and not processes:
+ * the setup (the credentials, the description) is handed over once, and each batch's texts and answers
+ * cross as structured clones, no serialising of our own.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { pkgPath } from '../paths.ts';
+import type { EntryJudgement, JudgeSetup } from './entry.ts';
+import type { SequenceExchange } from './rules.ts';
+
+/**
+ * An entry (file, its position among the files, its index there): its JSON text, or where its bytes
+ * stand in the file ([from, to), as a HarPlan found them) for the thread to read them itself.
+ */
+export interface EntryText {
+  file: string;
+  n: number;
+  index: number;
+  text?: string;
+  from?: number;
+  to?: number;
+}
+
+/** The bytes [from, to) of a file. */
+function readBytes(file: string, from: number, to: number): Buffer {
+  const bytes = Buffer.allocUnsafe(to - from);
+  const fd = openSync(file, 'r');
+  try {
+    for (let got = 0; got < bytes.length; ) {
+      const n = readSync(fd, bytes, got, bytes.length - got, from + got);
+      if (n === 0) throw new Error(`${file} ends before byte ${to}`);
+      got += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
+
+/** The texts of entries, in order: as given, or read at their places (a run of them in one read). */
+export function entryTexts(entries: readonly EntryText[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < entries.length; ) {
+    const e = entries[i]!;
+    if (e.text !== undefined || e.from === undefined || e.to === undefined) {
+      out.push(e.text ?? '');
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (; j < entries.length; j++) {
+      const next = entries[j]!;
+      if (next.file !== e.file || next.text !== undefined || next.from === undefined) break;
+      if (next.from < entries[j - 1]!.to!) break;
+    }
+    const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
+    for (let k = i; k < j; k++)
+      out.push(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from));
+    i = j;
+  }
+  return out;
+}
+
+export type ThreadRequest = { setup: JudgeSetup } | { seq: number; entries: EntryText[] };
+export type ThreadAnswer =
+  | { seq: number; judgements: Array<EntryJudgement<SequenceExchange>> }
+  | { seq: number; error: string };
+
+/** The entry module of a judging thread (bundled like the CLI's, bin/launch.mjs). */
+const THREAD_SCRIPT = pkgPath('bin', 'traffic-worker.mjs');
+
+export class JudgingThreads {
+  private readonly workers: Worker[];
+  private readonly waiting = new Map<
+    number,
+    { resolve: (j: Array<EntryJudgement<SequenceExchange>>) => void; reject: (e: Error) => void }
+  >();
+  private seq = 0;
+  private closing = false;
+
+  constructor(count: number) {
+    this.workers = Array.from({ length: count }, () => {
+      const w = new Worker(THREAD_SCRIPT);
+      w.on('message', (m: ThreadAnswer) => {
+        const waiter = this.waiting.get(m.seq);
+        this.waiting.delete(m.seq);
+        if ('error' in m) waiter?.reject(new Error(`a judging thread failed: ${m.error}`));
+        else waiter?.resolve(m.judgements);
+      });
+      w.on('error', (err) => this.fail(err));
+      w.on('exit', (code) => {
+        if (!this.closing) this.fail(new Error(`a judging thread ended (exit code ${code})`));
+      });
+      return w;
+    });
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** What every thread judges with; sent before any batch (a thread reads its messages in order). */
+  setup(setup: JudgeSetup): void {
+    for (const w of this.workers) w.postMessage({ setup } satisfies ThreadRequest);
+  }
+
+  /** The judgements of a batch of entries, in its order (the batches spread over the threads in turn). */
+  judge(entries: EntryText[]): Promise<Array<EntryJudgement<SequenceExchange>>> {
+    const seq = this.seq++;
+    const w = this.workers[seq % this.workers.length]!;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve, reject });
+      w.postMessage({ seq, entries } satisfies ThreadRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private fail(err: Error): void {
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
+}
