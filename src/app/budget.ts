@@ -2,7 +2,6 @@
  * The points budget of a run and the primary balance that bounds it (read before and after the suites).
  */
 import { Decimal } from 'decimal.js';
-import { findEntryList, isPlainObject } from '../checks/json.ts';
 import { accountingField } from '../checks/points.ts';
 import type { TargetConfig } from '../config/targets.ts';
 import type { HttpClient } from '../http/client.ts';
@@ -75,12 +74,10 @@ export function dryRunBudget(target: TargetConfig): RunBudget | undefined {
  * preflight) on a real target or when a budget is set ("plan within what is there"); and the first
  * lines that say so.
  */
-export async function planBudget(
+export function planBudget(
   target: TargetConfig,
   balance: { available?: Decimal; unreadable?: string },
-  client: HttpClient,
-  auth: Record<string, string>,
-): Promise<{ budget?: RunBudget; lines: string[] }> {
+): { budget?: RunBudget; lines: string[] } {
   const lines = planBudgetLines(target);
   if (!target.allow.includes('billable')) return { lines };
   let { points } = target.budget;

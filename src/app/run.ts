@@ -302,7 +302,7 @@ async function budgetBefore(
   }
   if (active?.cut) return undefined;
   const balance = await readBalance(clients.client, clients.auth, target);
-  const planned = await planBudget(target, balance, clients.client, clients.auth);
+  const planned = planBudget(target, balance);
   if (planned.budget) run.budget = planned.budget;
   // The balance's measure of the spend starts at 0 with the available points read just now.
   if (planned.budget?.baseline !== undefined) noteBalanceSpent(reportDir, new Decimal(0));
