@@ -7,8 +7,8 @@
  * Each repetition runs (a) the real CLI as a user runs it (`bin/gateway-conformance.mjs --quiet
  * --profile standard`, the embedded reference) and (b) `vitest run` on a directory holding one test that
  * asserts 1 + 1 = 2, and records the wall and CPU seconds (user + system of node and its threads) of
- * each. It prints the medians and the ratio standard / trivial for both. Goal (issue 27, item 7): the
- * standard run at most 10x the trivial vitest run.
+ * each. It prints the medians and the ratio standard / trivial for both. Goals (issue 40, which retired
+ * issue 27's 10x): the standard run at most 12x the trivial vitest run (wall), and at most 12 CPU-s.
  *
  * And two floors, to tell what scheduling alone could still win: the CPU seconds spread over every core
  * (no run of the same work is shorter on this machine), and the parts of the run that are chains of one
@@ -33,7 +33,9 @@ import {
   writeResult,
 } from './lib.ts';
 
-const GOAL_RATIO = 10;
+const GOAL_RATIO = 12;
+/** The standard run's CPU seconds (user + system), issue 40. */
+const GOAL_CPU_MS = 12_000;
 
 const { values } = parseArgs({
   options: { reps: { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean' } },
@@ -144,6 +146,7 @@ const result = {
   profile,
   reps,
   goalRatio: GOAL_RATIO,
+  goalCpuMs: GOAL_CPU_MS,
   standard: { wallMs: med(standard, 'wallMs'), cpuMs: cpu },
   trivial: { wallMs: trivialWall, cpuMs: med(plain, 'cpuMs') },
   ratio: {
@@ -155,7 +158,7 @@ const result = {
 };
 const file = writeResult('ratio', result);
 console.log(
-  `ratio (${profile}, medians of ${reps}): standard ${s(result.standard.wallMs)} wall, ${s(result.standard.cpuMs)} CPU; trivial vitest ${s(result.trivial.wallMs)} wall, ${s(result.trivial.cpuMs)} CPU; standard / trivial = ${result.ratio.wall}x wall, ${result.ratio.cpu}x CPU (goal <= ${GOAL_RATIO}x wall: ${result.ratio.wall <= GOAL_RATIO ? 'met' : 'MISSED'})`,
+  `ratio (${profile}, medians of ${reps}): standard ${s(result.standard.wallMs)} wall, ${s(result.standard.cpuMs)} CPU; trivial vitest ${s(result.trivial.wallMs)} wall, ${s(result.trivial.cpuMs)} CPU; standard / trivial = ${result.ratio.wall}x wall, ${result.ratio.cpu}x CPU (goals: <= ${GOAL_RATIO}x wall ${result.ratio.wall <= GOAL_RATIO ? 'met' : 'MISSED'}, <= ${s(GOAL_CPU_MS)} CPU ${cpu <= GOAL_CPU_MS ? 'met' : 'MISSED'})`,
 );
 const x = (ms: number | undefined) => (ms === undefined ? '?' : `${round(ms / trivialWall)}x`);
 if (floors.cpuSpreadMs !== undefined)

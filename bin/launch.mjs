@@ -39,8 +39,14 @@ export async function loadEntry(entry) {
   return import(pathToFileURL(join(ROOT, entry)).href);
 }
 
+/**
+ * A bundle's files, named by the entry and by the checkout: checkouts that share one node_modules (git
+ * worktrees linking the main one's) each keep their own bundle, instead of each start from another
+ * checkout building over the last one's (about 0.5-0.7 s of a start waiting on esbuild).
+ */
 const names = (entry) => {
-  const base = join(CACHE, entry.replace(/\.ts$/, '').split(/[\\/]/).join('-'));
+  const checkout = digest(ROOT).slice(0, 12);
+  const base = join(CACHE, `${entry.replace(/\.ts$/, '').split(/[\\/]/).join('-')}-${checkout}`);
   return { out: `${base}.mjs`, manifest: `${base}.json` };
 };
 

@@ -351,12 +351,14 @@ function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undef
 const JOBS_NOTE_MS = 250;
 let jobsNote: { n: number; at: number; timer?: ReturnType<typeof setTimeout> } = { n: 0, at: 0 };
 function noteJobs(n: number): void {
+  // Only for a progress line (runConfig's `progress`): a --quiet run's count has no reader.
+  const run = process.env[RUN_FILE_ENV] ? runConfig() : undefined;
+  if (!run?.progress) return;
   jobsNote.n = n;
   if (jobsNote.timer) return;
   const write = () => {
     jobsNote = { n: jobsNote.n, at: Date.now() };
-    const dir = process.env[RUN_FILE_ENV] ? runConfig().reportDir : undefined;
-    if (dir) noteJobsInFlight(dir, threadId, jobsNote.n);
+    noteJobsInFlight(run.reportDir, threadId, jobsNote.n);
   };
   const wait = jobsNote.at + JOBS_NOTE_MS - Date.now();
   if (wait <= 0) write();

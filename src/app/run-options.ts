@@ -64,6 +64,9 @@ export interface RunResult {
  * field becomes a RunConfig field) and where it writes. The budget and the live description are added
  * when the preflight has read them.
  */
+/** The run shows a progress line (and its workers report the media jobs they wait on for it). */
+export const showsProgress = (opts: RunOptions): boolean => !opts.quiet && !opts.dryRun;
+
 export function runConfigOf(
   opts: RunOptions,
   at: { reportDir: string; exchangesFile: string; deadline?: RunConfig['deadline'] },
@@ -82,6 +85,7 @@ export function runConfigOf(
     ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
     ...(opts.dryRun ? { dryRun: true } : {}),
     ...(opts.harFile !== undefined ? { har: true as const } : {}),
+    ...(showsProgress(opts) ? { progress: true as const } : {}),
     ...(at.deadline ? { deadline: at.deadline } : {}),
   };
 }

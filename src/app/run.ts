@@ -28,7 +28,7 @@ import { type FinishInput, finish } from './finish.ts';
 import { preflight } from './preflight.ts';
 import { pricePlanLines } from './price-plan.ts';
 import { loadPrices } from './prices-file.ts';
-import { type RunOptions, type RunResult, runConfigOf } from './run-options.ts';
+import { type RunOptions, type RunResult, runConfigOf, showsProgress } from './run-options.ts';
 import { checkSelection, suiteFiles } from './selection.ts';
 import { suiteHints } from './suite-hints.ts';
 import { loadVitest, runSuites } from './suites.ts';
@@ -182,8 +182,9 @@ function runConsole(
   opts: RunOptions & { reportDir: string },
   out: (s: string) => void,
 ): { progress: Progress | undefined; log: (s: string) => void } {
-  const progress =
-    opts.quiet || opts.dryRun ? undefined : new Progress(process.stdout, () => jobsInFlight(opts.reportDir));
+  const progress = showsProgress(opts)
+    ? new Progress(process.stdout, () => jobsInFlight(opts.reportDir))
+    : undefined;
   const log = (s: string) => {
     progress?.clearLive();
     out(consoleText(s));

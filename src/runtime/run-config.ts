@@ -32,6 +32,12 @@ export interface RunConfig {
   deadline?: { at: number; reason: string };
   /** --har: every answered exchange is appended, redacted, as a HAR entry (layout `har`). */
   har?: true;
+  /**
+   * The CLI shows a progress line (not --quiet, not a dry run): only then do the workers write the
+   * count of media jobs they wait on for it (runtime/liveness.ts), a file per change that nobody reads
+   * otherwise.
+   */
+  progress?: true;
   /** The live description as fetched once by the CLI and judged there (tooLarge: why the suite did not examine it). */
   openapi?: JudgedDescription & { file: string };
 }

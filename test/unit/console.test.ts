@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { runConfigOf } from '../../src/app/run-options.ts';
+import type { TargetConfig } from '../../src/config/targets.ts';
 import type { Exchange } from '../../src/http/client.ts';
 import { oneErrorPerCause } from '../../src/openapi/live.ts';
 import { groupLines } from '../../src/report/console.ts';
@@ -674,6 +676,14 @@ describe('progress of a run', () => {
     expect(p.status()).toMatch(
       /1\/10 tests done, 1 failed, 0 not run; waiting for 5 media jobs; waiting for 1 running test/,
     );
+  });
+
+  it('has its workers count media jobs only when a progress line reads them (not --quiet, not a dry run)', () => {
+    const target = {} as TargetConfig;
+    const at = { reportDir: '/r', exchangesFile: '/r/x' };
+    expect(runConfigOf({ target }, at).progress).toBe(true);
+    expect(runConfigOf({ target, quiet: true }, at).progress).toBeUndefined();
+    expect(runConfigOf({ target, dryRun: true }, at).progress).toBeUndefined();
   });
 
   it('never shows a total that grows: until every file is collected, the tests collected so far', () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   mkdirSync,
@@ -17,15 +18,19 @@ import { pkgPath } from '../../src/paths.ts';
  * bin/launch.mjs in a package of its own (two TypeScript files, esbuild and tsx linked from ours): each
  * load is a new node process, as each start of the CLI is.
  */
-function tinyPackage() {
+function tinyPackage(sharing?: string) {
   const root = mkdtempSync(join(tmpdir(), 'gc-launch-'));
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'src', 'deep'), { recursive: true });
-  mkdirSync(join(root, 'node_modules'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
   copyFileSync(pkgPath('bin', 'launch.mjs'), join(root, 'bin', 'launch.mjs'));
-  for (const dep of ['esbuild', 'tsx'])
-    symlinkSync(pkgPath('node_modules', dep), join(root, 'node_modules', dep));
+  // `sharing`: another tiny package whose node_modules this one links (as a git worktree links main's).
+  if (sharing) symlinkSync(join(sharing, 'node_modules'), join(root, 'node_modules'));
+  else {
+    mkdirSync(join(root, 'node_modules'));
+    for (const dep of ['esbuild', 'tsx'])
+      symlinkSync(pkgPath('node_modules', dep), join(root, 'node_modules', dep));
+  }
   writeFileSync(
     join(root, 'src', 'entry.ts'),
     "import { word, where } from './deep/word.ts';\nexport const said: string = word() + ' from ' + where;\n",
@@ -47,7 +52,8 @@ function tinyPackage() {
       ],
       { encoding: 'utf8' },
     ).trim();
-  const manifest = join(root, 'node_modules', '.cache', 'gateway-conformance', 'src-entry.json');
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 12);
+  const manifest = join(root, 'node_modules', '.cache', 'gateway-conformance', `src-entry-${checkout}.json`);
   return { root, word, load, manifest };
 }
 
@@ -67,6 +73,18 @@ describe('bin/launch.mjs: the CLI bundled once per change of its sources', () =>
     p.word('howdy');
     expect(p.load()).toBe(`howdy from ${join(p.root, 'src', 'deep')}/`);
     expect(statSync(p.manifest).mtimeMs).toBeGreaterThan(built);
+  });
+
+  it('keeps one bundle per checkout when checkouts share node_modules: none builds over the other', () => {
+    const a = tinyPackage();
+    const b = tinyPackage(a.root);
+    b.word('howdy');
+    expect(a.load()).toBe(`hello from ${join(a.root, 'src', 'deep')}/`);
+    const built = statSync(a.manifest).mtimeMs;
+    expect(b.load()).toBe(`howdy from ${join(b.root, 'src', 'deep')}/`);
+    expect(b.manifest).not.toBe(a.manifest);
+    expect(a.load()).toBe(`hello from ${join(a.root, 'src', 'deep')}/`);
+    expect(statSync(a.manifest).mtimeMs).toBe(built);
   });
 
   it('a bundle that is not the one its manifest names is not used', () => {
