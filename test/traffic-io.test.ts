@@ -282,6 +282,8 @@ describe('check-traffic --shard and merge', () => {
     expect(findings(merged)).toEqual(findings(w));
     expect(findings(w).length).toBeGreaterThan(3);
     expect(merged.failedRequirements).toEqual(w.failedRequirements);
+    // What the capture holds: the same span, credentials (a shard keeps each one's exchanges) and endpoints.
+    expect(merged.capture?.holds).toEqual(w.capture?.holds);
     expect(merged.advisoryRequirements).toEqual(w.advisoryRequirements);
     // The sequence across two keys (an asset read by another tenant) was judged in a shard, as whole.
     expect(merged.requirements['MASSET-003']?.outcome).toBe(w.requirements['MASSET-003']?.outcome);

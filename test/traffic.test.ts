@@ -34,6 +34,9 @@ async function judge(files: string[], name: string) {
   return { ...result, lines, reportDir };
 }
 
+/** A verdict line as summary.md writes it (Markdown's parentheses escaped). */
+const mdEscapedVerdict = (line: string) => line.replace(/[()]/g, (c) => `\\${c}`);
+
 /** Every file a report directory holds, as text. */
 const reportTexts = (reportDir: string) =>
   readdirSync(reportDir).map((f) => [f, readFileSync(join(reportDir, f), 'utf8')] as const);
@@ -84,6 +87,25 @@ describe('check-traffic on captures of the reference', () => {
     expect(s.requirements['TICKET-001']?.outcome).toBe('no_test');
     expect(r.lines.at(-1)).toMatch(
       /^VERDICT: PASSED \(captured traffic: \d+ of \d+ entries judged, \d+ requirements judged/,
+    );
+    // In a capture's words (issue 38 item 7): each rule not judged with its own need, not one rule's for all;
+    // what the capture holds; no seed, roles or cleanup of a run; summary.md ends on the capture's line.
+    expect(r.lines).toContain('    EMB-004: needs an embedding request with dimensions other than 1024');
+    expect(r.lines).toContain(
+      '    EMB-005: needs an embedding request with an encoding_format other than float',
+    );
+    expect(r.lines.some((l) => l.includes('capture traffic with'))).toBe(false);
+    const holds = s.capture!.holds!;
+    expect(holds.credentials).toBeGreaterThan(1);
+    expect(holds.endpoints).toContain('POST /v1/media/jobs');
+    expect(holds.endpoints).toContain('GET /v1/media/jobs/{id}');
+    expect(holds.from! <= holds.to!).toBe(true);
+    expect(r.lines.find((l) => l.startsWith('  the capture holds: exchanges from '))).toBeDefined();
+    const html = readFileSync(join(r.reportDir, 'report.html'), 'utf8');
+    expect(html).toContain('The capture holds');
+    expect(html).not.toMatch(/<th>Seed<\/th>|<th>Roles<\/th>|id="cleanup"/);
+    expect(readFileSync(join(r.reportDir, 'summary.md'), 'utf8')).toContain(
+      mdEscapedVerdict(r.lines.at(-1)!),
     );
   });
 

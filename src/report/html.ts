@@ -9,7 +9,7 @@ import { CSS, SCRIPT, SCRIPT_HASH } from './html-assets.ts';
 import { ExchangeLog, readSummaryFile, reportFile } from './layout.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
-import { balanceDeltaClause, type StoredSummary, type Summary } from './summary.ts';
+import { balanceDeltaClause, holdsText, type StoredSummary, type Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 
 /**
@@ -240,19 +240,49 @@ function factsSection(s: StoredSummary, generatedAt: string): string {
       : '',
     fact('Started at', `<code>${esc(s.startedAt)}</code>`),
     fact('Duration', esc(fmtMs(s.durationMs))),
-    fact(
-      'Seed',
-      `<code>${esc(s.seed)}</code> <span class="muted">replay with</span> <code>--seed ${esc(s.seed)}</code>`,
-    ),
-    fact('Strict', s.strict ? 'yes: implied invariants fail the run' : 'no: implied invariants are advisory'),
-    fact('Allowed side effects', chips(t.allow ?? [])),
-    fact('Roles', `${chips(t.roles ?? [])} <span class="muted">(${esc((t.roles ?? []).length)})</span>`),
-    models.length
-      ? fact(
-          'Models',
-          models.map(([h, m]) => `<span class="chip">${esc(h)}: <code>${esc(m)}</code></span>`).join(' '),
-        )
-      : '',
+    // A capture was judged, not run: no seed, roles, classes or models of its own; what it holds instead.
+    ...(s.capture
+      ? [
+          fact('Capture', s.capture.files.map((f) => `<code>${esc(f)}</code>`).join(' ')),
+          fact(
+            'Entries',
+            `${esc(s.capture.exchangesJudged)} exchanges judged of ${esc(s.capture.entries)} entries`,
+          ),
+          s.capture.holds ? fact('The capture holds', esc(holdsText(s.capture.holds))) : '',
+          s.capture.holds?.endpoints.length
+            ? fact(
+                'Endpoints',
+                `${chips(s.capture.holds.endpoints)}${s.capture.holds.moreEndpoints ? ` <span class="muted">and ${esc(s.capture.holds.moreEndpoints)} more</span>` : ''}`,
+              )
+            : '',
+          fact(
+            'Strict',
+            s.strict ? 'yes: implied invariants fail the run' : 'no: implied invariants are advisory',
+          ),
+        ]
+      : [
+          fact(
+            'Seed',
+            `<code>${esc(s.seed)}</code> <span class="muted">replay with</span> <code>--seed ${esc(s.seed)}</code>`,
+          ),
+          fact(
+            'Strict',
+            s.strict ? 'yes: implied invariants fail the run' : 'no: implied invariants are advisory',
+          ),
+          fact('Allowed side effects', chips(t.allow ?? [])),
+          fact(
+            'Roles',
+            `${chips(t.roles ?? [])} <span class="muted">(${esc((t.roles ?? []).length)})</span>`,
+          ),
+          models.length
+            ? fact(
+                'Models',
+                models
+                  .map(([h, m]) => `<span class="chip">${esc(h)}: <code>${esc(m)}</code></span>`)
+                  .join(' '),
+              )
+            : '',
+        ]),
     fact(
       'Exchanges',
       `${esc(s.exchanges?.count ?? 0)} recorded in <code>${esc(s.exchanges?.file ?? '')}</code>`,
@@ -276,10 +306,10 @@ function coverageSection(s: StoredSummary): string {
   const judgedPct = share(judged);
   return `<section id="coverage"><h2>Coverage</h2>
 <div class="cov"><div class="bar"><div class="fill" style="width:${attr(judgedPct)}%"></div></div>
-<div><strong data-coverage="judged">${esc(judged)}</strong> of <strong data-coverage="testable">${esc(cov.testable)}</strong> testable requirements judged by this run (${esc(judgedPct)}%)</div></div>
+<div><strong data-coverage="judged">${esc(judged)}</strong> of <strong data-coverage="testable">${esc(cov.testable)}</strong> testable requirements judged by this ${s.capture ? 'capture' : 'run'} (${esc(judgedPct)}%)</div></div>
 <div class="cov small"><div class="bar"><div class="fill" style="width:${attr(pct)}%"></div></div>
-<div><strong data-coverage="tested">${esc(cov.tested)}</strong> have a test in the suite (${esc(pct)}%)</div></div>
-${cov.untested.length ? `<p>Untested: ${cov.untested.map((id) => `<a class="rid" href="#req-${anchor(id)}">${esc(id)}</a>`).join(' ')}</p>` : ''}
+<div><strong data-coverage="tested">${esc(cov.tested)}</strong> ${s.capture ? 'are judged by check-traffic' : 'have a test in the suite'} (${esc(pct)}%)</div></div>
+${cov.untested.length ? `<p>${s.capture ? 'Not judged by check-traffic (live runs judge them)' : 'Untested'}: ${cov.untested.map((id) => `<a class="rid" href="#req-${anchor(id)}">${esc(id)}</a>`).join(' ')}</p>` : ''}
 ${cov.unknownIds.length ? `<p class="warn">Ids cited by tests that the catalogue lacks: ${chips(cov.unknownIds, 'rid')}</p>` : ''}
 </section>`;
 }
@@ -707,8 +737,8 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     ...((c.known_failure ?? 0) ? [['#known', 'Known failures', String(c.known_failure)]] : []),
     ...((c.inconclusive ?? 0) ? [['#inconclusive', 'Inconclusive', String(c.inconclusive)]] : []),
     ...(c.advisory ? [['#advisories', 'Advisories', String(c.advisory)]] : []),
-    ['#notrun', 'Not run', String(c.not_run)],
-    ['#cleanup', 'Cleanup', ''],
+    ['#notrun', s.capture ? 'Not judged' : 'Not run', String(c.not_run)],
+    ...(s.capture ? [] : [['#cleanup', 'Cleanup', '']]),
     ...(s.points ? [['#points', 'Points', '']] : []),
     ...(s.expectations?.length ? [['#expectations', 'Expectations', String(s.expectations.length)]] : []),
     ...(s.drift ? [['#drift', 'Drift', String(s.drift.changes.length)]] : []),
@@ -730,7 +760,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 ${verdictSection(s, rows)}
 ${comparisonSection(s)}
 ${rootCausesSection(s)}
-<div class="grid">${factsSection(s, generatedAt)}<div>${coverageSection(s)}${cleanupSection(s)}${extrasSections(s)}</div></div>
+<div class="grid">${factsSection(s, generatedAt)}<div>${coverageSection(s)}${s.capture ? '' : cleanupSection(s)}${extrasSections(s)}</div></div>
 ${matrixSection(rows, s)}
 ${failuresSection(s, reqs, input.extraExchanges)}
 ${notRunSection(s)}

@@ -5,7 +5,7 @@
  * theirs (a violation listed by two shards with the same words counted once, its counts added), and its
  * outcome is decided again from them, as check-traffic decides it on the capture judged whole.
  */
-import type { Summary } from './summary.ts';
+import { CAPTURE_ENDPOINTS_LISTED, type CaptureHolds, type Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 
 type Capture = NonNullable<Summary['capture']>;
@@ -94,5 +94,24 @@ export function mergeCaptureFacts(list: Capture[], tests: TestResultRecord[]): C
     requirementsJudged: tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length,
     notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
     problems: list.flatMap((c) => c.problems),
+    ...(list.some((c) => c.holds)
+      ? { holds: mergeHolds(list.flatMap((c) => (c.holds ? [c.holds] : []))) }
+      : {}),
+  };
+}
+
+/** The shards' holds as one: the widest span, credentials added (a shard keeps each credential's exchanges), endpoints joined. */
+function mergeHolds(list: CaptureHolds[]): CaptureHolds {
+  const froms = list.flatMap((h) => (h.from ? [h.from] : [])).sort();
+  const tos = list.flatMap((h) => (h.to ? [h.to] : [])).sort();
+  const all = [...new Set(list.flatMap((h) => h.endpoints))].sort();
+  const more =
+    list.reduce((n, h) => n + (h.moreEndpoints ?? 0), 0) + Math.max(0, all.length - CAPTURE_ENDPOINTS_LISTED);
+  return {
+    ...(froms[0] ? { from: froms[0] } : {}),
+    ...(tos.length ? { to: tos[tos.length - 1] } : {}),
+    credentials: list.reduce((n, h) => n + h.credentials, 0),
+    endpoints: all.slice(0, CAPTURE_ENDPOINTS_LISTED),
+    ...(more ? { moreEndpoints: more } : {}),
   };
 }

@@ -183,6 +183,8 @@ export interface Summary {
     problems: string[];
     /** What responses were validated against. */
     description: string;
+    /** What the capture holds: the time span of its exchanges, the credentials and endpoints they used. */
+    holds?: CaptureHolds;
   };
   /** What changed in the target's live description since the previous (or a pinned) run's. */
   drift?: {
@@ -190,6 +192,27 @@ export interface Summary {
     changes: Array<{ kind: string; path: string; detail: string; breaking: boolean }>;
     breaking: number;
   };
+}
+
+/**
+ * What a capture holds, as its report says it (check-traffic; summed over shards by merge): the first and
+ * last exchange's start (ISO 8601, as the capture gives them), how many credentials (by digest) and which
+ * endpoints (method and path template, at most CAPTURE_ENDPOINTS_LISTED listed, the rest counted).
+ */
+export interface CaptureHolds {
+  from?: string;
+  to?: string;
+  credentials: number;
+  endpoints: string[];
+  moreEndpoints?: number;
+}
+export const CAPTURE_ENDPOINTS_LISTED = 100;
+
+/** What a capture holds, in one sentence (the console and the HTML). */
+export function holdsText(h: CaptureHolds): string {
+  const span = h.from && h.to ? `exchanges from ${h.from} to ${h.to}` : 'exchanges with no start time';
+  const endpoints = h.endpoints.length + (h.moreEndpoints ?? 0);
+  return `${span}; ${h.credentials} credential${h.credentials === 1 ? '' : 's'} (told apart by digest); ${endpoints} endpoint${endpoints === 1 ? '' : 's'}`;
 }
 
 /**
@@ -254,11 +277,13 @@ export const flatReason = (reason: string): string => reason.replace(/ \(([^()]*
  */
 export function verdictLine(
   s: Pick<Summary, 'verdict' | 'cut' | 'inconclusive' | 'counts' | 'filter' | 'suites' | 'shard' | 'dryRun'> &
-    Partial<Pick<Summary, 'requirements'>> & {
+    Partial<Pick<Summary, 'requirements' | 'capture' | 'shards'>> & {
       target: { embedded: boolean; allow: Effect[] };
       tests: Array<Pick<TestResultRecord, 'outcome' | 'effect'>>;
     },
 ): string {
+  // A capture's last line speaks of captures (entries, rules judged and not), never of a run's plan.
+  if (s.capture) return captureVerdictLine(s);
   const c = s.counts;
   const judged = c.total - c.not_run;
   const detail: string[] = [];

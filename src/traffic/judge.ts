@@ -22,7 +22,14 @@ import { groupLines } from '../report/console.ts';
 import { REPORT_FILES, reportFile } from '../report/layout.ts';
 import { redactConsole } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
-import { aggregate, captureVerdictLine, EXIT, exitCodeOf, type Summary } from '../report/summary.ts';
+import {
+  aggregate,
+  captureVerdictLine,
+  EXIT,
+  exitCodeOf,
+  holdsText,
+  type Summary,
+} from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
 import { harHeaders, registerCredentials } from './capture.ts';
@@ -327,12 +334,7 @@ export function testRecords(
   // A format without bodies cannot show what a body shows: said with the rules it leaves not judged.
   const { count, why } = judged.bodiless;
   const bodiless = count ? `; the response bodies of ${count} exchange(s) are not in it (${why})` : '';
-  const known = [
-    ...PER_EXCHANGE.map((id) => ({ id, needs: formOf(id) })),
-    ...TRAFFIC_RULES,
-    { id: BUFFERED_STREAM, needs: formOf(BUFFERED_STREAM) },
-  ];
-  for (const { id, needs } of known) {
+  for (const { id, needs } of captureRules()) {
     const r = judged.ids.get(id);
     if (!r || r.judged === 0) {
       tests.push({
@@ -343,7 +345,13 @@ export function testRecords(
         outcome: 'not_run',
         durationMs: 0,
         reason: `not judged: the capture holds nothing it needs (${needs})${bodiless}`,
-        cause: { kind: 'precondition', subject: 'captured traffic', remedy: `capture traffic with ${needs}` },
+        // One not-run line for them all, whose remedy is no one rule's: each rule's need is its reason
+        // (listed per rule under the verdict, in summary.json and the HTML).
+        cause: {
+          kind: 'precondition',
+          subject: 'the capture holds nothing these rules could judge',
+          remedy: 'capture traffic that holds what each rule needs (its reason)',
+        },
         violations: [],
         exchanges: [],
         exchangeCount: 0,
@@ -460,6 +468,13 @@ export function summarise(input: SummaryInput): Summary {
       notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
       problems: judged.problems.map((p) => redactor.text(p)),
       description: description.source,
+      holds: {
+        ...(judged.holds.from ? { from: judged.holds.from } : {}),
+        ...(judged.holds.to ? { to: judged.holds.to } : {}),
+        credentials: judged.holds.credentials.size,
+        endpoints: [...judged.holds.endpoints].sort(),
+        ...(judged.holds.moreEndpoints ? { moreEndpoints: judged.holds.moreEndpoints } : {}),
+      },
     },
   };
 }
@@ -473,7 +488,6 @@ export function printOutcome(
   _judged: Judged,
   reportDir: string,
 ): void {
-  const capture = summary.capture!;
   const line = captureVerdictLine(summary);
   if (!opts.quiet) {
     const c = summary.counts;
@@ -482,18 +496,30 @@ export function printOutcome(
       `gateway-conformance ${SUITE_VERSION} — captured traffic (${opts.files.join(', ')}); no request was sent`,
     );
     log(`  responses validated against ${source}`);
+    const holds = summary.capture?.holds;
+    if (holds) log(`  the capture holds: ${holdsText(holds)}`);
     log(`  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not judged ${c.not_run}`);
     const failed = Object.entries(summary.failedRequirements);
     if (failed.length) log(`  failed requirements: ${failed.map(([id, k]) => `${id}×${k}`).join(', ')}`);
     const adv = Object.entries(summary.advisoryRequirements);
     if (adv.length) log(`  advisories: ${adv.map(([id, k]) => `${id}×${k}`).join(', ')}`);
     for (const l of groupLines(summary, useColour())) log(l);
-    log(
-      `  not judged (the capture holds nothing they could judge): ${capture.notJudged.join(', ') || 'none'}`,
-    );
+    // Each rule with what it needs: one rule's remedy is no other's.
+    const notJudged = new Set(summary.capture!.notJudged);
+    log(`  not judged (the capture holds nothing they could judge):${notJudged.size ? '' : ' none'}`);
+    for (const { id, needs } of captureRules()) if (notJudged.has(id)) log(`    ${id}: needs ${needs}`);
     log(`  report: ${reportDir}`);
   }
   log(line);
+}
+
+/** The rules a capture is judged by, each with the form it needs to be judged. */
+function captureRules(): ReadonlyArray<{ id: string; needs: string }> {
+  return [
+    ...PER_EXCHANGE.map((id) => ({ id, needs: formOf(id) })),
+    ...TRAFFIC_RULES,
+    { id: BUFFERED_STREAM, needs: formOf(BUFFERED_STREAM) },
+  ];
 }
 
 export interface Description {

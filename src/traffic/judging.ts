@@ -9,6 +9,8 @@ import type { Finding } from '../checks/exchange.ts';
 import type { ExchangeCheckContext } from '../checks/per-exchange.ts';
 import { type Exchange, recordNow } from '../http/client.ts';
 import type { Redactor } from '../http/redact.ts';
+import { pathTemplate } from '../report/groups.ts';
+import { CAPTURE_ENDPOINTS_LISTED } from '../report/summary.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { readEntry } from './capture.ts';
 import { type EntryJudgement, judgeEntry } from './entry.ts';
@@ -41,7 +43,18 @@ export interface Judged {
   judgedExchanges: number;
   /** Exchanges judged whose response body the capture does not hold, and why (the first one's reason). */
   bodiless: { count: number; why?: string };
+  /** What the capture holds (Summary capture.holds): bounded sets, the rest counted. */
+  holds: {
+    from?: string;
+    to?: string;
+    credentials: Set<string>;
+    endpoints: Set<string>;
+    moreEndpoints: number;
+  };
 }
+
+/** At most this many credentials are told apart in a capture's facts (beyond, the count says `at least`). */
+export const HOLDS_CREDENTIALS = 100_000;
 
 /** What one exchange was found to break, for a line printed as it happens (--follow). */
 export type ItemFinding = Finding | TrafficFinding;
@@ -55,6 +68,7 @@ export class ExchangeJudge {
     entries: 0,
     judgedExchanges: 0,
     bodiless: { count: 0 },
+    holds: { credentials: new Set(), endpoints: new Set(), moreEndpoints: 0 },
   };
 
   constructor(
@@ -84,6 +98,20 @@ export class ExchangeJudge {
       ...((f as Finding).verdictCase ? { verdictCase: (f as Finding).verdictCase } : {}),
       ...(scope ? { scope } : {}),
     });
+  }
+
+  /** What the capture holds: its time span, credentials and endpoints (bounded). */
+  private hold(x: SequenceExchange): void {
+    const h = this.judged.holds;
+    if (x.startedAt) {
+      if (h.from === undefined || x.startedAt < h.from) h.from = x.startedAt;
+      if (h.to === undefined || x.startedAt > h.to) h.to = x.startedAt;
+    }
+    if (x.who !== undefined && h.credentials.size < HOLDS_CREDENTIALS) h.credentials.add(x.who);
+    const endpoint = `${x.method} ${pathTemplate(x.path.split('?')[0] ?? x.path)}`;
+    if (h.endpoints.has(endpoint)) return;
+    if (h.endpoints.size < CAPTURE_ENDPOINTS_LISTED) h.endpoints.add(endpoint);
+    else h.moreEndpoints++;
   }
 
   /** What a reader could not read: said, not judged (an entry that is no JSON counts as an entry). */
@@ -131,6 +159,7 @@ export class ExchangeJudge {
       return [];
     }
     judged.judgedExchanges++;
+    this.hold(j.x);
     const absent = j.x.res?.bodyAbsent;
     if (absent !== undefined)
       judged.bodiless = { count: judged.bodiless.count + 1, why: judged.bodiless.why ?? absent };
