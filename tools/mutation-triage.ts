@@ -7,8 +7,9 @@
  *   contract allows (the matrix proves each fault killed and each variant passed on its own).
  * - the others are listed with their line, the mutation and the reason given in RANGES: a survivor
  *   with no reason is "to triage", and the script exits 1.
- * Usage: npx tsx tools/mutation-triage.ts [reports/mutation/mutation.json] [--write]
- * (--write: reference/mutation-triage.md).
+ * Usage: npx tsx tools/mutation-triage.ts [reports/mutation/mutation.json] [--write [--out FILE]]
+ * (--write: reference/mutation-triage.md, the billing module's; --out another module's file, e.g.
+ * reference/mutation-triage-media.md).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pkgPath } from '../src/paths.ts';
@@ -124,7 +125,8 @@ export function triage(report: Report): { counts: Record<string, number>; rows: 
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const file =
-    process.argv.slice(2).find((a) => !a.startsWith('--')) ?? pkgPath('reports', 'mutation', 'mutation.json');
+    process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--out') ??
+    pkgPath('reports', 'mutation', 'mutation.json');
   const { counts, rows } = triage(JSON.parse(readFileSync(file, 'utf8')) as Report);
   const killed = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const survived = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
@@ -156,7 +158,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     '',
   ];
   const text = lines.join('\n');
-  if (process.argv.includes('--write')) writeFileSync(pkgPath('reference', 'mutation-triage.md'), text);
+  const out = process.argv[process.argv.indexOf('--out') + 1];
+  if (process.argv.includes('--write'))
+    writeFileSync(
+      process.argv.includes('--out') && out ? out : pkgPath('reference', 'mutation-triage.md'),
+      text,
+    );
   console.log(text);
   console.log(`(${survived} survived in all)`);
   process.exitCode = rows.some((r) => r.reason === 'to triage') ? 1 : 0;
