@@ -30,7 +30,10 @@ interface Report {
  * report was made from: re-run and re-triage when the file changes), with the reason.
  */
 const GUARDED = 'inside a fault or variant branch (its guard is a switch): equivalent on the plain reference';
-const RANGES: Array<{ file: string; from: number; to: number; reason: string }> = [
+const MESSAGE =
+  "equivalent: a refusal's message text is not stated by the contract (its status and error object are judged; the text emptied is still that refusal)";
+/** `only`: the reason holds for this mutator alone (another mutation of the line is triaged on its own). */
+const RANGES: Array<{ file: string; from: number; to: number; reason: string; only?: string }> = [
   {
     file: 'reference/billing.ts',
     from: 11,
@@ -76,10 +79,24 @@ const RANGES: Array<{ file: string; from: number; to: number; reason: string }> 
   },
   { file: 'reference/billing.ts', from: 161, to: 173, reason: `${GUARDED} (variant usage-envelope)` },
   { file: 'reference/billing.ts', from: 190, to: 191, reason: `${GUARDED} (ledger-balance-off)` },
+  // reference/media/validate.ts (StrykerJS at 561987a): a refusal's message emptied is still the refusal.
+  { file: 'reference/media/validate.ts', from: 53, to: 53, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 56, to: 56, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 58, to: 58, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 132, to: 132, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 137, to: 137, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 219, to: 219, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 227, to: 227, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 279, to: 279, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 317, to: 317, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 322, to: 322, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 87, to: 87, reason: `${GUARDED} (ref-max-refused)` },
+  { file: 'reference/media/validate.ts', from: 161, to: 162, reason: `${GUARDED} (list-b-refused)` },
 ];
 
-const reasonOf = (file: string, line: number): string | undefined =>
-  RANGES.find((r) => r.file === file && line >= r.from && line <= r.to)?.reason;
+const reasonOf = (file: string, line: number, mutator: string): string | undefined =>
+  RANGES.find((r) => r.file === file && line >= r.from && line <= r.to && (!r.only || r.only === mutator))
+    ?.reason;
 
 const SWITCH = /ctx\.fault|isVariant\(|fault ===|toggles\.fault/;
 
@@ -116,7 +133,7 @@ export function triage(report: Report): { counts: Record<string, number>; rows: 
         mutator: m.mutatorName,
         original: original.trim().slice(0, 80),
         replacement: (m.replacement ?? '').trim().slice(0, 80),
-        reason: reasonOf(file, m.location.start.line) ?? 'to triage',
+        reason: reasonOf(file, m.location.start.line, m.mutatorName) ?? 'to triage',
       });
     }
   }
