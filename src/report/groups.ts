@@ -259,10 +259,8 @@ function accountFigures(v: Violation): VerdictCase | undefined {
  * refusals, and the error shape the checks of every exchange find (ERR-*: one APIError for the whole
  * API) are grouped across endpoints; the rest per endpoint.
  */
-const acrossEndpoints = (v: Violation): boolean =>
-  !!v.verdictCase?.family ||
-  v.verdictCase?.wrong === 'code' ||
-  (v.scope === 'exchange' && v.id.startsWith('ERR-'));
+const acrossEndpoints = (v: Violation, vc: VerdictCase | undefined): boolean =>
+  !!vc?.family || vc?.wrong === 'code' || (v.scope === 'exchange' && v.id.startsWith('ERR-'));
 
 /**
  * The body of a 404 carries no APIError object (`{"error": {...}}`): the framework's own answer, on a
@@ -364,7 +362,7 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
         ...(vc.wrong === 'code' ? { received: v.received } : {}),
         ...(vc.family === 'points' ? { carried: valueKind(v.received) } : {}),
       };
-      const across = acrossEndpoints(v);
+      const across = acrossEndpoints(v, vc);
       const said = normaliseMessage(v.message, ex);
       const cause = head
         ? casesCause(head, [])
