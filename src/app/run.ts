@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { keysFromEnv } from '../config/env.ts';
+import { UsageError } from '../errors.ts';
 import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
@@ -20,6 +21,7 @@ import { coveringPlanLine } from '../rules/covering.ts';
 import { mediaTable } from '../rules/media-models.ts';
 import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
 import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
+import { AccountLock, LockTimeout } from '../runtime/lock.ts';
 import { cleanupBoundMs, concurrencyPlan, type RunConfig } from '../runtime/run-config.ts';
 import { recordHar } from '../traffic/har-record.ts';
 import type { Role } from '../vocabulary.ts';
@@ -56,15 +58,41 @@ export async function runConformance(
   opts: RunOptions,
   log: (s: string) => void = console.log,
 ): Promise<RunResult> {
-  const ran = await activeRun(opts, log);
-  return 'found' in ran ? planThenFinish(ran) : ran;
+  const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
+  const releaseDir = await ownReportDir(reportDir);
+  try {
+    const ran = await activeRun(opts, reportDir, log);
+    return 'found' in ran ? await planThenFinish(ran) : ran;
+  } finally {
+    releaseDir();
+  }
+}
+
+/**
+ * One run per report directory at a time on this machine: the workers of a run read its run.json there,
+ * so a second run writing the same directory would point them at its own target (and the two reports
+ * would mix). The second is refused before it writes anything (exit 2).
+ */
+export async function ownReportDir(reportDir: string, lockRoot?: string): Promise<() => void> {
+  const lock = new AccountLock(`report directory ${reportDir}`, ...(lockRoot ? [lockRoot] : []));
+  try {
+    return await lock.acquireExclusive(0);
+  } catch (err) {
+    if (!(err instanceof LockTimeout)) throw err;
+    throw new UsageError(
+      `the report directory ${reportDir} is in use by another run on this machine: give each run at the same time its own --report-dir (the default, reports/<target>/<time>, is one per run)`,
+    );
+  }
 }
 
 /** The run as the active one (signals stop it), up to its report written; a priced dry run's before it. */
-async function activeRun(opts: RunOptions, log: (s: string) => void): Promise<RunResult | FinishInput> {
+async function activeRun(
+  opts: RunOptions,
+  reportDir: string,
+  log: (s: string) => void,
+): Promise<RunResult | FinishInput> {
   // From the first step to the report written, a signal asks this run to stop (the preflight
   // included) and the report is still written.
-  const reportDir = resolve(opts.reportDir ?? join('reports', opts.target.name, stamp()));
   const createdDir = !existsSync(reportDir);
   mkdirSync(reportDir, { recursive: true });
   const keys = keysFromEnv(opts.target.keys);

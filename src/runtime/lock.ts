@@ -1,7 +1,7 @@
 /**
  * An account lock across the worker threads and the shards of one run on one machine: tests that
  * compare a balance before and after take it exclusively; every billable test takes it shared (it may
- * move a balance). Why files: shards are separate processes, and mkdir / unlink are atomic. A holder
+ * move a balance). (It also makes one run the owner of its report directory: src/app/run.ts.) Why files: shards are separate processes, and mkdir / unlink are atomic. A holder
  * that died (its pid is gone) no longer counts. Shards on different machines cannot share it: run the
  * balance-comparing `*.serial` tests in one shard only there, or declare `shared_account: true`.
  */

@@ -78,3 +78,21 @@ describe('the account lock (balance checks exclusive, billable tests shared)', (
     b();
   });
 });
+
+describe('one run per report directory (its workers read run.json there)', () => {
+  it('refuses a second run of the same directory with the remedy, and takes it again once released', async () => {
+    const { ownReportDir } = await import('../../src/app/run.ts');
+    const { UsageError } = await import('../../src/errors.ts');
+    const r = root();
+    const release = await ownReportDir('/reports/staging/one', r);
+    const second = ownReportDir('/reports/staging/one', r);
+    await expect(second).rejects.toBeInstanceOf(UsageError);
+    await expect(second).rejects.toThrow(
+      /in use by another run on this machine: give each run .* its own --report-dir/,
+    );
+    // Another directory is another run's own.
+    (await ownReportDir('/reports/staging/two', r))();
+    release();
+    (await ownReportDir('/reports/staging/one', r))();
+  });
+});
