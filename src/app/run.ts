@@ -31,7 +31,7 @@ import { loadPrices } from './prices-file.ts';
 import { type RunOptions, type RunResult, runConfigOf, showsProgress } from './run-options.ts';
 import { checkSelection, suiteFiles } from './selection.ts';
 import { suiteHints } from './suite-hints.ts';
-import { loadVitest, runSuites } from './suites.ts';
+import { balanceChecks, loadVitest, runSuites } from './suites.ts';
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
 let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
@@ -348,8 +348,12 @@ async function suitesOf(
     (profile === 'thorough' || opts.dryRun)
   )
     log(coveringPlanLine(mediaTable(), profile));
+  // Where the balance checks run, said when the selection holds them.
+  const balance = balanceChecks(target);
+  if (!opts.quiet && suiteFiles(opts.files ?? []).some((file) => suiteHints(file).isolatedAccount))
+    log(balance.line);
   progress?.setPhase('starting the test workers');
-  return runSuites(opts, target, redactor, runFile, progress);
+  return runSuites(opts, target, redactor, runFile, progress, balance);
 }
 
 /**

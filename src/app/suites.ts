@@ -1,6 +1,7 @@
 /**
  * The vitest suites of a run: every suite file in parallel (the files that declare `start-early` first:
- * src/app/suite-hints.ts), then the serial ones.
+ * src/app/suite-hints.ts), then the serial ones; the serial files of the primary account's balance
+ * checks beside the parallel ones, on the isolated account, when the target names one (balanceChecks).
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +11,50 @@ import type { Redactor } from '../http/redact.ts';
 import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
+import { ACCOUNT_PROVIDED, type AccountRole } from '../runtime/account.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
 import { CACHE_ROOT, cacheRootTrusted } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
-import { SUITE_GLOB, suitesVitest } from './selection.ts';
-import { suiteHints } from './suite-hints.ts';
+import { SUITE_GLOB, suiteFiles, suitesVitest } from './selection.ts';
+import { type SuiteHints, suiteHints } from './suite-hints.ts';
+
+/** The files that run alone after the others (a quiet account), unless balanceChecks moves them. */
+const SERIAL_GLOB = 'suites/**/*.serial.test.ts';
+const SERIAL = /\.serial\.test\.ts$/;
+
+/**
+ * Where the run's balance checks run, decided once before the suites start. `isolated`: the target
+ * names an `isolated` key, so the serial files marked `@conformance isolated-account` (balance checks of
+ * the primary account, nothing of another) run on that account beside the other files, one test at a
+ * time among themselves (its account lock); the other serial files (another account's balance, payments)
+ * still run alone after everything. `serial`: every serial file runs alone after the others, as always.
+ */
+export interface BalanceChecks {
+  on: 'isolated' | 'serial';
+  /** The serial files that run on the isolated account beside the others (paths from the package root). */
+  files: string[];
+  /** One line for the run's header: where the balance checks run. */
+  line: string;
+}
+
+export function balanceChecks(
+  target: Pick<TargetConfig, 'keys'>,
+  files: string[] = suiteFiles([]),
+  hints: (file: string) => SuiteHints = suiteHints,
+): BalanceChecks {
+  const movable = files.filter((f) => SERIAL.test(f) && hints(f).isolatedAccount);
+  if (target.keys.isolated && movable.length > 0)
+    return {
+      on: 'isolated',
+      files: movable,
+      line: `balance checks: on the isolated account, beside the other files (${movable.length} file(s) of the primary account's balance checks; the other serial files after them)`,
+    };
+  return {
+    on: 'serial',
+    files: [],
+    line: `balance checks: serial, after the other files${target.keys.isolated ? '' : " (a target key of role 'isolated', an account of its own, would run them beside the others: docs/budgets.md)"}`,
+  };
+}
 
 let vitestNode: Promise<typeof import('vitest/node')> | undefined;
 /** vitest's node API, imported once per process (started early by runConformance). */
@@ -23,13 +63,14 @@ export const loadVitest = () => {
   return vitestNode;
 };
 
-/** The vitest suites: every suite in parallel, then the serial ones. */
+/** The vitest suites: every suite in parallel (the isolated account's balance checks among them), then the serial ones. */
 export async function runSuites(
   opts: RunOptions,
   target: TargetConfig,
   redactor: Redactor,
   runFile: string,
   progress: Progress | undefined,
+  balance: BalanceChecks,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
   process.env[RUN_FILE_ENV] = runFile;
   const reporter = new ConformanceReporter(redactor, opts.filter);
@@ -78,7 +119,7 @@ export async function runSuites(
     },
     {
       test: {
-        projects: suiteProjects(testsPerWorker, experimental),
+        projects: suiteProjects(testsPerWorker, experimental, balance),
         sequence: { sequencer: LongChainsFirst },
       },
     },
@@ -93,18 +134,41 @@ export async function runSuites(
 
 /**
  * Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
- * traffic of this run (balance-delta checks need a quiet account).
+ * traffic of this run (balance-delta checks need a quiet account). With the isolated account
+ * (balanceChecks), its files join the first group as a project of their own, which names the account
+ * its tests speak for (vitest's provided context: src/runtime/account.ts); one test at a time per file,
+ * and the account lock makes the files wait for each other (vitest 4.1 projects of one group share the
+ * workers: no project can be one file at a time beside another).
  */
-function suiteProjects(
+export function suiteProjects(
   testsPerWorker: number,
   experimental: { fsModuleCache: boolean; fsModuleCachePath: string },
+  balance: Pick<BalanceChecks, 'on' | 'files'>,
 ) {
+  const isolated: AccountRole = 'isolated';
+  const beside =
+    balance.on === 'isolated'
+      ? [
+          {
+            test: {
+              name: 'isolated',
+              include: balance.files,
+              pool: 'threads' as const,
+              isolate: false,
+              sequence: { groupOrder: 0 },
+              maxConcurrency: 1,
+              provide: { [ACCOUNT_PROVIDED]: isolated },
+              experimental,
+            },
+          },
+        ]
+      : [];
   return [
     {
       test: {
         name: 'parallel',
         include: [SUITE_GLOB],
-        exclude: ['suites/**/*.serial.test.ts'],
+        exclude: [SERIAL_GLOB],
         pool: 'threads',
         isolate: false,
         // Tests are independent (each creates and cleans up its own resources): within a file they
@@ -116,10 +180,12 @@ function suiteProjects(
         experimental,
       },
     },
+    ...beside,
     {
       test: {
         name: 'serial',
-        include: ['suites/**/*.serial.test.ts'],
+        include: [SERIAL_GLOB],
+        ...(beside.length ? { exclude: balance.files } : {}),
         pool: 'threads',
         isolate: false,
         fileParallelism: false,

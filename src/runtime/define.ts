@@ -3,15 +3,16 @@
  * (side-effect class, roles, capabilities, budget), runs its body between its account lock and its
  * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
  */
-import { describe, test } from 'vitest';
+import { describe, inject, test } from 'vitest';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
+import { ACCOUNT_PROVIDED, type AccountRole } from './account.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
 import { stopReason } from './liveness.ts';
-import { AccountLock, LockTimeout } from './lock.ts';
+import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
 import { type NotApplicable, notApplicable } from './may-run.ts';
 import { runConfig } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
@@ -20,6 +21,10 @@ import { type WorkerState, worker } from './worker.ts';
 declare module 'vitest' {
   interface TaskMeta {
     conformance?: TestRecord;
+  }
+  interface ProvidedContext {
+    /** The account the tests of a project speak for as `primary` (src/app/suites.ts suiteProjects). */
+    conformanceAccount?: AccountRole;
   }
 }
 
@@ -33,7 +38,8 @@ export interface CheckSpec {
   timeoutMs?: number;
   /**
    * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
-   * alone (across the workers and shards of the run); billable tests hold it shared.
+   * alone (across the workers and shards of the run); billable tests hold it shared. The lock is the one
+   * of the account the test speaks for as `primary`: the isolated account's in the `isolated` project.
    */
   account?: 'exclusive';
   /**
@@ -90,7 +96,7 @@ async function runBody(
   let unpaid: BudgetRefusal | undefined;
   let release: (() => void) | undefined;
   if (spec.account === 'exclusive' || spec.effect === 'billable') {
-    const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
+    const lock = new AccountLock(accountLockKey(w.run.target.baseUrl, t.keyOf('primary')));
     const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
     try {
       release =
@@ -159,6 +165,9 @@ export function group(name: string, fn: () => void): void {
 export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
+  // The account this test speaks for as `primary`: its project's (the isolated account's when the run
+  // moved its file beside the others), else the primary account.
+  const account: AccountRole = inject(ACCOUNT_PROVIDED) ?? 'primary';
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
   // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
   // not tests; the serial project caps its files at one test at a time.
@@ -193,7 +202,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       dryRun: !!w.run.dryRun,
     });
     if (skipped) notRunAs(skipped);
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids, account);
     const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
     const verdict = judge(
       {
