@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import type { TestSpecification } from 'vitest/node';
 import type { TargetConfig } from '../config/targets.ts';
 import type { Redactor } from '../http/redact.ts';
+import { PKG_ROOT } from '../paths.ts';
 import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
-import { ACCOUNT_PROVIDED, type AccountRole } from '../runtime/account.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
 import { CACHE_ROOT, cacheRootTrusted } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
@@ -33,6 +33,8 @@ export interface BalanceChecks {
   on: 'isolated' | 'serial';
   /** The serial files that run on the isolated account beside the others (paths from the package root). */
   files: string[];
+  /** The serial files that still run alone after the others, when `on` is isolated. */
+  after: string[];
   /** One line for the run's header: where the balance checks run. */
   line: string;
 }
@@ -42,16 +44,19 @@ export function balanceChecks(
   files: string[] = suiteFiles([]),
   hints: (file: string) => SuiteHints = suiteHints,
 ): BalanceChecks {
-  const movable = files.filter((f) => SERIAL.test(f) && hints(f).isolatedAccount);
+  const serial = files.filter((f) => SERIAL.test(f));
+  const movable = serial.filter((f) => hints(f).isolatedAccount);
   if (target.keys.isolated && movable.length > 0)
     return {
       on: 'isolated',
       files: movable,
+      after: serial.filter((f) => !movable.includes(f)),
       line: `balance checks: on the isolated account, beside the other files (${movable.length} file(s) of the primary account's balance checks; the other serial files after them)`,
     };
   return {
     on: 'serial',
     files: [],
+    after: [],
     line: `balance checks: serial, after the other files${target.keys.isolated ? '' : " (a target key of role 'isolated', an account of its own, would run them beside the others: docs/budgets.md)"}`,
   };
 }
@@ -81,10 +86,16 @@ export async function runSuites(
   // of media jobs (many jobs per requirement: the least verdict per point) start last, after the tests
   // whose one job judges a rule of its own (src/runtime/budget.ts admission orders the rest).
   const budgeted = target.budget.points !== null;
+  // The balance checks beside the others are one chain of one test at a time (their account lock): its
+  // first file starts first, the others in vitest's order, after it most likely (two at once would keep a
+  // worker waiting for the lock).
+  const beside = new Set(balance.files.map((f) => join(PKG_ROOT, f)));
   class LongChainsFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]) {
       const sorted = await super.sort(files);
+      const chainHead = sorted.find((spec) => beside.has(spec.moduleId))?.moduleId;
       const rank = (moduleId: string) => {
+        if (moduleId === chainHead) return 0;
         const hints = suiteHints(moduleId);
         if (budgeted && hints.mediaAcceptance) return Number.POSITIVE_INFINITY;
         return hints.startEarly ?? Number.MAX_SAFE_INTEGER;
@@ -135,40 +146,23 @@ export async function runSuites(
 /**
  * Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
  * traffic of this run (balance-delta checks need a quiet account). With the isolated account
- * (balanceChecks), its files join the first group as a project of their own, which names the account
- * its tests speak for (vitest's provided context: src/runtime/account.ts); one test at a time per file,
- * and the account lock makes the files wait for each other (vitest 4.1 projects of one group share the
- * workers: no project can be one file at a time beside another).
+ * (balanceChecks), its files join the first group (each runs one test at a time by itself: check(); the
+ * account lock makes them wait for each other). Not a project of their own: vitest 4.1 projects of one
+ * group share the workers, and a project's worker loads the suite's modules again (measured: about
+ * 1.8 CPU-s more per embedded run).
  */
 export function suiteProjects(
   testsPerWorker: number,
   experimental: { fsModuleCache: boolean; fsModuleCachePath: string },
-  balance: Pick<BalanceChecks, 'on' | 'files'>,
+  balance: Pick<BalanceChecks, 'on' | 'after' | 'files'>,
 ) {
-  const isolated: AccountRole = 'isolated';
-  const beside =
-    balance.on === 'isolated'
-      ? [
-          {
-            test: {
-              name: 'isolated',
-              include: balance.files,
-              pool: 'threads' as const,
-              isolate: false,
-              sequence: { groupOrder: 0 },
-              maxConcurrency: 1,
-              provide: { [ACCOUNT_PROVIDED]: isolated },
-              experimental,
-            },
-          },
-        ]
-      : [];
+  const beside = balance.on === 'isolated';
   return [
     {
       test: {
         name: 'parallel',
         include: [SUITE_GLOB],
-        exclude: [SERIAL_GLOB],
+        exclude: beside ? balance.after : [SERIAL_GLOB],
         pool: 'threads',
         isolate: false,
         // Tests are independent (each creates and cleans up its own resources): within a file they
@@ -180,12 +174,11 @@ export function suiteProjects(
         experimental,
       },
     },
-    ...beside,
     {
       test: {
         name: 'serial',
         include: [SERIAL_GLOB],
-        ...(beside.length ? { exclude: balance.files } : {}),
+        ...(beside ? { exclude: balance.files } : {}),
         pool: 'threads',
         isolate: false,
         fileParallelism: false,

@@ -3,11 +3,12 @@
  * (side-effect class, roles, capabilities, budget), runs its body between its account lock and its
  * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
  */
-import { describe, inject, test } from 'vitest';
+import { describe, test } from 'vitest';
+import { getCurrentSuite } from 'vitest/suite';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
-import { ACCOUNT_PROVIDED, type AccountRole } from './account.ts';
+import { accountOf } from './account.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
@@ -22,10 +23,6 @@ declare module 'vitest' {
   interface TaskMeta {
     conformance?: TestRecord;
   }
-  interface ProvidedContext {
-    /** The account the tests of a project speak for as `primary` (src/app/suites.ts suiteProjects). */
-    conformanceAccount?: AccountRole;
-  }
 }
 
 export interface CheckSpec {
@@ -39,7 +36,8 @@ export interface CheckSpec {
   /**
    * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
    * alone (across the workers and shards of the run); billable tests hold it shared. The lock is the one
-   * of the account the test speaks for as `primary`: the isolated account's in the `isolated` project.
+   * of the account the test speaks for as `primary`: the isolated account's for the files the run moved
+   * beside the others (runtime/account.ts).
    */
   account?: 'exclusive';
   /**
@@ -165,13 +163,14 @@ export function group(name: string, fn: () => void): void {
 export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
-  // The account this test speaks for as `primary`: its project's (the isolated account's when the run
-  // moved its file beside the others), else the primary account.
-  const account: AccountRole = inject(ACCOUNT_PROVIDED) ?? 'primary';
+  // The account this test speaks for as `primary`: the isolated account's when the run moved its file
+  // beside the others (runtime/account.ts), else the primary account.
+  const account = accountOf(getCurrentSuite().file.filepath, run.isolatedFiles);
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
-  // not tests; the serial project caps its files at one test at a time.
-  const concurrent = true;
+  // Concurrent: the target's concurrency limits requests in flight (the worker's request gate), not
+  // tests; the serial project caps its files at one test at a time. A file moved beside the others on
+  // the isolated account runs one test at a time by itself (its tests would only wait for its lock).
+  const concurrent = account === 'primary';
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balanceChecks, suiteProjects } from '../../src/app/suites.ts';
+import { pkgPath } from '../../src/paths.ts';
+import { accountOf } from '../../src/runtime/account.ts';
 import { AccountLock, accountLockKey } from '../../src/runtime/lock.ts';
 
 const experimental = { fsModuleCache: false, fsModuleCachePath: '/nowhere' };
@@ -22,7 +24,7 @@ const names = (projects: ReturnType<typeof suiteProjects>) => projects.map((p) =
 describe('where the balance checks run', () => {
   it('without an isolated key: serial, after the other files, in the two groups of before', () => {
     const b = balanceChecks({ keys: { primary: 'K' } });
-    expect(b).toMatchObject({ on: 'serial', files: [] });
+    expect(b).toMatchObject({ on: 'serial', files: [], after: [] });
     expect(b.line).toMatch(
       /^balance checks: serial, after the other files \(a target key of role 'isolated'/,
     );
@@ -51,19 +53,28 @@ describe('where the balance checks run', () => {
     // The suite's own files: the primary account's balance checks move; another account's (enterprise,
     // the quota), and payments, stay serial.
     expect(b.files).toEqual(MOVABLE);
+    expect(b.after).toEqual([
+      'suites/accounts/enterprise.serial.test.ts',
+      'suites/payments/order.serial.test.ts',
+      'suites/points/records-accounts.serial.test.ts',
+    ]);
     expect(b.line).toBe(
       "balance checks: on the isolated account, beside the other files (3 file(s) of the primary account's balance checks; the other serial files after them)",
     );
     const projects = suiteProjects(16, experimental, b);
-    expect(names(projects)).toEqual(['parallel', 'isolated', 'serial']);
-    const [, isolated, serial] = projects.map((p) => p.test as Record<string, unknown>);
-    expect(isolated).toMatchObject({
-      include: MOVABLE,
-      sequence: { groupOrder: 0 },
-      maxConcurrency: 1,
-      provide: { conformanceAccount: 'isolated' },
+    expect(names(projects)).toEqual(['parallel', 'serial']);
+    const [parallel, serial] = projects.map((p) => p.test as Record<string, unknown>);
+    expect(parallel).toMatchObject({
+      include: ['suites/**/*.test.ts'],
+      exclude: b.after,
+      maxConcurrency: 16,
     });
     expect(serial).toMatchObject({ include: ['suites/**/*.serial.test.ts'], exclude: MOVABLE });
+    // Their tests speak for the isolated account; every other file's for the primary one.
+    for (const f of MOVABLE) expect(accountOf(pkgPath(f), b.files)).toBe('isolated');
+    for (const f of [...b.after, 'suites/chat/basic.test.ts'])
+      expect(accountOf(pkgPath(f), b.files)).toBe('primary');
+    expect(accountOf(pkgPath(MOVABLE[0]!), undefined)).toBe('primary');
   });
 
   it('moves only serial files that declare it, and stays serial when none does', () => {
@@ -75,7 +86,11 @@ describe('where the balance checks run', () => {
     ];
     const keys = { primary: 'K', isolated: 'I' };
     expect(balanceChecks({ keys }, files, hints).files).toEqual(['suites/a/marked.serial.test.ts']);
-    expect(balanceChecks({ keys }, files.slice(2), hints)).toMatchObject({ on: 'serial', files: [] });
+    expect(balanceChecks({ keys }, files.slice(2), hints)).toMatchObject({
+      on: 'serial',
+      files: [],
+      after: [],
+    });
   });
 });
 
