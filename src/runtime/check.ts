@@ -267,7 +267,11 @@ export class CheckContext {
       ...(req.refusal ? { refusal: true } : {}),
       purchasesBefore: this.purchases,
       path,
-      bought: { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) },
+      bought: {
+        ...(model ? { model } : {}),
+        ...(seconds ? { seconds } : {}),
+        ...(primary ? {} : { elsewhere: true as const }),
+      },
       primary,
       waitMs: this.target.timeouts.requestMs,
     });
