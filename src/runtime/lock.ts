@@ -2,9 +2,10 @@
  * An account lock across the worker threads and the shards of one run on one machine: tests that
  * compare a balance before and after take it exclusively; every billable test takes it shared (it may
  * move a balance). One lock per account (accountLockKey): the balance checks on the isolated account
- * wait for each other only, never for the billable tests of the primary account. Why files: shards are separate processes, and mkdir / unlink are atomic. A holder
- * that died (its pid is gone) no longer counts. Shards on different machines cannot share it: run the
- * balance-comparing `*.serial` tests in one shard only there, or declare `shared_account: true`.
+ * wait for each other only, never for the billable tests of the primary account. Why files: shards are
+ * separate processes, and mkdir / unlink are atomic. A holder that died (its pid is gone) no longer
+ * counts. Shards on different machines cannot share it: run the balance-comparing `*.serial` tests in
+ * one shard only there, or declare `shared_account: true` (which the isolated account's ignore).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
