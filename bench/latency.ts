@@ -6,11 +6,13 @@
  *
  *   node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N]
  *   node --import tsx bench/latency.ts --sweep 2,8,16,32
+ *   node --import tsx bench/latency.ts --without-isolated   (the targets file names no isolated key)
  *
  * The run's critical path, from summary.json (every test's file and exchangeCount; the requests of a
  * test are sequential) and checked against exchanges.ndjson:
- *   (preflight exchanges + max exchanges of a test in the parallel files
- *    + the sum of exchanges of the tests in `*.serial.test.ts` files, which run alone, after the others)
+ *   (preflight exchanges + the larger of: the most exchanges of a test in the parallel files, and the
+ *    sum of those of the balance checks beside them on the isolated account (one test at a time)
+ *    + the sum of exchanges of the tests in the other `*.serial.test.ts` files, alone after the others)
  *   x latency.
  * No schedule can finish sooner. A second lower bound is the throughput one: the parallel files'
  * exchanges x latency / concurrency, plus the sequential part. The ratio wall / critical path is the
@@ -22,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startReference } from '../reference/start.ts';
+import { balanceChecks } from '../src/app/suites.ts';
 import { writeRefTargets } from '../tools/ref-target.ts';
 import {
   intFlag,
@@ -45,13 +48,14 @@ const { values } = parseArgs({
     sweep: { type: 'string' },
     profile: { type: 'string' },
     seed: { type: 'string' },
+    'without-isolated': { type: 'boolean' },
     help: { type: 'boolean' },
   },
   strict: true,
 });
 if (values.help) {
   console.log(
-    'node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N] [--sweep 2,8,16,32]',
+    'node --import tsx bench/latency.ts [--concurrency 16] [--latency-ms 100] [--profile standard] [--seed N] [--sweep 2,8,16,32] [--without-isolated]',
   );
   process.exit(0);
 }
@@ -60,6 +64,7 @@ const latencyMs = intFlag(values['latency-ms'], '--latency-ms', 100, 1, 10_000);
 const profile = values.profile ?? 'standard';
 // A fixed seed makes the random parts (the model-based sequences' lengths) the same at every level.
 const seed = values.seed === undefined ? undefined : intFlag(values.seed, '--seed', 0, 0, 2 ** 31 - 1);
+const withoutIsolated = !!values['without-isolated'];
 const levels = values.sweep
   ? values.sweep.split(',').map((s) => intFlag(s.trim(), '--sweep', 0, 1, 64))
   : [intFlag(values.concurrency, '--concurrency', 16, 1, 64)];
@@ -81,6 +86,9 @@ interface Measure {
   maxParallelTest?: string;
   serialExchanges?: number;
   serialTests?: number;
+  /** The balance checks beside the parallel files on the isolated account: one chain of one test at a time. */
+  besideExchanges?: number;
+  besideTests?: number;
   criticalPathMs?: number;
   throughputBoundMs?: number;
   ratio?: number;
@@ -99,7 +107,9 @@ async function measure(concurrency: number): Promise<Measure> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-bench-latency-'));
   const ref = await startReference({ port: 0, latencyMs });
   try {
-    const env = writeRefTargets(ref, join(dir, 'targets.yaml'), { streamMs: 10_000, concurrency });
+    const { isolated: _, ...withoutKey } = ref.keys;
+    const facts = withoutIsolated ? { ...ref, keys: withoutKey } : ref;
+    const env = writeRefTargets(facts, join(dir, 'targets.yaml'), { streamMs: 10_000, concurrency });
     const report = join(dir, 'report');
     const run = await spawnNode(
       'bin/gateway-conformance.mjs',
@@ -151,13 +161,18 @@ async function measure(concurrency: number): Promise<Measure> {
     for (const [title, n] of fromSummary) if ((perTitle.get(title) ?? 0) !== n) mismatches++;
 
     const preflight = perTitle.get('preflight') ?? 0;
+    const moved = new Set(
+      balanceChecks({ keys: Object.fromEntries(s.target.roles.map((r) => [r, r])) }).files,
+    );
+    const besideTests = s.tests.filter((t) => moved.has(t.file));
     const parallel = s.tests.filter((t) => t.file !== 'preflight' && !SERIAL.test(t.file));
-    const serial = s.tests.filter((t) => SERIAL.test(t.file));
+    const serial = s.tests.filter((t) => SERIAL.test(t.file) && !moved.has(t.file));
     const top = parallel.reduce((a, t) => (t.exchangeCount > a.exchangeCount ? t : a), parallel[0]!);
     const serialExchanges = serial.reduce((n, t) => n + t.exchangeCount, 0);
+    const besideExchanges = besideTests.reduce((n, t) => n + t.exchangeCount, 0);
     const parallelExchanges = parallel.reduce((n, t) => n + t.exchangeCount, 0);
     const sequential = preflight + serialExchanges;
-    const criticalPathMs = (sequential + (top?.exchangeCount ?? 0)) * latencyMs;
+    const criticalPathMs = (sequential + Math.max(top?.exchangeCount ?? 0, besideExchanges)) * latencyMs;
     const longest = s.tests.reduce((a, t) => (t.durationMs > a.durationMs ? t : a), s.tests[0]!);
     Object.assign(m, {
       verdict: s.verdict,
@@ -169,8 +184,12 @@ async function measure(concurrency: number): Promise<Measure> {
       maxParallelTest: top?.title.slice(0, 100),
       serialExchanges,
       serialTests: serial.length,
+      besideExchanges,
+      besideTests: besideTests.length,
       criticalPathMs,
-      throughputBoundMs: Math.round(sequential * latencyMs + (parallelExchanges * latencyMs) / concurrency),
+      throughputBoundMs: Math.round(
+        sequential * latencyMs + ((parallelExchanges + besideExchanges) * latencyMs) / concurrency,
+      ),
       ratio: round(m.wallMs / criticalPathMs, 2),
       runRatio: round(s.durationMs / criticalPathMs, 2),
       longestTest: {
@@ -200,7 +219,7 @@ for (const c of levels) {
     continue;
   }
   console.log(
-    `  concurrency ${c}, latency ${latencyMs} ms: wall ${(m.wallMs / 1000).toFixed(1)} s (run ${((m.runDurationMs ?? 0) / 1000).toFixed(1)} s), critical path ${((m.criticalPathMs ?? 0) / 1000).toFixed(1)} s = (${m.preflightExchanges} preflight + ${m.maxParallelTestExchanges} longest parallel test + ${m.serialExchanges} in ${m.serialTests} serial tests) x ${latencyMs} ms, ratio ${m.ratio} (run only ${m.runRatio}; target <= ${TARGET_RATIO}); throughput bound ${((m.throughputBoundMs ?? 0) / 1000).toFixed(1)} s; in flight mean ${m.inFlight?.mean}, max ${m.inFlight?.max}; ${m.totalRequests} requests, ${m.tests} tests, ${m.verdict}${m.ndjsonMismatches ? `; ${m.ndjsonMismatches} titles disagree with exchanges.ndjson` : ''}`,
+    `  concurrency ${c}, latency ${latencyMs} ms: wall ${(m.wallMs / 1000).toFixed(1)} s (run ${((m.runDurationMs ?? 0) / 1000).toFixed(1)} s), critical path ${((m.criticalPathMs ?? 0) / 1000).toFixed(1)} s = (${m.preflightExchanges} preflight + the larger of ${m.maxParallelTestExchanges} longest parallel test and ${m.besideExchanges} in ${m.besideTests} balance checks beside on the isolated account + ${m.serialExchanges} in ${m.serialTests} serial tests) x ${latencyMs} ms, ratio ${m.ratio} (run only ${m.runRatio}; target <= ${TARGET_RATIO}); throughput bound ${((m.throughputBoundMs ?? 0) / 1000).toFixed(1)} s; in flight mean ${m.inFlight?.mean}, max ${m.inFlight?.max}; ${m.totalRequests} requests, ${m.tests} tests, ${m.verdict}${m.ndjsonMismatches ? `; ${m.ndjsonMismatches} titles disagree with exchanges.ndjson` : ''}`,
   );
   console.log(
     `    longest test: ${((m.longestTest?.durationMs ?? 0) / 1000).toFixed(1)} s (${m.longestTest?.exchanges} exchanges; ${((m.longestTest?.notLatencyMs ?? 0) / 1000).toFixed(1)} s beyond their latency: sleeps, polling, CPU) ${m.longestTest?.title}`,

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { balanceChecks } from '../src/app/suites.ts';
 import { ExchangeLog } from '../src/report/layout.ts';
 
 /** The package root (bench/ sits directly under it). */
@@ -178,6 +179,7 @@ export function spawnNode(
 
 /** The parts of a run's summary.json the benchmarks read. */
 export interface RunSummary {
+  target: { roles: string[] };
   durationMs: number;
   verdict: string;
   counts: Record<string, number> & { total: number };
@@ -189,7 +191,8 @@ export interface RunSummary {
  * Where a run's wall time went, from its report: `startMs` from the process's start to the first
  * exchange of a test (the CLI, the embedded reference, the preflight, vitest and its workers starting);
  * `parallelMs` until the last exchange of the parallel files ends; `serialMs` until the last exchange
- * of the `*.serial.test.ts` files ends (their worker's start included); `finishMs` from there to the
+ * of the `*.serial.test.ts` files ends (their worker's start included; those that ran beside the others
+ * on the isolated account are parallel files); `finishMs` from there to the
  * exit (the report). The start, the serial files and the finish are chains of one step at a time: more
  * cores do not shorten them. `startedAt`: the process's start, ms since the epoch.
  */
@@ -201,7 +204,14 @@ export interface Phases {
 }
 export function phasesOf(reportDir: string, startedAt: number, wallMs: number): Phases | undefined {
   const summary = readSummary(reportDir);
-  const serial = new Set(summary.tests.filter((t) => /\.serial\.test\.ts$/.test(t.file)).map((t) => t.title));
+  // The serial files that ran beside the others on the isolated account (src/app/suites.ts) are parallel.
+  const keys = Object.fromEntries(summary.target.roles.map((r) => [r, r]));
+  const beside = new Set(balanceChecks({ keys }).files);
+  const serial = new Set(
+    summary.tests
+      .filter((t) => /\.serial\.test\.ts$/.test(t.file) && !beside.has(t.file))
+      .map((t) => t.title),
+  );
   let first = Number.POSITIVE_INFINITY;
   let parallelEnd = 0;
   let serialEnd = 0;

@@ -2,7 +2,10 @@
  * bench/ratio.ts: the embedded standard run against a trivial one-test vitest run, measured in the same
  * run, alternating, so that the ratio does not depend on how fast (or how busy) the machine is.
  *
- *   node --import tsx bench/ratio.ts [--reps 3] [--profile standard]
+ *   node --import tsx bench/ratio.ts [--reps 3] [--profile standard] [--without-isolated]
+ *
+ * `--without-isolated`: the embedded reference without its isolated key (its balance checks serial,
+ * after the other files, as on a target that names none), to measure what the key changes.
  *
  * Each repetition runs (a) the real CLI as a user runs it (`bin/gateway-conformance.mjs --quiet
  * --profile standard`, the embedded reference) and (b) `vitest run` on a directory holding one test that
@@ -19,6 +22,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { EMBEDDED_NO_ISOLATED_ENV } from '../src/app/embedded.ts';
 import {
   intFlag,
   median,
@@ -38,16 +42,22 @@ const GOAL_RATIO = 12;
 const GOAL_CPU_MS = 12_000;
 
 const { values } = parseArgs({
-  options: { reps: { type: 'string' }, profile: { type: 'string' }, help: { type: 'boolean' } },
+  options: {
+    reps: { type: 'string' },
+    profile: { type: 'string' },
+    'without-isolated': { type: 'boolean' },
+    help: { type: 'boolean' },
+  },
   strict: true,
 });
 if (values.help) {
-  console.log('node --import tsx bench/ratio.ts [--reps 3] [--profile standard]');
+  console.log('node --import tsx bench/ratio.ts [--reps 3] [--profile standard] [--without-isolated]');
   process.exit(0);
 }
 warnIfBusy();
 const reps = intFlag(values.reps, '--reps', 3, 1, 50);
 const profile = values.profile ?? 'standard';
+const withoutIsolated = !!values['without-isolated'];
 
 // The trivial run's directory sits under the package (git-ignored reports/), so `vitest` resolves.
 const trivialRoot = join(ROOT, 'reports', 'bench');
@@ -76,7 +86,7 @@ try {
       const run = await spawnNode(
         'bin/gateway-conformance.mjs',
         ['--quiet', '--profile', profile, '--report-dir', join(dir, 'report')],
-        { cpu: true },
+        { cpu: true, ...(withoutIsolated ? { env: { [EMBEDDED_NO_ISOLATED_ENV]: '1' } } : {}) },
       );
       let note = '';
       try {
@@ -145,6 +155,7 @@ const floors = {
 const result = {
   profile,
   reps,
+  isolated: !withoutIsolated,
   goalRatio: GOAL_RATIO,
   goalCpuMs: GOAL_CPU_MS,
   standard: { wallMs: med(standard, 'wallMs'), cpuMs: cpu },
@@ -158,7 +169,7 @@ const result = {
 };
 const file = writeResult('ratio', result);
 console.log(
-  `ratio (${profile}, medians of ${reps}): standard ${s(result.standard.wallMs)} wall, ${s(result.standard.cpuMs)} CPU; trivial vitest ${s(result.trivial.wallMs)} wall, ${s(result.trivial.cpuMs)} CPU; standard / trivial = ${result.ratio.wall}x wall, ${result.ratio.cpu}x CPU (goals: <= ${GOAL_RATIO}x wall ${result.ratio.wall <= GOAL_RATIO ? 'met' : 'MISSED'}, <= ${s(GOAL_CPU_MS)} CPU ${cpu <= GOAL_CPU_MS ? 'met' : 'MISSED'})`,
+  `ratio (${profile}${withoutIsolated ? ', without the isolated key' : ''}, medians of ${reps}): standard ${s(result.standard.wallMs)} wall, ${s(result.standard.cpuMs)} CPU; trivial vitest ${s(result.trivial.wallMs)} wall, ${s(result.trivial.cpuMs)} CPU; standard / trivial = ${result.ratio.wall}x wall, ${result.ratio.cpu}x CPU (goals: <= ${GOAL_RATIO}x wall ${result.ratio.wall <= GOAL_RATIO ? 'met' : 'MISSED'}, <= ${s(GOAL_CPU_MS)} CPU ${cpu <= GOAL_CPU_MS ? 'met' : 'MISSED'})`,
 );
 const x = (ms: number | undefined) => (ms === undefined ? '?' : `${round(ms / trivialWall)}x`);
 if (floors.cpuSpreadMs !== undefined)

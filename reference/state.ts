@@ -103,6 +103,8 @@ interface AccountSpec {
 
 const ACCOUNTS = {
   primary: { kind: 'personal', catalog: 'standard', total: '1000.50', held: '12.25' },
+  // The role isolated: the primary account's twin that only the balance checks use.
+  isolated: { kind: 'personal', catalog: 'standard', total: '1000.50', held: '12.25' },
   other: { kind: 'personal', catalog: 'standard', total: '500', held: '0' },
   enterprise: { kind: 'enterprise', catalog: 'enterprise', total: '250000.00', held: '1500.5' },
   revoked: { kind: 'personal', catalog: 'standard', total: '100', held: '0' },
@@ -132,6 +134,7 @@ interface KeySpec {
 // The enterprise account holds exactly its 10 allowed named keys.
 const ROLES: Record<string, KeySpec> = {
   primary: { account: 'primary' },
+  isolated: { account: 'isolated' },
   other_tenant: { account: 'other' },
   enterprise: { account: 'enterprise' },
   enterprise_second: { account: 'enterprise' },

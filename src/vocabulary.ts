@@ -4,6 +4,7 @@ export type Effect = (typeof EFFECTS)[number];
 
 export const ROLES = [
   'primary',
+  'isolated',
   'other_tenant',
   'enterprise',
   'enterprise_second',

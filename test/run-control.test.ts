@@ -228,6 +228,39 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--profile: 'fast' is not one of quick, standard, thorough");
   });
+
+  it('the balance checks run on the isolated account beside the others when the target names one, judged as serially without it', async () => {
+    const args = ['--suite', 'points/settlement', '--seed', '7', '--report-dir'];
+    const before = ref.trueAvailable();
+    const beside = tmp('isolated');
+    const a = await runCli([...targetArgs(ref), ...args, beside], ref.env);
+    expect(a.code, a.stdout + a.stderr).toBe(0);
+    expect(a.stdout).toContain('balance checks: on the isolated account, beside the other files');
+    // The primary account paid for none of them: every request of theirs went with the isolated key.
+    expect(ref.trueAvailable()).toBe(before);
+    const keysOf = (dir: string) => {
+      const titles = new Set(summaryOf(dir).tests.map((t) => t.title));
+      const lines = readFileSync(join(dir, 'exchanges.ndjson'), 'utf8').split('\n').filter(Boolean);
+      const used = lines
+        .filter((l) => titles.has((JSON.parse(l) as { test: string }).test))
+        .flatMap((l) => [...l.matchAll(/\[REDACTED:(\w+)\]/g)].map((m) => m[1]));
+      return [...new Set(used)];
+    };
+    expect(keysOf(beside)).toEqual(['isolated']);
+    // The same target without its isolated key: serial, on the primary account, the same outcomes.
+    const targets = tmp('targets.yaml');
+    const file = readFileSync(ref.targetsFile, 'utf8');
+    writeFileSync(targets, file.replace(/^ +isolated: REF_KEY_ISOLATED\n/m, ''));
+    const serial = tmp('serial');
+    const b = await runCli(['--targets', targets, '--target', 'ref', ...args, serial], ref.env);
+    expect(b.code, b.stdout + b.stderr).toBe(0);
+    expect(b.stdout).toContain('balance checks: serial, after the other files');
+    expect(keysOf(serial)).toEqual(['primary']);
+    const outcomes = (dir: string) =>
+      Object.fromEntries(summaryOf(dir).tests.map((t) => [t.title, t.outcome]));
+    expect(Object.keys(outcomes(beside)).length).toBeGreaterThan(5);
+    expect(outcomes(beside)).toEqual(outcomes(serial));
+  });
 });
 
 describe('expectations, shards, bundles and drift', { timeout: HANG_BOUND_MS }, () => {

@@ -5,6 +5,13 @@ import type { TargetConfig } from '../config/targets.ts';
 import { ROLES } from '../vocabulary.ts';
 
 /**
+ * Set (to any value) in the environment, the embedded target goes without its `isolated` key: its
+ * balance checks then run serially after the other files, as on a target that names none. For the
+ * project's own tests and measurements (bench/), never a setting of a deployment.
+ */
+export const EMBEDDED_NO_ISOLATED_ENV = 'CONFORMANCE_EMBEDDED_NO_ISOLATED';
+
+/**
  * How often a target that runs media jobs in milliseconds (the reference: a stage every 150 ms) is
  * polled: the embedded target's, and the one the project's own tests write for a reference they start.
  */
@@ -31,9 +38,10 @@ export async function startEmbedded(
   };
   const ref = await mod.startReference({ port: 0 });
   const keys: TargetConfig['keys'] = {};
+  const without = process.env[EMBEDDED_NO_ISOLATED_ENV] ? 'isolated' : undefined;
   for (const role of ROLES) {
     const value = ref.keys[role];
-    if (!value) continue;
+    if (!value || role === without) continue;
     const env = `CONFORMANCE_EMBEDDED_KEY_${role.toUpperCase()}`;
     process.env[env] = value;
     keys[role] = env;

@@ -119,7 +119,13 @@ export async function finish(c: FinishInput): Promise<RunResult> {
       source:
         'charged_points and media pending_points reported in the replies of billable requests (a JSON number read as its value; unreadable ones the balance did not measure at the most they could have cost), or the fall of the primary available_points where larger',
       ...(c.found.balanceDelta !== undefined ? { balanceDelta: c.found.balanceDelta } : {}),
-      ...balanceWhy(spentPoints(reportDir), c.found.balanceDelta, c.found.heldDelta, target.sharedAccount),
+      ...balanceWhy(
+        spentPoints(reportDir),
+        c.found.balanceDelta,
+        c.found.heldDelta,
+        target.sharedAccount,
+        spendOf(reportDir).elsewhere,
+      ),
     },
     skippedByClass: skippedByClass(tests),
   };
@@ -259,22 +265,28 @@ function skippedByClass(tests: TestResultRecord[]): Record<string, number> {
 /** What the replies reported, what the balance measured, and the media prices learned (summary.json `points`). */
 /**
  * Why the points counted as spent and the primary balance's move differ (absent when they agree): holds
- * still pending at the end, holds counted in full and released or settled lower, charges no reply
- * reported, a shared account. Computed from the run's own figures, never parsed back from a line.
+ * still pending at the end, points spent with other roles' keys (the isolated account's, an enterprise
+ * key's), holds counted in full and released or settled lower, charges no reply reported, a shared account. Computed from the run's own figures, never parsed back from a line.
  */
 export function balanceWhy(
   spent: Decimal,
   balanceDelta: string | undefined,
   heldDelta: Decimal | undefined,
   shared: boolean,
+  elsewhere: Decimal = new Decimal(0),
 ): { balanceDeltaWhy?: BalanceDeltaWhy } {
   if (balanceDelta === undefined) return {};
   const moved = new Decimal(balanceDelta);
   if (moved.equals(spent)) return {};
   const held = heldDelta && !heldDelta.isZero() ? heldDelta : undefined;
-  const rest = spent.minus(moved).minus(held ?? 0);
+  const other = elsewhere.isZero() ? undefined : elsewhere;
+  const rest = spent
+    .minus(moved)
+    .minus(held ?? 0)
+    .minus(other ?? 0);
   const why: BalanceDeltaWhy = {
     ...(held ? { stillHeld: held.toString() } : {}),
+    ...(other ? { elsewhere: other.toString() } : {}),
     ...(rest.isZero() ? {} : { rest: rest.toString() }),
     ...(shared ? { shared: true as const } : {}),
   };

@@ -33,7 +33,7 @@ import { loadPrices } from './prices-file.ts';
 import { type RunOptions, type RunResult, runConfigOf, showsProgress } from './run-options.ts';
 import { checkSelection, suiteFiles } from './selection.ts';
 import { suiteHints } from './suite-hints.ts';
-import { loadVitest, runSuites } from './suites.ts';
+import { type BalanceChecks, balanceChecks, loadVitest, runSuites } from './suites.ts';
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
 let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
@@ -170,6 +170,8 @@ async function conformanceRun(
   const profile = opts.profile ?? 'standard';
 
   const run = runConfigOf(opts, { reportDir, exchangesFile: clients.exchangesFile, deadline });
+  const balance = balanceChecks(target);
+  if (balance.on === 'isolated') run.isolatedFiles = balance.files;
   const runFile = reportFile(reportDir, 'run');
   await selectionFirst(opts, run, runFile);
   const { openapi, descriptionFailure, preflightNote } = await preflightOf(opts, clients);
@@ -185,10 +187,10 @@ async function conformanceRun(
     log(
       `✗ ${descriptionFailure.violations[0]!.message}; responses are validated against the documented schemas`,
     );
-  const { tests, harnessErrors } = await suitesOf(opts, redactor, runFile, progress, profile, log);
+  const { tests, harnessErrors } = await suitesOf(opts, redactor, runFile, progress, profile, log, balance);
   if (preflightNote) tests.unshift(preflightNote);
   if (descriptionFailure) tests.unshift(descriptionFailure);
-  const balance = await balanceFound(opts, clients, before);
+  const moved = await balanceFound(opts, clients, before);
   const cut = active?.cut;
   progress?.stop();
   return {
@@ -197,7 +199,7 @@ async function conformanceRun(
     keys,
     redactor,
     expectations,
-    found: { startedAt, tests, harnessErrors, cut, ...balance },
+    found: { startedAt, tests, harnessErrors, cut, ...moved },
     log,
   };
 }
@@ -364,6 +366,7 @@ async function suitesOf(
   progress: Progress | undefined,
   profile: NonNullable<RunOptions['profile']>,
   log: (s: string) => void,
+  balance: BalanceChecks,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
   if (active?.cut) return { tests: [], harnessErrors: [] };
   const { target } = opts;
@@ -376,8 +379,12 @@ async function suitesOf(
     (profile === 'thorough' || opts.dryRun)
   )
     log(coveringPlanLine(mediaTable(), profile));
+  // Where the balance checks run (decided with run.json: the workers read the files moved), said when
+  // the selection holds them.
+  if (!opts.quiet && suiteFiles(opts.files ?? []).some((file) => suiteHints(file).isolatedAccount))
+    log(balance.line);
   progress?.setPhase('starting the test workers');
-  return runSuites(opts, target, redactor, runFile, progress);
+  return runSuites(opts, target, redactor, runFile, progress, balance);
 }
 
 /**

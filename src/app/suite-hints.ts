@@ -8,6 +8,10 @@
  *                                     they started last
  *   // @conformance media-acceptance  the file buys media jobs of the covering design (what the
  *                                     covering plan line announces before the run)
+ *   // @conformance isolated-account  a `*.serial.test.ts` file whose tests compare the primary
+ *                                     account's balance and nothing of another account: when the target
+ *                                     names an `isolated` key they run on that account instead, beside
+ *                                     the other files (src/app/suites.ts balanceChecks)
  *
  * Files named `*.serial.test.ts` run alone after the others (src/app/suites.ts).
  */
@@ -19,9 +23,11 @@ export interface SuiteHints {
   /** Start before the files without it; a lower rank first. */
   startEarly?: number;
   mediaAcceptance?: boolean;
+  /** A serial file that may run on the isolated account beside the others (its balance checks' account). */
+  isolatedAccount?: boolean;
 }
 
-const HINT = /^\/\/ @conformance (start-early(?: (\d+))?|media-acceptance)\s*$/gm;
+const HINT = /^\/\/ @conformance (start-early(?: (\d+))?|media-acceptance|isolated-account)\s*$/gm;
 const cache = new Map<string, SuiteHints>();
 
 /** The hints of one suite file (a path under the package, or absolute); none for a file it cannot read. */
@@ -44,6 +50,7 @@ export function suiteHints(file: string): SuiteHints {
     .join('\n')
     .matchAll(HINT)) {
     if (m[1]!.startsWith('start-early')) hints.startEarly = m[2] === undefined ? 1 : Number(m[2]);
+    else if (m[1] === 'isolated-account') hints.isolatedAccount = true;
     else hints.mediaAcceptance = true;
   }
   cache.set(path, hints);

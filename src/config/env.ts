@@ -38,7 +38,13 @@ const SETTING_PREFIXES = ['CONFORMANCE_LIMIT_'];
  * Variables the harness itself sets or reads for its own use (never a target setting): the run file of
  * the test workers, the embedded reference's keys, debugging aids.
  */
-const INTERNAL = ['CONFORMANCE_RUN_FILE', 'CONFORMANCE_DEBUG', 'CONFORMANCE_STATEFUL_STATS'];
+const INTERNAL = [
+  'CONFORMANCE_RUN_FILE',
+  'CONFORMANCE_DEBUG',
+  'CONFORMANCE_STATEFUL_STATS',
+  // The embedded target without its isolated key (src/app/embedded.ts), for measurements.
+  'CONFORMANCE_EMBEDDED_NO_ISOLATED',
+];
 const INTERNAL_PREFIXES = ['CONFORMANCE_EMBEDDED_KEY_'];
 
 const isSetting = (name: string) =>

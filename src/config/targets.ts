@@ -341,8 +341,23 @@ export function resolveTarget(
         delete target.keys[role as Role];
       }
     }
+    isolatedApart(target, env);
   }
   return target;
+}
+
+/**
+ * The isolated key must be no other role's key: its account is the run's balance checks' alone (two keys
+ * of one account cannot be told apart from here; fixtures/roles.yaml says what the role must be).
+ */
+function isolatedApart(target: TargetConfig, env: NodeJS.ProcessEnv): void {
+  const own = target.keys.isolated && env[target.keys.isolated];
+  if (!own) return;
+  const same = Object.entries(target.keys).find(([role, name]) => role !== 'isolated' && env[name] === own);
+  if (same)
+    throw new UsageError(
+      `target '${target.name}': the isolated key (${target.keys.isolated}) is also the ${same[0]} key (${same[1]}); the isolated role needs a key of an account of its own that nothing else uses`,
+    );
 }
 
 function envInteger(value: string, name: string, min: number, max: number): number {

@@ -432,10 +432,12 @@ export function aggregate(
 export interface BalanceDeltaWhy {
   /** held_points (total - available) after the run minus before: holds counted as spent, not settled yet. */
   stillHeld?: string;
+  /** Points the replies reported spent with other roles' keys than the primary one (other accounts). */
+  elsewhere?: string;
   /** The target declares the primary account shared: other traffic moves its balance too. */
   shared?: true;
   /**
-   * spent - moved - stillHeld. Positive: holds counted in full (a media job's pending_points) that were
+   * spent - moved - stillHeld - elsewhere. Positive: holds counted in full (a media job's pending_points) that were
    * released or settled lower (refunds). Negative: charges the replies did not report (or other traffic).
    */
   rest?: string;
@@ -445,6 +447,7 @@ export interface BalanceDeltaWhy {
 export function balanceDeltaClause(why: BalanceDeltaWhy): string {
   const parts: string[] = [];
   if (why.stillHeld) parts.push(`${why.stillHeld} still held by requests not settled yet`);
+  if (why.elsewhere) parts.push(`${why.elsewhere} spent with other roles' keys (other accounts)`);
   if (why.rest && !why.rest.startsWith('-'))
     parts.push(`${why.rest} of holds counted in full but released or settled lower`);
   if (why.rest?.startsWith('-')) parts.push(`${why.rest.slice(1)} more than the replies reported`);

@@ -94,6 +94,8 @@ export type SpendLine =
       measured?: true;
       /** Unreadable and unmeasured: counted at the most it could have cost (countUnmeasured). */
       unmeasured?: true;
+      /** Spent with another role's key than the primary one (Bought.elsewhere). */
+      elsewhere?: true;
     }
   /**
    * A billable request about to be sent holds its predicted points until its reply is counted;
@@ -120,6 +122,8 @@ const appendSpend = (reportDir: string, line: SpendLine) => SpendLog.of<SpendLin
 export interface Bought {
   model?: string;
   seconds?: number;
+  /** Bought with another role's key than the primary one: counted, but not in the primary balance. */
+  elsewhere?: true;
 }
 
 const lineOf = (res: HttpResponse, of: Bought) => ({
@@ -127,6 +131,7 @@ const lineOf = (res: HttpResponse, of: Bought) => ({
   path: res.rawPath,
   ...(of.model ? { model: of.model } : {}),
   ...(of.seconds ? { seconds: of.seconds } : {}),
+  ...(of.elsewhere ? { elsewhere: true as const } : {}),
 });
 
 /**
@@ -301,6 +306,8 @@ export interface Spend {
   total: Decimal;
   /** Unreadable replies counted at the price learned so far. */
   estimated: Decimal;
+  /** Of both, what was spent with other roles' keys than the primary one (not in the primary balance). */
+  elsewhere: Decimal;
   max: Decimal;
   models: Set<string>;
   /** The latest balance read (spend since before the run) plus the replies counted after it. */
@@ -356,6 +363,7 @@ export function spendOf(reportDir: string): Spend {
   const empty = (): Spend => ({
     total: new Decimal(0),
     estimated: new Decimal(0),
+    elsewhere: new Decimal(0),
     max: new Decimal(0),
     models: new Set(),
     sinceBalance: 0,
@@ -390,6 +398,7 @@ export function spendOf(reportDir: string): Spend {
         s.sinceBalance = 0;
       } else {
         const points = new Decimal(entry.points);
+        if (entry.elsewhere) s.elsewhere = s.elsewhere.plus(points);
         // An estimate stands until the next balance read says otherwise (measured), or for good
         // when the balance is never read.
         if (entry.estimated) {

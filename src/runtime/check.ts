@@ -14,6 +14,7 @@ import { targetClient } from '../http/target-client.ts';
 import { recordHar } from '../traffic/har-record.ts';
 import { type CountedViolation, type ViolationExtra, ViolationLog } from '../violation-log.ts';
 import type { CleanupRecord, Effect, Hint, NotRunCause, Role } from '../vocabulary.ts';
+import type { AccountRole } from './account.ts';
 import { balanceSignal, markBalanceOut } from './budget.ts';
 import { TestSlot } from './gate.ts';
 import { caseVerdict, isSuccess, type Verdict } from './judgement.ts';
@@ -79,6 +80,11 @@ export class CheckContext {
     private readonly provokes429 = false,
     /** The requirement ids the test cites (CheckSpec.ids): what a verdict of one of its cases judges. */
     readonly ids: readonly string[] = [],
+    /**
+     * The account the test speaks for as `primary` (runtime/account.ts): on `isolated`, every request
+     * and key of role `primary` uses the isolated key instead, the same checks on the other account.
+     */
+    readonly account: AccountRole = 'primary',
   ) {
     this.target = w.run.target;
     this.log = new ViolationLog(w.redactor, w.run.strict);
@@ -193,11 +199,26 @@ export class CheckContext {
   }
 
   hasRole(role: Role): boolean {
-    return this.w.keys[role] !== undefined;
+    return this.w.keys[this.keyRole(role)] !== undefined;
+  }
+
+  /** The role whose key stands for `role`: the test's account's for `primary`. */
+  private keyRole<R extends As>(role: R): R | AccountRole {
+    return role === 'primary' ? this.account : role;
+  }
+
+  /**
+   * Whether other traffic may move the balance of the account the test speaks for (balance deltas then
+   * only indicative): the target's `shared_account`, never on the isolated account, which by its role's
+   * definition no other client uses.
+   */
+  get sharedAccount(): boolean {
+    return this.account === 'primary' && this.target.sharedAccount;
   }
 
   /** A key value, for probes that must build a broken header from it. Never print it. */
   keyOf(role: Role): string {
+    role = this.keyRole(role);
     const k = this.w.keys[role];
     if (!k) {
       const cause = roleCause(role);
@@ -232,6 +253,8 @@ export class CheckContext {
     const headers: Record<string, string> = {};
     const as = req.as ?? 'primary';
     if (as !== 'none') headers.authorization = `Bearer ${this.keyOf(as)}`;
+    // The primary account measures the run's spend and its running out: not the isolated one's requests.
+    const primary = this.keyRole(as) === 'primary';
     Object.assign(headers, req.headers ?? {});
     const model = modelOf(req.json);
     const seconds = secondsOf(model, req.json);
@@ -244,8 +267,12 @@ export class CheckContext {
       ...(req.refusal ? { refusal: true } : {}),
       purchasesBefore: this.purchases,
       path,
-      bought: { ...(model ? { model } : {}), ...(seconds ? { seconds } : {}) },
-      primary: as === 'primary',
+      bought: {
+        ...(model ? { model } : {}),
+        ...(seconds ? { seconds } : {}),
+        ...(primary ? {} : { elsewhere: true as const }),
+      },
+      primary,
       waitMs: this.target.timeouts.requestMs,
     });
     // Judged when the request gets its slot of the worker's gate, not when it starts to queue: a test
@@ -266,6 +293,7 @@ export class CheckContext {
         const dead = err instanceof TransportError && err.code === GIVEN_UP ? deadTarget(dir) : undefined;
         throw dead ? this.refuse(new StopSignal(dead)) : err;
       });
+      // The place as the test asked for it (the isolated key stands in for the primary one there).
       this.touch(method, path, as, req, res);
       if (spend.purchase && isSuccess(res.status)) this.purchases++;
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
@@ -279,7 +307,7 @@ export class CheckContext {
       spend.close();
     }
     if (!req.raw) this.checkExchange(res);
-    if (as === 'primary') await this.noteBalance(res);
+    if (primary) await this.noteBalance(res);
     // A JSON reply larger than the suite reads (JSON_PARSE_CAP) was counted and hashed, not parsed:
     // whatever the test would judge on it is not judged.
     if (res.bodyTooLarge && !req.raw)
@@ -304,7 +332,7 @@ export class CheckContext {
       return await this.client.send({
         method: 'GET',
         path: '/v1/balance',
-        headers: { authorization: `Bearer ${this.keyOf('primary')}` },
+        headers: { authorization: `Bearer ${this.w.keys.primary ?? ''}` },
       });
     } catch (err) {
       if (!(err instanceof StopSignal) && !(err instanceof TransportError)) throw err;

@@ -4,14 +4,16 @@
  * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
  */
 import { describe, test } from 'vitest';
+import { getCurrentSuite } from 'vitest/suite';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
+import { accountOf } from './account.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
 import { stopReason } from './liveness.ts';
-import { AccountLock, LockTimeout } from './lock.ts';
+import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
 import { type NotApplicable, notApplicable } from './may-run.ts';
 import { runConfig } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
@@ -33,7 +35,9 @@ export interface CheckSpec {
   timeoutMs?: number;
   /**
    * `exclusive`: the test compares an account's balance before and after, so it holds the account lock
-   * alone (across the workers and shards of the run); billable tests hold it shared.
+   * alone (across the workers and shards of the run); billable tests hold it shared. The lock is the one
+   * of the account the test speaks for as `primary`: the isolated account's for the files the run moved
+   * beside the others (runtime/account.ts).
    */
   account?: 'exclusive';
   /**
@@ -90,7 +94,7 @@ async function runBody(
   let unpaid: BudgetRefusal | undefined;
   let release: (() => void) | undefined;
   if (spec.account === 'exclusive' || spec.effect === 'billable') {
-    const lock = new AccountLock(`${w.run.target.name} ${w.run.target.baseUrl}`);
+    const lock = new AccountLock(accountLockKey(w.run.target.baseUrl, t.keyOf('primary')));
     const waitMs = Math.max(1_000, (spec.timeoutMs ?? w.run.target.timeouts.testMs) / 2);
     try {
       release =
@@ -159,10 +163,14 @@ export function group(name: string, fn: () => void): void {
 export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => Promise<void>): void {
   for (const id of spec.ids) requirement(id);
   const run = runConfig();
+  // The account this test speaks for as `primary`: the isolated account's when the run moved its file
+  // beside the others (runtime/account.ts), else the primary account.
+  const account = accountOf(getCurrentSuite().file.filepath, run.isolatedFiles);
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
-  // Always concurrent: the target's concurrency limits requests in flight (the worker's request gate),
-  // not tests; the serial project caps its files at one test at a time.
-  const concurrent = true;
+  // Concurrent: the target's concurrency limits requests in flight (the worker's request gate), not
+  // tests; the serial project caps its files at one test at a time. A file moved beside the others on
+  // the isolated account runs one test at a time by itself (its tests would only wait for its lock).
+  const concurrent = account === 'primary';
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {
@@ -193,7 +201,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       dryRun: !!w.run.dryRun,
     });
     if (skipped) notRunAs(skipped);
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids);
+    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids, account);
     const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
     const verdict = judge(
       {

@@ -1,9 +1,12 @@
 /**
  * An account lock across the worker threads and the shards of one run on one machine: tests that
  * compare a balance before and after take it exclusively; every billable test takes it shared (it may
- * move a balance). (It also makes one run the owner of its report directory: src/app/run.ts.) Why files: shards are separate processes, and mkdir / unlink are atomic. A holder
- * that died (its pid is gone) no longer counts. Shards on different machines cannot share it: run the
- * balance-comparing `*.serial` tests in one shard only there, or declare `shared_account: true`.
+ * move a balance). One lock per account (accountLockKey): the balance checks on the isolated account
+ * wait for each other only, never for the billable tests of the primary account. (The same lock makes
+ * one run the owner of its report directory: src/app/run.ts ownReportDir.) Why files: shards are
+ * separate processes, and mkdir / unlink are atomic. A holder that died (its pid is gone) no longer
+ * counts. Shards on different machines cannot share it: run the balance-comparing `*.serial` tests in
+ * one shard only there, or declare `shared_account: true` (which the isolated account's ignore).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,15 @@ function alive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * The lock's name for the account a key speaks for: the deployment and a digest of the key (a key is
+ * what a client knows of an account; two keys of one account are two locks, which the roles' definitions
+ * rule out for the ones that lock). Never the key itself: the name becomes a directory's (hashed again).
+ */
+export function accountLockKey(baseUrl: string, key: string): string {
+  return `${baseUrl} key-sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
 export class AccountLock {

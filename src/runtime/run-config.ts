@@ -38,6 +38,11 @@ export interface RunConfig {
    * otherwise.
    */
   progress?: true;
+  /**
+   * The serial files (paths from the package root) whose tests speak for the isolated account, beside
+   * the other files (src/app/suites.ts balanceChecks; runtime/account.ts). Absent: none.
+   */
+  isolatedFiles?: string[];
   /** The live description as fetched once by the CLI and judged there (tooLarge: why the suite did not examine it). */
   openapi?: JudgedDescription & { file: string };
 }

@@ -22,7 +22,7 @@ check(
   async (t) => {
     const a = await snapshot(t, 'enterprise');
     const b = await snapshot(t, 'enterprise_second');
-    const level = t.target.sharedAccount ? { level: 'notable' as const } : {};
+    const level = t.sharedAccount ? { level: 'notable' as const } : {};
     t.ensure(
       JSON.stringify(a.total) === JSON.stringify(b.total),
       'ENT-001',

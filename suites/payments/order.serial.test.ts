@@ -88,7 +88,7 @@ check(
       received: after,
       expected: before,
       exchange: res.exchange,
-      ...(t.target.sharedAccount ? { level: 'notable' as const } : {}),
+      ...(t.sharedAccount ? { level: 'notable' as const } : {}),
     });
   },
 );

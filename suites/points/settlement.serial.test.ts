@@ -1,5 +1,7 @@
 // Serial: these checks compare the balance before and after, so they run after every other suite of the
-// run, one at a time (the `serial` project), with no other traffic of this run on the account.
+// run, one at a time (the `serial` project), with no other traffic of this run on the account; or beside
+// the others on the isolated account, when the target names one (the account lock keeps them one at a time).
+// @conformance isolated-account
 import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
 import {
@@ -33,7 +35,7 @@ async function chatBody(t: CheckContext) {
 }
 
 /** On a target whose account other clients use, balance deltas are only indicative. */
-const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
+const deltaLevel = (t: CheckContext) => (t.sharedAccount ? { level: 'notable' as const } : {});
 
 check(
   { ids: ['BAL-004'], effect: 'billable', account: 'exclusive' },

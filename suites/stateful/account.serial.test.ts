@@ -1,5 +1,7 @@
-// Serial (a quiet account: after every other suite, one test at a time, the account lock exclusive):
-// the model-based run that judges balance deltas, and the races whose evidence is a charge or a hold.
+// Serial (a quiet account: after every other suite, one test at a time, the account lock exclusive; beside
+// the others on the isolated account when the target names one): the model-based run that judges balance
+// deltas, and the races whose evidence is a charge or a hold.
+// @conformance isolated-account
 import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import {

@@ -34,7 +34,7 @@ import {
 import { postJob, table } from '../media/support.ts';
 
 /** On a target whose account other clients use, balance deltas are only indicative. */
-export const deltaLevel = (t: CheckContext) => (t.target.sharedAccount ? { level: 'notable' as const } : {});
+export const deltaLevel = (t: CheckContext) => (t.sharedAccount ? { level: 'notable' as const } : {});
 
 /** The balance figures of a role's account; the test is not run when they cannot be read. */
 export async function balance(t: CheckContext, as: Role = 'primary'): Promise<BalanceFigures> {
@@ -171,7 +171,7 @@ export async function modelBasedTest(t: CheckContext, mode: Mode): Promise<void>
     maxCommands: size.commands,
     timeLimitMs,
     ...(mode === 'billable' ? { preamble: 'upload png-64x48.png as input#1' } : {}),
-    levelOf: (id) => (t.target.sharedAccount && QUIET_ONLY.includes(id) ? 'notable' : undefined),
+    levelOf: (id) => (t.sharedAccount && QUIET_ONLY.includes(id) ? 'notable' : undefined),
   });
   if (result.notApplicable) t.skip(result.notApplicable);
 }

@@ -45,6 +45,16 @@ describe('why the points spent and the balance move differ', () => {
     expect(balanceDeltaClause(balanceDeltaWhy!)).toBe(clause);
   });
 
+  it('counts apart what other roles keys spent (the isolated account): not in the primary balance', () => {
+    const { balanceDeltaWhy } = balanceWhy(d('63'), '22.5', undefined, false, d('40.5'));
+    expect(balanceDeltaWhy).toEqual({ elsewhere: '40.5' });
+    expect(balanceDeltaClause(balanceDeltaWhy!)).toBe("40.5 spent with other roles' keys (other accounts)");
+    const mixed = balanceWhy(d('70'), '22.5', d('2'), false, d('40.5')).balanceDeltaWhy!;
+    expect(balanceDeltaClause(mixed)).toBe(
+      "2 still held by requests not settled yet; 40.5 spent with other roles' keys (other accounts); 5 of holds counted in full but released or settled lower",
+    );
+  });
+
   it('says nothing when they agree or the balance was not read', () => {
     expect(balanceWhy(d('2.5'), '2.50', d('0'), true)).toEqual({});
     expect(balanceWhy(d('2.5'), undefined, undefined, false)).toEqual({});

@@ -104,6 +104,16 @@ describe('target resolution', () => {
     expect(t.allow).toEqual(['read']);
   });
 
+  it('takes an isolated key only when it is no other role key (its account is the balance checks alone)', () => {
+    const env = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_API_KEY: 'k' };
+    expect(resolveTarget({}, { ...env, CONFORMANCE_KEY_ISOLATED: 'i' }).keys.isolated).toBe(
+      'CONFORMANCE_KEY_ISOLATED',
+    );
+    expect(() => resolveTarget({}, { ...env, CONFORMANCE_KEY_ISOLATED: 'k' })).toThrow(
+      "target '127.0.0.1_9': the isolated key (CONFORMANCE_KEY_ISOLATED) is also the primary key (CONFORMANCE_API_KEY); the isolated role needs a key of an account of its own that nothing else uses",
+    );
+  });
+
   it('flags beat the environment, which beats the file', () => {
     const env = { STAGE_KEY: 'k', CONFORMANCE_ALLOW: 'read', CONFORMANCE_MODEL_CHAT: 'from-env' };
     expect(resolveTarget({ targets: p, target: 'stage' }, env).allow).toEqual(['read']);
