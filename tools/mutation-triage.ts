@@ -7,7 +7,8 @@
  *   contract allows (the matrix proves each fault killed and each variant passed on its own).
  * - the others are listed with their line, the mutation and the reason given in RANGES: a survivor
  *   with no reason is "to triage", and the script exits 1.
- * Usage: npx tsx tools/mutation-triage.ts [reports/mutation/mutation.json] [--write [--out FILE]]
+ * Usage: npx tsx tools/mutation-triage.ts [REPORT...] [--write [--out FILE]] (REPORT: default
+ * reports/mutation/mutation.json; several: the same mutants run with parts of the suite, unionOf)
  * (--write: reference/mutation-triage.md, the billing module's; --out another module's file, e.g.
  * reference/mutation-triage-media.md).
  */
@@ -131,6 +132,35 @@ export interface TriageRow {
   reason: string;
 }
 
+const DETECTED = new Set(['Killed', 'Timeout']);
+const mutantKey = (m: Mutant) =>
+  `${m.mutatorName} ${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.replacement ?? ''}`;
+
+/**
+ * Reports of the same mutants, each run with a part of the suite's files (run side by side to share a
+ * machine's cores): a mutant is killed when one part's run failed on it, as the run of every part
+ * together would have (a run fails when any of its tests fails). The first report's mutants, with the
+ * status the union gives them.
+ */
+export function unionOf(reports: Report[]): Report {
+  const [first, ...rest] = reports;
+  if (!first) throw new Error('no report');
+  const detectedBy = new Map<string, string>();
+  for (const r of rest)
+    for (const [file, f] of Object.entries(r.files))
+      for (const m of f.mutants)
+        if (DETECTED.has(m.status)) detectedBy.set(`${file} ${mutantKey(m)}`, m.status);
+  const files: Report['files'] = {};
+  for (const [file, f] of Object.entries(first.files)) {
+    const mutants = f.mutants.map((m) => {
+      const other = DETECTED.has(m.status) ? undefined : detectedBy.get(`${file} ${mutantKey(m)}`);
+      return other ? { ...m, status: other } : m;
+    });
+    files[file] = { ...f, mutants };
+  }
+  return { ...first, files };
+}
+
 export function triage(report: Report): { counts: Record<string, number>; rows: TriageRow[] } {
   const counts: Record<string, number> = {};
   const rows: TriageRow[] = [];
@@ -162,10 +192,11 @@ export function triage(report: Report): { counts: Record<string, number>; rows: 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const file =
-    process.argv.slice(2).find((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--out') ??
-    pkgPath('reports', 'mutation', 'mutation.json');
-  const { counts, rows } = triage(JSON.parse(readFileSync(file, 'utf8')) as Report);
+  const files = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--out');
+  const reports = (files.length > 0 ? files : [pkgPath('reports', 'mutation', 'mutation.json')]).map(
+    (f) => JSON.parse(readFileSync(f, 'utf8')) as Report,
+  );
+  const { counts, rows } = triage(unionOf(reports));
   const killed = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const survived = (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);
   const total = Object.entries(counts)
