@@ -14,6 +14,7 @@ import { isPlaceFault } from '../../reference/faults/places.ts';
 import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference/start.ts';
 import type { Json } from '../../src/openapi/document.ts';
 import { pkgPath } from '../../src/paths.ts';
+import type { FindingGroup } from '../../src/report/groups.ts';
 import type { Summary } from '../../src/report/summary.ts';
 import { HANG_BOUND_MS } from '../bounds.ts';
 import { writeRefTargets } from '../ref-target.ts';
@@ -112,6 +113,8 @@ export interface MatrixRow {
    * groups (advisory ones for a fault that must show only as advisory). One cause, one group: the goal is 1.
    */
   groups?: number;
+  /** Those groups as the console heads them: `[ids] cause (on N endpoints)`. */
+  groupHeads?: string[];
   status: 'killed' | 'SURVIVED' | 'COLLATERAL' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
   ok: boolean;
   note?: string;
@@ -310,7 +313,11 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
       row.advisory = idsWith(summary, 'advisory');
       row.counts = summary.counts;
       judge(row, job, summary);
-      if (job.kind === 'fault') row.groups = faultGroups(summary, job);
+      if (job.kind === 'fault') {
+        const shown = faultGroups(summary, job);
+        row.groups = shown.length;
+        row.groupHeads = shown.map(groupHead);
+      }
     }
     if (job.kind === 'variant')
       row.note = !scope
@@ -346,8 +353,12 @@ const idsWith = (s: Summary, list: 'failed' | 'advisory'): string[] =>
     .sort();
 
 /** The groups a fault row shows for its fault: failure groups, or advisory ones where it must stay advisory. */
-const faultGroups = (s: Summary, job: Job): number =>
-  (s.groups ?? []).filter((g) => g.severity === (job.expectAdvisoryOnly ? 'advisory' : 'failure')).length;
+const faultGroups = (s: Summary, job: Job): FindingGroup[] =>
+  (s.groups ?? []).filter((g) => g.severity === (job.expectAdvisoryOnly ? 'advisory' : 'failure'));
+
+/** A group's head as the console shows it: its ids, its cause, and how many endpoints it spans. */
+const groupHead = (g: FindingGroup): string =>
+  `[${g.ids.join(' ')}] ${g.endpoint ? `${g.endpoint}: ` : ''}${g.cause}${g.endpoints ? ` (on ${g.endpoints.length} endpoints)` : ''}`;
 
 /**
  * How many fault rows show how many groups (issue 39: one seeded fault, one group), and the rows beyond
