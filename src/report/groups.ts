@@ -1,7 +1,10 @@
 /**
  * Root causes instead of floods: the violations of a run grouped by requirement and normalised cause
  * (same check, same endpoint as method + path template, same schema location, a message without its
- * values), across tests; an endpoint that answers the web framework's 404 to everything is one group,
+ * values), across tests, then folded where one cause shows as several (issue 39, measured over the
+ * fault matrix: docs/mutation-matrix.md): a rule broken several ways or on several endpoints, one fact
+ * found by checks of several ids, the cases of one endpoint answered the same wrong way; every group
+ * names every requirement id it covers. An endpoint that answers the web framework's 404 to everything is one group,
  * "not implemented", that every finding on it and every test not run because of it point to; and the
  * tests not run, grouped by their typed cause. Computed once (aggregate) into summary.json, read by the
  * console and the HTML report. The raw per-test detail stays in the tests and the exchanges.

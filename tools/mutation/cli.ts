@@ -46,7 +46,7 @@ async function main(): Promise<number> {
   });
   const bad = rows.filter((r) => !r.ok);
   console.log('');
-  console.log(groupDistribution(rows));
+  if (rows.some((r) => r.kind === 'fault')) console.log(groupDistribution(rows));
   if (values.groups) {
     const faults = rows.filter((r) => r.kind === 'fault');
     const out = faults.map(({ name, strict, status, groups, groupHeads }) => ({

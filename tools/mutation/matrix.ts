@@ -19,6 +19,7 @@ import type { Summary } from '../../src/report/summary.ts';
 import { HANG_BOUND_MS } from '../bounds.ts';
 import { writeRefTargets } from '../ref-target.ts';
 import { type CliRun, runCli } from '../run-cli.ts';
+import { GROUP_REASONS } from './group-reasons.ts';
 import { type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
 
 /**
@@ -361,21 +362,32 @@ const groupHead = (g: FindingGroup): string =>
   `[${g.ids.join(' ')}] ${g.endpoint ? `${g.endpoint}: ` : ''}${g.cause}${g.endpoints ? ` (on ${g.endpoints.length} endpoints)` : ''}`;
 
 /**
- * How many fault rows show how many groups (issue 39: one seeded fault, one group), and the rows beyond
- * two by name: `1 group: 240 rows · 2 groups: 30 rows · 3+ groups: 5 rows (name 4, ...)`.
+ * How many fault rows show how many groups (issue 39: one seeded fault, one group), then each row beyond
+ * one group with its reason (tools/mutation/group-reasons.ts), and the rows beyond one that have none:
+ * `groups per fault row (324 rows): 1 group: 306 rows · 2 groups: 17 rows · 3 groups: 1 row`.
  */
-export function groupDistribution(rows: readonly MatrixRow[]): string {
+export function groupDistribution(
+  rows: readonly MatrixRow[],
+  reasons: Readonly<Record<string, string>> = GROUP_REASONS,
+): string {
   const counted = rows.filter((r) => r.kind === 'fault' && r.ok && r.groups !== undefined);
   const by = new Map<number, number>();
   for (const r of counted) by.set(r.groups!, (by.get(r.groups!) ?? 0) + 1);
-  const many = counted
-    .filter((r) => r.groups! > 2)
-    .sort((a, b) => b.groups! - a.groups!)
-    .map((r) => `${r.name}${r.strict ? ' (strict)' : ''} ${r.groups}`);
   const parts = [...by.entries()]
     .sort(([a], [b]) => a - b)
     .map(([n, rowsWith]) => `${n} group${n === 1 ? '' : 's'}: ${rowsWith} row${rowsWith === 1 ? '' : 's'}`);
-  return `groups per fault row (${counted.length} rows): ${parts.join(' · ')}${many.length ? `; beyond 2: ${many.join(', ')}` : ''}`;
+  const beyond = counted.filter((r) => r.groups! > 1).sort((a, b) => b.groups! - a.groups!);
+  const name = (r: MatrixRow) => `${r.name}${r.strict ? ' (strict)' : ''}`;
+  const without = beyond.filter((r) => !reasons[r.name]);
+  const lines = [
+    `groups per fault row (${counted.length} row${counted.length === 1 ? '' : 's'}): ${parts.join(' · ')}`,
+  ];
+  if (beyond.length > 0)
+    lines.push(
+      `  ${beyond.length} row${beyond.length === 1 ? '' : 's'} beyond 1 group, ${beyond.length - without.length} with the reason (tools/mutation/group-reasons.ts)${without.length ? `; without one: ${without.map((r) => `${name(r)} ${r.groups}`).join(', ')}` : ''}`,
+      ...beyond.filter((r) => reasons[r.name]).map((r) => `    ${name(r)} ${r.groups}: ${reasons[r.name]}`),
+    );
+  return lines.join('\n');
 }
 
 function judge(row: MatrixRow, job: Job, s: Summary): void {
