@@ -295,6 +295,17 @@ export function isFramework404(ex: Exchange | undefined): boolean {
   return !(id && preview.includes(id) && !preview.includes(path));
 }
 
+/**
+ * Where a violation's fact is: its pointer (array indices folded), and for a schema's missing property
+ * (`required`: the object's pointer, the property in `expected.missingProperty`) the property's own
+ * pointer: a reply without `usage` and one without `created` are two facts at `/`.
+ */
+function factLocation(v: Violation, pointer: string | undefined): string | undefined {
+  const missing = (v.expected as { missingProperty?: unknown } | undefined)?.missingProperty;
+  if (pointer === undefined || typeof missing !== 'string') return pointer;
+  return `${pointer === '/' ? '' : pointer}/${missing}`;
+}
+
 const endpointOf = (ex: Exchange) => `${ex.method} ${pathTemplate(ex.path)}`;
 
 const SECTION: Record<FindingGroup['kind'], number> = { not_implemented: 0, finding: 1, exchange: 2 };
@@ -443,12 +454,13 @@ export function groupFindings(tests: TestResultRecord[]): FindingGroup[] {
       if (!vc?.family && !across) normOf.set(key, cause);
       // A fact is a location in one exchange (a pointer, or its status where that is what was received):
       // two checks' findings without one may be two facts.
+      const location = factLocation(v, pointer);
       const at =
-        pointer ?? (ex && typeof v.received === 'number' && v.received === ex.status ? 'status' : undefined);
+        location ?? (ex && typeof v.received === 'number' && v.received === ex.status ? 'status' : undefined);
       if (v.exchangeId && at !== undefined)
         facts.set(key, (facts.get(key) ?? new Set()).add(`${v.exchangeId}\n${at}`));
-      if (endpoint && pointer !== undefined)
-        places.set(key, (places.get(key) ?? new Set()).add(`${endpoint}\n${pointer}`));
+      if (endpoint && location !== undefined)
+        places.set(key, (places.get(key) ?? new Set()).add(`${endpoint}\n${location}`));
       if (v.exchangeId) exchangesOf.set(key, (exchangesOf.get(key) ?? new Set()).add(v.exchangeId));
       if (head || across) {
         const seen = cases.get(key) ?? {
@@ -615,20 +627,23 @@ function absorb(first: Building, g: Building): void {
 
 /** A cause said without the endpoint it was found on (`GET /v1/x 200: ...` is `...`). */
 const without = (cause: string, endpoint: string | undefined): string =>
-  cause.replace(new RegExp(`^${escapeRegExp(endpoint ?? '')}( \\d{3})?:? ?`), '');
+  cause.replace(
+    // The endpoint as the contract names its parameter (`{job_id}` for the template's `{id}`).
+    new RegExp(`^${escapeRegExp(endpoint ?? '').replaceAll('\\{id\\}', '\\{[a-z_]+\\}')}( \\d{3})?:? ?`),
+    '',
+  );
 
 /**
- * Groups folding by a key: a group joins the first group of its key that names one of its ids (so a
- * group that also names the id of another check that found the same fact folds with either id's).
+ * Groups folding by a key: a group joins the first group of its key that names its own (first) id, so
+ * a group that also names the id of another check that found the same fact still folds with its own
+ * id's groups; two groups that each absorbed a finding of one broad id (RESP-003) do not fold by it.
  */
 class Fold<T extends Building> {
   readonly all: T[] = [];
   private readonly byKey = new Map<string, T[]>();
   /** The group `g` joins under `key` (undefined: it stays its own). */
   find(key: string | undefined, g: Building): T | undefined {
-    return key === undefined
-      ? undefined
-      : this.byKey.get(key)?.find((b) => b.ids.some((id) => g.ids.includes(id)));
+    return key === undefined ? undefined : this.byKey.get(key)?.find((b) => b.ids.includes(g.ids[0]!));
   }
   add(key: string | undefined, made: T): void {
     this.all.push(made);

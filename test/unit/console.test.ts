@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runConfigOf } from '../../src/app/run-options.ts';
 import type { TargetConfig } from '../../src/config/targets.ts';
 import type { Exchange } from '../../src/http/client.ts';
+import { withoutBranchSummaries } from '../../src/openapi/fallback.ts';
 import { oneErrorPerCause } from '../../src/openapi/live.ts';
 import { groupLines } from '../../src/report/console.ts';
 import {
@@ -705,6 +706,64 @@ describe('grouping violations by root cause', () => {
     ]);
   });
 
+  it("a schema's missing property is a fact at the property: one missing field, not every one at /", () => {
+    const job = ex('j', 'GET', '/v1/media/jobs/job_1', 200);
+    const schema = (missing: string) =>
+      v('RESP-003', `GET /v1/media/jobs/{job_id} 200: body / must have required property '${missing}'`, {
+        exchangeId: 'j',
+        pointer: '/',
+        expected: { missingProperty: missing },
+        scope: 'exchange',
+      });
+    const groups = groupFindings([
+      test(
+        'MJOB-021 a succeeded job',
+        ['MJOB-021'],
+        [
+          v('MJOB-021', 'a succeeded job carries no asset_id', { exchangeId: 'j', pointer: '/asset_id' }),
+          schema('asset_id'),
+          schema('created_at'),
+        ],
+        [job],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.ids])).toEqual([
+      ['finding', ['MJOB-021', 'RESP-003']],
+      ['exchange', ['RESP-003']],
+    ]);
+    expect(groups[1]!.cause).toContain("'created_at'");
+    // The other check's words without its endpoint, however the contract names the path's parameter.
+    expect(groups[0]!.cause).toBe(
+      "a succeeded job carries no asset_id (also: RESP-003: body / must have required property 'asset_id')",
+    );
+  });
+
+  it('two groups that each took in a finding of one broad id (RESP-003) stay two causes', () => {
+    const found = (x: string, method: string, path: string, id: string, own: string, missing: string) =>
+      test(
+        `${id} a reply`,
+        [id],
+        [
+          v(id, own, { exchangeId: x, pointer: `/${missing}` }),
+          v('RESP-003', `${method} ${path} 200: body / must have required property '${missing}'`, {
+            exchangeId: x,
+            pointer: '/',
+            expected: { missingProperty: missing },
+            scope: 'exchange',
+          }),
+        ],
+        [ex(x, method, path, 200)],
+      );
+    const groups = groupFindings([
+      found('c', 'POST', '/v1/chat/completions', 'CHAT-003', 'the reply has no usage', 'usage'),
+      found('m', 'GET', '/v1/models', 'MODELS-002', 'an entry has no price fields', 'price'),
+    ]);
+    expect(groups.map((g) => g.ids)).toEqual([
+      ['CHAT-003', 'RESP-003'],
+      ['MODELS-002', 'RESP-003'],
+    ]);
+  });
+
   it('one location of one endpoint found by two tests, each on its own call, is one fact', () => {
     const at = (title: string, id: string, message: string, x: string) =>
       test(
@@ -960,6 +1019,23 @@ describe('grouping violations by root cause', () => {
     const rows = md.split('\n').filter((l) => /^\| [A-Z]+-\d+/.test(l)).length;
     const mdMore = Number(/… (\d+) more groups in report\.html/.exec(md)?.[1] ?? 0);
     expect(rows + mdMore).toBe(header);
+  });
+
+  it("drops ajv's `if` error beside its branch's own errors (one fact, one error), keeps a lone one", () => {
+    const required = {
+      keyword: 'required',
+      instancePath: '',
+      schemaPath: '#/then/required',
+      params: { missingProperty: 'asset_id' },
+    };
+    const branch = {
+      keyword: 'if',
+      instancePath: '',
+      schemaPath: '#/if',
+      params: { failingKeyword: 'then' },
+    };
+    expect(withoutBranchSummaries([required, branch] as ErrorObject[])).toEqual([required]);
+    expect(withoutBranchSummaries([branch] as ErrorObject[])).toEqual([branch]);
   });
 
   it('one error per missing property however many schema paths require it', () => {

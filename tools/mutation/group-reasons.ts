@@ -40,6 +40,4 @@ export const GROUP_REASONS: Readonly<Record<string, string>> = {
     "two properties, the count bound (MJOB-006) and the UTF-8 byte cap (MJOB-007), each shrink to their own counterexample; a property's case is not typed as let through (its mismatch may be a wrong error code), so the two do not fold as cases of one endpoint",
   'input-id-161':
     'an input id past 160 bytes (MIN-013) and DELETE of that id answering a 400 its operation does not declare (RESP-001): a consequence, on another endpoint',
-  'succeeded-no-asset':
-    "the test's check places the missing asset_id at /asset_id, the description's schema at the object that lacks it (/): one fact at two locations",
 };
