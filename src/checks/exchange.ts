@@ -54,6 +54,8 @@ export function genericChecks(res: HttpResponse): Finding[] {
       out.push({
         id: 'ERR-001',
         message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}`,
+        // The whole body (`""`): the fact a test's own look at the same body finds too (groups.ts).
+        pointer: '',
         received: res.exchange.responseBody?.preview ?? `${res.body.length} bytes`,
         expected: '{"error":{"code":"…","message":"…","type":"…"}}',
       });

@@ -66,6 +66,16 @@ export function documentedBodyFindings(res: HttpResponse, why: string): Response
  * and the schema's parameters as capped evidence; `firstOnly`: a large body searched for its first
  * error only, which the message says.
  */
+/**
+ * The errors without ajv's `if` errors ("must match "then" schema") where others are there: an `if`
+ * error only says that its branch failed, whose own errors (a required property missing) are listed
+ * beside it. One fact, one error (a lone `if` error stays: nothing else says it).
+ */
+export function withoutBranchSummaries(errors: readonly ErrorObject[]): ErrorObject[] {
+  const own = errors.filter((e) => e.keyword !== 'if');
+  return own.length > 0 ? own : [...errors];
+}
+
 export function schemaErrorFindings(
   res: HttpResponse,
   errors: ErrorObject[],
@@ -73,13 +83,15 @@ export function schemaErrorFindings(
   says: (e: ErrorObject) => string,
 ): ResponseFinding[] {
   const note = firstOnly ? ` (the first error; a ${res.body.length}-byte body is not searched for more)` : '';
-  return errors.slice(0, 8).map((e) => ({
-    id: 'RESP-003' as const,
-    message: `${says(e)}${note}`,
-    pointer: e.instancePath || '/',
-    received: capEvidence(valueAt(res.json, e.instancePath)),
-    expected: capEvidence(e.params),
-  }));
+  return withoutBranchSummaries(errors)
+    .slice(0, 8)
+    .map((e) => ({
+      id: 'RESP-003' as const,
+      message: `${says(e)}${note}`,
+      pointer: e.instancePath || '/',
+      received: capEvidence(valueAt(res.json, e.instancePath)),
+      expected: capEvidence(e.params),
+    }));
 }
 
 /**

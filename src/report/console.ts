@@ -73,7 +73,7 @@ export function groupLines(s: Summary, colour: boolean): string[] {
   const missing = failures.filter((g) => g.kind === 'not_implemented');
   if (failures.length > 0)
     out.push(
-      `  ${plural(failures.length, 'group')} of failures (by requirement, endpoint and cause; every test in summary.json):`,
+      `  ${plural(failures.length, 'group')} of failures (one per root cause, each with the requirement ids it covers; every test in summary.json):`,
     );
   if (missing.length > 0) {
     const tests = new Set(missing.flatMap((g) => g.tests)).size;

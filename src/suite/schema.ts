@@ -2,6 +2,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import { valueAt } from '../openapi/document.ts';
 import { documented } from '../openapi/documented.ts';
+import { withoutBranchSummaries } from '../openapi/fallback.ts';
 import type { CheckContext } from '../runtime/check.ts';
 
 /** Keywords whose failing value is the object that holds the problem, not the problem: no `received`. */
@@ -28,7 +29,7 @@ export function documentedViolations(
   // The schema judged the whole part: every id the test cites for it is observed, met or not.
   t.observeOwn(res.exchange);
   if (v(part.value)) return;
-  for (const e of v.errors ?? []) {
+  for (const e of withoutBranchSummaries(v.errors ?? [])) {
     const pointer = `${part.at}${e.instancePath}` || '/';
     // A missing property belongs to the rule of that property (a reply without `usage` breaks the
     // usage rule, not the object's), so the id is found by the property's own pointer.

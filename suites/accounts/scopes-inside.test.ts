@@ -135,6 +135,8 @@ for (const as of OUTSIDE_MEDIA) {
           'SCOPE-001',
           [401, 403, 404],
           `${what} with a key restricted to another scope than media`,
+          // Every resource answered so is one cause, no scope check: the scope family groups them.
+          { family: 'scope' },
         ),
       );
       if (none) t.skip(none);

@@ -14,7 +14,7 @@ check(
         problems.length === 0,
         'RATE-001',
         `the 429 lacks the APIError shape: ${problems.join('; ')}`,
-        { exchange: res.exchange },
+        { pointer: '', exchange: res.exchange },
       );
       // "wait for the limit window": only delay-seconds or a future HTTP-date (RFC 9110) name it.
       const stated = res.headers['retry-after'];

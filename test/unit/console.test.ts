@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runConfigOf } from '../../src/app/run-options.ts';
 import type { TargetConfig } from '../../src/config/targets.ts';
 import type { Exchange } from '../../src/http/client.ts';
+import { withoutBranchSummaries } from '../../src/openapi/fallback.ts';
 import { oneErrorPerCause } from '../../src/openapi/live.ts';
 import { groupLines } from '../../src/report/console.ts';
 import {
@@ -485,7 +486,7 @@ describe('grouping violations by root cause', () => {
     expect(groups.map((g) => [g.ids, g.cause, g.tests.length, g.count])).toEqual([
       [
         ['BAL-004', 'LEDGER-003'],
-        "the account's balance and ledger disagree with the charges its replies report (2 cases: BAL-004: total_points or held_points moved by another amount than the replies charged or held; LEDGER-003: the ledger does not add up to the balance)",
+        "the account's figures (balance, ledger, usage records) disagree with the charges its replies report (2 cases: BAL-004: total_points or held_points moved by another amount than the replies charged or held; LEDGER-003: the ledger does not add up to the balance)",
         2,
         3,
       ],
@@ -549,6 +550,396 @@ describe('grouping violations by root cause', () => {
     expect(groups).toHaveLength(1);
     expect(groups[0]).toMatchObject({ kind: 'finding', ids: ['PTS-001'], count: 3 });
     expect(groups[0]!.tests).toEqual(['PTS-001 chat billing', 'CHAT-001 a reply']);
+  });
+
+  // Issue 39: one seeded fault, one group (the fault matrix's distribution, docs/mutation-matrix.md).
+  it("a 404 body naming the id looked up, not its path, is the endpoint's own answer, not a framework's", () => {
+    const own = '{"error":"No media job job_conformance_unknown_1."}';
+    expect(isFramework404(ex('e', 'GET', '/v1/media/jobs/job_conformance_unknown_1', 404, own))).toBe(false);
+    const fastify =
+      '{"message":"Route GET:/v1/media/jobs/job_x not found","error":"Not Found","statusCode":404}';
+    expect(isFramework404(ex('e', 'GET', '/v1/media/jobs/job_x', 404, fastify))).toBe(true);
+    expect(isFramework404(ex('e', 'GET', '/v1/media/jobs/job_x', 404, '404 Not Found'))).toBe(true);
+    // Three resources answering their own flat "not found": one error-shape group, no "not implemented".
+    const paths = ['/v1/media/jobs/job_u1', '/v1/media/assets/asset_u1', '/v1/media/inputs/in_u1'];
+    const groups = groupFindings(
+      paths.map((path, i) =>
+        test(
+          `ERR-001 ${path}`,
+          ['ERR-001'],
+          [
+            v('ERR-001', `GET ${path} answered 404 without the APIError shape: no \`error\` object`, {
+              exchangeId: `n${i}`,
+              scope: 'exchange',
+            }),
+          ],
+          [ex(`n${i}`, 'GET', path, 404, `{"error":"No such resource ${path.split('/').at(-1)}."}`)],
+        ),
+      ),
+    );
+    expect(groups.map((g) => [g.kind, g.ids, g.endpoints?.length])).toEqual([['exchange', ['ERR-001'], 3]]);
+  });
+
+  it('a key probe answered 2xx on some endpoints and refused with another status elsewhere is one cause', () => {
+    const what = 'the key in the query string';
+    const at = (path: string, status: number, i: number) =>
+      test(
+        `AUTH-005 refuses ${what}: GET ${path}`,
+        ['AUTH-005'],
+        [
+          v(
+            'AUTH-005',
+            `GET ${path}: ${status < 300 ? 'did not refuse' : `refused with ${status}, not 401:`} ${what}`,
+            {
+              exchangeId: `q${i}`,
+              verdictCase: { wrong: status < 300 ? 'accepted' : 'status', what, family: 'authentication' },
+            },
+          ),
+        ],
+        [ex(`q${i}`, 'GET', path, status, status < 300 ? '{}' : '{"error":{"code":"not_found"}}')],
+      );
+    const groups = groupFindings([
+      at('/v1/models', 200, 0),
+      at('/v1/balance', 200, 1),
+      at('/v1/media/jobs/job_conformance_probe', 404, 2),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause, g.endpoints?.length])).toEqual([
+      [
+        ['AUTH-005'],
+        `authentication is not enforced: requests without a valid key were answered 2xx, or went past the key check to another refusal (1 case: ${what})`,
+        3,
+      ],
+    ]);
+    // A probe refused with a wrong status everywhere stays its own cause (the status of the refusal).
+    const only = groupFindings([at('/v1/media/jobs/job_conformance_probe', 404, 2)]);
+    expect(only[0]!.cause).toMatch(/^requests without a valid key were refused with a status/);
+  });
+
+  it('the cases of several rules of one endpoint answered the same wrong way are one group naming each id', () => {
+    const cases = [
+      ['CHAT-005', 'temperature 2.5 streamed'],
+      ['CHAT-006', 'top_p 1.5 streamed'],
+      ['CHAT-007', 'max_tokens -1 streamed'],
+    ] as const;
+    const groups = groupFindings([
+      ...cases.map(([id, what], i) =>
+        test(
+          `${id} refuses ${what}`,
+          [id],
+          [
+            v(id, `${what} is invalid per the contract but was answered 200 (expected a 4xx refusal)`, {
+              exchangeId: `s${i}`,
+              verdictCase: { wrong: 'accepted', what },
+            }),
+          ],
+          [ex(`s${i}`, 'POST', '/v1/chat/completions', 200)],
+        ),
+      ),
+      // A valid request refused on the same endpoint is another way wrong: its own group.
+      test(
+        'CHAT-001 answers',
+        ['CHAT-001'],
+        [
+          v('CHAT-001', 'a plain request is valid per the contract but was answered 400', {
+            exchangeId: 'r',
+            verdictCase: { wrong: 'refused', what: 'a plain request' },
+          }),
+        ],
+        [ex('r', 'POST', '/v1/chat/completions', 400)],
+      ),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause])).toEqual([
+      [
+        ['CHAT-005', 'CHAT-006', 'CHAT-007'],
+        `requests the contract refuses were answered without a 4xx refusal (3 cases: ${cases.map(([id, w]) => `${id}: ${w}`).join('; ')})`,
+      ],
+      [['CHAT-001'], 'a plain request is valid per the contract but was answered 400'],
+    ]);
+  });
+
+  it('one fact found by checks of different ids (the same exchange and location, or status) is one group naming both', () => {
+    const reply = ex('p', 'POST', '/v1/chat/completions', 200);
+    const status = ex('h', 'GET', '/status', 500);
+    const groups = groupFindings([
+      test(
+        'CHAT-001 a reply',
+        ['CHAT-001'],
+        [
+          v('CHAT-001', "POST /v1/chat/completions: / must have required property 'id'", {
+            exchangeId: 'p',
+            pointer: '/',
+          }),
+          v('RESP-003', "POST /v1/chat/completions 200: body / must have required property 'id'", {
+            exchangeId: 'p',
+            pointer: '/',
+            scope: 'exchange',
+          }),
+        ],
+        [reply],
+      ),
+      test(
+        'HEALTH-002 status',
+        ['HEALTH-002'],
+        [
+          v('HEALTH-002', 'GET /status without a key is valid per the contract but was answered 500', {
+            exchangeId: 'h',
+            received: 500,
+          }),
+          v('ERR-002', 'GET /status answered 500 (a server fault; no known condition maps to 500)', {
+            exchangeId: 'h',
+            received: 500,
+            scope: 'exchange',
+          }),
+        ],
+        [status],
+      ),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause])).toEqual([
+      [
+        ['CHAT-001', 'RESP-003'],
+        "POST /v1/chat/completions: / must have required property 'id' (also: RESP-003: body / must have required property 'id')",
+      ],
+      [
+        ['HEALTH-002', 'ERR-002'],
+        'GET /status without a key is valid per the contract but was answered 500 (also: ERR-002: answered 500 (a server fault; no known condition maps to 500))',
+      ],
+    ]);
+  });
+
+  it("a schema's missing property is a fact at the property: one missing field, not every one at /", () => {
+    const job = ex('j', 'GET', '/v1/media/jobs/job_1', 200);
+    const schema = (missing: string) =>
+      v('RESP-003', `GET /v1/media/jobs/{job_id} 200: body / must have required property '${missing}'`, {
+        exchangeId: 'j',
+        pointer: '/',
+        expected: { missingProperty: missing },
+        scope: 'exchange',
+      });
+    const groups = groupFindings([
+      test(
+        'MJOB-021 a succeeded job',
+        ['MJOB-021'],
+        [
+          v('MJOB-021', 'a succeeded job carries no asset_id', { exchangeId: 'j', pointer: '/asset_id' }),
+          schema('asset_id'),
+          schema('created_at'),
+        ],
+        [job],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.ids])).toEqual([
+      ['finding', ['MJOB-021', 'RESP-003']],
+      ['exchange', ['RESP-003']],
+    ]);
+    expect(groups[1]!.cause).toContain("'created_at'");
+    // The other check's words without its endpoint, however the contract names the path's parameter.
+    expect(groups[0]!.cause).toBe(
+      "a succeeded job carries no asset_id (also: RESP-003: body / must have required property 'asset_id')",
+    );
+  });
+
+  it('two groups that each took in a finding of one broad id (RESP-003) stay two causes', () => {
+    const found = (x: string, method: string, path: string, id: string, own: string, missing: string) =>
+      test(
+        `${id} a reply`,
+        [id],
+        [
+          v(id, own, { exchangeId: x, pointer: `/${missing}` }),
+          v('RESP-003', `${method} ${path} 200: body / must have required property '${missing}'`, {
+            exchangeId: x,
+            pointer: '/',
+            expected: { missingProperty: missing },
+            scope: 'exchange',
+          }),
+        ],
+        [ex(x, method, path, 200)],
+      );
+    const groups = groupFindings([
+      found('c', 'POST', '/v1/chat/completions', 'CHAT-003', 'the reply has no usage', 'usage'),
+      found('m', 'GET', '/v1/models', 'MODELS-002', 'an entry has no price fields', 'price'),
+    ]);
+    expect(groups.map((g) => g.ids)).toEqual([
+      ['CHAT-003', 'RESP-003'],
+      ['MODELS-002', 'RESP-003'],
+    ]);
+  });
+
+  it('one location of one endpoint found by two tests, each on its own call, is one fact', () => {
+    const at = (title: string, id: string, message: string, x: string) =>
+      test(
+        title,
+        [id],
+        [v(id, message, { exchangeId: x, pointer: '/usage/prompt_tokens' })],
+        [ex(x, 'POST', '/v1/chat/completions', 200)],
+      );
+    const groups = groupFindings([
+      at('CHAT-003 a reply', 'CHAT-003', '/usage/prompt_tokens must be integer', 'a'),
+      at('PTS-005 token counts', 'PTS-005', 'usage.prompt_tokens is "6", not an integer token count', 'b'),
+      // Another location of the endpoint is another fact.
+      test(
+        'CHAT-002 role',
+        ['CHAT-002'],
+        [
+          v('CHAT-002', '/choices/0/message/role must be equal to one of the allowed values', {
+            exchangeId: 'c',
+            pointer: '/choices/0/message/role',
+          }),
+        ],
+        [ex('c', 'POST', '/v1/chat/completions', 200)],
+      ),
+    ]);
+    expect(groups.map((g) => g.ids)).toEqual([['CHAT-003', 'PTS-005'], ['CHAT-002']]);
+  });
+
+  it('one rule broken several ways on several endpoints and where no exchange places it is one group', () => {
+    const groups = groupFindings([
+      test(
+        'LEGACY-002 chat',
+        ['LEGACY-002'],
+        [
+          v('LEGACY-002', 'the chat reply in the legacy currency format names the model "legacy:tx-chat-1"', {
+            exchangeId: 'c',
+          }),
+        ],
+        [ex('c', 'POST', '/v1/chat/completions', 200)],
+      ),
+      test(
+        'LEGACY-002 embeddings',
+        ['LEGACY-002'],
+        [
+          v(
+            'LEGACY-002',
+            'the reply of POST /v1/embeddings in the legacy currency format names "legacy:tx-embed-1"',
+            { exchangeId: 'e' },
+          ),
+        ],
+        [ex('e', 'POST', '/v1/embeddings', 200)],
+      ),
+      test('ENT-001 figures', ['LEGACY-002'], [v('LEGACY-002', 'a sequence saw the model renamed')], []),
+      // Another rule stays its own group.
+      test(
+        'MODEL-001 a model',
+        ['MODEL-001'],
+        [v('MODEL-001', 'the model is unknown', { exchangeId: 'm' })],
+        [ex('m', 'POST', '/v1/responses', 200)],
+      ),
+    ]);
+    expect(groups.map((g) => [g.ids, g.endpoints ?? g.endpoint, g.cause, g.tests.length])).toEqual([
+      [
+        ['LEGACY-002'],
+        ['POST /v1/chat/completions', 'POST /v1/embeddings'],
+        'the chat reply in the legacy currency format names the model "legacy:tx-chat-1" (also: the reply of POST /v1/embeddings in the legacy currency format names "legacy:tx-embed-1"; a sequence saw the model renamed)',
+        3,
+      ],
+      [['MODEL-001'], 'POST /v1/responses', 'the model is unknown', 1],
+    ]);
+  });
+
+  it("what the reply to a request let through says is the acceptance's finding, not a second cause", () => {
+    const groups = groupFindings([
+      test(
+        'PAY-006 refuses an amount of 0',
+        ['PAY-006'],
+        [
+          v(
+            'PAY-006',
+            'an amount of 0 is invalid per the contract but was answered 201 (expected a 4xx refusal)',
+            {
+              exchangeId: 'o',
+              received: 201,
+              verdictCase: { wrong: 'accepted', what: 'an amount of 0' },
+            },
+          ),
+          v('RESP-003', 'POST /v1/payment-orders 201: body /amount_credits must be >= 1', {
+            exchangeId: 'o',
+            pointer: '/amount_credits',
+            scope: 'exchange',
+          }),
+        ],
+        [ex('o', 'POST', '/v1/payment-orders', 201)],
+      ),
+      // The same check on a reply to a request the contract accepts stays its own cause.
+      test(
+        'PAY-001 an order',
+        ['PAY-001'],
+        [
+          v('RESP-003', 'POST /v1/payment-orders 201: body /points must be string', {
+            exchangeId: 'k',
+            pointer: '/points',
+            scope: 'exchange',
+          }),
+        ],
+        [ex('k', 'POST', '/v1/payment-orders', 201)],
+      ),
+    ]);
+    expect(groups.map((g) => [g.kind, g.ids, g.cause])).toEqual([
+      [
+        'finding',
+        ['PAY-006', 'RESP-003'],
+        'an amount of 0 is invalid per the contract but was answered 201 (expected a 4xx refusal) (also: RESP-003: body /amount_credits must be >= 1)',
+      ],
+      ['exchange', ['RESP-003'], 'POST /v1/payment-orders 201: body /points must be string'],
+    ]);
+  });
+
+  it("a usage record charging another amount than the reply joins the account's figures (family balance); a missing record does not", () => {
+    const groups = groupFindings([
+      test(
+        'BAL-004 after a chat call',
+        ['BAL-004'],
+        [v('BAL-004', 'total_points moved by 0.1, the reply charged 0.01', { exchangeId: 'c' })],
+        [ex('c', 'POST', '/v1/chat/completions', 200)],
+      ),
+      test(
+        'USAGE-080 the records',
+        ['USAGE-080'],
+        [
+          v('USAGE-080', 'billing.charged_points is 0.01, but the 1 usage record(s) state 0.1', {
+            expected: 'a record with charged_points 0.01',
+          }),
+          v('USAGE-080', 'no usage record of the embeddings call appeared within 30 s', {
+            expected: 'a usage record of the call',
+          }),
+        ],
+        [],
+      ),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause])).toEqual([
+      [
+        ['BAL-004', 'USAGE-080'],
+        "the account's figures (balance, ledger, usage records) disagree with the charges its replies report (2 cases: BAL-004: total_points or held_points moved by another amount than the replies charged or held; USAGE-080: the usage records state another charge than the replies)",
+      ],
+      [['USAGE-080'], 'no usage record of the embeddings call appeared within 30 s'],
+    ]);
+  });
+
+  it("a path parameter's contract name and the endpoint's statuses do not split one cause", () => {
+    const miss = (x: string, method: string, path: string, status: number, named: string) =>
+      test(
+        `RESP-004 ${x}`,
+        ['RESP-004'],
+        [
+          v('RESP-004', `${method} ${named} ${status}: required header X-Request-ID is missing`, {
+            exchangeId: x,
+            pointer: `/paths/${named.replaceAll('/', '~1')}/${method.toLowerCase()}/responses/${status}/headers/X-Request-ID`,
+            scope: 'exchange',
+          }),
+        ],
+        [ex(x, method, path, status)],
+      );
+    const groups = groupFindings([
+      miss('a', 'GET', '/v1/models', 200, '/v1/models'),
+      miss('b', 'GET', '/v1/models', 401, '/v1/models'),
+      miss('c', 'DELETE', '/v1/media/inputs/in_1', 204, '/v1/media/inputs/{input_id}'),
+      miss('d', 'GET', '/v1/balance', 200, '/v1/balance'),
+    ]);
+    expect(groups.map((g) => [g.ids, g.cause, g.endpoints])).toEqual([
+      [
+        ['RESP-004'],
+        'required header X-Request-ID is missing',
+        ['GET /v1/models', 'DELETE /v1/media/inputs/{id}', 'GET /v1/balance'],
+      ],
+    ]);
   });
 
   it("puts the tests' own findings before per-exchange checks, and not-run causes carry their remedy", () => {
@@ -628,6 +1019,23 @@ describe('grouping violations by root cause', () => {
     const rows = md.split('\n').filter((l) => /^\| [A-Z]+-\d+/.test(l)).length;
     const mdMore = Number(/… (\d+) more groups in report\.html/.exec(md)?.[1] ?? 0);
     expect(rows + mdMore).toBe(header);
+  });
+
+  it("drops ajv's `if` error beside its branch's own errors (one fact, one error), keeps a lone one", () => {
+    const required = {
+      keyword: 'required',
+      instancePath: '',
+      schemaPath: '#/then/required',
+      params: { missingProperty: 'asset_id' },
+    };
+    const branch = {
+      keyword: 'if',
+      instancePath: '',
+      schemaPath: '#/if',
+      params: { failingKeyword: 'then' },
+    };
+    expect(withoutBranchSummaries([required, branch] as ErrorObject[])).toEqual([required]);
+    expect(withoutBranchSummaries([branch] as ErrorObject[])).toEqual([branch]);
   });
 
   it('one error per missing property however many schema paths require it', () => {

@@ -1,13 +1,14 @@
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isPlaceFault } from '../../reference/faults/places.ts';
 import { FAULTS } from '../../reference/start.ts';
-import { formatRow, runMatrix } from './matrix.ts';
+import { formatRow, groupDistribution, runMatrix } from './matrix.ts';
 
 /**
- * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn --places --list]` (--full:
+ * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn --places --list --groups FILE]` (--full:
  * every fault and variant runs the whole suite; --seed: the plain reference's run and the variant rows
  * that replay it; --spawn: one CLI process per row; --places: every generated place fault, alone;
- * --list: the generated place faults' names): prints the table, exits 1 if any row is wrong. Without
+ * --list: the generated place faults' names; --groups: each fault row's groups, their heads, as JSON into FILE): prints the table, exits 1 if any row is wrong. Without
  * --places or --only, the generated place faults run as a sample chosen by the commit (matrix.ts plan). A variant runs the
  * suite files that reach it in the plain reference's run (matrix.ts, variantPlan), or the whole suite
  * when --only leaves that row out.
@@ -22,6 +23,7 @@ async function main(): Promise<number> {
       spawn: { type: 'boolean' },
       places: { type: 'boolean' },
       list: { type: 'boolean' },
+      groups: { type: 'string' },
     },
     strict: true,
   });
@@ -44,6 +46,19 @@ async function main(): Promise<number> {
   });
   const bad = rows.filter((r) => !r.ok);
   console.log('');
+  if (rows.some((r) => r.kind === 'fault')) console.log(groupDistribution(rows));
+  if (values.groups) {
+    const faults = rows.filter((r) => r.kind === 'fault');
+    const out = faults.map(({ name, strict, status, groups, groupHeads }) => ({
+      name,
+      strict,
+      status,
+      groups,
+      heads: groupHeads ?? [],
+    }));
+    writeFileSync(values.groups, `${JSON.stringify(out, null, 2)}\n`);
+    console.log(`groups of ${faults.length} fault rows written to ${values.groups}`);
+  }
   for (const r of bad) console.log(`WRONG: ${formatRow(r)}`);
   // One row per fault counts: an implied fault's strict row (its plain row checks it stays advisory);
   // a notable fault's only row is caught when it shows as advisory.

@@ -14,10 +14,12 @@ import { isPlaceFault } from '../../reference/faults/places.ts';
 import { FAULTS, ReachRecorder, startReference, VARIANTS } from '../../reference/start.ts';
 import type { Json } from '../../src/openapi/document.ts';
 import { pkgPath } from '../../src/paths.ts';
+import type { FindingGroup } from '../../src/report/groups.ts';
 import type { Summary } from '../../src/report/summary.ts';
 import { HANG_BOUND_MS } from '../bounds.ts';
 import { writeRefTargets } from '../ref-target.ts';
 import { type CliRun, runCli } from '../run-cli.ts';
+import { GROUP_REASONS } from './group-reasons.ts';
 import { type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
 
 /**
@@ -112,6 +114,8 @@ export interface MatrixRow {
    * groups (advisory ones for a fault that must show only as advisory). One cause, one group: the goal is 1.
    */
   groups?: number;
+  /** Those groups as the console heads them: `[ids] cause (on N endpoints)`. */
+  groupHeads?: string[];
   status: 'killed' | 'SURVIVED' | 'COLLATERAL' | 'passed' | 'FALSE-ALARM' | 'ERROR' | 'advisory-only';
   ok: boolean;
   note?: string;
@@ -310,7 +314,11 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
       row.advisory = idsWith(summary, 'advisory');
       row.counts = summary.counts;
       judge(row, job, summary);
-      if (job.kind === 'fault') row.groups = faultGroups(summary, job);
+      if (job.kind === 'fault') {
+        const shown = faultGroups(summary, job);
+        row.groups = shown.length;
+        row.groupHeads = shown.map(groupHead);
+      }
     }
     if (job.kind === 'variant')
       row.note = !scope
@@ -346,25 +354,40 @@ const idsWith = (s: Summary, list: 'failed' | 'advisory'): string[] =>
     .sort();
 
 /** The groups a fault row shows for its fault: failure groups, or advisory ones where it must stay advisory. */
-const faultGroups = (s: Summary, job: Job): number =>
-  (s.groups ?? []).filter((g) => g.severity === (job.expectAdvisoryOnly ? 'advisory' : 'failure')).length;
+const faultGroups = (s: Summary, job: Job): FindingGroup[] =>
+  (s.groups ?? []).filter((g) => g.severity === (job.expectAdvisoryOnly ? 'advisory' : 'failure'));
+
+/** A group's head as the console shows it: its ids, its cause, and how many endpoints it spans. */
+const groupHead = (g: FindingGroup): string =>
+  `[${g.ids.join(' ')}] ${g.endpoint ? `${g.endpoint}: ` : ''}${g.cause}${g.endpoints ? ` (on ${g.endpoints.length} endpoints)` : ''}`;
 
 /**
- * How many fault rows show how many groups (issue 39: one seeded fault, one group), and the rows beyond
- * two by name: `1 group: 240 rows · 2 groups: 30 rows · 3+ groups: 5 rows (name 4, ...)`.
+ * How many fault rows show how many groups (issue 39: one seeded fault, one group), then each row beyond
+ * one group with its reason (tools/mutation/group-reasons.ts), and the rows beyond one that have none:
+ * `groups per fault row (324 rows): 1 group: 306 rows · 2 groups: 17 rows · 3 groups: 1 row`.
  */
-export function groupDistribution(rows: readonly MatrixRow[]): string {
+export function groupDistribution(
+  rows: readonly MatrixRow[],
+  reasons: Readonly<Record<string, string>> = GROUP_REASONS,
+): string {
   const counted = rows.filter((r) => r.kind === 'fault' && r.ok && r.groups !== undefined);
   const by = new Map<number, number>();
   for (const r of counted) by.set(r.groups!, (by.get(r.groups!) ?? 0) + 1);
-  const many = counted
-    .filter((r) => r.groups! > 2)
-    .sort((a, b) => b.groups! - a.groups!)
-    .map((r) => `${r.name}${r.strict ? ' (strict)' : ''} ${r.groups}`);
   const parts = [...by.entries()]
     .sort(([a], [b]) => a - b)
     .map(([n, rowsWith]) => `${n} group${n === 1 ? '' : 's'}: ${rowsWith} row${rowsWith === 1 ? '' : 's'}`);
-  return `groups per fault row (${counted.length} rows): ${parts.join(' · ')}${many.length ? `; beyond 2: ${many.join(', ')}` : ''}`;
+  const beyond = counted.filter((r) => r.groups! > 1).sort((a, b) => b.groups! - a.groups!);
+  const name = (r: MatrixRow) => `${r.name}${r.strict ? ' (strict)' : ''}`;
+  const without = beyond.filter((r) => !reasons[r.name]);
+  const lines = [
+    `groups per fault row (${counted.length} row${counted.length === 1 ? '' : 's'}): ${parts.join(' · ')}`,
+  ];
+  if (beyond.length > 0)
+    lines.push(
+      `  ${beyond.length} row${beyond.length === 1 ? '' : 's'} beyond 1 group, ${beyond.length - without.length} with the reason (tools/mutation/group-reasons.ts)${without.length ? `; without one: ${without.map((r) => `${name(r)} ${r.groups}`).join(', ')}` : ''}`,
+      ...beyond.filter((r) => reasons[r.name]).map((r) => `    ${name(r)} ${r.groups}: ${reasons[r.name]}`),
+    );
+  return lines.join('\n');
 }
 
 function judge(row: MatrixRow, job: Job, s: Summary): void {

@@ -1,0 +1,46 @@
+/** The fault matrix's distribution of groups per fault row (issue 39: one seeded fault, one group). */
+import { expect, it } from 'vitest';
+import { FAULTS } from '../../reference/start.ts';
+import { GROUP_REASONS } from '../../tools/mutation/group-reasons.ts';
+import { groupDistribution, type MatrixRow } from '../../tools/mutation/matrix.ts';
+
+const row = (name: string, groups: number, extra: Partial<MatrixRow> = {}): MatrixRow => ({
+  kind: 'fault',
+  name,
+  strict: false,
+  expected: [],
+  failed: [],
+  advisory: [],
+  collateral: [],
+  groups,
+  status: 'killed',
+  ok: true,
+  ms: 1,
+  ...extra,
+});
+
+it('counts the rows per number of groups, and lists each row beyond one with its reason or as without one', () => {
+  const text = groupDistribution(
+    [
+      row('a', 1),
+      row('b', 1),
+      row('c', 2),
+      row('d', 3, { strict: true }),
+      // A wrong row is the matrix's verdict, not a count of groups.
+      row('e', 5, { ok: false }),
+      row('reference', 0, { kind: 'reference' }),
+    ],
+    { c: 'two rules a target breaks apart' },
+  );
+  expect(text.split('\n')).toEqual([
+    'groups per fault row (4 rows): 1 group: 2 rows · 2 groups: 1 row · 3 groups: 1 row',
+    '  2 rows beyond 1 group, 1 with the reason (tools/mutation/group-reasons.ts); without one: d (strict) 3',
+    '    c 2: two rules a target breaks apart',
+  ]);
+  expect(groupDistribution([row('a', 1)], {})).toBe('groups per fault row (1 row): 1 group: 1 row');
+});
+
+it('gives reasons only for faults that exist', () => {
+  const names = new Set(FAULTS.map((f) => f.name));
+  expect(Object.keys(GROUP_REASONS).filter((n) => !names.has(n))).toEqual([]);
+});
