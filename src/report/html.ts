@@ -563,7 +563,6 @@ ${cards(advisory, 0)}</section>`);
   return out.join('\n');
 }
 
-/** The violations grouped by root cause (summary.groups): one row per group, the first example in full. */
 /** What changed since the compared report (--compare-with): the lists a release engineer reads first. */
 function comparisonSection(s: StoredSummary): string {
   const c = s.comparison;
@@ -582,6 +581,10 @@ function comparisonSection(s: StoredSummary): string {
 ${row('newly failing', 'newlyFailing', 'c-failed')}${row('fixed', 'fixed', 'c-passed')}${row('newly not run', 'newlyNotRun', 'c-not_run')}${row('newly judged', 'newlyJudged', '')}</table>${slower}</section>`;
 }
 
+/**
+ * The violations grouped by root cause (summary.groups): one row per group, the first example in full. The
+ * heading counts the rows listed: the groups of failures, and beside them the advisory groups.
+ */
 function rootCausesSection(s: StoredSummary): string {
   const groups = s.groups ?? [];
   if (groups.length === 0) return '';
@@ -598,7 +601,10 @@ function rootCausesSection(s: StoredSummary): string {
       return `<tr class="${g.severity === 'failure' ? 'c-failed' : 'c-advisory'}"><td>${esc(KIND[g.kind])}</td><td>${chips(g.ids)}</td><td>${g.endpoint ? `<code>${esc(g.endpoint)}</code>` : g.endpoints ? `<span title="${esc(g.endpoints.join(', '))}">${esc(g.endpoints.length)} endpoints</span>` : ''}</td><td>${esc(cause)}${g.pointer ? ` <code>${esc(g.pointer)}</code>` : ''}<details><summary>${esc(g.tests.length)} test(s)${g.notRun?.length ? `, ${esc(g.notRun.length)} not run because of it` : ''}; first example</summary><p><strong>${esc(e.test)}</strong>: [${esc(e.id)}] ${esc(e.message)}</p>${e.received !== undefined ? `<p>received <code>${esc(short(e.received))}</code></p>` : ''}${e.expected !== undefined ? `<p>expected <code>${esc(short(e.expected))}</code></p>` : ''}<ul class="titles">${tests.map((t) => `<li>${esc(t)}</li>`).join('')}${g.tests.length > tests.length ? `<li class="muted">… ${esc(g.tests.length - tests.length)} more in summary.json</li>` : ''}</ul></details></td><td>${esc(g.count)}</td></tr>`;
     })
     .join('');
-  return `<section id="causes"><h2>Root causes <span class="count c-failed">${esc(groups.filter((g) => g.severity === 'failure').length)}</span></h2>
+  const failing = groups.filter((g) => g.severity === 'failure').length;
+  const advisory = groups.length - failing;
+  const counts = `${failing ? `<span class="count c-failed" title="groups of failures">${esc(failing)}</span>` : ''}${advisory ? `<span class="count c-advisory" title="advisory groups">${esc(advisory)}</span>` : ''}`;
+  return `<section id="causes"><h2>Root causes ${counts}</h2>
 <p class="muted">Violations grouped by requirement, endpoint, location and cause across tests; every test's own detail is below and in summary.json.</p>
 <table class="small-t" data-groups><thead><tr><th>kind</th><th>ids</th><th>endpoint</th><th>cause</th><th>times</th></tr></thead>${rows}</table></section>`;
 }

@@ -17,6 +17,7 @@ import {
   normaliseMessage,
   pathTemplate,
 } from '../../src/report/groups.ts';
+import { renderHtmlReport } from '../../src/report/html.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { Progress, useColour } from '../../src/report/progress.ts';
 import { aggregate, type Summary } from '../../src/report/summary.ts';
@@ -61,6 +62,18 @@ const test = (
     exchanges,
     exchangeCount: exchanges.length,
   }) as TestResultRecord;
+
+/** A failed run of these tests as the report writers read it. */
+const failedRun = (tests: TestResultRecord[]) =>
+  ({
+    ...aggregate(tests, []),
+    tests,
+    target: { name: 't', baseUrl: 'http://t' },
+    suite: { name: 'gateway-conformance', version: '0' },
+    startedAt: '2026-01-01T00:00:00Z',
+    verdict: 'failed',
+    openapi: { valid: true, errors: [] },
+  }) as unknown as Summary;
 
 const FRAMEWORK_404 = '{"message":"Route GET:/v1/usage not found","error":"Not Found","statusCode":404}';
 
@@ -995,15 +1008,7 @@ describe('grouping violations by root cause', () => {
           [ex(`a${i}`, 'GET', path, 500)],
         ),
       );
-    const s = {
-      ...aggregate(tests, []),
-      tests,
-      target: { name: 't', baseUrl: 'http://t' },
-      suite: { name: 'gateway-conformance', version: '0' },
-      startedAt: '2026-01-01T00:00:00Z',
-      verdict: 'failed',
-      openapi: { valid: true, errors: [] },
-    } as unknown as Summary;
+    const s = failedRun(tests);
     const failures = s.groups!.filter((g) => g.severity === 'failure');
     expect(failures).toHaveLength(41);
     const lines = groupLines(s, false);
@@ -1019,6 +1024,47 @@ describe('grouping violations by root cause', () => {
     const rows = md.split('\n').filter((l) => /^\| [A-Z]+-\d+/.test(l)).length;
     const mdMore = Number(/… (\d+) more groups in report\.html/.exec(md)?.[1] ?? 0);
     expect(rows + mdMore).toBe(header);
+  });
+
+  it("the HTML's root-cause heading counts the rows it lists: failure groups, and advisory groups beside", () => {
+    // Prism measured: the heading said 12 and the table listed 15 rows (3 advisory groups not counted).
+    const tests = [
+      test(
+        'AUTH-004 x',
+        ['AUTH-004'],
+        [v('AUTH-004', 'GET /v1/models: did not refuse a truncated key', { exchangeId: 'a' })],
+        [ex('a', 'GET', '/v1/models', 200)],
+      ),
+      test(
+        'PAY-006 y',
+        ['PAY-006'],
+        [v('PAY-006', 'an amount of 0 was answered 201', { exchangeId: 'b' })],
+        [ex('b', 'POST', '/v1/payment-orders', 201)],
+      ),
+      test(
+        'IDEM-004 z',
+        ['IDEM-004'],
+        [
+          v('IDEM-004', '4 uploads, 1 distinct input', {
+            exchangeId: 'c',
+            level: 'notable',
+            severity: 'advisory',
+          }),
+        ],
+        [ex('c', 'POST', '/v1/media/inputs', 201)],
+      ),
+    ];
+    const s = failedRun(tests);
+    const html = renderHtmlReport({ summary: s, requirements: [], generatedAt: '2026-01-01T00:00:00Z' });
+    const section = /<section id="causes">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    const heading = /<h2>[\s\S]*?<\/h2>/.exec(section)?.[0] ?? '';
+    const count = (cls: string) =>
+      Number(new RegExp(`class="count ${cls}"[^>]*>(\\d+)<`).exec(heading)?.[1] ?? 0);
+    const rows = (cls: string) => section.split(`<tr class="${cls}">`).length - 1;
+    expect([count('c-failed'), count('c-advisory')]).toEqual([2, 1]);
+    expect([rows('c-failed'), rows('c-advisory')]).toEqual([2, 1]);
+    expect(html).toMatch(/href="#causes">Root causes<span class="nb">3</);
+    expect(groupLines(s, false)[0]).toMatch(/^ {2}2 groups of failures/);
   });
 
   it("drops ajv's `if` error beside its branch's own errors (one fact, one error), keeps a lone one", () => {
