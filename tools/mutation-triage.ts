@@ -113,6 +113,46 @@ const RANGES: Array<{ file: string; from: number; to: number; reason: string; on
   { file: 'reference/media/validate.ts', from: 317, to: 317, reason: MESSAGE, only: 'StringLiteral' },
   { file: 'reference/media/validate.ts', from: 322, to: 322, reason: MESSAGE, only: 'StringLiteral' },
   { file: 'reference/media/validate.ts', from: 87, to: 87, reason: `${GUARDED} (ref-max-refused)` },
+  { file: 'reference/media/validate.ts', from: 57, to: 57, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 77, to: 77, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 79, to: 79, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 176, to: 176, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 221, to: 221, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 225, to: 225, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 265, to: 265, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 281, to: 281, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 293, to: 293, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 298, to: 298, reason: MESSAGE, only: 'StringLiteral' },
+  { file: 'reference/media/validate.ts', from: 305, to: 305, reason: MESSAGE, only: 'StringLiteral' },
+  {
+    file: 'reference/media/validate.ts',
+    from: 43,
+    to: 43,
+    reason:
+      'equivalent on the plain reference: trimAscii is used only under variant trim-ascii-only (promptProblem picks the trim by the variant)',
+  },
+  {
+    file: 'reference/media/validate.ts',
+    from: 44,
+    to: 44,
+    only: 'StringLiteral',
+    reason:
+      "equivalent: the route answers invalid_request for every kind but not_found, unknown_input and forbidden (reference/routes/media-jobs.ts), so the kind 'invalid' emptied is still that refusal",
+  },
+  {
+    file: 'reference/media/validate.ts',
+    from: 297,
+    to: 297,
+    reason:
+      'equivalent on the plain reference: video mode takes exactly one video (checked just before), so `some` is `every`; its upper bound, 30 s, is the upload bound itself, so no input over it exists (only fault video-31s moves one of them)',
+  },
+  {
+    file: 'reference/media/validate.ts',
+    from: 313,
+    to: 323,
+    reason:
+      "unreachable on the plain reference: uploads already refuse a type that is not the bytes', a video that is not H.264 or lasts outside 1-30 s (reference/routes/media-inputs.ts); these checks at job creation act under variant sniff-at-job only",
+  },
   { file: 'reference/media/validate.ts', from: 161, to: 162, reason: `${GUARDED} (list-b-refused)` },
 ];
 

@@ -73,6 +73,28 @@ const customSize =
   };
 
 export const MEDIA_FAULTS = [
+  // media/validate.ts: a body that is no JSON object read as one (StrykerJS survivor of isObject)
+  {
+    name: 'body-shape-unchecked',
+    description:
+      'a media job body that is no JSON object (null, an array) is read as one: the server fails (500)',
+    breaks: ['MJOB-002', 'ERR-002', 'RESP-001'],
+    probe: {
+      request: req.job(null as unknown as Record<string, unknown>),
+      holds: (r) => r.status >= 500,
+    },
+  },
+  // media/validate.ts: parameters absent or no object read as one (StrykerJS survivor of isObject)
+  {
+    name: 'parameters-shape-unchecked',
+    description:
+      'a media job without a parameters object (absent, null, an array) is read as one: the server fails (500)',
+    breaks: ['MJOB-001', 'ERR-002', 'RESP-001'],
+    probe: {
+      request: req.job({ model: 'wc-100010', prompt: 'cat' }),
+      holds: (r) => r.status >= 500,
+    },
+  },
   // media/validate.ts: a job without the acknowledgement accepted
   {
     name: 'ack-missing-accepted',

@@ -48,9 +48,12 @@ export function validateJob(
   store: MediaStore,
   account: Account,
   catalog: string[],
-  body: unknown,
+  input: unknown,
 ): JobProblem | { job: ValidJob } {
-  if (!isObject(body)) return invalid('The body must be a JSON object.');
+  // Fault body-shape-unchecked: a body that is no JSON object is read as one (and breaks: a 500).
+  if (!isObject(input) && ctx.fault !== 'body-shape-unchecked')
+    return invalid('The body must be a JSON object.');
+  const body = input as Body;
   const extra = Object.keys(body).filter((k) => !TOP_LEVEL.includes(k));
   if (extra.length > 0 && ctx.fault !== 'top-level-extra-accepted')
     return invalid(`Unknown top-level field(s): ${extra.join(', ')}; only kind, model, prompt, parameters.`);
@@ -75,8 +78,10 @@ export function validateJob(
   const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';
   if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused' || unknownKind))
     return invalid(`\`kind\` of ${model} is ${kind}.`);
-  const params = body.parameters;
-  if (!isObject(params)) return invalid('`parameters` is required and must be an object.');
+  const params = body.parameters as Body;
+  // Fault parameters-shape-unchecked: parameters absent or no object are read as an object (a 500).
+  if (!isObject(params) && ctx.fault !== 'parameters-shape-unchecked')
+    return invalid('`parameters` is required and must be an object.');
   const problem =
     parameterProblem(ctx, model, def, params) ??
     promptProblem(ctx, model, def, body.prompt) ??

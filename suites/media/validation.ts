@@ -194,12 +194,25 @@ const acknowledgement: ModelTest = (t, job) =>
         ['acknowledgement false', false],
         ['acknowledgement "true"', 'true'],
       ] as const
-    ).map(([what, value]) => {
-      const parameters = { ...parametersOf(job) };
-      if (value === undefined) delete parameters[ACK];
-      else parameters[ACK] = value;
-      return { what, body: { ...job.base, parameters } };
-    }),
+    )
+      .map(([what, value]): { what: string; body: unknown } => {
+        const parameters = { ...parametersOf(job) };
+        if (value === undefined) delete parameters[ACK];
+        else parameters[ACK] = value;
+        return { what, body: { ...job.base, parameters } };
+      })
+      // "`parameters` required object": without it, or not an object, there is no acknowledgement either.
+      .concat(
+        [
+          ['no parameters object', undefined],
+          ['parameters null', null],
+          ['parameters an array', [ACK]],
+        ].map(([what, value]) => {
+          const body: Record<string, unknown> = { ...job.base, parameters: value };
+          if (value === undefined) delete body.parameters;
+          return { what: what as string, body };
+        }),
+      ),
     false,
   );
 
@@ -209,10 +222,16 @@ const topLevelFields: ModelTest = (t, job) =>
     t,
     job,
     'MJOB-002',
-    [{ seed: 1 }, { callback_url: 'https://example.com/hook' }, { [ACK]: true }].map((extra) => ({
-      what: `top-level ${Object.keys(extra)[0]}`,
-      body: { ...job.base, ...extra },
-    })),
+    [{ seed: 1 }, { callback_url: 'https://example.com/hook' }, { [ACK]: true }]
+      .map((extra): { what: string; body: unknown } => ({
+        what: `top-level ${Object.keys(extra)[0]}`,
+        body: { ...job.base, ...extra },
+      }))
+      // Not the shape at all: the job as the one item of a JSON array, and JSON null.
+      .concat([
+        { what: 'the job inside a JSON array', body: [job.base] },
+        { what: 'a JSON null body', body: null },
+      ]),
     false,
   );
 
