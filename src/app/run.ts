@@ -74,7 +74,7 @@ export async function runConformance(
  * would mix). The second is refused before it writes anything (exit 2).
  */
 export async function ownReportDir(reportDir: string, lockRoot?: string): Promise<() => void> {
-  const lock = new AccountLock(`report directory ${reportDir}`, ...(lockRoot ? [lockRoot] : []));
+  const lock = new AccountLock(`report directory ${reportDir}`, lockRoot);
   try {
     return await lock.acquireExclusive(0);
   } catch (err) {

@@ -203,14 +203,16 @@ const acknowledgement: ModelTest = (t, job) =>
       })
       // "`parameters` required object": without it, or not an object, there is no acknowledgement either.
       .concat(
-        [
-          ['no parameters object', undefined],
-          ['parameters null', null],
-          ['parameters an array', [ACK]],
-        ].map(([what, value]) => {
+        (
+          [
+            ['no parameters object', undefined],
+            ['parameters null', null],
+            ['parameters an array', [ACK]],
+          ] as const
+        ).map(([what, value]) => {
           const body: Record<string, unknown> = { ...job.base, parameters: value };
           if (value === undefined) delete body.parameters;
-          return { what: what as string, body };
+          return { what, body };
         }),
       ),
     false,
