@@ -167,6 +167,14 @@ export const MEDIA_FAULTS = [
     breaks: ['MJOB-006', 'MJOB-007'],
     probe: { request: req.job(withPrompt('wc-100031', '  ab  ')), holds: (r) => r.status === 201 },
   },
+  // media/validate.ts: every white space dropped before counting (StrykerJS survivor of trimUnicode's anchors)
+  {
+    name: 'prompt-inner-space-stripped',
+    description:
+      'prompts are counted with every white space removed, inside too ("a b" counts 2), not only the surrounding one',
+    breaks: ['MJOB-006'],
+    probe: { request: req.job(withPrompt('wc-100031', 'a b')), holds: (r) => r.status === 400 },
+  },
   // media/validate.ts: no UTF-8 byte cap
   {
     name: 'prompt-bytes-ignored',
@@ -206,6 +214,37 @@ export const MEDIA_FAULTS = [
     },
     probe: {
       request: req.job(withParams('wc-100040', { size: '1000x1000' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: the longest-edge bound checked on the width only (StrykerJS survivor)
+  {
+    name: 'size-height-edge-unchecked',
+    description:
+      'a custom size whose height exceeds the maximum edge is accepted (only the width is bounded)',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100012', { size: '884x14143' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: a height of exactly the maximum edge refused (>= instead of >; StrykerJS survivor)
+  {
+    name: 'size-height-edge-exclusive',
+    description: 'a custom size whose height is exactly the maximum edge is refused',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100012', { size: '884x14142' })),
+      holds: (r) => r.status === 400,
+    },
+  },
+  // media/validate.ts: a size that is no string read as one (StrykerJS survivor of the type check)
+  {
+    name: 'size-array-coerced',
+    description: 'a size sent as a one-item array is read as its string (["1024x1024"] is 1024x1024)',
+    breaks: ['MJOB-009'],
+    probe: {
+      request: req.job(withParams('wc-100010', { size: ['1024x1024'] })),
       holds: (r) => r.status === 201,
     },
   },
@@ -346,6 +385,26 @@ export const MEDIA_FAULTS = [
     description: 'a reference id over 160 UTF-8 bytes is ignored and the job created',
     breaks: ['MJOB-012'],
     probe: { request: req.job(jobBody('wc-100011', ['x'.repeat(161)])), holds: (r) => r.status === 201 },
+  },
+  // media/validate.ts: reference ids that are no array of strings (StrykerJS survivors of the shape check)
+  {
+    name: 'ref-ids-bare-accepted',
+    description:
+      'a reference id sent alone, not in an array, is read as an array of that id and the job created',
+    breaks: ['MJOB-012'],
+    probe: {
+      run: async ({ ref, accepted, inputId }) =>
+        accepted(ref, withParams('wc-100011', { input_asset_ids: await inputId(ref) })),
+    },
+  },
+  {
+    name: 'ref-id-type-unchecked',
+    description: 'a reference id that is no string (a number) is measured as one: the server fails (500)',
+    breaks: ['MJOB-012', 'ERR-002', 'RESP-001'],
+    probe: {
+      request: req.job(withParams('wc-100011', { input_asset_ids: [160] })),
+      holds: (r) => r.status >= 500,
+    },
   },
   // media/validate.ts: "A model missing from the catalog cannot be called": media jobs not held to it
   {

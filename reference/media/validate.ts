@@ -28,7 +28,6 @@ export interface ValidJob {
 
 type Body = Record<string, unknown>;
 const TOP_LEVEL = ['kind', 'model', 'prompt', 'parameters'];
-const FORMATS = ['png', 'jpeg', 'webp'];
 /** Upload validation of video/mp4: 1 to 30 s. */
 export const VIDEO_MS = { min: 1000, max: 30000 };
 
@@ -78,7 +77,11 @@ export function validateJob(
   const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';
   if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused' || unknownKind))
     return invalid(`\`kind\` of ${model} is ${kind}.`);
-  const params = body.parameters as Body;
+  // Fault ref-ids-bare-accepted: a reference id sent alone, not in an array, is read as [id].
+  const sentParams = body.parameters as Body;
+  const bare =
+    ctx.fault === 'ref-ids-bare-accepted' && isObject(sentParams) ? bareIdField(sentParams) : undefined;
+  const params = bare ? { ...sentParams, [bare]: [sentParams[bare]] } : sentParams;
   // Fault parameters-shape-unchecked: parameters absent or no object are read as an object (a 500).
   if (!isObject(params) && ctx.fault !== 'parameters-shape-unchecked')
     return invalid('`parameters` is required and must be an object.');
@@ -93,7 +96,8 @@ export function validateJob(
   const refs = resolveReferences(ctx, store, account, def, params);
   if (typeof refs === 'string') return invalid(refs);
   if (!Array.isArray(refs)) return refs;
-  const format = params.output_format ?? def.parameters.output_format?.default ?? 'png';
+  // The format a model's values allow (checked above), its default, or png for a model without one.
+  const format = String(params.output_format ?? def.parameters.output_format?.default ?? 'png');
   return {
     job: {
       model,
@@ -102,7 +106,7 @@ export function validateJob(
       kindSent: body.kind !== undefined,
       prompt: typeof body.prompt === 'string' ? body.prompt : '',
       references: refs,
-      format: FORMATS.includes(format as string) ? (format as string) : 'png',
+      format,
       parameters: params,
     },
   };
@@ -132,10 +136,6 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
     }
     if (!allowed.has(name)) return `\`parameters.${name}\` is not a parameter of ${model}.`;
   }
-  if (params.output_format !== undefined && !def.parameters.output_format) {
-    if (!FORMATS.includes(params.output_format as string))
-      return '`parameters.output_format` is not supported.';
-  }
   for (const [name, p] of Object.entries(def.parameters)) {
     const value = params[name];
     if (value !== undefined && !valueOk(ctx, model, p, value))
@@ -158,7 +158,9 @@ function valueOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown
   return false;
 }
 
-function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown): boolean {
+function sizeOk(ctx: RefContext, model: string, p: ParameterDef, sent: unknown): boolean {
+  // Fault size-array-coerced: a one-item array is read as its string.
+  const value = ctx.fault === 'size-array-coerced' && Array.isArray(sent) ? String(sent) : sent;
   if (typeof value !== 'string') return false;
   // Fault list-b-refused: wc-100013 refuses the presets of list B that list A lacks, also those that
   // would pass as custom sizes (behaviour, not a table: a table without them reads them as custom).
@@ -170,8 +172,16 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown)
   const c = p.custom;
   if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern, model)).test(value)) return false;
   const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
-  if (w < 1 || h < 1 || w * h < c.min_pixels || w * h > c.max_pixels) return false;
-  if (w > c.max_edge || h > c.max_edge) return false;
+  // A zero edge is below min_pixels (at least 1 in every row of the table).
+  if (w * h < c.min_pixels || w * h > c.max_pixels) return false;
+  // Faults size-height-edge-unchecked (the width alone bounded) and -exclusive (a height of the edge refused).
+  const heightOver =
+    ctx.fault === 'size-height-edge-unchecked'
+      ? false
+      : ctx.fault === 'size-height-edge-exclusive'
+        ? h >= c.max_edge
+        : h > c.max_edge;
+  if (w > c.max_edge || heightOver) return false;
   if (w % c.step !== 0 || h % c.step !== 0) return false;
   return Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio;
 }
@@ -185,7 +195,13 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
     return `${model} takes no text prompt: \`prompt\` must be empty or absent.`;
   }
   if (prompt === undefined) return '`prompt` is required.';
-  const text = ctx.fault === 'prompt-untrimmed' ? prompt : trim(prompt);
+  // Fault prompt-inner-space-stripped: every white space is dropped, inside too.
+  const text =
+    ctx.fault === 'prompt-untrimmed'
+      ? prompt
+      : ctx.fault === 'prompt-inner-space-stripped'
+        ? prompt.replace(/\p{White_Space}+/gu, '')
+        : trim(prompt);
   const chars = ctx.fault === 'prompt-utf16' ? text.length : [...text].length;
   const min = rule.min_chars ?? 1;
   const max = rule.max_chars ?? 4000;
@@ -193,6 +209,11 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
   const cap = rule.max_utf8_bytes ?? 4000;
   if (bytes(text) > cap) return `\`prompt\` must be at most ${cap} UTF-8 bytes.`;
   return undefined;
+}
+
+/** The reference field whose value is a string rather than an array (fault ref-ids-bare-accepted). */
+function bareIdField(params: Body): string | undefined {
+  return TABLE.reference_fields.find((f) => typeof params[f] === 'string');
 }
 
 /** Whether a job's references are sent under the equivalent name `studio_asset_ids` alone. */
@@ -222,8 +243,11 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
     return def.references.required === false
       ? undefined
       : `This model needs reference inputs in \`parameters.${a}\`.`;
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string' || id === ''))
-    return 'Reference ids must be an array of non-empty strings.';
+  const shape = 'Reference ids must be an array of non-empty strings.';
+  if (!Array.isArray(ids)) return shape;
+  // Fault ref-id-type-unchecked: an id that is no string is measured as one (and breaks: a 500).
+  if (ctx.fault !== 'ref-id-type-unchecked' && ids.some((id) => typeof id !== 'string' || id === ''))
+    return shape;
   const max = TABLE.reference_id_max_utf8_bytes;
   const size = idBoundInCharacters(ctx, params) ? (id: string) => [...id].length : bytes;
   if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))

@@ -11,6 +11,7 @@
  */
 import type { Profile } from '../vocabulary.ts';
 import {
+  innerSpaced,
   type MediaModel,
   type MediaTable,
   type ParameterRule,
@@ -230,7 +231,11 @@ function promptAxis(rule: PromptRule): Axis[] {
     ];
   const min = Math.max(1, rule.min_chars ?? 1);
   const cases = [
-    { value: 'a'.repeat(min), note: `${min} ASCII code points (the minimum)` },
+    // At the minimum with white space inside where it fits (3 or more): it counts, only surrounding
+    // white space is trimmed.
+    min >= 3
+      ? { value: innerSpaced(min), note: `${min} ASCII code points, white space inside (the minimum)` }
+      : { value: 'a'.repeat(min), note: `${min} ASCII code points (the minimum)` },
     ...promptBoundaryValid(rule),
   ].filter((c) => promptValid(rule, c.value) === true);
   const cap = rule.max_utf8_bytes ?? Number.POSITIVE_INFINITY;
@@ -404,6 +409,7 @@ export function customSizes(table: MediaTable, rule: ParameterRule): Array<{ val
     [exact(c.max_pixels, false), '*', 'the maximum pixels'],
     [flip(exact(c.max_pixels, true)), 'x', 'the maximum pixels at the widest aspect ratio, portrait'],
     [[edge, edgeShort], '*', 'the longest edge the bounds allow'],
+    [[edgeShort, edge], 'x', 'the longest edge the bounds allow, as the height'],
     [
       minSquare && flip([minSquare[0] + s, minSquare[1]]),
       'x',
@@ -411,8 +417,13 @@ export function customSizes(table: MediaTable, rule: ParameterRule): Array<{ val
     ],
   ];
   const out: Array<{ value: string; note: string }> = [];
-  for (const [d, sep, note] of cases)
-    if (d && valid(d)) out.push({ value: `${d[0]}${sep}${d[1]}`, note: `a custom size at ${note}` });
+  const seen = new Set<string>();
+  for (const [d, sep, note] of cases) {
+    // One job per size: the same width and height under two notes is sent once.
+    if (!d || !valid(d) || seen.has(`${d[0]}x${d[1]}`)) continue;
+    seen.add(`${d[0]}x${d[1]}`);
+    out.push({ value: `${d[0]}${sep}${d[1]}`, note: `a custom size at ${note}` });
+  }
   return out;
 }
 

@@ -255,6 +255,16 @@ export function promptExamples(rule: PromptRule): GeneratedPrompt[] {
     if (b !== null)
       for (const n of [b - 1, b + 1])
         if (n >= 0 && n <= 4200) out.push(generatedPrompt(rule, 'a'.repeat(n), `${n} code points of ASCII`));
+  // One over the maximum with white space inside, which counts (only surrounding white space is
+  // trimmed): a server that drops every white space before counting accepts it.
+  if (rule.max_chars !== null && rule.max_chars + 1 >= 3 && rule.max_chars + 1 <= 4200)
+    out.push(
+      generatedPrompt(
+        rule,
+        innerSpaced(rule.max_chars + 1),
+        `${rule.max_chars + 1} code points of ASCII words (white space inside)`,
+      ),
+    );
   if (rule.max_utf8_bytes)
     for (const u of UNITS.slice(1)) {
       const n = Math.floor(rule.max_utf8_bytes / Buffer.byteLength(u.unit)) + 1;
@@ -263,6 +273,13 @@ export function promptExamples(rule: PromptRule): GeneratedPrompt[] {
   out.push(generatedPrompt(rule, undefined, 'prompt absent'));
   return out.filter((c) => !rule.stated || !UNDECIDED.has(c));
 }
+
+/**
+ * `n` code points of ASCII letters with a space between every two, starting and ending with a letter:
+ * white space inside a prompt, which counts ("validated after trimming surrounding whitespace").
+ */
+export const innerSpaced = (n: number): string =>
+  Array.from({ length: n }, (_, i) => (i % 2 === 1 && i < n - 1 ? ' ' : 'a')).join('');
 
 /** Sizes: presets of the model's list and of the other lists, custom sizes around every bound, malformed strings. */
 export function sizeArbitrary(table: MediaTable, rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
@@ -294,8 +311,11 @@ export function sizeCases(table: MediaTable, rule: ParameterRule): Array<Generat
       c.max_edge,
       Math.floor(c.max_pixels / Math.ceil(c.max_edge / c.max_aspect_ratio)),
     );
-    for (const w of [c.max_edge - c.step, c.max_edge, c.max_edge + c.step])
-      customs.push(`${w}x${Math.max(c.step, Math.ceil(w / c.max_aspect_ratio / c.step) * c.step)}`);
+    // The longest edge both ways: as the width and as the height (each edge is bounded).
+    for (const w of [c.max_edge - c.step, c.max_edge, c.max_edge + c.step]) {
+      const short = Math.max(c.step, Math.ceil(w / c.max_aspect_ratio / c.step) * c.step);
+      customs.push(`${w}x${short}`, `${short}x${w}`);
+    }
     for (const r of [c.max_aspect_ratio, c.max_aspect_ratio + 0.5, c.max_aspect_ratio + 2]) {
       const h = Math.ceil(Math.sqrt(c.min_pixels / r) / c.step) * c.step;
       const w = Math.round((h * r) / c.step) * c.step;
@@ -303,10 +323,20 @@ export function sizeCases(table: MediaTable, rule: ParameterRule): Array<Generat
     }
     customs.push(`${lo + 1}x${lo}`, `${longEdge}x${c.step}`);
   }
-  return [...presets, ...new Set(customs), 1024, null].map((value) => ({
+  // Not a string: a number, null, and a valid size as the one item of an array (a server that reads
+  // the value as a string, `String(["1024x1024"])`, accepts it).
+  const list = rule.presets ? (table.size_lists[rule.presets] ?? []) : [];
+  const square = c && Math.ceil(Math.sqrt(c.min_pixels) / c.step) * c.step;
+  const arrays = [list[0], square && `${square}x${square}`].flatMap((v) => (v ? [[v]] : []));
+  return [...presets, ...new Set(customs), 1024, null, ...arrays].map((value) => ({
     value,
     valid: sizeValid(table, rule, value),
-    note: typeof value === 'string' && presets.includes(value) ? 'a preset' : 'a custom size',
+    note:
+      typeof value === 'string'
+        ? presets.includes(value)
+          ? 'a preset'
+          : 'a custom size'
+        : `not a string (${JSON.stringify(value)})`,
   }));
 }
 

@@ -102,6 +102,9 @@ for (const id of documentedIds) {
             { ...params, [FIELD]: [`in_conformance_unknown_${t.run.seed}`] },
             false,
           ],
+          // "an array of ... ids": a ready id alone, not in an array, and an id that is no string.
+          ['MJOB-012', 'a ready id alone, not in an array', { ...params, [FIELD]: refs[0] }, false],
+          ['MJOB-012', 'an id that is a number', { ...params, [FIELD]: [160] }, false],
         ];
         if ((r.max ?? 1) >= 2)
           cases.push(['MJOB-012', 'a duplicated id', { ...params, [FIELD]: [refs[0], refs[0]] }, true]);

@@ -27,6 +27,7 @@ import {
   documentedIds,
   judgeRefusal,
   listedModel,
+  PROMPT,
   postJob,
   references,
   table,
@@ -284,6 +285,19 @@ const prompts =
         run: (c) => refused(t, job, withPrompt(job.base, c.value), `prompt of ${c.note}`),
       });
     }
+    // A prompt is text ("Length is counted in Unicode characters"): a number or an array of text is
+    // none, refused like any malformed field (any 4xx).
+    await refuseEach(
+      t,
+      job,
+      countRule,
+      [123, [PROMPT]].map((value) => ({
+        what: `a prompt that is not a string (${JSON.stringify(value)})`,
+        body: { ...job.base, prompt: value },
+        received: { value },
+      })),
+      false,
+    );
   };
 
 /** MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. */

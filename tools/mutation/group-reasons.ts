@@ -18,6 +18,7 @@ const CRASH =
 export const GROUP_REASONS: Readonly<Record<string, string>> = {
   'body-shape-unchecked': CRASH,
   'parameters-shape-unchecked': CRASH,
+  'ref-id-type-unchecked': CRASH,
   'usage-tokens-as-strings': DESCRIBED,
   'embed-1023': DESCRIBED,
   'catalog-capabilities-string': DESCRIBED,
