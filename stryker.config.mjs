@@ -15,6 +15,9 @@ export default {
     command: `node bin/gateway-conformance.mjs --suite ${suites} --strict --report-dir .stryker-tmp/report-$$`,
   },
   mutate: ['reference/billing.ts'],
+  // Fault and variant switches are not mutated (tools/mutation/stryker-ignorer.mjs says why).
+  plugins: ['@stryker-mutator/*', './tools/mutation/stryker-ignorer.mjs'],
+  ignorers: ['fault-switch'],
   coverageAnalysis: 'off',
   concurrency: 2,
   timeoutMS: 180000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { triage, unionOf } from '../../tools/mutation-triage.ts';
+import { carriedForward, lineMap, triage, unionOf } from '../../tools/mutation-triage.ts';
 
 const at = (line: number) => ({ start: { line, column: 1 }, end: { line, column: 5 } });
 const report = (statuses: string[]) => ({
@@ -56,5 +56,50 @@ describe('StrykerJS reports of parts of the suite, united (tools/mutation-triage
       unionOf([report(['Survived', 'Survived', 'Survived']), other]).files['reference/x.ts']!.mutants[0]!
         .status,
     ).toBe('Killed');
+  });
+
+  it('maps the lines unchanged between two sources, and only those', () => {
+    expect([...lineMap('a\nb\nc\nd', 'a\nx\nb\nd\ny')]).toEqual([
+      [1, 1],
+      [2, 3],
+      [4, 4],
+    ]);
+  });
+
+  it('carries an earlier run onto the current source: unchanged lines keep their status, re-run lines take the new one', () => {
+    const earlier = report(['Killed', 'Survived', 'Survived']);
+    // Now: a line inserted on top (everything moves down by one), the second line changed and re-run.
+    const current = {
+      files: {
+        'reference/x.ts': {
+          source: '// new\na > b\nc - d + 0\nctx.fault === "f"\n',
+          mutants: [
+            {
+              id: '9',
+              mutatorName: 'ArithmeticOperator',
+              replacement: 'c + d + 0',
+              status: 'Killed',
+              location: at(3),
+            },
+          ],
+        },
+      },
+    };
+    const { report: carried, uncovered } = carriedForward(earlier, current);
+    const mutants = carried.files['reference/x.ts']!.mutants;
+    expect(mutants.map((m) => [m.location.start.line, m.mutatorName, m.status])).toEqual([
+      [2, 'EqualityOperator', 'Killed'],
+      [3, 'ArithmeticOperator', 'Killed'],
+      [4, 'BooleanLiteral', 'Survived'],
+    ]);
+    // The earlier mutant of the changed line is dropped (c + d is no longer there); the new comment
+    // line is changed and no mutant covers it: listed for review.
+    expect(uncovered).toEqual(['reference/x.ts:1']);
+  });
+
+  it('counts a mutant the ignorer left out (a fault or variant switch) with the switches, never as to triage', () => {
+    const { counts, rows } = triage(report(['Killed', 'Survived', 'Ignored']));
+    expect(counts).toMatchObject({ Killed: 1, Survived: 1, Ignored: 1, switch: 1 });
+    expect(rows.map((r) => r.line)).toEqual([2]);
   });
 });
