@@ -19,6 +19,8 @@ export default defineConfig({
     // CPU-s) and a fifth of the in-process reference tests' (224 -> 176), measured with and without.
     isolate: false,
     sequence: { sequencer: StartEarlyFirst },
+    // Every temporary file of the run under one directory, removed at its end (test/support/tmp-dir.ts).
+    globalSetup: ['./test/support/tmp-dir.ts'],
     reporters: ['default', './test/support/plain-reporter.ts'],
   },
 });

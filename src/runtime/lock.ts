@@ -9,7 +9,16 @@
  * one shard only there, or declare `shared_account: true` (which the isolated account's ignore).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,6 +44,63 @@ export function accountLockKey(baseUrl: string, key: string): string {
   return `${baseUrl} key-sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
+/** A lock directory untouched this long, with no live holder, is removed by the next run's sweep. */
+export const STALE_LOCK_MS = 60 * 60 * 1000;
+const SWEPT = '.swept';
+/** At most this many removed per sweep (a few tenths of a second); a sweep that reached it lets the next run go on. */
+export const SWEEP_MAX = 500;
+
+/** A file's modification time in ms, or undefined when it is gone. */
+function mtimeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Removes the lock directories of `root` that no live process holds and that nobody touched for
+ * STALE_LOCK_MS: every embedded run has fresh keys, so each leaves one (thousands on a developer's
+ * machine). At most once an hour per root, whichever process comes first (the `.swept` marker), and at
+ * most SWEEP_MAX directories a time (the next run goes on where a full sweep stopped); a lock
+ * taken on a directory removed meanwhile makes it again (acquireShared, acquireExclusive).
+ */
+export function sweepStaleLocks(root: string, now = Date.now()): number {
+  const marker = join(root, SWEPT);
+  const last = mtimeOf(marker);
+  if (last !== undefined && now - last < STALE_LOCK_MS) return 0;
+  try {
+    mkdirSync(root, { recursive: true });
+    writeFileSync(marker, '');
+    utimesSync(marker, now / 1000, now / 1000);
+  } catch {
+    return 0; // a root we cannot write: no sweep
+  }
+  let removed = 0;
+  for (const name of readdirSync(root)) {
+    if (name === SWEPT) continue;
+    const dir = join(root, name);
+    const touched = Math.max(mtimeOf(dir) ?? now, mtimeOf(join(dir, 'shared')) ?? 0);
+    if (now - touched < STALE_LOCK_MS) continue;
+    let held = false;
+    try {
+      held = readdirSync(join(dir, 'shared')).some((f) => alive(Number(f.split('-')[0])));
+      const pid = readFileSync(join(dir, 'exclusive', 'pid'), 'utf8');
+      held ||= alive(Number(pid));
+    } catch {
+      // no shared or exclusive part: nothing holds it there
+    }
+    if (held) continue;
+    rmSync(dir, { recursive: true, force: true });
+    if (++removed >= SWEEP_MAX) {
+      rmSync(marker, { force: true });
+      break;
+    }
+  }
+  return removed;
+}
+
 export class AccountLock {
   readonly dir: string;
   private readonly sharedDir: string;
@@ -44,7 +110,19 @@ export class AccountLock {
     this.dir = join(root, createHash('sha256').update(key).digest('hex').slice(0, 20));
     this.sharedDir = join(this.dir, 'shared');
     this.exclusiveDir = join(this.dir, 'exclusive');
+    sweepStaleLocks(root);
     mkdirSync(this.sharedDir, { recursive: true });
+  }
+
+  /** Writes a holder's file, making the directories again if a sweep removed them meanwhile. */
+  private announce(file: string): void {
+    try {
+      writeFileSync(file, '');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      mkdirSync(this.sharedDir, { recursive: true });
+      writeFileSync(file, '');
+    }
   }
 
   private exclusiveHeld(): boolean {
@@ -62,6 +140,7 @@ export class AccountLock {
 
   private sharedHolders(): number {
     let n = 0;
+    if (!existsSync(this.sharedDir)) return 0;
     for (const f of readdirSync(this.sharedDir)) {
       const pid = Number(f.split('-')[0]);
       if (alive(pid)) n++;
@@ -76,7 +155,7 @@ export class AccountLock {
     const until = Date.now() + waitMs;
     for (;;) {
       // Announce first, then look: an exclusive taker that announced meanwhile sees us and waits.
-      writeFileSync(mine, '');
+      this.announce(mine);
       if (!this.exclusiveHeld()) break;
       rmSync(mine, { force: true });
       if (Date.now() > until)
@@ -95,8 +174,12 @@ export class AccountLock {
         writeFileSync(join(this.exclusiveDir, 'pid'), String(process.pid));
         break;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        this.exclusiveHeld(); // clears a dead holder's lock
+        const code = (err as NodeJS.ErrnoException).code;
+        // ENOENT: a sweep removed the lock's directory meanwhile (its exclusive part never made).
+        if (code === 'ENOENT') mkdirSync(this.sharedDir, { recursive: true });
+        else if (code !== 'EEXIST') throw err;
+        else this.exclusiveHeld(); // clears a dead holder's lock
+        if (code === 'ENOENT') continue;
       }
       if (Date.now() > until)
         throw new LockTimeout(`another test kept the account exclusively for more than ${waitMs} ms`);

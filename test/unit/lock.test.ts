@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { AccountLock, LockTimeout } from '../../src/runtime/lock.ts';
+import { AccountLock, LockTimeout, STALE_LOCK_MS, sweepStaleLocks } from '../../src/runtime/lock.ts';
 
 const root = () => mkdtempSync(join(tmpdir(), 'gc-lock-'));
 
@@ -94,5 +94,32 @@ describe('one run per report directory (its workers read run.json there)', () =>
     (await ownReportDir('/reports/staging/two', r))();
     release();
     (await ownReportDir('/reports/staging/one', r))();
+  });
+
+  it('sweeps the lock directories no live process holds and nobody touched for an hour, at most once an hour', async () => {
+    const r = root();
+    const old = (Date.now() - 2 * STALE_LOCK_MS) / 1000;
+    const make = (name: string, holder?: number, stale = true) => {
+      const dir = join(r, name);
+      mkdirSync(join(dir, 'shared'), { recursive: true });
+      if (holder !== undefined) writeFileSync(join(dir, 'shared', `${holder}-x`), '');
+      if (stale) for (const d of [join(dir, 'shared'), dir]) utimesSync(d, old, old);
+    };
+    make('stale-empty');
+    make('stale-dead-holder', 2 ** 31 - 2);
+    make('stale-live-holder', process.pid);
+    make('fresh-empty', undefined, false);
+    expect(sweepStaleLocks(r)).toBe(2);
+    expect(readdirSync(r).sort()).toEqual(['.swept', 'fresh-empty', 'stale-live-holder']);
+    // Within the hour the marker stops another sweep.
+    make('stale-again');
+    expect(sweepStaleLocks(r)).toBe(0);
+    expect(existsSync(join(r, 'stale-again'))).toBe(true);
+    // A lock whose directory a sweep removed after it was made takes it again.
+    const lock = new AccountLock('swept', r);
+    rmSync(lock.dir, { recursive: true, force: true });
+    (await lock.acquireShared(1000))();
+    rmSync(lock.dir, { recursive: true, force: true });
+    (await lock.acquireExclusive(1000))();
   });
 });
