@@ -77,11 +77,7 @@ export function validateJob(
   const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';
   if (body.kind !== undefined && (body.kind !== kind || ctx.fault === 'kind-refused' || unknownKind))
     return invalid(`\`kind\` of ${model} is ${kind}.`);
-  // Fault ref-ids-bare-accepted: a reference id sent alone, not in an array, is read as [id].
-  const sentParams = body.parameters as Body;
-  const bare =
-    ctx.fault === 'ref-ids-bare-accepted' && isObject(sentParams) ? bareIdField(sentParams) : undefined;
-  const params = bare ? { ...sentParams, [bare]: [sentParams[bare]] } : sentParams;
+  const params = body.parameters as Body;
   // Fault parameters-shape-unchecked: parameters absent or no object are read as an object (a 500).
   if (!isObject(params) && ctx.fault !== 'parameters-shape-unchecked')
     return invalid('`parameters` is required and must be an object.');
@@ -174,14 +170,9 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, sent: unknown):
   const [w, h] = value.split(/[x*]/).map(Number) as [number, number];
   // A zero edge is below min_pixels (at least 1 in every row of the table).
   if (w * h < c.min_pixels || w * h > c.max_pixels) return false;
-  // Faults size-height-edge-unchecked (the width alone bounded) and -exclusive (a height of the edge refused).
-  const heightOver =
-    ctx.fault === 'size-height-edge-unchecked'
-      ? false
-      : ctx.fault === 'size-height-edge-exclusive'
-        ? h >= c.max_edge
-        : h > c.max_edge;
-  if (w > c.max_edge || heightOver) return false;
+  // Faults size-height-edge-exclusive (a height of the edge refused) and -unchecked (the width alone bounded).
+  const heightOver = ctx.fault === 'size-height-edge-exclusive' ? h >= c.max_edge : h > c.max_edge;
+  if (w > c.max_edge || (heightOver && ctx.fault !== 'size-height-edge-unchecked')) return false;
   if (w % c.step !== 0 || h % c.step !== 0) return false;
   return Math.max(w, h) / Math.min(w, h) <= c.max_aspect_ratio;
 }
@@ -211,9 +202,14 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
   return undefined;
 }
 
-/** The reference field whose value is a string rather than an array (fault ref-ids-bare-accepted). */
-function bareIdField(params: Body): string | undefined {
-  return TABLE.reference_fields.find((f) => typeof params[f] === 'string');
+/**
+ * The reference ids as sent, under either name (not checked). Fault ref-ids-bare-accepted: an id sent
+ * alone, not in an array, is read as [id]. One reading for the shape check and the lookup.
+ */
+function sentIds(ctx: RefContext, params: Body): unknown {
+  const [a, b] = TABLE.reference_fields as [string, string];
+  const ids = params[a] ?? params[b];
+  return ctx.fault === 'ref-ids-bare-accepted' && typeof ids === 'string' ? [ids] : ids;
 }
 
 /** Whether a job's references are sent under the equivalent name `studio_asset_ids` alone. */
@@ -236,7 +232,7 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
   const [a, b] = TABLE.reference_fields as [string, string];
   if (params[a] !== undefined && params[b] !== undefined && ctx.fault !== 'both-id-fields')
     return `Send \`${a}\` or \`${b}\`, not both.`;
-  const ids = params[a] ?? params[b];
+  const ids = sentIds(ctx, params);
   // Faults studio-ids-* (issue 22): a rule broken only under the equivalent name `studio_asset_ids`.
   const studio = underStudioName(params);
   if (ids === undefined)
@@ -266,9 +262,8 @@ function resolveReferences(
 ): MediaInput[] | string | JobProblem {
   const accepted = def.references.accepted ?? [];
   if (accepted.length === 0) return [];
-  const [a, b] = TABLE.reference_fields as [string, string];
   // Optional references (wc-900001): none sent is none used.
-  const ids = [...new Set((params[a] ?? params[b] ?? []) as string[])];
+  const ids = [...new Set((sentIds(ctx, params) ?? []) as string[])];
   const studio = underStudioName(params);
   // Fault ref-id-161: an over-long id is never looked up; it only counts as an image. Fault ref-id-chars:
   // the same for one over the byte bound but within it counted in characters.

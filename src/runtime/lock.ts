@@ -176,10 +176,12 @@ export class AccountLock {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         // ENOENT: a sweep removed the lock's directory meanwhile (its exclusive part never made).
-        if (code === 'ENOENT') mkdirSync(this.sharedDir, { recursive: true });
-        else if (code !== 'EEXIST') throw err;
-        else this.exclusiveHeld(); // clears a dead holder's lock
-        if (code === 'ENOENT') continue;
+        if (code === 'ENOENT') {
+          mkdirSync(this.sharedDir, { recursive: true });
+          continue;
+        }
+        if (code !== 'EEXIST') throw err;
+        this.exclusiveHeld(); // clears a dead holder's lock
       }
       if (Date.now() > until)
         throw new LockTimeout(`another test kept the account exclusively for more than ${waitMs} ms`);

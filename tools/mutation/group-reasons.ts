@@ -13,7 +13,7 @@ const LEAK =
   'a header named like an upstream or internal one (SEC-002) that carries a secret (SEC-001): two rules a target breaks apart (a secret in a body; such a header without one)';
 
 const CRASH =
-  'a malformed job makes the server fail: no refusal where the rule wants one (MJOB-001 or MJOB-002), a 500 without the APIError shape (ERR-002) and a status its description does not declare (RESP-001): three rules a target breaks apart (a described 4xx without the shape breaks ERR-002 alone)';
+  'a malformed job makes the server fail: no refusal where the rule wants one (MJOB-001, MJOB-002 or MJOB-012), a 500 without the APIError shape (ERR-002) and a status its description does not declare (RESP-001): three rules a target breaks apart (a described 4xx without the shape breaks ERR-002 alone)';
 
 export const GROUP_REASONS: Readonly<Record<string, string>> = {
   'body-shape-unchecked': CRASH,
