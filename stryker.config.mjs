@@ -8,11 +8,13 @@
 // and before that, one run's workers could read another's run.json and judge that run's reference (its
 // mutant): the media run of 46dfcec counted survivors and kills that were the other runner's.
 const suites = process.env.STRYKER_SUITES ?? 'points,balance,chat,responses,embeddings,stateful,accounts';
+// The suite's worker threads per run (tools/mutation/staged.ts sets 1: two runs at once on two cores).
+const workers = process.env.STRYKER_WORKERS ? ` --workers ${Number(process.env.STRYKER_WORKERS)}` : '';
 
 export default {
   testRunner: 'command',
   commandRunner: {
-    command: `node bin/gateway-conformance.mjs --suite ${suites} --strict --report-dir .stryker-tmp/report-$$`,
+    command: `node bin/gateway-conformance.mjs --suite ${suites} --strict${workers} --report-dir .stryker-tmp/report-$$`,
   },
   mutate: ['reference/billing.ts'],
   // Fault and variant switches are not mutated (tools/mutation/stryker-ignorer.mjs says why).

@@ -15,14 +15,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pkgPath } from '../src/paths.ts';
 
-interface Mutant {
+export interface Mutant {
   id: string;
   mutatorName: string;
   replacement?: string;
   status: string;
   location: { start: { line: number; column: number }; end: { line: number; column: number } };
 }
-interface Report {
+export interface Report {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 }
 
@@ -109,17 +109,17 @@ const RANGES: Array<{ file: string; from: number; to: number; reason: string; on
   { file: MEDIA, from: 59, to: 59, reason: MESSAGE, only: 'StringLiteral' },
   { file: MEDIA, from: 60, to: 60, reason: MESSAGE, only: 'StringLiteral' },
   { file: MEDIA, from: 79, to: 79, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 87, to: 87, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 245, to: 245, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 254, to: 254, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 294, to: 294, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 308, to: 308, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 310, to: 310, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 83, to: 83, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 241, to: 241, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 250, to: 250, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 289, to: 289, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 303, to: 303, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 305, to: 305, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 317, to: 317, reason: MESSAGE, only: 'StringLiteral' },
   { file: MEDIA, from: 322, to: 322, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 327, to: 327, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 334, to: 334, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 329, to: 329, reason: MESSAGE, only: 'StringLiteral' },
+  { file: MEDIA, from: 341, to: 341, reason: MESSAGE, only: 'StringLiteral' },
   { file: MEDIA, from: 346, to: 346, reason: MESSAGE, only: 'StringLiteral' },
-  { file: MEDIA, from: 351, to: 351, reason: MESSAGE, only: 'StringLiteral' },
   {
     file: MEDIA,
     from: 39,
@@ -180,194 +180,181 @@ const RANGES: Array<{ file: string; from: number; to: number; reason: string; on
     reason:
       "equivalent under the recorded reading: the kind forbidden emptied is a 400 invalid_request, and a job for a documented model outside the account's media catalog may be refused with any 4xx (MODELS-004, MODEL-002: MediaJobCreate's model rule); a message text is not stated",
   },
-  { file: MEDIA, from: 84, to: 84, reason: `${GUARDED} (ref-ids-bare-accepted)` },
-  { file: MEDIA, from: 95, to: 95, reason: `${GUARDED} (ref-max-refused)` },
+  { file: MEDIA, from: 91, to: 91, reason: `${GUARDED} (ref-max-refused)` },
   {
     file: MEDIA,
-    from: 98,
-    to: 98,
+    from: 94,
+    to: 94,
     reason:
       'equivalent on the plain reference: resolveReferences answers a JobProblem (rather than a message or the inputs) only under variant ref-unknown-404',
   },
   {
     file: MEDIA,
-    from: 100,
-    to: 100,
+    from: 96,
+    to: 96,
     reason:
       'equivalent: a model without output_format gets a PNG either way (an unknown format is served the PNG sample, reference/media/output.ts)',
   },
   {
     file: MEDIA,
-    from: 106,
-    to: 106,
+    from: 102,
+    to: 102,
     reason:
       'equivalent on the plain reference: kindSent is read only by fault kind-missing (reference/media/view.ts)',
   },
   {
     file: MEDIA,
-    from: 107,
-    to: 107,
+    from: 103,
+    to: 103,
     reason:
       "not a contract rule: the job's prompt is read only by the reference's test hooks, the markers of the capabilities media-fail-prompt and media-uncertain-prompt a target declares (reference/routes/media-jobs.ts); without them the failing and uncertain jobs' tests are not judged",
   },
   {
     file: MEDIA,
-    from: 117,
-    to: 117,
+    from: 113,
+    to: 113,
     reason: 'equivalent: without the acknowledgement the next check (not true) refuses with the same 400',
+  },
+  {
+    file: MEDIA,
+    from: 118,
+    to: 118,
+    reason:
+      "unreachable: every model of the reference lists the reference kinds it accepts (wc-100019's, not stated, is the reference's own choice: none)",
   },
   {
     file: MEDIA,
     from: 122,
     to: 122,
     reason:
-      "unreachable: every model of the reference lists the reference kinds it accepts (wc-100019's, not stated, is the reference's own choice: none)",
-  },
-  {
-    file: MEDIA,
-    from: 126,
-    to: 126,
-    reason:
       "equivalent for every name a client sends: the mutant admits one more parameter name ('Stryker was here') for models that take no references",
   },
   {
     file: MEDIA,
-    from: 133,
-    to: 133,
+    from: 129,
+    to: 129,
     reason:
       "equivalent: a never-accepted name is in no model's parameter list, so the unsupported-name check just after refuses it with the same 400",
   },
   {
     file: MEDIA,
-    from: 148,
-    to: 148,
+    from: 144,
+    to: 144,
     reason:
       'equivalent: every value set of the table is of strings, so a value that is no string is not among them either way',
   },
   {
     file: MEDIA,
-    from: 153,
-    to: 153,
+    from: 149,
+    to: 149,
     reason:
       "only wc-900001 (the reference's undocumented model) has an integer step: its checks come from its catalog entry and are advisory (MCAT-004 is notable, judging.md)",
   },
   {
     file: MEDIA,
-    from: 156,
-    to: 156,
+    from: 152,
+    to: 152,
     reason:
       'unreachable on the plain reference: no parameter is a free string (only fault undocumented-unenforced gives one)',
   },
   {
     file: MEDIA,
-    from: 157,
-    to: 158,
+    from: 153,
+    to: 154,
     reason:
       "unreachable: every parameter of the reference is a value set, an integer, a boolean or a size (wc-100019's seed, not stated, is the reference's own integer)",
   },
-  { file: MEDIA, from: 168, to: 169, reason: `${GUARDED} (list-b-refused)` },
+  { file: MEDIA, from: 164, to: 165, reason: `${GUARDED} (list-b-refused)` },
   {
     file: MEDIA,
-    from: 171,
-    to: 171,
+    from: 167,
+    to: 167,
     reason:
       'unreachable: sizeOk is called only for a parameter with presets, and each presets name is a list of the table',
   },
+  { file: MEDIA, from: 194, to: 194, reason: `${GUARDED} (prompt-inner-space-stripped)` },
   {
     file: MEDIA,
-    from: 180,
-    to: 182,
-    reason: `${GUARDED} (size-height-edge-unchecked, size-height-edge-exclusive)`,
-  },
-  { file: MEDIA, from: 203, to: 203, reason: `${GUARDED} (prompt-inner-space-stripped)` },
-  {
-    file: MEDIA,
-    from: 209,
-    to: 209,
+    from: 200,
+    to: 200,
     reason:
       "every documented model caps prompts at 4000 UTF-8 bytes; only wc-900001 (the reference's undocumented model, 900) differs, judged from its catalog entry as advisory (MCAT-004 is notable)",
   },
   {
     file: MEDIA,
-    from: 215,
-    to: 216,
-    reason: `${GUARDED} (bareIdField is read only under ref-ids-bare-accepted)`,
-  },
-  {
-    file: MEDIA,
-    from: 220,
-    to: 222,
+    from: 216,
+    to: 218,
     reason: `${GUARDED} (underStudioName is read only under fault switches: studio-ids-*, the id bound of studio-ids-chars, studio-ids-not-held in reference/routes/media-jobs.ts)`,
   },
-  { file: MEDIA, from: 229, to: 229, reason: `${GUARDED} (ref-id-chars, studio-ids-chars)` },
+  { file: MEDIA, from: 225, to: 225, reason: `${GUARDED} (ref-id-chars, studio-ids-chars)` },
   {
     file: MEDIA,
-    from: 235,
-    to: 235,
+    from: 231,
+    to: 231,
     reason:
       'equivalent: a model that takes no references cannot carry a reference field here (refused before as an unsupported parameter), so past this line its ids are absent and `required` false: the same undefined; its `?? []` is unreachable (every model lists its reference kinds)',
   },
   {
     file: MEDIA,
-    from: 242,
-    to: 243,
+    from: 238,
+    to: 239,
     reason:
       "equivalent for the documented models: every one that takes references requires them, and a job without ids is refused anyway (as malformed, or by the count: 0 images, minimum 1; the same 400); only wc-900001's optional references differ, advisory (MCAT-004)",
   },
-  { file: MEDIA, from: 252, to: 252, reason: `${GUARDED} (ref-id-chars, studio-ids-chars)` },
+  { file: MEDIA, from: 248, to: 248, reason: `${GUARDED} (ref-id-chars, studio-ids-chars)` },
   {
     file: MEDIA,
-    from: 267,
-    to: 268,
+    from: 263,
+    to: 264,
     reason:
       'equivalent: for a model that takes no references the lookup finds no ids and the count bounds are 0 to 0, the same empty list; its `?? []` is unreachable (every model lists its reference kinds)',
   },
   {
     file: MEDIA,
-    from: 277,
-    to: 281,
+    from: 272,
+    to: 276,
     reason: `${GUARDED} (isLong holds only under ref-id-161 and ref-id-chars)`,
   },
   {
     file: MEDIA,
-    from: 301,
-    to: 301,
+    from: 296,
+    to: 296,
     reason:
       "unreachable on the plain reference: uploads already refuse a type that is not the bytes', a video that is not H.264 or lasts outside 1-30 s (reference/routes/media-inputs.ts); these checks at job creation act under variant sniff-at-job only",
   },
-  { file: MEDIA, from: 305, to: 306, reason: `${GUARDED} (video-as-image, studio-ids-video-as-image)` },
+  { file: MEDIA, from: 300, to: 301, reason: `${GUARDED} (video-as-image, studio-ids-video-as-image)` },
   {
     file: MEDIA,
-    from: 307,
-    to: 307,
+    from: 302,
+    to: 302,
     reason:
       'equivalent on the plain reference: ghosts (over-long ids counted as images) exist only under faults ref-id-161 and ref-id-chars',
   },
   {
     file: MEDIA,
-    from: 308,
-    to: 308,
+    from: 303,
+    to: 303,
     reason:
       'equivalent for the documented models: a video sent to an image-only model leaves no image to count (0, minimum 1) or is mixed with images (refused as mixed): the same 400; only wc-900001 (minimum 0) would take it, advisory (MCAT-004)',
   },
   {
     file: MEDIA,
-    from: 326,
-    to: 326,
+    from: 321,
+    to: 321,
     reason:
       'equivalent on the plain reference: video mode takes exactly one video (checked just before), so `some` is `every`; its upper bound, 30 s, is the upload bound itself, so no input over it exists (only fault video-31s moves one of them)',
   },
   {
     file: MEDIA,
-    from: 330,
-    to: 330,
+    from: 325,
+    to: 325,
     reason:
       'equivalent for the documented models: each that takes references has a minimum of 1 (those that take none return before); only wc-900001 (0) differs, advisory (MCAT-004)',
   },
   {
     file: MEDIA,
-    from: 342,
-    to: 352,
+    from: 337,
+    to: 347,
     reason:
       "unreachable on the plain reference: uploads already refuse a type that is not the bytes', a video that is not H.264 or lasts outside 1-30 s (reference/routes/media-inputs.ts); these checks at job creation act under variant sniff-at-job only",
   },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { aliveIn, killedSoFar } from '../../tools/mutation/staged.ts';
 import { carriedForward, lineMap, triage, unionOf } from '../../tools/mutation-triage.ts';
 
 const at = (line: number) => ({ start: { line, column: 1 }, end: { line, column: 5 } });
@@ -101,5 +102,25 @@ describe('StrykerJS reports of parts of the suite, united (tools/mutation-triage
     const { counts, rows } = triage(report(['Killed', 'Survived', 'Ignored']));
     expect(counts).toMatchObject({ Killed: 1, Survived: 1, Ignored: 1, switch: 1 });
     expect(rows.map((r) => r.line)).toEqual([2]);
+  });
+});
+
+describe('staged StrykerJS runs: a later stage runs the survivors so far (tools/mutation/staged.ts)', () => {
+  it("hands StrykerJS's incremental mode the killed and timed-out mutants only, with each file's source", () => {
+    const r = report(['Survived', 'Killed', 'NoCoverage']);
+    r.files['reference/x.ts'].mutants.push(
+      { id: '3', mutatorName: 'StringLiteral', replacement: '""', status: 'Timeout', location: at(1) },
+      { id: '4', mutatorName: 'StringLiteral', replacement: '""', status: 'Ignored', location: at(2) },
+    );
+    const killed = killedSoFar(r);
+    expect(killed.files['reference/x.ts']!.mutants.map((m) => [m.id, m.status])).toEqual([
+      ['1', 'Killed'],
+      ['3', 'Timeout'],
+    ]);
+    expect(killed.files['reference/x.ts']!.source).toBe(r.files['reference/x.ts'].source);
+    // The report given is not changed, and its survivors (covered or not) are what the next stage runs.
+    expect(r.files['reference/x.ts'].mutants).toHaveLength(5);
+    expect(aliveIn(r)).toBe(2);
+    expect(aliveIn(killed)).toBe(0);
   });
 });
