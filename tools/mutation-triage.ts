@@ -376,7 +376,9 @@ export interface TriageRow {
   reason: string;
 }
 
-const DETECTED = new Set(['Killed', 'Timeout']);
+/** The statuses of a mutant the suite failed on, and of one it let through (covered or not). */
+export const DETECTED = new Set(['Killed', 'Timeout']);
+export const ALIVE = new Set(['Survived', 'NoCoverage']);
 const mutantKey = (m: Mutant) =>
   `${m.mutatorName} ${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.replacement ?? ''}`;
 
@@ -478,7 +480,7 @@ export function triage(report: Report): { counts: Record<string, number>; rows: 
       counts[m.status] = (counts[m.status] ?? 0) + 1;
       // Not run: a fault or variant switch (tools/mutation/stryker-ignorer.mjs).
       if (m.status === 'Ignored') counts.switch = (counts.switch ?? 0) + 1;
-      if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
+      if (!ALIVE.has(m.status)) continue;
       const line = lines[m.location.start.line - 1] ?? '';
       const original =
         m.location.start.line === m.location.end.line

@@ -17,11 +17,12 @@
  * Then: npx tsx tools/mutation-triage.ts DIR/stage-*.json --write --out <the module's triage file>.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { pkgPath } from '../../src/paths.ts';
-import { type Report, triage, unionOf } from '../mutation-triage.ts';
+import { ALIVE, DETECTED, type Report, triage, unionOf } from '../mutation-triage.ts';
 
 interface ModulePlan {
   file: string;
@@ -47,8 +48,6 @@ export const MODULES: Record<string, ModulePlan> = {
   },
 };
 
-const DETECTED = new Set(['Killed', 'Timeout']);
-
 /**
  * What the earlier stages killed, as StrykerJS's incremental file: its incremental mode reuses the result
  * of every mutant the file holds (with no per-test coverage, as the command runner has, it reuses any
@@ -64,10 +63,7 @@ export function killedSoFar(report: Report): Report {
 
 /** How many mutants of a report are alive (survived, or covered by no test). */
 export const aliveIn = (report: Report): number =>
-  Object.values(report.files).reduce(
-    (n, f) => n + f.mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').length,
-    0,
-  );
+  Object.values(report.files).reduce((n, f) => n + f.mutants.filter((m) => ALIVE.has(m.status)).length, 0);
 
 function runStage(
   plan: ModulePlan,
@@ -77,6 +73,8 @@ function runStage(
   concurrency: number,
 ): Promise<void> {
   const json = join(out, `stage-${stage + 1}.json`);
+  // An earlier run's report is no result of this stage.
+  rmSync(json, { force: true });
   // StrykerJS writes its incremental file over at its end: each stage has its own.
   const incremental = join(out, `stage-${stage + 1}.incremental.json`);
   if (earlier) writeFileSync(incremental, JSON.stringify(killedSoFar(earlier)));
@@ -122,22 +120,36 @@ function runStage(
   });
 }
 
+const parseOptions = (argv: string[]) =>
+  parseArgs({
+    args: argv,
+    options: { out: { type: 'string' }, concurrency: { type: 'string' } },
+    allowPositionals: true,
+  });
+
 const minutes = (ms: number) => `${(ms / 60000).toFixed(1)} min`;
 
+const USAGE = `usage: npx tsx tools/mutation/staged.ts MODULE [--out DIR] [--concurrency N] (MODULE: ${Object.keys(MODULES).join(' or ')})`;
+
 async function main(argv: string[]): Promise<number> {
-  const name = argv.find((a, i) => !a.startsWith('--') && !['--out', '--concurrency'].includes(argv[i - 1]!));
-  const plan = name ? MODULES[name] : undefined;
-  if (!plan || !name) {
-    console.error(
-      `usage: npx tsx tools/mutation/staged.ts MODULE [--out DIR] [--concurrency N] (MODULE: ${Object.keys(MODULES).join(' or ')})`,
-    );
+  let parsed: ReturnType<typeof parseOptions>;
+  try {
+    parsed = parseOptions(argv);
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  const at = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
-  const out = at('--out') ?? pkgPath('reports', 'mutation', name);
-  const concurrency = Number(at('--concurrency') ?? availableParallelism());
+  const { values, positionals } = parsed;
+  const name = positionals.length === 1 ? positionals[0]! : '';
+  const plan = MODULES[name];
+  if (!plan) {
+    console.error(USAGE);
+    return 2;
+  }
+  const out = values.out ?? pkgPath('reports', 'mutation', name);
+  const concurrency = Number(values.concurrency ?? availableParallelism());
   if (!Number.isInteger(concurrency) || concurrency < 1) {
-    console.error(`--concurrency: a whole number of at least 1, not ${at('--concurrency')}`);
+    console.error(`--concurrency: a whole number of at least 1, not ${values.concurrency}`);
     return 2;
   }
   mkdirSync(out, { recursive: true });
@@ -146,19 +158,16 @@ async function main(argv: string[]): Promise<number> {
   const started = Date.now();
   for (let stage = 0; stage < plan.stages.length; stage++) {
     const earlier = stage === 0 ? undefined : unionOf(reports);
-    if (earlier && aliveIn(earlier) === 0) break;
+    const alive = earlier ? aliveIn(earlier) : 'all';
+    if (alive === 0) break;
+    const suites = plan.stages[stage]!.join(',');
     const t0 = Date.now();
     console.log(
-      `stage ${stage + 1} of ${plan.stages.length}: --suite ${plan.stages[stage]!.join(',')} over ${earlier ? `the ${aliveIn(earlier)} survivors so far` : `all of ${plan.file}`} (${new Date(t0).toISOString()})`,
+      `stage ${stage + 1} of ${plan.stages.length}: --suite ${suites} over ${alive === 'all' ? `all of ${plan.file}` : `the ${alive} survivors so far`} (${new Date(t0).toISOString()})`,
     );
     await runStage(plan, stage, earlier, out, concurrency);
     reports.push(JSON.parse(readFileSync(join(out, `stage-${stage + 1}.json`), 'utf8')) as Report);
-    timing.push({
-      stage: stage + 1,
-      suites: plan.stages[stage]!.join(','),
-      mutants: earlier ? aliveIn(earlier) : 'all',
-      ms: Date.now() - t0,
-    });
+    timing.push({ stage: stage + 1, suites, mutants: alive, ms: Date.now() - t0 });
     console.log(`  done in ${minutes(Date.now() - t0)}`);
   }
   const total = Date.now() - started;
