@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TransportError } from '../errors.ts';
-import { nestingDepth } from './nesting.ts';
+import { mayNestDeeper, nestingDepth } from './nesting.ts';
 import type { Redactor } from './redact.ts';
 import { hasDotSegment } from './segment.ts';
 import { Agent, request } from './undici.ts';
@@ -364,6 +364,8 @@ export function closeExchange(
   whole?: { bytes: number; sha256: string },
   /** The headers' and the body's records made when first read (openExchange's `later`). */
   later = false,
+  /** `buf` as text, where the caller holds it decoded already (a capture's body). */
+  text = buf.toString('utf8'),
 ): HttpResponse {
   exchange.status = status;
   const headers = () => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
@@ -378,7 +380,6 @@ export function closeExchange(
   const tooLarge = whole && whole.bytes > buf.length ? whole : undefined;
   if (h['x-request-id']) exchange.requestId = redactor.text(h['x-request-id']);
   const mediaType = mediaTypeOf(h['content-type']);
-  const text = buf.toString('utf8');
   let json: unknown;
   let jsonError: string | undefined;
   let jsonTooDeep = false;
@@ -389,7 +390,7 @@ export function closeExchange(
     try {
       json = JSON.parse(text);
       // Every check walks bodies; a body nested deeper than any contract shape is not walked at all.
-      if (nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+      if (mayNestDeeper(text, MAX_JSON_DEPTH) && nestingDepth(json, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         json = undefined;
         jsonTooDeep = true;
         jsonError = `JSON nested deeper than ${MAX_JSON_DEPTH} levels: not examined`;

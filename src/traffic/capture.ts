@@ -183,7 +183,12 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
-  out.res = closeExchange(redactor, exchange, path, status, h, decoded, undefined, true);
+  // A body held as text is that text decoded (unless it holds a lone surrogate, which the bytes cannot).
+  const text =
+    typeof content.text === 'string' && !content.encoding && content.text.isWellFormed()
+      ? content.text
+      : undefined;
+  out.res = closeExchange(redactor, exchange, path, status, h, decoded, undefined, true, text);
   if (absent !== undefined) out.res.bodyAbsent = absent;
   // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
   const receive = obj(e?.timings)?.receive;

@@ -21,6 +21,8 @@ export type HarItem =
       /** Where the entry's bytes stand in the file: [from, to) (harTexts; a HarPlan keeps them). */
       from?: number;
       to?: number;
+      /** A long `text` member's value was left out of `text` (harTexts' `cut`): the bytes hold it. */
+      cut?: true;
     }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
@@ -48,10 +50,17 @@ export async function* harItems(
     yield item.kind === 'text' ? parseEntry(file, item.index, item.text) : item;
 }
 
-/** harItems with each entry's JSON text not parsed (where another thread parses it). */
+/**
+ * harItems with each entry's JSON text not parsed (where another thread parses it). Given `cut`, the
+ * value of a `text` member (a body) of at least `cut` bytes is left out of the entry's text, an empty
+ * string in its place, and the item says `cut`: for a reader that needs no body (a first pass), most of
+ * a capture is then neither decoded nor parsed. A value that straddles two chunks of the file, or a key
+ * written with escapes, is kept.
+ */
 export async function* harTexts(
   file: string,
   read?: (bytes: number) => void,
+  cut?: number,
 ): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
@@ -61,9 +70,16 @@ export async function* harTexts(
   let inString = false;
   let escaped = false;
   let keyText: string | undefined;
-  /** The current entry's bytes read so far (undefined: not in an entry). */
+  /** The current entry's bytes read so far (undefined: not in an entry), less what `cut` left out. */
   let entryParts: Buffer[] | undefined;
-  let entryStart = 0;
+  /** Where the entry's bytes not yet in entryParts start in this chunk; where the entry starts in the file. */
+  let pieceStart = 0;
+  let entryFrom = 0;
+  let entryCut = false;
+  /** `cut`: the key just opened is `text`; its value is next; where that value's string opens here. */
+  let textKey = false;
+  let textValue = false;
+  let valueAt = -1;
   let index = 0;
   let sawEntries = false;
   let started = false;
@@ -77,27 +93,45 @@ export async function* harTexts(
       let nextSlash = -1;
       for (let i = 0; i < chunk.length; i++) {
         if (inString && !escaped && keyText === undefined) {
-          // A string's content. A short one (a name, a header's value) ends within a few bytes: read
-          // directly; past that (a body), jump to the next quote or backslash.
-          const stop = Math.min(chunk.length, i + SHORT_STRING);
+          // A string's content, up to its closing quote, an escape skipped with the byte it escapes. A
+          // short run of plain bytes is read directly; past that (a body), the scan jumps to the next
+          // quote or backslash.
+          const len = chunk.length;
           let j = i;
-          while (j < stop && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
-          if (j < stop) {
-            i = j;
-            if (chunk[j] === QUOTE) inString = false;
-            else escaped = true;
-            continue;
+          /** Where the string closes in this chunk (-1: not here). */
+          let end = -1;
+          for (;;) {
+            const stop = Math.min(len, j + SHORT_STRING);
+            while (j < stop && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
+            if (j === stop && stop < len) {
+              if (nextQuote < j) nextQuote = indexOr(chunk, QUOTE, j);
+              if (nextSlash < j) nextSlash = indexOr(chunk, BACKSLASH, j);
+              j = Math.min(nextQuote, nextSlash);
+            }
+            if (j >= len) break;
+            if (chunk[j] === QUOTE) {
+              end = j;
+              break;
+            }
+            j += 2;
           }
-          i = j;
-          if (nextQuote < i) nextQuote = indexOr(chunk, QUOTE, i);
-          if (nextSlash < i) nextSlash = indexOr(chunk, BACKSLASH, i);
-          if (nextSlash < nextQuote) {
-            i = nextSlash;
-            escaped = true;
-          } else if (nextQuote === chunk.length) i = chunk.length;
-          else {
-            i = nextQuote;
+          // An escape that goes on into the next chunk: its byte is skipped there.
+          if (end < 0) escaped = j > len;
+          i = end < 0 ? len : end;
+          if (end >= 0) {
             inString = false;
+            if (valueAt >= 0) {
+              // A `text` value: left out when long (its quotes kept, so the entry stays JSON).
+              if (end - valueAt > cut!) {
+                entryParts!.push(chunk.subarray(pieceStart, valueAt + 1));
+                pieceStart = end;
+                entryCut = true;
+              }
+              valueAt = -1;
+            } else if (textKey) {
+              textKey = false;
+              textValue = true;
+            }
           }
           continue;
         }
@@ -115,6 +149,10 @@ export async function* harTexts(
           continue;
         }
         if (c <= 0x20) continue;
+        if (textValue && c !== COLON) {
+          textValue = false;
+          if (c === QUOTE) valueAt = i;
+        }
         if (!started) {
           started = true;
           if (c !== OPEN_OBJ) {
@@ -129,11 +167,14 @@ export async function* harTexts(
           inString = true;
           // Keys matter only on the way to log.entries; deeper keys are not kept.
           if (expectKey && stack.length <= 2) keyText = '';
+          else if (cut !== undefined && expectKey && entryParts !== undefined) textKey = isTextKey(chunk, i);
           expectKey = false;
         } else if (c === OPEN_OBJ || c === OPEN_ARR) {
           if (inEntries() && c === OPEN_OBJ && entryParts === undefined) {
             entryParts = [];
-            entryStart = i;
+            pieceStart = i;
+            entryFrom = offset + i;
+            entryCut = false;
           }
           stack.push(c === OPEN_OBJ ? 'o' : 'a');
           if (stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries') sawEntries = true;
@@ -150,14 +191,15 @@ export async function* harTexts(
           keys.length = stack.length;
           expectKey = false;
           if (entryParts !== undefined && inEntries()) {
-            entryParts.push(chunk.subarray(entryStart, i + 1));
+            entryParts.push(chunk.subarray(pieceStart, i + 1));
             const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
             items.push({
               kind: 'text',
               index: index++,
               text: bytes.toString('utf8'),
-              from: offset + i + 1 - bytes.length,
+              from: entryFrom,
               to: offset + i + 1,
+              ...(entryCut ? { cut: true as const } : {}),
             });
             entryParts = undefined;
           }
@@ -174,9 +216,11 @@ export async function* harTexts(
         }
       }
       if (entryParts !== undefined) {
-        entryParts.push(chunk.subarray(entryStart));
-        entryStart = 0;
+        entryParts.push(chunk.subarray(pieceStart));
+        pieceStart = 0;
       }
+      // A value that goes on into the next chunk is kept whole.
+      valueAt = -1;
       offset += chunk.length;
       // Bytes read so far: what a progress line measures against the file's size.
       read?.(stream.bytesRead);
@@ -194,6 +238,18 @@ export async function* harTexts(
       message: `${file}: truncated after ${offset} bytes${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
     };
   else if (!sawEntries) yield { kind: 'problem', message: `${file}: not a HAR file (no log.entries array)` };
+}
+
+/** Whether the string that opens at `at` is `"text"` (read within this chunk only). */
+function isTextKey(chunk: Buffer, at: number): boolean {
+  return (
+    at + 5 < chunk.length &&
+    chunk[at + 1] === 0x74 &&
+    chunk[at + 2] === 0x65 &&
+    chunk[at + 3] === 0x78 &&
+    chunk[at + 4] === 0x74 &&
+    chunk[at + 5] === QUOTE
+  );
 }
 
 /** Where byte `what` occurs in `b` from `from` on, or `b.length` when it does not. */

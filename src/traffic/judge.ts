@@ -48,7 +48,7 @@ import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging } from './ju
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
-import { JudgingThreads } from './threads.ts';
+import { entryTexts, JudgingThreads } from './threads.ts';
 
 export interface TrafficOptions {
   files: string[];
@@ -75,6 +75,8 @@ const MAX_THREADS = 4;
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
+/** The first pass leaves out `text` values (bodies) of this many bytes or more (harTexts' `cut`). */
+const CUT_BODIES = 256;
 /** The capture's own description is kept only up to this size (it is read into memory). */
 const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
 
@@ -195,10 +197,20 @@ async function readCapture(
     const format = opts.format ?? detectFormat(file);
     const plan = format === 'har' ? new HarPlan(file, fileStamp(file) ?? '') : undefined;
     facts.files.push({ format, ...(plan ? { plan } : {}) });
-    for await (const text of plan ? harTexts(file, read) : captureItems(file, format, read)) {
+    // Without a shard (whose plan reads job replies), this pass reads no body: long ones are cut out.
+    const cut = shard ? undefined : CUT_BODIES;
+    for await (const text of plan ? harTexts(file, read, cut) : captureItems(file, format, read)) {
       if (plan && text.kind !== 'entry') plan.add(text);
       progress.tick('reading', bytes, facts.entries);
-      const item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
+      let item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
+      if (item.kind !== 'entry') continue;
+      // The one body this pass reads: the capture's own description, read again whole.
+      if (text.kind === 'text' && text.cut && !facts.captured && ownDescription(item.value))
+        item = parseEntry(
+          file,
+          text.index,
+          entryTexts([{ file, n: 0, index: text.index, from: text.from!, to: text.to! }])[0]!,
+        );
       if (item.kind !== 'entry') continue;
       facts.entries++;
       shard?.learn(item.value);
@@ -234,16 +246,25 @@ export function learnEntry(facts: CaptureFacts, value: unknown, redactor: Redact
   }
   if (
     facts.captured === undefined &&
-    e?.request?.method === 'GET' &&
-    /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(url) &&
-    e.response?.status === 200 &&
-    typeof e.response.content?.text === 'string' &&
+    ownDescription(value) &&
+    typeof e.response?.content?.text === 'string' &&
     e.response.content.text.length <= MAX_DESCRIPTION_BYTES
   )
     facts.captured =
       e.response.content.encoding === 'base64'
         ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
         : e.response.content.text;
+}
+
+/** Whether an entry is the capture's own description: a GET /openapi.json answered 200. */
+function ownDescription(value: unknown): boolean {
+  const e = value as { request?: { url?: unknown; method?: unknown }; response?: { status?: unknown } };
+  return (
+    e?.request?.method === 'GET' &&
+    typeof e.request.url === 'string' &&
+    /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(e.request.url) &&
+    e.response?.status === 200
+  );
 }
 
 /**

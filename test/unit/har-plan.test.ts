@@ -63,3 +63,88 @@ describe('a HAR read again at the places its first reading found (HarPlan)', () 
     expect(JSON.stringify(await all(harPlanned(plan)))).toContain('changed-and-longer');
   });
 });
+
+/** The values of the `text` members of a JSON value, in document order. */
+function textsOf(value: unknown, out: unknown[] = []): unknown[] {
+  if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'text') out.push(v);
+      else textsOf(v, out);
+    }
+  return out;
+}
+
+/** A JSON value with each `text` member emptied. */
+const emptied = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value, (k, v) => (k === 'text' ? '' : v)));
+
+describe('a first reading that needs no body (harTexts with `cut`)', () => {
+  const CUT = 64;
+  /** Entries whose bodies are short, long, escaped, multi-byte, across the 1 MiB read chunks, or longer than one. */
+  function writeBodies(file: string): unknown[] {
+    const entries: unknown[] = [];
+    for (let n = 0; n < 900; n++) {
+      // One body longer than a read chunk: it opens in one chunk and closes two chunks on.
+      const size = n === 450 ? 1_600_000 : n * 7;
+      const ch = n % 3 ? 'x' : 'é';
+      entries.push({
+        request: {
+          method: 'POST',
+          url: `/v1/${n}`,
+          headers: [{ name: 'authorization', value: `Bearer k-${n}` }],
+          postData: { mimeType: 'application/json', text: `{"pad":"${'p'.repeat(n % 300)}"}` },
+        },
+        response: {
+          status: 200,
+          headers: [{ name: 'set-cookie', value: `s=${n}` }],
+          content: { mimeType: 'application/json', text: `{"q":"\\"${ch.repeat(size)}\\\\"}` },
+        },
+      });
+    }
+    entries.push({
+      request: { method: 'GET', url: '/v1/esc' },
+      response: { content: { text: 'y'.repeat(500) } },
+    });
+    const texts = entries.map((e) => JSON.stringify(e));
+    // A key written with an escape is not `text` to the reader: its value is kept.
+    texts[texts.length - 1] = texts[texts.length - 1]!.replace('"text"', '"te\\u0078t"');
+    writeFileSync(file, `{"log": {"version": "1.2", "entries": [\n${texts.join(',\n')}\n]}}`);
+    return entries;
+  }
+
+  it('leaves out only long `text` values, each as an empty string, and keeps everything else', async () => {
+    const file = join(dir, 'bodies.har');
+    const entries = writeBodies(file);
+    const whole = await all(harTexts(file));
+    const light = await all(harTexts(file, undefined, CUT));
+    expect(light).toHaveLength(entries.length);
+    const counts = { cut: 0, longKept: 0 };
+    for (const [i, item] of light.entries()) {
+      const full = whole[i]!;
+      if (item.kind !== 'text' || full.kind !== 'text') throw new Error(`entry ${i} not read`);
+      // The same places: a second reading cuts the whole entry out where the first found it.
+      expect([item.from, item.to, item.index]).toEqual([full.from, full.to, full.index]);
+      const value = JSON.parse(item.text) as unknown;
+      // Nothing but `text` values differs; each is whole, or empty where it was long (said with `cut`).
+      expect(emptied(value)).toEqual(emptied(entries[i]));
+      const was = textsOf(entries[i]) as string[];
+      const now = textsOf(value);
+      let left = 0;
+      for (const [k, t] of was.entries()) {
+        if (now[k] === t) {
+          if (Buffer.byteLength(JSON.stringify(t)) > CUT) counts.longKept++;
+          continue;
+        }
+        expect(now[k]).toBe('');
+        expect(Buffer.byteLength(JSON.stringify(t))).toBeGreaterThanOrEqual(CUT);
+        left++;
+      }
+      expect(item.cut === true).toBe(left > 0);
+      if (left) counts.cut++;
+    }
+    // Most entries lose their body; long ones are kept across a chunk's end and under the escaped key.
+    expect(counts.cut).toBeGreaterThan(entries.length * 0.8);
+    expect(counts.longKept).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse((light.at(-1) as { text: string }).text)).toEqual(entries.at(-1));
+  });
+});
