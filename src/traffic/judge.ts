@@ -197,7 +197,8 @@ async function readCapture(
     const format = opts.format ?? detectFormat(file);
     const plan = format === 'har' ? new HarPlan(file, fileStamp(file) ?? '') : undefined;
     facts.files.push({ format, ...(plan ? { plan } : {}) });
-    // Without a shard (whose plan reads job replies), this pass reads no body: long ones are cut out.
+    // Without a shard (whose plan reads job replies), this pass reads no body: long ones are cut out. An
+    // entry whose cut body would not parse is learnt from all the same (the second pass says it unreadable).
     const cut = shard ? undefined : CUT_BODIES;
     for await (const text of plan ? harTexts(file, read, cut) : captureItems(file, format, read)) {
       if (plan && text.kind !== 'entry') plan.add(text);
