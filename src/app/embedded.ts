@@ -13,7 +13,8 @@ export const EMBEDDED_NO_ISOLATED_ENV = 'CONFORMANCE_EMBEDDED_NO_ISOLATED';
 
 /**
  * How often a target that runs media jobs in milliseconds (the reference: a stage every 150 ms) is
- * polled: the embedded target's, and the one the project's own tests write for a reference they start.
+ * polled: the one the project's own tests write for a reference they start (the embedded target keeps
+ * its own clock, EMBEDDED_MEDIA).
  */
 export const QUICK_MEDIA_POLLING = { pollIntervalMs: 100, pollCap: 200 } as const;
 
@@ -23,7 +24,7 @@ export const QUICK_MEDIA_POLLING = { pollIntervalMs: 100, pollCap: 200 } as cons
  * QUICK_MEDIA_POLLING against the reference's 150 ms, so a run sees the same states of each job, sooner:
  * the embedded standard run waited on its jobs' stages, not on its CPU (issue 40; bench/README.md).
  */
-export const EMBEDDED_MEDIA = { stepMs: 30, pollIntervalMs: 20, pollCap: 1_000 } as const;
+export const EMBEDDED_MEDIA = { stepMs: 30, polling: { pollIntervalMs: 20, pollCap: 1_000 } } as const;
 
 /**
  * The embedded target: the reference server on a free loopback port. The only place the harness
@@ -65,7 +66,7 @@ export async function startEmbedded(
       limits: { ...(ref.limits ?? {}), ...target.limits },
       timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
       // The reference runs media jobs in milliseconds: poll it quickly.
-      media: { pollIntervalMs: EMBEDDED_MEDIA.pollIntervalMs, pollCap: EMBEDDED_MEDIA.pollCap },
+      media: { ...EMBEDDED_MEDIA.polling },
     },
     stop: () => ref.close(),
   };

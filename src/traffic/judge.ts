@@ -48,7 +48,7 @@ import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging } from './ju
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
-import { entryTexts, JudgingThreads } from './threads.ts';
+import { JudgingThreads, textAt } from './threads.ts';
 
 export interface TrafficOptions {
   files: string[];
@@ -204,14 +204,15 @@ async function readCapture(
       if (plan && text.kind !== 'entry') plan.add(text);
       progress.tick('reading', bytes, facts.entries);
       let item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
-      if (item.kind !== 'entry') continue;
-      // The one body this pass reads: the capture's own description, read again whole.
-      if (text.kind === 'text' && text.cut && !facts.captured && ownDescription(item.value))
-        item = parseEntry(
-          file,
-          text.index,
-          entryTexts([{ file, n: 0, index: text.index, from: text.from!, to: text.to! }])[0]!,
-        );
+      // The one body this pass reads: the capture's own description, read again whole at its place.
+      if (
+        item.kind === 'entry' &&
+        text.kind === 'text' &&
+        text.cut &&
+        !facts.captured &&
+        ownDescription(item.value)
+      )
+        item = parseEntry(file, text.index, textAt(file, text.from!, text.to!));
       if (item.kind !== 'entry') continue;
       facts.entries++;
       shard?.learn(item.value);

@@ -40,6 +40,11 @@ function readBytes(file: string, from: number, to: number): Buffer {
   return bytes;
 }
 
+/** The text of the bytes [from, to) of a file (an entry read again at its place). */
+export function textAt(file: string, from: number, to: number): string {
+  return readBytes(file, from, to).toString('utf8');
+}
+
 /** The texts of entries, in order: as given, or read at their places (a run of them in one read). */
 export function entryTexts(entries: readonly EntryText[]): string[] {
   const out: string[] = [];
