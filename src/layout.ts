@@ -54,6 +54,8 @@ export const REPORT_FILES = {
   har: { name: 'har-entries.ndjson', kind: 'control', writer: 'src/traffic/har-record.ts (run, workers)' },
   /** A directory: one small file per worker thread (its count of media jobs waited on). */
   jobs: { name: 'jobs-in-flight', kind: 'control', writer: 'src/runtime/liveness.ts' },
+  /** A directory: the files that run alone wait there for the others to end, then for their turn. */
+  turns: { name: 'serial-turns', kind: 'control', writer: 'src/runtime/turns.ts (run, workers)' },
 } as const satisfies Record<string, { name: string; kind: FileKind; writer: string }>;
 
 export type ReportFile = keyof typeof REPORT_FILES;

@@ -261,6 +261,47 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     expect(Object.keys(outcomes(beside)).length).toBeGreaterThan(5);
     expect(outcomes(beside)).toEqual(outcomes(serial));
   });
+
+  it('the serial files run alone after every other file, one test at a time, in the same worker threads', async () => {
+    // Without the isolated key, every serial file runs alone (runtime/turns.ts); stateful/sequences is
+    // the longest file of the run and starts first, so a serial file that did not wait would meet it.
+    const targets = tmp('targets.yaml');
+    writeFileSync(
+      targets,
+      readFileSync(ref.targetsFile, 'utf8').replace(/^ +isolated: REF_KEY_ISOLATED\n/m, ''),
+    );
+    const dir = tmp('alone');
+    const args = ['--suite', 'points,stateful', '--seed', '7', '--workers', '2', '--report-dir', dir];
+    const run = await runCli(['--targets', targets, '--target', 'ref', ...args], ref.env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const summary = summaryOf(dir);
+    const fileOf = new Map(summary.tests.map((t) => [t.title, t.file]));
+    const alone = (title: string) => /\.serial\.test\.ts$/.test(fileOf.get(title) ?? '');
+    // Each test's span, from its first exchange's start to its last one's end.
+    const spans = new Map<string, { from: number; to: number }>();
+    for (const line of readFileSync(join(dir, 'exchanges.ndjson'), 'utf8').split('\n')) {
+      if (!line) continue;
+      const ex = JSON.parse(line) as { test?: string; startedAt: string; durationMs: number };
+      if (!ex.test || !fileOf.has(ex.test)) continue;
+      const from = Date.parse(ex.startedAt);
+      const span = spans.get(ex.test) ?? { from, to: from };
+      span.from = Math.min(span.from, from);
+      span.to = Math.max(span.to, from + ex.durationMs);
+      spans.set(ex.test, span);
+    }
+    const aloneSpans = [...spans].filter(([t]) => alone(t)).sort((a, b) => a[1].from - b[1].from);
+    const files = new Set(aloneSpans.map(([t]) => fileOf.get(t)));
+    expect(files.size).toBe(4);
+    const othersEnd = Math.max(...[...spans].filter(([t]) => !alone(t)).map(([, s]) => s.to));
+    expect(othersEnd).toBeGreaterThan(0);
+    for (const [title, span] of aloneSpans)
+      expect(span.from, `${title} started before the other files ended`).toBeGreaterThanOrEqual(othersEnd);
+    for (let i = 1; i < aloneSpans.length; i++)
+      expect(
+        aloneSpans[i]![1].from,
+        `${aloneSpans[i]![0]} overlaps ${aloneSpans[i - 1]![0]}`,
+      ).toBeGreaterThanOrEqual(aloneSpans[i - 1]![1].to);
+  });
 });
 
 describe('expectations, shards, bundles and drift', { timeout: HANG_BOUND_MS }, () => {

@@ -1,26 +1,25 @@
 /**
- * The vitest suites of a run: every suite file in parallel (the files that declare `start-early` first:
- * src/app/suite-hints.ts), then the serial ones; the serial files of the primary account's balance
- * checks beside the parallel ones, on the isolated account, when the target names one (balanceChecks).
+ * The vitest suites of a run: every suite file (the files that declare `start-early` first:
+ * src/app/suite-hints.ts), the serial ones last, each alone after the others (runtime/turns.ts); the
+ * serial files of the primary account's balance checks beside the others, on the isolated account, when
+ * the target names one (balanceChecks).
  */
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import type { TestSpecification } from 'vitest/node';
+import { dirname, join } from 'node:path';
+import type { Reporter, TestModule, TestSpecification } from 'vitest/node';
 import type { TargetConfig } from '../config/targets.ts';
 import type { Redactor } from '../http/redact.ts';
 import { PKG_ROOT } from '../paths.ts';
 import { type Progress, ProgressReporter } from '../report/progress.ts';
 import { ConformanceReporter } from '../report/reporter.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
+import { runsAlone, SERIAL_FILE } from '../runtime/account.ts';
 import { concurrencyPlan, RUN_FILE_ENV } from '../runtime/run-config.ts';
+import { othersEnded } from '../runtime/turns.ts';
 import { CACHE_ROOT, cacheRootTrusted } from '../yaml-cache.ts';
 import type { RunOptions } from './run-options.ts';
 import { SUITE_GLOB, suiteFiles, suitesVitest } from './selection.ts';
 import { type SuiteHints, suiteHints } from './suite-hints.ts';
-
-/** The files that run alone after the others (a quiet account), unless balanceChecks moves them. */
-const SERIAL_GLOB = 'suites/**/*.serial.test.ts';
-const SERIAL = /\.serial\.test\.ts$/;
 
 /**
  * Where the run's balance checks run, decided once before the suites start. `isolated`: the target
@@ -33,7 +32,7 @@ export interface BalanceChecks {
   on: 'isolated' | 'serial';
   /** The serial files that run on the isolated account beside the others (paths from the package root). */
   files: string[];
-  /** The serial files that still run alone after the others, when `on` is isolated. */
+  /** The serial files that run alone after the others (runtime/account.ts runsAlone). */
   after: string[];
   /** One line for the run's header: where the balance checks run. */
   line: string;
@@ -44,7 +43,7 @@ export function balanceChecks(
   files: string[] = suiteFiles([]),
   hints: (file: string) => SuiteHints = suiteHints,
 ): BalanceChecks {
-  const serial = files.filter((f) => SERIAL.test(f));
+  const serial = files.filter((f) => SERIAL_FILE.test(f));
   const movable = serial.filter((f) => hints(f).isolatedAccount);
   if (target.keys.isolated && movable.length > 0)
     return {
@@ -56,7 +55,7 @@ export function balanceChecks(
   return {
     on: 'serial',
     files: [],
-    after: [],
+    after: serial,
     line: `balance checks: serial, after the other files${target.keys.isolated ? '' : " (a target key of role 'isolated', an account of its own, would run them beside the others: docs/budgets.md)"}`,
   };
 }
@@ -68,7 +67,37 @@ export const loadVitest = () => {
   return vitestNode;
 };
 
-/** The vitest suites: every suite in parallel (the isolated account's balance checks among them), then the serial ones. */
+/**
+ * Tells the files that run alone when every other file of this run has ended (runtime/turns.ts): the
+ * sequencer hands it the files the run holds (after --shard took its part), vitest each file's end (a
+ * file that failed to load ends too).
+ */
+class OthersEnded implements Reporter {
+  private left: Set<string> | undefined;
+
+  constructor(
+    private readonly reportDir: string,
+    private readonly isolatedFiles: string[],
+  ) {}
+
+  expect(files: readonly TestSpecification[]): void {
+    this.left = new Set(files.map((f) => f.moduleId).filter((id) => !runsAlone(id, this.isolatedFiles)));
+    this.said();
+  }
+
+  onTestModuleEnd(mod: TestModule): void {
+    this.left?.delete(mod.moduleId);
+    this.said();
+  }
+
+  private said(): void {
+    if (this.left?.size !== 0) return;
+    this.left = undefined;
+    othersEnded(this.reportDir);
+  }
+}
+
+/** The vitest suites: every suite file, the isolated account's balance checks among them; those that run alone last. */
 export async function runSuites(
   opts: RunOptions,
   target: TargetConfig,
@@ -90,6 +119,9 @@ export async function runSuites(
   // first file starts first, the others in vitest's order, after it most likely (two at once would keep a
   // worker waiting for the lock).
   const beside = new Set(balance.files.map((f) => join(PKG_ROOT, f)));
+  // The files that run alone come last, after every other (they wait for the others to end anyway:
+  // ahead of one, a worker thread would only wait).
+  const others = new OthersEnded(dirname(runFile), balance.files);
   class LongChainsFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]) {
       const sorted = await super.sort(files);
@@ -100,9 +132,11 @@ export async function runSuites(
         if (budgeted && hints.mediaAcceptance) return Number.POSITIVE_INFINITY;
         return hints.startEarly ?? Number.MAX_SAFE_INTEGER;
       };
+      const alone = (moduleId: string) => Number(runsAlone(moduleId, balance.files));
+      others.expect(sorted);
       return sorted
-        .map((spec, i) => ({ spec, i, rank: rank(spec.moduleId) }))
-        .sort((a, b) => a.rank - b.rank || a.i - b.i)
+        .map((spec, i) => ({ spec, i, alone: alone(spec.moduleId), rank: rank(spec.moduleId) }))
+        .sort((a, b) => a.alone - b.alone || a.rank - b.rank || a.i - b.i)
         .map(({ spec }) => spec);
     }
   }
@@ -121,7 +155,7 @@ export async function runSuites(
     {
       // Not vitest's own reporter: one line per group of findings at the end (printVerdict), not a
       // dump with code frames per failing test; progress meanwhile.
-      reporters: progress ? [reporter, new ProgressReporter(progress)] : [reporter],
+      reporters: progress ? [reporter, others, new ProgressReporter(progress)] : [reporter, others],
       maxWorkers: workers,
       ...(opts.filter ? { testNamePattern: opts.filter } : {}),
       ...(opts.shard ? { shard: opts.shard } : {}),
@@ -130,7 +164,7 @@ export async function runSuites(
     },
     {
       test: {
-        projects: suiteProjects(testsPerWorker, experimental, balance),
+        projects: suiteProjects(testsPerWorker, experimental),
         sequence: { sequencer: LongChainsFirst },
       },
     },
@@ -144,47 +178,29 @@ export async function runSuites(
 }
 
 /**
- * Two groups: every suite in parallel, then the `*.serial.test.ts` files one at a time with no other
- * traffic of this run (balance-delta checks need a quiet account). With the isolated account
- * (balanceChecks), its files join the first group (each runs one test at a time by itself: check(); the
- * account lock makes them wait for each other). Not a project of their own: vitest 4.1 projects of one
- * group share the workers, and a project's worker loads the suite's modules again (measured: about
- * 1.8 CPU-s more per embedded run).
+ * One project: every suite file, the serial ones each alone after the others (runtime/turns.ts), with
+ * the isolated account's balance checks beside the others when the run moved them (balanceChecks).
+ * Why one: a project's (or a group's) worker threads load the suite's modules again (measured: about
+ * 1.8 CPU-s more per embedded run for a project of the isolated files beside the others, 0.3 s of wall
+ * for the serial group after them).
  */
 export function suiteProjects(
   testsPerWorker: number,
   experimental: { fsModuleCache: boolean; fsModuleCachePath: string },
-  balance: Pick<BalanceChecks, 'on' | 'after' | 'files'>,
 ) {
-  const beside = balance.on === 'isolated';
   return [
     {
       test: {
-        name: 'parallel',
+        name: 'suites',
         include: [SUITE_GLOB],
-        exclude: beside ? balance.after : [SERIAL_GLOB],
         pool: 'threads',
         isolate: false,
         // Tests are independent (each creates and cleans up its own resources): within a file they
-        // run concurrently (check() marks them); the worker's request gate keeps its requests in flight
-        // within its share of the target's concurrency, so a test that only waits costs nothing.
+        // run concurrently (check() marks them, but those of a file that runs alone or on the isolated
+        // account); the worker's request gate keeps its requests in flight within its share of the
+        // target's concurrency, so a test that only waits costs nothing.
         // (A project's own `sequence.concurrent` is not honoured by vitest 4.1.)
-        sequence: { groupOrder: 0 },
         maxConcurrency: testsPerWorker,
-        experimental,
-      },
-    },
-    {
-      test: {
-        name: 'serial',
-        include: [SERIAL_GLOB],
-        ...(beside ? { exclude: balance.files } : {}),
-        pool: 'threads',
-        isolate: false,
-        fileParallelism: false,
-        // One test at a time, even those check() marks concurrent.
-        maxConcurrency: 1,
-        sequence: { groupOrder: 1 },
         experimental,
       },
     },

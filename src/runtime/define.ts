@@ -3,12 +3,12 @@
  * (side-effect class, roles, capabilities, budget), runs its body between its account lock and its
  * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
  */
-import { describe, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { getCurrentSuite } from 'vitest/suite';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
-import { accountOf } from './account.ts';
+import { accountOf, runsAlone } from './account.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
 import { judge } from './judgement.ts';
@@ -17,6 +17,7 @@ import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
 import { type NotApplicable, notApplicable } from './may-run.ts';
 import { runConfig } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
+import { leaveTurn, takeTurn } from './turns.ts';
 import { type WorkerState, worker } from './worker.ts';
 
 declare module 'vitest' {
@@ -157,6 +158,34 @@ export function group(name: string, fn: () => void): void {
 }
 
 /**
+ * Longer than the other files of any run take (a standard run against a real target takes minutes, a
+ * thorough one well under an hour); the run's deadline and a stop end the wait sooner.
+ */
+export const TURN_BOUND_MS = 6 * 60 * 60 * 1000;
+/** Suites (describe blocks, files) whose hooks wait for the turn: one pair each. */
+const waitsForTurn = new WeakSet<object>();
+/** Why the files that run alone may not run their tests, by report directory (the bound passed first). */
+const turnRefused = new Map<string, string>();
+
+/**
+ * A file that runs alone (account.ts runsAlone) waits, before its tests, until every other file of the
+ * run has ended and then for its turn among the files that run alone, given back after its last test
+ * (runtime/turns.ts). In hooks, so that the wait counts against no test's timeout; hooks of nested
+ * blocks take the turn the file already holds.
+ */
+function aloneAfterTheOthers(): void {
+  const suite = getCurrentSuite();
+  if (waitsForTurn.has(suite)) return;
+  waitsForTurn.add(suite);
+  beforeAll(async () => {
+    const dir = worker().run.reportDir;
+    const refused = await takeTurn(dir, () => stopReason(dir), TURN_BOUND_MS);
+    if (refused && !stopReason(dir)) turnRefused.set(dir, refused);
+  }, 0);
+  afterAll(() => leaveTurn(worker().run.reportDir));
+}
+
+/**
  * Define one conformance test. The runner, not the test, decides whether it may run (side-effect class,
  * roles, capabilities); the test records violations by requirement id and the verdict follows from them.
  */
@@ -165,12 +194,15 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   const run = runConfig();
   // The account this test speaks for as `primary`: the isolated account's when the run moved its file
   // beside the others (runtime/account.ts), else the primary account.
-  const account = accountOf(getCurrentSuite().file.filepath, run.isolatedFiles);
+  const file = getCurrentSuite().file.filepath;
+  const account = accountOf(file, run.isolatedFiles);
+  const alone = runsAlone(file, run.isolatedFiles);
+  if (alone) aloneAfterTheOthers();
   const fullTitle = `${spec.ids.join(' ')} ${title}`;
   // Concurrent: the target's concurrency limits requests in flight (the worker's request gate), not
-  // tests; the serial project caps its files at one test at a time. A file moved beside the others on
-  // the isolated account runs one test at a time by itself (its tests would only wait for its lock).
-  const concurrent = account === 'primary';
+  // tests. A file that runs alone runs one test at a time; so does a file moved beside the others on
+  // the isolated account, by itself (its tests would only wait for its lock).
+  const concurrent = account === 'primary' && !alone;
   test(fullTitle, { timeout: spec.timeoutMs ?? run.target.timeouts.testMs, concurrent }, async (ctx) => {
     const w = worker();
     const record: TestRecord = {
@@ -201,6 +233,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       dryRun: !!w.run.dryRun,
     });
     if (skipped) notRunAs(skipped);
+    if (alone) {
+      const refused = turnRefused.get(w.run.reportDir);
+      if (refused) notRun(refused);
+    }
     const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids, account);
     const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
     const verdict = judge(

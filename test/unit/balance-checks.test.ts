@@ -1,7 +1,7 @@
 /**
- * Where the balance checks run (src/app/suites.ts balanceChecks, suiteProjects) and the account lock's
- * name per account (src/runtime/lock.ts accountLockKey): serial after the other files without an
- * `isolated` key, exactly as before it existed; beside them on the isolated account with one.
+ * Where the balance checks run (src/app/suites.ts balanceChecks, suiteProjects; runtime/account.ts) and
+ * the account lock's name per account (src/runtime/lock.ts accountLockKey): alone after the other files
+ * without an `isolated` key, exactly as before it existed; beside them on the isolated account with one.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { balanceChecks, suiteProjects } from '../../src/app/suites.ts';
 import { pkgPath } from '../../src/paths.ts';
-import { accountOf } from '../../src/runtime/account.ts';
+import { accountOf, runsAlone } from '../../src/runtime/account.ts';
 import { AccountLock, accountLockKey } from '../../src/runtime/lock.ts';
 
 const experimental = { fsModuleCache: false, fsModuleCachePath: '/nowhere' };
@@ -19,32 +19,41 @@ const MOVABLE = [
   'suites/points/settlement.serial.test.ts',
   'suites/stateful/account.serial.test.ts',
 ];
-const names = (projects: ReturnType<typeof suiteProjects>) => projects.map((p) => p.test.name);
+/** The serial files that stay alone after the others with an isolated key (another account's balance, payments). */
+const ALONE_WITH_ISOLATED = [
+  'suites/accounts/enterprise.serial.test.ts',
+  'suites/payments/order.serial.test.ts',
+  'suites/points/records-accounts.serial.test.ts',
+];
 
 describe('where the balance checks run', () => {
-  it('without an isolated key: serial, after the other files, in the two groups of before', () => {
+  it('without an isolated key: every serial file runs alone after the others, on the primary account', () => {
     const b = balanceChecks({ keys: { primary: 'K' } });
-    expect(b).toMatchObject({ on: 'serial', files: [], after: [] });
+    expect(b).toMatchObject({ on: 'serial', files: [] });
+    expect(b.after).toEqual([...ALONE_WITH_ISOLATED, ...MOVABLE].sort());
     expect(b.line).toMatch(
       /^balance checks: serial, after the other files \(a target key of role 'isolated'/,
     );
-    const projects = suiteProjects(16, experimental, b);
-    expect(names(projects)).toEqual(['parallel', 'serial']);
-    const [parallel, serial] = projects.map((p) => p.test as Record<string, unknown>);
-    expect(parallel).toMatchObject({
+    for (const f of b.after) {
+      expect(runsAlone(pkgPath(f), undefined)).toBe(true);
+      expect(accountOf(pkgPath(f), undefined)).toBe('primary');
+    }
+    expect(runsAlone(pkgPath('suites/chat/basic.test.ts'), undefined)).toBe(false);
+  });
+
+  it('one project for every file: no group or project of its own for any (their threads would load the modules again)', () => {
+    const projects = suiteProjects(16, experimental);
+    expect(projects).toHaveLength(1);
+    const [suites] = projects.map((p) => p.test as Record<string, unknown>);
+    expect(suites).toMatchObject({
       include: ['suites/**/*.test.ts'],
-      exclude: ['suites/**/*.serial.test.ts'],
-      sequence: { groupOrder: 0 },
+      pool: 'threads',
+      isolate: false,
       maxConcurrency: 16,
     });
-    expect(serial).toMatchObject({
-      include: ['suites/**/*.serial.test.ts'],
-      fileParallelism: false,
-      maxConcurrency: 1,
-      sequence: { groupOrder: 1 },
-    });
-    expect(serial).not.toHaveProperty('exclude');
-    for (const p of [parallel, serial]) expect(p).not.toHaveProperty('provide');
+    expect(suites).not.toHaveProperty('exclude');
+    expect(suites).not.toHaveProperty('sequence');
+    expect(suites).not.toHaveProperty('provide');
   });
 
   it('with an isolated key: the marked serial files beside the others, on the isolated account', () => {
@@ -53,25 +62,16 @@ describe('where the balance checks run', () => {
     // The suite's own files: the primary account's balance checks move; another account's (enterprise,
     // the quota), and payments, stay serial.
     expect(b.files).toEqual(MOVABLE);
-    expect(b.after).toEqual([
-      'suites/accounts/enterprise.serial.test.ts',
-      'suites/payments/order.serial.test.ts',
-      'suites/points/records-accounts.serial.test.ts',
-    ]);
+    expect(b.after).toEqual(ALONE_WITH_ISOLATED);
     expect(b.line).toBe(
       "balance checks: on the isolated account, beside the other files (3 file(s) of the primary account's balance checks; the other serial files after them)",
     );
-    const projects = suiteProjects(16, experimental, b);
-    expect(names(projects)).toEqual(['parallel', 'serial']);
-    const [parallel, serial] = projects.map((p) => p.test as Record<string, unknown>);
-    expect(parallel).toMatchObject({
-      include: ['suites/**/*.test.ts'],
-      exclude: b.after,
-      maxConcurrency: 16,
-    });
-    expect(serial).toMatchObject({ include: ['suites/**/*.serial.test.ts'], exclude: MOVABLE });
-    // Their tests speak for the isolated account; every other file's for the primary one.
-    for (const f of MOVABLE) expect(accountOf(pkgPath(f), b.files)).toBe('isolated');
+    // Their tests speak for the isolated account, beside the others; every other file's for the primary one.
+    for (const f of MOVABLE) {
+      expect(accountOf(pkgPath(f), b.files)).toBe('isolated');
+      expect(runsAlone(pkgPath(f), b.files)).toBe(false);
+    }
+    for (const f of b.after) expect(runsAlone(pkgPath(f), b.files)).toBe(true);
     for (const f of [...b.after, 'suites/chat/basic.test.ts'])
       expect(accountOf(pkgPath(f), b.files)).toBe('primary');
     expect(accountOf(pkgPath(MOVABLE[0]!), undefined)).toBe('primary');
@@ -89,7 +89,7 @@ describe('where the balance checks run', () => {
     expect(balanceChecks({ keys }, files.slice(2), hints)).toMatchObject({
       on: 'serial',
       files: [],
-      after: [],
+      after: ['suites/a/other.serial.test.ts'],
     });
   });
 });

@@ -45,6 +45,7 @@ describe('the report directory layout', () => {
         'har-entries.ndjson',
         'jobs-in-flight',
         'no-answer-streak',
+        'serial-turns',
         'stop-requested',
       ].sort(),
     );

@@ -58,7 +58,7 @@ const replayCall = () => fc.tuple(pick, fc.boolean()).map(([p, legacy]) => new R
 
 /**
  * free: inputs and reads (classes read and write). billable: inputs, media jobs and their replays; other
- * traffic may touch the account, so no balance deltas. exclusive: a quiet account (the serial group):
+ * traffic may touch the account, so no balance deltas. exclusive: a quiet account (a serial file, alone or on the isolated account):
  * inference calls, their replays, balance, usage and ledger reads, and tickets where the class is
  * allowed. Weights favour the operations that interact (a replay, a delete of an input a job holds).
  */
