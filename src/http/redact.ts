@@ -74,6 +74,14 @@ export class Redactor {
   private readonly grams = new Map<string, string>();
   /** Every shorter run (FRAGMENT_CHARS - SAMPLE_STEP + 1) of the same forms: where to look closer. */
   private readonly anchors = new Set<string>();
+  /**
+   * The anchors' first three characters, one bit each (7-bit characters: 2^21 bits): a sampled position
+   * whose three characters are not among them holds no anchor, so the scan passes on without cutting
+   * and hashing a window (most positions of most texts). `wideHeads`: some anchor starts with a
+   * character beyond 7 bits, so a position with one is looked up.
+   */
+  private readonly heads = new Uint32Array(1 << 16);
+  private wideHeads = false;
   /** Secrets shorter than a fragment, matched whole, longest first. */
   private readonly whole: Array<[string, string]> = [];
   /** Whole key values, for naming the role of a masked credential header. */
@@ -107,8 +115,12 @@ export class Redactor {
         const g = form.slice(i, i + FRAGMENT_CHARS);
         if (!this.grams.has(g)) this.grams.set(g, label);
       }
-      for (let i = 0; i + FRAGMENT_CHARS - SAMPLE_STEP + 1 <= form.length; i++)
+      for (let i = 0; i + FRAGMENT_CHARS - SAMPLE_STEP + 1 <= form.length; i++) {
         this.anchors.add(form.slice(i, i + FRAGMENT_CHARS - SAMPLE_STEP + 1));
+        const head = headOf(form, i);
+        if (head < 0) this.wideHeads = true;
+        else this.heads[head >>> 5]! |= 1 << (head & 31);
+      }
     }
     this.whole.sort((a, b) => b[0].length - a[0].length);
   }
@@ -150,7 +162,10 @@ export class Redactor {
     let out = '';
     let copied = 0;
     for (let p = 0; p + G <= s.length; p += SAMPLE_STEP) {
-      if (p < copied || !this.anchors.has(s.slice(p, p + G))) continue;
+      if (p < copied) continue;
+      const head = headOf(s, p);
+      if (head < 0 ? !this.wideHeads : (this.heads[head >>> 5]! & (1 << (head & 31))) === 0) continue;
+      if (!this.anchors.has(s.slice(p, p + G))) continue;
       for (let i = Math.max(copied, p - (L - G)); i <= p && i + L <= s.length; i++) {
         const label = this.grams.get(s.slice(i, i + L));
         if (label === undefined) continue;
@@ -228,6 +243,14 @@ export class Redactor {
     }
     return this.text(`${path.slice(0, q)}?${parts.join('&')}`);
   }
+}
+
+/** The three characters of `s` at `at` as one number (Redactor.heads), or -1 when one is beyond 7 bits. */
+function headOf(s: string, at: number): number {
+  const a = s.charCodeAt(at);
+  const b = s.charCodeAt(at + 1);
+  const c = s.charCodeAt(at + 2);
+  return (a | b | c) < 128 ? (a << 14) | (b << 7) | c : -1;
 }
 
 /** A credential header's value without its scheme (`Bearer x` -> `x`). */

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FRAGMENT_CHARS, PROBE_CREDENTIALS, Redactor } from '../../src/http/redact.ts';
+import { FRAGMENT_CHARS, keyForms, PROBE_CREDENTIALS, Redactor } from '../../src/http/redact.ts';
 import { findLeaks } from '../../tools/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
@@ -152,7 +153,7 @@ describe('redaction of key fragments', () => {
     const big = 'abcdefghij'.repeat(400_000) + prefix;
     expect(perChar(big).out.endsWith('[REDACTED:primary]')).toBe(true);
     const inputs: Record<string, (n: number) => string> = {
-      // no key material: one anchor lookup every SAMPLE_STEP characters
+      // no key material
       plain: (n) => 'the quick brown fox jumps over the lazy dog '.repeat(n / 44),
       // runs of the other key's characters ('abcdefghij'), each too short to be a fragment
       'short runs': (n) => 'abcdefghij'.repeat(n / 10),
@@ -163,6 +164,10 @@ describe('redaction of key fragments', () => {
       // one run of key characters as long as the text
       'one long run': (n) => key.repeat(n / key.length),
     };
+    // No key material whose first three characters any anchor starts with: no lookup at all (the
+    // anchors' heads filter every position).
+    expect(perChar(inputs.plain!(500_000)).perChar).toBe(0);
+    delete inputs.plain;
     for (const [name, make] of Object.entries(inputs)) {
       const small = perChar(make(500_000)).perChar;
       const large = perChar(make(4_000_000)).perChar;
@@ -170,5 +175,42 @@ describe('redaction of key fragments', () => {
       expect(large, name).toBeLessThanOrEqual(PER_CHAR);
       expect(large, name).toBeLessThan(small * 1.1);
     }
+  });
+
+  it("the anchors' heads only skip positions the anchors' lookup would pass: the same text with and without them", () => {
+    // A key of 7-bit characters and a sent credential with wider ones (an anchor that starts beyond 7 bits).
+    const secrets = { primary: key, other_tenant: other };
+    const wide = 'pässwörd-crédential-ü1234';
+    const make = () => {
+      const red = new Redactor(secrets);
+      red.register(wide, 'sent credential');
+      return red;
+    };
+    const filtered = make();
+    const plain = make();
+    const inner = plain as unknown as { heads: Uint32Array; wideHeads: boolean };
+    inner.heads.fill(0xffffffff);
+    inner.wideHeads = true;
+    const forms = [...keyForms(key), ...keyForms(other), ...keyForms(wide)];
+    const piece = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.string({ unit: 'binary', maxLength: 8 }),
+      fc
+        .tuple(fc.constantFrom(...forms), fc.nat(), fc.integer({ min: 4, max: 40 }))
+        .map(([f, at, len]) => f.slice(at % f.length, (at % f.length) + len)),
+    );
+    // Every alignment of the wide credential's fragments: some sampled positions start beyond 7 bits.
+    for (let pad = 0; pad < 7; pad++)
+      for (let from = 0; from + FRAGMENT_CHARS <= wide.length; from++) {
+        const text = `${'x'.repeat(pad)}<${wide.slice(from, from + FRAGMENT_CHARS)}>`;
+        expect(filtered.text(text), text).toBe(`${'x'.repeat(pad)}<[REDACTED:sent credential]>`);
+      }
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(filtered.text(text)).toBe(plain.text(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
