@@ -31,19 +31,15 @@ export function writeReport(
   signKey?: KeyObject,
 ): void {
   const text = (s: string) => (redactor ? redactor.text(s) : s);
-  const value = <T>(v: T): T => (redactor ? redactor.value(v) : v);
   writeFileSync(
     reportFile(dir, 'summary'),
     text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2)),
   );
-  writeJunit(reportFile(dir, 'junit'), value(summary.tests), harnessErrors.map(text), summary.cut);
-  writeRequirementsJunit(
-    reportFile(dir, 'requirementsJunit'),
-    value(summary.tests),
-    value(summary.requirements),
-    summary.cut,
-  );
-  writeSarif(reportFile(dir, 'sarif'), value(summary), harnessErrors.map(text));
+  // Redacted once for the files that escape their text their own way (XML, SARIF's JSON).
+  const safe = redactor ? redactor.value(summary) : summary;
+  writeJunit(reportFile(dir, 'junit'), safe.tests, harnessErrors.map(text), safe.cut);
+  writeRequirementsJunit(reportFile(dir, 'requirementsJunit'), safe.tests, safe.requirements, safe.cut);
+  writeSarif(reportFile(dir, 'sarif'), safe, harnessErrors.map(text));
   writeHtmlReport(dir);
   writeFileSync(join(dir, SUMMARY_MD), text(renderMarkdown(summary)));
   // A last redaction pass over every file written (exchanges, description, drift, HTML, ...): a

@@ -3,7 +3,7 @@
  * files finish clears come from its table, and its two logs read what they append. No file of
  * src/runtime/ imports src/report/ (data flows one way; the runtime reaches the layout below both).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,6 +64,17 @@ describe('the report directory layout', () => {
     const byModel = log.byModel(() => true);
     expect([...byModel.keys()].sort()).toEqual(['(unknown model)', 'm1', 'm2']);
     expect(byModel.get('m1')!.map((e) => e.id)).toEqual(['a', 'c']);
+    // Counted as its non-empty lines: blank lines and a last line without its newline as well.
+    for (const [text, n] of [
+      ['', 0],
+      ['\n\n', 0],
+      ['{"id":"a"}', 1],
+      ['\n{"id":"a"}\n\n{"id":"b"}', 2],
+      ['{"id":"a"}\n{"id":"b"}\n', 2],
+    ] as const) {
+      writeFileSync(log.file, text);
+      expect(log.count(), JSON.stringify(text)).toBe(n);
+    }
   });
 
   it('a spend log reads each complete line once, and anew when the file was started again', () => {
