@@ -67,6 +67,9 @@ export async function startEmbedded(
       timeouts: { ...target.timeouts, streamMs: Math.min(target.timeouts.streamMs, 10_000) },
       // The reference runs media jobs in milliseconds: poll it quickly.
       media: { ...EMBEDDED_MEDIA.polling },
+      // In this process over loopback: no idle connection is closed under a request (a connection of
+      // their own for the unrepeatable requests cost about 0.5 CPU-s a run: bench/README.md).
+      unrepeatable: 'pooled',
     },
     stop: () => ref.close(),
   };

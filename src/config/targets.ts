@@ -30,6 +30,15 @@ export interface TargetConfig {
    */
   concurrencySource?: 'flag' | 'file' | 'default';
   media: { pollIntervalMs: number; pollCap: number };
+  /**
+   * How a request that is not safe to repeat (a POST without an Idempotency-Key) is sent: `fresh`, on a
+   * connection of its own (absent: the default of every target from targets.yaml or flags, whose proxy or
+   * load balancer may close an idle kept-alive connection as it is reused: src/http/client.ts
+   * oneShotAgent); `pooled`, over the kept-alive connections like any other (the embedded reference
+   * alone: in this process over loopback, nothing between, and it closes no idle connection before the
+   * 72 s it announces). A repeat after a connection failure goes on a fresh connection either way.
+   */
+  unrepeatable?: 'fresh' | 'pooled';
   limits: Record<string, string | number>;
   sharedAccount: boolean;
   /** The points billable work may spend (a decimal string; null: no budget) and where that came from. */

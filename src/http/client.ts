@@ -113,6 +113,11 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** The run's deadline (ms since the epoch): a Retry-After is waited at most until then. */
   deadlineAt?: number;
+  /**
+   * A request that is not safe to repeat goes over the kept-alive connections, not one of its own
+   * (oneShotAgent): a target that closes no idle connection under a request (TargetConfig.unrepeatable).
+   */
+  pooledUnrepeatable?: boolean;
 }
 
 /** How much of a text body a recorded exchange keeps (its `preview`). */
@@ -537,7 +542,8 @@ export class HttpClient {
         method: method as 'GET',
         headers,
         body,
-        dispatcher: retryOf || !safeToRepeat(spec) ? oneShotAgent() : agent(),
+        dispatcher:
+          retryOf || (!safeToRepeat(spec) && !this.opts.pooledUnrepeatable) ? oneShotAgent() : agent(),
         signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -81,13 +81,14 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-function client() {
+function client(more: { pooledUnrepeatable?: boolean } = {}) {
   const exchanges: Exchange[] = [];
   const c = new HttpClient({
     baseUrl,
     timeoutMs: 5_000,
     redactor: new Redactor({}),
     onExchange: (ex) => void exchanges.push(ex),
+    ...more,
   });
   return { c, exchanges };
 }
@@ -133,6 +134,25 @@ describe('HttpClient: a connection closed before any byte of a response', () => 
     await c.send({ method: 'POST', path: '/ok', json: {} });
     await c.send({ method: 'POST', path: '/ok', json: {} });
     expect(fresh.count - opened).toBe(3);
+  });
+
+  it('on a target whose idle connections are never closed under a request (the embedded one), those go kept-alive', async () => {
+    const { c } = client({ pooledUnrepeatable: true });
+    // A connection opened and kept by a first request...
+    await c.send({ method: 'POST', path: '/ok', json: {} });
+    await new Promise((r) => setImmediate(r));
+    const opened = fresh.count;
+    // ...carries the next unrepeatable ones: none opens its own.
+    for (let i = 0; i < 3; i++) {
+      await c.send({ method: 'POST', path: '/ok', json: { i } });
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(fresh.count - opened).toBe(0);
+    // Still never repeated: a cut one is inconclusive as before.
+    const err = await c
+      .send({ method: 'POST', path: '/dead', json: { a: 1 } })
+      .catch((e: unknown) => e as TransportError);
+    expect((err as TransportError).inconclusive).toMatch(/not safe to repeat/);
   });
 
   it('does not repeat a request whose response had begun', async () => {
