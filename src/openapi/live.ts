@@ -311,17 +311,19 @@ function mediaMatches(range: string, mt: string): boolean {
  * response against what the description declares for it (status, media type, body schema, headers).
  */
 export class LiveDescription {
-  private readonly ajv: Ajv2020;
-  /** Stops at the first error: linear in the body (ajv concatenates errors across $ref calls). */
-  private readonly firstErrorAjv: Ajv2020;
+  /**
+   * The ajvs that compile a validator whose code is not kept yet, made at the first such compile: a
+   * thread whose validators are all kept (every run after the first against a description) never makes
+   * them (two of them, with the whole description registered: about 50 ms of each thread's start).
+   * `first` stops at the first error: linear in the body (ajv concatenates errors across $ref calls).
+   */
+  private readonly ajvs: { all?: Ajv2020; first?: Ajv2020 } = {};
   /** The shared reading of the description: refs, operations, schemas with allOf merged. */
   readonly document: OpenApiDocument;
   private readonly ops: Operation[];
   private readonly cache = new Map<string, ValidateFunction | Error>();
 
   constructor(readonly doc: Record<string, unknown>) {
-    this.ajv = liveAjv(doc, true);
-    this.firstErrorAjv = liveAjv(doc, false);
     this.document = new OpenApiDocument(doc);
     // Literal paths win over templated ones (`/v1/media/models` before `/v1/media/{x}`).
     this.ops = [...this.document.operations()].sort(
@@ -456,8 +458,8 @@ export class LiveDescription {
     const key = `item:${pointer}`;
     let v = this.cache.get(key);
     if (!v) {
-      this.itemAjv ??= withContentSchema(liveAjv(this.doc, false));
       try {
+        this.itemAjv ??= withContentSchema(liveAjv(this.doc, false));
         v = this.itemAjv.compile({ $ref: `live://openapi#${pointer}` });
       } catch (err) {
         v = err as Error;
@@ -471,7 +473,11 @@ export class LiveDescription {
     const key = `${allErrors ? 'all' : 'first'}:${pointer}`;
     let v = this.cache.get(key);
     if (!v) {
-      v = this.loadOrCompile(key, pointer, allErrors ? this.ajv : this.firstErrorAjv);
+      v = this.loadOrCompile(key, pointer, () => {
+        const which = allErrors ? 'all' : 'first';
+        this.ajvs[which] ??= liveAjv(this.doc, allErrors);
+        return this.ajvs[which];
+      });
       this.cache.set(key, v);
     }
     return v;
@@ -483,7 +489,7 @@ export class LiveDescription {
    * about ten times the cost of loading the code it generates, and every worker thread of every run
    * (and every row of the mutation matrix) compiles the same validators of the same description.
    */
-  private loadOrCompile(key: string, pointer: string, ajv: Ajv2020): ValidateFunction | Error {
+  private loadOrCompile(key: string, pointer: string, ajvOf: () => Ajv2020): ValidateFunction | Error {
     const name = this.validatorCacheName(key);
     const kept = name && readCached(VALIDATOR_CACHE_DIR, name);
     if (kept) {
@@ -494,7 +500,11 @@ export class LiveDescription {
       }
     }
     let v: ValidateFunction;
+    let ajv: Ajv2020;
     try {
+      // Made here, not with the description: a description ajv cannot even register (two schemas of one
+      // `$id`) is then one that does not compile, as a schema that does not.
+      ajv = ajvOf();
       v = ajv.compile({ $ref: `live://openapi#${pointer}` });
     } catch (err) {
       return err as Error;

@@ -131,4 +131,49 @@ describe('the live description’s validators', () => {
     // Another description is another entry.
     expect(new LiveDescription(description()).validatorCacheName(`first:${pointer}`)).not.toBe(name);
   });
+
+  it('make no ajv in a thread whose validators are all kept; a description ajv cannot register reads as one that does not compile', () => {
+    const doc = description();
+    const ajvsOf = (live: LiveDescription) => (live as unknown as { ajvs: object }).ajvs;
+    const first = new LiveDescription(doc);
+    expect(ajvsOf(first)).toEqual({});
+    const compiled = findings(first);
+    expect(Object.keys(ajvsOf(first)).sort()).toEqual(['all', 'first']);
+    const again = new LiveDescription(doc);
+    expect(findings(again)).toEqual(compiled);
+    expect(ajvsOf(again)).toEqual({});
+    // Two schemas of one `$id`: ajv refuses to register the description. The thread still starts (the
+    // ajv was made with the description: every test of the thread failed), and the schema reads as one
+    // that does not compile: each body is checked against the documented schemas instead, saying why.
+    const twice = {
+      openapi: '3.1.0',
+      info: { title: 't', version: String(Math.random()) },
+      paths: {
+        '/v1/things': {
+          get: {
+            responses: {
+              '200': {
+                description: 'ok',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Things' } } },
+              },
+            },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Things: { $id: 'https://example.test/one', type: 'object' },
+          Other: { $id: 'https://example.test/one', type: 'string' },
+        },
+      },
+    };
+    const live = new LiveDescription(twice);
+    expect(live.checkResponse(reply(BODIES[0]![0]))).toEqual([]);
+    const validator = (live as unknown as { validator(p: string, all?: boolean): unknown }).validator(
+      '/paths/~1v1~1things/get/responses/200/content/application~1json/schema',
+      false,
+    );
+    expect(validator).toBeInstanceOf(Error);
+    expect((validator as Error).message).toMatch(/resolves to more than one schema/);
+  });
 });
