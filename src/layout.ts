@@ -18,6 +18,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -67,6 +68,15 @@ export const reportFile = (dir: string, file: ReportFile): string => join(dir, R
 export const CONTROL_FILES: string[] = Object.values(REPORT_FILES)
   .filter((f) => f.kind === 'control')
   .map((f) => f.name);
+
+/**
+ * Remove the control files of a report directory: at a run's end (they are never part of a report) and
+ * at its start (a run killed before its end leaves them: a stop asked of it would stop the next run in
+ * the same directory at once, its HAR entries would join the next run's HAR).
+ */
+export function clearControlFiles(dir: string): void {
+  for (const f of CONTROL_FILES) rmSync(join(dir, f), { force: true, recursive: true });
+}
 
 /**
  * The run's log of exchanges, one JSON line each: appended by the run (preflight) and every worker

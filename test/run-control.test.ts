@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -260,6 +260,27 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
       Object.fromEntries(summaryOf(dir).tests.map((t) => [t.title, t.outcome]));
     expect(Object.keys(outcomes(beside)).length).toBeGreaterThan(5);
     expect(outcomes(beside)).toEqual(outcomes(serial));
+  });
+
+  it('a report directory a killed run left its control files in: the next run there starts clean', async () => {
+    // What a run killed before its end leaves: its stop request, its HAR entries, a serial file's turn.
+    const dir = tmp('reused');
+    mkdirSync(join(dir, 'serial-turns'), { recursive: true });
+    writeFileSync(join(dir, 'stop-requested'), 'the run was stopped (SIGINT)');
+    writeFileSync(join(dir, 'har-entries.ndjson'), '{"stale":"an entry of the killed run"}\n');
+    writeFileSync(join(dir, 'serial-turns', `${process.pid}.turn`), '');
+    const har = tmp('reused.har');
+    const run = await runCli(
+      [...targetArgs(ref), '--suite', 'health', '--har', har, '--report-dir', dir, '--quiet'],
+      ref.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const tests = summaryOf(dir).tests;
+    expect(tests.length).toBeGreaterThan(0);
+    expect(tests.filter((t) => t.outcome === 'not_run')).toEqual([]);
+    expect(readFileSync(har, 'utf8')).not.toContain('an entry of the killed run');
+    for (const f of ['stop-requested', 'har-entries.ndjson', 'serial-turns'])
+      expect(existsSync(join(dir, f))).toBe(false);
   });
 
   it('the serial files run alone after every other file, one test at a time, in the same worker threads', async () => {

@@ -2,7 +2,7 @@
  * The end of a run: its test records and typed facts (cut, budget, expectations, drift) made into the
  * summary, written by the one report writer (src/report/write.ts), then printed.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
@@ -12,7 +12,7 @@ import { documentedBecause, responseSource } from '../openapi/fallback.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { compareRuns, loadCompared, previousReport } from '../report/compare.ts';
 import { applyExpectations, expectationFailures, type loadExpectations } from '../report/expectations.ts';
-import { CONTROL_FILES, ExchangeLog, REPORT_FILES, reportFile } from '../report/layout.ts';
+import { clearControlFiles, ExchangeLog, REPORT_FILES, reportFile } from '../report/layout.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { loadSigningKey } from '../report/signature.ts';
 import {
@@ -247,11 +247,6 @@ function drift(against: string, currentFile: string, reportDir: string): Summary
   const out = { against: file, changes: diff.changes, breaking: diff.breaking };
   writeFileSync(reportFile(reportDir, 'drift'), JSON.stringify(out, null, 2));
   return out;
-}
-
-/** The files the run's workers coordinate through: not part of the report. */
-function clearControlFiles(reportDir: string): void {
-  for (const f of CONTROL_FILES) rmSync(join(reportDir, f), { force: true, recursive: true });
 }
 
 function skippedByClass(tests: TestResultRecord[]): Record<string, number> {

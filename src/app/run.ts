@@ -12,7 +12,7 @@ import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/cl
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { loadExpectations } from '../report/expectations.ts';
-import { ExchangeLog, reportFile, SpendLog } from '../report/layout.ts';
+import { clearControlFiles, ExchangeLog, reportFile, SpendLog } from '../report/layout.ts';
 import { consoleText, redactConsole } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut } from '../report/summary.ts';
@@ -95,6 +95,8 @@ async function activeRun(
   // included) and the report is still written.
   const createdDir = !existsSync(reportDir);
   mkdirSync(reportDir, { recursive: true });
+  // The directory is this run's (ownReportDir): what a run killed in it left to coordinate is not.
+  clearControlFiles(reportDir);
   const keys = keysFromEnv(opts.target.keys);
   const redactor = new Redactor(keys);
   // vitest's node API loads (about a second of module loading) while the preflight runs.

@@ -8,6 +8,7 @@ import { reportFile } from '../layout.ts';
 
 export {
   CONTROL_FILES,
+  clearControlFiles,
   ExchangeLog,
   type FileKind,
   REPORT_FILES,
