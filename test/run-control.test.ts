@@ -268,7 +268,7 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     mkdirSync(join(dir, 'serial-turns'), { recursive: true });
     writeFileSync(join(dir, 'stop-requested'), 'the run was stopped (SIGINT)');
     writeFileSync(join(dir, 'har-entries.ndjson'), '{"stale":"an entry of the killed run"}\n');
-    writeFileSync(join(dir, 'serial-turns', `${process.pid}.turn`), '');
+    mkdirSync(join(dir, 'serial-turns', 'turn'));
     const har = tmp('reused.har');
     const run = await runCli(
       [...targetArgs(ref), '--suite', 'health', '--har', har, '--report-dir', dir, '--quiet'],

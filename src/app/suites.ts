@@ -73,7 +73,9 @@ export const loadVitest = () => {
  * file that failed to load ends too).
  */
 class OthersEnded implements Reporter {
-  private left: Set<string> | undefined;
+  /** The other files not ended yet: empty until the sequencer hands over the run's files. */
+  private readonly left = new Set<string>();
+  private told = false;
 
   constructor(
     private readonly reportDir: string,
@@ -81,18 +83,19 @@ class OthersEnded implements Reporter {
   ) {}
 
   expect(files: readonly TestSpecification[]): void {
-    this.left = new Set(files.map((f) => f.moduleId).filter((id) => !runsAlone(id, this.isolatedFiles)));
-    this.said();
+    for (const f of files) if (!runsAlone(f.moduleId, this.isolatedFiles)) this.left.add(f.moduleId);
+    this.tellWhenNoneLeft();
   }
 
   onTestModuleEnd(mod: TestModule): void {
-    this.left?.delete(mod.moduleId);
-    this.said();
+    // Before the sequencer spoke, nothing has run: vitest ends a module only after sorting the files.
+    if (!this.left.delete(mod.moduleId)) return;
+    this.tellWhenNoneLeft();
   }
 
-  private said(): void {
-    if (this.left?.size !== 0) return;
-    this.left = undefined;
+  private tellWhenNoneLeft(): void {
+    if (this.told || this.left.size > 0) return;
+    this.told = true;
     othersEnded(this.reportDir);
   }
 }

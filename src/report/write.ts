@@ -31,12 +31,11 @@ export function writeReport(
   signKey?: KeyObject,
 ): void {
   const text = (s: string) => (redactor ? redactor.text(s) : s);
-  writeFileSync(
-    reportFile(dir, 'summary'),
-    text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2)),
-  );
-  // Redacted once for the files that escape their text their own way (XML, SARIF's JSON).
-  const safe = redactor ? redactor.value(summary) : summary;
+  const stored = text(JSON.stringify({ ...summary, harnessErrors } satisfies StoredSummary, null, 2));
+  writeFileSync(reportFile(dir, 'summary'), stored);
+  // The same redacted text, read back, for the files that escape their text their own way (XML, SARIF's
+  // JSON): a value is redacted as its JSON text is (Redactor.value), so the summary once is enough.
+  const safe: Summary = redactor ? (JSON.parse(stored) as StoredSummary) : summary;
   writeJunit(reportFile(dir, 'junit'), safe.tests, harnessErrors.map(text), safe.cut);
   writeRequirementsJunit(reportFile(dir, 'requirementsJunit'), safe.tests, safe.requirements, safe.cut);
   writeSarif(reportFile(dir, 'sarif'), safe, harnessErrors.map(text));

@@ -161,7 +161,7 @@ export function group(name: string, fn: () => void): void {
  * Longer than the other files of any run take (a standard run against a real target takes minutes, a
  * thorough one well under an hour); the run's deadline and a stop end the wait sooner.
  */
-export const TURN_BOUND_MS = 6 * 60 * 60 * 1000;
+const TURN_BOUND_MS = 6 * 60 * 60 * 1000;
 /** Suites (describe blocks, files) whose hooks wait for the turn: one pair each. */
 const waitsForTurn = new WeakSet<object>();
 /** Why the files that run alone may not run their tests, by report directory (the bound passed first). */

@@ -2,16 +2,17 @@
  * The files that run alone after the others (account.ts runsAlone: the `*.serial.test.ts` files the run
  * did not move beside the others on the isolated account). They are sorted last among the run's files
  * and share its worker threads (src/app/suites.ts), and before its first test each one waits here:
- * first until every other file of this process's run has ended (the main thread's reporter says so:
+ * first until every other file of the run has ended (the main thread's reporter says so:
  * othersEnded), then for the run's one turn (a directory made atomically), which it holds until its last
  * test has ended. So none of their tests overlaps another file's test or one of each other's, as when
  * they were a vitest group of their own; why not that group: a group starts worker threads of its own,
  * which load the suite's modules again (about 0.3 s of wall and CPU per run, a tenth of the embedded
  * run's serial part: bench/README.md).
  *
- * Files of this process only (the main thread's pid names them): shards of one run that share a report
- * directory each wait for their own other files, as their own serial groups did; between shards, the
- * account locks (lock.ts) keep a balance check alone on its account.
+ * The report directory is the run's alone (src/app/run.ts ownReportDir), and a run clears what a killed
+ * one left there when it starts (clearControlFiles): the mark and the turn need no owner's name. Between
+ * shards (each its own report directory), the account locks (lock.ts) keep a balance check alone on its
+ * account, as they did beside the serial groups.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +22,8 @@ import { reportFile } from '../layout.ts';
 /** How often a waiting file looks again (a stat of one file: nothing to a run that waits seconds). */
 export const TURN_POLL_MS = 10;
 
-const ended = (reportDir: string) => join(reportFile(reportDir, 'turns'), `${process.pid}.others-ended`);
-const turn = (reportDir: string) => join(reportFile(reportDir, 'turns'), `${process.pid}.turn`);
+const ended = (reportDir: string) => join(reportFile(reportDir, 'turns'), 'others-ended');
+const turn = (reportDir: string) => join(reportFile(reportDir, 'turns'), 'turn');
 
 /** The main thread: every file of the run that does not run alone has ended. */
 export function othersEnded(reportDir: string): void {

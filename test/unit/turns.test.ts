@@ -14,7 +14,7 @@ import { reportFile } from '../../src/layout.ts';
 import { leaveTurn, othersEnded, TURN_POLL_MS, takeTurn } from '../../src/runtime/turns.ts';
 
 const dirOf = () => mkdtempSync(join(tmpdir(), 'gc-turns-'));
-const turnDir = (dir: string) => join(reportFile(dir, 'turns'), `${process.pid}.turn`);
+const turnDir = (dir: string) => join(reportFile(dir, 'turns'), 'turn');
 const never = () => undefined;
 const HOUR = 60 * 60 * 1000;
 
