@@ -172,5 +172,15 @@ describe('check-traffic --follow', () => {
     expect(w.stderr).toMatch(/--window belongs to --follow/);
     const bad = await runCli(['check-traffic', '--follow', 'a.ndjson', '--window', 'soon']);
     expect(bad.stderr).toMatch(/--window: 'soon' is not a duration/);
+    const threads = await runCli(['check-traffic', '--follow', 'a.ndjson', '--threads', '2']);
+    expect(threads.code).toBe(EXIT.usage);
+    expect(threads.stderr).toMatch(/--follow: judges in one thread; no --threads/);
+    for (const n of ['5', '-1', 'two', '1.5']) {
+      const r = await runCli(['check-traffic', `--threads=${n}`, 'a.har']);
+      expect(r.code, n).toBe(EXIT.usage);
+      expect(r.stderr, n).toMatch(
+        new RegExp(`--threads: '${n.replace('.', '\\.')}' is not a whole number from 0 to 4`),
+      );
+    }
   });
 });

@@ -25,7 +25,7 @@ import {
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { follow as followTraffic } from '../traffic/follow.ts';
 import { CAPTURE_FORMATS, type CaptureFormat } from '../traffic/formats.ts';
-import { checkTraffic } from '../traffic/judge.ts';
+import { checkTraffic, MAX_THREADS } from '../traffic/judge.ts';
 import { parseShard } from '../traffic/shard.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
@@ -37,6 +37,7 @@ import {
   parseRunFlags,
   SUBCOMMAND_FLAGS,
   USAGE,
+  wholeNumber,
 } from './options.ts';
 import { loadPrices } from './prices-file.ts';
 import { runConformance, stopActiveRun } from './run.ts';
@@ -122,6 +123,7 @@ async function trafficCommand(argv: string[]): Promise<number> {
     format: { type: SUBCOMMAND_FLAGS.format.type },
     follow: { type: SUBCOMMAND_FLAGS.follow.type },
     window: { type: SUBCOMMAND_FLAGS.window.type },
+    threads: { type: SUBCOMMAND_FLAGS.threads.type },
   });
   if (values.help) {
     console.log(USAGE);
@@ -131,6 +133,8 @@ async function trafficCommand(argv: string[]): Promise<number> {
   if (typeof format === 'string' && !(CAPTURE_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--format: '${format}' is not one of ${CAPTURE_FORMATS.join(', ')}`);
   if (typeof values.shard === 'string') parseShard(values.shard);
+  const threads =
+    typeof values.threads === 'string' ? wholeNumber('--threads', 0, MAX_THREADS)(values.threads) : undefined;
   const opts = {
     files: positionals,
     ...(typeof values['report-dir'] === 'string' ? { reportDir: values['report-dir'] } : {}),
@@ -142,6 +146,8 @@ async function trafficCommand(argv: string[]): Promise<number> {
   if (typeof values.follow === 'string') {
     if (positionals.length > 0 || values.shard !== undefined)
       throw new UsageError('check-traffic --follow: follows one log, named by --follow; no FILE, no --shard');
+    if (threads !== undefined)
+      throw new UsageError('check-traffic --follow: judges in one thread; no --threads');
     if (format === 'har') throw new UsageError('check-traffic --follow: follows an NDJSON log, not HAR');
     const windowMs =
       typeof values.window === 'string' ? durationMs('--window', values.window, 7 * 24) : undefined;
@@ -152,6 +158,7 @@ async function trafficCommand(argv: string[]): Promise<number> {
   const result = await checkTraffic({
     ...opts,
     ...(typeof values.shard === 'string' ? { shard: values.shard } : {}),
+    ...(threads !== undefined ? { threads } : {}),
   });
   return result.exitCode;
 }

@@ -65,7 +65,7 @@ interface FlagOf<K extends keyof CliValues> {
 export type Flag = { [K in keyof CliValues]: FlagOf<K> }[keyof CliValues];
 
 /** A whole number from min to max, or a usage error naming the flag. */
-function wholeNumber(flag: string, min: number, max: number) {
+export function wholeNumber(flag: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min || n > max)
@@ -413,6 +413,7 @@ export const SUBCOMMAND_FLAGS = {
   format: { type: 'string', subcommand: 'check-traffic' },
   follow: { type: 'string', subcommand: 'check-traffic' },
   window: { type: 'string', subcommand: 'check-traffic' },
+  threads: { type: 'string', subcommand: 'check-traffic' },
 } as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string }>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -454,10 +455,13 @@ Usage: gateway-conformance [options]                  run the suite
                                                           key of --sign-key), completeness; exit 0
                                                           only if certified
        gateway-conformance check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet]
-                           [--format har|ndjson|gateway] [--shard I/N] FILE...
+                           [--format har|ndjson|gateway] [--shard I/N] [--threads N] FILE...
                                                           judge captured traffic (HAR 1.2, the suite's
                                                           exchanges.ndjson or a gateway log), no request
-                                                          sent; exit 2 only when nothing could be read
+                                                          sent; exit 2 only when nothing could be read;
+                                                          --threads: judging threads beside the reader
+                                                          (0 to 4; default: one per core for a capture
+                                                          of 16 MiB or more, none for a smaller one)
        gateway-conformance check-traffic --follow LOG.ndjson [--window DURATION] [...]
                                                           judge a log as it grows, each finding printed
                                                           when it happens; SIGINT/SIGTERM writes the

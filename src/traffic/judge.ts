@@ -8,6 +8,7 @@
  * capture could not judge listed as not run (never passed).
  */
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formOf, violation } from '../catalogue.ts';
 import { PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
@@ -62,16 +63,32 @@ export interface TrafficOptions {
   /** `i/n`: judge only the exchanges of shard i (shard.ts); `merge` combines the shards' reports. */
   shard?: string;
   /**
-   * Threads that run the per-exchange checks of a HAR's entries beside this one (default 0: all in this
-   * thread). The findings and the report are the same either way. Why not by default: on 2 cores the
-   * reading thread (reading, handing entries over, taking the judgements back) costs about what the
-   * threads save.
+   * Threads that run the per-exchange checks of a HAR's entries beside this one (0: all in this thread;
+   * default: judgingThreads'). The findings and the report are the same either way.
    */
   threads?: number;
 }
 
 /** Judging threads at most: past that the reading thread is what bounds the rate. */
-const MAX_THREADS = 4;
+export const MAX_THREADS = 4;
+/** A capture of this many bytes or more is judged in threads by default (judgingThreads). */
+export const THREADED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How many judging threads judge a capture of `bytes`: as many as asked (at most MAX_THREADS), else one
+ * per core (at most MAX_THREADS) where there are 2 cores or more and the capture has THREADED_BYTES or
+ * more, else none. Why not always: a thread loads the checks' code and the description's validators
+ * first (about 0.3 s of CPU), more than a small capture's judging takes; and on one core the threads
+ * would only take turns with the reader.
+ */
+export function judgingThreads(
+  given: number | undefined,
+  bytes: number,
+  cores = availableParallelism(),
+): number {
+  if (given !== undefined) return Math.max(0, Math.min(MAX_THREADS, Math.floor(given)));
+  return cores >= 2 && bytes >= THREADED_BYTES ? Math.min(MAX_THREADS, cores) : 0;
+}
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
@@ -107,9 +124,10 @@ async function judgeFiles(
   log: (s: string) => void,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
-  const progress = new TrafficProgress(TrafficProgress.sizeOf(opts.files), opts.quiet ? undefined : log);
+  const bytes = TrafficProgress.sizeOf(opts.files);
+  const progress = new TrafficProgress(bytes, opts.quiet ? undefined : log);
   // Started now, the threads load their code while the first pass reads.
-  const count = Math.max(0, Math.min(MAX_THREADS, Math.floor(opts.threads ?? 0)));
+  const count = judgingThreads(opts.threads, bytes);
   const threads = count > 0 ? new JudgingThreads(count) : undefined;
   let judged: Judged;
   let description: Description;

@@ -9,6 +9,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { entryId, findEntryList, findString, isPlainObject } from '../checks/json.ts';
+import { ExactDecimal } from '../checks/points.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
@@ -26,17 +27,59 @@ import { Recent } from './recent.ts';
 
 /**
  * What the rules read of a captured exchange: the request, and of the answer its status, headers, media
- * type, text and JSON (not its bytes, nor its record but the redacted path). A judging thread hands
- * these over, not the exchange.
+ * type, text and the facts of its JSON (not its bytes, nor its record but the redacted path). A judging
+ * thread hands these over, not the exchange.
  */
 export type SequenceExchange = Pick<
   CapturedExchange,
   'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who'
 > & {
-  res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'json' | 'bodyAbsent'> & {
+  res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
+    /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
+    facts?: ReplyFacts;
     exchange: { path: string };
   };
 };
+
+/**
+ * What the rules read of a reply's JSON, taken out where the reply is read (in whichever thread): a few
+ * values, whatever the size of the body (an embedding's vectors, a catalog's models stay where they were
+ * parsed).
+ */
+export interface ReplyFacts {
+  /** Of an object reply: the model it names (MODEL-001), its id (replays, USAGE-080, a job's). */
+  model?: unknown;
+  id?: unknown;
+  /** Of an object reply: a job's status and asset (MJOB-025, MASSET-003). */
+  status?: unknown;
+  asset_id?: unknown;
+  /** Whether the reply is a JSON object (a job is read from one only). */
+  object: boolean;
+  /** Its charge (chargedOf: the first charged_points at any depth, an exact decimal), as written. */
+  charged?: string;
+  /** A catalog's entry ids (GET /v1/models, /v1/media/models). */
+  catalog?: string[];
+  /** A usage listing's records (GET /v1/usage). */
+  records?: Array<Record<string, unknown>>;
+}
+
+/** The facts the rules read of a reply's JSON (`path` bare), or none for a reply that holds no JSON. */
+export function replyFacts(method: string, path: string, json: unknown): ReplyFacts | undefined {
+  if (json === undefined) return undefined;
+  const object = isPlainObject(json);
+  const facts: ReplyFacts = { object };
+  if (object) {
+    for (const k of ['model', 'id', 'status', 'asset_id'] as const) if (k in json) facts[k] = json[k];
+  }
+  if (method === 'POST') {
+    const charged = chargedOf(json);
+    if (charged) facts.charged = charged.toString();
+  }
+  if (method === 'GET' && (path === '/v1/models' || path === '/v1/media/models'))
+    facts.catalog = (findEntryList(json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
+  if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
+  return facts;
+}
 
 /** The reads of a GET whose reply the rules learn from: catalogs, usage listings, a media job. */
 const LEARNED_GET = /^\/v1\/(models|media\/models|usage|media\/jobs\/[^/]+)$/;
@@ -47,10 +90,16 @@ const LEARNED_GET = /^\/v1\/(models|media\/models|usage|media\/jobs\/[^/]+)$/;
  * an event stream and its JSON only for a POST and the GETs the rules learn from. Why: a judging thread
  * hands this over to the thread of the rules, and the bodies are most of a capture.
  */
-export function sequenceView(x: SequenceExchange): SequenceExchange {
+export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } }): SequenceExchange {
   const post = x.method === 'POST';
   const res = x.res;
   const requestId = res?.headers['x-request-id'];
+  const path = bare(x.path);
+  const facts =
+    res?.facts ??
+    (post || (x.method === 'GET' && LEARNED_GET.test(path))
+      ? replyFacts(x.method, path, res?.json)
+      : undefined);
   return {
     where: x.where,
     startedAt: x.startedAt,
@@ -68,7 +117,7 @@ export function sequenceView(x: SequenceExchange): SequenceExchange {
             ...(res.mediaType !== undefined ? { mediaType: res.mediaType } : {}),
             text: res.mediaType === 'text/event-stream' ? res.text : '',
             ...(res.bodyAbsent !== undefined ? { bodyAbsent: res.bodyAbsent } : {}),
-            json: post || (x.method === 'GET' && LEARNED_GET.test(bare(x.path))) ? res.json : undefined,
+            ...(facts ? { facts } : {}),
             exchange: { path: res.exchange.path },
           },
         }
@@ -132,6 +181,9 @@ const ok2xx = (s: number) => s >= 200 && s < 300;
 const inRange = (v: unknown, r: { min: number; max: number }) =>
   typeof v === 'number' && v >= r.min && v <= r.max;
 const bare = (path: string) => path.split('?')[0]!;
+/** A reply's charge as the rules compare it (its facts keep it as written: a Decimal does not cross threads). */
+const chargeOf = (facts: ReplyFacts | undefined) =>
+  facts?.charged === undefined ? undefined : new ExactDecimal(facts.charged);
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
@@ -141,7 +193,7 @@ export class TrafficState {
   private readonly mediaCatalog = new Recent<string, Set<string>>();
   private readonly firstOfKey = new Recent<
     string,
-    { body: string; status: number; json: unknown; where: string }
+    { body: string; status: number; id: unknown; where: string }
   >();
   private readonly jobs = new Recent<string, string[]>();
   /** Per key: usage record id -> charged_points as first read (PTS-006). */
@@ -260,7 +312,7 @@ export class TrafficState {
           'MODELS-004',
           `model ${JSON.stringify(body.model)} is not in this key's catalog read earlier in the capture`,
         );
-      const named = (res.json as { model?: unknown } | undefined)?.model;
+      const named = res.facts?.model;
       if (ok2xx(status) && named !== undefined) {
         judged.push('MODEL-001');
         if (named !== body.model)
@@ -306,8 +358,8 @@ export class TrafficState {
       ok2xx(status) &&
       typeof body?.model === 'string'
     ) {
-      const charged = chargedOf(res.json);
-      const refs = [res.headers['x-request-id'], (res.json as { id?: unknown } | undefined)?.id].filter(
+      const charged = chargeOf(res.facts);
+      const refs = [res.headers['x-request-id'], res.facts?.id].filter(
         (r): r is string => typeof r === 'string' && r.length >= MIN_REF_LENGTH,
       );
       if (charged) {
@@ -339,7 +391,12 @@ export class TrafficState {
     const first = this.firstOfKey.get(slot);
     if (!first) {
       if (res.status !== 429)
-        this.firstOfKey.set(slot, { body: x.bodyText, status: res.status, json: res.json, where: x.where });
+        this.firstOfKey.set(slot, {
+          body: x.bodyText,
+          status: res.status,
+          id: res.facts?.id,
+          where: x.where,
+        });
       return;
     }
     // Another body under the same key is IDEM-002 (not stated); a refusal of the replay is allowed.
@@ -347,8 +404,8 @@ export class TrafficState {
     const id = media ? 'MJOB-024' : 'IDEM-001';
     judged.push(id);
     if (!ok2xx(first.status) || !ok2xx(res.status)) return;
-    const a = (first.json as { id?: unknown } | undefined)?.id;
-    const b = (res.json as { id?: unknown } | undefined)?.id;
+    const a = first.id;
+    const b = res.facts?.id;
     if (a === undefined || b === undefined || a === b) return;
     if (media)
       findings.push({
@@ -359,7 +416,7 @@ export class TrafficState {
       });
     else {
       // Only a second charge fails (the replay may return the first body or a refusal).
-      const charged = chargedOf(res.json);
+      const charged = chargeOf(res.facts);
       if (charged && !charged.isZero())
         findings.push({
           id,
@@ -385,14 +442,14 @@ export class TrafficState {
       x.method === 'GET' &&
       (path === '/v1/models' || path === '/v1/media/models') &&
       x.who &&
-      res.json !== undefined
+      res.facts?.catalog !== undefined
     ) {
-      const ids = (findEntryList(res.json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
+      const ids = res.facts.catalog;
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
     }
     if (x.method === 'GET' && path === '/v1/usage' && x.who) {
       const seen = this.usage.get(x.who) ?? new Map<string, string>();
-      const now = usageChargesOf(res.json);
+      const now = usageChargesOf(res.facts?.records);
       if ([...now.keys()].some((id) => seen.has(id))) {
         judged.push('PTS-006');
         for (const p of chargeChanges(seen, now))
@@ -407,7 +464,7 @@ export class TrafficState {
       this.usage.set(x.who, seen);
     }
     if (x.method === 'GET' && path === '/v1/usage' && this.billed.size > 0)
-      for (const record of listedRecords(res.json)) {
+      for (const record of res.facts?.records ?? []) {
         // The record of a billable reply the capture holds: it names the reply's request id or id.
         const ref = findString(record, (s) => this.billed.has(s));
         if (ref === undefined) continue;
@@ -423,7 +480,7 @@ export class TrafficState {
             expected: p.expected,
           });
       }
-    const job = isPlainObject(res.json) ? res.json : undefined;
+    const job = res.facts?.object ? res.facts : undefined;
     const jobRead = x.method === 'GET' && /^\/v1\/media\/jobs\/[^/]+$/.test(path);
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;

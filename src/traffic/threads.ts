@@ -74,6 +74,14 @@ export type ThreadAnswer =
   | { seq: number; judgements: Array<EntryJudgement<SequenceExchange>> }
   | { seq: number; error: string };
 
+/**
+ * Each judging thread's young generation, in MiB. Why bounded: every entry a thread judges is garbage
+ * once judged, and V8's default young generation (grown up to 3 x 16 MiB a thread) was what took a
+ * 235 MB capture's peak RSS from about 200 MiB in one thread to 355-380 MiB with two threads; at 8 MiB
+ * it stays under 300 MiB (bench/README.md). Only the young generation: an entry of any size still fits.
+ */
+const YOUNG_MB = 8;
+
 /** The entry module of a judging thread (bundled like the CLI's, bin/launch.mjs). */
 const THREAD_SCRIPT = pkgPath('bin', 'traffic-worker.mjs');
 
@@ -88,7 +96,7 @@ export class JudgingThreads {
 
   constructor(count: number) {
     this.workers = Array.from({ length: count }, () => {
-      const w = new Worker(THREAD_SCRIPT);
+      const w = new Worker(THREAD_SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
       w.on('message', (m: ThreadAnswer) => {
         const waiter = this.waiting.get(m.seq);
         this.waiting.delete(m.seq);
