@@ -16,8 +16,9 @@ import { Redactor } from '../http/redact.ts';
 import { redactConsole } from '../report/neutral.ts';
 import type { Summary } from '../report/summary.ts';
 import { lineEntry, lineFormat } from './formats.ts';
-import { type CaptureFacts, describe, learnEntry, reportCapture, type TrafficOptions } from './judge.ts';
+import { type CaptureFacts, describe, reportCapture, type TrafficOptions } from './judge.ts';
 import { ExchangeJudge } from './judging.ts';
+import { learnEntry } from './learn.ts';
 import { LineSplitter, lineItem } from './ndjson-stream.ts';
 import { TrafficState } from './rules.ts';
 

@@ -61,6 +61,8 @@ export async function* harTexts(
   file: string,
   read?: (bytes: number) => void,
   cut?: number,
+  /** false: each entry's place only ([from, to), `text` empty), for threads that read the bytes. */
+  texts = true,
 ): AsyncGenerator<Exclude<HarItem, { kind: 'entry' }>> {
   const stream = createReadStream(file, { highWaterMark: 1 << 20 });
   /** 'o' object or 'a' array, per level; the key under which each object level's current value sits. */
@@ -191,12 +193,15 @@ export async function* harTexts(
           keys.length = stack.length;
           expectKey = false;
           if (entryParts !== undefined && inEntries()) {
-            entryParts.push(chunk.subarray(pieceStart, i + 1));
-            const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
+            let text = '';
+            if (texts) {
+              entryParts.push(chunk.subarray(pieceStart, i + 1));
+              text = (entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts)).toString('utf8');
+            }
             items.push({
               kind: 'text',
               index: index++,
-              text: bytes.toString('utf8'),
+              text,
               from: entryFrom,
               to: offset + i + 1,
               ...(entryCut ? { cut: true as const } : {}),
@@ -215,7 +220,7 @@ export async function* harTexts(
           while (i + 1 < chunk.length && chunk[i + 1] !== COMMA && chunk[i + 1] !== CLOSE_ARR) i++;
         }
       }
-      if (entryParts !== undefined) {
+      if (entryParts !== undefined && texts) {
         entryParts.push(chunk.subarray(pieceStart));
         pieceStart = 0;
       }

@@ -33,7 +33,6 @@ import {
 } from '../report/summary.ts';
 import type { TestResultRecord } from '../report/test-result.ts';
 import { writeReport } from '../report/write.ts';
-import { harHeaders, registerCredentials } from './capture.ts';
 import type { DescriptionSource } from './entry.ts';
 import { type CaptureFormat, captureItems, detectFormat } from './formats.ts';
 import {
@@ -45,7 +44,8 @@ import {
   harTexts,
   parseEntry,
 } from './har-stream.ts';
-import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging } from './judging.ts';
+import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging, ThreadedLearning } from './judging.ts';
+import { addLearnt, type Learned, learnEntry, ownDescription } from './learn.ts';
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
@@ -94,8 +94,6 @@ export function judgingThreads(
 const PER_EXCHANGE = PER_EXCHANGE_IDS;
 /** The first pass leaves out `text` values (bodies) of this many bytes or more (harTexts' `cut`). */
 const CUT_BODIES = 256;
-/** The capture's own description is kept only up to this size (it is read into memory). */
-const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
@@ -133,7 +131,7 @@ async function judgeFiles(
   let description: Description;
   let facts: CaptureFacts;
   try {
-    facts = await readCapture(opts, redactor, progress);
+    facts = await readCapture(opts, redactor, progress, threads);
     progress.nextPass();
     description = await describe(opts.description, facts.captured);
     judged = await judgeExchanges(opts, redactor, facts, description, progress, threads);
@@ -168,15 +166,7 @@ export async function reportCapture(
 }
 
 /** What the first pass finds in the capture, before any exchange is judged. */
-export interface CaptureFacts {
-  /** The capture's own description (the body of its first GET /openapi.json 200), if it holds one. */
-  captured?: string;
-  /** The keys the deployment accepted (a 2xx with it): no reply may hold them (SEC-001). */
-  keys: Set<string>;
-  /** Whether the capture's requests carry an Authorization header at all (rules.ts judges auth then). */
-  authorized: boolean;
-  /** The origins the capture's requests went to (the summary's target). */
-  hosts: Set<string>;
+export interface CaptureFacts extends Learned {
   /** --shard: which exchanges this shard judges (learnt over the whole capture). */
   shard?: ShardPlan;
   /** Entries read in the whole capture (each a JSON object). */
@@ -191,11 +181,16 @@ interface CaptureFile {
   plan?: HarPlan;
 }
 
-/** Pass 1: every credential (registered with the redactor), and the capture's own description. */
+/**
+ * Pass 1: every credential (registered with the redactor), and the capture's own description. Given
+ * `threads` (and no shard), this thread only finds where a HAR's entries stand, and the threads read and
+ * learn from them (learn.ts Learning), added here in capture order.
+ */
 async function readCapture(
   opts: TrafficOptions,
   redactor: Redactor,
   progress: TrafficProgress,
+  threads?: JudgingThreads,
 ): Promise<CaptureFacts> {
   const shard = ShardPlan.of(opts.shard);
   const facts: CaptureFacts = {
@@ -206,7 +201,13 @@ async function readCapture(
     files: [],
     ...(shard ? { shard } : {}),
   };
-  for (const file of opts.files) {
+  const learning =
+    threads && !shard
+      ? new ThreadedLearning(threads, (l) => {
+          facts.entries += addLearnt(facts, l, redactor);
+        })
+      : undefined;
+  for (const [n, file] of opts.files.entries()) {
     let bytes = 0;
     const read = (b: number) => {
       bytes = b;
@@ -218,9 +219,17 @@ async function readCapture(
     // Without a shard (whose plan reads job replies), this pass reads no body: long ones are cut out. An
     // entry whose cut body would not parse is learnt from all the same (the second pass says it unreadable).
     const cut = shard ? undefined : CUT_BODIES;
-    for await (const text of plan ? harTexts(file, read, cut) : captureItems(file, format, read)) {
+    const places = plan !== undefined && learning !== undefined;
+    for await (const text of plan
+      ? harTexts(file, read, places ? undefined : cut, !places)
+      : captureItems(file, format, read)) {
       if (plan && text.kind !== 'entry') plan.add(text);
       progress.tick('reading', bytes, facts.entries);
+      if (places) {
+        if (text.kind === 'text')
+          await learning.entry({ file, n, index: text.index, from: text.from!, to: text.to! });
+        continue;
+      }
       let item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
       // The one body this pass reads: the capture's own description, read again whole at its place.
       if (
@@ -232,59 +241,16 @@ async function readCapture(
       )
         item = parseEntry(file, text.index, textAt(file, text.from!, text.to!));
       if (item.kind !== 'entry') continue;
+      // A log's line after a HAR's batches: what they learnt comes first.
+      await learning?.settle();
       facts.entries++;
       shard?.learn(item.value);
       learnEntry(facts, item.value, redactor);
     }
     progress.fileDone(bytes);
   }
+  await learning?.settle();
   return facts;
-}
-
-/**
- * What one entry tells before any is judged: its credentials (registered with the redactor), the keys
- * the deployment accepted, whether requests carry Authorization, its host, the capture's description.
- */
-export function learnEntry(facts: CaptureFacts, value: unknown, redactor: Redactor): void {
-  // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
-  // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
-  const sent = registerCredentials(value, redactor);
-  const status = (value as { response?: { status?: unknown } })?.response?.status;
-  if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) facts.keys.add(k);
-  if (!facts.authorized && (value as { request?: { headers?: unknown } })?.request?.headers)
-    facts.authorized =
-      'authorization' in harHeaders((value as { request: { headers: unknown } }).request.headers);
-  const e = value as {
-    request?: { url?: unknown; method?: unknown };
-    response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
-  };
-  const url = typeof e?.request?.url === 'string' ? e.request.url : '';
-  try {
-    facts.hosts.add(new URL(url).origin);
-  } catch {
-    // a relative url names no host
-  }
-  if (
-    facts.captured === undefined &&
-    ownDescription(value) &&
-    typeof e.response?.content?.text === 'string' &&
-    e.response.content.text.length <= MAX_DESCRIPTION_BYTES
-  )
-    facts.captured =
-      e.response.content.encoding === 'base64'
-        ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
-        : e.response.content.text;
-}
-
-/** Whether an entry is the capture's own description: a GET /openapi.json answered 200. */
-function ownDescription(value: unknown): boolean {
-  const e = value as { request?: { url?: unknown; method?: unknown }; response?: { status?: unknown } };
-  return (
-    e?.request?.method === 'GET' &&
-    typeof e.request.url === 'string' &&
-    /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(e.request.url) &&
-    e.response?.status === 200
-  );
 }
 
 /**

@@ -15,6 +15,7 @@ import { ViolationLog } from '../violation-log.ts';
 import { readEntry } from './capture.ts';
 import { type EntryJudgement, judgeEntry } from './entry.ts';
 import { type HarItem, parseEntry } from './har-stream.ts';
+import type { Learnt } from './learn.ts';
 import { type SequenceExchange, sequenceView, type TrafficFinding, type TrafficState } from './rules.ts';
 import { type EntryText, entryTexts, type JudgingThreads } from './threads.ts';
 
@@ -260,5 +261,37 @@ export class ThreadedJudging {
   private reread(e: EntryText): Exchange {
     const value: unknown = JSON.parse(entryTexts([e])[0]!);
     return readEntry(value, entryWhere(e.file, e.index), entryId(e.n, e.index), this.redactor).res!.exchange;
+  }
+}
+
+/**
+ * The first pass's learning (learn.ts) done by judging threads on batches of a HAR's entries, at the
+ * places this thread found; each batch's news added here (`add`) in capture order.
+ */
+export class ThreadedLearning {
+  private readonly pending: Array<Promise<Learnt>> = [];
+  private batch: EntryText[] = [];
+
+  constructor(
+    private readonly pool: JudgingThreads,
+    private readonly add: (l: Learnt) => void,
+  ) {}
+
+  async entry(e: EntryText): Promise<void> {
+    this.batch.push(e);
+    if (this.batch.length < BATCH_ENTRIES) return;
+    this.flush();
+    while (this.pending.length > this.pool.size * IN_FLIGHT_PER_THREAD) this.add(await this.pending.shift()!);
+  }
+
+  /** Every batch learnt from and added. */
+  async settle(): Promise<void> {
+    this.flush();
+    while (this.pending.length) this.add(await this.pending.shift()!);
+  }
+
+  private flush(): void {
+    if (this.batch.length) this.pending.push(this.pool.learn(this.batch));
+    this.batch = [];
   }
 }

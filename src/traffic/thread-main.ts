@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { type EntryJudgement, forTransfer, judgeEntry, redactorOf, responsesOf } from './entry.ts';
 import { parseEntry } from './har-stream.ts';
+import { Learning } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
 import { type EntryText, entryTexts, type ThreadAnswer, type ThreadRequest } from './threads.ts';
 
@@ -12,6 +13,8 @@ export function runJudgingThread(): void {
   const port = parentPort;
   if (!port) throw new Error('runJudgingThread: not in a worker thread');
   let judge: ((e: EntryText, text: string) => EntryJudgement<SequenceExchange>) | undefined;
+  // The first pass's learning, over every batch this thread is given to learn from.
+  const learning = new Learning();
   port.on('message', (m: ThreadRequest) => {
     if ('setup' in m) {
       const redactor = redactorOf(m.setup);
@@ -27,6 +30,15 @@ export function runJudgingThread(): void {
     }
     let answer: ThreadAnswer;
     try {
+      if ('learn' in m) {
+        const texts = entryTexts(m.learn);
+        for (const [i, e] of m.learn.entries()) {
+          const parsed = parseEntry(e.file, e.index, texts[i]!);
+          if (parsed.kind === 'entry') learning.learn(parsed.value);
+        }
+        port.postMessage({ seq: m.seq, learnt: learning.take() } satisfies ThreadAnswer);
+        return;
+      }
       if (!judge) throw new Error('a batch before the setup');
       const texts = entryTexts(m.entries);
       answer = { seq: m.seq, judgements: m.entries.map((e, i) => judge!(e, texts[i]!)) };

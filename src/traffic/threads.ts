@@ -9,6 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { pkgPath } from '../paths.ts';
 import type { EntryJudgement, JudgeSetup } from './entry.ts';
+import type { Learnt } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
 
 /**
@@ -69,9 +70,13 @@ export function entryTexts(entries: readonly EntryText[]): string[] {
   return out;
 }
 
-export type ThreadRequest = { setup: JudgeSetup } | { seq: number; entries: EntryText[] };
+export type ThreadRequest =
+  | { setup: JudgeSetup }
+  | { seq: number; entries: EntryText[] }
+  | { seq: number; learn: EntryText[] };
 export type ThreadAnswer =
   | { seq: number; judgements: Array<EntryJudgement<SequenceExchange>> }
+  | { seq: number; learnt: Learnt }
   | { seq: number; error: string };
 
 /**
@@ -89,7 +94,7 @@ export class JudgingThreads {
   private readonly workers: Worker[];
   private readonly waiting = new Map<
     number,
-    { resolve: (j: Array<EntryJudgement<SequenceExchange>>) => void; reject: (e: Error) => void }
+    { resolve: (a: ThreadAnswer) => void; reject: (e: Error) => void }
   >();
   private seq = 0;
   private closing = false;
@@ -101,7 +106,7 @@ export class JudgingThreads {
         const waiter = this.waiting.get(m.seq);
         this.waiting.delete(m.seq);
         if ('error' in m) waiter?.reject(new Error(`a judging thread failed: ${m.error}`));
-        else waiter?.resolve(m.judgements);
+        else waiter?.resolve(m);
       });
       w.on('error', (err) => this.fail(err));
       w.on('exit', (code) => {
@@ -121,12 +126,24 @@ export class JudgingThreads {
   }
 
   /** The judgements of a batch of entries, in its order (the batches spread over the threads in turn). */
-  judge(entries: EntryText[]): Promise<Array<EntryJudgement<SequenceExchange>>> {
+  async judge(entries: EntryText[]): Promise<Array<EntryJudgement<SequenceExchange>>> {
+    const a = await this.ask((seq) => ({ seq, entries }));
+    return 'judgements' in a ? a.judgements : [];
+  }
+
+  /** What a batch of entries tells before any is judged (learn.ts Learning, in the thread it goes to). */
+  async learn(entries: EntryText[]): Promise<Learnt> {
+    const a = await this.ask((seq) => ({ seq, learn: entries }));
+    if (!('learnt' in a)) throw new Error('a judging thread answered a batch to learn from with judgements');
+    return a.learnt;
+  }
+
+  private ask(request: (seq: number) => ThreadRequest): Promise<ThreadAnswer> {
     const seq = this.seq++;
     const w = this.workers[seq % this.workers.length]!;
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve, reject });
-      w.postMessage({ seq, entries } satisfies ThreadRequest);
+      w.postMessage(request(seq));
     });
   }
 

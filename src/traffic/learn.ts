@@ -1,0 +1,136 @@
+/**
+ * What a capture's entries tell before any is judged (check-traffic's first pass, judge.ts readCapture,
+ * and a followed log as it grows): the credentials to redact, the keys the deployment accepted, whether
+ * requests carry Authorization, the origins, the capture's own description. Learnt in the reading thread,
+ * or in judging threads on batches of entries (Learning), whose findings the reading thread adds in
+ * capture order (addLearnt): the same credentials in the same order, the same keys, origins and
+ * description, either way.
+ */
+import { Redactor } from '../http/redact.ts';
+import { harHeaders, registerCredentials } from './capture.ts';
+
+/** The capture's own description is kept only up to this size (it is read into memory). */
+export const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
+
+/** What the entries read so far told (judge.ts CaptureFacts holds it). */
+export interface Learned {
+  /** The capture's own description (the body of its first GET /openapi.json 200), if it holds one. */
+  captured?: string;
+  /** The keys the deployment accepted (a 2xx with it): no reply may hold them (SEC-001). */
+  keys: Set<string>;
+  /** Whether the capture's requests carry an Authorization header at all (rules.ts judges auth then). */
+  authorized: boolean;
+  /** The origins the capture's requests went to (the summary's target). */
+  hosts: Set<string>;
+}
+
+/**
+ * What one entry tells before any is judged: its credentials (registered with the redactor), the keys
+ * the deployment accepted, whether requests carry Authorization, its host, the capture's description.
+ */
+export function learnEntry(facts: Learned, value: unknown, redactor: Redactor): void {
+  // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
+  // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
+  const sent = registerCredentials(value, redactor);
+  const status = (value as { response?: { status?: unknown } })?.response?.status;
+  if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) facts.keys.add(k);
+  if (!facts.authorized && (value as { request?: { headers?: unknown } })?.request?.headers)
+    facts.authorized =
+      'authorization' in harHeaders((value as { request: { headers: unknown } }).request.headers);
+  const e = value as {
+    request?: { url?: unknown; method?: unknown };
+    response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
+  };
+  const url = typeof e?.request?.url === 'string' ? e.request.url : '';
+  try {
+    facts.hosts.add(new URL(url).origin);
+  } catch {
+    // a relative url names no host
+  }
+  if (
+    facts.captured === undefined &&
+    ownDescription(value) &&
+    typeof e.response?.content?.text === 'string' &&
+    e.response.content.text.length <= MAX_DESCRIPTION_BYTES
+  )
+    facts.captured =
+      e.response.content.encoding === 'base64'
+        ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
+        : e.response.content.text;
+}
+
+/** Whether an entry is the capture's own description: a GET /openapi.json answered 200. */
+export function ownDescription(value: unknown): boolean {
+  const e = value as { request?: { url?: unknown; method?: unknown }; response?: { status?: unknown } };
+  return (
+    e?.request?.method === 'GET' &&
+    typeof e.request.url === 'string' &&
+    /^(?:[a-z]+:\/\/[^/]+)?\/openapi\.json(?:\?|$)/i.test(e.request.url) &&
+    e.response?.status === 200
+  );
+}
+
+/**
+ * What a batch of entries told a judging thread that it had not told before, in the order first met: the
+ * credentials registered, the accepted keys, the origins; whether a request carried Authorization; the
+ * description, the first time the thread met one; how many entries it read.
+ */
+export interface Learnt {
+  registrations: Array<[string, string]>;
+  keys: string[];
+  hosts: string[];
+  authorized: boolean;
+  captured?: string;
+  entries: number;
+}
+
+/**
+ * A judging thread's learning: learnEntry on its own redactor and facts, each batch's news taken once
+ * (take). Why only news: a value a thread met in an earlier batch was added by the reading thread when
+ * that batch was, before any later batch; so the reading thread, adding each batch's news in capture
+ * order, registers every value where the capture first shows it, as one thread learning alone does.
+ */
+export class Learning {
+  private readonly redactor = new Redactor({});
+  private readonly facts: Learned = { keys: new Set(), authorized: false, hosts: new Set() };
+  private told = { registrations: 0, keys: 0, hosts: 0, captured: false };
+  private entries = 0;
+
+  learn(value: unknown): void {
+    this.entries++;
+    learnEntry(this.facts, value, this.redactor);
+  }
+
+  take(): Learnt {
+    const registrations = this.redactor.registrations().slice(this.told.registrations);
+    const keys = [...this.facts.keys].slice(this.told.keys);
+    const hosts = [...this.facts.hosts].slice(this.told.hosts);
+    const captured = this.told.captured ? undefined : this.facts.captured;
+    const out: Learnt = {
+      registrations,
+      keys,
+      hosts,
+      authorized: this.facts.authorized,
+      ...(captured !== undefined ? { captured } : {}),
+      entries: this.entries,
+    };
+    this.told = {
+      registrations: this.told.registrations + registrations.length,
+      keys: this.told.keys + keys.length,
+      hosts: this.told.hosts + hosts.length,
+      captured: this.told.captured || captured !== undefined,
+    };
+    this.entries = 0;
+    return out;
+  }
+}
+
+/** A batch's news added to what the reading thread learnt (batches in capture order). Returns its entries. */
+export function addLearnt(facts: Learned, l: Learnt, redactor: Redactor): number {
+  for (const [value, label] of l.registrations) redactor.register(value, label);
+  for (const k of l.keys) facts.keys.add(k);
+  for (const h of l.hosts) facts.hosts.add(h);
+  facts.authorized ||= l.authorized;
+  if (facts.captured === undefined && l.captured !== undefined) facts.captured = l.captured;
+  return l.entries;
+}
