@@ -7,7 +7,7 @@ import { type EntryJudgement, forTransfer, judgeEntry, redactorOf, responsesOf }
 import { parseEntry } from './har-stream.ts';
 import { Learning } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
-import { type EntryText, entryTexts, type ThreadAnswer, type ThreadRequest } from './threads.ts';
+import { type EntryText, eachEntryText, type ThreadAnswer, type ThreadRequest } from './threads.ts';
 
 export function runJudgingThread(): void {
   const port = parentPort;
@@ -31,17 +31,18 @@ export function runJudgingThread(): void {
     let answer: ThreadAnswer;
     try {
       if ('learn' in m) {
-        const texts = entryTexts(m.learn);
-        for (const [i, e] of m.learn.entries()) {
-          const parsed = parseEntry(e.file, e.index, texts[i]!);
+        eachEntryText(m.learn, (text, i) => {
+          const e = m.learn[i]!;
+          const parsed = parseEntry(e.file, e.index, text);
           if (parsed.kind === 'entry') learning.learn(parsed.value);
-        }
+        });
         port.postMessage({ seq: m.seq, learnt: learning.take() } satisfies ThreadAnswer);
         return;
       }
       if (!judge) throw new Error('a batch before the setup');
-      const texts = entryTexts(m.entries);
-      answer = { seq: m.seq, judgements: m.entries.map((e, i) => judge!(e, texts[i]!)) };
+      const judgements: Array<EntryJudgement<SequenceExchange>> = [];
+      eachEntryText(m.entries, (text, i) => judgements.push(judge!(m.entries[i]!, text)));
+      answer = { seq: m.seq, judgements };
     } catch (err) {
       answer = { seq: m.seq, error: (err as Error).stack ?? String(err) };
     }

@@ -49,10 +49,20 @@ export function textAt(file: string, from: number, to: number): string {
 /** The texts of entries, in order: as given, or read at their places (a run of them in one read). */
 export function entryTexts(entries: readonly EntryText[]): string[] {
   const out: string[] = [];
+  eachEntryText(entries, (text) => out.push(text));
+  return out;
+}
+
+/**
+ * Each entry's text in turn, as entryTexts gives them, made only when its turn comes: a thread judging a
+ * batch holds one entry's text at a time (the batch's bytes are read in one go, outside the heap), so
+ * each text is garbage before the next is made instead of living as long as the batch.
+ */
+export function eachEntryText(entries: readonly EntryText[], use: (text: string, i: number) => void): void {
   for (let i = 0; i < entries.length; ) {
     const e = entries[i]!;
     if (e.text !== undefined || e.from === undefined || e.to === undefined) {
-      out.push(e.text ?? '');
+      use(e.text ?? '', i);
       i++;
       continue;
     }
@@ -64,10 +74,9 @@ export function entryTexts(entries: readonly EntryText[]): string[] {
     }
     const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
     for (let k = i; k < j; k++)
-      out.push(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from));
+      use(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from), k);
     i = j;
   }
-  return out;
 }
 
 export type ThreadRequest =
