@@ -3,7 +3,8 @@
  * against an OpenAPI description, one exchange at a time: no sequences, streams, billing or redaction).
  *
  *   node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer]
- *                                            [--before OTHER_CHECKOUT/bin/gateway-conformance.mjs] FILE.har...
+ *                                            [--before OTHER_CHECKOUT/bin/gateway-conformance.mjs] [--floor]
+ *                                            FILE.har...
  *
  * Judges each capture with both CLIs, one after the other, each a fresh process under /usr/bin/time:
  * wall, CPU (user + system) and peak RSS, and the peer's figures over ours. `--repeat N` judges each
@@ -15,7 +16,9 @@
  * bench only, never of the suite. `--no-peer`: our figures alone. `--before CLI`: another checkout's CLI
  * judges each capture too (before a change), its figures over ours printed as well. Each CLI is started
  * once with `--help` just before it is measured: it builds its bundle then (bin/launch.mjs), not in the
- * measured run (checkouts that share one node_modules rebuild each other's).
+ * measured run (checkouts that share one node_modules rebuild each other's). `--floor`: the floor too
+ * (bench/traffic-floor.ts: the capture read, cut into entries and every entry and JSON body parsed, nothing
+ * judged), in one thread and in two, and what 1.5 times the peer's rate leaves for the judging.
  */
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -32,11 +35,12 @@ const { values, positionals } = parseArgs({
     description: { type: 'string' },
     'no-peer': { type: 'boolean' },
     before: { type: 'string' },
+    floor: { type: 'boolean' },
     help: { type: 'boolean' },
   },
 });
 const USAGE =
-  'node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer] [--before CLI] FILE.har...';
+  'node --import tsx bench/traffic-peer.ts [--repeat N]... [--description FILE] [--no-peer] [--before CLI] [--floor] FILE.har...';
 if (values.help) {
   console.log(USAGE);
   process.exit(0);
@@ -48,6 +52,8 @@ if (!existsSync(TIME)) usage(`${TIME} is needed for the peak RSS of each process
 warnIfBusy();
 
 const PEER_DIR = join(ROOT, 'bench', 'peer');
+/** The floor's threads (--floor): as many as check-traffic starts on this 2-core machine. */
+const FLOOR_THREADS = 2;
 const REDOCLY = join(PEER_DIR, 'node_modules', '.bin', 'redocly');
 const dir = mkdtempSync(join(tmpdir(), 'bench-traffic-peer-'));
 
@@ -214,6 +220,33 @@ for (const file of captures) {
     rows.push(ratioRow('before / ours', before, ours));
     result.before = before;
   }
+  if (values.floor) {
+    // What a design that judged for free would take (bench/traffic-floor.ts): read, cut, parse.
+    const floor: Record<string, Measured> = {};
+    for (const threads of [0, FLOOR_THREADS]) {
+      const m = await measured(process.execPath, [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench', 'traffic-floor.ts'),
+        '--threads',
+        String(threads),
+        file,
+      ]);
+      floor[threads] = m;
+      rows.push([
+        '',
+        '',
+        '',
+        threads ? `floor, ${threads} threads` : 'floor, 1 thread',
+        m.wallS,
+        m.cpuS,
+        m.maxRssMiB,
+        rate(m),
+        m.code ?? 'killed',
+      ]);
+    }
+    result.floor = floor;
+  }
   const description = values.description ?? join(report, 'openapi.json');
   const server = await firstOrigin(file);
   if (redocly && existsSync(description) && server) {
@@ -245,6 +278,10 @@ for (const file of captures) {
       finished ? theirs.code! : `failed (${theirs.code})`,
     ]);
     if (finished) rows.push(ratioRow('drift / ours', theirs, ours));
+    if (finished && values.floor)
+      console.log(
+        `${basename(file)}: 1.5 times drift's rate is at most ${round(theirs.wallS / 1.5, 2)} s wall; the floor with ${FLOOR_THREADS} threads leaves ${round(theirs.wallS / 1.5 - (result.floor as Record<string, Measured>)[FLOOR_THREADS]!.wallS, 2)} s for all the judging`,
+      );
     if (!finished) console.log(`redocly drift on ${basename(file)} did not finish: ${theirs.out}`);
     result.peer = { ...theirs, finished };
   } else if (redocly)
