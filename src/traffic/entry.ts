@@ -17,6 +17,7 @@ import { documentedFallback } from '../openapi/fallback.ts';
 import type { DescriptionFacts } from '../openapi/guard.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { type CapturedExchange, readEntry } from './capture.ts';
+import { parseEntry } from './har-stream.ts';
 import { type SequenceExchange, sequenceView } from './rules.ts';
 
 /** The description in use, as another thread builds the same checker from it. */
@@ -44,6 +45,12 @@ export function redactorOf(setup: Pick<JudgeSetup, 'registrations'>): Redactor {
   for (const [value, label] of setup.registrations) redactor.register(value, label);
   return redactor;
 }
+
+/** How an entry is named in problems and findings (`unit`: a HAR's entry, a log's line). */
+export const entryWhere = (file: string, index: number, unit: 'entry' | 'line' = 'entry'): string =>
+  `${file} ${unit} ${index}`;
+/** The id of the exchange of entry `index` of the `n`-th file (unique over the capture). */
+export const entryId = (n: number, index: number): string => `har-${n}-${index}`;
 
 /** What one entry of a capture came to, before the sequence rules. */
 export type EntryJudgement<X extends SequenceExchange = CapturedExchange> =
@@ -92,4 +99,21 @@ export function forTransfer(j: EntryJudgement): EntryJudgement<SequenceExchange>
     perExchange,
     ...(findings.length ? { exchange: recordNow(res.exchange) } : {}),
   };
+}
+
+/**
+ * One entry of a batch judged from its text, as every judging thread (and the reading thread, for its
+ * share of the batches) does: not JSON is unreadable; else judged and handed over (forTransfer).
+ */
+export function judgeText(
+  e: { file: string; n: number; index: number },
+  text: string,
+  redactor: Redactor,
+  ctx: ExchangeCheckContext,
+): EntryJudgement<SequenceExchange> {
+  const parsed = parseEntry(e.file, e.index, text);
+  if (parsed.kind === 'problem') return { kind: 'unreadable', message: parsed.message };
+  return forTransfer(
+    judgeEntry(parsed.value, entryWhere(e.file, e.index), entryId(e.n, e.index), redactor, ctx),
+  );
 }

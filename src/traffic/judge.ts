@@ -75,11 +75,14 @@ export const MAX_THREADS = 4;
 export const THREADED_BYTES = 16 * 1024 * 1024;
 
 /**
- * How many judging threads judge a capture of `bytes`: as many as asked (at most MAX_THREADS), else one
- * per core (at most MAX_THREADS) where there are 2 cores or more and the capture has THREADED_BYTES or
- * more, else none. Why not always: a thread loads the checks' code and the description's validators
- * first (about 0.3 s of CPU), more than a small capture's judging takes; and on one core the threads
- * would only take turns with the reader.
+ * How many judging threads judge a capture of `bytes` beside this one (which judges a share of the
+ * batches too, ThreadedJudging): as many as asked (at most MAX_THREADS), else one fewer than the cores
+ * (at most MAX_THREADS) where there are 2 cores or more and the capture has THREADED_BYTES or more, else
+ * none. Why one fewer: this thread reads, applies the judgements and judges its share, so a thread per
+ * core beside it only takes turns on the cores (measured on 2 cores: 1 thread beside this one 4.5-6.3 s
+ * and 272 MiB on the 235 MB capture, 2 threads 6.1-6.5 s and 325 MiB). Why not always: a thread loads the
+ * checks' code and the description's validators first (about 0.3 s of CPU), more than a small capture's
+ * judging takes.
  */
 export function judgingThreads(
   given: number | undefined,
@@ -87,7 +90,7 @@ export function judgingThreads(
   cores = availableParallelism(),
 ): number {
   if (given !== undefined) return Math.max(0, Math.min(MAX_THREADS, Math.floor(given)));
-  return cores >= 2 && bytes >= THREADED_BYTES ? Math.min(MAX_THREADS, cores) : 0;
+  return cores >= 2 && bytes >= THREADED_BYTES ? Math.min(MAX_THREADS, cores - 1) : 0;
 }
 
 /** The per-exchange checks' ids (src/checks/, the description): judged on every exchange read. */
@@ -272,7 +275,7 @@ async function judgeExchanges(
   const ctx = { secrets, responses: description.responses };
   const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
   threads?.setup({ registrations: redactor.registrations(), secrets, description: description.from });
-  const batches = threads ? new ThreadedJudging(threads, judge, redactor) : undefined;
+  const batches = threads ? new ThreadedJudging(threads, judge, redactor, ctx) : undefined;
   const { shard } = facts;
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;

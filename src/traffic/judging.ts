@@ -13,11 +13,11 @@ import { pathTemplate } from '../report/groups.ts';
 import { CAPTURE_ENDPOINTS_LISTED } from '../report/summary.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { readEntry } from './capture.ts';
-import { type EntryJudgement, judgeEntry } from './entry.ts';
+import { type EntryJudgement, entryId, entryWhere, judgeEntry, judgeText } from './entry.ts';
 import { type HarItem, parseEntry } from './har-stream.ts';
 import type { Learnt } from './learn.ts';
 import { type SequenceExchange, sequenceView, type TrafficFinding, type TrafficState } from './rules.ts';
-import { type EntryText, entryTexts, type JudgingThreads } from './threads.ts';
+import { type EntryText, eachEntryText, entryTexts, type JudgingThreads } from './threads.ts';
 
 export interface IdRecord {
   judged: number;
@@ -181,12 +181,6 @@ export class ExchangeJudge {
   }
 }
 
-/** How an entry is named in problems and findings (`unit`: a HAR's entry, a log's line). */
-export const entryWhere = (file: string, index: number, unit: 'entry' | 'line' = 'entry'): string =>
-  `${file} ${unit} ${index}`;
-/** The id of the exchange of entry `index` of the `n`-th file (unique over the capture). */
-export const entryId = (n: number, index: number): string => `har-${n}-${index}`;
-
 /** Entries per batch handed to a judging thread, and batches in flight per thread (memory stays bounded). */
 const BATCH_ENTRIES = 256;
 const IN_FLIGHT_PER_THREAD = 3;
@@ -195,11 +189,12 @@ const IN_FLIGHT_PER_THREAD = 3;
 type Slot = { kind: 'thread'; entry: EntryText } | { kind: 'here'; item: HarItem; file: string; n: number };
 
 /**
- * The per-exchange checks run in judging threads on batches of HAR entries (their texts, or their places
- * for the thread to read), while the judgements are applied here in capture order all the same, each
- * exchange's before the sequence rules judge it: the findings, their order and the report do not
- * depend on threads. Items a thread does not judge (a problem, an NDJSON log's line) keep their place
- * in the batch and are judged here when it settles.
+ * The per-exchange checks run on batches of HAR entries (their texts, or their places to read) by the
+ * judging threads and by this thread in turn (one batch in every `size + 1` is this thread's: it reads
+ * and applies, and has time for a share), while the judgements are applied here in capture order all
+ * the same, each exchange's before the sequence rules judge it: the findings, their order and the report
+ * do not depend on threads. Items a thread does not judge (a problem, an NDJSON log's line) keep their
+ * place in the batch and are judged here when it settles.
  */
 export class ThreadedJudging {
   private readonly pending: Array<{
@@ -207,11 +202,14 @@ export class ThreadedJudging {
     judgements: Promise<Array<EntryJudgement<SequenceExchange>>>;
   }> = [];
   private batch: Slot[] = [];
+  /** Batches handed out so far: whose turn the next one is. */
+  private turns = 0;
 
   constructor(
     private readonly pool: JudgingThreads,
     private readonly judge: ExchangeJudge,
     private readonly redactor: Redactor,
+    private readonly ctx: ExchangeCheckContext,
   ) {}
 
   async add(item: HarItem, file: string, n: number): Promise<void> {
@@ -237,13 +235,25 @@ export class ThreadedJudging {
 
   private async flush(): Promise<void> {
     const texts = this.batch.flatMap((s) => (s.kind === 'thread' ? [s.entry] : []));
+    const here = texts.length > 0 && this.turns++ % (this.pool.size + 1) === this.pool.size;
     this.pending.push({
       slots: this.batch,
-      judgements: texts.length ? this.pool.judge(texts) : Promise.resolve([]),
+      judgements: !texts.length
+        ? Promise.resolve([])
+        : here
+          ? Promise.resolve(this.judgeHere(texts))
+          : this.pool.judge(texts),
     });
     this.batch = [];
-    while (this.pending.length > this.pool.size * IN_FLIGHT_PER_THREAD)
+    while (this.pending.length > (this.pool.size + 1) * IN_FLIGHT_PER_THREAD)
       await this.settle(this.pending.shift()!);
+  }
+
+  /** This thread's share: a batch judged here as a judging thread judges it (judgeText). */
+  private judgeHere(entries: EntryText[]): Array<EntryJudgement<SequenceExchange>> {
+    const out: Array<EntryJudgement<SequenceExchange>> = [];
+    eachEntryText(entries, (text, i) => out.push(judgeText(entries[i]!, text, this.redactor, this.ctx)));
+    return out;
   }
 
   private async settle(b: (typeof this.pending)[number]): Promise<void> {

@@ -3,7 +3,7 @@
  * with the setup the main thread sends first. Started by bin/traffic-worker.mjs.
  */
 import { parentPort } from 'node:worker_threads';
-import { type EntryJudgement, forTransfer, judgeEntry, redactorOf, responsesOf } from './entry.ts';
+import { type EntryJudgement, judgeText, redactorOf, responsesOf } from './entry.ts';
 import { parseEntry } from './har-stream.ts';
 import { Learning } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
@@ -19,13 +19,7 @@ export function runJudgingThread(): void {
     if ('setup' in m) {
       const redactor = redactorOf(m.setup);
       const ctx = { secrets: m.setup.secrets, responses: responsesOf(m.setup.description) };
-      judge = (e, text) => {
-        const parsed = parseEntry(e.file, e.index, text);
-        if (parsed.kind === 'problem') return { kind: 'unreadable', message: parsed.message };
-        return forTransfer(
-          judgeEntry(parsed.value, `${e.file} entry ${e.index}`, `har-${e.n}-${e.index}`, redactor, ctx),
-        );
-      };
+      judge = (e, text) => judgeText(e, text, redactor, ctx);
       return;
     }
     let answer: ThreadAnswer;
