@@ -36,9 +36,12 @@ describe('a kept-alive connection closed as the client reuses it', { timeout: HA
     const exchanges = readFileSync(join(report, 'exchanges.ndjson'), 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as { retryOf?: { code: string } });
+      .map((l) => JSON.parse(l) as { retryOf?: { code: string }; test?: string });
     const repeats = exchanges.filter((e) => e.retryOf);
-    expect(repeats.length).toBe(s.tests.reduce((n, t) => n + (t.retried ?? 0), 0));
+    // The run's own requests (the preflight, the balance reads around the suites: `preflight`) are
+    // repeated alike but belong to no test: the tests count their own (CI once cut a closing balance read).
+    const inTests = repeats.filter((e) => e.test !== 'preflight');
+    expect(inTests.length).toBe(s.tests.reduce((n, t) => n + (t.retried ?? 0), 0));
     expect(new Set(repeats.map((e) => e.retryOf?.code))).toEqual(new Set(['UND_ERR_SOCKET']));
     expect(run.stdout).toMatch(/connection failures repeated on a fresh connection: \d+ request\(s\)/);
   });
