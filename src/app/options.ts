@@ -461,7 +461,7 @@ Usage: gateway-conformance [options]                  run the suite
                                                           sent; exit 2 only when nothing could be read;
                                                           --threads: judging threads beside the reader
                                                           (0 to 4; default: one fewer than the cores for
-                                                          a capture of 16 MiB or more, none below)
+                                                          16 MiB of HAR or more, none below)
        gateway-conformance check-traffic --follow LOG.ndjson [--window DURATION] [...]
                                                           judge a log as it grows, each finding printed
                                                           when it happens; SIGINT/SIGTERM writes the

@@ -75,7 +75,7 @@ export const MAX_THREADS = 4;
 export const THREADED_BYTES = 16 * 1024 * 1024;
 
 /**
- * How many judging threads judge a capture of `bytes` beside this one (which judges a share of the
+ * How many judging threads judge a capture whose HAR files hold `bytes` beside this one (which judges a share of the
  * batches too, ThreadedJudging): as many as asked (at most MAX_THREADS), else one fewer than the cores
  * (at most MAX_THREADS) where there are 2 cores or more and the capture has THREADED_BYTES or more, else
  * none. Why one fewer: this thread reads, applies the judgements and judges its share, so a thread per
@@ -125,16 +125,18 @@ async function judgeFiles(
   log: (s: string) => void,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   const startedAt = new Date();
-  const bytes = TrafficProgress.sizeOf(opts.files);
-  const progress = new TrafficProgress(bytes, opts.quiet ? undefined : log);
+  const progress = new TrafficProgress(TrafficProgress.sizeOf(opts.files), opts.quiet ? undefined : log);
+  // Each file's format, told once; threads judge a HAR's entries only, so a HAR's bytes are what count.
+  const formats = opts.files.map((f) => opts.format ?? detectFormat(f));
+  const harBytes = TrafficProgress.sizeOf(opts.files.filter((_, k) => formats[k] === 'har'));
   // Started now, the threads load their code while the first pass reads.
-  const count = judgingThreads(opts.threads, bytes);
+  const count = judgingThreads(opts.threads, harBytes);
   const threads = count > 0 ? new JudgingThreads(count) : undefined;
   let judged: Judged;
   let description: Description;
   let facts: CaptureFacts;
   try {
-    facts = await readCapture(opts, redactor, progress, threads);
+    facts = await readCapture(opts, formats, redactor, progress, threads);
     progress.nextPass();
     description = await describe(opts.description, facts.captured);
     judged = await judgeExchanges(opts, redactor, facts, description, progress, threads);
@@ -191,6 +193,7 @@ interface CaptureFile {
  */
 async function readCapture(
   opts: TrafficOptions,
+  formats: readonly CaptureFormat[],
   redactor: Redactor,
   progress: TrafficProgress,
   threads?: JudgingThreads,
@@ -216,7 +219,7 @@ async function readCapture(
       bytes = b;
     };
     // A HAR's entries are read as texts (harTexts) and their places kept; a log's lines as they are.
-    const format = opts.format ?? detectFormat(file);
+    const format = formats[n]!;
     const plan = format === 'har' ? new HarPlan(file, fileStamp(file) ?? '') : undefined;
     facts.files.push({ format, ...(plan ? { plan } : {}) });
     // Without a shard (whose plan reads job replies), this pass reads no body: long ones are cut out. An
