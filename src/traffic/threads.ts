@@ -54,27 +54,50 @@ export function entryTexts(entries: readonly EntryText[]): string[] {
 }
 
 /**
- * Each entry's text in turn, as entryTexts gives them, made only when its turn comes: a thread judging a
- * batch holds one entry's text at a time (the batch's bytes are read in one go, outside the heap), so
- * each text is garbage before the next is made instead of living as long as the batch.
+ * The bytes a thread reads in one go for a run of entries at most: a run stops before the entry that
+ * would pass it (an entry larger than this is read alone), so a batch of entries with large bodies (media
+ * in base64) never holds more than this or its largest entry in memory at once.
  */
-export function eachEntryText(entries: readonly EntryText[], use: (text: string, i: number) => void): void {
+export const READ_RUN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Where each run of entries read in one go ends: entry `i` starts a run that ends before the returned
+ * index. A run holds adjacent places of one file whose bytes span at most `maxBytes` (or one entry); an
+ * entry given as text, or with no place, is a run of its own.
+ */
+export function runEnd(entries: readonly EntryText[], i: number, maxBytes = READ_RUN_BYTES): number {
+  const e = entries[i]!;
+  if (e.text !== undefined || e.from === undefined || e.to === undefined) return i + 1;
+  let j = i + 1;
+  for (; j < entries.length; j++) {
+    const next = entries[j]!;
+    if (next.file !== e.file || next.text !== undefined || next.from === undefined || next.to === undefined)
+      break;
+    if (next.from < entries[j - 1]!.to! || next.to - e.from > maxBytes) break;
+  }
+  return j;
+}
+
+/**
+ * Each entry's text in turn, as entryTexts gives them, made only when its turn comes: a thread judging a
+ * batch holds one entry's text at a time (a run's bytes are read in one go, outside the heap, at most
+ * READ_RUN_BYTES or one entry), so each text is garbage before the next is made instead of living as long
+ * as the batch.
+ */
+export function eachEntryText(
+  entries: readonly EntryText[],
+  use: (text: string, i: number) => void,
+  maxBytes = READ_RUN_BYTES,
+): void {
   for (let i = 0; i < entries.length; ) {
     const e = entries[i]!;
-    if (e.text !== undefined || e.from === undefined || e.to === undefined) {
-      use(e.text ?? '', i);
-      i++;
-      continue;
+    const j = runEnd(entries, i, maxBytes);
+    if (e.text !== undefined || e.from === undefined || e.to === undefined) use(e.text ?? '', i);
+    else {
+      const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
+      for (let k = i; k < j; k++)
+        use(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from), k);
     }
-    let j = i + 1;
-    for (; j < entries.length; j++) {
-      const next = entries[j]!;
-      if (next.file !== e.file || next.text !== undefined || next.from === undefined) break;
-      if (next.from < entries[j - 1]!.to!) break;
-    }
-    const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
-    for (let k = i; k < j; k++)
-      use(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from), k);
     i = j;
   }
 }

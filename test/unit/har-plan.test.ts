@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileStamp, HarPlan, harPlaces, harPlanned, harTexts } from '../../src/traffic/har-stream.ts';
-import { entryTexts } from '../../src/traffic/threads.ts';
+import { eachEntryText, entryTexts, runEnd } from '../../src/traffic/threads.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'har-plan-'));
 
@@ -51,6 +51,26 @@ describe('a HAR read again at the places its first reading found (HarPlan)', () 
       ),
     );
     expect(texts).toEqual(first.flatMap((i) => (i.kind === 'text' ? [i.text] : [])));
+    // Read in runs of a bounded size (large bodies never held a batch at a time): the same texts, and no
+    // run spans more than the bound but a single entry larger than it.
+    const entries = places.flatMap((p) =>
+      p.kind === 'text' ? [{ file, n: 0, index: p.index, from: p.from!, to: p.to! }] : [],
+    );
+    const smallest = Math.min(...entries.map((e) => e.to - e.from));
+    for (const bound of [1, smallest, smallest + 1, 2 * smallest, Number.MAX_SAFE_INTEGER]) {
+      const got: string[] = [];
+      eachEntryText(entries, (t) => got.push(t), bound);
+      expect(got, String(bound)).toEqual(texts);
+      for (let i = 0; i < entries.length; ) {
+        const j = runEnd(entries, i, bound);
+        expect(j).toBeGreaterThan(i);
+        if (j - i > 1)
+          expect(entries[j - 1]!.to - entries[i]!.from, String(bound)).toBeLessThanOrEqual(bound);
+        i = j;
+      }
+    }
+    expect(runEnd(entries, 0, 1)).toBe(1);
+    expect(runEnd(entries, 0, Number.MAX_SAFE_INTEGER)).toBe(entries.length);
   });
 
   it('reads a file changed since the first reading anew', async () => {
