@@ -236,14 +236,15 @@ export class ThreadedJudging {
   private async flush(): Promise<void> {
     const texts = this.batch.flatMap((s) => (s.kind === 'thread' ? [s.entry] : []));
     const here = texts.length > 0 && this.turns++ % (this.pool.size + 1) === this.pool.size;
-    this.pending.push({
-      slots: this.batch,
-      judgements: !texts.length
-        ? Promise.resolve([])
-        : here
-          ? Promise.resolve(this.judgeHere(texts))
-          : this.pool.judge(texts),
-    });
+    const judgements = !texts.length
+      ? Promise.resolve([])
+      : here
+        ? Promise.resolve(this.judgeHere(texts))
+        : this.pool.judge(texts);
+    // A thread's failure rejects every batch it holds at once: each is awaited in its turn (settle), and
+    // is no unhandled rejection meanwhile (which would end the process before the run says why).
+    judgements.catch(() => {});
+    this.pending.push({ slots: this.batch, judgements });
     this.batch = [];
     while (this.pending.length > (this.pool.size + 1) * IN_FLIGHT_PER_THREAD)
       await this.settle(this.pending.shift()!);
@@ -301,7 +302,12 @@ export class ThreadedLearning {
   }
 
   private flush(): void {
-    if (this.batch.length) this.pending.push(this.pool.learn(this.batch));
+    if (this.batch.length) {
+      const learnt = this.pool.learn(this.batch);
+      // Awaited in its turn; no unhandled rejection meanwhile (ThreadedJudging.flush).
+      learnt.catch(() => {});
+      this.pending.push(learnt);
+    }
     this.batch = [];
   }
 }
