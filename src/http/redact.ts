@@ -125,9 +125,12 @@ export class Redactor {
     this.whole.sort((a, b) => b[0].length - a[0].length);
   }
 
-  /** Every value registered and its label, in the order registered (a copy: `new Redactor` then `register` each). */
-  registrations(): Array<[string, string]> {
-    return this.order.map(([v, l]) => [v, l]);
+  /**
+   * Every value registered and its label, in the order registered (a copy: `new Redactor` then `register`
+   * each); from the `from`-th on, given it (what was registered since).
+   */
+  registrations(from = 0): Array<[string, string]> {
+    return this.order.slice(from).map(([v, l]) => [v, l]);
   }
 
   /** Replace every secret value, and every run of a secret's fragments, in a string. */

@@ -84,6 +84,15 @@ export interface Learnt {
   entries: number;
 }
 
+/** A set that notes what is new to it, in order, until taken (Learning: each batch's news, not the whole set). */
+class Noted extends Set<string> {
+  readonly news: string[] = [];
+  override add(value: string): this {
+    if (!this.has(value)) this.news.push(value);
+    return super.add(value);
+  }
+}
+
 /**
  * A judging thread's learning: learnEntry on its own redactor and facts, each batch's news taken once
  * (take). Why only news: a value a thread met in an earlier batch was added by the reading thread when
@@ -92,8 +101,10 @@ export interface Learnt {
  */
 export class Learning {
   private readonly redactor = new Redactor({});
-  private readonly facts: Learned = { keys: new Set(), authorized: false, hosts: new Set() };
-  private told = { registrations: 0, keys: 0, hosts: 0, captured: false };
+  private readonly keys = new Noted();
+  private readonly hosts = new Noted();
+  private readonly facts: Learned = { keys: this.keys, authorized: false, hosts: this.hosts };
+  private told = { registrations: 0, captured: false };
   private entries = 0;
 
   learn(value: unknown): void {
@@ -102,9 +113,9 @@ export class Learning {
   }
 
   take(): Learnt {
-    const registrations = this.redactor.registrations().slice(this.told.registrations);
-    const keys = [...this.facts.keys].slice(this.told.keys);
-    const hosts = [...this.facts.hosts].slice(this.told.hosts);
+    const registrations = this.redactor.registrations(this.told.registrations);
+    const keys = this.keys.news.splice(0);
+    const hosts = this.hosts.news.splice(0);
     const captured = this.told.captured ? undefined : this.facts.captured;
     const out: Learnt = {
       registrations,
@@ -116,8 +127,6 @@ export class Learning {
     };
     this.told = {
       registrations: this.told.registrations + registrations.length,
-      keys: this.told.keys + keys.length,
-      hosts: this.told.hosts + hosts.length,
       captured: this.told.captured || captured !== undefined,
     };
     this.entries = 0;
