@@ -86,6 +86,8 @@ export class Redactor {
   private readonly whole: Array<[string, string]> = [];
   /** Whole key values, for naming the role of a masked credential header. */
   private readonly values: Array<[string, string]> = [];
+  /** The values registered (a capture's credentials are registered once each, whatever their number). */
+  private readonly known = new Set<string>();
   /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
   private readonly order: Array<[string, string]> = [];
   /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
@@ -101,11 +103,13 @@ export class Redactor {
    * than 4 characters are not secrets anyone could use and are ignored.
    */
   register(value: string, label: string): void {
-    if (value.length < 4 || this.values.some(([v]) => v === value)) return;
+    if (value.length < 4 || this.known.has(value)) return;
+    this.known.add(value);
     this.done.clear();
     this.order.push([value, label]);
-    this.values.push([value, label]);
-    this.values.sort((a, b) => b[0].length - a[0].length);
+    // Longest first, each after those as long (a capture registers thousands: no sort of all each time).
+    const at = this.values.findIndex(([v]) => v.length < value.length);
+    this.values.splice(at < 0 ? this.values.length : at, 0, [value, label]);
     for (const form of keyForms(value)) {
       if (form.length < FRAGMENT_CHARS) {
         if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
