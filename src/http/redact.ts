@@ -84,10 +84,11 @@ export class Redactor {
   private wideHeads = false;
   /** Secrets shorter than a fragment, matched whole, longest first. */
   private readonly whole: Array<[string, string]> = [];
-  /** Whole key values, for naming the role of a masked credential header. */
-  private readonly values: Array<[string, string]> = [];
-  /** The values registered (a capture's credentials are registered once each, whatever their number). */
-  private readonly known = new Set<string>();
+  /**
+   * Each value registered and its label: registered once each, whatever their number (a capture's
+   * credentials), and the role of a masked credential header named by a lookup, not a scan.
+   */
+  private readonly labels = new Map<string, string>();
   /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
   private readonly order: Array<[string, string]> = [];
   /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
@@ -103,13 +104,10 @@ export class Redactor {
    * than 4 characters are not secrets anyone could use and are ignored.
    */
   register(value: string, label: string): void {
-    if (value.length < 4 || this.known.has(value)) return;
-    this.known.add(value);
+    if (value.length < 4 || this.labels.has(value)) return;
+    this.labels.set(value, label);
     this.done.clear();
     this.order.push([value, label]);
-    // Longest first, each after those as long (a capture registers thousands: no sort of all each time).
-    const at = this.values.findIndex(([v]) => v.length < value.length);
-    this.values.splice(at < 0 ? this.values.length : at, 0, [value, label]);
     for (const form of keyForms(value)) {
       if (form.length < FRAGMENT_CHARS) {
         if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
@@ -197,12 +195,22 @@ export class Redactor {
     return JSON.parse(this.text(JSON.stringify(v) ?? 'null')) as T;
   }
 
+  /** The label of the longest value registered that ends `value` after a space (a header's credential). */
+  private labelOfSuffix(value: string): string | undefined {
+    // Each space from the left: the longest suffix first.
+    for (let p = value.indexOf(' '); p >= 0; p = value.indexOf(' ', p + 1)) {
+      const label = this.labels.get(value.slice(p + 1));
+      if (label !== undefined) return label;
+    }
+    return undefined;
+  }
+
   requestHeaders(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
       if (CREDENTIAL_HEADERS.has(name.toLowerCase()) && !PUBLIC_CREDENTIALS.has(credentialOf(value))) {
         const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
-        const label = this.values.find(([v]) => value.endsWith(` ${v}`))?.[1];
+        const label = this.labelOfSuffix(value);
         const mask = `[REDACTED${label ? `:${label}` : ''}]`;
         out[name] =
           name.toLowerCase() === 'cookie'

@@ -27,6 +27,28 @@ describe('redaction', () => {
     });
   });
 
+  it("names a masked header's role by the longest value it ends with, among thousands registered", () => {
+    const many = new Redactor({});
+    for (let i = 0; i < 5000; i++) many.register(`sk-many-${String(i).padStart(6, '0')}`, `key ${i}`);
+    // A value with a space, and its own tail registered apart: the longer one names the role.
+    many.register('tail-0001', 'the tail');
+    many.register('two words tail-0001', 'the whole');
+    expect(many.requestHeaders({ authorization: 'Bearer sk-many-004321' })).toEqual({
+      authorization: 'Bearer [REDACTED:key 4321]',
+    });
+    expect(many.requestHeaders({ authorization: 'Token two words tail-0001' }).authorization).toBe(
+      'Token [REDACTED:the whole]',
+    );
+    expect(many.requestHeaders({ authorization: 'Token other tail-0001' }).authorization).toBe(
+      'Token [REDACTED:the tail]',
+    );
+    // Registered twice: the first label stays.
+    many.register('sk-many-000007', 'again');
+    expect(many.requestHeaders({ authorization: 'Bearer sk-many-000007' }).authorization).toBe(
+      'Bearer [REDACTED:key 7]',
+    );
+  });
+
   it('masks credential-like query parameters', () => {
     expect(r.pathWithQuery('/v1/models?api_key=sk-ref-01&limit=2&access_token=x')).toBe(
       '/v1/models?api_key=[REDACTED]&limit=2&access_token=[REDACTED]',
