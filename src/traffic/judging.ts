@@ -185,6 +185,34 @@ export class ExchangeJudge {
 const BATCH_ENTRIES = 256;
 const IN_FLIGHT_PER_THREAD = 3;
 
+/**
+ * Batches in flight, taken in the order handed out (capture order) by `take`. A thread's failure rejects
+ * every batch it holds at once: each is awaited in its turn, and is no unhandled rejection meanwhile
+ * (which would end the process before the run says why).
+ */
+class InOrder<T> {
+  private readonly queue: Array<{ answer: Promise<T>; take: (answer: T) => void }> = [];
+
+  constructor(private readonly bound: number) {}
+
+  /** One more batch; past the bound, the oldest are taken first (memory stays bounded). */
+  async push(answer: Promise<T>, take: (answer: T) => void): Promise<void> {
+    answer.catch(() => {});
+    this.queue.push({ answer, take });
+    while (this.queue.length > this.bound) await this.next();
+  }
+
+  /** Every batch taken. */
+  async drain(): Promise<void> {
+    while (this.queue.length) await this.next();
+  }
+
+  private async next(): Promise<void> {
+    const { answer, take } = this.queue.shift()!;
+    take(await answer);
+  }
+}
+
 /** An item of a batch, in capture order: an entry a thread judges, or one judged here (a problem, a log's line). */
 type Slot = { kind: 'thread'; entry: EntryText } | { kind: 'here'; item: HarItem; file: string; n: number };
 
@@ -197,10 +225,7 @@ type Slot = { kind: 'thread'; entry: EntryText } | { kind: 'here'; item: HarItem
  * place in the batch and are judged here when it settles.
  */
 export class ThreadedJudging {
-  private readonly pending: Array<{
-    slots: Slot[];
-    judgements: Promise<Array<EntryJudgement<SequenceExchange>>>;
-  }> = [];
+  private readonly pending: InOrder<Array<EntryJudgement<SequenceExchange>>>;
   private batch: Slot[] = [];
   /** Batches handed out so far: whose turn the next one is. */
   private turns = 0;
@@ -210,7 +235,9 @@ export class ThreadedJudging {
     private readonly judge: ExchangeJudge,
     private readonly redactor: Redactor,
     private readonly ctx: ExchangeCheckContext,
-  ) {}
+  ) {
+    this.pending = new InOrder((pool.size + 1) * IN_FLIGHT_PER_THREAD);
+  }
 
   async add(item: HarItem, file: string, n: number): Promise<void> {
     this.batch.push(
@@ -230,7 +257,7 @@ export class ThreadedJudging {
   /** Every batch judged and applied. */
   async finish(): Promise<void> {
     await this.flush();
-    while (this.pending.length) await this.settle(this.pending.shift()!);
+    await this.pending.drain();
   }
 
   private async flush(): Promise<void> {
@@ -241,13 +268,9 @@ export class ThreadedJudging {
       : here
         ? Promise.resolve(this.judgeHere(texts))
         : this.pool.judge(texts);
-    // A thread's failure rejects every batch it holds at once: each is awaited in its turn (settle), and
-    // is no unhandled rejection meanwhile (which would end the process before the run says why).
-    judgements.catch(() => {});
-    this.pending.push({ slots: this.batch, judgements });
+    const slots = this.batch;
     this.batch = [];
-    while (this.pending.length > (this.pool.size + 1) * IN_FLIGHT_PER_THREAD)
-      await this.settle(this.pending.shift()!);
+    await this.pending.push(judgements, (js) => this.settle(slots, js));
   }
 
   /** This thread's share: a batch judged here as a judging thread judges it (judgeText). */
@@ -257,10 +280,9 @@ export class ThreadedJudging {
     return out;
   }
 
-  private async settle(b: (typeof this.pending)[number]): Promise<void> {
-    const js = await b.judgements;
+  private settle(slots: Slot[], js: Array<EntryJudgement<SequenceExchange>>): void {
     let k = 0;
-    for (const slot of b.slots)
+    for (const slot of slots)
       if (slot.kind === 'here') this.judge.item(slot.item, slot.file, slot.n);
       else this.judge.apply(js[k++]!, () => this.reread(slot.entry));
   }
@@ -280,34 +302,31 @@ export class ThreadedJudging {
  * places this thread found; each batch's news added here (`add`) in capture order.
  */
 export class ThreadedLearning {
-  private readonly pending: Array<Promise<Learnt>> = [];
+  private readonly pending: InOrder<Learnt>;
   private batch: EntryText[] = [];
 
   constructor(
     private readonly pool: JudgingThreads,
     private readonly add: (l: Learnt) => void,
-  ) {}
+  ) {
+    this.pending = new InOrder(pool.size * IN_FLIGHT_PER_THREAD);
+  }
 
   async entry(e: EntryText): Promise<void> {
     this.batch.push(e);
-    if (this.batch.length < BATCH_ENTRIES) return;
-    this.flush();
-    while (this.pending.length > this.pool.size * IN_FLIGHT_PER_THREAD) this.add(await this.pending.shift()!);
+    if (this.batch.length >= BATCH_ENTRIES) await this.flush();
   }
 
   /** Every batch learnt from and added. */
   async settle(): Promise<void> {
-    this.flush();
-    while (this.pending.length) this.add(await this.pending.shift()!);
+    await this.flush();
+    await this.pending.drain();
   }
 
-  private flush(): void {
-    if (this.batch.length) {
-      const learnt = this.pool.learn(this.batch);
-      // Awaited in its turn; no unhandled rejection meanwhile (ThreadedJudging.flush).
-      learnt.catch(() => {});
-      this.pending.push(learnt);
-    }
+  private async flush(): Promise<void> {
+    if (!this.batch.length) return;
+    const batch = this.batch;
     this.batch = [];
+    await this.pending.push(this.pool.learn(batch), this.add);
   }
 }
