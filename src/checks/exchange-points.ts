@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './exchange.ts';
-import { pointerOf, walkFields } from './json.ts';
-import { fieldFindings, pointsFields } from './points.ts';
+import { fieldFindings, judgePoints, type PointsField } from './points.ts';
+import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
 
 /** The media type that selects the legacy currency format ("Legacy currency format"). */
 export const LEGACY_CURRENCY_TYPE = 'application/vnd.service.currency.v1+json';
@@ -22,14 +22,6 @@ export function legacyReply(res: HttpResponse): boolean {
 
 /** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */
 const POINTS_PATHS = /^\/v1\/(chat\/completions|responses|embeddings|balance|usage|ledger|models)(\?|$)/;
-
-function creditsNames(root: unknown): string[] {
-  const out: string[] = [];
-  walkFields(root, (k, _v, _p, path) => {
-    if (k.endsWith('_credits')) out.push(pointerOf(path));
-  });
-  return out;
-}
 
 /**
  * Points checks every JSON reply gets: any field of the points table, at any depth, is an exact decimal
@@ -56,7 +48,17 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   const out: Finding[] = [];
   const observed: string[] = [];
   const units = new Set<Record<string, unknown>>();
-  const fields = pointsFields(res.json);
+  const named = replyFields(res.json);
+  const fields: PointsField[] = [];
+  for (const f of named)
+    if (isPointsName(f.name))
+      fields.push({
+        pointer: f.pointer,
+        value: f.value,
+        parent: f.parent,
+        field: f.name,
+        verdict: judgePoints(f.value),
+      });
   if (fields.length) observed.push('PTS-001', 'PTS-002');
   for (const f of fields) {
     // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit
@@ -77,11 +79,12 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   out.push(...fieldFindings(fields, where));
   if (POINTS_PATHS.test(res.rawPath)) {
     observed.push('PTS-004');
-    for (const p of creditsNames(res.json)) {
+    for (const f of named) {
+      if (!isCreditsName(f.name)) continue;
       out.push({
         id: 'PTS-004',
         message: `${where}: a *_credits field in a conversation or account reply`,
-        pointer: p,
+        pointer: f.pointer,
         expected: '*_points',
       });
     }

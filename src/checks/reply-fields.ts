@@ -1,0 +1,39 @@
+/**
+ * The fields of a reply's JSON that the per-exchange checks look for by name: the points table's fields
+ * and `*_credits` (exchange-points.ts, PTS-001..004), and names that suggest a leak (leaks.ts, SEC-002).
+ * Found in one walk of the body and kept with it (by the parsed value, while it lives): each check reads
+ * the list in document order, as its own walk would have found them. Why one walk: on a capture the
+ * walks of every reply, three per body, were the per-exchange checks' largest cost.
+ */
+import { type Found, pointerOf, walkFields } from './json.ts';
+import { kindOfName } from './leak-names.ts';
+import { POINTS_FIELDS } from './points.ts';
+
+export interface NamedField extends Found {
+  /** The field's name (the last segment of its pointer). */
+  name: string;
+}
+
+const POINTS = new Set<string>(POINTS_FIELDS);
+/** A field of the points table ("Points representation"). */
+export const isPointsName = (name: string): boolean => POINTS.has(name);
+/** A field named in the older `*_credits` form. */
+export const isCreditsName = (name: string): boolean => name.endsWith('_credits');
+
+const found = new WeakMap<object, NamedField[]>();
+
+/** Every field of a JSON value named as a points field, a `*_credits` field or a leak's, in document order. */
+export function replyFields(json: unknown): readonly NamedField[] {
+  if (json === null || typeof json !== 'object') return [];
+  let out = found.get(json);
+  if (!out) {
+    const fields: NamedField[] = [];
+    walkFields(json, (name, value, parent, path) => {
+      if (isPointsName(name) || isCreditsName(name) || kindOfName(name) !== null)
+        fields.push({ name, value, parent, pointer: pointerOf(path) });
+    });
+    found.set(json, fields);
+    out = fields;
+  }
+  return out;
+}
