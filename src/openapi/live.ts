@@ -306,6 +306,31 @@ function mediaMatches(range: string, mt: string): boolean {
   return (rt === '*' || rt === t) && (rs === '*' || rs === s);
 }
 
+type Json = Record<string, unknown>;
+
+/** A declared media object, behind its `$ref`, and its pointer (schemas under it are compiled from there). */
+interface DeclaredMedia {
+  node: Json;
+  pointer: string;
+}
+
+/** What a description declares for one status of an operation (LiveDescription.declared). */
+type Declared =
+  /** No response object applies: the keys that are declared. */
+  | { kind: 'undeclared'; expected: string[] }
+  | {
+      kind: 'declared';
+      /** The pointer of the response key that applies, and of the response object behind its `$ref`. */
+      resPointer: string;
+      declPointer: string;
+      content: Json;
+      ranges: string[];
+      /** Per media type met: the media object it falls under, or null (none declared). */
+      media: Map<string, DeclaredMedia | null>;
+      /** Each declared header, its object behind its `$ref`, and where its schema is compiled from. */
+      headers: Array<{ name: string; node: Json; schemaPointer?: string }>;
+    };
+
 /**
  * The target's live description, compiled once: finds the operation of an exchange and checks the
  * response against what the description declares for it (status, media type, body schema, headers).
@@ -361,29 +386,21 @@ export class LiveDescription {
     const op = this.findOperation(res.method, res.rawPath);
     if (!op) return [];
     const where = `${op.method} ${op.template}`;
-    const responses = (this.deref(op.op.responses) ?? {}) as Record<string, unknown>;
     const code = String(res.status);
-    const key = [code, `${code[0]}XX`, `${code[0]}xx`, 'default'].find((k) => k in responses);
-    if (!key) {
+    const d = this.declared(op, code);
+    if (d.kind === 'undeclared') {
       return [
         {
           id: 'RESP-001',
           message: `${where}: status ${code} is not declared for the operation`,
           received: res.status,
-          expected: Object.keys(responses),
+          expected: [...d.expected],
           pointer: `${op.pointer}/responses`,
         },
       ];
     }
     const findings: ResponseFinding[] = [];
-    const resPointer = `${op.pointer}/responses/${escapeToken(key)}`;
-    // The response object behind its `$ref`, if any, and its own pointer: a schema under it is compiled
-    // from there (ajv resolves no pointer that passes through a `$ref`).
-    const declared = this.document.locate(responses[key], resPointer);
-    const decl = declared?.node ?? {};
-    const declPointer = declared?.pointer ?? resPointer;
-    const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
-    const ranges = Object.keys(content);
+    const { resPointer, ranges } = d;
     if (ranges.length === 0) {
       // A Response Object without `content` leaves the payload undescribed ("a map containing
       // descriptions of potential response payloads"); it does not declare that there is none, so a
@@ -404,29 +421,25 @@ export class LiveDescription {
           id: 'RESP-002',
           message: `${where} ${code}: the response has no Content-Type`,
           received: '(none)',
-          expected: ranges,
+          expected: [...ranges],
           pointer: `${resPointer}/content`,
         });
       }
     } else {
       const mt = res.mediaType;
-      const range =
-        ranges.find((r) => r.toLowerCase().split(';')[0]!.trim() === mt) ??
-        ranges.find((r) => mediaMatches(r, mt));
-      if (!range) {
+      const media = this.mediaOf(d, mt);
+      if (!media) {
         findings.push({
           id: 'RESP-002',
           message: `${where} ${code}: content type ${mt} is not declared`,
           received: mt,
-          expected: ranges,
+          expected: [...ranges],
           pointer: `${resPointer}/content`,
         });
       } else {
-        const located = this.document.locate(content[range], `${declPointer}/content/${escapeToken(range)}`);
-        const media = located?.node ?? {};
         const kind = sequenceKind(mt);
-        if (media.itemSchema !== undefined && kind) {
-          const itemPointer = `${located!.pointer}/itemSchema`;
+        if (media.node.itemSchema !== undefined && kind) {
+          const itemPointer = `${media.pointer}/itemSchema`;
           const v = this.itemValidator(itemPointer);
           findings.push(
             ...(v instanceof Error
@@ -436,14 +449,83 @@ export class LiveDescription {
                 )
               : itemFindings(res, kind, v, itemPointer, where)),
           );
-        } else if (media.schema !== undefined && isJsonMediaType(mt)) {
-          const schemaPointer = `${located!.pointer}/schema`;
-          findings.push(...this.checkBody(res, schemaPointer, where));
+        } else if (media.node.schema !== undefined && isJsonMediaType(mt)) {
+          findings.push(...this.checkBody(res, `${media.pointer}/schema`, where));
         }
       }
     }
-    findings.push(...this.checkHeaders(res, decl, resPointer, declPointer, where));
+    findings.push(...this.checkHeaders(res, d, where));
     return findings;
+  }
+
+  /**
+   * What the description declares for one status of an operation: the response object that applies
+   * (the status, its range, or `default`), behind its `$ref`, with its pointer, media ranges and
+   * headers located. Looked up once per operation and status: every exchange of a run or a capture asks
+   * again, and following `$ref`s is most of the cost of a check that finds nothing.
+   */
+  private declared(op: Operation, code: string): Declared {
+    const memo = `${op.pointer}\n${code}`;
+    const known = this.declarations.get(memo);
+    if (known) return known;
+    const responses = (this.deref(op.op.responses) ?? {}) as Record<string, unknown>;
+    const key = [code, `${code[0]}XX`, `${code[0]}xx`, 'default'].find((k) => k in responses);
+    let d: Declared;
+    if (!key) d = { kind: 'undeclared', expected: Object.keys(responses) };
+    else {
+      const resPointer = `${op.pointer}/responses/${escapeToken(key)}`;
+      // The response object behind its `$ref`, if any, and its own pointer: a schema under it is compiled
+      // from there (ajv resolves no pointer that passes through a `$ref`).
+      const declared = this.document.locate(responses[key], resPointer);
+      const decl = declared?.node ?? {};
+      const declPointer = declared?.pointer ?? resPointer;
+      const content = (this.deref(decl.content) ?? {}) as Record<string, unknown>;
+      const headers = (this.deref(decl.headers) ?? {}) as Record<string, unknown>;
+      d = {
+        kind: 'declared',
+        resPointer,
+        declPointer,
+        content,
+        ranges: Object.keys(content),
+        media: new Map(),
+        headers: Object.entries(headers).map(([name, h0]) => {
+          // The header object behind its `$ref` (`#/components/headers/...`): its schema is compiled from there.
+          const located = this.document.locate(h0, `${declPointer}/headers/${escapeToken(name)}`);
+          return {
+            name,
+            node: located?.node ?? {},
+            ...(located ? { schemaPointer: `${located.pointer}/schema` } : {}),
+          };
+        }),
+      };
+    }
+    if (this.declarations.size >= 10_000) this.declarations.clear();
+    this.declarations.set(memo, d);
+    return d;
+  }
+  private readonly declarations = new Map<string, Declared>();
+
+  /**
+   * The declared media object a reply's media type falls under (an exact range first, then a wildcard),
+   * located behind its `$ref`; undefined when none is declared. Remembered per media type (a bounded
+   * number: the media type is the target's to choose).
+   */
+  private mediaOf(d: Extract<Declared, { kind: 'declared' }>, mt: string): DeclaredMedia | undefined {
+    const known = d.media.get(mt);
+    if (known !== undefined) return known ?? undefined;
+    const range =
+      d.ranges.find((r) => r.toLowerCase().split(';')[0]!.trim() === mt) ??
+      d.ranges.find((r) => mediaMatches(r, mt));
+    let media: DeclaredMedia | null = null;
+    if (range !== undefined) {
+      const located = this.document.locate(
+        d.content[range],
+        `${d.declPointer}/content/${escapeToken(range)}`,
+      );
+      media = located ?? { node: {}, pointer: `${d.declPointer}/content/${escapeToken(range)}` };
+    }
+    if (d.media.size < 64) d.media.set(mt, media);
+    return media ?? undefined;
   }
 
   /** Compiles the `itemSchema`s of streamed replies (with `contentSchema` checked): never kept as code. */
@@ -592,37 +674,31 @@ export class LiveDescription {
 
   private checkHeaders(
     res: HttpResponse,
-    decl: Record<string, unknown>,
-    resPointer: string,
-    declPointer: string,
+    d: Extract<Declared, { kind: 'declared' }>,
     where: string,
   ): ResponseFinding[] {
-    const headers = (this.deref(decl.headers) ?? {}) as Record<string, unknown>;
     const out: ResponseFinding[] = [];
-    for (const [name, h0] of Object.entries(headers)) {
-      // The header object behind its `$ref` (`#/components/headers/...`): its schema is compiled from there.
-      const located = this.document.locate(h0, `${declPointer}/headers/${escapeToken(name)}`);
-      const h = located?.node ?? {};
+    for (const { name, node: h, schemaPointer } of d.headers) {
       const value = res.headers[name.toLowerCase()];
       if (value === undefined) {
         if (h.required === true) {
           out.push({
             id: 'RESP-004',
             message: `${where} ${res.status}: required header ${name} is missing`,
-            pointer: `${resPointer}/headers/${escapeToken(name)}`,
+            pointer: `${d.resPointer}/headers/${escapeToken(name)}`,
           });
         }
         continue;
       }
-      if (h.schema) {
-        const v = this.validator(`${located!.pointer}/schema`);
+      if (h.schema && schemaPointer) {
+        const v = this.validator(schemaPointer);
         if (v instanceof Error) continue;
         if (!v(this.headerValue(value, h.schema))) {
           out.push({
             id: 'RESP-004',
             message: `${where} ${res.status}: header ${name} does not match its schema (${v.errors?.[0]?.message ?? ''})`,
             received: value,
-            pointer: `${resPointer}/headers/${escapeToken(name)}`,
+            pointer: `${d.resPointer}/headers/${escapeToken(name)}`,
           });
         }
       }
