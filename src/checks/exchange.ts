@@ -1,4 +1,4 @@
-import type { HttpResponse } from '../http/client.ts';
+import { type HttpResponse, recordNow } from '../http/client.ts';
 import type { VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
 
@@ -56,7 +56,8 @@ export function genericChecks(res: HttpResponse): Finding[] {
         message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}`,
         // The whole body (`""`): the fact a test's own look at the same body finds too (groups.ts).
         pointer: '',
-        received: res.exchange.responseBody?.preview ?? `${res.body.length} bytes`,
+        // A capture's record is made now (recordNow): the preview is the record's, as a live run's.
+        received: recordNow(res.exchange).responseBody?.preview ?? `${res.body.length} bytes`,
         expected: '{"error":{"code":"…","message":"…","type":"…"}}',
       });
     }

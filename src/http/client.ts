@@ -253,33 +253,35 @@ function recordBody(
   return rec;
 }
 
+/** The records of an exchange left to be made when a finding cites it (openExchange's `deferred`). */
+const LATER = Symbol('records made when cited');
+type Later = { [LATER]?: Array<() => void> };
+
 /**
- * `key` of `o` made by `make` when first read, then an ordinary property in the same place (JSON and
- * copies of `o` read it like any other).
+ * `key` of `o` left to `make` until recordNow: its place among the keys is taken now (undefined, which
+ * JSON leaves out), so the record made later has the keys of one recorded at once, in the same order.
+ * Why not a getter: defining accessors on every exchange of a capture (and their closures) cost about a
+ * tenth of check-traffic's CPU, for records only the exchanges a finding cites ever need.
  */
-function whenRead<T extends object, K extends keyof T>(o: T, key: K, make: () => T[K]): void {
-  const settle = (value: T[K]) => {
-    Object.defineProperty(o, key, { value, enumerable: true, configurable: true, writable: true });
-    return value;
-  };
-  Object.defineProperty(o, key, {
-    enumerable: true,
-    configurable: true,
-    get: () => settle(make()),
-    set: settle,
+function later<T extends object, K extends keyof T>(o: T, key: K, make: () => T[K]): void {
+  (o as Record<K, unknown>)[key] = undefined;
+  ((o as Later)[LATER] ??= []).push(() => {
+    o[key] = make();
   });
 }
 
 /**
- * The exchange with what openExchange and closeExchange left to the first read (`later`) made now, as a
- * plain copy (the same keys in the same order): an exchange about to be kept (cited by a finding) holds
- * its records, not the bodies they are made from, in an object no bigger than one recorded at once.
+ * The exchange with what openExchange and closeExchange left for later (`deferred`) made now, in place:
+ * an exchange about to be kept (cited by a finding) holds its records, and no longer what they are made
+ * from (the bodies). The symbol that held the makers is neither JSON nor copied to another thread.
  */
 export function recordNow(exchange: Exchange): Exchange {
-  const later = ['requestBody', 'responseHeaders', 'responseBody'].some(
-    (key) => Object.getOwnPropertyDescriptor(exchange, key)?.get,
-  );
-  return later ? { ...exchange } : exchange;
+  const makers = (exchange as Later)[LATER];
+  if (makers) {
+    (exchange as Later)[LATER] = undefined;
+    for (const make of makers) make();
+  }
+  return exchange;
 }
 
 function flatHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -328,10 +330,11 @@ export function openExchange(
     json?: unknown;
   },
   /**
-   * The body's record (digest, redacted preview) made when first read: a capture judges every exchange
-   * it holds and keeps only those a finding cites. Only where no secret is registered after this call.
+   * The body's record (digest, redacted preview) made when a finding cites the exchange (recordNow): a
+   * capture judges every exchange it holds and keeps only those a finding cites. Only where no secret is
+   * registered after this call.
    */
-  later = false,
+  deferred = false,
 ): Exchange {
   redactor.registerSent(req.path, req.headers);
   const exchange: Exchange = {
@@ -348,7 +351,7 @@ export function openExchange(
     const buf = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
     const ct = Object.entries(req.headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
     const record = () => recordBody(buf, ct, redactor);
-    if (later) whenRead(exchange, 'requestBody', record);
+    if (deferred) later(exchange, 'requestBody', record);
     else exchange.requestBody = record();
   }
   return exchange;
@@ -367,17 +370,17 @@ export function closeExchange(
   buf: Buffer,
   /** The whole body as it arrived (its size and digest), where only its first bytes are `buf`. */
   whole?: { bytes: number; sha256: string },
-  /** The headers' and the body's records made when first read (openExchange's `later`). */
-  later = false,
+  /** The headers' and the body's records made when a finding cites the exchange (openExchange's `deferred`). */
+  deferred = false,
   /** `buf` as text, where the caller holds it decoded already (a capture's body). */
   text = buf.toString('utf8'),
 ): HttpResponse {
   exchange.status = status;
   const headers = () => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
   const body = () => recordBody(buf, h['content-type'], redactor, whole);
-  if (later) {
-    whenRead(exchange, 'responseHeaders', headers);
-    whenRead(exchange, 'responseBody', body);
+  if (deferred) {
+    later(exchange, 'responseHeaders', headers);
+    later(exchange, 'responseBody', body);
   } else {
     exchange.responseHeaders = headers();
     exchange.responseBody = body();

@@ -30,3 +30,63 @@ describe('a captured body read as the live client reads one (capture.ts readEntr
     expect(b64.res!.text).toBe('{"b":1}');
   });
 });
+
+describe("a captured exchange's records, made when a finding cites it (client.ts recordNow)", () => {
+  const captured = {
+    request: {
+      method: 'POST',
+      url: 'http://h/v1/chat/completions',
+      headers: [
+        { name: 'content-type', value: 'application/json' },
+        { name: 'authorization', value: 'Bearer sk-live-secret-123456' },
+      ],
+      postData: { mimeType: 'application/json', text: '{"model":"m","messages":[]}' },
+    },
+    response: {
+      status: 400,
+      headers: [
+        { name: 'content-type', value: 'application/json' },
+        { name: 'x-echo', value: 'sk-live-secret-123456' },
+      ],
+      content: { mimeType: 'application/json', text: '{"detail":"key sk-live-secret-123456 refused"}' },
+    },
+  };
+
+  it('are the records made at once, the same keys in the same order, and nothing else', async () => {
+    const { closeExchange, openExchange } = await import('../../src/http/client.ts');
+    const redactor = new Redactor({});
+    const x = readEntry(captured, 'e', 'id', redactor);
+    const deferred = x.res!.exchange;
+    // Before: no body or response header record is made (JSON leaves the places out).
+    expect(JSON.parse(JSON.stringify(deferred))).not.toHaveProperty('responseBody');
+    const { recordNow } = await import('../../src/http/client.ts');
+    expect(recordNow(deferred)).toBe(deferred);
+    // The same exchange recorded at once, by the same functions.
+    const eager = openExchange(redactor, {
+      id: 'id',
+      startedAt: '',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: x.headers,
+      body: Buffer.from(captured.request.postData.text),
+      json: x.json,
+    });
+    eager.test = 'capture';
+    closeExchange(redactor, eager, x.path, 400, x.res!.headers, x.res!.body);
+    expect(JSON.stringify(deferred)).toBe(JSON.stringify(eager));
+    expect(Object.keys(deferred)).toEqual(Object.keys(eager));
+    expect(JSON.stringify(deferred)).not.toContain('sk-live-secret-123456');
+    expect(deferred.responseBody?.preview).toContain('refused');
+    // Made once: a second call changes nothing, and no symbol or function crosses to another thread.
+    expect(recordNow(deferred)).toBe(deferred);
+    expect(structuredClone(deferred)).toEqual(JSON.parse(JSON.stringify(deferred)));
+  });
+
+  it("ERR-001 names the record's preview, made for it, as a live run's finding does", async () => {
+    const { genericChecks } = await import('../../src/checks/exchange.ts');
+    const x = readEntry(captured, 'e', 'id', new Redactor({}));
+    const f = genericChecks(x.res!).find((v) => v.id === 'ERR-001');
+    expect(f?.received).toContain('refused');
+    expect(String(f?.received)).not.toContain('sk-live-secret-123456');
+  });
+});
