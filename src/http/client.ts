@@ -265,7 +265,9 @@ type Later = { [LATER]?: Array<() => void> };
  */
 function later<T extends object, K extends keyof T>(o: T, key: K, make: () => T[K]): void {
   (o as Record<K, unknown>)[key] = undefined;
-  ((o as Later)[LATER] ??= []).push(() => {
+  const makers = (o as Later)[LATER] ?? [];
+  (o as Later)[LATER] = makers;
+  makers.push(() => {
     o[key] = make();
   });
 }
