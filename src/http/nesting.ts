@@ -17,18 +17,29 @@ export function mayNestDeeper(text: string, limit: number): boolean {
   return false;
 }
 
-/** How deep a JSON value nests, counted without recursion; stops counting past `limit`. */
+/**
+ * How deep a JSON value nests; stops counting past `limit` (then `limit + 1`). Recursive, but never
+ * deeper than `limit + 1` calls; no list of nodes is built (a catalog's hundreds of objects are walked
+ * for every reply that opens more than `limit` of them, so allocations here were a cost of every such one).
+ */
 export function nestingDepth(root: unknown, limit: number): number {
-  let max = 0;
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [node, d] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (d + 1 > max) max = d + 1;
-    if (max > limit) return max;
-    for (const v of Array.isArray(node) ? node : Object.values(node)) {
-      if (v !== null && typeof v === 'object') stack.push([v, d + 1]);
+  const deepest = (node: object, depth: number): number => {
+    if (depth > limit) return depth;
+    let max = depth;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length && max <= limit; i++) {
+        const v: unknown = node[i];
+        if (v !== null && typeof v === 'object') max = Math.max(max, deepest(v, depth + 1));
+      }
+    } else {
+      for (const k in node) {
+        if (max > limit) break;
+        if (!Object.hasOwn(node, k)) continue;
+        const v: unknown = (node as Record<string, unknown>)[k];
+        if (v !== null && typeof v === 'object') max = Math.max(max, deepest(v, depth + 1));
+      }
     }
-  }
-  return max;
+    return max;
+  };
+  return root !== null && typeof root === 'object' ? deepest(root, 1) : 0;
 }

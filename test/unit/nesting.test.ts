@@ -23,3 +23,28 @@ describe('how deep a JSON body nests (src/http/nesting.ts)', () => {
     expect(mayNestDeeper(JSON.stringify({ s: '{'.repeat(600) }), 512)).toBe(true);
   });
 });
+
+describe('nestingDepth', () => {
+  /** The depth of a value, walked plainly: the model nestingDepth must agree with up to its bound. */
+  const depth = (v: unknown): number =>
+    v === null || typeof v !== 'object'
+      ? 0
+      : 1 + Math.max(0, ...(Array.isArray(v) ? v : Object.values(v)).map(depth));
+
+  it('is the depth up to the bound, and the bound plus one past it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 14 }), fc.integer({ min: 0, max: 14 }), (value, limit) => {
+        const d = depth(value);
+        expect(nestingDepth(value, limit)).toBe(d > limit ? limit + 1 : d);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('settles a value nested far past the bound within the bound', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(nestingDepth(deep, 512)).toBe(513);
+    expect(nestingDepth({ a: [{ b: {} }], c: [] }, 512)).toBe(4);
+  });
+});
