@@ -23,6 +23,11 @@ export type HarItem =
       to?: number;
       /** A long `text` member's value was left out of `text` (harTexts' `cut`): the bytes hold it. */
       cut?: true;
+      /**
+       * Where each value left out stands in the file, [from, to) pairs in order (harTexts' `cut` with
+       * places only): cutText makes the entry's text without them from its bytes.
+       */
+      cuts?: number[];
     }
   /** An entry that could not be read (index set), or the file as a whole (not HAR, truncated). */
   | { kind: 'problem'; index?: number; message: string };
@@ -55,7 +60,8 @@ export async function* harItems(
  * value of a `text` member (a body) of at least `cut` bytes is left out of the entry's text, an empty
  * string in its place, and the item says `cut`: for a reader that needs no body (a first pass), most of
  * a capture is then neither decoded nor parsed. A value that straddles two chunks of the file, or a key
- * written with escapes, is kept.
+ * written with escapes, is kept. With places only (`texts` false), the item says where the values left
+ * out stand (`cuts`), for the thread that reads the bytes to leave them out alike (cutText).
  */
 export async function* harTexts(
   file: string,
@@ -78,6 +84,8 @@ export async function* harTexts(
   let pieceStart = 0;
   let entryFrom = 0;
   let entryCut = false;
+  /** `cut` with places only: where the values left out of the current entry stand in the file. */
+  let entryCuts: number[] = [];
   /** `cut`: the key just opened is `text`; its value is next; where that value's string opens here. */
   let textKey = false;
   let textValue = false;
@@ -125,7 +133,8 @@ export async function* harTexts(
             if (valueAt >= 0) {
               // A `text` value: left out when long (its quotes kept, so the entry stays JSON).
               if (end - valueAt > cut!) {
-                entryParts!.push(chunk.subarray(pieceStart, valueAt + 1));
+                if (texts) entryParts!.push(chunk.subarray(pieceStart, valueAt + 1));
+                else entryCuts.push(offset + valueAt + 1, offset + end);
                 pieceStart = end;
                 entryCut = true;
               }
@@ -177,6 +186,7 @@ export async function* harTexts(
             pieceStart = i;
             entryFrom = offset + i;
             entryCut = false;
+            entryCuts = [];
           }
           stack.push(c === OPEN_OBJ ? 'o' : 'a');
           if (stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries') sawEntries = true;
@@ -205,6 +215,7 @@ export async function* harTexts(
               from: entryFrom,
               to: offset + i + 1,
               ...(entryCut ? { cut: true as const } : {}),
+              ...(entryCut && !texts ? { cuts: entryCuts } : {}),
             });
             entryParts = undefined;
           }
@@ -243,6 +254,27 @@ export async function* harTexts(
       message: `${file}: truncated after ${offset} bytes${entryParts !== undefined ? ` (entry ${index} is incomplete and not judged)` : ''}`,
     };
   else if (!sawEntries) yield { kind: 'problem', message: `${file}: not a HAR file (no log.entries array)` };
+}
+
+/**
+ * The text of an entry whose bytes [from, to) of a file stand in `bytes` from file offset `base`, without
+ * the values harTexts left out (`cuts`): the text harTexts with `cut` makes of it. Each piece ends and
+ * starts at a quote, so no UTF-8 character is split.
+ */
+export function cutText(
+  bytes: Buffer,
+  base: number,
+  from: number,
+  to: number,
+  cuts: readonly number[],
+): string {
+  let text = '';
+  let at = from;
+  for (let k = 0; k < cuts.length; k += 2) {
+    text += bytes.toString('utf8', at - base, cuts[k]! - base);
+    at = cuts[k + 1]!;
+  }
+  return text + bytes.toString('utf8', at - base, to - base);
 }
 
 /** Whether the string that opens at `at` is `"text"` (read within this chunk only). */

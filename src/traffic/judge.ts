@@ -188,8 +188,9 @@ interface CaptureFile {
 
 /**
  * Pass 1: every credential (registered with the redactor), and the capture's own description. Given
- * `threads` (and no shard), this thread only finds where a HAR's entries stand, and the threads read and
- * learn from them (learn.ts Learning), added here in capture order.
+ * `threads` (and no shard), this thread only finds where a HAR's entries stand and where their long bodies
+ * do (harTexts' `cuts`), and the threads read and learn from them without those bodies, as this thread
+ * reads them (learn.ts Learning), added here in capture order.
  */
 async function readCapture(
   opts: TrafficOptions,
@@ -226,14 +227,19 @@ async function readCapture(
     // entry whose cut body would not parse is learnt from all the same (the second pass says it unreadable).
     const cut = shard ? undefined : CUT_BODIES;
     const places = plan !== undefined && learning !== undefined;
-    for await (const text of plan
-      ? harTexts(file, read, places ? undefined : cut, !places)
-      : captureItems(file, format, read)) {
+    for await (const text of plan ? harTexts(file, read, cut, !places) : captureItems(file, format, read)) {
       if (plan && text.kind !== 'entry') plan.add(text);
       progress.tick('reading', bytes, facts.entries);
       if (places) {
         if (text.kind === 'text')
-          await learning.entry({ file, n, index: text.index, from: text.from!, to: text.to! });
+          await learning.entry({
+            file,
+            n,
+            index: text.index,
+            from: text.from!,
+            to: text.to!,
+            ...(text.cuts ? { cuts: text.cuts } : {}),
+          });
         continue;
       }
       let item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;

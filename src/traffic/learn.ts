@@ -107,6 +107,11 @@ export class Learning {
   private told = { registrations: 0, captured: false };
   private entries = 0;
 
+  /** Whether this thread has met the capture's description (another is then not read whole). */
+  get described(): boolean {
+    return this.facts.captured !== undefined;
+  }
+
   learn(value: unknown): void {
     this.entries++;
     learnEntry(this.facts, value, this.redactor);

@@ -9,6 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { pkgPath } from '../paths.ts';
 import type { EntryJudgement, JudgeSetup } from './entry.ts';
+import { cutText } from './har-stream.ts';
 import type { Learnt } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
 
@@ -23,6 +24,8 @@ export interface EntryText {
   text?: string;
   from?: number;
   to?: number;
+  /** Where values the first reading left out stand ([from, to) pairs, harTexts' `cuts`). */
+  cuts?: number[];
 }
 
 /** The bytes [from, to) of a file. */
@@ -82,12 +85,14 @@ export function runEnd(entries: readonly EntryText[], i: number, maxBytes = READ
  * Each entry's text in turn, as entryTexts gives them, made only when its turn comes: a thread judging a
  * batch holds one entry's text at a time (a run's bytes are read in one go, outside the heap, at most
  * READ_RUN_BYTES or one entry), so each text is garbage before the next is made instead of living as long
- * as the batch.
+ * as the batch. With `cut`, an entry's text is made without the values its `cuts` name (the first pass's
+ * reading, cutText), and `whole` makes it whole.
  */
 export function eachEntryText(
   entries: readonly EntryText[],
-  use: (text: string, i: number) => void,
+  use: (text: string, i: number, whole?: () => string) => void,
   maxBytes = READ_RUN_BYTES,
+  cut = false,
 ): void {
   for (let i = 0; i < entries.length; ) {
     const e = entries[i]!;
@@ -95,8 +100,12 @@ export function eachEntryText(
     if (e.text !== undefined || e.from === undefined || e.to === undefined) use(e.text ?? '', i);
     else {
       const bytes = readBytes(e.file, e.from, entries[j - 1]!.to!);
-      for (let k = i; k < j; k++)
-        use(bytes.toString('utf8', entries[k]!.from! - e.from, entries[k]!.to! - e.from), k);
+      for (let k = i; k < j; k++) {
+        const { from, to, cuts } = entries[k]!;
+        const whole = () => bytes.toString('utf8', from! - e.from!, to! - e.from!);
+        if (cut && cuts) use(cutText(bytes, e.from, from!, to!, cuts), k, whole);
+        else use(whole(), k);
+      }
     }
     i = j;
   }

@@ -1,8 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileStamp, HarPlan, harPlaces, harPlanned, harTexts } from '../../src/traffic/har-stream.ts';
+import {
+  cutText,
+  fileStamp,
+  HarPlan,
+  harPlaces,
+  harPlanned,
+  harTexts,
+} from '../../src/traffic/har-stream.ts';
 import { eachEntryText, entryTexts, runEnd } from '../../src/traffic/threads.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'har-plan-'));
@@ -166,5 +173,25 @@ describe('a first reading that needs no body (harTexts with `cut`)', () => {
     expect(counts.cut).toBeGreaterThan(entries.length * 0.8);
     expect(counts.longKept).toBeGreaterThanOrEqual(2);
     expect(JSON.parse((light.at(-1) as { text: string }).text)).toEqual(entries.at(-1));
+  });
+
+  it('with places only, says where it left values out, and cutText makes the same texts of the bytes', async () => {
+    const file = join(dir, 'bodies-places.har');
+    writeBodies(file);
+    const light = await all(harTexts(file, undefined, CUT));
+    const places = await all(harTexts(file, undefined, CUT, false));
+    const bytes = readFileSync(file);
+    expect(places).toHaveLength(light.length);
+    let cut = 0;
+    for (const [i, item] of places.entries()) {
+      const text = light[i]!;
+      if (item.kind !== 'text' || text.kind !== 'text') throw new Error(`entry ${i} not read`);
+      expect(item.text).toBe('');
+      expect([item.from, item.to, item.cut]).toEqual([text.from, text.to, text.cut]);
+      expect(item.cuts !== undefined).toBe(item.cut === true);
+      if (item.cuts) cut++;
+      expect(cutText(bytes, 0, item.from!, item.to!, item.cuts ?? [])).toBe(text.text);
+    }
+    expect(cut).toBeGreaterThan(places.length * 0.8);
   });
 });
