@@ -349,10 +349,11 @@ export function openExchange(
   };
   const model = modelOf(req.json);
   if (model !== undefined) exchange.model = redactor.text(model);
-  if (req.body !== undefined) {
-    const buf = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
+  const body = req.body;
+  if (body !== undefined) {
     const ct = Object.entries(req.headers).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
-    const record = () => recordBody(buf, ct, redactor);
+    // The bytes of a body given as text are made with its record (deferred: only if a finding cites it).
+    const record = () => recordBody(typeof body === 'string' ? Buffer.from(body) : body, ct, redactor);
     if (deferred) later(exchange, 'requestBody', record);
     else exchange.requestBody = record();
   }

@@ -134,13 +134,22 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const out: CapturedExchange = { where, method, path, headers, startedAt };
   const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
-  let body: Buffer | undefined;
+  let body: Buffer | string | undefined;
   if (post && typeof post.text === 'string') {
-    const decoded = decodeBody(post.text, post.encoding);
-    if (typeof decoded === 'string')
-      return { ...out, problem: `the request body: ${decoded}`, undecodable: true };
-    body = decoded;
-    out.bodyText = decoded.toString('utf8');
+    if (
+      (post.encoding === undefined || post.encoding === null || post.encoding === '') &&
+      post.text.isWellFormed()
+    ) {
+      // A body held as text is that text (its bytes made only for its record, if a finding cites it).
+      body = post.text;
+      out.bodyText = post.text;
+    } else {
+      const decoded = decodeBody(post.text, post.encoding);
+      if (typeof decoded === 'string')
+        return { ...out, problem: `the request body: ${decoded}`, undecodable: true };
+      body = decoded;
+      out.bodyText = decoded.toString('utf8');
+    }
     if (!headers['content-type'] && typeof post.mimeType === 'string')
       headers['content-type'] = post.mimeType;
     if (/json/i.test(headers['content-type'] ?? '')) {
