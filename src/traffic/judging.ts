@@ -13,10 +13,10 @@ import { pathTemplate } from '../report/groups.ts';
 import { CAPTURE_ENDPOINTS_LISTED } from '../report/summary.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { readEntry } from './capture.ts';
-import { type EntryJudgement, entryId, entryWhere, judgeEntry, judgeText } from './entry.ts';
+import { type EntryJudgement, entryId, entryWhere, forTransfer, judgeEntry, judgeText } from './entry.ts';
 import { type HarItem, parseEntry } from './har-stream.ts';
 import type { Learnt } from './learn.ts';
-import { type SequenceExchange, sequenceView, type TrafficFinding, type TrafficState } from './rules.ts';
+import type { SequenceExchange, TrafficFinding, TrafficState } from './rules.ts';
 import { type EntryText, eachEntryText, entryTexts, type JudgingThreads } from './threads.ts';
 
 export interface IdRecord {
@@ -138,13 +138,18 @@ export class ExchangeJudge {
     }
     const where = entryWhere(file, item.index, item.kind === 'entry' ? item.unit : undefined);
     const j = judgeEntry(parsed.value, where, entryId(n, item.index), this.redactor, this.ctx);
-    return this.apply(j, () => (j as Extract<EntryJudgement, { kind: 'exchange' }>).x.res!.exchange);
+    // Applied as a judging thread's judgement is: the rules' view of the exchange (forTransfer).
+    return this.apply(
+      forTransfer(j),
+      () => (j as Extract<EntryJudgement, { kind: 'exchange' }>).x.res!.exchange,
+    );
   }
 
   /**
-   * One entry's judgement (made here or by a judging thread): its per-exchange findings, then what the
-   * sequence rules find on it. `cite` gives the exchange's record when a finding cites it and the
-   * judgement holds none; it is made once (recordNow), only for an exchange a finding cites.
+   * One entry's judgement (made here or by a judging thread, either way handed over by forTransfer: the
+   * exchange is the rules' view of it): its per-exchange findings, then what the sequence rules find on
+   * it. `cite` gives the exchange's record when a finding cites it and the judgement holds none; it is
+   * made once (recordNow), only for an exchange a finding cites.
    */
   apply(j: EntryJudgement<SequenceExchange>, cite: () => Exchange): ItemFinding[] {
     const judged = this.judged;
@@ -173,8 +178,8 @@ export class ExchangeJudge {
     const { perExchange } = j;
     for (const id of perExchange.observed) this.rec(id).judged++;
     for (const f of perExchange.findings) this.note(f, exchange(), 'exchange');
-    // The rules judge their view of the exchange, whichever thread read it (one hands over only that).
-    const { judged: ids, findings } = this.state.judge(sequenceView(j.x));
+    // The rules judge their view of the exchange, whichever thread read it (forTransfer made it).
+    const { judged: ids, findings } = this.state.judge(j.x);
     for (const id of ids) this.rec(id).judged++;
     for (const f of findings) this.note(f, exchange());
     return [...perExchange.findings, ...findings];
