@@ -30,8 +30,13 @@ export function apiErrorShape(res: HttpResponse): string[] {
 }
 
 const patterns = new Map<string, RegExp>();
+/** The last list of secrets asked for, its length then, and its pattern (a run or a capture asks with one list). */
+let lastAsked: { secrets: ReadonlyArray<{ value: string }>; count: number; pattern: RegExp } | undefined;
 /** A pattern that matches where any of the secrets' values stands (kept per list of values). */
 function anyOf(secrets: ReadonlyArray<{ value: string }>): RegExp {
+  // The same list again, as long as then (a followed log's list only grows, at its end): its pattern,
+  // without making its key (a capture of many keys made a key of all of them for every reply).
+  if (lastAsked?.secrets === secrets && lastAsked.count === secrets.length) return lastAsked.pattern;
   const key = JSON.stringify(secrets.map((s) => s.value));
   let p = patterns.get(key);
   if (!p) {
@@ -41,6 +46,7 @@ function anyOf(secrets: ReadonlyArray<{ value: string }>): RegExp {
       : /(?!)/;
     patterns.set(key, p);
   }
+  lastAsked = { secrets, count: secrets.length, pattern: p };
   return p;
 }
 

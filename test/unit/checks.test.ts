@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { secretLeaks } from '../../src/checks/exchange.ts';
 import { pointsChecks } from '../../src/checks/exchange-points.ts';
 import { suspiciousFields } from '../../src/checks/leaks.ts';
 import { exchangeFindings } from '../../src/checks/per-exchange.ts';
@@ -264,5 +265,22 @@ describe('drift of the live description from the contract (OAS-003, OAS-004)', (
     expect(ids('embedding-list.json', { ...usage, type: 'object' }, 'request')).toEqual([
       ['OAS-003', '/usage/prompt_tokens'],
     ]);
+  });
+});
+
+describe('SEC-001 secrets in a reply (secretLeaks)', () => {
+  it('sees a key added to the list it was given before (a followed log learns keys as it goes)', () => {
+    const res = response({ json: { echo: 'sk-late-learnt-0123456789' } });
+    const secrets = [{ label: 'captured key', value: 'sk-first-0000000000000' }];
+    expect(secretLeaks(res, secrets)).toEqual([]);
+    secrets.push({ label: 'captured key', value: 'sk-late-learnt-0123456789' });
+    expect(secretLeaks(res, secrets).map((f) => f.id)).toEqual(['SEC-001']);
+    // Thousands of keys: each reply is still read for all of them.
+    const many = Array.from({ length: 5000 }, (_, i) => ({
+      label: 'captured key',
+      value: `sk-${i}-abcdefghij`,
+    }));
+    expect(secretLeaks(response({ json: { x: 'sk-4999-abcdefghij' } }), many)).toHaveLength(1);
+    expect(secretLeaks(response({ json: { x: 'sk-5000-abcdefghij' } }), many)).toEqual([]);
   });
 });
