@@ -47,7 +47,8 @@ export function kindOfName(name: string, p: Patterns = leakPatterns()): [string,
   let kind = nameKinds.get(name);
   if (kind === undefined) {
     kind = p.kinds.find(([, k]) => k.names.some((re) => re.test(name))) ?? null;
-    if (nameKinds.size < 50_000) nameKinds.set(name, kind);
+    // Bounded in number and length: the names are the target's to choose.
+    if (nameKinds.size < 50_000 && name.length <= 256) nameKinds.set(name, kind);
   }
   return kind;
 }

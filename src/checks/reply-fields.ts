@@ -24,13 +24,16 @@ export const isCreditsName = (name: string): boolean => name.endsWith('_credits'
 /** The last body walked and what was found in it (a parsed body is never changed). */
 let last: { json: object; fields: readonly NamedField[] } | undefined;
 
-/** Whether a name is one of those (names recur across replies: each decided once, up to a bound). */
+/**
+ * Whether a name is one of those (names recur across replies: each decided once, up to a bound of names
+ * and of their length, as the target chooses them).
+ */
 const wanted = new Map<string, boolean>();
 function isNamed(name: string): boolean {
   let w = wanted.get(name);
   if (w === undefined) {
     w = isPointsName(name) || isCreditsName(name) || kindOfName(name) !== null;
-    if (wanted.size < 50_000) wanted.set(name, w);
+    if (wanted.size < 50_000 && name.length <= 256) wanted.set(name, w);
   }
   return w;
 }
