@@ -78,13 +78,12 @@ export async function* harTexts(
   let inString = false;
   let escaped = false;
   let keyText: string | undefined;
-  /** The current entry's bytes read so far (undefined: not in an entry), less what `cut` left out. */
+  /** The current entry's bytes read so far (undefined: not in an entry). */
   let entryParts: Buffer[] | undefined;
   /** Where the entry's bytes not yet in entryParts start in this chunk; where the entry starts in the file. */
   let pieceStart = 0;
   let entryFrom = 0;
-  let entryCut = false;
-  /** `cut` with places only: where the values left out of the current entry stand in the file. */
+  /** `cut`: where the values left out of the current entry stand in the file (cutText leaves them out). */
   let entryCuts: number[] = [];
   /** `cut`: the key just opened is `text`; its value is next; where that value's string opens here. */
   let textKey = false;
@@ -132,12 +131,7 @@ export async function* harTexts(
             inString = false;
             if (valueAt >= 0) {
               // A `text` value: left out when long (its quotes kept, so the entry stays JSON).
-              if (end - valueAt > cut!) {
-                if (texts) entryParts!.push(chunk.subarray(pieceStart, valueAt + 1));
-                else entryCuts.push(offset + valueAt + 1, offset + end);
-                pieceStart = end;
-                entryCut = true;
-              }
+              if (end - valueAt > cut!) entryCuts.push(offset + valueAt + 1, offset + end);
               valueAt = -1;
             } else if (textKey) {
               textKey = false;
@@ -185,7 +179,6 @@ export async function* harTexts(
             entryParts = [];
             pieceStart = i;
             entryFrom = offset + i;
-            entryCut = false;
             entryCuts = [];
           }
           stack.push(c === OPEN_OBJ ? 'o' : 'a');
@@ -203,19 +196,22 @@ export async function* harTexts(
           keys.length = stack.length;
           expectKey = false;
           if (entryParts !== undefined && inEntries()) {
+            const to = offset + i + 1;
+            const cutOut = entryCuts.length > 0;
             let text = '';
             if (texts) {
               entryParts.push(chunk.subarray(pieceStart, i + 1));
-              text = (entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts)).toString('utf8');
+              const bytes = entryParts.length === 1 ? entryParts[0]! : Buffer.concat(entryParts);
+              text = cutOut ? cutText(bytes, entryFrom, entryFrom, to, entryCuts) : bytes.toString('utf8');
             }
             items.push({
               kind: 'text',
               index: index++,
               text,
               from: entryFrom,
-              to: offset + i + 1,
-              ...(entryCut ? { cut: true as const } : {}),
-              ...(entryCut && !texts ? { cuts: entryCuts } : {}),
+              to,
+              ...(cutOut ? { cut: true as const } : {}),
+              ...(cutOut && !texts ? { cuts: entryCuts } : {}),
             });
             entryParts = undefined;
           }
