@@ -45,7 +45,7 @@ import {
   parseEntry,
 } from './har-stream.ts';
 import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging, ThreadedLearning } from './judging.ts';
-import { addLearnt, type Learned, learnEntry, ownDescription } from './learn.ts';
+import { addLearnt, type Learned, learnEntry, parseToLearn } from './learn.ts';
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
@@ -242,16 +242,17 @@ async function readCapture(
           });
         continue;
       }
-      let item = text.kind === 'text' ? parseEntry(file, text.index, text.text) : text;
-      // The one body this pass reads: the capture's own description, read again whole at its place.
-      if (
-        item.kind === 'entry' &&
-        text.kind === 'text' &&
-        text.cut &&
-        !facts.captured &&
-        ownDescription(item.value)
-      )
-        item = parseEntry(file, text.index, textAt(file, text.from!, text.to!));
+      // The capture's own description read again whole at its place (parseToLearn).
+      const item =
+        text.kind === 'text'
+          ? parseToLearn(
+              file,
+              text.index,
+              text.text,
+              text.cut ? () => textAt(file, text.from!, text.to!) : undefined,
+              facts.captured !== undefined,
+            )
+          : text;
       if (item.kind !== 'entry') continue;
       // A log's line after a HAR's batches: what they learnt comes first.
       await learning?.settle();

@@ -8,6 +8,7 @@
  */
 import { Redactor } from '../http/redact.ts';
 import { harHeaders, registerCredentials } from './capture.ts';
+import { type HarItem, parseEntry } from './har-stream.ts';
 
 /** The capture's own description is kept only up to this size (it is read into memory). */
 export const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
@@ -57,6 +58,24 @@ export function learnEntry(facts: Learned, value: unknown, redactor: Redactor): 
       e.response.content.encoding === 'base64'
         ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
         : e.response.content.text;
+}
+
+/**
+ * An entry as the first pass reads it, in whichever thread: its text without the long bodies, parsed;
+ * but the capture's own description, the one body the pass needs, read whole (`whole`, given where the
+ * text was cut) while none is known yet (`described`).
+ */
+export function parseToLearn(
+  file: string,
+  index: number,
+  text: string,
+  whole: (() => string) | undefined,
+  described: boolean,
+): Exclude<HarItem, { kind: 'text' }> {
+  const parsed = parseEntry(file, index, text);
+  return parsed.kind === 'entry' && whole && !described && ownDescription(parsed.value)
+    ? parseEntry(file, index, whole())
+    : parsed;
 }
 
 /** Whether an entry is the capture's own description: a GET /openapi.json answered 200. */

@@ -4,8 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { type EntryJudgement, judgeText, redactorOf, responsesOf } from './entry.ts';
-import { parseEntry } from './har-stream.ts';
-import { Learning, ownDescription } from './learn.ts';
+import { Learning, parseToLearn } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
 import { type EntryText, eachEntryText, type ThreadAnswer, type ThreadRequest } from './threads.ts';
 
@@ -25,14 +24,11 @@ export function runJudgingThread(): void {
     let answer: ThreadAnswer;
     try {
       if ('learn' in m) {
-        // Without the long bodies (the first pass reads none), but for the capture's own description.
         eachEntryText(
           m.learn,
           (text, i, whole) => {
             const e = m.learn[i]!;
-            let parsed = parseEntry(e.file, e.index, text);
-            if (parsed.kind === 'entry' && whole && !learning.described && ownDescription(parsed.value))
-              parsed = parseEntry(e.file, e.index, whole());
+            const parsed = parseToLearn(e.file, e.index, text, whole, learning.described);
             if (parsed.kind === 'entry') learning.learn(parsed.value);
           },
           undefined,
