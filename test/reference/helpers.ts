@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import { Agent, request as undiciRequest } from 'undici';
 import { afterEach } from 'vitest';
 import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
 
@@ -48,20 +48,26 @@ export async function call(ref: ReferenceHandle, path: string, opts: CallOptions
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(opts.json);
   }
-  const res = await undiciFetch(ref.url + path, {
+  // undici's request, not its fetch: the reference neither redirects nor compresses, and fetch's web
+  // streams cost about a fifth of the CPU of the files that probe the reference most.
+  const res = await undiciRequest(ref.url + path, {
     method: opts.method ?? 'GET',
     headers,
     body,
     dispatcher: callAgent,
   });
-  const text = await res.text();
+  const text = await res.body.text();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, headers: res.headers, text, body: parsed };
+  const received = new Headers();
+  for (const [name, value] of Object.entries(res.headers))
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      received.append(name, v);
+  return { status: res.statusCode, headers: received, text, body: parsed };
 }
 
 export interface SseEvent {
