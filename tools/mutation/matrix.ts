@@ -502,7 +502,15 @@ export async function runMatrix(
     wake = resolve;
   });
   const settle = (plan: VariantPlan | undefined) => {
-    planned ??= { plan };
+    if (planned) return;
+    planned = { plan };
+    // The longest rows first, so that short ones end the matrix: the variants that run the whole suite
+    // (in CI they ended last, the final one 18 s after the others, and guard-429-refusals' waits for
+    // Retry-After take minutes), then those that describe themselves (most of them run it whole too),
+    // then those that run the files reaching them; each kind in its order.
+    const length = (i: number) =>
+      plan?.whole.has(jobs[i]!.name) ? 0 : plan?.described.has(jobs[i]!.name) ? 1 : 2;
+    variants.sort((a, b) => length(a) - length(b));
     wake();
   };
   if (planner === undefined) settle(undefined);
