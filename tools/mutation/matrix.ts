@@ -429,6 +429,20 @@ function judge(row: MatrixRow, job: Job, s: Summary): void {
     row.note = `also failed ${row.collateral.join(' ')}, outside ${job.expected.join(' ')}`;
 }
 
+/**
+ * Where a variant row stands in the queue once the plain reference's plan is known: the longest rows
+ * first, so that short ones end the matrix. 0: it runs the whole suite (in CI these rows ended last, the
+ * final one 18 s after the others, and guard-429-refusals' waits for Retry-After take minutes); 1: it
+ * describes itself (most such rows run the whole suite too); 2: it runs the files that reach it. A stable
+ * sort keeps each rank in its order.
+ */
+export function variantRank(
+  name: string,
+  plan: Pick<VariantPlan, 'whole' | 'described'> | undefined,
+): number {
+  return plan?.whole.has(name) ? 0 : plan?.described.has(name) ? 1 : 2;
+}
+
 export async function runMatrix(
   opts: {
     only?: string[];
@@ -504,13 +518,7 @@ export async function runMatrix(
   const settle = (plan: VariantPlan | undefined) => {
     if (planned) return;
     planned = { plan };
-    // The longest rows first, so that short ones end the matrix: the variants that run the whole suite
-    // (in CI they ended last, the final one 18 s after the others, and guard-429-refusals' waits for
-    // Retry-After take minutes), then those that describe themselves (most of them run it whole too),
-    // then those that run the files reaching them; each kind in its order.
-    const length = (i: number) =>
-      plan?.whole.has(jobs[i]!.name) ? 0 : plan?.described.has(jobs[i]!.name) ? 1 : 2;
-    variants.sort((a, b) => length(a) - length(b));
+    variants.sort((a, b) => variantRank(jobs[a]!.name, plan) - variantRank(jobs[b]!.name, plan));
     wake();
   };
   if (planner === undefined) settle(undefined);
