@@ -69,7 +69,63 @@ export function keyForms(key: string): string[] {
   return [...forms].filter((f) => f.length > 0);
 }
 
-export class Redactor {
+/**
+ * The secrets registered, each once, with their labels and in their order: what another thread's redactor
+ * is made from. Alone (no redaction), it is what a thread that only learns a capture's credentials for
+ * another needs: the Redactor's tables cost about 0.1 ms a key, and a capture may hold many keys.
+ */
+export class Registrations {
+  /**
+   * Each value registered and its label: registered once each, whatever their number (a capture's
+   * credentials), and the role of a masked credential header named by a lookup, not a scan.
+   */
+  protected readonly labels = new Map<string, string>();
+  /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
+  private readonly order: Array<[string, string]> = [];
+
+  /** Note `value` with `label` (values shorter than 4 characters are no secret anyone could use). */
+  register(value: string, label: string): void {
+    this.note(value, label);
+  }
+
+  /** Whether `value` is new and a secret: then noted. */
+  protected note(value: string, label: string): boolean {
+    if (value.length < 4 || this.labels.has(value)) return false;
+    this.labels.set(value, label);
+    this.order.push([value, label]);
+    return true;
+  }
+
+  /**
+   * Every value registered and its label, in the order registered (a copy: `new Redactor` then `register`
+   * each); from the `from`-th on, given it (what was registered since).
+   */
+  registrations(from = 0): Array<[string, string]> {
+    return this.order.slice(from).map(([v, l]) => [v, l]);
+  }
+
+  /**
+   * Register the credentials a request is about to carry (header values after their scheme, cookie
+   * values, credential-like query parameters), so that an echo of exactly what was sent is redacted
+   * even when it is not derived from a configured key.
+   */
+  registerSent(path: string, headers: Record<string, string>): void {
+    for (const [name, value] of Object.entries(headers)) {
+      const h = name.toLowerCase();
+      if (!CREDENTIAL_HEADERS.has(h)) continue;
+      if (h === 'cookie')
+        for (const m of value.matchAll(/=([^;]*)/g)) this.register(m[1]!.trim(), 'sent credential');
+      else if (!PUBLIC_CREDENTIALS.has(credentialOf(value)))
+        this.register(credentialOf(value), 'sent credential');
+    }
+    const q = path.indexOf('?');
+    if (q < 0) return;
+    for (const [k, v] of new URLSearchParams(path.slice(q + 1)))
+      if (CREDENTIAL_PARAM.test(k)) this.register(v, 'sent credential');
+  }
+}
+
+export class Redactor extends Registrations {
   /** Every FRAGMENT_CHARS-long run of every form of every secret, with the secret's label. */
   private readonly grams = new Map<string, string>();
   /** Every shorter run (FRAGMENT_CHARS - SAMPLE_STEP + 1) of the same forms: where to look closer. */
@@ -84,17 +140,11 @@ export class Redactor {
   private wideHeads = false;
   /** Secrets shorter than a fragment, matched whole, longest first. */
   private readonly whole: Array<[string, string]> = [];
-  /**
-   * Each value registered and its label: registered once each, whatever their number (a capture's
-   * credentials), and the role of a masked credential header named by a lookup, not a scan.
-   */
-  private readonly labels = new Map<string, string>();
-  /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
-  private readonly order: Array<[string, string]> = [];
   /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
   private readonly done = new Map<string, string>();
 
   constructor(secrets: Record<string, string | undefined>) {
+    super();
     for (const [label, value] of Object.entries(secrets))
       if (typeof value === 'string') this.register(value, label);
   }
@@ -103,11 +153,9 @@ export class Redactor {
    * Redact `value` (and every long-enough fragment of it, in every form) from now on. Values shorter
    * than 4 characters are not secrets anyone could use and are ignored.
    */
-  register(value: string, label: string): void {
-    if (value.length < 4 || this.labels.has(value)) return;
-    this.labels.set(value, label);
+  override register(value: string, label: string): void {
+    if (!this.note(value, label)) return;
     this.done.clear();
-    this.order.push([value, label]);
     for (const form of keyForms(value)) {
       if (form.length < FRAGMENT_CHARS) {
         if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
@@ -125,14 +173,6 @@ export class Redactor {
       }
     }
     this.whole.sort((a, b) => b[0].length - a[0].length);
-  }
-
-  /**
-   * Every value registered and its label, in the order registered (a copy: `new Redactor` then `register`
-   * each); from the `from`-th on, given it (what was registered since).
-   */
-  registrations(from = 0): Array<[string, string]> {
-    return this.order.slice(from).map(([v, l]) => [v, l]);
   }
 
   /** Replace every secret value, and every run of a secret's fragments, in a string. */
@@ -223,26 +263,6 @@ export class Redactor {
       }
     }
     return out;
-  }
-
-  /**
-   * Register the credentials a request is about to carry (header values after their scheme, cookie
-   * values, credential-like query parameters), so that an echo of exactly what was sent is redacted
-   * even when it is not derived from a configured key.
-   */
-  registerSent(path: string, headers: Record<string, string>): void {
-    for (const [name, value] of Object.entries(headers)) {
-      const h = name.toLowerCase();
-      if (!CREDENTIAL_HEADERS.has(h)) continue;
-      if (h === 'cookie')
-        for (const m of value.matchAll(/=([^;]*)/g)) this.register(m[1]!.trim(), 'sent credential');
-      else if (!PUBLIC_CREDENTIALS.has(credentialOf(value)))
-        this.register(credentialOf(value), 'sent credential');
-    }
-    const q = path.indexOf('?');
-    if (q < 0) return;
-    for (const [k, v] of new URLSearchParams(path.slice(q + 1)))
-      if (CREDENTIAL_PARAM.test(k)) this.register(v, 'sent credential');
   }
 
   /** Path with query: credential-like parameter values masked, every other secret value replaced. */

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeExchange, type HttpResponse, openExchange } from '../http/client.ts';
-import type { Redactor } from '../http/redact.ts';
+import type { Redactor, Registrations } from '../http/redact.ts';
 
 export interface CapturedExchange {
   /** `file#index`, for messages: names the entry, never its content. */
@@ -89,7 +89,7 @@ const digests = new Map<string, string>();
  * credentials, cookies (request and Set-Cookie), credential-like query parameters. Returns the API keys
  * among them (Authorization after its scheme, X-API-Key): no reply may hold one (SEC-001).
  */
-export function registerCredentials(entry: unknown, redactor: Redactor): string[] {
+export function registerCredentials(entry: unknown, redactor: Registrations): string[] {
   const req = obj(obj(entry)?.request);
   if (!req) return [];
   const url = typeof req.url === 'string' ? req.url : '';

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FRAGMENT_CHARS, keyForms, PROBE_CREDENTIALS, Redactor } from '../../src/http/redact.ts';
+import {
+  FRAGMENT_CHARS,
+  keyForms,
+  PROBE_CREDENTIALS,
+  Redactor,
+  Registrations,
+} from '../../src/http/redact.ts';
 import { findLeaks } from '../../tools/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
@@ -233,6 +239,39 @@ describe('redaction of key fragments', () => {
         expect(filtered.text(text)).toBe(plain.text(text));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('registrations without redaction', () => {
+  it('notes what a Redactor registers, in the same order, from values and from sent requests alike', () => {
+    const value = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('sk-a', 'sk-abcdef', 'abc', 'x'));
+    const call = fc.oneof(
+      fc.record({ value, label: fc.constantFrom('primary', 'sent credential') }),
+      fc.record({
+        path: fc.constantFrom('/v1/balance', '/v1/models?api_key=sk-query', '/x?token=t0k3n&a=b'),
+        headers: fc.dictionary(
+          fc.constantFrom('authorization', 'Cookie', 'x-api-key', 'accept'),
+          fc.oneof(
+            value.map((v) => `Bearer ${v}`),
+            value.map((v) => `a=${v}; b=sk-cookie`),
+            value,
+          ),
+        ),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 12 }), (calls) => {
+        const redactor = new Redactor({});
+        const noted = new Registrations();
+        for (const c of calls)
+          for (const r of [redactor, noted])
+            if ('value' in c) r.register(c.value, c.label);
+            else r.registerSent(c.path, c.headers);
+        expect(noted.registrations()).toEqual(redactor.registrations());
+        expect(noted.registrations(1)).toEqual(redactor.registrations(1));
+      }),
+      { numRuns: 300 },
     );
   });
 });
