@@ -85,28 +85,28 @@ export function credentialOf(headers: Record<string, string>, logged?: unknown):
 const digests = new Map<string, string>();
 
 /**
- * Register every credential an entry carries with the redactor (before anything is printed): header
+ * Register every credential an entry carries (with the redactor, before anything is printed): header
  * credentials, cookies (request and Set-Cookie), credential-like query parameters. Returns the API keys
  * among them (Authorization after its scheme, X-API-Key): no reply may hold one (SEC-001).
  */
-export function registerCredentials(entry: unknown, redactor: Registrations): string[] {
+export function registerCredentials(entry: unknown, registered: Registrations): string[] {
   const req = obj(obj(entry)?.request);
   if (!req) return [];
   const url = typeof req.url === 'string' ? req.url : '';
   const headers = harHeaders(req.headers);
-  redactor.registerSent(pathOf(url), headers);
+  registered.registerSent(pathOf(url), headers);
   const keys = [headers.authorization?.replace(/^\S+\s+(?=\S)/, ''), headers['x-api-key']];
   // Cookies listed apart from the header, and credential-like query parameters listed apart from the URL.
   for (const list of [req.cookies, obj(obj(entry)?.response)?.cookies])
     if (Array.isArray(list))
       for (const c of list) {
         const v = obj(c)?.value;
-        if (typeof v === 'string') redactor.register(v, 'sent credential');
+        if (typeof v === 'string') registered.register(v, 'sent credential');
       }
   const set = harHeaders(obj(obj(entry)?.response)?.headers)['set-cookie'];
   if (set)
     for (const m of set.matchAll(/(?:^|, )[^=;,\s]+=([^;]*)/g))
-      redactor.register(m[1]!.trim(), 'sent credential');
+      registered.register(m[1]!.trim(), 'sent credential');
   return keys.filter((k): k is string => typeof k === 'string' && k.length >= 4);
 }
 

@@ -26,13 +26,13 @@ export interface Learned {
 }
 
 /**
- * What one entry tells before any is judged: its credentials (registered with the redactor), the keys
+ * What one entry tells before any is judged: its credentials (registered: with a redactor, or only noted), the keys
  * the deployment accepted, whether requests carry Authorization, its host, the capture's description.
  */
-export function learnEntry(facts: Learned, value: unknown, redactor: Registrations): void {
+export function learnEntry(facts: Learned, value: unknown, registered: Registrations): void {
   // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
   // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
-  const sent = registerCredentials(value, redactor);
+  const sent = registerCredentials(value, registered);
   const status = (value as { response?: { status?: unknown } })?.response?.status;
   if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) facts.keys.add(k);
   if (!facts.authorized && (value as { request?: { headers?: unknown } })?.request?.headers)
@@ -121,7 +121,7 @@ class Noted extends Set<string> {
 export class Learning {
   // What it registers is only handed over (take): no redaction tables of its own (Registrations, not a
   // Redactor), which cost about 0.1 ms a key; the reading thread and each judging thread build theirs.
-  private readonly redactor = new Registrations();
+  private readonly registered = new Registrations();
   private readonly keys = new Noted();
   private readonly hosts = new Noted();
   private readonly facts: Learned = { keys: this.keys, authorized: false, hosts: this.hosts };
@@ -135,11 +135,11 @@ export class Learning {
 
   learn(value: unknown): void {
     this.entries++;
-    learnEntry(this.facts, value, this.redactor);
+    learnEntry(this.facts, value, this.registered);
   }
 
   take(): Learnt {
-    const registrations = this.redactor.registrations(this.told.registrations);
+    const registrations = this.registered.registrations(this.told.registrations);
     const keys = this.keys.news.splice(0);
     const hosts = this.hosts.news.splice(0);
     const captured = this.told.captured ? undefined : this.facts.captured;
