@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { WindowTable } from './windows.ts';
 
 /**
  * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
@@ -126,14 +127,16 @@ export class Registrations {
 }
 
 export class Redactor extends Registrations {
-  /** Every FRAGMENT_CHARS-long run of every form of every secret, with the secret's label. */
-  private readonly grams = new Map<string, string>();
+  /** Every FRAGMENT_CHARS-long run of every form of every secret, with its label's index in `names`. */
+  private readonly grams = new WindowTable(FRAGMENT_CHARS, true);
   /** Every shorter run (FRAGMENT_CHARS - SAMPLE_STEP + 1) of the same forms: where to look closer. */
-  private readonly anchors = new Set<string>();
+  private readonly anchors = new WindowTable(FRAGMENT_CHARS - SAMPLE_STEP + 1, false);
+  /** The labels of the fragments, each once (grams holds their indexes). */
+  private readonly names: string[] = [];
   /**
    * The anchors' first three characters, one bit each (7-bit characters: 2^21 bits): a sampled position
-   * whose three characters are not among them holds no anchor, so the scan passes on without cutting
-   * and hashing a window (most positions of most texts). `wideHeads`: some anchor starts with a
+   * whose three characters are not among them holds no anchor, so the scan passes on without hashing
+   * a window (most positions of most texts, while the keys are few). `wideHeads`: some anchor starts with a
    * character beyond 7 bits, so a position with one is looked up.
    */
   private readonly heads = new Uint32Array(1 << 16);
@@ -156,17 +159,16 @@ export class Redactor extends Registrations {
   override register(value: string, label: string): void {
     if (!this.note(value, label)) return;
     this.done.clear();
+    let name = this.names.indexOf(label);
+    if (name < 0) name = this.names.push(label) - 1;
     for (const form of keyForms(value)) {
       if (form.length < FRAGMENT_CHARS) {
         if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
         continue;
       }
-      for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) {
-        const g = form.slice(i, i + FRAGMENT_CHARS);
-        if (!this.grams.has(g)) this.grams.set(g, label);
-      }
+      for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) this.grams.add(form, i, name);
       for (let i = 0; i + FRAGMENT_CHARS - SAMPLE_STEP + 1 <= form.length; i++) {
-        this.anchors.add(form.slice(i, i + FRAGMENT_CHARS - SAMPLE_STEP + 1));
+        this.anchors.add(form, i);
         const head = headOf(form, i);
         if (head < 0) this.wideHeads = true;
         else this.heads[head >>> 5]! |= 1 << (head & 31);
@@ -210,19 +212,19 @@ export class Redactor extends Registrations {
       if (p < copied) continue;
       const head = headOf(s, p);
       if (head < 0 ? !this.wideHeads : (this.heads[head >>> 5]! & (1 << (head & 31))) === 0) continue;
-      if (!this.anchors.has(s.slice(p, p + G))) continue;
+      if (!this.anchors.has(s, p)) continue;
       for (let i = Math.max(copied, p - (L - G)); i <= p && i + L <= s.length; i++) {
-        const label = this.grams.get(s.slice(i, i + L));
-        if (label === undefined) continue;
+        const name = this.grams.get(s, i);
+        if (name < 0) continue;
         // A run: extend while the next window still matches.
         let end = i + L;
-        while (end < s.length && this.grams.has(s.slice(end - L + 1, end + 1))) end++;
+        while (end < s.length && this.grams.has(s, end - L + 1)) end++;
         let start = i;
         // An escape's backslash left dangling before the mask would break JSON text (`\/` in a form).
         let slashes = 0;
         while (start - slashes - 1 >= copied && s[start - slashes - 1] === '\\') slashes++;
         if (slashes % 2 === 1) start--;
-        out += `${s.slice(copied, start)}[REDACTED:${label}]`;
+        out += `${s.slice(copied, start)}[REDACTED:${this.names[name]}]`;
         copied = end;
         break;
       }

@@ -7,6 +7,7 @@ import {
   Redactor,
   Registrations,
 } from '../../src/http/redact.ts';
+import type { WindowTable } from '../../src/http/windows.ts';
 import { findLeaks } from '../../tools/leaks.ts';
 
 const r = new Redactor({ primary: 'sk-ref-0123456789abcdef', other_tenant: 'sk-ref-fedcba9876543210' });
@@ -157,7 +158,10 @@ describe('redaction of key fragments', () => {
     // of a window in the anchor set or the fragment map, so the lookups measure its work; a scan that
     // looked back over what it had passed (quadratic) would need ever more lookups per character.
     const counted = new Redactor({ primary: key, other_tenant: other });
-    const inner = counted as unknown as { anchors: Set<string>; grams: Map<string, string> };
+    const inner = counted as unknown as {
+      anchors: Pick<WindowTable, 'has'>;
+      grams: Pick<WindowTable, 'has' | 'get'>;
+    };
     // At most 3 lookups a character; past that the scan is stopped at once (a quadratic one would
     // otherwise run for hours on 4 MB, not fail).
     const PER_CHAR = 3;
