@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WindowTable } from './windows.ts';
+import { type SharedFilter, type SharedWindows, WindowFilter, WindowTable } from './windows.ts';
 
 /**
  * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
@@ -49,6 +49,10 @@ const MEMO_ENTRIES = 4_096;
 
 /** Positions looked up in a text: every 6th (anchors of 7 characters, ~40 bits of a key's randomness). */
 const SAMPLE_STEP = 6;
+/** An anchor's length: any run of FRAGMENT_CHARS holds one that starts at a sampled position. */
+const ANCHOR_CHARS = FRAGMENT_CHARS - SAMPLE_STEP + 1;
+/** The label index of fragments whose label came after 255 others (WindowTable holds 0 to 255). */
+const UNNAMED = 255;
 
 /** The forms a key takes on the wire and in files, each to be searched for fragments. */
 export function keyForms(key: string): string[] {
@@ -126,23 +130,41 @@ export class Registrations {
   }
 }
 
+/**
+ * A redactor as another thread takes it over (Redactor.tables, Redactor.from): what was registered, and
+ * the tables built from it, the large ones in shared memory. Why not the registrations alone: a capture
+ * of thousands of keys makes tables of about 100 MB, which each thread would build again, and hold.
+ */
+export interface RedactorTables {
+  registrations: Array<[string, string]>;
+  grams: SharedWindows;
+  anchors: SharedFilter;
+  names: string[];
+  heads: Uint32Array;
+  wideHeads: boolean;
+  whole: Array<[string, string]>;
+}
+
 export class Redactor extends Registrations {
   /** Every FRAGMENT_CHARS-long run of every form of every secret, with its label's index in `names`. */
-  private readonly grams = new WindowTable(FRAGMENT_CHARS, true);
+  private grams = new WindowTable(FRAGMENT_CHARS);
   /** Every shorter run (FRAGMENT_CHARS - SAMPLE_STEP + 1) of the same forms: where to look closer. */
-  private readonly anchors = new WindowTable(FRAGMENT_CHARS - SAMPLE_STEP + 1, false);
-  /** The labels of the fragments, each once (grams holds their indexes). */
-  private readonly names: string[] = [];
+  private anchors = new WindowFilter(ANCHOR_CHARS);
+  /**
+   * The labels of the fragments, each once (grams holds their indexes): the first UNNAMED; a fragment
+   * of a later label is masked without one (labels are the few roles of a configuration).
+   */
+  private names: string[] = [];
   /**
    * The anchors' first three characters, one bit each (7-bit characters: 2^21 bits): a sampled position
    * whose three characters are not among them holds no anchor, so the scan passes on without hashing
    * a window (most positions of most texts, while the keys are few). `wideHeads`: some anchor starts with a
    * character beyond 7 bits, so a position with one is looked up.
    */
-  private readonly heads = new Uint32Array(1 << 16);
+  private heads = new Uint32Array(1 << 16);
   private wideHeads = false;
   /** Secrets shorter than a fragment, matched whole, longest first. */
-  private readonly whole: Array<[string, string]> = [];
+  private whole: Array<[string, string]> = [];
   /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
   private readonly done = new Map<string, string>();
 
@@ -150,6 +172,32 @@ export class Redactor extends Registrations {
     super();
     for (const [label, value] of Object.entries(secrets))
       if (typeof value === 'string') this.register(value, label);
+  }
+
+  /** This redactor for another thread (Redactor.from), its large tables shared, not copied. */
+  tables(): RedactorTables {
+    return {
+      registrations: this.registrations(),
+      grams: this.grams.share(),
+      anchors: this.anchors.share(),
+      names: [...this.names],
+      heads: this.heads,
+      wideHeads: this.wideHeads,
+      whole: this.whole.map(([v, l]) => [v, l]),
+    };
+  }
+
+  /** A redactor that redacts as the one whose `tables` these are, without building them again. */
+  static from(t: RedactorTables): Redactor {
+    const r = new Redactor({});
+    for (const [value, label] of t.registrations) r.note(value, label);
+    r.grams = WindowTable.from(t.grams);
+    r.anchors = WindowFilter.from(t.anchors);
+    r.names = [...t.names];
+    r.heads = t.heads.slice();
+    r.wideHeads = t.wideHeads;
+    r.whole = t.whole.map(([v, l]) => [v, l]);
+    return r;
   }
 
   /**
@@ -160,21 +208,32 @@ export class Redactor extends Registrations {
     if (!this.note(value, label)) return;
     this.done.clear();
     let name = this.names.indexOf(label);
-    if (name < 0) name = this.names.push(label) - 1;
+    if (name < 0) name = this.names.length < UNNAMED ? this.names.push(label) - 1 : UNNAMED;
     for (const form of keyForms(value)) {
       if (form.length < FRAGMENT_CHARS) {
         if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
         continue;
       }
       for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) this.grams.add(form, i, name);
-      for (let i = 0; i + FRAGMENT_CHARS - SAMPLE_STEP + 1 <= form.length; i++) {
-        this.anchors.add(form, i);
-        const head = headOf(form, i);
-        if (head < 0) this.wideHeads = true;
-        else this.heads[head >>> 5]! |= 1 << (head & 31);
-      }
+      this.addAnchors(this.anchors, form);
+    }
+    if (this.anchors.full) {
+      // A filter at least twice as large, from every form registered: it stays as selective as it was.
+      const anchors = new WindowFilter(ANCHOR_CHARS, this.anchors.size + 1);
+      for (const [v] of this.registrations())
+        for (const form of keyForms(v)) if (form.length >= FRAGMENT_CHARS) this.addAnchors(anchors, form);
+      this.anchors = anchors;
     }
     this.whole.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  private addAnchors(anchors: WindowFilter, form: string): void {
+    for (let i = 0; i + ANCHOR_CHARS <= form.length; i++) {
+      anchors.add(form, i);
+      const head = headOf(form, i);
+      if (head < 0) this.wideHeads = true;
+      else this.heads[head >>> 5]! |= 1 << (head & 31);
+    }
   }
 
   /** Replace every secret value, and every run of a secret's fragments, in a string. */
@@ -205,7 +264,7 @@ export class Redactor extends Registrations {
    */
   private fragments(s: string): string {
     const L = FRAGMENT_CHARS;
-    const G = L - SAMPLE_STEP + 1;
+    const G = ANCHOR_CHARS;
     let out = '';
     let copied = 0;
     for (let p = 0; p + G <= s.length; p += SAMPLE_STEP) {
@@ -224,7 +283,7 @@ export class Redactor extends Registrations {
         let slashes = 0;
         while (start - slashes - 1 >= copied && s[start - slashes - 1] === '\\') slashes++;
         if (slashes % 2 === 1) start--;
-        out += `${s.slice(copied, start)}[REDACTED:${this.names[name]}]`;
+        out += `${s.slice(copied, start)}${name === UNNAMED ? '[REDACTED]' : `[REDACTED:${this.names[name]}]`}`;
         copied = end;
         break;
       }

@@ -12,7 +12,7 @@ import {
   exchangeFindings,
 } from '../checks/per-exchange.ts';
 import { type Exchange, recordNow } from '../http/client.ts';
-import { Redactor } from '../http/redact.ts';
+import type { Redactor, RedactorTables } from '../http/redact.ts';
 import { documentedFallback } from '../openapi/fallback.ts';
 import type { DescriptionFacts } from '../openapi/guard.ts';
 import { LiveDescription } from '../openapi/live.ts';
@@ -26,8 +26,8 @@ export type DescriptionSource =
   | { kind: 'documented'; facts: DescriptionFacts };
 
 export interface JudgeSetup {
-  /** The redactor's registrations of the first pass, in order (Redactor.registrations). */
-  registrations: Array<[string, string]>;
+  /** The redactor after the first pass: its registrations, in order, and its tables (Redactor.tables). */
+  redactor: RedactorTables;
   secrets: ExchangeCheckContext['secrets'];
   description: DescriptionSource;
 }
@@ -37,13 +37,6 @@ export function responsesOf(source: DescriptionSource): ExchangeCheckContext['re
   return source.kind === 'live'
     ? new LiveDescription(JSON.parse(source.text) as Record<string, unknown>)
     : documentedFallback(source.facts);
-}
-
-/** A redactor that redacts as the one of `setup` does. */
-export function redactorOf(setup: Pick<JudgeSetup, 'registrations'>): Redactor {
-  const redactor = new Redactor({});
-  for (const [value, label] of setup.registrations) redactor.register(value, label);
-  return redactor;
 }
 
 /** How an entry is named in problems and findings (`unit`: a HAR's entry, a log's line). */

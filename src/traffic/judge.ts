@@ -284,7 +284,7 @@ async function judgeExchanges(
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
   const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
-  threads?.setup({ registrations: redactor.registrations(), secrets, description: description.from });
+  threads?.setup({ redactor: redactor.tables(), secrets, description: description.from });
   const batches = threads ? new ThreadedJudging(threads, judge, redactor, ctx) : undefined;
   const { shard } = facts;
   for (const [n, file] of opts.files.entries()) {

@@ -3,7 +3,8 @@
  * with the setup the main thread sends first. Started by bin/traffic-worker.mjs.
  */
 import { parentPort } from 'node:worker_threads';
-import { type EntryJudgement, judgeText, redactorOf, responsesOf } from './entry.ts';
+import { Redactor } from '../http/redact.ts';
+import { type EntryJudgement, judgeText, responsesOf } from './entry.ts';
 import { Learning, parseToLearn } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
 import { type EntryText, eachEntryText, type ThreadAnswer, type ThreadRequest } from './threads.ts';
@@ -16,7 +17,7 @@ export function runJudgingThread(): void {
   const learning = new Learning();
   port.on('message', (m: ThreadRequest) => {
     if ('setup' in m) {
-      const redactor = redactorOf(m.setup);
+      const redactor = Redactor.from(m.setup.redactor);
       const ctx = { secrets: m.setup.secrets, responses: responsesOf(m.setup.description) };
       judge = (e, text) => judgeText(e, text, redactor, ctx);
       return;

@@ -279,3 +279,76 @@ describe('registrations without redaction', () => {
     );
   });
 });
+
+describe('a redactor taken over by another thread', () => {
+  const key = 'sk-Ab+9/xY=Qr7+Lm/Zt2=Wv8+Kp/Hd4=Ns1';
+  const other = 'sk-zzNOTAKEY0123456789abcdefghijklmn';
+  const secrets = { primary: key, other_tenant: other };
+  const wide = 'pässwörd-crédential-ü1234';
+  const short = 'sk-short9';
+
+  it('redacts as the one whose tables it shares, headers and texts alike', () => {
+    const original = new Redactor(secrets);
+    original.register(wide, 'sent credential');
+    original.register(short, 'sent credential');
+    const taken = Redactor.from(structuredClone(original.tables()));
+    const forms = [...keyForms(key), ...keyForms(other), ...keyForms(wide), short];
+    const piece = fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc
+        .tuple(fc.constantFrom(...forms), fc.nat(), fc.integer({ min: 4, max: 40 }))
+        .map(([f, at, len]) => f.slice(at % f.length, (at % f.length) + len)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(taken.text(text)).toBe(original.text(text));
+      }),
+      { numRuns: 1000 },
+    );
+    expect(taken.text(`<${key}>`)).toBe('<[REDACTED:primary]>');
+    expect(taken.requestHeaders({ authorization: `Bearer ${other}` })).toEqual({
+      authorization: 'Bearer [REDACTED:other_tenant]',
+    });
+    expect(taken.registrations()).toEqual(original.registrations());
+  });
+
+  it('leaves the shared tables as they were when either side registers more: each writes its own copy', () => {
+    const original = new Redactor({ primary: key });
+    const taken = Redactor.from(original.tables());
+    const later = 'sk-later-9a8b7c6d5e4f3a2b1c0d';
+    const another = 'sk-another-1f2e3d4c5b6a7980';
+    original.register(later, 'later');
+    taken.register(another, 'another');
+    const text = `${key} ${later} ${another}`;
+    expect(original.text(text)).toBe(`[REDACTED:primary] [REDACTED:later] ${another}`);
+    expect(taken.text(text)).toBe(`[REDACTED:primary] ${later} [REDACTED:another]`);
+    // And a third, taken from the first after both wrote, sees only what the first registered.
+    expect(Redactor.from(original.tables()).text(text)).toBe(original.text(text));
+  });
+});
+
+describe('redaction of many keys', () => {
+  it('redacts a fragment of each of thousands of keys, the first as the last (its anchors rebuilt as they grow)', () => {
+    const many = new Redactor({});
+    const keyOf = (i: number) =>
+      `sk-${i.toString(36).padStart(4, '0')}-${'Qx7Lm2Zt9Wv4'}${(i * 7919).toString(36)}`;
+    for (let i = 0; i < 3000; i++) many.register(keyOf(i), i % 2 ? 'odd' : 'even');
+    for (let i = 0; i < 3000; i += 1) {
+      const k = keyOf(i);
+      const text = `<${k.slice(2, 2 + FRAGMENT_CHARS + 1)}> ${encodeURIComponent(k)}`;
+      const out = many.text(text);
+      if (out !== `<[REDACTED:${i % 2 ? 'odd' : 'even'}]> [REDACTED:${i % 2 ? 'odd' : 'even'}]`)
+        throw new Error(`key ${i}: ${out}`);
+    }
+  });
+
+  it('masks a fragment without a name past 255 labels (the roles of a configuration are few)', () => {
+    const labelled = new Redactor({});
+    const keyOf = (i: number) => `${i.toString().padStart(4, '0')}-sk-labelled-Hd4Ns1Kp8Wv`;
+    for (let i = 0; i < 300; i++) labelled.register(keyOf(i), `role ${i}`);
+    expect(labelled.text(`a ${keyOf(254).slice(0, 20)}`)).toBe('a [REDACTED:role 254]');
+    expect(labelled.text(`a ${keyOf(255).slice(0, 20)}`)).toBe('a [REDACTED]');
+    expect(labelled.text(`a ${keyOf(299)}`)).toBe('a [REDACTED]');
+  });
+});

@@ -1,36 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WindowTable } from '../../src/http/windows.ts';
+import { WindowFilter, WindowTable } from '../../src/http/windows.ts';
+
+const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '/', '%', 'é', '\u{1F600}'), maxLength: 60 });
+/** Windows enough that a table doubles while generated ones are added (at 768 of 1,024 slots). */
+const filler = Array.from({ length: 760 }, (_, i) => `f${i.toString().padStart(4, '0')}`);
 
 describe('WindowTable', () => {
   it('holds what a map of the windows holds: the first value of each, through its growth', () => {
-    const text = fc.string({
-      unit: fc.constantFrom('a', 'b', 'c', '/', '%', 'é', '\u{1F600}'),
-      maxLength: 60,
-    });
     fc.assert(
       fc.property(fc.array(text, { maxLength: 80 }), fc.array(text, { maxLength: 20 }), (added, probes) => {
-        const exact = new WindowTable(5, true);
-        const anchors = new WindowTable(5, false);
+        const table = new WindowTable(5);
         const model = new Map<string, number>();
-        // Windows enough that the table doubles while the generated ones are added (at 768 of 1,024).
-        const filler = Array.from({ length: 760 }, (_, i) => `f${i.toString().padStart(4, '0')}`);
-        [...filler, ...added].forEach((s, value) => {
+        [...filler, ...added].forEach((s, n) => {
           for (let i = 0; i + 5 <= s.length; i++) {
-            exact.add(s, i, value);
-            anchors.add(s, i);
-            if (!model.has(s.slice(i, i + 5))) model.set(s.slice(i, i + 5), value);
+            table.add(s, i, n % 256);
+            if (!model.has(s.slice(i, i + 5))) model.set(s.slice(i, i + 5), n % 256);
           }
         });
-        expect(exact.size).toBe(model.size);
-        expect(anchors.size).toBe(model.size);
+        expect(table.size).toBe(model.size);
         for (const s of [...filler.slice(0, 20), ...added, ...probes])
           for (let i = 0; i + 5 <= s.length; i++) {
             const w = s.slice(i, i + 5);
             // A window is found where it is, inside a longer text, as where it stands alone.
-            expect(exact.get(`xx${s}`, i + 2), w).toBe(model.get(w) ?? -1);
-            expect(exact.has(s, i), w).toBe(model.has(w));
-            expect(anchors.has(s, i), w).toBe(model.has(w));
+            expect(table.get(`xx${s}`, i + 2), w).toBe(model.get(w) ?? -1);
+            expect(table.has(s, i), w).toBe(model.has(w));
           }
       }),
       { numRuns: 200 },
@@ -39,14 +33,72 @@ describe('WindowTable', () => {
 
   it('tells apart a million windows held from a million that are not, with no collision', () => {
     // Enough windows to double the table many times; 64-bit hashes: no stranger may be taken for one.
-    const table = new WindowTable(12, true);
+    const table = new WindowTable(12);
     const held = Array.from({ length: 1_000_000 }, (_, i) => `k${i.toString(36).padStart(11, '0')}`);
-    for (const [i, w] of held.entries()) table.add(w, 0, i);
+    for (const [i, w] of held.entries()) table.add(w, 0, i % 256);
     expect(table.size).toBe(held.length);
-    held.forEach((w, i) => {
-      if (table.get(w, 0) !== i) throw new Error(`${w} lost its value`);
-    });
+    for (const [i, w] of held.entries())
+      if (table.get(w, 0) !== i % 256) throw new Error(`${w} lost its value`);
     for (let i = 0; i < 1_000_000; i++)
       if (table.has(`s${i.toString(36).padStart(11, '0')}`, 0)) throw new Error(`stranger ${i} found`);
+  });
+
+  it('shares its memory with a table taken over, and each side copies it before it writes', () => {
+    const first = new WindowTable(5);
+    first.add('held-', 0, 7);
+    const shared = first.share();
+    expect(shared.slots.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const taken = WindowTable.from(structuredClone(shared));
+    expect(taken.get('held-', 0)).toBe(7);
+    first.add('later', 0, 1);
+    taken.add('other', 0, 2);
+    expect([first.has('later', 0), first.has('other', 0)]).toEqual([true, false]);
+    expect([taken.has('later', 0), taken.has('other', 0)]).toEqual([false, true]);
+    // The shared memory is as it was: a third table taken from it holds neither.
+    const third = WindowTable.from(shared);
+    expect([third.has('held-', 0), third.has('later', 0), third.has('other', 0)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe('WindowFilter', () => {
+  it('passes every window added, and about one stranger in 70 while it holds its capacity', () => {
+    const capacity = 100_000;
+    const filter = new WindowFilter(7, capacity);
+    for (let i = 0; i < capacity; i++) filter.add(`a${i.toString(36).padStart(6, '0')}`, 0);
+    expect(filter.full).toBe(false);
+    for (let i = 0; i < capacity; i++)
+      if (!filter.has(`a${i.toString(36).padStart(6, '0')}`, 0)) throw new Error(`window ${i} not passed`);
+    let passed = 0;
+    for (let i = 0; i < capacity; i++) if (filter.has(`b${i.toString(36).padStart(6, '0')}`, 0)) passed++;
+    // 2 bits of 16 a window: (1 - e^(-1/8))^2 = 1.4 %.
+    expect(passed / capacity).toBeLessThan(0.02);
+    expect(passed).toBeGreaterThan(0);
+    filter.add('one-more', 0);
+    for (let i = 0; i < capacity; i++) filter.add(`c${i.toString(36).padStart(6, '0')}`, 0);
+    expect(filter.full).toBe(true);
+  });
+
+  it('shares its memory with a filter taken over, and each side copies it before it writes', () => {
+    const first = new WindowFilter(5);
+    first.add('held-', 0);
+    const shared = first.share();
+    expect(shared.bits.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const taken = WindowFilter.from(structuredClone(shared));
+    first.add('later', 0);
+    taken.add('other', 0);
+    expect([first.has('held-', 0), first.has('later', 0), first.has('other', 0)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect([taken.has('held-', 0), taken.has('later', 0), taken.has('other', 0)]).toEqual([
+      true,
+      false,
+      true,
+    ]);
   });
 });
