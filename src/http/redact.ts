@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type SharedFilter, type SharedWindows, WindowFilter, WindowTable } from './windows.ts';
+import { type SharedWindows, WindowFilter, WindowTable } from './windows.ts';
 
 /**
  * Redaction of secrets in everything the suite records or prints. Why fragments and not only whole
@@ -138,7 +138,7 @@ export class Registrations {
 export interface RedactorTables {
   registrations: Array<[string, string]>;
   grams: SharedWindows;
-  anchors: SharedFilter;
+  anchors: SharedWindows;
   names: string[];
   heads: Uint32Array;
   wideHeads: boolean;

@@ -53,57 +53,87 @@ function hashOf(s: string, at: number, width: number, seeds: Uint32Array): numbe
 }
 
 /**
- * A table as another thread takes it over (WindowTable.share): its array is shared memory, read by
- * both and written by neither (the first `add` on either side copies it first).
+ * Windows as another thread takes them over (share, then WindowTable.from or WindowFilter.from): the
+ * array is shared memory, read by both sides and written by neither (each copies it before it writes).
  */
 export interface SharedWindows {
   width: number;
-  slots: Uint32Array;
-  used: number;
+  words: Uint32Array;
+  count: number;
   seeds: Uint32Array;
+}
+
+/** What a table and a filter share: their words, their seeds, and how they are handed to a thread. */
+abstract class Windows {
+  protected words: Uint32Array;
+  /** The windows added (a table: held, each once; a filter: added, each time). */
+  protected count = 0;
+  protected seeds: Uint32Array = randomFillSync(new Uint32Array(2));
+  /** The words are shared with another thread: copied before they are written. */
+  private shared = false;
+
+  constructor(
+    readonly width: number,
+    words: number,
+  ) {
+    this.words = new Uint32Array(words);
+  }
+
+  /** How many windows are held (a filter: were added, a window added twice counted twice). */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * These windows for another thread: the words move to shared memory once, and from now on each side
+   * copies them before it writes (a thread never reads a word half written).
+   */
+  share(): SharedWindows {
+    if (!(this.words.buffer instanceof SharedArrayBuffer)) {
+      const words = new Uint32Array(new SharedArrayBuffer(this.words.byteLength));
+      words.set(this.words);
+      this.words = words;
+    }
+    this.shared = true;
+    const { width, words, count, seeds } = this;
+    return { width, words, count, seeds };
+  }
+
+  /** Take over what another side shared. */
+  protected adopt(shared: SharedWindows): this {
+    this.words = shared.words;
+    this.count = shared.count;
+    this.seeds = shared.seeds;
+    this.shared = true;
+    return this;
+  }
+
+  /** Before a write: the words are this side's own. */
+  protected own(): void {
+    if (!this.shared) return;
+    this.words = this.words.slice();
+    this.shared = false;
+  }
 }
 
 /**
  * Windows with a small value each (0 to 255), by hash: open addressing, linear probing. A slot is two
  * words, the hash's first and, in the second, 24 more of its bits beside the value: 56 bits compared, and
  * one place in memory read per lookup (the tables of thousands of keys are far larger than a cache).
+ * Per slot: the hash's first word (0: empty), then its second word's top 24 bits and the value.
  */
-export class WindowTable {
-  /** Per slot: the hash's first word (0: empty), then its second word's top 24 bits and the value. */
-  private slots: Uint32Array = new Uint32Array(2 * FIRST_SLOTS);
+export class WindowTable extends Windows {
   private mask = FIRST_SLOTS - 1;
-  private used = 0;
-  private seeds: Uint32Array = randomFillSync(new Uint32Array(2));
-  /** The array is shared with another thread: copied before it is written. */
-  private shared = false;
 
-  constructor(readonly width: number) {}
+  constructor(width: number) {
+    super(width, 2 * FIRST_SLOTS);
+  }
 
-  /** The same table in another thread, over the same memory: neither writes it again (see `add`). */
+  /** The same table in another thread, over the same memory. */
   static from(shared: SharedWindows): WindowTable {
-    const t = new WindowTable(shared.width);
-    t.slots = shared.slots;
-    t.mask = shared.slots.length / 2 - 1;
-    t.used = shared.used;
-    t.seeds = shared.seeds;
-    t.shared = true;
+    const t = new WindowTable(shared.width).adopt(shared);
+    t.mask = shared.words.length / 2 - 1;
     return t;
-  }
-
-  /**
-   * This table for another thread (WindowTable.from): its array moves to shared memory once, and from
-   * now on each side copies it before it adds (a thread never reads a slot half written).
-   */
-  share(): SharedWindows {
-    this.slots = toShared(this.slots);
-    this.shared = true;
-    const { width, slots, used, seeds } = this;
-    return { width, slots, used, seeds };
-  }
-
-  /** How many windows are held. */
-  get size(): number {
-    return this.used;
   }
 
   /** Add the window of `s` at `at` with `value` (0 to 255), unless held: then it keeps its value. */
@@ -111,13 +141,10 @@ export class WindowTable {
     const h = hashOf(s, at, this.width, this.seeds);
     const h2 = second & ~0xff;
     if (this.find(h, h2) >= 0) return;
-    if (this.shared) {
-      this.slots = this.slots.slice();
-      this.shared = false;
-    }
-    if ((this.used + 1) / (this.mask + 1) > MAX_LOAD) this.grow();
+    this.own();
+    if ((this.count + 1) / (this.mask + 1) > MAX_LOAD) this.grow();
     this.place(h, (h2 | (value & 0xff)) >>> 0);
-    this.used++;
+    this.count++;
   }
 
   /** Whether the window of `s` at `at` is held. */
@@ -128,41 +155,33 @@ export class WindowTable {
   /** The value of the window of `s` at `at`, or -1 when it is not held. */
   get(s: string, at: number): number {
     const slot = this.find(hashOf(s, at, this.width, this.seeds), second & ~0xff);
-    return slot < 0 ? -1 : this.slots[2 * slot + 1]! & 0xff;
+    return slot < 0 ? -1 : this.words[2 * slot + 1]! & 0xff;
   }
 
   /** The slot of hash (h, h2: the second word's top 24 bits, the rest 0), or -1. */
   private find(h: number, h2: number): number {
-    const { slots, mask } = this;
+    const { words, mask } = this;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const k = slots[2 * i]!;
+      const k = words[2 * i]!;
       if (k === 0) return -1;
-      if (k === h && (slots[2 * i + 1]! & ~0xff) === h2) return i;
+      if (k === h && (words[2 * i + 1]! & ~0xff) === h2) return i;
     }
   }
 
   private place(h: number, word: number): void {
-    const { slots, mask } = this;
+    const { words, mask } = this;
     let i = h & mask;
-    while (slots[2 * i] !== 0) i = (i + 1) & mask;
-    slots[2 * i] = h;
-    slots[2 * i + 1] = word;
+    while (words[2 * i] !== 0) i = (i + 1) & mask;
+    words[2 * i] = h;
+    words[2 * i + 1] = word;
   }
 
   private grow(): void {
-    const old = this.slots;
-    this.slots = new Uint32Array(2 * old.length);
+    const old = this.words;
+    this.words = new Uint32Array(2 * old.length);
     this.mask = old.length - 1;
     for (let i = 0; i < old.length; i += 2) if (old[i] !== 0) this.place(old[i]!, old[i + 1]!);
   }
-}
-
-/** A filter as another thread takes it over (WindowFilter.share), as SharedWindows are. */
-export interface SharedFilter {
-  width: number;
-  bits: Uint32Array;
-  added: number;
-  seeds: Uint32Array;
 }
 
 /**
@@ -171,72 +190,37 @@ export interface SharedFilter {
  * holds at most `capacity` windows. It does not grow: its owner builds a larger one from what it knows
  * (`full`).
  */
-export class WindowFilter {
-  private bits: Uint32Array;
-  private added = 0;
-  private seeds: Uint32Array = randomFillSync(new Uint32Array(2));
-  private shared = false;
-
+export class WindowFilter extends Windows {
   /** A filter for `capacity` windows of `width` characters. */
-  constructor(
-    readonly width: number,
-    capacity = 0,
-  ) {
-    let n = FIRST_FILTER_BITS;
-    while (n < capacity * FILTER_BITS_PER_WINDOW) n *= 2;
-    this.bits = new Uint32Array(n / 32);
+  constructor(width: number, capacity = 0) {
+    let bits = FIRST_FILTER_BITS;
+    while (bits < capacity * FILTER_BITS_PER_WINDOW) bits *= 2;
+    super(width, bits / 32);
   }
 
-  static from(shared: SharedFilter): WindowFilter {
-    const f = new WindowFilter(shared.width);
-    f.bits = shared.bits;
-    f.added = shared.added;
-    f.seeds = shared.seeds;
-    f.shared = true;
-    return f;
-  }
-
-  share(): SharedFilter {
-    this.bits = toShared(this.bits);
-    this.shared = true;
-    const { width, bits, added, seeds } = this;
-    return { width, bits, added, seeds };
-  }
-
-  /** How many windows were added (each time: a window added twice counts twice). */
-  get size(): number {
-    return this.added;
+  /** The same filter in another thread, over the same memory. */
+  static from(shared: SharedWindows): WindowFilter {
+    return new WindowFilter(shared.width).adopt(shared);
   }
 
   /** More windows were added than it was made for: strangers pass more often. */
   get full(): boolean {
-    return this.added * FILTER_BITS_PER_WINDOW > this.bits.length * 32;
+    return this.count * FILTER_BITS_PER_WINDOW > this.words.length * 32;
   }
 
   add(s: string, at: number): void {
-    if (this.shared) {
-      this.bits = this.bits.slice();
-      this.shared = false;
-    }
-    const word = hashOf(s, at, this.width, this.seeds) & (this.bits.length - 1);
-    this.bits[word]! |= (1 << (second & 31)) | (1 << ((second >>> 5) & 31));
-    this.added++;
+    this.own();
+    const word = hashOf(s, at, this.width, this.seeds) & (this.words.length - 1);
+    this.words[word]! |= (1 << (second & 31)) | (1 << ((second >>> 5) & 31));
+    this.count++;
   }
 
   /** Whether the window of `s` at `at` may be held (surely, when it was added). */
   has(s: string, at: number): boolean {
-    const word = hashOf(s, at, this.width, this.seeds) & (this.bits.length - 1);
+    const word = hashOf(s, at, this.width, this.seeds) & (this.words.length - 1);
     const both = (1 << (second & 31)) | (1 << ((second >>> 5) & 31));
-    return (this.bits[word]! & both) === both;
+    return (this.words[word]! & both) === both;
   }
-}
-
-/** The same array over shared memory (a copy, once; an array already shared is returned). */
-function toShared(a: Uint32Array): Uint32Array {
-  if (a.buffer instanceof SharedArrayBuffer) return a;
-  const copy = new Uint32Array(new SharedArrayBuffer(a.byteLength));
-  copy.set(a);
-  return copy;
 }
 
 /** MurmurHash3's finalizer: every bit of the state reaches the low bits that pick a slot. */
