@@ -88,6 +88,11 @@ export class Registrations {
   /** What was registered (value, label), in order: another thread's redactor is made the same from it. */
   private readonly order: Array<[string, string]> = [];
 
+  /** How many values were registered. */
+  protected get count(): number {
+    return this.order.length;
+  }
+
   /** Note `value` with `label` (values shorter than 4 characters are no secret anyone could use). */
   register(value: string, label: string): void {
     this.note(value, label);
@@ -167,6 +172,8 @@ export class Redactor extends Registrations {
   private whole: Array<[string, string]> = [];
   /** Short texts already redacted (header values, paths recur): emptied whenever a secret is registered. */
   private readonly done = new Map<string, string>();
+  /** How many of the values registered the tables hold (`build` adds the others). */
+  private built = 0;
 
   constructor(secrets: Record<string, string | undefined>) {
     super();
@@ -176,6 +183,7 @@ export class Redactor extends Registrations {
 
   /** This redactor for another thread (Redactor.from), its large tables shared, not copied. */
   tables(): RedactorTables {
+    if (this.built < this.count) this.build();
     return {
       registrations: this.registrations(),
       grams: this.grams.share(),
@@ -191,6 +199,7 @@ export class Redactor extends Registrations {
   static from(t: RedactorTables): Redactor {
     const r = new Redactor({});
     for (const [value, label] of t.registrations) r.note(value, label);
+    r.built = t.registrations.length;
     r.grams = WindowTable.from(t.grams);
     r.anchors = WindowFilter.from(t.anchors);
     r.names = [...t.names];
@@ -202,27 +211,50 @@ export class Redactor extends Registrations {
 
   /**
    * Redact `value` (and every long-enough fragment of it, in every form) from now on. Values shorter
-   * than 4 characters are not secrets anyone could use and are ignored.
+   * than 4 characters are not secrets anyone could use and are ignored. Its tables are built before the
+   * next redaction (`build`): a capture's thousands of keys are registered before anything is redacted.
    */
   override register(value: string, label: string): void {
-    if (!this.note(value, label)) return;
-    this.done.clear();
-    let name = this.names.indexOf(label);
-    if (name < 0) name = this.names.length < UNNAMED ? this.names.push(label) - 1 : UNNAMED;
-    for (const form of keyForms(value)) {
-      if (form.length < FRAGMENT_CHARS) {
-        if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
-        continue;
-      }
-      for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) this.grams.add(form, i, name);
-      this.addAnchors(this.anchors, form);
-    }
-    if (this.anchors.full) {
-      // A filter at least twice as large, from every form registered: it stays as selective as it was.
-      const anchors = new WindowFilter(ANCHOR_CHARS, this.anchors.size + 1);
-      for (const [v] of this.registrations())
-        for (const form of keyForms(v)) if (form.length >= FRAGMENT_CHARS) this.addAnchors(anchors, form);
+    if (this.note(value, label)) this.done.clear();
+  }
+
+  /**
+   * The tables of every value registered since the last build, in one go: the fragment table and the
+   * anchor filter sized once for all of them (built one key at a time, the filter was made again and
+   * again from every key so far, and the table doubled as often).
+   */
+  private build(): void {
+    const todo = this.registrations(this.built);
+    this.built += todo.length;
+    const forms = todo.map(([value, label]) => ({ forms: keyForms(value), label }));
+    let windows = 0;
+    let fragments = 0;
+    for (const { forms: fs } of forms)
+      for (const f of fs)
+        if (f.length >= FRAGMENT_CHARS) {
+          windows += f.length - ANCHOR_CHARS + 1;
+          fragments += f.length - FRAGMENT_CHARS + 1;
+        }
+    this.grams.reserve(fragments);
+    let anchors = this.anchors;
+    if (!anchors.fits(windows)) {
+      // A filter for all of them, made again from every form registered before (it cannot grow).
+      anchors = new WindowFilter(ANCHOR_CHARS, anchors.size + windows);
+      for (const [value] of this.registrations().slice(0, this.built - todo.length))
+        for (const form of keyForms(value)) if (form.length >= FRAGMENT_CHARS) this.addAnchors(anchors, form);
       this.anchors = anchors;
+    }
+    for (const { forms: fs, label } of forms) {
+      let name = this.names.indexOf(label);
+      if (name < 0) name = this.names.length < UNNAMED ? this.names.push(label) - 1 : UNNAMED;
+      for (const form of fs) {
+        if (form.length < FRAGMENT_CHARS) {
+          if (form.length >= 4 && !this.whole.some(([v]) => v === form)) this.whole.push([form, label]);
+          continue;
+        }
+        for (let i = 0; i + FRAGMENT_CHARS <= form.length; i++) this.grams.add(form, i, name);
+        this.addAnchors(anchors, form);
+      }
     }
     this.whole.sort((a, b) => b[0].length - a[0].length);
   }
@@ -238,6 +270,7 @@ export class Redactor extends Registrations {
 
   /** Replace every secret value, and every run of a secret's fragments, in a string. */
   text(s: string): string {
+    if (this.built < this.count) this.build();
     if (s.length > MEMO_MAX_CHARS) return this.redacted(s);
     let out = this.done.get(s);
     if (out === undefined) {

@@ -136,6 +136,14 @@ export class WindowTable extends Windows {
     return t;
   }
 
+  /** Room for `more` windows (fewer when some are held already) without growing while they are added. */
+  reserve(more: number): void {
+    const fits = () => (this.count + more) / (this.mask + 1) <= MAX_LOAD;
+    if (fits()) return;
+    this.own();
+    while (!fits()) this.grow();
+  }
+
   /** Add the window of `s` at `at` with `value` (0 to 255), unless held: then it keeps its value. */
   add(s: string, at: number, value: number): void {
     const h = hashOf(s, at, this.width, this.seeds);
@@ -188,7 +196,7 @@ export class WindowTable extends Windows {
  * Whether a window may be held: a Bloom filter of two bits a window, both in one 32-bit word (one place
  * in memory a lookup). Never wrong about a window added; a stranger passes about once in 50 while it
  * holds at most `capacity` windows. It does not grow: its owner builds a larger one from what it knows
- * (`full`).
+ * (`fits`).
  */
 export class WindowFilter extends Windows {
   /** A filter for `capacity` windows of `width` characters. */
@@ -203,9 +211,9 @@ export class WindowFilter extends Windows {
     return new WindowFilter(shared.width).adopt(shared);
   }
 
-  /** More windows were added than it was made for: strangers pass more often. */
-  get full(): boolean {
-    return this.count * FILTER_BITS_PER_WINDOW > this.words.length * 32;
+  /** Whether `more` windows added stay within what it was made for (past it, strangers pass more often). */
+  fits(more: number): boolean {
+    return (this.count + more) * FILTER_BITS_PER_WINDOW <= this.words.length * 32;
   }
 
   add(s: string, at: number): void {

@@ -343,6 +343,29 @@ describe('redaction of many keys', () => {
     }
   });
 
+  it('builds its tables before each redaction from what was registered since: the keys before as the keys after', () => {
+    const keyOf = (i: number) =>
+      `sk-${i.toString(36).padStart(4, '0')}-Rt5Yu8Io2Pa6${(i * 104729).toString(36)}`;
+    const probe = (k: string) =>
+      `<${k.slice(1, 1 + FRAGMENT_CHARS + 2)}> ${Buffer.from(k).toString('base64')}`;
+    const stepwise = new Redactor({ first: keyOf(0) });
+    expect(stepwise.text(probe(keyOf(0)))).toMatch(/^<\[REDACTED:first\]> \[REDACTED:first\].{0,4}$/);
+    // Then more keys than its anchor filter holds: the filter is made again, the first key's anchors in it.
+    for (let i = 1; i < 3000; i++) {
+      stepwise.register(keyOf(i), 'later');
+      if (i % 1000 === 0)
+        expect(stepwise.text(probe(keyOf(i)))).toMatch(/^<\[REDACTED:later\]> \[REDACTED:later\].{0,4}$/);
+    }
+    const atOnce = new Redactor({ first: keyOf(0) });
+    for (let i = 1; i < 3000; i++) atOnce.register(keyOf(i), 'later');
+    for (let i = 0; i < 3000; i++) {
+      const text = probe(keyOf(i));
+      const out = stepwise.text(text);
+      if (out !== atOnce.text(text) || !/^<\[REDACTED:\w+\]> \[REDACTED:\w+\].{0,4}$/.test(out))
+        throw new Error(`key ${i}: ${out}`);
+    }
+  });
+
   it('masks a fragment without a name past 255 labels (the roles of a configuration are few)', () => {
     const labelled = new Redactor({});
     const keyOf = (i: number) => `${i.toString().padStart(4, '0')}-sk-labelled-Hd4Ns1Kp8Wv`;
