@@ -138,7 +138,8 @@ export class Registrations {
 /**
  * A redactor as another thread takes it over (Redactor.tables, Redactor.from): what was registered, and
  * the tables built from it, the large ones in shared memory. Why not the registrations alone: a capture
- * of thousands of keys makes tables of about 100 MB, which each thread would build again, and hold.
+ * of thousands of keys makes tables of tens of MB (40 MB for 15,596 keys), which each thread would build
+ * again, and hold.
  */
 export interface RedactorTables {
   registrations: Array<[string, string]>;
@@ -163,8 +164,8 @@ export class Redactor extends Registrations {
   /**
    * The anchors' first three characters, one bit each (7-bit characters: 2^21 bits): a sampled position
    * whose three characters are not among them holds no anchor, so the scan passes on without hashing
-   * a window (most positions of most texts, while the keys are few). `wideHeads`: some anchor starts with a
-   * character beyond 7 bits, so a position with one is looked up.
+   * a window (most positions of most texts, while the keys are few). `wideHeads`: some anchor starts
+   * with a character beyond 7 bits, so a position with one is looked up.
    */
   private heads = new Uint32Array(1 << 16);
   private wideHeads = false;
