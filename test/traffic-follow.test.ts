@@ -115,6 +115,33 @@ describe('check-traffic --follow', () => {
     );
   });
 
+  it('a stop while it reads a backlog writes the report at once, with the bytes it did not read', async () => {
+    // A log far larger than one look's chunk (1 MiB), its first finding early: the stop comes with it.
+    const log = join(dir, 'backlog.ndjson');
+    const lax5 = lax.findIndex((l) => /temperature/.test(l));
+    const backlog = [...lax.slice(0, lax5 + 1)];
+    while (backlog.join('\n').length < 4 * (1 << 20)) backlog.push(...clean);
+    writeFileSync(log, `${backlog.join('\n')}\n`);
+    const ac = new AbortController();
+    const lines: string[] = [];
+    const r = await follow(
+      { files: [log], reportDir: join(dir, 'backlog-report'), signal: ac.signal, pollMs: 20 },
+      (s) => {
+        lines.push(s);
+        if (/CHAT-005/.test(s)) ac.abort('a test');
+      },
+    );
+    const judged = r.summary.capture!.exchangesJudged;
+    expect(judged, lines.join('\n')).toBeLessThan(backlog.length / 2);
+    expect(judged).toBeGreaterThan(lax5);
+    const said = lines.find((l) => /the follow stopped \d+ bytes before the end/.test(l));
+    expect(said, lines.join('\n')).toMatch(/not judged/);
+    expect(lines.at(-1)).toMatch(
+      /until a test, \d+ bytes appended not read: a followed log is never complete/,
+    );
+    expect(r.summary.verdict).toBe('failed');
+  });
+
   it('forgets a sequence after the window: a replay after it is not compared with its first', async () => {
     const replay = (minutes: number) => {
       const at = (m: number) => new Date(Date.UTC(2026, 10, 29, 7, m)).toISOString();

@@ -29,25 +29,78 @@ export function apiErrorShape(res: HttpResponse): string[] {
   return problems;
 }
 
-const patterns = new Map<string, RegExp>();
-/** The last list of secrets asked for, its length then, and its pattern (a run or a capture asks with one list). */
-let lastAsked: { secrets: ReadonlyArray<{ value: string }>; count: number; pattern: RegExp } | undefined;
-/** A pattern that matches where any of the secrets' values stands (kept per list of values). */
-function anyOf(secrets: ReadonlyArray<{ value: string }>): RegExp {
-  // The same list again, as long as then (a followed log's list only grows, at its end): its pattern,
-  // without making its key (a capture of many keys made a key of all of them for every reply).
-  if (lastAsked?.secrets === secrets && lastAsked.count === secrets.length) return lastAsked.pattern;
-  const key = JSON.stringify(secrets.map((s) => s.value));
-  let p = patterns.get(key);
-  if (!p) {
-    if (patterns.size >= 64) patterns.clear();
-    p = secrets.length
-      ? new RegExp(secrets.map((s) => s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'))
-      : /(?!)/;
-    patterns.set(key, p);
+/**
+ * Whether a text holds any of a list of secrets' values: one look with a pattern of all of them, not one
+ * per secret. A list passed again only grows, at its end (a followed log's keys, as they come): its
+ * matcher takes the new values as a pattern of their own, and merges its patterns as a binary counter
+ * does (two of one size become one of twice the size), so each value is compiled into about log2(n)
+ * patterns over the list's life, not into one for every value added after it (15,596 keys arriving one
+ * by one made 15,596 patterns of up to 15,596 values), and a text is looked at by at most log2(n) of them.
+ */
+export class SecretMatcher {
+  /** Patterns of consecutive runs of the list, the largest first, and how many values each holds. */
+  private readonly levels: Array<{ size: number; pattern: RegExp }> = [];
+  /** How many of the list's values are in the patterns. */
+  count = 0;
+  /** How many values were compiled into patterns over its life (each merge compiles its values again). */
+  compiled = 0;
+
+  constructor(secrets: ReadonlyArray<{ value: string }>) {
+    this.extend(secrets);
   }
-  lastAsked = { secrets, count: secrets.length, pattern: p };
-  return p;
+
+  /** Take the values added to the list since (its first `count` are unchanged). */
+  extend(secrets: ReadonlyArray<{ value: string }>): void {
+    if (secrets.length <= this.count) return;
+    let size = secrets.length - this.count;
+    while (this.levels.length > 0 && this.levels[this.levels.length - 1]!.size <= size)
+      size += this.levels.pop()!.size;
+    this.levels.push({ size, pattern: patternOf(secrets.slice(secrets.length - size)) });
+    this.count = secrets.length;
+    this.compiled += size;
+  }
+
+  test(text: string): boolean {
+    for (const { pattern } of this.levels) if (pattern.test(text)) return true;
+    return false;
+  }
+
+  /** A matcher of the same values that grows apart from this one (the patterns are shared, unchanged). */
+  copy(): SecretMatcher {
+    const m = new SecretMatcher([]);
+    m.levels.push(...this.levels);
+    m.count = this.count;
+    m.compiled = this.compiled;
+    return m;
+  }
+}
+
+function patternOf(secrets: ReadonlyArray<{ value: string }>): RegExp {
+  return new RegExp(secrets.map((s) => s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+}
+
+/**
+ * The matcher of each list (by identity: it grows with the list), and of each list's values, for a list
+ * made again with the same values (each list gets its own copy: one that grows does not grow another).
+ */
+const byList = new WeakMap<ReadonlyArray<{ value: string }>, SecretMatcher>();
+const byValues = new Map<string, SecretMatcher>();
+function anyOf(secrets: ReadonlyArray<{ value: string }>): SecretMatcher {
+  let m = byList.get(secrets);
+  if (m) {
+    m.extend(secrets);
+    return m;
+  }
+  const key = JSON.stringify(secrets.map((s) => s.value));
+  let same = byValues.get(key);
+  if (!same) {
+    if (byValues.size >= 64) byValues.clear();
+    same = new SecretMatcher(secrets);
+    byValues.set(key, same);
+  }
+  m = same.copy();
+  byList.set(secrets, m);
+  return m;
 }
 
 /** Checks every exchange gets, whatever the test: error shape and server faults. */

@@ -114,11 +114,9 @@ async function followLog(
     const item = lineItem(file, n, text, lineEntry(format ?? 'gateway'));
     if (!item) return;
     if (item.kind === 'entry') {
-      learnEntry(facts, item.value, redactor);
-      if (facts.keys.size > secrets.length) {
-        const known = new Set(secrets.map((s) => s.value));
-        for (const value of facts.keys) if (!known.has(value)) secrets.push({ label: 'captured key', value });
-      }
+      // The list only grows, at its end: SEC-001's matcher takes the new keys alone (checks/exchange.ts).
+      for (const value of learnEntry(facts, item.value, redactor))
+        secrets.push({ label: 'captured key', value });
       state.credentialsRecorded = facts.authorized;
     }
     const said = judge.judged.problems.length;
@@ -137,8 +135,13 @@ async function followLog(
   let identity: string | undefined;
   /** How often the log was read again from its start: its lines' exchange ids stay apart. */
   let generation = 0;
-  /** Everything appended since the last look, read to the size the file has now. */
-  const readNew = async () => {
+  /**
+   * Bytes appended that a stop left unread: a stop ends a look between chunks, so a follow far behind its
+   * log (a day's backlog at its start) writes its report when told, not after reading the backlog.
+   */
+  let unread = 0;
+  /** Everything appended since the last look, read to the size the file has now (or, `untilStop`, to a stop). */
+  const readNew = async (untilStop = true) => {
     let st: Awaited<ReturnType<typeof stat>>;
     try {
       st = await stat(file);
@@ -160,6 +163,10 @@ async function followLog(
     try {
       const buf = Buffer.alloc(CHUNK);
       while (offset < st.size) {
+        if (untilStop && signal.aborted) {
+          unread = st.size - offset;
+          break;
+        }
         const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, st.size - offset), offset);
         if (bytesRead === 0) break;
         offset += bytesRead;
@@ -175,10 +182,16 @@ async function followLog(
     await readNew();
     await sleep(pollMs, undefined, { signal }).catch(() => {});
   }
-  // What arrived before the stop is judged too.
-  await readNew();
+  // What arrived before the stop is judged too, unless the stop came while a look was still reading.
+  const stoppedReading = unread > 0;
+  if (!stoppedReading) await readNew(false);
   const cut = lines.pending();
-  if (cut)
+  const notRead = unread + (stoppedReading && cut ? Buffer.byteLength(cut.text) : 0);
+  if (stoppedReading)
+    log(
+      `check-traffic: ${file}: the follow stopped ${notRead} bytes before the end of what was appended (it was still reading them; from line ${cut?.n ?? 'the next'} on, not judged)`,
+    );
+  else if (cut)
     log(`check-traffic: ${file} line ${cut.n} was still being written when the follow stopped; not judged`);
   const took = Math.round((Date.now() - startedAt.getTime()) / 1000);
   const why = typeof signal.reason === 'string' ? signal.reason : 'a stop';
@@ -190,7 +203,7 @@ async function followLog(
       description,
       judged: judge.judged,
       redactor,
-      stopped: `followed ${file} for ${took} s until ${why}: a followed log is never complete`,
+      stopped: `followed ${file} for ${took} s until ${why}${stoppedReading ? `, ${notRead} bytes appended not read` : ''}: a followed log is never complete`,
     },
     log,
   );

@@ -28,13 +28,20 @@ export interface Learned {
 /**
  * What one entry tells before any is judged: its credentials (registered: with a redactor, or only noted), the keys
  * the deployment accepted, whether requests carry Authorization, its host, the capture's description.
+ * Returns the accepted keys it added to `facts.keys` (a followed log's list of secrets grows by them).
  */
-export function learnEntry(facts: Learned, value: unknown, registered: Registrations): void {
+export function learnEntry(facts: Learned, value: unknown, registered: Registrations): string[] {
   // Every credential is redacted; only a key the deployment accepted (a 2xx with it) is a secret no
   // reply may hold (SEC-001): an echo of a wrong key the client sent is no leak of a key.
   const sent = registerCredentials(value, registered);
   const status = (value as { response?: { status?: unknown } })?.response?.status;
-  if (typeof status === 'number' && status >= 200 && status < 300) for (const k of sent) facts.keys.add(k);
+  const added: string[] = [];
+  if (typeof status === 'number' && status >= 200 && status < 300)
+    for (const k of sent)
+      if (!facts.keys.has(k)) {
+        facts.keys.add(k);
+        added.push(k);
+      }
   if (!facts.authorized && (value as { request?: { headers?: unknown } })?.request?.headers)
     facts.authorized =
       'authorization' in harHeaders((value as { request: { headers: unknown } }).request.headers);
@@ -58,6 +65,7 @@ export function learnEntry(facts: Learned, value: unknown, registered: Registrat
       e.response.content.encoding === 'base64'
         ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
         : e.response.content.text;
+  return added;
 }
 
 /**

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { secretLeaks } from '../../src/checks/exchange.ts';
+import { SecretMatcher, secretLeaks } from '../../src/checks/exchange.ts';
 import { pointsChecks } from '../../src/checks/exchange-points.ts';
 import { suspiciousFields } from '../../src/checks/leaks.ts';
 import { exchangeFindings } from '../../src/checks/per-exchange.ts';
@@ -282,5 +283,46 @@ describe('SEC-001 secrets in a reply (secretLeaks)', () => {
     }));
     expect(secretLeaks(response({ json: { x: 'sk-4999-abcdefghij' } }), many)).toHaveLength(1);
     expect(secretLeaks(response({ json: { x: 'sk-5000-abcdefghij' } }), many)).toEqual([]);
+  });
+
+  it('a list that grows one key at a time compiles each key into about log2(n) patterns, not n', () => {
+    const list: Array<{ value: string }> = [];
+    const matcher = new SecretMatcher(list);
+    const n = 4096;
+    for (let i = 0; i < n; i++) {
+      list.push({ value: `sk-grow-${i}-${(i * 7919).toString(36)}` });
+      matcher.extend(list);
+    }
+    // A pattern of the whole list made again for each key added compiles n (n + 1) / 2 = 8.4 million.
+    expect(matcher.compiled).toBeLessThanOrEqual(n * (Math.log2(n) + 1));
+    expect(matcher.test(`x ${list[0]!.value} y`)).toBe(true);
+    expect(matcher.test(`x ${list[n - 1]!.value} y`)).toBe(true);
+    expect(matcher.test('x sk-grow-4096-zz y')).toBe(false);
+  });
+
+  it('finds a value of the list in a text exactly when one stands in it, however the list grew', () => {
+    const value = fc.string({
+      unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$'),
+      minLength: 1,
+      maxLength: 5,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(value, { maxLength: 4 }), { maxLength: 8 }),
+        fc.array(
+          fc.string({ unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$', 'x'), maxLength: 12 }),
+        ),
+        (batches, texts) => {
+          const list: Array<{ value: string }> = [];
+          const matcher = new SecretMatcher(list);
+          for (const batch of batches) {
+            list.push(...batch.map((v) => ({ value: v })));
+            matcher.extend(list);
+            for (const t of texts) expect(matcher.test(t), t).toBe(list.some((s) => t.includes(s.value)));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
