@@ -7,11 +7,14 @@
  * characters where they are, without cutting a string out of the text.
  *
  * What a hash may get wrong, and why it is safe: a window of a key always has the same hash, so a key's
- * fragment is never missed; only a window that is not a fragment can be taken for one. A WindowTable
- * compares 56 bits, from seeds drawn per table: with n windows held, a lookup of a stranger errs with a
- * chance of n in 2^56 (2 million windows: once in 3.6e10 lookups), and no text can be written to collide
- * on purpose. A WindowFilter errs more often (about one window in 50 that is no anchor passes), and an
- * error costs one closer look in the table, nothing more.
+ * fragment is never missed; only a window that is not a fragment can be taken for one, and masked. A
+ * WindowTable compares 56 bits, from seeds drawn per table: with n windows held, a lookup of a window
+ * that is no fragment errs with a chance of about n in 2^56 (2 million windows: once in 3.6e10
+ * lookups). The hash is fast, not keyed against an adversary: a text made to collide with a key's run
+ * (flipping the top bit of two of its characters does, whatever the seeds) is masked as the run would
+ * be. Only a target that knows the key can make one, and it masks no more than echoing the key does.
+ * A WindowFilter errs more often (about one window in 50 that is no anchor passes), and an error costs
+ * one closer look in the table, nothing more.
  */
 import { randomFillSync } from 'node:crypto';
 
