@@ -300,17 +300,31 @@ describe('SEC-001 secrets in a reply (secretLeaks)', () => {
     expect(matcher.test('x sk-grow-4096-zz y')).toBe(false);
   });
 
-  it('finds a value of the list in a text exactly when one stands in it, however the list grew', () => {
-    const value = fc.string({
-      unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$'),
-      minLength: 1,
-      maxLength: 5,
-    });
+  it('finds each value where values overlap or one holds another', () => {
+    const matcher = new SecretMatcher(['abab', 'baba', 'bab|', 'abababab'].map((value) => ({ value })));
+    expect([...matcher.found('xababa|')].sort()).toEqual(['abab', 'baba']);
+    expect([...matcher.found('abababab')].sort()).toEqual(['abab', 'abababab', 'baba']);
+    expect([...matcher.found('abab|')].sort()).toEqual(['abab', 'bab|']);
+  });
+
+  it('finds a value of the list in a text exactly when one stands in it, and which, however the list grew', () => {
+    // Short values (looked for one by one) and long ones of few characters: they overlap, nest and repeat.
+    const value = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$'),
+        minLength: 1,
+        maxLength: 3,
+      }),
+      fc.string({ unit: fc.constantFrom('a', 'b', '|'), minLength: 4, maxLength: 6 }),
+    );
     fc.assert(
       fc.property(
         fc.array(fc.array(value, { maxLength: 4 }), { maxLength: 8 }),
         fc.array(
-          fc.string({ unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$', 'x'), maxLength: 12 }),
+          fc.oneof(
+            fc.string({ unit: fc.constantFrom('a', 'b', '.', '*', '(', '|', '\\', '$', 'x'), maxLength: 12 }),
+            fc.string({ unit: fc.constantFrom('a', 'b', '|'), maxLength: 20 }),
+          ),
         ),
         (batches, texts) => {
           const list: Array<{ value: string }> = [];
@@ -318,7 +332,12 @@ describe('SEC-001 secrets in a reply (secretLeaks)', () => {
           for (const batch of batches) {
             list.push(...batch.map((v) => ({ value: v })));
             matcher.extend(list);
-            for (const t of texts) expect(matcher.test(t), t).toBe(list.some((s) => t.includes(s.value)));
+            for (const t of texts) {
+              const standing = new Set(list.filter((s) => t.includes(s.value)).map((s) => s.value));
+              expect(matcher.test(t), t).toBe(standing.size > 0);
+              // Which ones, overlapping, nested or repeated: every one.
+              expect([...matcher.found(t)].sort(), t).toEqual([...standing].sort());
+            }
           }
         },
       ),
