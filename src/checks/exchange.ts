@@ -44,6 +44,8 @@ export class SecretMatcher {
   private byHead = new Map<string, string[]>();
   /** The shorter values, looked for one by one. */
   private short: string[] = [];
+  /** Where each value stands in the list (a value may be listed under several labels). */
+  private places = new Map<string, number[]>();
   /** How many of the list's values are in the patterns. */
   count = 0;
   /** How many values were compiled into patterns over its life (each merge compiles its values again). */
@@ -60,7 +62,14 @@ export class SecretMatcher {
     while (this.levels.length > 0 && this.levels[this.levels.length - 1]!.size <= size)
       size += this.levels.pop()!.size;
     this.levels.push({ size, pattern: patternOf(secrets.slice(secrets.length - size)) });
-    for (const { value } of secrets.slice(this.count)) {
+    for (let i = this.count; i < secrets.length; i++) {
+      const { value } = secrets[i]!;
+      const listed = this.places.get(value);
+      if (listed) {
+        listed.push(i);
+        continue;
+      }
+      this.places.set(value, [i]);
       if (value.length < 4) this.short.push(value);
       else {
         const head = value.slice(0, 4);
@@ -100,12 +109,18 @@ export class SecretMatcher {
     return out;
   }
 
+  /** Where `value` stands in the list, in order. */
+  placesOf(value: string): readonly number[] {
+    return this.places.get(value) ?? [];
+  }
+
   /** A matcher of the same values that grows apart from this one (the patterns are shared, unchanged). */
   copy(): SecretMatcher {
     const m = new SecretMatcher([]);
     m.levels.push(...this.levels.map(({ size, pattern }) => ({ size, pattern })));
     m.byHead = new Map([...this.byHead].map(([head, values]) => [head, [...values]]));
     m.short = [...this.short];
+    m.places = new Map([...this.places].map(([value, at]) => [value, [...at]]));
     m.count = this.count;
     m.compiled = this.compiled;
     return m;
@@ -185,9 +200,14 @@ export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; v
   const inHeaders: Array<[string, Set<string>]> = [];
   for (const [name, v] of Object.entries(res.headers)) if (any.test(v)) inHeaders.push([name, any.found(v)]);
   if (!inBody && inHeaders.length === 0) return [];
+  // The secrets found, in the list's order (thousands of keys: only the ones found are looked at).
+  const listed = new Set<number>();
+  for (const found of [inBody ?? new Set<string>(), ...inHeaders.map(([, f]) => f)])
+    for (const value of found) for (const i of any.placesOf(value)) listed.add(i);
   const out: Finding[] = [];
   const where = `${res.method} ${res.exchange.path}`;
-  for (const { label, value } of secrets) {
+  for (const i of [...listed].sort((a, b) => a - b)) {
+    const { label, value } = secrets[i]!;
     for (const [name, found] of inHeaders) {
       if (found.has(value))
         out.push({

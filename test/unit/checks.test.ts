@@ -300,6 +300,37 @@ describe('SEC-001 secrets in a reply (secretLeaks)', () => {
     expect(matcher.test('x sk-grow-4096-zz y')).toBe(false);
   });
 
+  it('says what each secret in a reply looked for in turn would say, in the list order, labels repeated', () => {
+    // The model: every secret of the list looked for in every header, then in the body.
+    const model = (res: HttpResponse, secrets: Array<{ label: string; value: string }>) =>
+      secrets.flatMap(({ label, value }) => [
+        ...Object.entries(res.headers)
+          .filter(([, v]) => v.includes(value))
+          .map(([name]) => `GET /v1/x: response header ${name} contains the ${label} secret`),
+        ...(res.text.includes(value)
+          ? [
+              `GET /v1/x: response body contains the ${label} secret at byte offset ${res.text.indexOf(value)}`,
+            ]
+          : []),
+      ]);
+    const value = fc.string({ unit: fc.constantFrom('a', 'b', 'k', '-'), minLength: 2, maxLength: 6 });
+    const piece = fc.string({ unit: fc.constantFrom('a', 'b', 'k', '-', ' '), maxLength: 14 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ label: fc.constantFrom('primary', 'other', 'captured key'), value }), {
+          maxLength: 10,
+        }),
+        piece,
+        fc.dictionary(fc.constantFrom('x-a', 'x-b', 'set-cookie'), piece),
+        (secrets, body, headers) => {
+          const res = response({ text: body, headers });
+          expect(secretLeaks(res, secrets).map((f) => f.message)).toEqual(model(res, secrets));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('finds each value where values overlap or one holds another', () => {
     const matcher = new SecretMatcher(['abab', 'baba', 'bab|', 'abababab'].map((value) => ({ value })));
     expect([...matcher.found('xababa|')].sort()).toEqual(['abab', 'baba']);
