@@ -39,7 +39,7 @@ export function apiErrorShape(res: HttpResponse): string[] {
  */
 export class SecretMatcher {
   /** Patterns of consecutive runs of the list, the largest first, and how many values each holds. */
-  private readonly levels: Array<{ size: number; pattern: RegExp; every?: RegExp }> = [];
+  private readonly levels: Array<{ size: number; pattern: RegExp }> = [];
   /** The values of 4 characters or more by their first 4 (where a pattern matched, which stand there). */
   private byHead = new Map<string, string[]>();
   /** The shorter values, looked for one by one. */
@@ -83,7 +83,10 @@ export class SecretMatcher {
   }
 
   test(text: string): boolean {
-    for (const { pattern } of this.levels) if (pattern.test(text)) return true;
+    for (const { pattern } of this.levels) {
+      pattern.lastIndex = 0;
+      if (pattern.test(text)) return true;
+    }
     return false;
   }
 
@@ -96,14 +99,12 @@ export class SecretMatcher {
   found(text: string): Set<string> {
     const out = new Set<string>();
     for (const v of this.short) if (text.includes(v)) out.add(v);
-    for (const level of this.levels) {
-      level.every ??= new RegExp(level.pattern.source, 'g');
-      const every = level.every;
-      every.lastIndex = 0;
-      for (let m = every.exec(text); m !== null; m = every.exec(text)) {
+    for (const { pattern } of this.levels) {
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
         for (const v of this.byHead.get(text.slice(m.index, m.index + 4)) ?? [])
           if (text.startsWith(v, m.index)) out.add(v);
-        every.lastIndex = m.index + 1;
+        pattern.lastIndex = m.index + 1;
       }
     }
     return out;
@@ -117,7 +118,7 @@ export class SecretMatcher {
   /** A matcher of the same values that grows apart from this one (the patterns are shared, unchanged). */
   copy(): SecretMatcher {
     const m = new SecretMatcher([]);
-    m.levels.push(...this.levels.map(({ size, pattern }) => ({ size, pattern })));
+    m.levels.push(...this.levels);
     m.byHead = new Map([...this.byHead].map(([head, values]) => [head, [...values]]));
     m.short = [...this.short];
     m.places = new Map([...this.places].map(([value, at]) => [value, [...at]]));
@@ -127,8 +128,9 @@ export class SecretMatcher {
   }
 }
 
+/** One pattern of the values, global: `test` and `found` both start it at 0 (one compilation, not two). */
 function patternOf(secrets: ReadonlyArray<{ value: string }>): RegExp {
-  return new RegExp(secrets.map((s) => s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+  return new RegExp(secrets.map((s) => s.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
 }
 
 /**
@@ -194,15 +196,19 @@ export function genericChecks(res: HttpResponse): Finding[] {
  * `secrets` maps a label (role or `canary`) to the value. The message never contains the value.
  */
 export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; value: string }>): Finding[] {
-  // One look for any of them first: a reply that holds none (nearly all) is read once, not once per secret.
+  // One look with the patterns, not one per secret: a reply that holds none (nearly all) is read once,
+  // and one that holds some says which.
   const any = anyOf(secrets);
-  const inBody = any.test(res.text) ? any.found(res.text) : undefined;
+  const inBody = any.found(res.text);
   const inHeaders: Array<[string, Set<string>]> = [];
-  for (const [name, v] of Object.entries(res.headers)) if (any.test(v)) inHeaders.push([name, any.found(v)]);
-  if (!inBody && inHeaders.length === 0) return [];
+  for (const [name, v] of Object.entries(res.headers)) {
+    const found = any.found(v);
+    if (found.size > 0) inHeaders.push([name, found]);
+  }
+  if (inBody.size === 0 && inHeaders.length === 0) return [];
   // The secrets found, in the list's order (thousands of keys: only the ones found are looked at).
   const listed = new Set<number>();
-  for (const found of [inBody ?? new Set<string>(), ...inHeaders.map(([, f]) => f)])
+  for (const found of [inBody, ...inHeaders.map(([, f]) => f)])
     for (const value of found) for (const i of any.placesOf(value)) listed.add(i);
   const out: Finding[] = [];
   const where = `${res.method} ${res.exchange.path}`;
@@ -215,7 +221,7 @@ export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; v
           message: `${where}: response header ${name} contains the ${label} secret`,
         });
     }
-    if (inBody?.has(value))
+    if (inBody.has(value))
       out.push({
         id: 'SEC-001',
         message: `${where}: response body contains the ${label} secret at byte offset ${res.text.indexOf(value)}`,
