@@ -6,7 +6,7 @@
  * legacy format, suspicious fields, and a stream whose events all arrived at once (advisory).
  */
 import type { HttpResponse } from '../http/client.ts';
-import type { ResponseFinding } from '../openapi/fallback.ts';
+import type { ResponseSource } from '../openapi/fallback.ts';
 import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
 import { pointsJudged } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';
@@ -16,7 +16,7 @@ export interface ExchangeCheckContext {
   /** The secrets no reply may hold: configured keys, canaries (label and value). */
   secrets: Array<{ label: string; value: string }>;
   /** What responses are validated against: the live description or the documented contract. */
-  responses: { checkResponse(res: HttpResponse): ResponseFinding[] };
+  responses: ResponseSource;
 }
 
 /** What one family found on one exchange, and the ids whose form the exchange showed (judged on it). */
@@ -78,12 +78,11 @@ export const EXCHANGE_CHECKS: ReadonlyArray<{
     family: 'the description in use',
     ids: ['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004'],
     everyExchange: true,
-    run: (res, ctx) => ({
-      findings: ctx.responses.checkResponse(res),
-      observed: res.body.length
-        ? ['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004']
-        : ['RESP-001', 'RESP-002', 'RESP-004'],
-    }),
+    // Judged where the description (or the documented schemas) had something to hold the response to.
+    run: (res, ctx) => {
+      const { findings, judged } = ctx.responses.judgeResponse(res);
+      return { findings, observed: judged };
+    },
   },
 ];
 

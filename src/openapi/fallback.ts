@@ -12,6 +12,22 @@ import { Documented, documented } from './documented.ts';
 import { capEvidence, type DescriptionFacts, onlyTooLarge } from './guard.ts';
 
 /** A finding of a response against the description it is validated by, live or documented (RESP-001..004). */
+/**
+ * A response judged against what responses are validated by: the findings, and the ids it was judged
+ * on (`judged`: an id is judged on a response only where there was something to hold it to, a declared
+ * status, a body's media type, a schema the body was validated against, declared headers; what the
+ * description or the documented schemas say nothing of is not judged, never passed).
+ */
+export interface ResponseJudgement {
+  findings: ResponseFinding[];
+  judged: ReadonlyArray<ResponseFinding['id']>;
+}
+
+/** What responses are validated against (the live description, or the documented contract). */
+export interface ResponseSource {
+  judgeResponse(res: HttpResponse): ResponseJudgement;
+}
+
 export interface ResponseFinding {
   id: 'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004';
   message: string;
@@ -43,22 +59,32 @@ function documentedRows() {
 
 /** RESP-003 findings of a 2xx JSON body against its endpoint's documented schema; why names the cause. */
 export function documentedBodyFindings(res: HttpResponse, why: string): ResponseFinding[] {
-  if (res.status < 200 || res.status >= 300 || res.json === undefined) return [];
+  return documentedBody(res, why)?.findings ?? [];
+}
+
+/**
+ * A 2xx JSON body judged against its endpoint's documented schema (RESP-003), or undefined where there is
+ * none to judge it by (another status, no JSON, an endpoint the contract shows no body of).
+ */
+export function documentedBody(res: HttpResponse, why: string): ResponseJudgement | undefined {
+  if (res.status < 200 || res.status >= 300 || res.json === undefined) return undefined;
   const path = res.rawPath.split('?')[0]!;
   const row = documentedRows().find((r) => r.method === res.method && r.re.test(path));
-  if (!row) return [];
+  if (!row) return undefined;
   // As for the live description: every error only for a body small enough (ajv's is quadratic).
   const big = res.body.length > 1_000_000;
   firstErrorOnly ??= new Documented(pkgPath('schemas'), false);
   const v = (big ? firstErrorOnly : documented()).validator(row.schema);
-  if (v(res.json)) return [];
-  return schemaErrorFindings(
-    res,
-    v.errors ?? [],
-    big,
-    (e) =>
-      `${res.method} ${path} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (documented schema ${row.schema}; ${why})`,
-  );
+  const findings = v(res.json)
+    ? []
+    : schemaErrorFindings(
+        res,
+        v.errors ?? [],
+        big,
+        (e) =>
+          `${res.method} ${path} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (documented schema ${row.schema}; ${why})`,
+      );
+  return { findings, judged: ['RESP-003'] };
 }
 
 /**
@@ -107,9 +133,13 @@ export function documentedBecause(openapi: DescriptionFacts | undefined): string
 /** The response checker of a run whose live description is not used. */
 export function documentedFallback(openapi: DescriptionFacts | undefined): {
   checkResponse(res: HttpResponse): ResponseFinding[];
-} {
+} & ResponseSource {
   const why = documentedBecause(openapi);
-  return { checkResponse: (res) => documentedBodyFindings(res, why) };
+  // Without a usable description, only a body the documented schemas show is judged (RESP-003): no
+  // status, media type or header is declared anywhere to hold a response to.
+  const judgeResponse = (res: HttpResponse): ResponseJudgement =>
+    documentedBody(res, why) ?? { findings: [], judged: [] };
+  return { judgeResponse, checkResponse: (res) => judgeResponse(res).findings };
 }
 
 /**

@@ -18,7 +18,12 @@ import { type HttpResponse, isJsonMediaType, mediaTypeOf } from '../http/client.
 import { pkgPath } from '../paths.ts';
 import { CACHE_ROOT, cacheRootTrusted, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
-import { documentedBodyFindings, type ResponseFinding, schemaErrorFindings } from './fallback.ts';
+import {
+  documentedBody,
+  type ResponseFinding,
+  type ResponseJudgement,
+  schemaErrorFindings,
+} from './fallback.ts';
 import { re2Engine, screenDescription } from './guard.ts';
 import { itemFindings, sequenceKind } from './items.ts';
 
@@ -383,23 +388,34 @@ export class LiveDescription {
   }
 
   checkResponse(res: HttpResponse): ResponseFinding[] {
+    return this.judgeResponse(res).findings;
+  }
+
+  /**
+   * A response judged against the description, and the ids it was judged on: RESP-001 where the
+   * description has its operation, RESP-002 on a body of a declared status, RESP-003 where a schema (or
+   * an itemSchema) was the body's to meet, RESP-004 where the status declares headers. A path the
+   * description does not have is not judged by it.
+   */
+  judgeResponse(res: HttpResponse): ResponseJudgement {
     const op = this.findOperation(res.method, res.rawPath);
-    if (!op) return [];
+    if (!op) return { findings: [], judged: [] };
     const where = `${op.method} ${op.template}`;
     const code = String(res.status);
     const d = this.declared(op, code);
     if (d.kind === 'undeclared') {
-      return [
-        {
-          id: 'RESP-001',
-          message: `${where}: status ${code} is not declared for the operation`,
-          received: res.status,
-          expected: [...d.expected],
-          pointer: `${op.pointer}/responses`,
-        },
-      ];
+      const finding: ResponseFinding = {
+        id: 'RESP-001',
+        message: `${where}: status ${code} is not declared for the operation`,
+        received: res.status,
+        expected: [...d.expected],
+        pointer: `${op.pointer}/responses`,
+      };
+      return { findings: [finding], judged: ['RESP-001'] };
     }
     const findings: ResponseFinding[] = [];
+    const judged: Array<ResponseFinding['id']> = ['RESP-001'];
+    if (res.body.length > 0) judged.push('RESP-002');
     const { resPointer, ranges } = d;
     if (ranges.length === 0) {
       // A Response Object without `content` leaves the payload undescribed ("a map containing
@@ -441,21 +457,29 @@ export class LiveDescription {
         if (media.node.itemSchema !== undefined && kind) {
           const itemPointer = `${media.pointer}/itemSchema`;
           const v = this.itemValidator(itemPointer);
-          findings.push(
-            ...(v instanceof Error
-              ? documentedBodyFindings(
-                  res,
-                  `the live itemSchema does not compile: ${v.message.slice(0, 200)}`,
-                )
-              : itemFindings(res, kind, v, itemPointer, where)),
-          );
+          if (v instanceof Error) {
+            const fallback = documentedBody(
+              res,
+              `the live itemSchema does not compile: ${v.message.slice(0, 200)}`,
+            );
+            if (fallback) {
+              findings.push(...fallback.findings);
+              judged.push('RESP-003');
+            }
+          } else {
+            findings.push(...itemFindings(res, kind, v, itemPointer, where));
+            judged.push('RESP-003');
+          }
         } else if (media.node.schema !== undefined && isJsonMediaType(mt)) {
-          findings.push(...this.checkBody(res, `${media.pointer}/schema`, where));
+          const body = this.checkBody(res, `${media.pointer}/schema`, where);
+          findings.push(...body.findings);
+          if (body.judged) judged.push('RESP-003');
         }
       }
     }
     findings.push(...this.checkHeaders(res, d, where));
-    return findings;
+    if (d.headers.length > 0) judged.push('RESP-004');
+    return { findings, judged };
   }
 
   /**
@@ -614,39 +638,53 @@ export class LiveDescription {
     return `${sha256Of(`${code}\n${this.docDigest}\n${key}`)}.js`;
   }
 
-  private checkBody(res: HttpResponse, schemaPointer: string, where: string): ResponseFinding[] {
+  /** The body against its declared schema: findings, and whether it was judged (RESP-003). */
+  private checkBody(
+    res: HttpResponse,
+    schemaPointer: string,
+    where: string,
+  ): { findings: ResponseFinding[]; judged: boolean } {
+    const judged = (findings: ResponseFinding[]) => ({ findings, judged: true });
     if (res.jsonError !== undefined || (res.json === undefined && res.body.length > 0)) {
-      return [
+      return judged([
         {
           id: 'RESP-003',
           message: `${where} ${res.status}: the body is not valid JSON (${res.jsonError ?? 'unparsable'})`,
           pointer: schemaPointer,
         },
-      ];
+      ]);
     }
     if (res.body.length === 0) {
-      return [
+      return judged([
         {
           id: 'RESP-003',
           message: `${where} ${res.status}: empty body where a JSON schema is declared`,
           pointer: schemaPointer,
         },
-      ];
+      ]);
     }
     // First whether the body is valid at all (linear); every error only for a body small enough that
     // collecting them all (quadratic in ajv across $ref calls) stays cheap.
     const first = this.validator(schemaPointer, false);
-    if (first instanceof Error)
-      return documentedBodyFindings(res, `the live schema does not compile: ${first.message.slice(0, 200)}`);
-    if (first(res.json)) return [];
+    if (first instanceof Error) {
+      // A live schema that does not compile: the documented one, where the contract shows the body.
+      const fallback = documentedBody(
+        res,
+        `the live schema does not compile: ${first.message.slice(0, 200)}`,
+      );
+      return fallback ? judged(fallback.findings) : { findings: [], judged: false };
+    }
+    if (first(res.json)) return judged([]);
     const all = res.body.length <= ALL_ERRORS_MAX_BYTES ? this.validator(schemaPointer) : undefined;
     const errors = all && !(all instanceof Error) && !all(res.json) ? all.errors : first.errors;
-    return schemaErrorFindings(
-      res,
-      oneErrorPerCause(errors ?? []),
-      !all,
-      (e) =>
-        `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+    return judged(
+      schemaErrorFindings(
+        res,
+        oneErrorPerCause(errors ?? []),
+        !all,
+        (e) =>
+          `${where} ${res.status}: body ${e.instancePath || '/'} ${e.message ?? e.keyword} (schema ${e.schemaPath})`,
+      ),
     );
   }
 

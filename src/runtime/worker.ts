@@ -6,7 +6,7 @@ import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { ExchangeLog } from '../layout.ts';
-import { documentedFallback, responseSource } from '../openapi/fallback.ts';
+import { documentedFallback, type ResponseSource, responseSource } from '../openapi/fallback.ts';
 import { LiveDescription } from '../openapi/live.ts';
 import { type ForbiddenHint, type Hint, isForbiddenHint, type Role } from '../vocabulary.ts';
 import { RequestGate } from './gate.ts';
@@ -23,7 +23,7 @@ export interface WorkerState {
   /** This worker's share of the target's concurrency: the requests of its tests in flight at once. */
   gate: RequestGate;
   /** Checks every response against the live description, or the documented schemas when it is unusable. */
-  responses: Pick<LiveDescription, 'checkResponse'>;
+  responses: ResponseSource;
   record(exchange: Exchange): void;
 }
 

@@ -16,7 +16,7 @@ import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
-import { documentedBecause, documentedFallback } from '../openapi/fallback.ts';
+import { documentedBecause, documentedFallback, type ResponseSource } from '../openapi/fallback.ts';
 import { judgeDescription, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
@@ -543,7 +543,7 @@ function captureRules(): ReadonlyArray<{ id: string; needs: string }> {
 }
 
 export interface Description {
-  responses: { checkResponse: LiveDescription['checkResponse'] };
+  responses: ResponseSource;
   /** What a judging thread builds the same `responses` from. */
   from: DescriptionSource;
   valid: boolean;

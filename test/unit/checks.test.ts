@@ -48,14 +48,17 @@ describe('SSE parsing', () => {
 });
 
 describe('the per-exchange checks say which ids an exchange showed the form of', () => {
-  const ctx = { secrets: [{ label: 'primary key', value: 'sk-x' }], responses: { checkResponse: () => [] } };
+  const ctx = {
+    secrets: [{ label: 'primary key', value: 'sk-x' }],
+    responses: { judgeResponse: () => ({ findings: [], judged: [] }) },
+  };
   const observed = (r: HttpResponse) => [...exchangeFindings(r, ctx).observed].sort();
 
   it('judges the points rules only where a points field stands, the error shape only on an error', () => {
     const plain = observed(response({ rawPath: '/v1/models', json: { data: [{ id: 'm' }] } }));
     expect(plain).not.toContain('PTS-001');
     expect(plain).not.toContain('ERR-001');
-    expect(plain).toEqual(expect.arrayContaining(['PTS-004', 'RESP-003', 'SEC-001', 'ERR-002']));
+    expect(plain).toEqual(expect.arrayContaining(['PTS-004', 'SEC-001', 'ERR-002']));
     const priced = observed(
       response({ rawPath: '/v1/balance', json: { total_points: '1', unit: 'service_points' } }),
     );
@@ -63,6 +66,19 @@ describe('the per-exchange checks say which ids an exchange showed the form of',
     const refused = observed(response({ status: 401, json: { error: { code: 'invalid_api_key' } } }));
     expect(refused).toContain('ERR-001');
     expect(refused).not.toContain('PTS-001');
+  });
+
+  it('judges the description ids only where the description (or the documented schemas) judged them', () => {
+    const reply = response({ rawPath: '/v1/models', json: { data: [{ id: 'm' }] } });
+    const by = (judged: Array<'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004'>) =>
+      [
+        ...exchangeFindings(reply, { ...ctx, responses: { judgeResponse: () => ({ findings: [], judged }) } })
+          .observed,
+      ]
+        .filter((id) => id.startsWith('RESP-'))
+        .sort();
+    expect(by([])).toEqual([]);
+    expect(by(['RESP-001', 'RESP-003'])).toEqual(['RESP-001', 'RESP-003']);
   });
 });
 

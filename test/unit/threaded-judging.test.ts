@@ -36,7 +36,7 @@ function failingPool(): JudgingThreads {
 describe('a judging thread that fails', () => {
   it('fails the judging when its batch comes, with no unhandled rejection before', async () => {
     const redactor = new Redactor({});
-    const ctx = { secrets: [], responses: { checkResponse: () => [] } };
+    const ctx = { secrets: [], responses: { judgeResponse: () => ({ findings: [], judged: [] }) } };
     const judge = new ExchangeJudge(redactor, false, ctx, new TrafficState(false));
     const batches = new ThreadedJudging(failingPool(), judge, redactor, ctx);
     for (let i = 0; i < 600; i++) await batches.add({ kind: 'text', index: i, text: '{}' }, 'a.har', 0);

@@ -1,0 +1,97 @@
+/**
+ * A response is judged by the description ids (RESP-001..004) only where there was something to hold it
+ * to (src/openapi/live.ts judgeResponse, src/openapi/fallback.ts documentedFallback): an operation the
+ * live description has, a body of a declared status, a schema the body was validated against, declared
+ * headers; without a usable description, a 2xx body the documented schemas show. Otherwise the id is
+ * not judged on it, never passed: a capture of endpoints nothing describes does not pass RESP-003.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HttpResponse } from '../../src/http/client.ts';
+import { documentedFallback } from '../../src/openapi/fallback.ts';
+import { LiveDescription } from '../../src/openapi/live.ts';
+
+const live = new LiveDescription({
+  openapi: '3.1.0',
+  info: { title: 't', version: '1' },
+  paths: {
+    '/v1/things': {
+      get: {
+        responses: {
+          '200': {
+            description: 'ok',
+            headers: { 'X-Request-ID': { required: true, schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { type: 'object', required: ['id'] } } },
+          },
+          '204': { description: 'nothing' },
+          '202': { description: 'text', content: { 'text/plain': {} } },
+        },
+      },
+    },
+  },
+});
+
+function response(
+  status: number,
+  body: string,
+  path = '/v1/things',
+  method = 'GET',
+  type = 'application/json',
+): HttpResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  return {
+    exchange: { id: 'x', startedAt: '', method, path, requestHeaders: {}, durationMs: 0 },
+    method,
+    rawPath: path,
+    status,
+    headers: { 'content-type': type, 'x-request-id': 'r1' },
+    body: Buffer.from(body),
+    text: body,
+    json,
+    ...(body ? { mediaType: type } : {}),
+    ...(body && json === undefined && type.includes('json') ? { jsonError: 'Unexpected token' } : {}),
+  };
+}
+
+const judged = (
+  r: HttpResponse,
+  by: { judgeResponse(r: HttpResponse): { judged: readonly string[] } } = live,
+) => [...by.judgeResponse(r).judged].sort();
+
+describe('the description ids a response is judged on', () => {
+  it('judges every id on a body of a declared status with a schema and declared headers', () => {
+    expect(judged(response(200, '{"id":1}'))).toEqual(['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004']);
+    // Judged and failed alike: a body that breaks the schema, and one that is no JSON.
+    expect(live.judgeResponse(response(200, '{}')).findings.map((f) => f.id)).toEqual(['RESP-003']);
+    expect(judged(response(200, 'not json{'))).toContain('RESP-003');
+    expect(live.judgeResponse(response(200, 'not json{')).findings.map((f) => f.id)).toEqual(['RESP-003']);
+  });
+
+  it('judges no schema where none is declared, no media type without a body, no headers none declare', () => {
+    expect(judged(response(202, 'plain text', undefined, undefined, 'text/plain'))).toEqual([
+      'RESP-001',
+      'RESP-002',
+    ]);
+    expect(judged(response(204, ''))).toEqual(['RESP-001']);
+  });
+
+  it('judges only the status where it is not declared, and nothing on a path the description lacks', () => {
+    expect(judged(response(418, '{"id":1}'))).toEqual(['RESP-001']);
+    expect(live.judgeResponse(response(418, '{"id":1}')).findings.map((f) => f.id)).toEqual(['RESP-001']);
+    expect(judged(response(200, '{"id":1}', '/v1/other'))).toEqual([]);
+  });
+
+  it('without a usable description, judges only a 2xx body the documented schemas show (RESP-003)', () => {
+    const fallback = documentedFallback({ errors: ['not in the capture'] });
+    const chat = response(200, '{"id":7}', '/v1/chat/completions', 'POST');
+    expect(judged(chat, fallback)).toEqual(['RESP-003']);
+    expect(fallback.judgeResponse(chat).findings.length).toBeGreaterThan(0);
+    // GET /v1/models: the contract shows no body schema of it; a refusal is no body of a schema.
+    expect(judged(response(200, '{"object":"list","data":5}', '/v1/models'), fallback)).toEqual([]);
+    expect(judged(response(404, '{"error":{}}', '/v1/chat/completions', 'POST'), fallback)).toEqual([]);
+  });
+});
