@@ -11,7 +11,6 @@ import { templateRegex, valueAt } from './document.ts';
 import { Documented, documented } from './documented.ts';
 import { capEvidence, type DescriptionFacts, onlyTooLarge } from './guard.ts';
 
-/** A finding of a response against the description it is validated by, live or documented (RESP-001..004). */
 /**
  * A response judged against what responses are validated by: the findings, and the ids it was judged
  * on (`judged`: an id is judged on a response only where there was something to hold it to, a declared
@@ -28,6 +27,7 @@ export interface ResponseSource {
   judgeResponse(res: HttpResponse): ResponseJudgement;
 }
 
+/** A finding of a response against the description it is validated by, live or documented (RESP-001..004). */
 export interface ResponseFinding {
   id: 'RESP-001' | 'RESP-002' | 'RESP-003' | 'RESP-004';
   message: string;
@@ -57,14 +57,10 @@ function documentedRows() {
   return rows;
 }
 
-/** RESP-003 findings of a 2xx JSON body against its endpoint's documented schema; why names the cause. */
-export function documentedBodyFindings(res: HttpResponse, why: string): ResponseFinding[] {
-  return documentedBody(res, why)?.findings ?? [];
-}
-
 /**
- * A 2xx JSON body judged against its endpoint's documented schema (RESP-003), or undefined where there is
- * none to judge it by (another status, no JSON, an endpoint the contract shows no body of).
+ * A 2xx JSON body judged against its endpoint's documented schema (RESP-003; `why` names the cause of
+ * the fallback), or undefined where there is none to judge it by (another status, no JSON, an endpoint
+ * the contract shows no body of).
  */
 export function documentedBody(res: HttpResponse, why: string): ResponseJudgement | undefined {
   if (res.status < 200 || res.status >= 300 || res.json === undefined) return undefined;
