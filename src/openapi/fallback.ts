@@ -59,14 +59,24 @@ function documentedRows() {
 
 /**
  * A 2xx JSON body judged against its endpoint's documented schema (RESP-003; `why` names the cause of
- * the fallback), or undefined where there is none to judge it by (another status, no JSON, an endpoint
- * the contract shows no body of).
+ * the fallback), a JSON body that does not parse failed as such, or undefined where there is none to
+ * judge it by (another status, no JSON, an endpoint the contract shows no body of).
  */
 export function documentedBody(res: HttpResponse, why: string): ResponseJudgement | undefined {
-  if (res.status < 200 || res.status >= 300 || res.json === undefined) return undefined;
+  if (res.status < 200 || res.status >= 300) return undefined;
+  if (res.json === undefined && res.jsonError === undefined) return undefined;
   const path = res.rawPath.split('?')[0]!;
   const row = documentedRows().find((r) => r.method === res.method && r.re.test(path));
   if (!row) return undefined;
+  // A JSON body that does not parse where the contract shows one: failed, as against a live schema.
+  if (res.json === undefined) {
+    const finding: ResponseFinding = {
+      id: 'RESP-003',
+      message: `${res.method} ${path} ${res.status}: the body is not valid JSON (${res.jsonError}; documented schema ${row.schema}; ${why})`,
+      pointer: '/',
+    };
+    return { findings: [finding], judged: ['RESP-003'] };
+  }
   // As for the live description: every error only for a body small enough (ajv's is quadratic).
   const big = res.body.length > 1_000_000;
   firstErrorOnly ??= new Documented(pkgPath('schemas'), false);

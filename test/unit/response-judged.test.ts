@@ -93,5 +93,14 @@ describe('the description ids a response is judged on', () => {
     // GET /v1/models: the contract shows no body schema of it; a refusal is no body of a schema.
     expect(judged(response(200, '{"object":"list","data":5}', '/v1/models'), fallback)).toEqual([]);
     expect(judged(response(404, '{"error":{}}', '/v1/chat/completions', 'POST'), fallback)).toEqual([]);
+    // A JSON body that does not parse where the contract shows one fails, as against a live schema.
+    const broken = response(200, '{"id": "chat_1", "choices": [', '/v1/chat/completions', 'POST');
+    expect(judged(broken, fallback)).toEqual(['RESP-003']);
+    expect(fallback.judgeResponse(broken).findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(
+        /POST \/v1\/chat\/completions 200: the body is not valid JSON .*chat-completion\.json/,
+      ),
+    ]);
+    expect(judged(response(200, 'not json{', '/v1/models'), fallback)).toEqual([]);
   });
 });
