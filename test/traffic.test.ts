@@ -362,6 +362,42 @@ describe('check-traffic on bad input', () => {
   });
 });
 
+describe('a capture without a description', () => {
+  it('judges a body only where the documented schemas show it: a cut chat reply fails RESP-003, an undocumented one is not judged', async () => {
+    const entry = (url: string, method: string, body: string) => ({
+      startedDateTime: '2026-01-01T00:00:00Z',
+      request: {
+        method,
+        url: `http://127.0.0.1:1${url}`,
+        headers: [{ name: 'Authorization', value: 'Bearer sk-capture-undescribed-0123456789' }],
+      },
+      response: {
+        status: 200,
+        headers: [{ name: 'Content-Type', value: 'application/json' }],
+        content: { mimeType: 'application/json', text: body },
+      },
+    });
+    const write = (name: string, e: unknown) => {
+      const file = join(dir, `${name}.har`);
+      writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [e] } }));
+      return file;
+    };
+    const cut = await judge(
+      [write('cut-chat', entry('/v1/chat/completions', 'POST', '{"id": "c1", "choices": ['))],
+      'cut-chat',
+    );
+    expect(cut.summary!.failedRequirements).toEqual({ 'RESP-003': 1 });
+    // GET /v1/models: the contract shows no schema of its body, and nothing declares its status.
+    const models = await judge(
+      [write('models-undescribed', entry('/v1/models', 'GET', '{"object": "list", "data": 5}'))],
+      'models',
+    );
+    expect(models.summary!.verdict).toBe('passed');
+    for (const id of ['RESP-001', 'RESP-002', 'RESP-003', 'RESP-004'])
+      expect(models.summary!.capture!.notJudged, id).toContain(id);
+  });
+});
+
 describe('keys in a capture', () => {
   it('an accepted key in a reply fails SEC-001; an echo of a wrong key the client sent does not; neither is printed', async () => {
     const r = await judge([har('key-echo.har')], 'key-echo-hand');
