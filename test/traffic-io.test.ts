@@ -203,6 +203,17 @@ describe('bad lines of an NDJSON log', () => {
     expect(r.summary!.capture!.exchangesJudged).toBe(lines.length - 1);
   });
 
+  it('a line whose time no date holds is judged without a time, and the lines after it are read', async () => {
+    // `"time": 1e20` (epoch milliseconds past any date) threw in the reader: the whole log was unread.
+    const file = join(dir, 'far-time.ndjson');
+    const far = JSON.stringify({ ...JSON.parse(lines[1]!), time: 1e20 });
+    writeFileSync(file, [lines[0], far, ...lines.slice(2)].join('\n'));
+    const r = await judge({ files: [file] }, 'far-time');
+    expect(r.summary!.capture!.problems).toEqual([]);
+    expect(r.summary!.capture!.exchangesJudged).toBe(lines.length);
+    expect(r.exitCode, r.text).toBe(EXIT.passed);
+  });
+
   it('a last line without its end of line that is whole is read', async () => {
     const file = join(dir, 'no-eol.ndjson');
     writeFileSync(file, lines.join('\n'));

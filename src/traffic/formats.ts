@@ -171,11 +171,22 @@ export const GATEWAY_FIELDS = [
   'client',
 ] as const;
 
+/** The largest time a JavaScript date holds, in milliseconds either side of the epoch (ECMA-262 21.4.1.1). */
+const MAX_EPOCH_MS = 8.64e15;
+
 function gatewayEntry(value: unknown): Json | string {
   const x = obj(value);
   if (!x) return 'not a JSON object';
+  // Epoch milliseconds, or a text as logged; a number no date has (1e20) is no time, not a reason to
+  // drop the exchange.
   const time =
-    typeof x.time === 'number' ? new Date(x.time).toISOString() : typeof x.time === 'string' ? x.time : '';
+    typeof x.time === 'number'
+      ? Math.abs(x.time) <= MAX_EPOCH_MS
+        ? new Date(x.time).toISOString()
+        : ''
+      : typeof x.time === 'string'
+        ? x.time
+        : '';
   const entry: Json = {
     startedDateTime: time,
     ...(typeof x.duration_ms === 'number' ? { time: x.duration_ms } : {}),

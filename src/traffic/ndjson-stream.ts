@@ -60,7 +60,17 @@ export function lineItem(file: string, n: number, text: string, entry: LineEntry
       message: `${file}: line ${n} is not valid JSON (${(err as Error).message})`,
     };
   }
-  const e = entry(value);
+  let e: ReturnType<LineEntry>;
+  try {
+    e = entry(value);
+  } catch (err) {
+    // A line the reader could not make an entry of is that line's problem, never the rest of the log's.
+    return {
+      kind: 'problem',
+      index: n,
+      message: `${file}: line ${n} cannot be read (${(err as Error).message})`,
+    };
+  }
   if (typeof e === 'string') return { kind: 'problem', index: n, message: `${file}: line ${n} is ${e}` };
   return { kind: 'entry', index: n, unit: 'line', value: e };
 }
