@@ -309,6 +309,11 @@ describe('check-traffic on bad input', () => {
   it.for([
     ['an empty file', '', /empty, not a HAR file/],
     ['JSON that is not HAR', '{"log": {"version": "1.2"}}', /not a HAR file \(no log\.entries array\)/],
+    [
+      'log.entries an object, not an array',
+      '{"log": {"entries": {"a": {"request": {"method": "GET", "url": "https://gw.example/v1/models"}, "response": {"status": 200, "content": {"text": "{}"}}}}}}',
+      /not a HAR file \(no log\.entries array\)/,
+    ],
     ['a JSON array', '[1, 2]', /not a HAR file \(it does not start with a JSON object\)/],
     [
       'a HAR whose only entry is not JSON',

@@ -93,7 +93,9 @@ export async function* harTexts(
   let sawEntries = false;
   let started = false;
   let offset = 0;
-  const inEntries = () => stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries';
+  // log.entries is an array (HAR 1.2): an object there holds no entries.
+  const inEntries = () =>
+    stack.length === 3 && stack[2] === 'a' && keys[0] === 'log' && keys[1] === 'entries';
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       const items: Array<Exclude<HarItem, { kind: 'entry' }>> = [];
@@ -182,7 +184,7 @@ export async function* harTexts(
             entryCuts = [];
           }
           stack.push(c === OPEN_OBJ ? 'o' : 'a');
-          if (stack.length === 3 && keys[0] === 'log' && keys[1] === 'entries') sawEntries = true;
+          if (inEntries()) sawEntries = true;
           expectKey = c === OPEN_OBJ;
         } else if (c === CLOSE_OBJ || c === CLOSE_ARR) {
           const top = stack.pop();
