@@ -137,15 +137,11 @@ export function documentedBecause(openapi: DescriptionFacts | undefined): string
 }
 
 /** The response checker of a run whose live description is not used. */
-export function documentedFallback(openapi: DescriptionFacts | undefined): {
-  checkResponse(res: HttpResponse): ResponseFinding[];
-} & ResponseSource {
+export function documentedFallback(openapi: DescriptionFacts | undefined): ResponseSource {
   const why = documentedBecause(openapi);
   // Without a usable description, only a body the documented schemas show is judged (RESP-003): no
   // status, media type or header is declared anywhere to hold a response to.
-  const judgeResponse = (res: HttpResponse): ResponseJudgement =>
-    documentedBody(res, why) ?? { findings: [], judged: [] };
-  return { judgeResponse, checkResponse: (res) => judgeResponse(res).findings };
+  return { judgeResponse: (res) => documentedBody(res, why) ?? { findings: [], judged: [] } };
 }
 
 /**

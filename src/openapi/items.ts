@@ -2,7 +2,7 @@
  * OpenAPI 3.2's sequential media types: a streamed reply is a sequence of items, each described by the
  * media type's `itemSchema` (text/event-stream, JSON Lines, JSON text sequences). This module reads a
  * body into its items and judges each against the item validator the description compiles to; the live
- * run and a capture reach it alike through LiveDescription.checkResponse.
+ * run and a capture reach it alike through LiveDescription.judgeResponse.
  *
  * Readings (an item passes when one of them validates, so no deployment fails for how its description
  * chose to write an event):

@@ -387,6 +387,7 @@ export class LiveDescription {
     return this.document.deref(node) as T | undefined;
   }
 
+  /** The findings of judgeResponse alone (for a caller that needs no more than what is wrong). */
   checkResponse(res: HttpResponse): ResponseFinding[] {
     return this.judgeResponse(res).findings;
   }

@@ -205,14 +205,18 @@ describe('the target description cannot hurt the harness', () => {
 
   it('without a usable description, bodies are still checked against the documented schemas', () => {
     const res = response({ id: 7 }, '/v1/chat/completions', 'POST');
-    const findings = documentedFallback({ errors: ['/ must have property info'] }).checkResponse(res);
+    const findings = documentedFallback({ errors: ['/ must have property info'] }).judgeResponse(
+      res,
+    ).findings;
     expect(findings.length).toBeGreaterThan(0);
     expect(findings[0]!.id).toBe('RESP-003');
     expect(findings[0]!.message).toMatch(
       /documented schema chat-completion\.json; the live description is not usable, see OAS-001/,
     );
     const beyond = documentedFallback({ errors: [], tooLarge: ['/x/enum: 2500 values (at most 2000)'] });
-    expect(beyond.checkResponse(res)[0]!.message).toMatch(/beyond what the suite examines, see OAS-006/);
+    expect(beyond.judgeResponse(res).findings[0]!.message).toMatch(
+      /beyond what the suite examines, see OAS-006/,
+    );
   });
 
   it('a 40,000-entry list with an error in every entry is judged without quadratic work', () => {
