@@ -285,7 +285,7 @@ async function judgeExchanges(
   const ctx = { secrets, responses: description.responses };
   const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
   threads?.setup({ redactor: redactor.tables(), secrets, description: description.from });
-  const batches = threads ? new ThreadedJudging(threads, judge, redactor, ctx) : undefined;
+  const batches = threads ? new ThreadedJudging(threads, judge) : undefined;
   const { shard } = facts;
   for (const [n, file] of opts.files.entries()) {
     let bytes = 0;

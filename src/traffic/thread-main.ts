@@ -7,7 +7,13 @@ import { Redactor } from '../http/redact.ts';
 import { type EntryJudgement, judgeText, responsesOf } from './entry.ts';
 import { Learning, parseToLearn } from './learn.ts';
 import type { SequenceExchange } from './rules.ts';
-import { type EntryText, eachEntryText, type ThreadAnswer, type ThreadRequest } from './threads.ts';
+import {
+  type EntryText,
+  eachEntryText,
+  JudgementWriter,
+  type ThreadAnswer,
+  type ThreadRequest,
+} from './threads.ts';
 
 export function runJudgingThread(): void {
   const port = parentPort;
@@ -39,9 +45,10 @@ export function runJudgingThread(): void {
         return;
       }
       if (!judge) throw new Error('a batch before the setup');
-      const judgements: Array<EntryJudgement<SequenceExchange>> = [];
-      eachEntryText(m.entries, (text, i) => judgements.push(judge!(m.entries[i]!, text)));
-      answer = { seq: m.seq, judgements };
+      // Each judgement written as it is made: none outlives its entry here either.
+      const out = new JudgementWriter();
+      eachEntryText(m.entries, (text, i) => out.write(judge!(m.entries[i]!, text)));
+      answer = { seq: m.seq, judgements: out.bytes() };
     } catch (err) {
       answer = { seq: m.seq, error: (err as Error).stack ?? String(err) };
     }

@@ -6,6 +6,7 @@
  * cross as structured clones, no serialising of our own.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { DefaultDeserializer, DefaultSerializer } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { pkgPath } from '../paths.ts';
 import type { EntryJudgement, JudgeSetup } from './entry.ts';
@@ -111,22 +112,57 @@ export function eachEntryText(
   }
 }
 
+/**
+ * A batch's judgements as a thread hands them over: V8's structured clone (what postMessage would make
+ * of them), written one by one as each is made, and read one by one as each is applied. Why not the
+ * judgements themselves in the message: the reading thread takes every message that has come at once,
+ * and the judgements of a batch not yet due (behind its own share, ThreadedJudging) then waited in its
+ * heap through its collections, which copied them to the old generation (55 of 88 MB copied there on
+ * the 235 MB capture); as bytes they wait outside the heap.
+ */
+export class JudgementWriter {
+  private readonly out = new DefaultSerializer();
+  constructor() {
+    this.out.writeHeader();
+  }
+  write(j: EntryJudgement<SequenceExchange>): void {
+    this.out.writeValue(j);
+  }
+  bytes(): Uint8Array {
+    return this.out.releaseBuffer();
+  }
+}
+
+/** The judgements a JudgementWriter wrote, in order. */
+export class JudgementReader {
+  private readonly in: DefaultDeserializer;
+  constructor(bytes: Uint8Array) {
+    this.in = new DefaultDeserializer(bytes);
+    this.in.readHeader();
+  }
+  next(): EntryJudgement<SequenceExchange> {
+    return this.in.readValue() as EntryJudgement<SequenceExchange>;
+  }
+}
+
 export type ThreadRequest =
   | { setup: JudgeSetup }
   | { seq: number; entries: EntryText[] }
   | { seq: number; learn: EntryText[] };
 export type ThreadAnswer =
-  | { seq: number; judgements: Array<EntryJudgement<SequenceExchange>> }
-  | { seq: number; learnt: Learnt }
-  | { seq: number; error: string };
+  /** JudgementWriter's bytes. */
+  { seq: number; judgements: Uint8Array } | { seq: number; learnt: Learnt } | { seq: number; error: string };
 
 /**
  * Each judging thread's young generation, in MiB. Why bounded: every entry a thread judges is garbage
  * once judged, and V8's default young generation (grown up to 3 x 16 MiB a thread) was what took a
  * 235 MB capture's peak RSS from about 200 MiB in one thread to 355-380 MiB with two threads; at 8 MiB
- * it stays under 300 MiB (bench/README.md). Only the young generation: an entry of any size still fits.
+ * it stayed under 300 MiB. At 16 MiB, now that judgements wait as bytes (JudgementWriter), it is 210-220
+ * MiB, and the thread's scavenges pause it 264-282 ms in all instead of 322-334 ms (half as many
+ * of them; bench/README.md). Only the
+ * young generation: an entry of any size still fits.
  */
-const YOUNG_MB = 8;
+const YOUNG_MB = 16;
 
 /** The entry module of a judging thread (bundled like the CLI's, bin/launch.mjs). */
 const THREAD_SCRIPT = pkgPath('bin', 'traffic-worker.mjs');
@@ -166,10 +202,15 @@ export class JudgingThreads {
     for (const w of this.workers) w.postMessage({ setup } satisfies ThreadRequest);
   }
 
-  /** The judgements of a batch of entries, in its order (the batches spread over the threads in turn). */
-  async judge(entries: EntryText[]): Promise<Array<EntryJudgement<SequenceExchange>>> {
+  /**
+   * The judgements of a batch of entries, in its order, as a JudgementWriter's bytes (the batches spread
+   * over the threads in turn).
+   */
+  async judge(entries: EntryText[]): Promise<Uint8Array> {
     const a = await this.ask((seq) => ({ seq, entries }));
-    return 'judgements' in a ? a.judgements : [];
+    if (!('judgements' in a))
+      throw new Error('a judging thread answered a batch to judge with what it learnt');
+    return a.judgements;
   }
 
   /** What a batch of entries tells before any is judged (learn.ts Learning, in the thread it goes to). */

@@ -11,7 +11,7 @@ import { ExchangeJudge, ThreadedJudging, ThreadedLearning } from '../../src/traf
 import type { Learnt } from '../../src/traffic/learn.ts';
 import type { SequenceExchange } from '../../src/traffic/rules.ts';
 import { TrafficState } from '../../src/traffic/rules.ts';
-import type { JudgingThreads } from '../../src/traffic/threads.ts';
+import { JudgementWriter, type JudgingThreads } from '../../src/traffic/threads.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const unread: EntryJudgement<SequenceExchange> = { kind: 'unreadable', message: 'x' };
@@ -28,7 +28,11 @@ function failingPool(): JudgingThreads {
   };
   return {
     size: 1,
-    judge: (entries: unknown[]) => answer(entries.map(() => unread)),
+    judge: (entries: unknown[]) => {
+      const out = new JudgementWriter();
+      for (const _ of entries) out.write(unread);
+      return answer(out.bytes());
+    },
     learn: () => answer<Learnt>({ registrations: [], keys: [], hosts: [], authorized: false, entries: 0 }),
   } as unknown as JudgingThreads;
 }
@@ -38,7 +42,7 @@ describe('a judging thread that fails', () => {
     const redactor = new Redactor({});
     const ctx = { secrets: [], responses: { judgeResponse: () => ({ findings: [], judged: [] }) } };
     const judge = new ExchangeJudge(redactor, false, ctx, new TrafficState(false));
-    const batches = new ThreadedJudging(failingPool(), judge, redactor, ctx);
+    const batches = new ThreadedJudging(failingPool(), judge);
     for (let i = 0; i < 600; i++) await batches.add({ kind: 'text', index: i, text: '{}' }, 'a.har', 0);
     await expect(batches.finish()).rejects.toThrow(/a judging thread ended/);
   });
