@@ -45,7 +45,11 @@ export function harHeaders(list: unknown): Record<string, string> {
     // HTTP/2 pseudo-headers (:authority, :path) are not headers of the exchange.
     if (o.name.startsWith(':')) continue;
     const name = o.name.toLowerCase();
-    out[name] = out[name] === undefined ? o.value : `${out[name]}, ${o.value}`;
+    // A name the object already inherits (`constructor`, `__proto__`) is a header like any other.
+    const value = Object.hasOwn(out, name) ? `${out[name]}, ${o.value}` : o.value;
+    if (name === '__proto__')
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/http/redact.ts';
-import { readEntry } from '../../src/traffic/capture.ts';
+import { harHeaders, readEntry } from '../../src/traffic/capture.ts';
 
 const entry = (text: string, encoding?: string) => ({
   request: { method: 'GET', url: 'http://h/v1/models', headers: [] },
@@ -28,6 +28,25 @@ describe('a captured body read as the live client reads one (capture.ts readEntr
       new Redactor({}),
     );
     expect(b64.res!.text).toBe('{"b":1}');
+  });
+});
+
+describe("a captured entry's headers (capture.ts harHeaders)", () => {
+  it('are read whatever their names, those an object inherits too, repeated ones joined', () => {
+    const headers = [
+      { name: 'Constructor', value: 'a' },
+      { name: '__proto__', value: 'b' },
+      { name: 'toString', value: 'c' },
+      { name: 'toString', value: 'd' },
+      { name: ':authority', value: 'h' },
+    ];
+    const h = harHeaders(headers);
+    expect(Object.entries(h)).toEqual([
+      ['constructor', 'a'],
+      ['__proto__', 'b'],
+      ['tostring', 'c, d'],
+    ]);
+    expect(Object.getPrototypeOf(h)).toBe(Object.prototype);
   });
 });
 
