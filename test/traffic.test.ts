@@ -392,6 +392,13 @@ describe('a capture without a description', () => {
       'cut-chat',
     );
     expect(cut.summary!.failedRequirements).toEqual({ 'RESP-003': 1 });
+    // Why the documented schemas: the capture's own reason, not a requirement it does not judge (OAS-001).
+    const [v] = cut.summary!.tests.find((t) => t.ids[0] === 'RESP-003')!.violations;
+    expect(v!.message).toMatch(
+      /documented schema chat-completion\.json; the capture holds no GET \/openapi\.json/,
+    );
+    expect(v!.message).not.toMatch(/OAS-001/);
+    expect(cut.summary!.openapi.documentedBecause).toBe('the capture holds no GET /openapi.json');
     // GET /v1/models: the contract shows no schema of its body, and nothing declares its status.
     const models = await judge(
       [write('models-undescribed', entry('/v1/models', 'GET', '{"object": "list", "data": 5}'))],

@@ -136,9 +136,14 @@ export function documentedBecause(openapi: DescriptionFacts | undefined): string
     : 'the live description is not usable, see OAS-001';
 }
 
-/** The response checker of a run whose live description is not used. */
-export function documentedFallback(openapi: DescriptionFacts | undefined): ResponseSource {
-  const why = documentedBecause(openapi);
+/**
+ * The response checker of a run whose live description is not used; `why` is said with each finding (a
+ * capture says its own: its description is judged by OAS-001 only where it holds one, judge.ts describe).
+ */
+export function documentedFallback(
+  openapi: DescriptionFacts | undefined,
+  why = documentedBecause(openapi),
+): ResponseSource {
   // Without a usable description, only a body the documented schemas show is judged (RESP-003): no
   // status, media type or header is declared anywhere to hold a response to.
   return { judgeResponse: (res) => documentedBody(res, why) ?? { findings: [], judged: [] } };

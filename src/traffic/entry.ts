@@ -23,7 +23,8 @@ import { type SequenceExchange, sequenceView } from './rules.ts';
 /** The description in use, as another thread builds the same checker from it. */
 export type DescriptionSource =
   | { kind: 'live'; text: string }
-  | { kind: 'documented'; facts: DescriptionFacts };
+  /** `because`: why the description is not used, said with each finding (documentedFallback). */
+  | { kind: 'documented'; facts: DescriptionFacts; because: string };
 
 export interface JudgeSetup {
   /** The redactor after the first pass: its registrations, in order, and its tables (Redactor.tables). */
@@ -36,7 +37,7 @@ export interface JudgeSetup {
 export function responsesOf(source: DescriptionSource): ExchangeCheckContext['responses'] {
   return source.kind === 'live'
     ? new LiveDescription(JSON.parse(source.text) as Record<string, unknown>)
-    : documentedFallback(source.facts);
+    : documentedFallback(source.facts, source.because);
 }
 
 /** How an entry is named in problems and findings (`unit`: a HAR's entry, a log's line). */

@@ -76,15 +76,11 @@ async function followLog(
   const startedAt = new Date();
   const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
   // A log's own GET /openapi.json may come at any time or never: --description, else the documented contract.
-  const described = await describe(opts.description, undefined);
-  const description =
-    opts.description === undefined
-      ? {
-          ...described,
-          source: 'the documented contract (schemas/)',
-          because: "a followed log's own GET /openapi.json is not waited for (give --description)",
-        }
-      : described;
+  const description = await describe(
+    opts.description,
+    undefined,
+    "a followed log's own GET /openapi.json is not waited for (give --description)",
+  );
   const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0, files: [] };
   const secrets: Array<{ label: string; value: string }> = [];
   const state = new TrafficState(false, windowMs);

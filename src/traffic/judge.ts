@@ -16,7 +16,8 @@ import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
-import { documentedBecause, documentedFallback, type ResponseSource } from '../openapi/fallback.ts';
+import { documentedFallback, type ResponseSource } from '../openapi/fallback.ts';
+import { onlyTooLarge } from '../openapi/guard.ts';
 import { judgeDescription, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
@@ -557,8 +558,15 @@ export interface Description {
   failure?: TestResultRecord;
 }
 
-/** What responses are validated against: --description, else the capture's own, else schemas/. */
-export async function describe(file: string | undefined, captured: string | undefined): Promise<Description> {
+/**
+ * What responses are validated against: --description, else the capture's own, else schemas/ (`none`:
+ * why there is no description, said with each finding and in the summary).
+ */
+export async function describe(
+  file: string | undefined,
+  captured: string | undefined,
+  none = 'the capture holds no GET /openapi.json',
+): Promise<Description> {
   let text = captured;
   let source = "the capture's own GET /openapi.json";
   if (file !== undefined) {
@@ -571,13 +579,14 @@ export async function describe(file: string | undefined, captured: string | unde
   }
   if (text === undefined) {
     const facts = { errors: ['not in the capture'] };
+    const because = none;
     return {
-      responses: documentedFallback(facts),
-      from: { kind: 'documented', facts },
+      responses: documentedFallback(facts, because),
+      from: { kind: 'documented', facts, because },
       valid: false,
       errors: facts.errors,
-      source: 'the documented contract (schemas/): the capture holds no GET /openapi.json',
-      because: 'the capture holds no GET /openapi.json',
+      source: `the documented contract (schemas/): ${because}`,
+      because,
     };
   }
   let doc: unknown;
@@ -601,18 +610,22 @@ export async function describe(file: string | undefined, captured: string | unde
       source,
     };
   const facts = { errors: check.errors, ...(check.tooLarge ? { tooLarge: check.tooLarge } : {}) };
+  // Only the capture's own description is judged, and only where it is invalid (OAS-001): a file given on
+  // the command line, or a description only beyond what the suite examines, is said without an id.
+  const judged = file === undefined && check.errors.length > 0;
+  const because = `${file ?? "the capture's GET /openapi.json"} is ${onlyTooLarge(facts) ? 'beyond what the suite examines' : 'not usable'}${judged ? ', see OAS-001' : ''}`;
   const out: Description = {
-    responses: documentedFallback(facts),
-    from: { kind: 'documented', facts },
+    responses: documentedFallback(facts, because),
+    from: { kind: 'documented', facts, because },
     valid: false,
     errors: check.errors,
     sha256,
     text,
-    source: `the documented contract (schemas/): ${source} is not usable`,
-    because: documentedBecause(facts),
+    source: `the documented contract (schemas/): ${because}`,
+    because,
   };
   // The target's own description is judged (OAS-001); a file given on the command line is not the target's.
-  if (file === undefined && check.errors.length > 0) {
+  if (judged) {
     const v = violation(
       'OAS-001',
       `the capture's GET /openapi.json is not a valid OpenAPI 3.1 or 3.2 document: ${check.errors.slice(0, 3).join('; ')}`,
