@@ -13,8 +13,9 @@ import { join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
-import { REPORT_FILES, readSummaryFile, reportFile } from './layout.ts';
+import { REPORT_FILES, reportFile } from './layout.ts';
 import { checkSignature, SIGNATURE } from './signature.ts';
+import { loadSummary } from './stored.ts';
 import type { StoredSummary, Summary } from './summary.ts';
 
 export const MANIFEST = REPORT_FILES.manifest.name;
@@ -186,10 +187,10 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
   let s: StoredSummary;
   try {
     m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
-    s = readSummaryFile<StoredSummary>(dir);
   } catch (err) {
-    throw new UsageError(`${dir}: cannot read the manifest or summary.json (${(err as Error).message})`);
+    throw new UsageError(`verify: ${mf} is not valid JSON (${(err as Error).message})`);
   }
+  s = loadSummary(dir, 'verify');
   const lines: string[] = [];
   let intact = m.format === 'gateway-conformance-bundle/1' && Array.isArray(m.files);
   if (!intact) lines.push(`✗ ${MANIFEST} is not a gateway-conformance bundle manifest`);

@@ -5,12 +5,12 @@
  * release", not the whole list again. Computed once at the end of a run into summary.json
  * (`comparison`); the console, report.html and summary.md read it from there.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
 import { pathTemplate } from './groups.ts';
-import { ExchangeLog, isReportDir, readSummaryFile, reportFile } from './layout.ts';
+import { ExchangeLog, isReportDir, reportFile } from './layout.ts';
 import { judgedOutcome, type RequirementOutcome } from './requirements.ts';
+import { loadSummary } from './stored.ts';
 import type { Changes, Comparison, SlowerOperation, StoredSummary, Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 
@@ -58,7 +58,7 @@ export function previousReport(
   for (const d of candidates) {
     let s: StoredSummary;
     try {
-      s = readSummaryFile<StoredSummary>(d);
+      s = loadSummary(d, '--compare-with');
     } catch {
       continue;
     }
@@ -85,12 +85,7 @@ export function previousReport(
 
 /** The summary of the report to compare with, or a usage error saying why it cannot be read. */
 export function loadCompared(dir: string): StoredSummary {
-  const file = reportFile(dir, 'summary');
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as StoredSummary;
-  } catch (err) {
-    throw new UsageError(`--compare-with: cannot read ${file} (${(err as Error).message})`);
-  }
+  return loadSummary(dir, '--compare-with');
 }
 
 function changes(now: Map<string, RequirementOutcome>, before: Map<string, RequirementOutcome>): Changes {

@@ -3,7 +3,7 @@
  * is src/layout.ts, below every layer that uses it (the runtime's workers append to the logs while the run
  * goes); this re-exports it for the report side's callers and adds what only reads a finished report.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { reportFile } from '../layout.ts';
 
 export {
@@ -19,8 +19,3 @@ export {
 
 /** Whether `dir` holds a report (its summary). */
 export const isReportDir = (dir: string): boolean => existsSync(reportFile(dir, 'summary'));
-
-/** A report directory's summary.json, parsed (the caller says which shape it reads). */
-export function readSummaryFile<T>(dir: string): T {
-  return JSON.parse(readFileSync(reportFile(dir, 'summary'), 'utf8')) as T;
-}

@@ -5,32 +5,23 @@
  * stale here (a single shard cannot tell).
  */
 import type { KeyObject } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
 import { ExchangeLog, REPORT_FILES, reportFile } from './layout.ts';
 import { mergeCaptureFacts, mergeCaptureTests } from './merge-capture.ts';
-import { aggregate, type StoredSummary, type Summary } from './summary.ts';
+import { loadSummary } from './stored.ts';
+import { aggregate, type Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 import { writeReport } from './write.ts';
-
-function load(dir: string): StoredSummary {
-  const file = reportFile(dir, 'summary');
-  if (!existsSync(file)) throw new UsageError(`${dir}: no summary.json (not a report directory)`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as StoredSummary;
-  } catch (err) {
-    throw new UsageError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-}
 
 const RANK = { matched: 3, stale: 2, expired: 1, unused: 0 } as Record<string, number>;
 
 export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): Summary {
   if (dirs.length < 1) throw new UsageError('merge: name the shard report directories to combine');
-  const parts = dirs.map((d) => ({ dir: resolve(d), s: load(d) }));
+  const parts = dirs.map((d) => ({ dir: resolve(d), s: loadSummary(d, 'merge') }));
   const first = parts[0]!.s;
   for (const { dir, s } of parts) {
     // Each embedded run starts its own reference on its own port: the name identifies it.

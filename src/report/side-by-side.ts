@@ -4,14 +4,15 @@
  * outcomes, each cell linking to that requirement's row in its own report, the rows where the targets
  * disagree first. For a gateway fronting several deployments, or a partner comparing environments.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { catalogue } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
 import { attr, esc } from './html.ts';
-import { REPORT_FILES, reportFile } from './layout.ts';
+import { REPORT_FILES } from './layout.ts';
 import { mdText } from './markdown.ts';
 import type { RequirementOutcome } from './requirements.ts';
+import { loadSummary } from './stored.ts';
 import { type Summary, verdictWord } from './summary.ts';
 
 export const COMPARE_HTML = 'compare.html';
@@ -24,15 +25,7 @@ interface Column {
   label: string;
 }
 
-function load(dir: string): Summary {
-  const file = reportFile(dir, 'summary');
-  if (!existsSync(file)) throw new UsageError(`compare: ${dir} is not a report directory (no summary.json)`);
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Summary;
-  } catch (err) {
-    throw new UsageError(`compare: ${file} is not valid JSON (${(err as Error).message})`);
-  }
-}
+const load = (dir: string): Summary => loadSummary(dir, 'compare');
 
 const outcomeOf = (s: Summary, id: string): RequirementOutcome => s.requirements?.[id]?.outcome ?? 'no_test';
 const WORD: Record<RequirementOutcome, string> = {
