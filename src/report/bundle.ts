@@ -9,14 +9,15 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, type KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
 import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
 import { REPORT_FILES, reportFile } from './layout.ts';
 import { checkSignature, SIGNATURE } from './signature.ts';
 import { loadSummary } from './stored.ts';
-import type { StoredSummary, Summary } from './summary.ts';
+import type { Summary } from './summary.ts';
 
 export const MANIFEST = REPORT_FILES.manifest.name;
 /** What the source digest covers: everything that decides a verdict against a real target. */
@@ -174,6 +175,42 @@ export interface Verification {
   lines: string[];
 }
 
+const MANIFEST_SCHEMA = {
+  type: 'object',
+  required: ['format', 'suite', 'target', 'files'],
+  properties: {
+    format: { const: 'gateway-conformance-bundle/1' },
+    suite: {
+      type: 'object',
+      required: ['version', 'sourceDigest'],
+      properties: { version: { type: 'string' }, sourceDigest: { type: 'string' } },
+    },
+    target: { type: 'object', properties: { openapiSha256: { type: ['string', 'null'] } } },
+    files: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'sha256'],
+        properties: { path: { type: 'string', minLength: 1 }, sha256: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+let validManifest: ValidateFunction | undefined;
+
+/** Why `doc` is not a manifest this suite writes (its shape, or a file outside the report), or undefined. */
+export function manifestProblem(doc: unknown): string | undefined {
+  validManifest ??= new Ajv({ strict: false }).compile(MANIFEST_SCHEMA);
+  if (!validManifest(doc)) {
+    const e = validManifest.errors?.[0];
+    return e ? `${e.instancePath || '(the top)'} ${e.message}` : 'not a manifest';
+  }
+  const outside = (doc as Manifest).files.find(
+    (f) => isAbsolute(f.path) || f.path.split(/[\\/]/).includes('..'),
+  );
+  return outside ? `it lists ${JSON.stringify(outside.path)}, outside the report` : undefined;
+}
+
 /**
  * Check a bundle: every file listed and unchanged, the suite's digest, and completeness. What
  * "unchanged" means is said exactly: without a signature checked against `publicKey`, the files agree
@@ -183,17 +220,20 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
   const mf = join(dir, MANIFEST);
   if (!existsSync(mf))
     throw new UsageError(`${dir}: no ${MANIFEST} (not a report directory of gateway-conformance)`);
-  let m: Manifest;
-  let s: StoredSummary;
+  let doc: unknown;
   try {
-    m = JSON.parse(readFileSync(mf, 'utf8')) as Manifest;
+    doc = JSON.parse(readFileSync(mf, 'utf8'));
   } catch (err) {
     throw new UsageError(`verify: ${mf} is not valid JSON (${(err as Error).message})`);
   }
-  s = loadSummary(dir, 'verify');
+  const s = loadSummary(dir, 'verify');
   const lines: string[] = [];
-  let intact = m.format === 'gateway-conformance-bundle/1' && Array.isArray(m.files);
-  if (!intact) lines.push(`✗ ${MANIFEST} is not a gateway-conformance bundle manifest`);
+  // A manifest this suite did not write (forged, cut, hand-edited) certifies nothing: said, and no file
+  // it lists is read (a path may point anywhere).
+  const problem = manifestProblem(doc);
+  if (problem) lines.push(`✗ ${MANIFEST} is not a bundle manifest of gateway-conformance: ${problem}`);
+  let intact = problem === undefined;
+  const m: Partial<Manifest> = problem === undefined ? (doc as Manifest) : {};
   const listed = new Set<string>();
   for (const f of m.files ?? []) {
     listed.add(f.path);
@@ -206,18 +246,21 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
       lines.push(`✗ ${f.path} does not match its sha256 in the manifest (changed after the run)`);
     }
   }
-  for (const f of walk(dir).map((x) => relative(dir, x).split(sep).join('/')))
-    if (f !== MANIFEST && f !== SIGNATURE && !listed.has(f)) {
-      intact = false;
-      lines.push(`✗ ${f} is not listed in the manifest`);
-    }
-  for (const required of (['summary', 'junit', 'exchanges', 'html'] as const).map(
-    (f) => REPORT_FILES[f].name,
-  ))
-    if (!listed.has(required)) {
-      intact = false;
-      lines.push(`✗ the bundle lacks ${required}`);
-    }
+  // Against a manifest that is none, every file would be unlisted: its own line says it all.
+  if (problem === undefined) {
+    for (const f of walk(dir).map((x) => relative(dir, x).split(sep).join('/')))
+      if (f !== MANIFEST && f !== SIGNATURE && !listed.has(f)) {
+        intact = false;
+        lines.push(`✗ ${f} is not listed in the manifest`);
+      }
+    for (const required of (['summary', 'junit', 'exchanges', 'html'] as const).map(
+      (f) => REPORT_FILES[f].name,
+    ))
+      if (!listed.has(required)) {
+        intact = false;
+        lines.push(`✗ the bundle lacks ${required}`);
+      }
+  }
   if (m.target?.openapiSha256 && existsSync(reportFile(dir, 'openapi'))) {
     const live = sha256(readFileSync(reportFile(dir, 'openapi')));
     if (live !== m.target.openapiSha256 || s.openapi?.sha256 !== live) {
@@ -235,9 +278,9 @@ export function verifyBundle(dir: string, publicKey?: KeyObject): Verification {
         `✗ suite ${m.suite.version}: the source digest ${m.suite.sourceDigest.slice(0, 12)}… differs from this installation's ${mine.slice(0, 12)}… (a modified suite, or another build of the version)`,
       );
     }
-  } else {
+  } else if (m.suite) {
     lines.push(
-      `• suite ${m.suite?.version}: this is ${SUITE_VERSION}; check the source digest ${m.suite?.sourceDigest} with that version's verify`,
+      `• suite ${m.suite.version}: this is ${SUITE_VERSION}; check the source digest ${m.suite.sourceDigest} with that version's verify`,
     );
   }
   const signature = checkSignature(dir, MANIFEST, publicKey);

@@ -161,6 +161,49 @@ describe('verify says exactly what it proves', () => {
     );
   });
 
+  it('a manifest this suite does not write is NOT CERTIFIED, said, and none of its paths is read', () => {
+    const edits: Array<[(m: { files: Array<{ path: unknown }>; suite?: unknown }) => void, RegExp]> = [
+      [
+        (m) => {
+          m.files[0]!.path = '../../etc/passwd';
+        },
+        /it lists "\.\.\/\.\.\/etc\/passwd", outside the report/,
+      ],
+      [
+        (m) => {
+          m.files[0]!.path = '/etc/passwd';
+        },
+        /it lists "\/etc\/passwd", outside the report/,
+      ],
+      [
+        (m) => {
+          m.files[0]!.path = null;
+        },
+        /\/files\/0\/path must be string/,
+      ],
+      [
+        (m) => {
+          m.files = true as never;
+        },
+        /\/files must be array/,
+      ],
+      [(m) => void delete m.suite, /must have required property 'suite'/],
+    ];
+    for (const [edit, why] of edits) {
+      const dir = bundle(completeRun([passed]));
+      const file = join(dir, MANIFEST);
+      const m = JSON.parse(readFileSync(file, 'utf8'));
+      edit(m);
+      writeFileSync(file, JSON.stringify(m));
+      const v = verifyBundle(dir);
+      expect(v.certified).toBe(false);
+      expect(v.intact).toBe(false);
+      expect(v.lines[0]).toMatch(/^✗ manifest\.json is not a bundle manifest of gateway-conformance: /);
+      expect(v.lines[0]).toMatch(why);
+      expect(last(v.lines)).toMatch(/^NOT CERTIFIED: the bundle is not intact/);
+    }
+  });
+
   it('a run against the embedded reference is never certified', () => {
     const v = verifyBundle(bundle(completeRun([passed], true)));
     expect(v.certified).toBe(false);
