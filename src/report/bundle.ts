@@ -199,7 +199,7 @@ const MANIFEST_SCHEMA = {
 let validManifest: ValidateFunction | undefined;
 
 /** Why `doc` is not a manifest this suite writes (its shape, or a file outside the report), or undefined. */
-export function manifestProblem(doc: unknown): string | undefined {
+function manifestProblem(doc: unknown): string | undefined {
   validManifest ??= new Ajv({ strict: false }).compile(MANIFEST_SCHEMA);
   if (!validManifest(doc)) {
     const e = validManifest.errors?.[0];

@@ -579,14 +579,13 @@ export async function describe(
   }
   if (text === undefined) {
     const facts = { errors: ['not in the capture'] };
-    const because = none;
     return {
-      responses: documentedFallback(facts, because),
-      from: { kind: 'documented', facts, because },
+      responses: documentedFallback(facts, none),
+      from: { kind: 'documented', facts, because: none },
       valid: false,
       errors: facts.errors,
-      source: `the documented contract (schemas/): ${because}`,
-      because,
+      source: `the documented contract (schemas/): ${none}`,
+      because: none,
     };
   }
   let doc: unknown;
@@ -624,7 +623,6 @@ export async function describe(
     source: `the documented contract (schemas/): ${because}`,
     because,
   };
-  // The target's own description is judged (OAS-001); a file given on the command line is not the target's.
   if (judged) {
     const v = violation(
       'OAS-001',

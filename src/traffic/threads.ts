@@ -2,8 +2,9 @@
  * The threads that judge a capture's entries by the per-exchange checks (entry.ts) while the main thread
  * reads the capture and runs the sequence rules in capture order. Each thread gets whole batches of entry
  * texts and answers each batch with its judgements, in the batch's order. Why threads and not processes:
- * the setup (the credentials, the description) is handed over once, and each batch's texts and answers
- * cross as structured clones, no serialising of our own.
+ * the setup (the credentials, the description) is handed over once, and each batch's texts (or places)
+ * and answers cross as V8's structured clones, no format of our own (the answers written by the thread as
+ * it judges, JudgementWriter).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { DefaultDeserializer, DefaultSerializer } from 'node:v8';
@@ -117,8 +118,9 @@ export function eachEntryText(
  * of them), written one by one as each is made, and read one by one as each is applied. Why not the
  * judgements themselves in the message: the reading thread takes every message that has come at once,
  * and the judgements of a batch not yet due (behind its own share, ThreadedJudging) then waited in its
- * heap through its collections, which copied them to the old generation (55 of 88 MB copied there on
- * the 235 MB capture); as bytes they wait outside the heap.
+ * heap through its collections, which copied them to the old generation; as bytes they wait outside the
+ * heap (the reading thread's collector copied 87.5 MB to the old generation on the 235 MB capture, now
+ * 17-21 MB; bench/README.md).
  */
 export class JudgementWriter {
   private readonly out = new DefaultSerializer();
@@ -149,18 +151,20 @@ export type ThreadRequest =
   | { setup: JudgeSetup }
   | { seq: number; entries: EntryText[] }
   | { seq: number; learn: EntryText[] };
-export type ThreadAnswer =
-  /** JudgementWriter's bytes. */
-  { seq: number; judgements: Uint8Array } | { seq: number; learnt: Learnt } | { seq: number; error: string };
+/** A batch judged: its judgements as a JudgementWriter wrote them. */
+interface JudgedBatch {
+  seq: number;
+  judgements: Uint8Array;
+}
+export type ThreadAnswer = JudgedBatch | { seq: number; learnt: Learnt } | { seq: number; error: string };
 
 /**
  * Each judging thread's young generation, in MiB. Why bounded: every entry a thread judges is garbage
  * once judged, and V8's default young generation (grown up to 3 x 16 MiB a thread) was what took a
  * 235 MB capture's peak RSS from about 200 MiB in one thread to 355-380 MiB with two threads; at 8 MiB
  * it stayed under 300 MiB. At 16 MiB, now that judgements wait as bytes (JudgementWriter), it is 210-220
- * MiB, and the thread's scavenges pause it 264-282 ms in all instead of 322-334 ms (half as many
- * of them; bench/README.md). Only the
- * young generation: an entry of any size still fits.
+ * MiB, and the thread's scavenges pause it 264-282 ms in all instead of 322-334 ms (half as many of
+ * them; bench/README.md). Only the young generation: an entry of any size still fits.
  */
 const YOUNG_MB = 16;
 
