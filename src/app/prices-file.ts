@@ -27,6 +27,32 @@ const decimal = (v: unknown, what: string): string => {
   }
 };
 
+const FOLLOWS: ReadonlyArray<LearnedPrice['follows']> = ['duration', 'flat', 'unknown'];
+
+/**
+ * A report's learned prices as a run writes them (LearnedPrice), each checked as a price file's are: a
+ * price that is no number of points, or a model with none, is said, not planned at as if it were free.
+ */
+function learnedPrices(learned: Record<string, unknown>, path: string): PriceList {
+  const out: PriceList = {};
+  for (const [model, v] of Object.entries(learned)) {
+    const where = `${path}: points.prices.${model}`;
+    if (!isPlainObject(v))
+      throw new UsageError(`--prices: ${where} is not a learned price: ${JSON.stringify(v)}`);
+    if (v.points === undefined && v.perSecond === undefined)
+      throw new UsageError(`--prices: ${where} gives neither points nor perSecond`);
+    if (v.follows !== undefined && !FOLLOWS.includes(v.follows as LearnedPrice['follows']))
+      throw new UsageError(`--prices: ${where}.follows is not one of ${FOLLOWS.join(', ')}`);
+    out[model] = {
+      ...(v as Partial<LearnedPrice>),
+      ...(v.points !== undefined ? { points: decimal(v.points, model) } : {}),
+      ...(v.perSecond !== undefined ? { perSecond: decimal(v.perSecond, `${model} perSecond`) } : {}),
+      ...(v.max !== undefined ? { max: decimal(v.max, `${model} max`) } : {}),
+    };
+  }
+  return out;
+}
+
 /** The prices of FILE (see above); a UsageError naming what is wrong. */
 export function loadPrices(file: string): PriceList {
   const path = existsSync(file) && statSync(file).isDirectory() ? reportFile(file, 'summary') : file;
@@ -41,7 +67,7 @@ export function loadPrices(file: string): PriceList {
     const learned = doc.points.prices;
     if (!isPlainObject(learned) || Object.keys(learned).length === 0)
       throw new UsageError(`--prices: ${path} is a report without learned prices (it bought no media job)`);
-    return learned as PriceList;
+    return learnedPrices(learned, path);
   }
   if (!isPlainObject(doc) || !isPlainObject(doc.prices))
     throw new UsageError(`--prices: ${path} has neither points.prices (a report) nor prices: (a price file)`);

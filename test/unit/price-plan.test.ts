@@ -23,6 +23,16 @@ describe('the plan at the target prices (issue 23)', () => {
       learned,
     );
     expect(() => loadPrices(file('prices: 3\n'))).toThrow(/neither points.prices \(a report\) nor prices:/);
+    // A report's learned price is checked as a price file's: never planned at as if it were free.
+    const report = (prices: unknown) => file(JSON.stringify({ points: { prices } }), 'summary.json');
+    for (const [prices, why] of [
+      [{ 'wc-100010': { points: 'abc' } }, /wc-100010 is not a number of points: "abc"/],
+      [{ 'wc-100010': { points: '-4' } }, /wc-100010 is not a number of points: "-4"/],
+      [{ 'wc-100010': 5 }, /points\.prices\.wc-100010 is not a learned price: 5/],
+      [{ 'wc-100010': { max: '1' } }, /points\.prices\.wc-100010 gives neither points nor perSecond/],
+      [{ 'wc-100010': { points: '1', follows: 'x' } }, /\.follows is not one of duration, flat, unknown/],
+    ] as const)
+      expect(() => loadPrices(report(prices)), JSON.stringify(prices)).toThrow(why);
   });
 
   it('says what acceptance costs at the prices and which dearest cases the budget leaves out', () => {
