@@ -9,7 +9,7 @@ import { CSS, SCRIPT, SCRIPT_HASH } from './html-assets.ts';
 import { ExchangeLog, reportFile } from './layout.ts';
 import { inertLines } from './neutral.ts';
 import { judgedOutcome, type RequirementOutcome, requirementResults } from './requirements.ts';
-import { loadSummary } from './stored.ts';
+import { readOwnSummary } from './stored.ts';
 import { balanceDeltaClause, holdsText, type StoredSummary, type Summary } from './summary.ts';
 import type { TestResultRecord } from './test-result.ts';
 
@@ -783,7 +783,7 @@ ${notRunSection(s)}
  * from a report directory, writes report.html beside them and returns its path.
  */
 export function writeHtmlReport(reportDir: string): string {
-  const summary = loadSummary(reportDir, 'report');
+  const summary = readOwnSummary(reportDir);
   // A summary.json written before the rollup was part of it.
   summary.requirements ??= requirementResults(summary.tests, catalogue().values());
   const missing = new Set<string>();
