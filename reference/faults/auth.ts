@@ -354,7 +354,6 @@ export const AUTH_VARIANTS = [
   {
     name: 'guard-429-refusals',
     readings: ['RATE-001'],
-    waits: true,
     description:
       'every 3rd 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 7th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
     // The 3rd refusal is a 429 with Retry-After: 1; the 7th balance read a 429 without Retry-After.

@@ -43,11 +43,6 @@ export interface Variant {
    * pages), so an advisory on it would be a false alarm of the suite's own, not an open question.
    */
   strict?: true;
-  /**
-   * Its row mostly waits, not computes (its guard answers with 429 and Retry-After, which the suite waits
-   * out): the matrix runs it in a slot of its own beside the others (tools/mutation/matrix.ts).
-   */
-  waits?: true;
 }
 
 /** The description being built: the whole document and its component schemas (before legacy twins). */

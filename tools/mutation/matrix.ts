@@ -131,8 +131,6 @@ interface Job {
   expected: string[];
   /** implied-level fault run without --strict: must show as advisory and not fail. */
   expectAdvisoryOnly?: boolean;
-  /** A variant whose row mostly waits (Variant.waits): run in a slot of its own. */
-  waits?: boolean;
 }
 
 /** How many generated place-fault rows the default matrix (and so `npm test`) runs: a sample. */
@@ -189,14 +187,7 @@ export function plan(only?: string[], places: 'sample' | 'all' = 'sample', commi
       jobs.push({ kind: 'fault', name: f.name, strict: false, expected: f.breaks, expectAdvisoryOnly: true });
   }
   if (places !== 'all')
-    for (const v of VARIANTS)
-      jobs.push({
-        kind: 'variant',
-        name: v.name,
-        strict: !!v.strict,
-        expected: [],
-        ...(v.waits ? { waits: true } : {}),
-      });
+    for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: !!v.strict, expected: [] });
   return only?.length ? jobs.filter((j) => only.includes(j.name)) : jobs;
 }
 
@@ -511,13 +502,7 @@ export async function runMatrix(
         },
       );
   const refs = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
-  const isVariant = (i: number) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant';
-  const variants = index.filter((i) => isVariant(i) && !jobs[i]!.waits);
-  // Rows that mostly wait (a guard's Retry-After waited out: 274 s of wall time for 13 CPU-s in `.ci/run`)
-  // run in one more slot, beside the others: in one of theirs, the wait held a slot the rows that compute
-  // needed. They wait for the plan as the other variants do.
-  const waiting = index.filter((i) => isVariant(i) && jobs[i]!.waits);
-  const waitSlot = waiting.length ? parallel : -1;
+  const variants = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
   // The variant rows run the suite files that reach each variant (variantPlan), learnt from the plain
   // reference's run: they wait for it (the other rows meanwhile). Without that row, or with --full,
   // every variant runs the whole suite.
@@ -539,23 +524,20 @@ export async function runMatrix(
   if (planner === undefined) settle(undefined);
   const reach = { recorder: new ReachRecorder(), seed, done: settle };
   const take = (slot: number): number | undefined => {
-    if (slot === waitSlot) return planned ? waiting.shift() : undefined;
     const ready = planned ? variants : [];
     const order = slot < wholeSlots ? [refs, ready, faults] : [faults, refs, ready];
     for (const q of order) if (q.length) return q.shift();
     return undefined;
   };
   let done = 0;
-  const slots = [...Array(Math.min(parallel, jobs.length)).keys(), ...(waitSlot >= 0 ? [waitSlot] : [])];
-  const workers = slots.map(async (slot) => {
+  const workers = Array.from({ length: Math.min(parallel, jobs.length) }, async (_, slot) => {
     const runner = opts.spawn ? undefined : new RowRunner();
     try {
       for (;;) {
         const i = filesFailed ? undefined : take(slot);
         if (i === undefined) {
-          const mine = slot === waitSlot ? waiting : variants;
-          if (!filesSettled && slot !== waitSlot) await filesKnown;
-          else if (mine.length === 0 || filesFailed) return;
+          if (!filesSettled) await filesKnown;
+          else if (variants.length === 0 || filesFailed) return;
           else await whenPlanned;
           continue;
         }
