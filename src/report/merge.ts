@@ -31,7 +31,9 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
         `merge: ${dir} is a report of target ${s.target.name} (${s.target.baseUrl}), not ${first.target.name} (${first.target.baseUrl})`,
       );
     if (s.openapi.sha256 !== first.openapi.sha256)
-      throw new UsageError(`merge: ${dir} saw another live description (sha256 ${s.openapi.sha256})`);
+      throw new UsageError(
+        `merge: ${dir} saw another live description (sha256 ${s.openapi.sha256 ?? 'none'}; the first report's: ${first.openapi.sha256 ?? 'none'})`,
+      );
     if (!s.shard) throw new UsageError(`merge: ${dir} is not a shard (run with --shard i/n)`);
   }
   const shards = parts.map((p) => p.s.shard!);

@@ -35,6 +35,7 @@ beforeAll(async () => {
 /** The parts of a summary the cases edit. */
 type Doc = {
   suite: { name: string };
+  openapi: { sha256?: string };
   target?: unknown;
   tests: Array<{ ids: unknown }>;
   requirements: Record<string, Record<string, unknown>>;
@@ -65,6 +66,13 @@ describe('a summary.json as the readers take it', () => {
       delete (s as Partial<Doc>).requirements;
     });
     expect(loadSummary(older, 'compare').tests.length).toBeGreaterThan(0);
+    // Shards that saw different descriptions (here one, beside none) are said with both.
+    const described = edited('described', (s) => {
+      s.openapi.sha256 = 'ab'.repeat(32);
+    });
+    expect(() => mergeReports([shard(2), described], join(dir, 'out-described'))).toThrow(
+      /saw another live description \(sha256 (ab){32}; the first report's: none\)/,
+    );
   });
 
   it('refuses what a run does not write, naming the reader, the file and the place', () => {
