@@ -16,7 +16,7 @@ import { UsageError } from '../errors.ts';
 import { PKG_ROOT, pkgPath, SUITE_VERSION } from '../paths.ts';
 import { REPORT_FILES, reportFile } from './layout.ts';
 import { checkSignature, SIGNATURE } from './signature.ts';
-import { loadSummary } from './stored.ts';
+import { firstError, loadSummary } from './stored.ts';
 import type { Summary } from './summary.ts';
 
 export const MANIFEST = REPORT_FILES.manifest.name;
@@ -201,10 +201,7 @@ let validManifest: ValidateFunction | undefined;
 /** Why `doc` is not a manifest this suite writes (its shape, or a file outside the report), or undefined. */
 function manifestProblem(doc: unknown): string | undefined {
   validManifest ??= new Ajv({ strict: false }).compile(MANIFEST_SCHEMA);
-  if (!validManifest(doc)) {
-    const e = validManifest.errors?.[0];
-    return e ? `${e.instancePath || '(the top)'} ${e.message}` : 'not a manifest';
-  }
+  if (!validManifest(doc)) return firstError(validManifest.errors, 'not a manifest');
   const outside = (doc as Manifest).files.find(
     (f) => isAbsolute(f.path) || f.path.split(/[\\/]/).includes('..'),
   );

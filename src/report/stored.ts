@@ -145,10 +145,13 @@ const SUMMARY = {
 
 let validate: ValidateFunction | undefined;
 
-/** Where and how a summary is not what the readers take: the first error, in words. */
-function firstError(errors: ErrorObject[] | null | undefined): string {
+/**
+ * Where and how a report's file is not what the suite writes: ajv's first error, in words (`none`: when
+ * ajv gave none). Said alike for a summary and a manifest (bundle.ts).
+ */
+export function firstError(errors: ErrorObject[] | null | undefined, none = 'not a summary'): string {
   const e = errors?.[0];
-  if (!e) return 'not a summary';
+  if (!e) return none;
   const at = e.instancePath || '(the top)';
   return `${at} ${e.message ?? 'is not as a run writes it'}${e.keyword === 'const' ? ` (${JSON.stringify(e.params.allowedValue)})` : ''}`;
 }
