@@ -29,10 +29,18 @@
  *   every other request.
  * - bigmedia: the media catalog lists `items` extra undocumented models (copies of the reference's own,
  *   mapped back to it on the way in, so jobs naming them are accepted).
+ * - garble: the replies `garble.match` picks, after the first `garble.after` of them, have their JSON
+ *   edited by `garble.edit`: one reply of the contract broken in one place.
+ * - chaos: a reply in `rate` (default 1 in 4) is mangled one way, chosen by a generator seeded with
+ *   `seed` and the request's number: a value of its JSON of another type, a member dropped, the whole
+ *   body another value, another status, another or no content type, a body that is no JSON, a header
+ *   with garbage. What a target that returns garbage sends; the description is left as it is. Each
+ *   mangling is listed (`mangled`) with its request.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startReference } from '../reference/start.ts';
+import { generator } from '../src/runtime/sample.ts';
 import type { TargetFacts } from './ref-target.ts';
 
 export type HostileMode =
@@ -52,7 +60,9 @@ export type HostileMode =
   | 'ids'
   | 'inject'
   | 'drip'
-  | 'bigmedia';
+  | 'bigmedia'
+  | 'garble'
+  | 'chaos';
 
 export interface HostileOptions {
   mode: HostileMode;
@@ -70,6 +80,19 @@ export interface HostileOptions {
   id?: string;
   /** drip: drip the preflight's reads (GET /v1/models, /v1/balance) instead of every other request. */
   dripReads?: boolean;
+  /** garble: which replies (by method, path and status), after how many of them, and the edit. */
+  garble?: {
+    match: (method: string, path: string, status: number) => boolean;
+    after?: number;
+    edit: (json: Json) => void;
+  };
+  /**
+   * chaos: the generator's seed (default 1) and the share of replies mangled (default 0.25); with
+   * `description`, the description is mangled once too.
+   */
+  seed?: number;
+  rate?: number;
+  description?: boolean;
 }
 
 /** The reference's facts (its keys: 36 characters with `+`, `/`, `=`), behind the hostile proxy. */
@@ -84,11 +107,13 @@ export interface HostileServer extends TargetFacts {
   named(): Map<string, number>;
   /** Requests other than GET/HEAD that the reference behind the proxy accepted (2xx): side effects. */
   effects(): string[];
+  /** chaos: each reply mangled, as `X-Request-ID METHOD path status: what was done`. */
+  mangled(): string[];
   close(): Promise<void>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a JSON document edited in place by the fixture.
-type Json = Record<string, any>;
+export type Json = Record<string, any>;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=';
 
@@ -178,7 +203,18 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     for (const [h, r] of toRef) out = out.split(h).join(r).split(encodeURIComponent(h)).join(r);
     return out;
   };
-  const description = hostileDescription((await (await fetch(`${ref.url}/openapi.json`)).json()) as Json, o);
+  let description = hostileDescription((await (await fetch(`${ref.url}/openapi.json`)).json()) as Json, o);
+  const mangled: string[] = [];
+  if (o.mode === 'chaos' && o.description) {
+    // The description mangled once, as a reply is: one value of another type, or one member dropped.
+    const doc = JSON.parse(description) as Json;
+    const rnd = chaosRandom(o.seed ?? 1, -1);
+    const m = mangleJson(rnd, doc, rnd() < 0.3);
+    if (m) {
+      mangled.push(`- GET /openapi.json 200: ${m}`);
+      description = JSON.stringify(doc);
+    }
+  }
   let count = 0;
   const received: string[] = [];
   const effects: string[] = [];
@@ -209,6 +245,7 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       return real === undefined ? all : `/v1/media/${kind}/${encodeURIComponent(real)}`;
     });
   const hanging = new Set<ServerResponse>();
+  let garbleMet = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     count++;
@@ -279,7 +316,7 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     });
     if (!['GET', 'HEAD'].includes(req.method ?? 'GET') && upstream.status < 300)
       effects.push(`${req.method} ${url.split('?')[0]} ${upstream.status}`);
-    let out = Buffer.from(await upstream.arrayBuffer());
+    let out: Buffer = Buffer.from(await upstream.arrayBuffer());
     const outHeaders: Record<string, string> = {};
     upstream.headers.forEach((v, k) => {
       if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k))
@@ -349,7 +386,25 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       } else if (o.mode !== 'biglist') j.x_note = o.mode === 'regex' ? EVIL : 'not-a-listed-value';
       out = Buffer.from(JSON.stringify(j));
     }
-    res.writeHead(upstream.status, outHeaders);
+    let status = upstream.status;
+    const g = o.mode === 'garble' ? o.garble : undefined;
+    if (
+      g?.match(req.method ?? 'GET', path, status) &&
+      json &&
+      typeof json === 'object' &&
+      garbleMet++ >= (g.after ?? 0)
+    ) {
+      g.edit(json as Json);
+      out = Buffer.from(JSON.stringify(json));
+    }
+    if (o.mode === 'chaos') {
+      const m = mangle(chaosRandom(o.seed ?? 1, count), o.rate ?? 0.25, status, outHeaders, out, json);
+      if (m) {
+        mangled.push(`${outHeaders['x-request-id'] ?? '-'} ${req.method} ${path} ${status}: ${m.what}`);
+        ({ status, body: out } = m);
+      }
+    }
+    res.writeHead(status, outHeaders);
     res.end(out);
   };
 
@@ -375,6 +430,7 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
     drips: () => [...drips],
     named: () => new Map(named),
     effects: () => [...effects],
+    mangled: () => [...mangled],
     close: async () => {
       for (const r of hanging) r.destroy();
       for (const r of dripping) r.destroy();
@@ -383,4 +439,146 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       await ref.close();
     },
   };
+}
+
+/** A generator of numbers in [0, 1) for one reply: mulberry32 over the seed and the request's number. */
+function chaosRandom(seed: number, n: number): () => number {
+  return generator(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(n, 0xc2b2ae35));
+}
+
+/** Values of every JSON kind a target might send where another was due. */
+const CHAOS_VALUES: unknown[] = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  -1e-308,
+  2 ** 53 + 2,
+  '',
+  'x',
+  '-1',
+  'NaN',
+  '1e999',
+  '\u0000\u202e💥',
+  'x'.repeat(70_000),
+  [],
+  [null],
+  [1, 'a', {}],
+  {},
+  { a: null },
+  { error: null },
+  { data: null },
+  { object: 'list', data: 'x' },
+];
+const CHAOS_STATUSES = [
+  200, 201, 202, 204, 301, 304, 400, 401, 402, 403, 404, 409, 410, 422, 429, 500, 502, 503,
+];
+const CHAOS_TYPES = [
+  undefined,
+  'text/plain',
+  'text/html; charset=utf-8',
+  'application/octet-stream',
+  'application/json; charset=utf-16',
+  'application/problem+json',
+  'application/x-ndjson',
+  'text/event-stream',
+  'json',
+  ';;;',
+];
+const CHAOS_HEADERS: Array<[string, string]> = [
+  ['retry-after', '-5'],
+  ['retry-after', 'soon'],
+  ['retry-after', '99999999999999999999'],
+  ['x-request-id', ''],
+  ['x-request-id', 'x'.repeat(9000)],
+  ['location', '::not a url::'],
+  ['x-ratelimit-remaining', 'NaN'],
+  ['content-disposition', 'attachment; filename="../../etc/passwd"'],
+  ['deprecation', 'maybe'],
+  ['sunset', 'never'],
+];
+
+/** Every place in a JSON value: its parent and key (an object's member or an array's element). */
+function places(
+  v: unknown,
+  out: Array<[Json, string | number]> = [],
+  depth = 0,
+): Array<[Json, string | number]> {
+  if (depth > 64 || out.length > 50_000 || v === null || typeof v !== 'object') return out;
+  if (Array.isArray(v))
+    v.forEach((x, i) => {
+      out.push([v as Json, i]);
+      places(x, out, depth + 1);
+    });
+  else
+    for (const [k, x] of Object.entries(v as Json)) {
+      out.push([v as Json, k]);
+      places(x, out, depth + 1);
+    }
+  return out;
+}
+
+/** One place of a JSON value changed in place: dropped (`drop`, an object's member) or given another value. */
+function mangleJson(rnd: () => number, json: Json, drop: boolean): string | undefined {
+  const where = places(json);
+  if (where.length === 0) return undefined;
+  const [parent, key] = where[Math.floor(rnd() * where.length)]!;
+  if (drop && !Array.isArray(parent)) {
+    delete parent[key as string];
+    return `dropped ${String(key)}`;
+  }
+  const value = CHAOS_VALUES[Math.floor(rnd() * CHAOS_VALUES.length)];
+  (parent as Json)[key as string] = structuredClone(value);
+  return `${String(key)} = ${JSON.stringify(value).slice(0, 40)}`;
+}
+
+/** One reply mangled one way (or left: undefined), `headers` edited in place. */
+function mangle(
+  rnd: () => number,
+  rate: number,
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+  json: unknown,
+): { status: number; body: Buffer; what: string } | undefined {
+  if (rnd() >= rate) return undefined;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
+  const text = (v: unknown) => Buffer.from(JSON.stringify(v));
+  const kind = pick(['retype', 'retype', 'retype', 'drop', 'whole', 'status', 'type', 'notjson', 'header']);
+  if ((kind === 'retype' || kind === 'drop') && json !== null && typeof json === 'object') {
+    const what = mangleJson(rnd, json as Json, kind === 'drop');
+    if (what) return { status, body: text(json), what };
+  }
+  switch (kind) {
+    case 'whole': {
+      const value = pick(CHAOS_VALUES);
+      return { status, body: text(value), what: `body ${JSON.stringify(value).slice(0, 40)}` };
+    }
+    case 'status': {
+      const s = pick(CHAOS_STATUSES);
+      return { status: s, body: s === 204 || s === 304 ? Buffer.alloc(0) : body, what: `status ${s}` };
+    }
+    case 'type': {
+      const t = pick(CHAOS_TYPES);
+      if (t === undefined) delete headers['content-type'];
+      else headers['content-type'] = t;
+      return { status, body, what: `content-type ${t ?? 'none'}` };
+    }
+    case 'notjson': {
+      const b = pick([
+        body.subarray(0, Math.floor(body.length / 2)),
+        Buffer.from('<html>oops</html>'),
+        Buffer.alloc(0),
+      ]);
+      return { status, body: b, what: `body of ${b.length} bytes, not the reply's` };
+    }
+    default: {
+      const [name, value] = pick(CHAOS_HEADERS);
+      headers[name] = value;
+      return { status, body, what: `header ${name}: ${value.slice(0, 40)}` };
+    }
+  }
 }

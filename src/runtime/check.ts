@@ -74,7 +74,6 @@ export class CheckContext {
   constructor(
     private readonly w: WorkerState,
     readonly title: string,
-    private readonly skipFn: (note: string, cause?: NotRunCause) => never,
     readonly effect: Effect = 'read',
     /** The test provokes 429s on purpose (CheckSpec.judges429): they say nothing of the run's pace. */
     private readonly provokes429 = false,
@@ -243,10 +242,12 @@ export class CheckContext {
     );
   }
 
-  /** The test is not run: why, and (where the suite knows it) the typed cause with its remedy. */
+  /**
+   * The test goes no further: not run, with why and (where the suite knows it) the typed cause with its
+   * remedy; unless what it found before fails it (define.ts).
+   */
   skip(reason: string, cause?: NotRunCause): never {
-    this.skipFn(reason, cause);
-    throw new SkipSignal(reason);
+    throw new SkipSignal(reason, cause);
   }
 
   async request(method: string, path: string, req: Req = {}): Promise<HttpResponse> {
@@ -322,14 +323,16 @@ export class CheckContext {
   }
 
   /**
-   * A read of the primary balance for the budget (a harness read: recorded with the test, judged by the
-   * balance tests, not here); the test's newest exchange stays the answer to what it sent. Undefined: a
-   * stop or no answer.
+   * A read of the primary balance the harness makes (the budget's, the ran-out check's): recorded with
+   * the test and judged by the checks every exchange gets, as any reply the target gives is (a balance
+   * broken only under the load of billable work shows there); the test's newest exchange stays the
+   * answer to what it sent. Undefined: a stop or no answer.
    */
   private async readPrimaryBalance(): Promise<HttpResponse | undefined> {
     const answer = this.lastExchange;
+    let read: HttpResponse;
     try {
-      return await this.client.send({
+      read = await this.client.send({
         method: 'GET',
         path: '/v1/balance',
         headers: { authorization: `Bearer ${this.w.keys.primary ?? ''}` },
@@ -340,16 +343,14 @@ export class CheckContext {
     } finally {
       this.lastExchange = answer;
     }
+    this.checkExchange(read);
+    return read;
   }
 
   /** A reply of the primary account that shows its balance ran out stops billable work run-wide (ranOutBy). */
   private async noteBalance(res: HttpResponse): Promise<void> {
     if (this.balanceRanOut && balanceSignal(res)?.kind === 'refused') return;
-    const reason = await ranOutBy(res, this.w.run.reportDir, async () => {
-      const read = await this.readPrimaryBalance();
-      if (read) this.checkExchange(read);
-      return read;
-    });
+    const reason = await ranOutBy(res, this.w.run.reportDir, () => this.readPrimaryBalance());
     if (!reason) return;
     this.balanceRanOut ??= { reason, violations: this.violations.length };
     markBalanceOut(this.w.run.reportDir, reason);

@@ -71,10 +71,14 @@ function short(v: unknown): string {
   return s.length > 300 ? `${s.slice(0, 300)}…` : s;
 }
 
-/** How a test body ended: stopped (by a stop of the run, or by the budget: `unpaid`), or not. */
+/**
+ * How a test body ended: stopped (by a stop of the run, or by the budget: `unpaid`), skipped (it could
+ * go no further: not run, unless what it found before fails it), or not.
+ */
 interface BodyEnd {
   stoppedBy?: string;
   unpaid?: BudgetRefusal;
+  skip?: SkipSignal;
 }
 
 /**
@@ -93,6 +97,7 @@ async function runBody(
 ): Promise<BodyEnd> {
   let stoppedBy: string | undefined;
   let unpaid: BudgetRefusal | undefined;
+  let skip: SkipSignal | undefined;
   let release: (() => void) | undefined;
   if (spec.account === 'exclusive' || spec.effect === 'billable') {
     const lock = new AccountLock(accountLockKey(w.run.target.baseUrl, t.keyOf('primary')));
@@ -114,18 +119,20 @@ async function runBody(
     if (err instanceof StopSignal) {
       stoppedBy = err.message;
       if (err.unpaid) unpaid = err.unpaid;
+    } else if (err instanceof SkipSignal) {
+      // Judged like a stop: the replies it met before (a precondition's, answered against the
+      // contract) were judged, and their failures stand.
+      skip = err;
     } else if (err instanceof TransportError) {
       const ex = err.exchangeId ? t.exchange(err.exchangeId) : undefined;
       if (err.inconclusive) t.inconclusiveAfter(err.inconclusive, ex);
       else t.violate('GEN-001', err.message, ex ? { exchange: ex } : {});
-    } else if (t.refusedBy && !(err instanceof AbortSignalError) && !(err instanceof SkipSignal)) {
+    } else if (t.refusedBy && !(err instanceof AbortSignalError)) {
       // A stop refused one of its requests, and the test broke on it (it caught the refusal, or a
       // model-based run could not finish): stopped, like a test the refusal ended directly.
-      if (record.outcome === 'not_run') throw err;
       stoppedBy = t.refusedBy.message;
       if (t.refusedBy.unpaid) unpaid = t.refusedBy.unpaid;
     } else if (!(err instanceof AbortSignalError)) {
-      if (record.outcome === 'not_run' || err instanceof SkipSignal) throw err;
       record.outcome = 'harness_error';
       record.error = w.redactor.text(
         err instanceof Error ? `${err.name}: ${err.message}\n${err.stack ?? ''}` : String(err),
@@ -146,7 +153,7 @@ async function runBody(
   const asserted = t.assertedStatuses();
   if (Object.keys(asserted).length) record.asserted = asserted;
   if (t.retried > 0) record.retried = t.retried;
-  return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}) };
+  return { ...(stoppedBy ? { stoppedBy } : {}), ...(unpaid ? { unpaid } : {}), ...(skip ? { skip } : {}) };
 }
 
 /**
@@ -237,8 +244,16 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       const refused = turnRefused.get(w.run.reportDir);
       if (refused) notRun(refused);
     }
-    const t = new CheckContext(w, fullTitle, notRun, spec.effect, spec.judges429, spec.ids, account);
-    const { stoppedBy, unpaid } = await runBody(spec, w, t, fn, record, notRun);
+    const t = new CheckContext(w, fullTitle, spec.effect, spec.judges429, spec.ids, account);
+    let end: BodyEnd;
+    try {
+      end = await runBody(spec, w, t, fn, record, notRun);
+    } catch (err) {
+      // Before the body (the account lock's key): nothing was sent, so nothing was found.
+      if (err instanceof SkipSignal) return notRun(err.message, err.notRunCause);
+      throw err;
+    }
+    const { stoppedBy, unpaid, skip } = end;
     const verdict = judge(
       {
         violations: t.violations,
@@ -255,6 +270,15 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       },
     );
     for (const u of verdict.unjudged) notJudged(u.violation, u.because);
+    // A test that could go no further is not run, unless what it met before fails it: a precondition's
+    // reply that broke the contract is the target's failure, never lost to the test it stopped.
+    if (skip && verdict.outcome !== 'failed') {
+      // As a test not run: nothing of it counts (an advisory it met is not judged either).
+      record.violations = [];
+      record.exchanges = [];
+      return notRun(skip.message, skip.notRunCause);
+    }
+    if (skip) record.notes = [...(record.notes ?? []), `went no further: ${skip.message}`];
     if (verdict.outcome === 'not_run') return notRunAs(verdict.notRun);
     if (verdict.outcome === 'inconclusive') {
       record.outcome = 'inconclusive';

@@ -5,7 +5,7 @@
  */
 
 /** mulberry32: a small, well-mixed 32-bit generator; enough to pick, not for secrets. */
-function generator(seed: number): () => number {
+export function generator(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

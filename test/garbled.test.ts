@@ -1,0 +1,128 @@
+/**
+ * A target that answers garbage where a test only needed a step on its way (tools/hostile-server.ts
+ * `garble`, `chaos`): what the suite met is judged wherever it met it. A test that could go no further
+ * after a reply that broke the contract fails on that reply (it is not "not run", the finding lost);
+ * the harness's own reads of the balance (the budget's) are judged like the tests' replies; and a target
+ * that mangles replies at random is blamed, never the harness.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Summary } from '../src/report/summary.ts';
+import { HANG_BOUND_MS } from '../tools/bounds.ts';
+import { type HostileOptions, type HostileServer, startHostile } from '../tools/hostile-server.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
+import { runCli } from './helpers.ts';
+
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+/** A run of the CLI against a hostile server in mode `o`, with `args`; its summary and exchange log. */
+async function runAgainst(o: HostileOptions, args: string[]) {
+  server = await startHostile(o);
+  const dir = mkdtempSync(join(tmpdir(), 'gc-garbled-'));
+  const targets = join(dir, 'targets.yaml');
+  const env = writeRefTargets(server, targets, { requestMs: 10_000, concurrency: 4 });
+  const report = join(dir, 'report');
+  const run = await runCli(['--targets', targets, '--target', 'ref', '--report-dir', report, ...args], env);
+  const summary = JSON.parse(readFileSync(join(report, 'summary.json'), 'utf8')) as Summary;
+  const exchanges = new Map<string, { method: string; path: string; status?: number }>();
+  for (const line of readFileSync(join(report, 'exchanges.ndjson'), 'utf8').split('\n'))
+    if (line) {
+      const x = JSON.parse(line) as { id: string; method: string; path: string; status?: number };
+      exchanges.set(x.id, x);
+    }
+  return { run, summary, exchanges };
+}
+
+const test = (s: Summary, title: RegExp) => {
+  const found = s.tests.find((t) => title.test(t.title));
+  expect(found, `no test titled ${title}`).toBeDefined();
+  return found!;
+};
+
+describe('replies met on the way', { timeout: HANG_BOUND_MS }, () => {
+  it('a test that goes no further after an upload answered without its id fails on that reply, not "not run"', async () => {
+    const { run, summary, exchanges } = await runAgainst(
+      {
+        mode: 'garble',
+        garble: {
+          match: (method, path, status) => method === 'POST' && path === '/v1/media/inputs' && status === 201,
+          edit: (json) => {
+            if (json.input && typeof json.input === 'object') delete json.input.id;
+          },
+        },
+      },
+      ['--allow', 'read,write', '--filter', 'MIN-009 deletes a ready input'],
+    );
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    const t = test(summary, /^MIN-009 deletes a ready input/);
+    expect(t.outcome).toBe('failed');
+    // The finding is the upload's: the reply the description and the contract judge, cited.
+    const cited = (t.violations ?? []).map((v) => (v.exchangeId ? exchanges.get(v.exchangeId) : undefined));
+    expect(cited.some((x) => x?.method === 'POST' && x.path === '/v1/media/inputs')).toBe(true);
+    expect(t.notes?.some((n) => n.startsWith('went no further: the upload was answered 201'))).toBe(true);
+    // The requirement it never reached is not judged, never passed.
+    expect(summary.requirements?.['MIN-009']?.outcome).not.toBe('passed');
+  });
+
+  it('control: the same test against the upload as the reference answers it passes', async () => {
+    const { summary } = await runAgainst(
+      {
+        mode: 'garble',
+        garble: {
+          match: (method, path, status) => method === 'POST' && path === '/v1/media/inputs' && status === 201,
+          edit: () => {},
+        },
+      },
+      ['--allow', 'read,write', '--filter', 'MIN-009 deletes a ready input'],
+    );
+    expect(test(summary, /^MIN-009 deletes a ready input/).outcome).toBe('passed');
+  });
+
+  it("the harness's reads of the balance for the budget are judged: a points value as a JSON number fails the test that caused the read", async () => {
+    const { run, summary, exchanges } = await runAgainst(
+      {
+        mode: 'garble',
+        garble: {
+          // The preflight's read stays the contract's (the budget is planned from it); every later one
+          // gives held_points as a JSON number (PTS-001: points values are decimal strings). The
+          // property's accepted cases are billable: the budget reads the balance every few of them.
+          match: (method, path, status) => method === 'GET' && path === '/v1/balance' && status === 200,
+          after: 1,
+          edit: (json) => {
+            json.held_points = 0;
+          },
+        },
+      },
+      ['--allow', 'read,billable', '--filter', 'CHAT-006 judges generated top_p', '--property-runs', '40'],
+    );
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    const t = test(summary, /^CHAT-006 judges generated top_p/);
+    expect(t.outcome).toBe('failed');
+    const balanceFindings = (t.violations ?? []).filter((v) => {
+      const x = v.exchangeId ? exchanges.get(v.exchangeId) : undefined;
+      return x?.method === 'GET' && x.path === '/v1/balance';
+    });
+    expect(balanceFindings.map((v) => v.id)).toContain('PTS-001');
+  });
+});
+
+describe('a target that mangles replies at random', { timeout: HANG_BOUND_MS }, () => {
+  it('chaos: a quarter of the replies mangled (types, members, bodies, statuses, content types, headers): the target is blamed, the report written, no harness error', async () => {
+    const { run, summary } = await runAgainst({ mode: 'chaos', seed: 7, rate: 0.25 }, ['--allow', 'all']);
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    expect(server!.mangled().length).toBeGreaterThan(100);
+    expect(summary.counts.harness_error).toBe(0);
+    expect(summary.counts.failed).toBeGreaterThan(0);
+    for (const out of [run.stdout, run.stderr]) {
+      expect(out).not.toMatch(/internal error/i);
+      // No stack trace: a frame line is `    at fn (file:line:col)`.
+      expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    }
+  });
+});
