@@ -125,4 +125,21 @@ describe('a target that mangles replies at random', { timeout: HANG_BOUND_MS }, 
       expect(out).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     }
   });
+
+  it('chaos in the description: one place of it mangled (a value of another type, a member dropped), seeds 1-4: judged, no harness error', async () => {
+    const mangledDescriptions: string[] = [];
+    for (const seed of [1, 2, 3, 4]) {
+      const { run, summary } = await runAgainst({ mode: 'chaos', seed, rate: 0, description: true }, [
+        '--suite',
+        'openapi,models,health',
+      ]);
+      mangledDescriptions.push(...server!.mangled());
+      expect([0, 1], run.stderr.slice(-2000)).toContain(run.code);
+      expect(summary.counts.harness_error).toBe(0);
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/internal error|^\s+at .+:\d+:\d+\)?$/im);
+      await server!.close();
+      server = undefined;
+    }
+    expect(mangledDescriptions.filter((m) => m.includes('GET /openapi.json')).length).toBe(4);
+  });
 });
