@@ -29,8 +29,8 @@
  *   every other request.
  * - bigmedia: the media catalog lists `items` extra undocumented models (copies of the reference's own,
  *   mapped back to it on the way in, so jobs naming them are accepted).
- * - garble: the replies `garble.match` picks, after the first `garble.after` of them, have their JSON
- *   edited by `garble.edit`: one reply of the contract broken in one place.
+ * - garble: for each of `garble`, the replies its `match` picks, after the first `after` of them, have
+ *   their JSON edited by its `edit`: one kind of reply of the contract broken in one place.
  * - chaos: a reply in `rate` (default 1 in 4) is mangled one way, chosen by a generator seeded with
  *   `seed` and the request's number: a value of its JSON of another type, a member dropped, the whole
  *   body another value, another status, another or no content type, a body that is no JSON, a header
@@ -80,12 +80,12 @@ export interface HostileOptions {
   id?: string;
   /** drip: drip the preflight's reads (GET /v1/models, /v1/balance) instead of every other request. */
   dripReads?: boolean;
-  /** garble: which replies (by method, path and status), after how many of them, and the edit. */
-  garble?: {
+  /** garble: which replies (by method, path and status), after how many of them, and the edit; each apart. */
+  garble?: Array<{
     match: (method: string, path: string, status: number) => boolean;
     after?: number;
     edit: (json: Json) => void;
-  };
+  }>;
   /**
    * chaos: the generator's seed (default 1) and the share of replies mangled (default 0.25); with
    * `description`, the description is mangled once too.
@@ -245,7 +245,8 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       return real === undefined ? all : `/v1/media/${kind}/${encodeURIComponent(real)}`;
     });
   const hanging = new Set<ServerResponse>();
-  let garbleMet = 0;
+  /** garble: the replies each of o.garble picked so far. */
+  const garbleMet = (o.garble ?? []).map(() => 0);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     count++;
@@ -387,14 +388,12 @@ export async function startHostile(o: HostileOptions): Promise<HostileServer> {
       out = Buffer.from(JSON.stringify(j));
     }
     let status = upstream.status;
-    const g = o.mode === 'garble' ? o.garble : undefined;
-    if (
-      g?.match(req.method ?? 'GET', path, status) &&
-      json &&
-      typeof json === 'object' &&
-      garbleMet++ >= (g.after ?? 0)
-    ) {
-      g.edit(json as Json);
+    const g =
+      o.mode === 'garble'
+        ? (o.garble ?? []).findIndex((x) => x.match(req.method ?? 'GET', path, status))
+        : -1;
+    if (g >= 0 && json && typeof json === 'object' && garbleMet[g]!++ >= (o.garble![g]!.after ?? 0)) {
+      o.garble![g]!.edit(json as Json);
       out = Buffer.from(JSON.stringify(json));
     }
     if (o.mode === 'chaos') {
