@@ -256,6 +256,22 @@ export const INFERENCE_FAULTS = [
       run: async ({ ref, events }) => !(await events(ref)).some((e) => TERMINALS.includes(e.event ?? '')),
     },
   },
+  // routes/responses.ts: a reply that ends before its cap has no terminal event (a cut one ends
+  // response.incomplete): only a stream that ends naturally shows it
+  {
+    name: 'responses-no-terminal-natural',
+    description: 'a streamed response that ends before its cap has no terminal event',
+    breaks: ['RSP-006'],
+    probe: {
+      run: async ({ ref, responses }) => {
+        const text = (await responses(ref, { max_output_tokens: 256, stream: true })).text;
+        return (
+          text.includes('event: response.output_text.delta') &&
+          !/event: response\.(completed|incomplete|failed)/.test(text)
+        );
+      },
+    },
+  },
   // routes/responses.ts: response.completed followed by response.failed
   {
     name: 'responses-two-terminals',

@@ -232,8 +232,12 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
   }
   if (extra) events.push(ev('response.output_text.done', { ...part, text: result.pieces.join('') }));
   // A reply cut by its cap ends response.incomplete, a natural end response.completed. Fault
-  // responses-never-completed: every stream ends response.incomplete, natural ends too.
-  if (ctx.fault !== 'responses-no-terminal') {
+  // responses-never-completed: every stream ends response.incomplete, natural ends too. Fault
+  // responses-no-terminal-natural: a natural end has no terminal event (a cut one keeps its own).
+  if (
+    ctx.fault !== 'responses-no-terminal' &&
+    !(ctx.fault === 'responses-no-terminal-natural' && !result.cut)
+  ) {
     if (result.cut || ctx.fault === 'responses-never-completed')
       events.push(
         ev('response.incomplete', {

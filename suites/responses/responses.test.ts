@@ -3,6 +3,7 @@ import {
   caseTableChecks,
   check,
   expectStatus,
+  type HttpResponse,
   isSuccess,
   parseSse,
   TERMINAL_EVENTS,
@@ -10,6 +11,17 @@ import {
 } from '../../src/suite/index.ts';
 
 const PATH = '/v1/responses';
+
+/**
+ * RSP-006 on a stream a test met ("The stream ends with one of response.completed, response.incomplete,
+ * response.failed"): exactly one terminal event, and it is the last (terminalEventProblems), on every
+ * stream it judges, not only the terminal-event test's own.
+ */
+function endsWithOneTerminal(t: CheckContext, res: HttpResponse, events: ReturnType<typeof parseSse>): void {
+  t.observe('RSP-006', res.exchange);
+  for (const p of terminalEventProblems(events))
+    t.violate('RSP-006', p.message, { ...p, exchange: res.exchange });
+}
 
 async function stream(t: CheckContext) {
   const model = await t.hint('responses');
@@ -135,9 +147,7 @@ check(
           exchange: res.exchange,
         },
       );
-    t.observe('RSP-006', res.exchange);
-    for (const p of terminalEventProblems(events))
-      t.violate('RSP-006', p.message, { ...p, exchange: res.exchange });
+    endsWithOneTerminal(t, res, events);
   },
 );
 
@@ -179,8 +189,10 @@ check(
       const events = parseSse(res.text);
       const bytes = textBytes(events);
       if (bytes >= cap) continue;
+      // This stream's own end first: a natural end without a terminal event breaks RSP-006 here.
+      endsWithOneTerminal(t, res, events);
       const terminal = events.filter((e) => TERMINAL_EVENTS.includes(e.event ?? '')).at(-1);
-      if (!terminal) return; // no terminal event at all: the terminal-event test judges that
+      if (!terminal) return;
       const reason = terminal.event === 'response.incomplete' ? incompleteReason(terminal.data) : undefined;
       // An incomplete reply for another stated cause (a content filter) is not a cut by the cap.
       if (reason !== undefined && reason !== 'max_output_tokens')
