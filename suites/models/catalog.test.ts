@@ -141,5 +141,11 @@ check(
   async (t) => {
     // The per-exchange points checks judge every reply's units; this test makes sure the catalog is read.
     await catalog(t);
+    // A catalog that states no unit beside its prices shows PTS-003 nothing here: not run, never passed.
+    if (!t.observedIds()['PTS-003'])
+      return t.skip('the catalog states no unit beside its prices: nothing for PTS-003 to judge in it', {
+        kind: 'precondition',
+        subject: "a unit beside the catalog's prices",
+      });
   },
 );
