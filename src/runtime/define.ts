@@ -11,10 +11,10 @@ import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
 import { accountOf, runsAlone } from './account.ts';
 import { type BudgetRefusal, budgetRefusal } from './budget.ts';
 import { CheckContext, type TestRecord } from './check.ts';
-import { judge } from './judgement.ts';
+import { judge, type NotRun } from './judgement.ts';
 import { stopReason } from './liveness.ts';
 import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
-import { type NotApplicable, notApplicable } from './may-run.ts';
+import { notApplicable } from './may-run.ts';
 import { runConfig } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
 import { leaveTurn, takeTurn } from './turns.ts';
@@ -227,7 +227,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       if (cause) record.cause = cause;
       return ctx.skip(reason);
     };
-    const notRunAs = (n: NotApplicable): never => {
+    const notRunAs = (n: NotRun): never => {
       if (n.unpaid) record.unpaid = true;
       if (n.planned) record.planned = true;
       return notRun(n.reason, n.cause);
@@ -262,6 +262,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         balanceRanOut: t.balanceRanOut,
         stoppedBy,
         unpaid,
+        wentNoFurther: skip && { reason: skip.message, cause: skip.notRunCause },
       },
       {
         ids: spec.ids,
@@ -270,22 +271,20 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       },
     );
     for (const u of verdict.unjudged) notJudged(u.violation, u.because);
-    // A test that could go no further is not run, unless what it met before fails it: a precondition's
-    // reply that broke the contract is the target's failure, never lost to the test it stopped.
-    if (skip && verdict.outcome !== 'failed') {
-      // As a test not run: nothing of it counts (an advisory it met is not judged either).
-      record.violations = [];
-      record.exchanges = [];
-      return notRun(skip.message, skip.notRunCause);
+    if (verdict.outcome === 'not_run') {
+      if (verdict.discard) {
+        record.violations = [];
+        record.exchanges = [];
+      }
+      return notRunAs(verdict.notRun);
     }
-    if (skip) record.notes = [...(record.notes ?? []), `went no further: ${skip.message}`];
-    if (verdict.outcome === 'not_run') return notRunAs(verdict.notRun);
     if (verdict.outcome === 'inconclusive') {
       record.outcome = 'inconclusive';
       record.reason = verdict.reason;
       return;
     }
     record.outcome = verdict.outcome;
+    if (verdict.notes) record.notes = [...(record.notes ?? []), ...verdict.notes];
     const failures = verdict.failures;
     if (failures.length > 0) throw new ConformanceFailure(formatFailure(failures));
   });

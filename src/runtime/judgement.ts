@@ -2,10 +2,10 @@
  * The verdict of a test whose body ran: from what it found (violations, cases a limit left unanswered,
  * connection failures that could not be repeated) and the facts of how it ended (a stop, the account's
  * balance running out) to its outcome and the notes that go with it. Pure: nothing is read or written
- * here; each rule is one function, applied in judge()'s order, and the first that leaves the test with
- * nothing judged ends it not run.
+ * here; each rule is one function, applied in judge()'s order (balance, limit, skip, stop, transient),
+ * and the first that leaves the test with nothing judged ends it not run.
  */
-import type { Outcome, VerdictCase, Violation } from '../vocabulary.ts';
+import type { NotRunCause, Outcome, VerdictCase, Violation } from '../vocabulary.ts';
 import type { BudgetRefusal } from './budget.ts';
 import { budgetCause, type NotApplicable } from './may-run.ts';
 
@@ -22,6 +22,8 @@ export interface Findings {
   /** A stop (run stop, budget) ended it halfway: the stop's message, and the budget refusal if it was one. */
   stoppedBy?: string | undefined;
   unpaid?: BudgetRefusal | undefined;
+  /** It could go no further (t.skip: a precondition the target did not give): why, and its typed cause. */
+  wentNoFurther?: { reason: string; cause?: NotRunCause | undefined } | undefined;
 }
 
 /** The facts of the test the verdict needs. */
@@ -41,11 +43,16 @@ export interface Unjudged {
 }
 
 /** The verdict: its outcome, the failures it stands on, the violations not judged. */
-export type Judgement = { unjudged: Unjudged[] } & (
-  | { outcome: 'not_run'; notRun: NotApplicable }
+export type Judgement = {
+  unjudged: Unjudged[];
+} /** `discard`: nothing it found counts (an advisory is not judged either): it went no further. */ & (
+  | { outcome: 'not_run'; notRun: NotRun; discard?: true }
   | { outcome: 'inconclusive'; reason: string }
-  | { outcome: Extract<Outcome, 'failed' | 'advisory' | 'passed'>; failures: Violation[] }
+  | { outcome: Extract<Outcome, 'failed' | 'advisory' | 'passed'>; failures: Violation[]; notes?: string[] }
 );
+
+/** Why a judged test is not run: as NotApplicable, its cause absent where the test's skip gave none. */
+export type NotRun = Omit<NotApplicable, 'cause'> & { cause?: NotRunCause | undefined };
 
 /** One rule's result: the failures still standing, those it took out, and a not-run if nothing stands. */
 interface RuleResult {
@@ -134,6 +141,16 @@ export function stopRule(
 }
 
 /**
+ * It could go no further (a precondition's reply, a role or hint not configured): not run with its
+ * reason, unless a failure it met before stands, since a precondition's reply that broke the contract is
+ * the target's failure, never lost to the test it stopped; that test fails with a note of where it ended.
+ */
+export function skipRule(failures: Violation[], skip: Findings['wentNoFurther']): NotRun | undefined {
+  if (!skip || failures.length > 0) return undefined;
+  return { reason: skip.reason, ...(skip.cause ? { cause: skip.cause } : {}) };
+}
+
+/**
  * A connection failure that could not be repeated says nothing of the contract (judging.md): a test
  * with nothing else failed is inconclusive, never passed nor failed (its advisories are kept).
  */
@@ -155,12 +172,15 @@ export function judge(found: Findings, facts: JudgeFacts): Judgement {
     failures = r.failures;
     if (r.notRun) return { outcome: 'not_run', notRun: r.notRun, unjudged };
   }
+  const skipped = skipRule(failures, found.wentNoFurther);
+  if (skipped) return { outcome: 'not_run', notRun: skipped, discard: true, unjudged };
   const stopped = stopRule(failures, found.stoppedBy, found.unpaid);
   if (stopped) return { outcome: 'not_run', notRun: stopped, unjudged };
   const inconclusive = transientRule(failures, found.inconclusive);
   if (inconclusive) return { outcome: 'inconclusive', reason: inconclusive, unjudged };
   const outcome = failures.length > 0 ? 'failed' : found.violations.length > 0 ? 'advisory' : 'passed';
-  return { outcome, failures, unjudged };
+  const notes = found.wentNoFurther ? [`went no further: ${found.wentNoFurther.reason}`] : undefined;
+  return { outcome, failures, unjudged, ...(notes ? { notes } : {}) };
 }
 
 export const isSuccess = (status: number): boolean => status >= 200 && status < 300;

@@ -9,6 +9,7 @@ import {
   type JudgeFacts,
   judge,
   limitRule,
+  skipRule,
   stopRule,
   transientRule,
 } from '../../src/runtime/judgement.ts';
@@ -134,6 +135,16 @@ describe('limitRule', () => {
   });
 });
 
+describe('skipRule', () => {
+  const cause = { kind: 'precondition' as const, subject: 'the upload was answered 201 without its id' };
+  it('a test that went no further is not run with its reason and cause, unless a failure stands', () => {
+    expect(skipRule([], { reason: 'no id', cause })).toEqual({ reason: 'no id', cause });
+    expect(skipRule([], { reason: 'no role' })).toEqual({ reason: 'no role' });
+    expect(skipRule([fail('RESP-003')], { reason: 'no id', cause })).toBeUndefined();
+    expect(skipRule([], undefined)).toBeUndefined();
+  });
+});
+
 describe('stopRule and transientRule', () => {
   it('a stop leaves a test that found nothing not run (budget or stopped), and one that failed failed', () => {
     expect(stopRule([], 'stop', undefined)?.cause).toEqual({ kind: 'stopped', subject: 'stop' });
@@ -190,5 +201,35 @@ describe('judge', () => {
     expect(judge(found({ stoppedBy: 'stop', violations: [fail('CHAT-001')] }), judgeFacts()).outcome).toBe(
       'failed',
     );
+  });
+
+  it('a test that went no further: not run, nothing it met counts, unless a failure it met first fails it', () => {
+    const skip = {
+      reason: 'the upload was answered 201',
+      cause: { kind: 'precondition' as const, subject: 's' },
+    };
+    expect(judge(found({ wentNoFurther: skip, violations: [advisory('X')] }), judgeFacts())).toEqual({
+      outcome: 'not_run',
+      notRun: { reason: skip.reason, cause: skip.cause },
+      discard: true,
+      unjudged: [],
+    });
+    const f = fail('RESP-003');
+    expect(judge(found({ wentNoFurther: skip, violations: [f] }), judgeFacts())).toEqual({
+      outcome: 'failed',
+      failures: [f],
+      notes: ['went no further: the upload was answered 201'],
+      unjudged: [],
+    });
+    // After the balance and 429 rules (their reason is the truer one), before a stop and inconclusive.
+    const ranOut = judge(
+      found({ wentNoFurther: skip, balanceRanOut: { reason: 'ran out', violations: 0 } }),
+      judgeFacts(),
+    );
+    expect(ranOut).toMatchObject({ outcome: 'not_run', notRun: { reason: 'ran out', unpaid: true } });
+    expect(judge(found({ wentNoFurther: skip, inconclusive: ['reset'] }), judgeFacts())).toMatchObject({
+      outcome: 'not_run',
+      notRun: { reason: skip.reason },
+    });
   });
 });
