@@ -28,7 +28,10 @@ export interface Met {
 
 export type Judged = Problem | Met | undefined;
 
-const met = (id: string): Met => ({ id, met: true });
+export const met = (id: string): Met => ({ id, met: true });
+
+/** A rule judged inline on what the target showed: met when `ok`, else `problem`. */
+export const holds = (ok: boolean, problem: Problem): Problem | Met => (ok ? met(problem.id) : problem);
 
 /** A judged invariant that found its rule broken. */
 export const isProblem = (j: Judged): j is Problem => j !== undefined && !('met' in j);
@@ -258,6 +261,12 @@ export function usageChargesOf(body: unknown): Map<string, string> {
   return out;
 }
 
+/** PTS-006 can be judged: a settled charge read before was read again (its form showed). */
+export const chargesCompared = (
+  seen: ReadonlyMap<string, string>,
+  now: ReadonlyMap<string, string>,
+): boolean => [...now.keys()].some((id) => seen.has(id));
+
 /** PTS-006: a settled charge read again never changed. */
 export function chargeChanges(
   seen: ReadonlyMap<string, string>,
@@ -277,29 +286,37 @@ export function chargeChanges(
   return out;
 }
 
-/** PTS-005 and CHAT-004: usage token figures are integers (never points); total = prompt + completion. */
-export function tokenProblems(body: unknown, where: string): Problem[] {
-  const out: Problem[] = [];
+/**
+ * PTS-005 and CHAT-004 on every usage object of a body: token figures are integers (never points), and
+ * total = prompt + completion where the three are integers. Met where the form showed, problems first.
+ */
+export function tokenJudgements(body: unknown, where: string): Judged[] {
+  const problems: Problem[] = [];
+  const judged = new Set<string>();
   for (const u of findField(body, 'usage')) {
     if (!isPlainObject(u.value)) continue;
     for (const [k, v] of Object.entries(u.value)) {
-      if (/_tokens$/.test(k) && !Number.isInteger(v))
-        out.push({
+      if (!/_tokens$/.test(k)) continue;
+      judged.add('PTS-005');
+      if (!Number.isInteger(v))
+        problems.push({
           id: 'PTS-005',
           message: `${where}: ${u.pointer}/${k} is ${JSON.stringify(v)}, not an integer token count`,
           received: v,
         });
     }
     const { prompt_tokens: p, completion_tokens: c, total_tokens: tt } = u.value;
-    if ([p, c, tt].every(Number.isInteger) && (p as number) + (c as number) !== tt)
-      out.push({
+    if (![p, c, tt].every(Number.isInteger)) continue;
+    judged.add('CHAT-004');
+    if ((p as number) + (c as number) !== tt)
+      problems.push({
         id: 'CHAT-004',
         message: `${where}: total_tokens ${tt} is not prompt_tokens ${p} + completion_tokens ${c}`,
         received: tt,
         expected: (p as number) + (c as number),
       });
   }
-  return out;
+  return [...problems, ...[...judged].filter((id) => !problems.some((q) => q.id === id)).map(met)];
 }
 
 // ------------------------------------------------------------------ media
@@ -308,13 +325,13 @@ const FAILED_ENDS = ['failed', 'cancelled', 'expired'];
 
 /**
  * MJOB-025: failed, cancelled and expired never change; succeeded may only become expired (judging.md).
- * Other transitions are not shown, so not judged.
+ * Judged only after one of those ends was seen: other transitions are not shown.
  */
-export function statusProblem(label: string, seen: readonly string[], next: string): Problem | undefined {
+export function statusProblem(label: string, seen: readonly string[], next: string): Judged {
   const last = seen.at(-1);
-  if (last === undefined || last === next) return undefined;
-  const ok = FAILED_ENDS.includes(last) ? false : last === 'succeeded' ? next === 'expired' : true;
-  if (ok) return undefined;
+  if (last === undefined || !(FAILED_ENDS.includes(last) || last === 'succeeded')) return undefined;
+  const ok = last === next || (last === 'succeeded' && next === 'expired');
+  if (ok) return met('MJOB-025');
   return {
     id: 'MJOB-025',
     message: `${label} read ${next} after ${seen.join(' > ')}: a ${last} job ${last === 'succeeded' ? 'may only become expired' : 'never changes'}`,
@@ -326,9 +343,9 @@ export function statusProblem(label: string, seen: readonly string[], next: stri
 export const isEnded = (status: string | undefined): boolean => ENDED.includes(status ?? '');
 
 /** MJOB-021: a succeeded job names its asset. */
-export function assetIdProblem(label: string, job: Record<string, unknown>): Problem | undefined {
-  if (job.status !== 'succeeded' || (typeof job.asset_id === 'string' && job.asset_id !== ''))
-    return undefined;
+export function assetIdProblem(label: string, job: Record<string, unknown>): Judged {
+  if (job.status !== 'succeeded') return undefined;
+  if (typeof job.asset_id === 'string' && job.asset_id !== '') return met('MJOB-021');
   return { id: 'MJOB-021', message: `${label} is succeeded but carries no asset_id`, received: job.asset_id };
 }
 
@@ -341,11 +358,11 @@ export function assetProblem(
   format: string | undefined,
   sniffed: { ext: string; mime: string } | undefined,
   head: Buffer,
-): Problem | undefined {
+): Judged {
   const got = sniffed?.mime ?? 'not a known file type';
   if (output === 'image') {
     const want = format ? IMAGE_MIME[format] : undefined;
-    if (sniffed?.mime.startsWith('image/') && (!want || sniffed.mime === want)) return undefined;
+    if (sniffed?.mime.startsWith('image/') && (!want || sniffed.mime === want)) return met('MASSET-001');
     return {
       id: 'MASSET-001',
       message: `the asset of ${label} is ${got}, not ${want ?? 'an image'}`,
@@ -355,7 +372,7 @@ export function assetProblem(
   }
   if (output === 'video') {
     if (sniffed && (sniffed.mime.startsWith('video/') || ['mp4', 'mov', 'webm', 'mkv'].includes(sniffed.ext)))
-      return undefined;
+      return met('MASSET-001');
     return {
       id: 'MASSET-001',
       message: `the asset of ${label} is ${got}, not a video container`,
@@ -364,7 +381,7 @@ export function assetProblem(
     };
   }
   if (output === 'glb') {
-    if (sniffed?.ext === 'glb' || head.subarray(0, 4).toString('latin1') === 'glTF') return undefined;
+    if (sniffed?.ext === 'glb' || head.subarray(0, 4).toString('latin1') === 'glTF') return met('MASSET-001');
     return {
       id: 'MASSET-001',
       message: `the asset of ${label} is ${got}, not binary glTF`,

@@ -4,14 +4,14 @@ import type { HttpResponse } from '../http/client.ts';
 import { segment } from '../http/segment.ts';
 import type { JobRecord } from './account-state.ts';
 import { assetIdProblem, statusProblem } from './invariants.ts';
-import { fail, is2xx, type Real } from './real.ts';
+import { is2xx, judged, type Real } from './real.ts';
 
 /** MJOB-025 and MJOB-021 on one reply carrying the job; the model then remembers the status. */
-export function observeJob(job: JobRecord, res: HttpResponse): string | undefined {
+export function observeJob(r: Real, job: JobRecord, res: HttpResponse): string | undefined {
   if (!is2xx(res.status) || !isPlainObject(res.json) || typeof res.json.status !== 'string') return undefined;
   const status = res.json.status;
-  fail(statusProblem(job.label, job.seen, status), res);
-  fail(assetIdProblem(job.label, res.json), res);
+  judged(r, statusProblem(job.label, job.seen, status), res);
+  judged(r, assetIdProblem(job.label, res.json), res);
   if (job.seen.at(-1) !== status) job.seen.push(status);
   if (typeof res.json.asset_id === 'string') job.assetId = res.json.asset_id;
   return status;
@@ -19,5 +19,5 @@ export function observeJob(job: JobRecord, res: HttpResponse): string | undefine
 
 export async function readJob(r: Real, job: JobRecord): Promise<string | undefined> {
   const res = await r.t.get(`/v1/media/jobs/${segment(job.id, 'job id')}`);
-  return observeJob(job, res);
+  return observeJob(r, job, res);
 }

@@ -27,9 +27,15 @@ export class ModelViolation extends Error {
   }
 }
 
-/** Throw the first problem, citing the exchange that showed it. */
-export function fail(problem: Judged, res?: HttpResponse): void {
-  if (isProblem(problem)) throw new ModelViolation(problem, res?.exchange);
+/**
+ * An invariant evaluated on what the target showed (`res`): observed under its id where its form showed
+ * (met or broken; CheckContext.observe), so that a run counts a pass only for the rules it judged; a
+ * broken one fails the run, citing the exchange. Undefined: its inputs could not tell, not judged.
+ */
+export function judged(r: Real, j: Judged, res?: HttpResponse): void {
+  if (!j) return;
+  r.t.observe(j.id, res?.exchange);
+  if (isProblem(j)) throw new ModelViolation(j, res?.exchange);
 }
 
 export const LEGACY = { accept: 'application/vnd.service.currency.v1+json' };

@@ -16,6 +16,7 @@ import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
   chargeChanges,
   chargedOf,
+  chargesCompared,
   isProblem,
   listedRecords,
   statusProblem,
@@ -173,7 +174,6 @@ const NEVER_ACCEPTED = [
   'resolved_reference_kind',
 ];
 const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
-const TERMINAL_FAILURES = ['failed', 'cancelled', 'expired'];
 
 /** A request id shorter than this could be any field's value: not taken as a link to a usage record. */
 const MIN_REF_LENGTH = 8;
@@ -450,7 +450,7 @@ export class TrafficState {
     if (x.method === 'GET' && path === '/v1/usage' && x.who) {
       const seen = this.usage.get(x.who) ?? new Map<string, string>();
       const now = usageChargesOf(res.facts?.records);
-      if ([...now.keys()].some((id) => seen.has(id))) {
+      if (chargesCompared(seen, now)) {
         judged.push('PTS-006');
         for (const p of chargeChanges(seen, now))
           findings.push({
@@ -486,10 +486,10 @@ export class TrafficState {
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const seen = this.jobs.get(job.id) ?? [];
     const last = seen.at(-1);
-    if (last && (TERMINAL_FAILURES.includes(last) || last === 'succeeded')) {
+    const p = statusProblem(`job ${job.id}`, seen, job.status);
+    if (p) {
       judged.push('MJOB-025');
-      const p = statusProblem(`job ${job.id}`, seen, job.status);
-      if (p)
+      if (isProblem(p))
         findings.push({
           id: p.id,
           message: `${where}: ${p.message}`,

@@ -127,6 +127,10 @@ check(
       const path = `${INPUTS}/${segment(id, 'input id')}`;
       const [job, del] = await Promise.all([postJob(t, jobBody(m, [id])), t.request('DELETE', path)]);
       const jobId = idOf(job);
+      // The job created and the delete refused (not a limit's 429): the input was held by a job just
+      // created, so active, and the rule met. A refused job held nothing: MIN-010 did not show.
+      if (isSuccess(job.status) && isClientError(del.status) && del.status !== 429)
+        t.observe('MIN-010', del.exchange);
       if (isSuccess(job.status) && jobId && isSuccess(del.status)) {
         const read = await t.get(`/v1/media/jobs/${segment(jobId, 'job id')}`);
         const status = isPlainObject(read.json) ? String(read.json.status) : undefined;

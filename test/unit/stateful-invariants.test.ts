@@ -16,7 +16,7 @@ import {
   type Problem,
   reportedSpend,
   statusProblem,
-  tokenProblems,
+  tokenJudgements,
   usageChargeProblem,
   usageChargesOf,
 } from '../../src/stateful/invariants.ts';
@@ -129,33 +129,45 @@ describe('usage invariants', () => {
     expect(chargeChanges(first, new Map())).toEqual([]);
   });
 
-  it('keeps token figures integers and totals consistent (PTS-005, CHAT-004)', () => {
-    const ok = { usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } };
-    expect(tokenProblems(ok, 'chat')).toEqual([]);
-    const asPoints = { usage: { prompt_tokens: '5', completion_tokens: 2, total_tokens: 7 } };
-    expect(tokenProblems(asPoints, 'chat').map((p) => p.id)).toEqual(['PTS-005']);
-    const off = { usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 8 } };
-    expect(tokenProblems(off, 'chat').map((p) => p.id)).toEqual(['CHAT-004']);
-    expect(tokenProblems({ usage: { input_tokens: 3, output_tokens: 1 } }, 'responses')).toEqual([]);
+  it('keeps token figures integers and totals consistent (PTS-005, CHAT-004), met where they show', () => {
+    const ids = (body: unknown) =>
+      tokenJudgements(body, 'chat').map((j) => (j && 'met' in j ? `${j.id} met` : j?.id));
+    expect(ids({ usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })).toEqual([
+      'PTS-005 met',
+      'CHAT-004 met',
+    ]);
+    expect(ids({ usage: { prompt_tokens: '5', completion_tokens: 2, total_tokens: 7 } })).toEqual([
+      'PTS-005',
+    ]);
+    expect(ids({ usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 8 } })).toEqual([
+      'CHAT-004',
+      'PTS-005 met',
+    ]);
+    expect(ids({ usage: { input_tokens: 3, output_tokens: 1 } })).toEqual(['PTS-005 met']);
+    expect(ids({ choices: [] })).toEqual([]);
   });
 });
 
 describe('media job invariants', () => {
   it.each([
     [['queued'], 'running', undefined],
-    [['running', 'succeeded'], 'expired', undefined],
-    [['running', 'succeeded'], 'succeeded', undefined],
+    [['running', 'succeeded'], 'expired', 'MJOB-025 met'],
+    [['running', 'succeeded'], 'succeeded', 'MJOB-025 met'],
     [['running', 'succeeded'], 'running', 'MJOB-025'],
     [['running', 'failed'], 'running', 'MJOB-025'],
     [['cancelled'], 'succeeded', 'MJOB-025'],
-    [['expired'], 'expired', undefined],
+    [['expired'], 'expired', 'MJOB-025 met'],
     [[], 'failed', undefined],
   ])('after %j, %s is %s', (seen, next, id) => {
-    expect(statusProblem('job#1', seen as string[], next as string)?.id).toBe(id);
+    const j = statusProblem('job#1', seen as string[], next as string);
+    expect(j && 'met' in j ? `${j.id} met` : j?.id).toBe(id);
   });
 
   it('requires the asset of a succeeded job (MJOB-021)', () => {
-    expect(assetIdProblem('job#1', { status: 'succeeded', asset_id: 'a1' })).toBeUndefined();
+    expect(assetIdProblem('job#1', { status: 'succeeded', asset_id: 'a1' })).toEqual({
+      id: 'MJOB-021',
+      met: true,
+    });
     expect(assetIdProblem('job#1', { status: 'running' })).toBeUndefined();
     expect(assetIdProblem('job#1', { status: 'succeeded' })?.id).toBe('MJOB-021');
   });
@@ -163,14 +175,13 @@ describe('media job invariants', () => {
   it("judges the asset's real type by the model's output (MASSET-001)", () => {
     const png = { ext: 'png', mime: 'image/png' };
     const empty = Buffer.alloc(0);
-    expect(assetProblem('job#1', 'image', 'png', png, empty)).toBeUndefined();
-    expect(assetProblem('job#1', 'image', 'jpeg', png, empty)?.expected).toBe('image/jpeg');
-    expect(assetProblem('job#1', 'image', undefined, png, empty)).toBeUndefined();
-    expect(
-      assetProblem('job#1', 'video', undefined, { ext: 'mp4', mime: 'video/mp4' }, empty),
-    ).toBeUndefined();
+    const met = { id: 'MASSET-001', met: true };
+    expect(assetProblem('job#1', 'image', 'png', png, empty)).toEqual(met);
+    expect((assetProblem('job#1', 'image', 'jpeg', png, empty) as Problem).expected).toBe('image/jpeg');
+    expect(assetProblem('job#1', 'image', undefined, png, empty)).toEqual(met);
+    expect(assetProblem('job#1', 'video', undefined, { ext: 'mp4', mime: 'video/mp4' }, empty)).toEqual(met);
     expect(assetProblem('job#1', 'video', undefined, png, empty)?.id).toBe('MASSET-001');
-    expect(assetProblem('job#1', 'glb', undefined, undefined, Buffer.from('glTF....'))).toBeUndefined();
+    expect(assetProblem('job#1', 'glb', undefined, undefined, Buffer.from('glTF....'))).toEqual(met);
     expect(assetProblem('job#1', 'glb', undefined, png, empty)?.id).toBe('MASSET-001');
     expect(assetProblem('job#1', null, undefined, undefined, empty)).toBeUndefined();
   });

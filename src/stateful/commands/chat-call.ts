@@ -23,7 +23,7 @@ export class ChatCall extends Step {
     const label = nextLabel('chat', m.calls);
     this.target = label;
     m.calls.push({ label, kind: 'chat', key, body });
-    settled(m, res, `${label} (POST /v1/chat/completions)`);
+    settled(m, r, res, `${label} (POST /v1/chat/completions)`);
   }
 
   toString(): string {

@@ -11,9 +11,9 @@ import {
   pickOf,
   spend,
 } from '../account-state.ts';
-import { reportedSpend } from '../invariants.ts';
+import { holds, reportedSpend } from '../invariants.ts';
 import { observeJob } from '../jobs.ts';
-import { fail, is2xx, newKey, type Real } from '../real.ts';
+import { is2xx, is4xx, judged, newKey, type Real } from '../real.ts';
 import { Step } from './step.ts';
 
 export const PROMPT = 'a small red cube on a wooden table';
@@ -135,14 +135,16 @@ export class CreateJob extends Step {
     const labels = refs.map((id) => m.inputs.find((i) => i.id === id)?.label ?? id);
     this.target = `${c.id}${failing ? ' (failing prompt)' : ''}${labels.length ? ` with ${labels.join(', ')}` : ''}`;
     if (this.p.kind !== 'valid') {
-      if (is2xx(res.status))
-        fail(
-          {
+      // Refused (a 4xx other than a limit's 429) or accepted: judged; a 429 or a 5xx tells neither.
+      if (is2xx(res.status) || (is4xx(res.status) && res.status !== 429))
+        judged(
+          r,
+          holds(!is2xx(res.status), {
             id: EXPECTED_ID[this.p.kind],
             message: `a ${c.id} job ${this.p.kind === 'no-ack' ? `with the acknowledgement ${noAck}` : this.p.kind === 'never-accepted' ? `with the never-accepted parameter ${never}` : `referencing the deleted ${labels.join(', ')}`} was accepted (${res.status})`,
             received: res.status,
             expected: 'a 4xx refusal',
-          },
+          }),
           res,
         );
       return;
@@ -165,7 +167,7 @@ export class CreateJob extends Step {
     };
     m.jobs.push(job);
     m.lastJob = job.id;
-    observeJob(job, res);
+    observeJob(r, job, res);
   }
 
   toString(): string {

@@ -1,14 +1,15 @@
 import { segment } from '../../http/segment.ts';
 import { ACTIVE, type AccountModel, holders, liveInputs, pickOf } from '../account-state.ts';
+import { holds } from '../invariants.ts';
 import { readJob } from '../jobs.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { is2xx, judged, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
 /**
  * DELETE /v1/media/inputs/{id} of an input the model owns.
  * Deleted: 2xx (idempotent) or a refusal, not judged (it stays unusable: CreateJob). No job the model
- * knows may still hold it: succeeds (MIN-009). A job that
- * may still hold it: either outcome, but a success while that job reads active breaks MIN-010.
+ * knows may still hold it: succeeds (MIN-009). A job that may still hold it is read after the delete:
+ * where it reads active the delete had to be refused (MIN-010); where it has ended, either outcome.
  */
 export type DeleteChoice = 'any' | 'held' | 'recent' | 'again';
 
@@ -52,33 +53,35 @@ export class DeleteInput extends Step {
     // and a job referencing it must still be refused (CreateJob, deleted-ref).
     if (input.deleted) return;
     const holding = holders(m, input.id);
-    if (is2xx(res.status)) {
-      input.deleted = true;
-      for (const job of holding) {
-        const status = await readJob(r, job);
-        if (status && ACTIVE.includes(status))
-          fail(
-            {
-              id: 'MIN-010',
-              message: `deleting ${input.label} succeeded (${res.status}) while ${job.label}, which references it, reads ${status}`,
-              received: res.status,
-              expected: 'a 4xx refusal while the job is active',
-            },
-            res,
-          );
-      }
-      return;
-    }
     if (holding.length === 0)
-      fail(
-        {
+      judged(
+        r,
+        holds(is2xx(res.status), {
           id: 'MIN-009',
           message: `deleting ${input.label}, which no job still holds${m.jobs.some((j) => j.refs.includes(input.id)) ? ' (its jobs have ended)' : ''}, was answered ${res.status}`,
           received: res.status,
           expected: '2xx',
-        },
+        }),
         res,
       );
+    if (is2xx(res.status)) input.deleted = true;
+    // A job that reads active after the delete was active at it (no ended job becomes active again):
+    // the delete had to be refused, and its refusal then met the rule. A job read ended tells neither.
+    for (const job of holding) {
+      const status = await readJob(r, job);
+      if (!status || !ACTIVE.includes(status)) continue;
+      judged(
+        r,
+        holds(!is2xx(res.status), {
+          id: 'MIN-010',
+          message: `deleting ${input.label} succeeded (${res.status}) while ${job.label}, which references it, reads ${status}`,
+          received: res.status,
+          expected: 'a 4xx refusal while the job is active',
+        }),
+        res,
+      );
+      return;
+    }
   }
 
   toString(): string {

@@ -3,7 +3,7 @@ import { sniff, watchJob } from '../../media-jobs.ts';
 import { type AccountModel, pickOf } from '../account-state.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
 import { observeJob, readJob } from '../jobs.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { is2xx, judged, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
 /**
@@ -30,7 +30,7 @@ export class DownloadAsset extends Step {
     const waiting = () => !isEnded(status) && status !== 'settlement_pending';
     if (waiting())
       await watchJob(r.t, job.id, 'primary', (res) => {
-        status = observeJob(job, res) ?? status;
+        status = observeJob(r, job, res) ?? status;
         return !waiting() || Date.now() + r.t.target.media.pollIntervalMs > r.deadline;
       });
     if (status !== 'succeeded' || !job.assetId) return;
@@ -38,7 +38,8 @@ export class DownloadAsset extends Step {
     if (!is2xx(res.status)) {
       // "expired means preview or asset is no longer available"
       if ((await readJob(r, job)) === 'expired') return;
-      fail(
+      judged(
+        r,
         {
           id: 'MASSET-001',
           message: `the asset of the succeeded ${job.label} was answered ${res.status}`,
@@ -49,7 +50,7 @@ export class DownloadAsset extends Step {
       );
       return;
     }
-    fail(assetProblem(job.label, job.output, job.format, await sniff(res.body), res.body), res);
+    judged(r, assetProblem(job.label, job.output, job.format, await sniff(res.body), res.body), res);
   }
 
   toString(): string {

@@ -11,7 +11,7 @@ export class EmbeddingCall extends Step {
 
   protected async act(m: AccountModel, r: Real): Promise<void> {
     const res = await r.t.post('/v1/embeddings', { model: m.env.embedding, input: 'ok' });
-    if (is2xx(res.status)) settled(m, res, 'an embedding call');
+    if (is2xx(res.status)) settled(m, r, res, 'an embedding call');
   }
 
   toString(): string {

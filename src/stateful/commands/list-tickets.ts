@@ -1,6 +1,7 @@
 import { listingMentions } from '../../checks/json.ts';
 import type { AccountModel } from '../account-state.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { holds } from '../invariants.ts';
+import { is2xx, judged, type Real } from '../real.ts';
 import { Step } from './step.ts';
 
 /** GET /v1/support/tickets: every ticket the run created is listed (TICKET-010). */
@@ -14,15 +15,15 @@ export class ListTickets extends Step {
     if (!is2xx(res.status)) return;
     for (const ticket of m.tickets) {
       const listed = listingMentions(res.json, ticket.tag);
-      if (!listed.found)
-        fail(
-          {
-            id: 'TICKET-010',
-            message: `${ticket.label} (created with 201, subject tag ${ticket.tag}) is not in the tenant's ticket list of ${listed.entries} ticket(s)`,
-            expected: ticket.tag,
-          },
-          res,
-        );
+      judged(
+        r,
+        holds(listed.found, {
+          id: 'TICKET-010',
+          message: `${ticket.label} (created with 201, subject tag ${ticket.tag}) is not in the tenant's ticket list of ${listed.entries} ticket(s)`,
+          expected: ticket.tag,
+        }),
+        res,
+      );
     }
   }
 

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
 import type { AccountModel } from '../account-state.ts';
 import { availableProblem, balanceMoveProblem, balanceOf } from '../invariants.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { is2xx, judged, type Real } from '../real.ts';
 import { Step } from './step.ts';
 
 /**
@@ -12,10 +12,10 @@ export async function readBalance(m: AccountModel, r: Real): Promise<Decimal | u
   const res = await r.t.get('/v1/balance');
   const b = is2xx(res.status) ? balanceOf(res.json) : undefined;
   if (!b) return undefined;
-  fail(availableProblem(b), res);
+  judged(r, availableProblem(b), res);
   if (m.env.mode !== 'exclusive') return b.total;
   if (m.total)
-    fail(balanceMoveProblem(m.total, b.total, 'after the charges reported since the last read'), res);
+    judged(r, balanceMoveProblem(m.total, b.total, 'after the charges reported since the last read'), res);
   m.total = b.total;
   return b.total;
 }

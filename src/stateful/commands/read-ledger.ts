@@ -1,7 +1,7 @@
 import { readWholeList } from '../../runtime/lists.ts';
 import type { AccountModel } from '../account-state.ts';
 import { ledgerBalanceProblem, ledgerChainProblem, ledgerOf } from '../invariants.ts';
-import { fail, type Real } from '../real.ts';
+import { judged, type Real } from '../real.ts';
 import { readBalance } from './read-balance.ts';
 import { Step } from './step.ts';
 
@@ -20,9 +20,9 @@ export class ReadLedger extends Step {
     if (!list || list.incomplete) return;
     const res = list.last;
     const lines = ledgerOf(list.entries);
-    fail(ledgerChainProblem(lines), res);
+    judged(r, ledgerChainProblem(lines), res);
     const total = await readBalance(m, r);
-    if (total) fail(ledgerBalanceProblem(lines, total), res);
+    if (total) judged(r, ledgerBalanceProblem(lines, total), res);
   }
 
   toString(): string {

@@ -1,7 +1,7 @@
 import { readWholeList } from '../../runtime/lists.ts';
 import type { AccountModel } from '../account-state.ts';
-import { chargeChanges, usageChargesOf } from '../invariants.ts';
-import { fail, type Real } from '../real.ts';
+import { chargeChanges, chargesCompared, met, usageChargesOf } from '../invariants.ts';
+import { judged, type Real } from '../real.ts';
 import { Step } from './step.ts';
 
 /** GET /v1/usage: a settled charge read before never changes (PTS-006, the price snapshot). */
@@ -10,7 +10,8 @@ export async function readUsage(m: AccountModel, r: Real): Promise<void> {
   const list = await readWholeList(r.t, '/v1/usage');
   if (!list || list.incomplete) return;
   const now = usageChargesOf(list.entries);
-  fail(chargeChanges(m.charges, now)[0], list.last);
+  if (chargesCompared(m.charges, now))
+    judged(r, chargeChanges(m.charges, now)[0] ?? met('PTS-006'), list.last);
   for (const [id, charged] of now) if (!m.charges.has(id)) m.charges.set(id, charged);
 }
 

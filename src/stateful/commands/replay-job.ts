@@ -1,7 +1,8 @@
 import { isPlainObject } from '../../checks/json.ts';
 import { type AccountModel, liveInputs, pickOf } from '../account-state.ts';
+import { holds } from '../invariants.ts';
 import { observeJob } from '../jobs.ts';
-import { fail, is2xx, LEGACY, type Real } from '../real.ts';
+import { is2xx, judged, LEGACY, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
 /**
@@ -31,17 +32,17 @@ export class ReplayJob extends Step {
     m.lastJob = job.id;
     if (!is2xx(res.status)) return;
     const id = isPlainObject(res.json) ? res.json.id : undefined;
-    if (id !== job.id)
-      fail(
-        {
-          id: 'MJOB-024',
-          message: `repeating the create of ${job.label} with its Idempotency-Key and body${this.legacy ? ' (legacy currency format)' : ''} was answered ${res.status} with job ${JSON.stringify(id)}, not ${job.id}`,
-          received: id,
-          expected: job.id,
-        },
-        res,
-      );
-    observeJob(job, res);
+    judged(
+      r,
+      holds(id === job.id, {
+        id: 'MJOB-024',
+        message: `repeating the create of ${job.label} with its Idempotency-Key and body${this.legacy ? ' (legacy currency format)' : ''} was answered ${res.status} with job ${JSON.stringify(id)}, not ${job.id}`,
+        received: id,
+        expected: job.id,
+      }),
+      res,
+    );
+    observeJob(r, job, res);
   }
 
   toString(): string {

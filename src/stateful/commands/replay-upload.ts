@@ -1,6 +1,7 @@
 import { upload } from '../../media-jobs.ts';
 import { type AccountModel, liveInputs, pickOf } from '../account-state.ts';
-import { fail, is2xx, type Real } from '../real.ts';
+import { holds } from '../invariants.ts';
+import { is2xx, judged, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
 /** The same upload again with its Idempotency-Key: the same input, never a second one (MIN-008). */
@@ -18,14 +19,14 @@ export class ReplayUpload extends Step {
     this.target = input.label;
     const again = await upload(r.t, input.file, { idempotencyKey: input.key });
     if (again.res.status === 429) return;
-    if (is2xx(again.res.status) && again.id === input.id) return;
-    fail(
-      {
+    judged(
+      r,
+      holds(is2xx(again.res.status) && again.id === input.id, {
         id: 'MIN-008',
         message: `the upload of ${input.label} repeated with its Idempotency-Key was answered ${again.res.status}${again.id ? ` with input ${again.id}` : ''}, not the same input ${input.id}`,
         received: again.id ?? again.res.status,
         expected: input.id,
-      },
+      }),
       again.res,
     );
   }

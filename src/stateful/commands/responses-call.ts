@@ -22,7 +22,7 @@ export class ResponsesCall extends Step {
     const label = nextLabel('responses', m.calls);
     this.target = label;
     m.calls.push({ label, kind: 'responses', key, body });
-    settled(m, res, `${label} (POST /v1/responses)`);
+    settled(m, r, res, `${label} (POST /v1/responses)`);
   }
 
   toString(): string {
