@@ -254,6 +254,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       throw err;
     }
     const { stoppedBy, unpaid, skip } = end;
+    const observed = t.observedIds();
     const verdict = judge(
       {
         violations: t.violations,
@@ -268,6 +269,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         ids: spec.ids,
         judges429: !!spec.judges429,
         statusOf: (id) => t.exchange(id)?.status,
+        observedOwn: spec.ids.some((id) => id in observed),
       },
     );
     for (const u of verdict.unjudged) notJudged(u.violation, u.because);

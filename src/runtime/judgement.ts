@@ -2,7 +2,7 @@
  * The verdict of a test whose body ran: from what it found (violations, cases a limit left unanswered,
  * connection failures that could not be repeated) and the facts of how it ended (a stop, the account's
  * balance running out) to its outcome and the notes that go with it. Pure: nothing is read or written
- * here; each rule is one function, applied in judge()'s order (balance, limit, skip, stop, transient),
+ * here; each rule is one function, applied in judge()'s order (balance, limit, skip, stop, transient, unseen),
  * and the first that leaves the test with nothing judged ends it not run.
  */
 import type { NotRunCause, Outcome, VerdictCase, Violation } from '../vocabulary.ts';
@@ -34,6 +34,8 @@ export interface JudgeFacts {
   judges429: boolean;
   /** The status of one of the test's exchanges (undefined: no answer, or not one of its exchanges). */
   statusOf: (exchangeId: string) => number | undefined;
+  /** A judgement of one of its own ids was made on what the target showed (CheckContext.observe). */
+  observedOwn: boolean;
 }
 
 /** A violation the verdict does not count, and why (the caller marks it so: notJudged). */
@@ -159,6 +161,18 @@ export function transientRule(failures: Violation[], inconclusive: readonly stri
   return `inconclusive: ${inconclusive.join('; ')}`;
 }
 
+/**
+ * A test that met nothing wrong and judged none of its own ids on what the target showed (its body
+ * returned where the form it checks never came) judged nothing: not run with why, never passed.
+ */
+export function unseenRule(violations: readonly Violation[], facts: JudgeFacts): NotRun | undefined {
+  if (violations.length > 0 || facts.observedOwn) return undefined;
+  return {
+    reason: `the target showed nothing this test judges: none of ${facts.ids.join(', ')} was judged on its replies`,
+    cause: { kind: 'precondition', subject: 'the form its rules judge, which the target did not show' },
+  };
+}
+
 /** The verdict of a test whose body ran: the rules above in order, then failed, advisory or passed. */
 export function judge(found: Findings, facts: JudgeFacts): Judgement {
   const unjudged: Unjudged[] = [];
@@ -178,6 +192,8 @@ export function judge(found: Findings, facts: JudgeFacts): Judgement {
   if (stopped) return { outcome: 'not_run', notRun: stopped, unjudged };
   const inconclusive = transientRule(failures, found.inconclusive);
   if (inconclusive) return { outcome: 'inconclusive', reason: inconclusive, unjudged };
+  const unseen = unseenRule(found.violations, facts);
+  if (unseen) return { outcome: 'not_run', notRun: unseen, unjudged };
   const outcome = failures.length > 0 ? 'failed' : found.violations.length > 0 ? 'advisory' : 'passed';
   const notes = found.wentNoFurther ? [`went no further: ${found.wentNoFurther.reason}`] : undefined;
   return { outcome, failures, unjudged, ...(notes ? { notes } : {}) };

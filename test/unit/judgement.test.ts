@@ -12,6 +12,7 @@ import {
   skipRule,
   stopRule,
   transientRule,
+  unseenRule,
 } from '../../src/runtime/judgement.ts';
 import { notApplicable, type RunFacts } from '../../src/runtime/may-run.ts';
 import type { Violation } from '../../src/vocabulary.ts';
@@ -94,6 +95,7 @@ const judgeFacts = (over: Partial<JudgeFacts> = {}): JudgeFacts => ({
   ids: ['CHAT-001'],
   judges429: false,
   statusOf: (id) => (id.startsWith('limited') ? 429 : 200),
+  observedOwn: true,
   ...over,
 });
 
@@ -231,5 +233,21 @@ describe('judge', () => {
       outcome: 'not_run',
       notRun: { reason: skip.reason },
     });
+  });
+
+  it('a test that met nothing wrong and judged none of its own ids is not run, never passed', () => {
+    const unseen = judgeFacts({ ids: ['PAY-001'], observedOwn: false });
+    expect(judge(found(), unseen)).toMatchObject({
+      outcome: 'not_run',
+      notRun: {
+        reason: expect.stringContaining('none of PAY-001 was judged'),
+        cause: { kind: 'precondition' },
+      },
+    });
+    // What it met stands: an advisory or a failure of another id is its outcome.
+    expect(judge(found({ violations: [advisory('RESP-004')] }), unseen).outcome).toBe('advisory');
+    expect(judge(found({ violations: [fail('RESP-003')] }), unseen).outcome).toBe('failed');
+    expect(judge(found(), judgeFacts()).outcome).toBe('passed');
+    expect(unseenRule([], judgeFacts())).toBeUndefined();
   });
 });
