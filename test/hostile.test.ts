@@ -7,8 +7,7 @@
  * tests.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,10 +19,9 @@ import {
   type HostileMode,
   type HostileOptions,
   type HostileServer,
-  startHostile,
+  hostileTarget,
 } from '../tools/hostile-server.ts';
 import { findLeaks } from '../tools/leaks.ts';
-import { writeRefTargets } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
 
 const summaryOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as Summary;
@@ -36,11 +34,9 @@ afterEach(async () => {
 
 /** A hostile server in `mode` and a targets file for it (target `ref`). */
 async function hostile(o: HostileOptions, requestMs = 10_000) {
-  server = await startHostile(o);
-  const dir = mkdtempSync(join(tmpdir(), 'gc-hostile-'));
-  const targets = join(dir, 'targets.yaml');
-  const env = writeRefTargets(server, targets, { requestMs, concurrency: 4 });
-  return { dir, env, args: ['--targets', targets, '--target', 'ref'], report: join(dir, 'report') };
+  const h = await hostileTarget(o, requestMs);
+  server = h.server;
+  return h;
 }
 
 /** A hostile server in mode `o` and a quiet run of the CLI against it limited to `suite`. */

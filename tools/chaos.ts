@@ -11,14 +11,12 @@
  * finding a test met again with the same words cites only its first reply. Exit 1 when any run ended
  * without its report, with a harness error, a stack trace or an internal error; 2 on bad flags.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Summary } from '../src/report/summary.ts';
 import { HANG_BOUND_MS } from './bounds.ts';
-import { startHostile } from './hostile-server.ts';
-import { writeRefTargets } from './ref-target.ts';
+import { hostileTarget, STACK_FRAME } from './hostile-server.ts';
 import { runCli } from './run-cli.ts';
 
 const USAGE =
@@ -73,20 +71,17 @@ const cliArgs = parsed.positionals.length > 0 ? parsed.positionals : ['--allow',
 
 let bad = 0;
 for (const seed of seeds) {
-  const server = await startHostile({ mode: 'chaos', seed, rate, description: parsed.values.description });
+  const { server, env, args, report } = await hostileTarget({
+    mode: 'chaos',
+    seed,
+    rate,
+    description: parsed.values.description,
+  });
   try {
-    const dir = mkdtempSync(join(tmpdir(), 'gc-chaos-'));
-    const targets = join(dir, 'targets.yaml');
-    const env = writeRefTargets(server, targets, { requestMs: 10_000, concurrency: 4 });
-    const report = join(dir, 'report');
     const started = Date.now();
-    const run = await runCli(
-      ['--targets', targets, '--target', 'ref', '--report-dir', report, ...cliArgs],
-      env,
-      HANG_BOUND_MS,
-    );
+    const run = await runCli([...args, '--report-dir', report, ...cliArgs], env, HANG_BOUND_MS);
     const out = `${run.stdout}\n${run.stderr}`;
-    const stack = out.split('\n').filter((l) => /^\s+at .+:\d+:\d+\)?$/.test(l)).length;
+    const stack = out.split('\n').filter((l) => STACK_FRAME.test(l)).length;
     const internal = /internal error/i.test(out);
     const summaryFile = join(report, 'summary.json');
     const summary = existsSync(summaryFile)

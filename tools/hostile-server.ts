@@ -37,11 +37,15 @@
  *   with garbage. What a target that returns garbage sends; the description is left as it is. Each
  *   mangling is listed (`mangled`) with its request.
  */
+
+import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startReference } from '../reference/start.ts';
 import { generator } from '../src/runtime/sample.ts';
-import type { TargetFacts } from './ref-target.ts';
+import { type TargetFacts, writeRefTargets } from './ref-target.ts';
 
 export type HostileMode =
   | 'echo'
@@ -581,3 +585,25 @@ function mangle(
     }
   }
 }
+
+/** A hostile server and a targets file naming it (target `ref`): the CLI's arguments, environment and report directory. */
+export interface HostileTarget {
+  server: HostileServer;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** `--targets FILE --target ref` */
+  args: string[];
+  report: string;
+}
+
+/** Start a hostile server in mode `o` and write its targets file (requests bounded by `requestMs`, concurrency 4). */
+export async function hostileTarget(o: HostileOptions, requestMs = 10_000): Promise<HostileTarget> {
+  const server = await startHostile(o);
+  const dir = mkdtempSync(join(tmpdir(), `gc-${o.mode}-`));
+  const targets = join(dir, 'targets.yaml');
+  const env = writeRefTargets(server, targets, { requestMs, concurrency: 4 });
+  return { server, dir, env, args: ['--targets', targets, '--target', 'ref'], report: join(dir, 'report') };
+}
+
+/** A line of a stack trace (`    at f (file.ts:1:2)`): output with one shows a crash of the harness. */
+export const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$/m;
