@@ -104,21 +104,41 @@ for (const seed of seeds) {
       const cited = new Set<string>();
       for (const t of summary.tests)
         for (const v of t.violations ?? []) if (v.exchangeId) cited.add(v.exchangeId);
+      // A test's finding met again with the same words cites only its first reply: a mangled reply of a
+      // test that has a finding on the same endpoint and status is counted as such a repeat, not listed.
       const byRequestId = new Map<string, string>();
+      const place = new Map<string, string>();
       for (const line of readFileSync(join(report, 'exchanges.ndjson'), 'utf8').split('\n')) {
         if (!line) continue;
-        const x = JSON.parse(line) as { id: string; requestId?: string };
+        const x = JSON.parse(line) as {
+          id: string;
+          requestId?: string;
+          test?: string;
+          method: string;
+          path: string;
+          status?: number;
+        };
         if (x.requestId) byRequestId.set(x.requestId, x.id);
+        place.set(
+          x.id,
+          `${x.test} ${x.method} ${x.path.replace(/\/[a-z]+_[0-9a-f]{8,}/g, '/{id}')} ${x.status}`,
+        );
       }
+      const citedPlaces = new Set([...cited].map((id) => place.get(id)));
       let recorded = 0;
+      let repeats = 0;
       const missed: string[] = [];
       for (const m of mangled) {
         const id = byRequestId.get(m.slice(0, m.indexOf(' ')));
         if (id === undefined) continue;
         recorded++;
-        if (!cited.has(id)) missed.push(m.slice(m.indexOf(' ') + 1));
+        if (cited.has(id)) continue;
+        if (citedPlaces.has(place.get(id))) repeats++;
+        else missed.push(m.slice(m.indexOf(' ') + 1));
       }
-      console.log(`  ${recorded} mangled replies recorded, ${recorded - missed.length} cited by a finding`);
+      console.log(
+        `  ${recorded} mangled replies recorded, ${recorded - missed.length - repeats} cited by a finding, ${repeats} in a test with a finding on the same endpoint and status (a repeat cites its first reply only)`,
+      );
       for (const m of missed) console.log(`  not cited: ${m}`);
     }
   } finally {
