@@ -123,17 +123,25 @@ describe('limitRule', () => {
     const r = limitRule([own, shape], [], judgeFacts());
     expect(r.unjudged.map((u) => u.violation)).toEqual([own]);
     expect(r.failures).toEqual([shape]);
+    expect(r.notRun).toBeUndefined();
+    // Its own rule on a reply that was no 429 stays judged.
+    const answered = fail('CHAT-001', { exchangeId: 'answered-1' });
+    expect(limitRule([answered], [], judgeFacts())).toEqual({ failures: [answered], unjudged: [] });
   });
 
   it('counts a prerequisite read another rule cites, and judges nothing for a test that judges 429 itself', () => {
     const prerequisite = fail('BAL-001', { exchangeId: 'limited-2' });
     expect(limitRule([prerequisite], [], judgeFacts()).notRun?.cause.kind).toBe('limited');
-    expect(limitRule([prerequisite], [], judgeFacts({ judges429: true })).failures).toEqual([prerequisite]);
+    expect(limitRule([prerequisite], [], judgeFacts({ judges429: true }))).toEqual({
+      failures: [prerequisite],
+      unjudged: [],
+    });
   });
 
   it('is not run when only limited cases were left, naming at most three', () => {
     const r = limitRule([], ['a', 'b', 'c', 'd'], judgeFacts());
     expect(r.notRun?.reason).toContain('a; b; c and 1 more case(s) not judged');
+    expect(limitRule([], ['a', 'b', 'c'], judgeFacts()).notRun?.reason).toContain(': a; b; c not judged');
   });
 });
 
