@@ -170,6 +170,10 @@ describe('media job invariants', () => {
     });
     expect(assetIdProblem('job#1', { status: 'running' })).toBeUndefined();
     expect(assetIdProblem('job#1', { status: 'succeeded' })?.id).toBe('MJOB-021');
+    expect(assetIdProblem('job#1', { status: 'succeeded', asset_id: '' })).toMatchObject({
+      id: 'MJOB-021',
+      received: '',
+    });
   });
 
   it("judges the asset's real type by the model's output (MASSET-001)", () => {
