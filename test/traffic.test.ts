@@ -79,6 +79,7 @@ describe('check-traffic on captures of the reference', () => {
       'PTS-006',
       'RSP-090',
       'USAGE-080',
+      'BAL-003',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -170,6 +171,26 @@ describe('check-traffic on usage and billing of the same request (USAGE-080)', (
     );
     expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
     expect(r.summary!.requirements['USAGE-080']?.outcome).toBe('failed');
+  });
+});
+
+describe('check-traffic on a capture of an inconsistent balance (BAL-003)', () => {
+  it('balance-available-off: available_points is not total_points - held_points on a balance reply', async () => {
+    const file = join(dir, 'balance-available-off.har');
+    await recordCapture(file, 'balance-available-off');
+    const lines: string[] = [];
+    const r = await checkTraffic({ files: [file], reportDir: join(dir, 'report-bao'), strict: true }, (s) =>
+      lines.push(s),
+    );
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'BAL-003': 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === 'BAL-003')!.violations;
+    expect(v[0]!.message).toMatch(
+      /GET \/v1\/balance .*available_points [\d.]+ is not total_points [\d.]+ - held_points [\d.]+/,
+    );
+    // Implied (the contract names the three figures, not the sum): advisory without --strict.
+    const lax = await judge([file], 'bao-lax');
+    expect(lax.summary!.advisoryRequirements['BAL-003']).toBe(1);
+    expect(lax.exitCode).toBe(EXIT.passed);
   });
 });
 

@@ -14,10 +14,13 @@ import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
+  availableProblem,
+  balanceOf,
   chargeChanges,
   chargedOf,
   chargesCompared,
   isProblem,
+  type Judged,
   listedRecords,
   statusProblem,
   usageChargeProblem,
@@ -62,6 +65,8 @@ export interface ReplyFacts {
   catalog?: string[];
   /** A usage listing's records (GET /v1/usage). */
   records?: Array<Record<string, unknown>>;
+  /** A balance's total, held and available points (GET /v1/balance, all three as exact decimals), as written. */
+  balance?: { total: string; held: string; available: string };
 }
 
 /** The facts the rules read of a reply's JSON (`path` bare), or none for a reply that holds no JSON. */
@@ -79,11 +84,20 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
   if (method === 'GET' && (path === '/v1/models' || path === '/v1/media/models'))
     facts.catalog = (findEntryList(json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
+  if (method === 'GET' && path === '/v1/balance') {
+    const b = balanceOf(json);
+    if (b?.held && b.available)
+      facts.balance = {
+        total: b.total.toString(),
+        held: b.held.toString(),
+        available: b.available.toString(),
+      };
+  }
   return facts;
 }
 
-/** The reads of a GET whose reply the rules learn from: catalogs, usage listings, a media job. */
-const LEARNED_GET = /^\/v1\/(models|media\/models|usage|media\/jobs\/[^/]+)$/;
+/** The reads of a GET whose reply the rules learn from: catalogs, usage listings, a media job, a balance. */
+const LEARNED_GET = /^\/v1\/(models|media\/models|usage|balance|media\/jobs\/[^/]+)$/;
 
 /**
  * The part of an exchange the rules read (TrafficState.judge is given this, in every thread setup): the
@@ -162,6 +176,10 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
       'a chat, embedding or responses reply with billing.charged_points, then a GET /v1/usage record naming its X-Request-ID or id',
   },
   { id: 'MASSET-003', needs: 'an asset downloaded with another key than the one whose job named it' },
+  {
+    id: 'BAL-003',
+    needs: 'a GET /v1/balance reply (2xx) with total_points, held_points and available_points',
+  },
 ];
 
 const NEVER_ACCEPTED = [
@@ -184,6 +202,19 @@ const bare = (path: string) => path.split('?')[0]!;
 /** A reply's charge as the rules compare it (its facts keep it as written: a Decimal does not cross threads). */
 const chargeOf = (facts: ReplyFacts | undefined) =>
   facts?.charged === undefined ? undefined : new ExactDecimal(facts.charged);
+
+/** A live run's invariant on a captured reply: judged where its form showed, a problem a finding at `where`. */
+function takeJudged(j: Judged, where: string, judged: string[], findings: TrafficFinding[]): void {
+  if (!j) return;
+  judged.push(j.id);
+  if (isProblem(j))
+    findings.push({
+      id: j.id,
+      message: `${where}: ${j.message}`,
+      received: j.received,
+      expected: j.expected,
+    });
+}
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
@@ -368,6 +399,17 @@ export class TrafficState {
       }
     }
     this.replay(x, where, judged, findings);
+    // BAL-003 on every balance reply that shows the three figures, as a live run's balance tests judge theirs.
+    const balance =
+      x.method === 'GET' && path === '/v1/balance' && ok2xx(status) ? res.facts?.balance : undefined;
+    if (balance) {
+      const p = availableProblem({
+        total: new ExactDecimal(balance.total),
+        held: new ExactDecimal(balance.held),
+        available: new ExactDecimal(balance.available),
+      });
+      takeJudged(p, where, judged, findings);
+    }
     this.learn(x, path, where, judged, findings);
     return { judged, findings };
   }
@@ -486,17 +528,7 @@ export class TrafficState {
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const seen = this.jobs.get(job.id) ?? [];
     const last = seen.at(-1);
-    const p = statusProblem(`job ${job.id}`, seen, job.status);
-    if (p) {
-      judged.push('MJOB-025');
-      if (isProblem(p))
-        findings.push({
-          id: p.id,
-          message: `${where}: ${p.message}`,
-          received: p.received,
-          expected: p.expected,
-        });
-    }
+    takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     if (last !== job.status) seen.push(job.status);
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
