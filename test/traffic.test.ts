@@ -80,6 +80,10 @@ describe('check-traffic on captures of the reference', () => {
       'RSP-090',
       'USAGE-080',
       'BAL-003',
+      'PTS-005',
+      'CHAT-004',
+      'LEDGER-002',
+      'MJOB-021',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -144,6 +148,8 @@ const FAULTS: Array<[string, string]> = [
   ['job-replay-new', 'MJOB-024'],
   ['failed-flips', 'MJOB-025'],
   ['snapshot-drift', 'PTS-006'],
+  ['usage-tokens-as-strings', 'PTS-005'],
+  ['succeeded-no-asset', 'MJOB-021'],
 ];
 
 describe('check-traffic on usage and billing of the same request (USAGE-080)', () => {
@@ -174,22 +180,32 @@ describe('check-traffic on usage and billing of the same request (USAGE-080)', (
   });
 });
 
-describe('check-traffic on a capture of an inconsistent balance (BAL-003)', () => {
-  it('balance-available-off: available_points is not total_points - held_points on a balance reply', async () => {
-    const file = join(dir, 'balance-available-off.har');
-    await recordCapture(file, 'balance-available-off');
-    const lines: string[] = [];
-    const r = await checkTraffic({ files: [file], reportDir: join(dir, 'report-bao'), strict: true }, (s) =>
-      lines.push(s),
-    );
-    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'BAL-003': 1 });
-    const v = r.summary!.tests.find((t) => t.ids[0] === 'BAL-003')!.violations;
-    expect(v[0]!.message).toMatch(
+describe('check-traffic on captures of faults of implied invariants (advisory unless --strict)', () => {
+  it.each([
+    [
+      'balance-available-off',
+      'BAL-003',
       /GET \/v1\/balance .*available_points [\d.]+ is not total_points [\d.]+ - held_points [\d.]+/,
+    ],
+    [
+      'chat-usage-total-off',
+      'CHAT-004',
+      /total_tokens \d+ is not prompt_tokens \d+ \+ completion_tokens \d+/,
+    ],
+    ['ledger-balance-off', 'LEDGER-002', /GET \/v1\/ledger .*consecutive ledger entries disagree/],
+  ])('%s: its capture fails by %s with --strict, and is advisory without', async (fault, id, words) => {
+    const file = join(dir, `${fault}.har`);
+    await recordCapture(file, fault);
+    const lines: string[] = [];
+    const r = await checkTraffic(
+      { files: [file], reportDir: join(dir, `report-${fault}`), strict: true },
+      (s) => lines.push(s),
     );
-    // Implied (the contract names the three figures, not the sum): advisory without --strict.
-    const lax = await judge([file], 'bao-lax');
-    expect(lax.summary!.advisoryRequirements['BAL-003']).toBe(1);
+    expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ [id]: 1 });
+    const v = r.summary!.tests.find((t) => t.ids[0] === id)!.violations;
+    expect(v[0]!.message).toMatch(words);
+    const lax = await judge([file], `${fault}-lax`);
+    expect(lax.summary!.advisoryRequirements[id]).toBe(1);
     expect(lax.exitCode).toBe(EXIT.passed);
   });
 });

@@ -71,6 +71,8 @@ export async function recordCapture(
     });
     // The usage records of the calls above, each naming its request's X-Request-ID (USAGE-080).
     await send({ method: 'GET', path: '/v1/usage', headers: as() });
+    // The ledger of those charges, its running balances (LEDGER-002).
+    await send({ method: 'GET', path: '/v1/ledger', headers: as() });
     await send({
       method: 'POST',
       path: '/v1/responses',

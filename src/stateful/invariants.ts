@@ -291,9 +291,17 @@ export function chargeChanges(
  * total = prompt + completion where the three are integers. Met where the form showed, problems first.
  */
 export function tokenJudgements(body: unknown, where: string): Judged[] {
+  return usageJudgements(findField(body, 'usage'), where);
+}
+
+/** tokenJudgements on usage objects already found (a capture's reply facts: pointer and value). */
+export function usageJudgements(
+  usages: ReadonlyArray<{ pointer: string; value: unknown }>,
+  where: string,
+): Judged[] {
   const problems: Problem[] = [];
   const judged = new Set<string>();
-  for (const u of findField(body, 'usage')) {
+  for (const u of usages) {
     if (!isPlainObject(u.value)) continue;
     for (const [k, v] of Object.entries(u.value)) {
       if (!/_tokens$/.test(k)) continue;

@@ -8,12 +8,13 @@
  * not judge at all (not judged, never passed).
  */
 import type { Decimal } from 'decimal.js';
-import { entryId, findEntryList, findString, isPlainObject } from '../checks/json.ts';
+import { entryId, findEntryList, findField, findString, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal } from '../checks/points.ts';
 import { parseSse, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
+  assetIdProblem,
   availableProblem,
   balanceOf,
   chargeChanges,
@@ -21,10 +22,13 @@ import {
   chargesCompared,
   isProblem,
   type Judged,
+  ledgerChainProblem,
+  ledgerOf,
   listedRecords,
   statusProblem,
   usageChargeProblem,
   usageChargesOf,
+  usageJudgements,
 } from '../stateful/invariants.ts';
 import type { CapturedExchange } from './capture.ts';
 import { Recent } from './recent.ts';
@@ -67,6 +71,10 @@ export interface ReplyFacts {
   records?: Array<Record<string, unknown>>;
   /** A balance's total, held and available points (GET /v1/balance, all three as exact decimals), as written. */
   balance?: { total: string; held: string; available: string };
+  /** A text call's usage objects (POST chat, responses, embeddings): where each stands, and it. */
+  usages?: Array<{ pointer: string; value: Record<string, unknown> }>;
+  /** A ledger listing's entries: amount_points and balance_after_points as written, where exact decimals. */
+  ledger?: Array<{ key: string; amount?: string; after?: string }>;
 }
 
 /** The facts the rules read of a reply's JSON (`path` bare), or none for a reply that holds no JSON. */
@@ -84,6 +92,18 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
   if (method === 'GET' && (path === '/v1/models' || path === '/v1/media/models'))
     facts.catalog = (findEntryList(json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
+  if (method === 'POST' && TEXT_CALLS.includes(path)) {
+    const usages = findField(json, 'usage').flatMap((u) =>
+      isPlainObject(u.value) ? [{ pointer: u.pointer, value: u.value }] : [],
+    );
+    if (usages.length) facts.usages = usages;
+  }
+  if (method === 'GET' && path === '/v1/ledger')
+    facts.ledger = ledgerOf(json).map((l) => ({
+      key: l.key,
+      ...(l.amount ? { amount: l.amount.toString() } : {}),
+      ...(l.after ? { after: l.after.toString() } : {}),
+    }));
   if (method === 'GET' && path === '/v1/balance') {
     const b = balanceOf(json);
     if (b?.held && b.available)
@@ -96,8 +116,8 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
   return facts;
 }
 
-/** The reads of a GET whose reply the rules learn from: catalogs, usage listings, a media job, a balance. */
-const LEARNED_GET = /^\/v1\/(models|media\/models|usage|balance|media\/jobs\/[^/]+)$/;
+/** The reads of a GET whose reply the rules learn from: catalogs, usage and ledger listings, a media job, a balance. */
+const LEARNED_GET = /^\/v1\/(models|media\/models|usage|ledger|balance|media\/jobs\/[^/]+)$/;
 
 /**
  * The part of an exchange the rules read (TrafficState.judge is given this, in every thread setup): the
@@ -180,6 +200,16 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
     id: 'BAL-003',
     needs: 'a GET /v1/balance reply (2xx) with total_points, held_points and available_points',
   },
+  { id: 'PTS-005', needs: 'a chat, embedding or responses reply (2xx) with a usage object' },
+  {
+    id: 'CHAT-004',
+    needs: 'a chat reply (2xx) whose usage has integer prompt_tokens, completion_tokens and total_tokens',
+  },
+  {
+    id: 'LEDGER-002',
+    needs: 'a GET /v1/ledger reply (2xx) with two entries stating amount_points and balance_after_points',
+  },
+  { id: 'MJOB-021', needs: 'a media job reply (2xx) reading succeeded' },
 ];
 
 const NEVER_ACCEPTED = [
@@ -204,13 +234,18 @@ const chargeOf = (facts: ReplyFacts | undefined) =>
   facts?.charged === undefined ? undefined : new ExactDecimal(facts.charged);
 
 /** A live run's invariant on a captured reply: judged where its form showed, a problem a finding at `where`. */
-function takeJudged(j: Judged, where: string, judged: string[], findings: TrafficFinding[]): void {
+function takeJudged(
+  j: Judged,
+  where: string | undefined,
+  judged: string[],
+  findings: TrafficFinding[],
+): void {
   if (!j) return;
   judged.push(j.id);
   if (isProblem(j))
     findings.push({
       id: j.id,
-      message: `${where}: ${j.message}`,
+      message: where === undefined ? j.message : `${where}: ${j.message}`,
       received: j.received,
       expected: j.expected,
     });
@@ -410,6 +445,18 @@ export class TrafficState {
       });
       takeJudged(p, where, judged, findings);
     }
+    // PTS-005 and CHAT-004 on a text call's usage (integer token counts, total = prompt + completion);
+    // LEDGER-002 on a ledger listing (consecutive entries agree in one of the two orders).
+    if (ok2xx(status) && res.facts?.usages)
+      for (const j of usageJudgements(res.facts.usages, where)) takeJudged(j, undefined, judged, findings);
+    if (x.method === 'GET' && path === '/v1/ledger' && ok2xx(status) && res.facts?.ledger) {
+      const lines = res.facts.ledger.map((l) => ({
+        key: l.key,
+        ...(l.amount !== undefined ? { amount: new ExactDecimal(l.amount) } : {}),
+        ...(l.after !== undefined ? { after: new ExactDecimal(l.after) } : {}),
+      }));
+      takeJudged(ledgerChainProblem(lines), where, judged, findings);
+    }
     this.learn(x, path, where, judged, findings);
     return { judged, findings };
   }
@@ -529,6 +576,13 @@ export class TrafficState {
     const seen = this.jobs.get(job.id) ?? [];
     const last = seen.at(-1);
     takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
+    // MJOB-021: a job reply that reads succeeded names its asset.
+    takeJudged(
+      assetIdProblem(`job ${job.id}`, { status: job.status, asset_id: job.asset_id }),
+      where,
+      judged,
+      findings,
+    );
     if (last !== job.status) seen.push(job.status);
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
