@@ -204,14 +204,16 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
       timestamp: record.createdAt,
     };
   }
+  // Fault usage-record-tokens-as-strings: the record's token counts as strings.
+  const count = (n: number) => (ctx.fault === 'usage-record-tokens-as-strings' ? String(n) : n);
   return {
     id: record.id,
     request_id: record.requestId,
     endpoint: record.endpoint,
     model: record.model,
-    prompt_tokens: record.promptTokens,
-    completion_tokens: record.completionTokens,
-    total_tokens: total,
+    prompt_tokens: count(record.promptTokens),
+    completion_tokens: count(record.completionTokens),
+    total_tokens: count(total),
     charged_points: charged,
     created_at: record.createdAt,
   };

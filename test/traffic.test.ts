@@ -149,6 +149,7 @@ const FAULTS: Array<[string, string]> = [
   ['failed-flips', 'MJOB-025'],
   ['snapshot-drift', 'PTS-006'],
   ['usage-tokens-as-strings', 'PTS-005'],
+  ['usage-record-tokens-as-strings', 'PTS-005'],
   ['succeeded-no-asset', 'MJOB-021'],
 ];
 

@@ -352,6 +352,24 @@ export const POINTS_FAULTS = [
       },
     },
   },
+  // billing.ts + openapi.ts: usage records' token counts as strings (described so: the contract does not
+  // show a usage record's fields, so the description may say what it likes; PTS-005 still rules it out)
+  {
+    name: 'usage-record-tokens-as-strings',
+    description: "usage records' token counts are strings (and described so)",
+    breaks: ['PTS-005'],
+    openapi: ({ schemas }) => {
+      for (const field of ['prompt_tokens', 'completion_tokens', 'total_tokens'])
+        schemas.UsageRecord.properties[field] = { type: 'string' };
+    },
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref, {});
+        const newest = (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0];
+        return typeof newest.prompt_tokens === 'string';
+      },
+    },
+  },
   // billing.ts: /v1/responses calls are charged and in the ledger, but never get a usage record
   {
     name: 'responses-usage-unrecorded',

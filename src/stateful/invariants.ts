@@ -187,6 +187,32 @@ export function listedRecords(body: unknown): Array<Record<string, unknown>> {
   return (findEntryList(body)?.entries ?? []).filter(isPlainObject);
 }
 
+/**
+ * PTS-005 on a usage listing's records: every token count one shows (its own field ending in `_tokens`,
+ * or one of a usage object in it) is an integer. None where the records show no token count (not judged).
+ */
+export function recordTokenJudgements(records: ReadonlyArray<Record<string, unknown>>): Judged[] {
+  const problems: Problem[] = [];
+  let counts = 0;
+  records.forEach((r, i) => {
+    const fields: Array<[string, string, unknown]> = Object.entries(r).map(([k, v]) => [k, k, v]);
+    for (const u of findField(r, 'usage'))
+      if (isPlainObject(u.value))
+        for (const [k, v] of Object.entries(u.value)) fields.push([`${u.pointer.slice(1)}/${k}`, k, v]);
+    for (const [where, name, value] of fields) {
+      if (!/_tokens$/.test(name)) continue;
+      counts++;
+      if (!Number.isInteger(value))
+        problems.push({
+          id: 'PTS-005',
+          message: `usage record #${i}: ${where} is ${JSON.stringify(value)}, not an integer`,
+          received: value,
+        });
+    }
+  });
+  return counts === 0 ? [] : problems.length > 0 ? problems : [met('PTS-005')];
+}
+
 /** Fields that carry a usage record's id (its field names are not shown). */
 const RECORD_ID = ['id', 'usage_id', 'record_id'];
 

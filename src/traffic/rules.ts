@@ -25,6 +25,7 @@ import {
   ledgerChainProblem,
   ledgerOf,
   listedRecords,
+  recordTokenJudgements,
   statusProblem,
   usageChargeProblem,
   usageChargesOf,
@@ -200,7 +201,11 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
     id: 'BAL-003',
     needs: 'a GET /v1/balance reply (2xx) with total_points, held_points and available_points',
   },
-  { id: 'PTS-005', needs: 'a chat, embedding or responses reply (2xx) with a usage object' },
+  {
+    id: 'PTS-005',
+    needs:
+      'a chat, embedding or responses reply (2xx) with a usage object, or a GET /v1/usage reply showing a token count',
+  },
   {
     id: 'CHAT-004',
     needs: 'a chat reply (2xx) whose usage has integer prompt_tokens, completion_tokens and total_tokens',
@@ -445,10 +450,13 @@ export class TrafficState {
       });
       takeJudged(p, where, judged, findings);
     }
-    // PTS-005 and CHAT-004 on a text call's usage (integer token counts, total = prompt + completion);
+    // PTS-005 and CHAT-004 on a text call's usage (integer token counts, total = prompt + completion),
+    // PTS-005 on a usage listing's records;
     // LEDGER-002 on a ledger listing (consecutive entries agree in one of the two orders).
     if (ok2xx(status) && res.facts?.usages)
       for (const j of usageJudgements(res.facts.usages, where)) takeJudged(j, undefined, judged, findings);
+    if (x.method === 'GET' && path === '/v1/usage' && ok2xx(status) && res.facts?.records)
+      for (const j of recordTokenJudgements(res.facts.records)) takeJudged(j, where, judged, findings);
     if (x.method === 'GET' && path === '/v1/ledger' && ok2xx(status) && res.facts?.ledger) {
       const lines = res.facts.ledger.map((l) => ({
         key: l.key,

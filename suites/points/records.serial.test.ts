@@ -29,7 +29,7 @@ import {
 } from '../../src/suite/index.ts';
 import { cheapParameters, PROMPT, postJob } from '../media/support.ts';
 import { balance, deltaLevel, raceModel, report } from '../stateful/support.ts';
-import { listing } from './records-support.ts';
+import { judgeRecordTokens, listing } from './records-support.ts';
 
 /**
  * When the usage record of a call appears is not stated (judging.md): the list is read again, every
@@ -101,7 +101,7 @@ const billingCharge = (res: HttpResponse): Decimal | undefined =>
 
 for (const k of KINDS) {
   check(
-    { ids: ['USAGE-080', 'BAL-004', 'LEDGER-003'], effect: 'billable', account: 'exclusive' },
+    { ids: ['USAGE-080', 'BAL-004', 'LEDGER-003', 'PTS-005'], effect: 'billable', account: 'exclusive' },
     `agrees in billing, usage record, ledger and balance after ${k.call}`,
     async (t) => {
       const body = await k.body(t);
@@ -138,6 +138,8 @@ for (const k of KINDS) {
               },
             );
           report(t, usageChargeProblem(usage.added, charged, body.model, where), exchange);
+          // The call's own record shows its token counts as integers (PTS-005), as the usage list's do.
+          judgeRecordTokens(t, usage.added, exchange);
         }
       }
       if (ledger0 && ledger1)

@@ -14,6 +14,7 @@ import {
   ledgerChainProblem,
   ledgerOf,
   type Problem,
+  recordTokenJudgements,
   reportedSpend,
   statusProblem,
   tokenJudgements,
@@ -145,6 +146,24 @@ describe('usage invariants', () => {
     ]);
     expect(ids({ usage: { input_tokens: 3, output_tokens: 1 } })).toEqual(['PTS-005 met']);
     expect(ids({ choices: [] })).toEqual([]);
+  });
+});
+
+describe('token counts of usage records (PTS-005)', () => {
+  it('judges every *_tokens field of a record and of a usage object in it, met where one shows', () => {
+    expect(recordTokenJudgements([{ prompt_tokens: 8, total_tokens: 10 }])).toEqual([
+      { id: 'PTS-005', met: true },
+    ]);
+    const problems = recordTokenJudgements([
+      { id: 'u1', prompt_tokens: 8 },
+      { id: 'u2', usage: { input_tokens: '8', output_tokens: 1.5 } },
+    ]);
+    expect(problems.map((p) => (p as Problem).message)).toEqual([
+      'usage record #1: usage/input_tokens is "8", not an integer',
+      'usage record #1: usage/output_tokens is 1.5, not an integer',
+    ]);
+    expect(recordTokenJudgements([{ id: 'u1', charged_points: '0.1' }])).toEqual([]);
+    expect(recordTokenJudgements([])).toEqual([]);
   });
 });
 
