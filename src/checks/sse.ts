@@ -48,3 +48,96 @@ export function terminalEventProblems(
     });
   return out;
 }
+
+/**
+ * The text increment of a delta event's data, or undefined when it carries none. The data's shape is not
+ * shown: a JSON string, a JSON object with a string `delta` or `text` field (or any other object), or
+ * plain text. A zero-length increment is still an increment (judging.md).
+ */
+export function incrementOf(data: string): string | undefined {
+  if (data === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return data;
+  }
+  if (typeof parsed === 'string') return parsed;
+  if (!parsed || typeof parsed !== 'object') return undefined;
+  const field = JSON.stringify(parsed).match(/"(?:delta|text)"\s*:\s*"((?:[^"\\]|\\.)*)"/)?.[1];
+  return field !== undefined ? (JSON.parse(`"${field}"`) as string) : JSON.stringify(parsed);
+}
+
+/** A problem of a stream's events under its rule; `notable`: a notable-level finding (advisory). */
+export interface StreamProblem {
+  id: 'RSP-004' | 'RSP-005';
+  message: string;
+  received: unknown;
+  expected?: string;
+  level?: 'notable';
+}
+
+/**
+ * RSP-004 ("Each event has an `event` name and `data`") and RSP-005 ("`response.output_text.delta`
+ * carries a text increment") on the events of a 2xx event stream, for the live run and a captured stream
+ * alike: the ids judged (RSP-005 where a delta event stands) and the problems, one per fault of the
+ * stream for RSP-004 (its count and first event are the evidence), one per delta without an increment.
+ */
+export function streamEventProblems(events: readonly SseEvent[]): {
+  judged: Array<'RSP-004' | 'RSP-005'>;
+  problems: StreamProblem[];
+} {
+  if (events.length === 0)
+    return {
+      judged: ['RSP-004'],
+      problems: [{ id: 'RSP-004', message: 'the stream holds no event', received: [] }],
+    };
+  const problems: StreamProblem[] = [];
+  const unnamed = events.flatMap((e, i) => (e.event ? [] : [i]));
+  const empty = events.flatMap((e, i) => (e.data.length > 0 ? [] : [i]));
+  if (unnamed.length > 0)
+    problems.push({
+      id: 'RSP-004',
+      message: 'events of the stream have no event name',
+      received: {
+        events: `${unnamed.length} of ${events.length}`,
+        first: events[unnamed[0]!]?.data.slice(0, 120),
+      },
+    });
+  if (empty.length > 0)
+    problems.push({
+      id: 'RSP-004',
+      message: 'events of the stream have no data',
+      received: {
+        events: `${empty.length} of ${events.length}`,
+        first: `#${empty[0]} (${events[empty[0]!]?.event ?? 'unnamed'})`,
+      },
+    });
+  const deltas = events.filter((e) => e.event === 'response.output_text.delta');
+  const increments: string[] = [];
+  for (const d of deltas) {
+    const text = incrementOf(d.data);
+    if (text !== undefined) increments.push(text);
+    else
+      problems.push({
+        id: 'RSP-005',
+        message: 'a response.output_text.delta event carries no text increment',
+        received: d.data,
+        expected: 'a string increment (a zero-length one counts)',
+      });
+  }
+  const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
+  if (
+    increments.length > 0 &&
+    increments.every((s) => s === '') &&
+    final &&
+    /"text"\s*:\s*"[^"]/.test(final.data)
+  )
+    problems.push({
+      id: 'RSP-005',
+      message: `all ${increments.length} delta events carry zero-length increments while the reply has text`,
+      level: 'notable',
+      received: deltas.map((d) => d.data).slice(0, 3),
+    });
+  return { judged: deltas.length > 0 ? ['RSP-004', 'RSP-005'] : ['RSP-004'], problems };
+}

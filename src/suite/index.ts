@@ -9,7 +9,13 @@
 export { apiErrorShape } from '../checks/exchange.ts';
 export { entryId, findEntryList, findField, isPlainObject, listingMentions } from '../checks/json.ts';
 export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from '../checks/points.ts';
-export { parseSse, TERMINAL_EVENTS, terminalEventProblems } from '../checks/sse.ts';
+export {
+  incrementOf,
+  parseSse,
+  streamEventProblems,
+  TERMINAL_EVENTS,
+  terminalEventProblems,
+} from '../checks/sse.ts';
 export { TransportError } from '../errors.ts';
 export { type Exchange, type HttpResponse, retryAfterMs } from '../http/client.ts';
 export { PROBE_CREDENTIALS } from '../http/redact.ts';

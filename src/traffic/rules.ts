@@ -10,7 +10,7 @@
 import type { Decimal } from 'decimal.js';
 import { entryId, findEntryList, findField, findString, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal } from '../checks/points.ts';
-import { parseSse, terminalEventProblems } from '../checks/sse.ts';
+import { parseSse, streamEventProblems, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import {
@@ -186,6 +186,9 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
   },
   { id: 'MODEL-001', needs: 'a chat, embedding or responses reply (2xx) naming a model' },
   { id: 'MASSET-002', needs: 'an asset download without a key' },
+  { id: 'RSP-003', needs: 'a POST /v1/responses with stream true answered 2xx' },
+  { id: 'RSP-004', needs: 'a streamed POST /v1/responses reply (2xx, text/event-stream)' },
+  { id: 'RSP-005', needs: 'a streamed POST /v1/responses reply with a response.output_text.delta event' },
   { id: 'RSP-006', needs: 'a streamed POST /v1/responses reply (2xx, text/event-stream)' },
   { id: 'IDEM-001', needs: 'a chat or responses request repeated with the same Idempotency-Key and body' },
   { id: 'MJOB-024', needs: 'a media job request repeated with the same Idempotency-Key and body' },
@@ -402,13 +405,36 @@ export class TrafficState {
       res.mediaType === 'text/event-stream' &&
       res.bodyAbsent === undefined
     ) {
+      // RSP-004 and RSP-005 on its events, RSP-006 on its end: the live run's judgements of a stream.
+      const events = parseSse(res.text);
+      const stream = streamEventProblems(events);
+      judged.push(...stream.judged);
+      for (const p of stream.problems)
+        findings.push({
+          id: p.id,
+          message: `${where}: ${p.message}`,
+          received: p.received,
+          ...(p.expected !== undefined ? { expected: p.expected } : {}),
+          ...(p.level ? { level: p.level } : {}),
+        });
       judged.push('RSP-006');
-      for (const p of terminalEventProblems(parseSse(res.text)))
+      for (const p of terminalEventProblems(events))
         findings.push({
           id: 'RSP-006',
           message: `${where}: ${p.message}`,
           received: p.received,
           expected: p.expected,
+        });
+    }
+    // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream.
+    if (x.method === 'POST' && path === '/v1/responses' && body?.stream === true && ok2xx(status)) {
+      judged.push('RSP-003');
+      if (res.mediaType !== 'text/event-stream')
+        findings.push({
+          id: 'RSP-003',
+          message: `${where}: a responses call with stream true was answered ${status} ${res.mediaType ?? '(no content type)'}`,
+          received: res.mediaType ?? null,
+          expected: 'text/event-stream',
         });
     }
     const asset = /^\/v1\/media\/assets\/([^/]+)$/.exec(path)?.[1];

@@ -4,8 +4,10 @@ import {
   check,
   expectStatus,
   type HttpResponse,
+  incrementOf,
   isSuccess,
   parseSse,
+  streamEventProblems,
   TERMINAL_EVENTS,
   terminalEventProblems,
 } from '../../src/suite/index.ts';
@@ -94,59 +96,11 @@ check(
     const res = await stream(t);
     if (!isSuccess(res.status)) return t.skip(`the streamed call was answered ${res.status} (see RSP-001)`);
     const events = parseSse(res.text);
-    if (
-      !t.ensure(events.length > 0, 'RSP-004', 'the stream holds no event', {
-        received: res.exchange.responseBody?.preview,
-        exchange: res.exchange,
-      })
-    )
-      return;
-    // One finding per fault of the stream, not per event: its count and first event are the evidence.
-    const unnamed = events.flatMap((e, i) => (e.event ? [] : [i]));
-    const empty = events.flatMap((e, i) => (e.data.length > 0 ? [] : [i]));
-    t.ensure(unnamed.length === 0, 'RSP-004', 'events of the stream have no event name', {
-      received: {
-        events: `${unnamed.length} of ${events.length}`,
-        first: events[unnamed[0]!]?.data.slice(0, 120),
-      },
-      exchange: res.exchange,
-    });
-    t.ensure(empty.length === 0, 'RSP-004', 'events of the stream have no data', {
-      received: {
-        events: `${empty.length} of ${events.length}`,
-        first: `#${empty[0]} (${events[empty[0]!]?.event ?? 'unnamed'})`,
-      },
-      exchange: res.exchange,
-    });
-    const deltas = events.filter((e) => e.event === 'response.output_text.delta');
-    const increments: string[] = [];
-    for (const d of deltas) {
-      t.observe('RSP-005', res.exchange);
-      const text = incrementOf(d.data);
-      if (text !== undefined) increments.push(text);
-      else
-        t.violate('RSP-005', 'a response.output_text.delta event carries no text increment', {
-          received: d.data,
-          expected: 'a string increment (a zero-length one counts)',
-          exchange: res.exchange,
-        });
-    }
-    const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
-    if (
-      increments.length > 0 &&
-      increments.every((s) => s === '') &&
-      final &&
-      /"text"\s*:\s*"[^"]/.test(final.data)
-    )
-      t.violate(
-        'RSP-005',
-        `all ${increments.length} delta events carry zero-length increments while the reply has text`,
-        {
-          level: 'notable',
-          received: deltas.map((d) => d.data).slice(0, 3),
-          exchange: res.exchange,
-        },
-      );
+    // The one judgement of a stream's events (a captured stream gets it too).
+    const { judged, problems } = streamEventProblems(events);
+    for (const id of judged) t.observe(id, res.exchange);
+    for (const p of problems) t.violate(p.id, p.message, { ...p, exchange: res.exchange });
+    if (events.length === 0) return;
     endsWithOneTerminal(t, res, events);
   },
 );
@@ -222,21 +176,3 @@ caseTableChecks({
   path: PATH,
   base: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 8 }),
 });
-/**
- * The text increment of a delta event's data, or undefined when it carries none. The data's shape is not
- * shown: a JSON string, a JSON object with a string `delta` or `text` field (or any other object), or
- * plain text. A zero-length increment is still an increment (judging.md).
- */
-function incrementOf(data: string): string | undefined {
-  if (data === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    return data;
-  }
-  if (typeof parsed === 'string') return parsed;
-  if (!parsed || typeof parsed !== 'object') return undefined;
-  const field = JSON.stringify(parsed).match(/"(?:delta|text)"\s*:\s*"((?:[^"\\]|\\.)*)"/)?.[1];
-  return field !== undefined ? (JSON.parse(`"${field}"`) as string) : JSON.stringify(parsed);
-}

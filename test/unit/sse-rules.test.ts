@@ -1,0 +1,48 @@
+/**
+ * The stream rules one function judges for the live run and a captured stream alike (src/checks/sse.ts):
+ * RSP-004 on every event, RSP-005 on the deltas (a zero-length increment counts), RSP-006 on the end.
+ */
+import { describe, expect, it } from 'vitest';
+import { incrementOf, parseSse, streamEventProblems, terminalEventProblems } from '../../src/checks/sse.ts';
+
+const sse = (...events: Array<[string | undefined, string]>) =>
+  parseSse(events.map(([e, d]) => `${e ? `event: ${e}\n` : ''}data: ${d}\n\n`).join(''));
+
+describe('streamEventProblems', () => {
+  it('judges RSP-004 on any stream and RSP-005 only where a delta stands', () => {
+    const ok = sse(['response.output_text.delta', '{"delta":"Hi"}'], ['response.completed', '{"text":"Hi"}']);
+    expect(streamEventProblems(ok)).toEqual({ judged: ['RSP-004', 'RSP-005'], problems: [] });
+    expect(streamEventProblems(sse(['response.completed', '{}']))).toEqual({
+      judged: ['RSP-004'],
+      problems: [],
+    });
+    expect(terminalEventProblems(ok)).toEqual([]);
+  });
+
+  it('finds a stream with no event, events without a name or data, a delta without an increment', () => {
+    expect(streamEventProblems([]).problems.map((p) => p.message)).toEqual(['the stream holds no event']);
+    const bad = streamEventProblems([
+      { data: '{"delta":"a"}' },
+      { event: 'response.output_text.delta', data: '' },
+      { event: 'response.completed', data: '{}' },
+    ]);
+    expect(bad.problems.map((p) => [p.id, p.message])).toEqual([
+      ['RSP-004', 'events of the stream have no event name'],
+      ['RSP-004', 'events of the stream have no data'],
+      ['RSP-005', 'a response.output_text.delta event carries no text increment'],
+    ]);
+  });
+
+  it('takes a zero-length increment as one, and notes only all of them empty beside a text', () => {
+    expect(incrementOf('{"delta":""}')).toBe('');
+    expect(incrementOf('plain')).toBe('plain');
+    expect(incrementOf('')).toBeUndefined();
+    const blank = sse(
+      ['response.output_text.delta', '{"delta":""}'],
+      ['response.completed', '{"text":"Hi"}'],
+    );
+    expect(streamEventProblems(blank).problems).toMatchObject([{ id: 'RSP-005', level: 'notable' }]);
+    const empty = sse(['response.output_text.delta', '{"delta":""}'], ['response.completed', '{"text":""}']);
+    expect(streamEventProblems(empty).problems).toEqual([]);
+  });
+});
