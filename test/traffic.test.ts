@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startReference } from '../reference/start.ts';
+import { startReference, VARIANTS } from '../reference/start.ts';
 import { bufferedStream } from '../src/checks/stream-pacing.ts';
 import { HttpClient } from '../src/http/client.ts';
 import { FRAGMENT_CHARS, Redactor } from '../src/http/redact.ts';
@@ -84,6 +84,9 @@ describe('check-traffic on captures of the reference', () => {
       'CHAT-004',
       'LEDGER-002',
       'MJOB-021',
+      'RSP-003',
+      'RSP-004',
+      'RSP-005',
     ])
       expect(s.requirements[id]?.outcome, id).toBe('passed');
     // Nothing in the capture could judge these: not judged, never passed.
@@ -150,6 +153,9 @@ const FAULTS: Array<[string, string]> = [
   ['snapshot-drift', 'PTS-006'],
   ['usage-tokens-as-strings', 'PTS-005'],
   ['usage-record-tokens-as-strings', 'PTS-005'],
+  ['responses-unnamed-events', 'RSP-004'],
+  ['responses-empty-delta', 'RSP-005'],
+  ['responses-json-stream', 'RSP-003'],
   ['succeeded-no-asset', 'MJOB-021'],
 ];
 
@@ -178,6 +184,16 @@ describe('check-traffic on usage and billing of the same request (USAGE-080)', (
     );
     expect(r.summary!.failedRequirements, lines.join('\n')).toEqual({ 'USAGE-080': 1 });
     expect(r.summary!.requirements['USAGE-080']?.outcome).toBe('failed');
+  });
+});
+
+describe('check-traffic on captures of every conformant variant (no false alarm)', () => {
+  it.each(VARIANTS.map((v) => v.name))('%s: its capture passes, no requirement failed', async (variant) => {
+    const file = join(dir, `variant-${variant}.har`);
+    await recordCapture(file, undefined, variant);
+    const r = await judge([file], `variant-${variant}`);
+    expect(r.summary!.failedRequirements, r.lines.join('\n')).toEqual({});
+    expect(r.exitCode).toBe(EXIT.passed);
   });
 });
 
