@@ -64,8 +64,24 @@ export function incrementOf(data: string): string | undefined {
   }
   if (typeof parsed === 'string') return parsed;
   if (!parsed || typeof parsed !== 'object') return undefined;
-  const field = JSON.stringify(parsed).match(/"(?:delta|text)"\s*:\s*"((?:[^"\\]|\\.)*)"/)?.[1];
-  return field !== undefined ? (JSON.parse(`"${field}"`) as string) : JSON.stringify(parsed);
+  return textField(parsed) ?? JSON.stringify(parsed);
+}
+
+/** The first string `delta` or `text` member of a JSON value, depth first in its members' order. */
+function textField(v: unknown): string | undefined {
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const found = x && typeof x === 'object' ? textField(x) : undefined;
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if ((k === 'delta' || k === 'text') && typeof x === 'string') return x;
+    const found = x && typeof x === 'object' ? textField(x) : undefined;
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** A problem of a stream's events under its rule; `notable`: a notable-level finding (advisory). */

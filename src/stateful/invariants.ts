@@ -51,8 +51,10 @@ export interface BalanceFigures {
 
 /** total/held/available_points of a balance reply, at any depth (the envelope is not shown). */
 export function balanceOf(body: unknown): BalanceFigures | undefined {
+  // One walk of the body for the three (a capture reads every balance reply).
+  const found = pointsFields(body, ['total_points', 'held_points', 'available_points']);
   const first = (field: string) => {
-    const f = pointsFields(body, [field])[0];
+    const f = found.find((x) => x.field === field);
     return f?.verdict.ok ? f.verdict.value : undefined;
   };
   const total = first('total_points');

@@ -37,6 +37,11 @@ describe('streamEventProblems', () => {
     expect(incrementOf('{"delta":""}')).toBe('');
     expect(incrementOf('plain')).toBe('plain');
     expect(incrementOf('')).toBeUndefined();
+    // The first string delta or text member, depth first; any other object is an increment as written.
+    expect(incrementOf('{"type":"x","item":{"text":"a"},"delta":"b"}')).toBe('a');
+    expect(incrementOf('{"delta":{"x":1}}')).toBe('{"delta":{"x":1}}');
+    expect(incrementOf('[{"n":1},{"delta":"c"}]')).toBe('c');
+    expect(incrementOf('42')).toBeUndefined();
     const blank = sse(
       ['response.output_text.delta', '{"delta":""}'],
       ['response.completed', '{"text":"Hi"}'],
