@@ -254,7 +254,6 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
       throw err;
     }
     const { stoppedBy, unpaid, skip } = end;
-    const observed = t.observedIds();
     const verdict = judge(
       {
         violations: t.violations,
@@ -269,7 +268,8 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         ids: spec.ids,
         judges429: !!spec.judges429,
         statusOf: (id) => t.exchange(id)?.status,
-        observedOwn: spec.ids.some((id) => id in observed),
+        // What runBody copied to the record (t.observedIds), not computed again.
+        observedOwn: spec.ids.some((id) => id in (record.observed ?? {})),
       },
     );
     for (const u of verdict.unjudged) notJudged(u.violation, u.because);

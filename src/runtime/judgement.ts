@@ -44,10 +44,12 @@ export interface Unjudged {
   because: string;
 }
 
-/** The verdict: its outcome, the failures it stands on, the violations not judged. */
-export type Judgement = {
-  unjudged: Unjudged[];
-} /** `discard`: nothing it found counts (an advisory is not judged either): it went no further. */ & (
+/**
+ * The verdict: its outcome, the failures it stands on, the violations not judged. A test not run that
+ * went no further has `discard`: nothing it found counts (an advisory is not judged either); one that
+ * failed after it went no further has a note of where it ended.
+ */
+export type Judgement = { unjudged: Unjudged[] } & (
   | { outcome: 'not_run'; notRun: NotRun; discard?: true }
   | { outcome: 'inconclusive'; reason: string }
   | { outcome: Extract<Outcome, 'failed' | 'advisory' | 'passed'>; failures: Violation[]; notes?: string[] }

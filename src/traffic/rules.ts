@@ -241,6 +241,20 @@ const bare = (path: string) => path.split('?')[0]!;
 const chargeOf = (facts: ReplyFacts | undefined) =>
   facts?.charged === undefined ? undefined : new ExactDecimal(facts.charged);
 
+/** A problem found on a captured reply as a finding at `where` (undefined: its message names the place). */
+function findingAt(
+  p: { id: string; message: string; received?: unknown; expected?: unknown; level?: 'notable' },
+  where: string | undefined,
+): TrafficFinding {
+  return {
+    id: p.id,
+    message: where === undefined ? p.message : `${where}: ${p.message}`,
+    ...(p.received !== undefined ? { received: p.received } : {}),
+    ...(p.expected !== undefined ? { expected: p.expected } : {}),
+    ...(p.level ? { level: p.level } : {}),
+  };
+}
+
 /** A live run's invariant on a captured reply: judged where its form showed, a problem a finding at `where`. */
 function takeJudged(
   j: Judged,
@@ -250,13 +264,7 @@ function takeJudged(
 ): void {
   if (!j) return;
   judged.push(j.id);
-  if (isProblem(j))
-    findings.push({
-      id: j.id,
-      message: where === undefined ? j.message : `${where}: ${j.message}`,
-      received: j.received,
-      expected: j.expected,
-    });
+  if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
@@ -409,22 +417,9 @@ export class TrafficState {
       const events = parseSse(res.text);
       const stream = streamEventProblems(events);
       judged.push(...stream.judged);
-      for (const p of stream.problems)
-        findings.push({
-          id: p.id,
-          message: `${where}: ${p.message}`,
-          received: p.received,
-          ...(p.expected !== undefined ? { expected: p.expected } : {}),
-          ...(p.level ? { level: p.level } : {}),
-        });
+      for (const p of stream.problems) findings.push(findingAt(p, where));
       judged.push('RSP-006');
-      for (const p of terminalEventProblems(events))
-        findings.push({
-          id: 'RSP-006',
-          message: `${where}: ${p.message}`,
-          received: p.received,
-          expected: p.expected,
-        });
+      for (const p of terminalEventProblems(events)) findings.push(findingAt({ id: 'RSP-006', ...p }, where));
     }
     // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream.
     if (x.method === 'POST' && path === '/v1/responses' && body?.stream === true && ok2xx(status)) {
@@ -575,13 +570,7 @@ export class TrafficState {
       const now = usageChargesOf(res.facts?.records);
       if (chargesCompared(seen, now)) {
         judged.push('PTS-006');
-        for (const p of chargeChanges(seen, now))
-          findings.push({
-            id: p.id,
-            message: `${where}: ${p.message}`,
-            received: p.received,
-            expected: p.expected,
-          });
+        for (const p of chargeChanges(seen, now)) findings.push(findingAt(p, where));
       }
       for (const [id, charged] of now) if (!seen.has(id)) seen.set(id, charged);
       this.usage.set(x.who, seen);
