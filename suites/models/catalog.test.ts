@@ -142,7 +142,10 @@ check(
     // The per-exchange points checks judge every reply's units; this test makes sure the catalog is read.
     await catalog(t);
     // A catalog that states no unit beside its prices shows PTS-003 nothing here: not run, never passed.
-    if (!t.observedIds()['PTS-003'])
+    // Observed on the catalog's reply itself, not on another read of the test (the harness's balance
+    // reads, which a unit beside the balance's points shows it on, carry no place).
+    const touches = t.touches();
+    if (!(t.observedIds()['PTS-003'] ?? []).some((i) => touches[i]?.path === '/v1/models'))
       return t.skip('the catalog states no unit beside its prices: nothing for PTS-003 to judge in it', {
         kind: 'precondition',
         subject: "a unit beside the catalog's prices",
