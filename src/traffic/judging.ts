@@ -13,7 +13,7 @@ import { pathTemplate } from '../report/groups.ts';
 import { CAPTURE_ENDPOINTS_LISTED } from '../report/summary.ts';
 import { ViolationLog } from '../violation-log.ts';
 import { readEntry } from './capture.ts';
-import { type EntryJudgement, entryId, entryWhere, forTransfer, judgeEntry } from './entry.ts';
+import { type EntryJudgement, entryId, entryWhere, forTransfer, judgeEntry, judgeText } from './entry.ts';
 import { type HarItem, parseEntry } from './har-stream.ts';
 import type { Learnt } from './learn.ts';
 import type { SequenceExchange, TrafficFinding, TrafficState } from './rules.ts';
@@ -151,6 +151,11 @@ export class ExchangeJudge {
     );
   }
 
+  /** An entry's text judged as a judging thread judges it (entry.ts judgeText), to be applied later. */
+  judgeText(e: EntryText, text: string): EntryJudgement<SequenceExchange> {
+    return judgeText(e, text, this.redactor, this.ctx);
+  }
+
   /**
    * One entry's judgement (made here or by a judging thread, either way handed over by forTransfer: the
    * exchange is the rules' view of it): its per-exchange findings, then what the sequence rules find on
@@ -227,32 +232,48 @@ class InOrder<T> {
 /** An item of a batch, in capture order: an entry a thread judges, or one judged here (a problem, a log's line). */
 type Slot = { kind: 'thread'; entry: EntryText } | { kind: 'here'; item: HarItem; file: string; n: number };
 
-/** A batch in capture order: handed to a thread (its answer to come), or this thread's to judge in its turn. */
-type Batch = { kind: 'thread'; slots: Slot[]; answer: Promise<Uint8Array> } | { kind: 'here'; slots: Slot[] };
+/**
+ * A batch in capture order: not handed out yet (`open`); handed to a thread (`thread`, its answer to come,
+ * `bytes` once it came); or this thread's (`here`: its entries judged in its turn, or ahead of it, their
+ * judgements in `judged`, while a thread's batch before it is not answered yet).
+ */
+type Batch =
+  | { kind: 'open'; slots: Slot[] }
+  | { kind: 'thread'; slots: Slot[]; answer: Promise<Uint8Array>; bytes?: Uint8Array }
+  | { kind: 'here'; slots: Slot[]; judged?: Array<EntryJudgement<SequenceExchange>> };
+
+/** Batches this thread judges ahead of their turn at most (their judgements wait in its heap). */
+const HERE_AHEAD = 8;
+
+/** One turn of the event loop: a thread's answer that came is taken in (its message is a task). */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The per-exchange checks run on batches of HAR entries (their texts, or their places to read) by the
- * judging threads and by this thread in turn (one batch in every `size + 1` is this thread's: it reads
- * and applies, and has time for a share), while the judgements are applied here in capture order all
- * the same, each exchange's before the sequence rules judge it: the findings, their order and the report
- * do not depend on threads. Items a thread does not judge (a problem, an NDJSON log's line) keep their
- * place in the batch and are judged here in its turn.
- * Why this thread judges its share only when its turn comes, each entry applied as soon as judged: a
- * judgement that waits (for the batches before it) outlives the young generation's collections and is
- * copied to the old one. Judging ahead and applying later, with the threads' judgements handed over as
- * objects, made this thread's collector copy 88 MB to the old generation on the 235 MB capture; now 17 MB
- * (the threads' judgements wait as bytes, JudgementReader; bench/README.md). The threads' batches are
- * handed out ahead instead, so that a thread always has the next one.
+ * judging threads and by this thread, while the judgements are applied here in capture order all the
+ * same, each exchange's before the sequence rules judge it: the findings, their order and the report do
+ * not depend on threads nor on which thread judged what. Items a thread does not judge (a problem, an
+ * NDJSON log's line) keep their place in the batch and are judged here in its turn.
+ * Who judges a batch: a thread, whenever one has room (IN_FLIGHT_PER_THREAD batches each), so that no
+ * thread waits for work; this thread otherwise, while the thread's batch before it is not answered yet
+ * (instead of waiting for it), at most HERE_AHEAD batches ahead. So each side judges as much as its speed
+ * allows; with a fixed share (one batch in `size + 1`), on 2 cores the judging thread waited for this one,
+ * which also reads and applies, a fifth of the time (bench/README.md).
+ * Why at most HERE_AHEAD: a judgement that waits (for the batches before it) outlives the young
+ * generation's collections and is copied to the old one. With every judgement handed over as an object
+ * and waiting, this thread's collector copied 88 MB to the old generation on the 235 MB capture; the
+ * threads' judgements wait as bytes instead (JudgementReader), and this thread's own wait for a batch or
+ * two at most.
  */
 export class ThreadedJudging {
-  /** Batches handed out and not yet applied, in capture order. */
+  /** Batches read and not yet applied, in capture order. */
   private readonly queue: Batch[] = [];
   private batch: Slot[] = [];
-  /** Batches handed out so far: whose turn the next one is. */
-  private turns = 0;
   /** Threads' batches in `queue`, and how many may be (IN_FLIGHT_PER_THREAD each). */
   private posted = 0;
   private readonly ahead: number;
+  /** Batches this thread judged ahead of their turn, in `queue`. */
+  private judgedAhead = 0;
 
   constructor(
     private readonly pool: JudgingThreads,
@@ -279,43 +300,93 @@ export class ThreadedJudging {
   /** Every batch judged and applied. */
   async finish(): Promise<void> {
     await this.flush();
-    await this.apply(true);
+    await this.work(true);
   }
 
   private async flush(): Promise<void> {
     const slots = this.batch;
     this.batch = [];
-    const texts = slots.flatMap((s) => (s.kind === 'thread' ? [s.entry] : []));
-    if (texts.length > 0 && this.turns++ % (this.pool.size + 1) !== this.pool.size) {
-      const answer = this.pool.judge(texts);
-      // Awaited in its turn; a thread's failure is no unhandled rejection meanwhile.
-      answer.catch(() => {});
-      this.queue.push({ kind: 'thread', slots, answer });
-      this.posted++;
-    } else if (slots.length) this.queue.push({ kind: 'here', slots });
-    await this.apply(false);
+    if (slots.some((s) => s.kind === 'thread')) this.queue.push({ kind: 'open', slots });
+    else if (slots.length) this.queue.push({ kind: 'here', slots });
+    await turn();
+    await this.work(false);
   }
 
   /**
-   * The batches at the head of the queue applied in order: this thread's judged now, each entry applied as
-   * it is judged; a thread's once answered. Unless `all`, it stops at a thread's batch while fewer than
-   * `ahead` are handed out: the next ones are handed out first.
+   * What can be done now, in this order: the open batches handed to the threads while they have room;
+   * the batches at the head of the queue applied in order (this thread's judged now, each entry applied as
+   * it is judged; a thread's once answered); while a thread's batch at the head is not answered, the next
+   * open batch judged here ahead of its turn. Unless `all`, it returns when nothing is left but to wait:
+   * the next batches are read first.
    */
-  private async apply(all: boolean): Promise<void> {
-    for (let head = this.queue[0]; head; head = this.queue[0]) {
-      if (head.kind === 'here') {
+  private async work(all: boolean): Promise<void> {
+    for (;;) {
+      for (let i = 0; i < this.queue.length && this.posted < this.ahead; i++) {
+        const b = this.queue[i]!;
+        if (b.kind === 'open') this.queue[i] = this.post(b.slots);
+      }
+      const head = this.queue[0];
+      if (!head) return;
+      if (head.kind !== 'thread') {
         this.queue.shift();
-        this.judgeHere(head.slots);
+        if (head.kind === 'open' || !head.judged) this.judgeHere(head.slots);
+        else {
+          this.judgedAhead--;
+          let k = 0;
+          const judged = head.judged;
+          this.applyJudged(head.slots, () => judged[k++]!);
+        }
         continue;
       }
-      if (!all && this.posted < this.ahead) return;
-      const judgements = new JudgementReader(await head.answer);
-      this.queue.shift();
-      this.posted--;
-      for (const slot of head.slots)
-        if (slot.kind === 'here') this.judge.item(slot.item, slot.file, slot.n);
-        else this.judge.apply(judgements.next(), () => this.reread(slot.entry));
+      if (head.bytes) {
+        this.queue.shift();
+        this.posted--;
+        const judgements = new JudgementReader(head.bytes);
+        this.applyJudged(head.slots, () => judgements.next());
+        continue;
+      }
+      const open = this.queue.findIndex((b) => b.kind === 'open');
+      if (open >= 0 && this.judgedAhead < HERE_AHEAD) {
+        this.queue[open] = this.judgeAhead(this.queue[open]!.slots);
+        continue;
+      }
+      if (!all && this.queue.length <= this.ahead + HERE_AHEAD) return;
+      await head.answer;
     }
+  }
+
+  /** A batch handed to a thread; `bytes` set when its answer comes. */
+  private post(slots: Slot[]): Batch {
+    const answer = this.pool.judge(slots.flatMap((s) => (s.kind === 'thread' ? [s.entry] : [])));
+    const batch: Extract<Batch, { kind: 'thread' }> = { kind: 'thread', slots, answer };
+    // Awaited in its turn; a thread's failure is no unhandled rejection meanwhile.
+    answer.then(
+      (bytes) => {
+        batch.bytes = bytes;
+      },
+      () => {},
+    );
+    this.posted++;
+    return batch;
+  }
+
+  /** A batch's items applied in order: a thread's entries by their judgements (`next`), the others judged now. */
+  private applyJudged(slots: Slot[], next: () => EntryJudgement<SequenceExchange>): void {
+    for (const slot of slots)
+      if (slot.kind === 'here') this.judge.item(slot.item, slot.file, slot.n);
+      else this.judge.apply(next(), () => this.reread(slot.entry));
+  }
+
+  /**
+   * A batch's entries judged here ahead of their turn, as a judging thread judges them (judgeText; the
+   * other items are judged in its turn).
+   */
+  private judgeAhead(slots: Slot[]): Batch {
+    const entries = slots.flatMap((s) => (s.kind === 'thread' ? [s.entry] : []));
+    const judged: Array<EntryJudgement<SequenceExchange>> = [];
+    eachEntryText(entries, (text, k) => judged.push(this.judge.judgeText(entries[k]!, text)));
+    this.judgedAhead++;
+    return { kind: 'here', slots, judged };
   }
 
   /**
