@@ -286,6 +286,28 @@ export async function mediaCatalog(t: CheckContext, as: Role = 'primary'): Promi
   };
 }
 
+/**
+ * The asset of a job that read succeeded, downloaded; `expired` when it was not served and the job reads
+ * expired now (judging.md: "`succeeded` may later become `expired`"; the contract: "expired means preview
+ * or asset is no longer available"): the asset is then not judged. `readStatus` reads the job once (a
+ * test's GET, or a model run's, which also observes the read).
+ */
+export async function assetOfSucceeded(
+  t: CheckContext,
+  assetId: string,
+  readStatus: () => Promise<string | undefined>,
+): Promise<{ res: HttpResponse; expired?: true }> {
+  const res = await t.get(`/v1/media/assets/${segment(assetId, 'asset id')}`);
+  if (res.status >= 200 && res.status < 300 && res.body.length > 0) return { res };
+  return (await readStatus()) === 'expired' ? { res, expired: true } : { res };
+}
+
+/** One read of a job's status (pollJob's GET, through the worker's poller), for assetOfSucceeded. */
+export const jobStatusNow = (t: CheckContext, id: string) => async (): Promise<string | undefined> => {
+  const trace = await pollJob(t, id, { until: () => true });
+  return typeof trace.last?.status === 'string' ? trace.last.status : undefined;
+};
+
 export interface JobTrace {
   id: string;
   statuses: string[];

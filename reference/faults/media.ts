@@ -836,6 +836,21 @@ export const MEDIA_FAULTS = [
         200,
     },
   },
+  // routes/media-assets.ts: no asset served, while its job reads succeeded (not expired)
+  {
+    name: 'asset-not-served',
+    description: "a succeeded job's asset answers 404 while the job still reads succeeded",
+    breaks: ['MASSET-001'],
+    probe: {
+      run: async ({ ref, succeededJob }) => {
+        const res = await fetch(
+          `${ref.url}/v1/media/assets/${(await succeededJob(ref, 'wc-100010')).asset_id}`,
+          { headers: { authorization: `Bearer ${ref.keys.primary}` } },
+        );
+        return res.status === 404;
+      },
+    },
+  },
   // routes/media-assets.ts: JPEG bytes (labelled image/png) for png output
   {
     name: 'asset-wrong-format',
@@ -1334,6 +1349,25 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // media/view.ts + routes/media-assets.ts: a succeeded job reads expired from its second succeeded read
+  {
+    name: 'succeeded-expires',
+    readings: ['MJOB-025', 'MASSET-001'],
+    description:
+      'a succeeded job reads expired from the read after the first that showed it succeeded, and its asset then answers 404 ("succeeded may later become expired")',
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const id = (await createJob(ref, jobBody('wc-100010'))).body.id as string;
+        const seen: string[] = [];
+        for (let i = 0; i < 200 && seen.at(-1) !== 'expired'; i++) {
+          const status = (await readJob(ref, id)).body.status as string;
+          if (seen.at(-1) !== status) seen.push(status);
+          if (status !== 'succeeded') await new Promise((r) => setTimeout(r, 20));
+        }
+        return seen.includes('succeeded') && seen.at(-1) === 'expired';
+      },
+    },
+  },
   // media/catalog.ts: eight of the sixteen models
   {
     name: 'media-subset',

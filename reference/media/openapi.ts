@@ -18,6 +18,8 @@ const STATUSES = [
   'succeeded',
   'failed',
   'settlement_pending',
+  // variant succeeded-expires: a succeeded job later reads expired
+  'expired',
 ];
 
 export function mediaSchemas(ctx: RefContext): Record<string, JsonObject> {

@@ -50,6 +50,9 @@ export interface MediaJob {
   settlement: Settlement;
   /** Fault failed-flips: the job was read as failed once. */
   failedShown?: boolean;
+  /** Variant succeeded-expires: the job was read as succeeded once; `expired`: it has read expired since. */
+  succeededShown?: boolean;
+  expired?: boolean;
   charged: string;
   released: string;
   /** Duration of each of its stages (the store's step, or its output kind's job duration / 4). */

@@ -82,6 +82,15 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     if (job.failedShown) [status, percent] = ['running', 50];
     job.failedShown = true;
   }
+  // Variant succeeded-expires ("`succeeded` may later become `expired`"): once a job was read as succeeded,
+  // later reads show it expired, and its asset is no longer served (routes/media-assets.ts).
+  if (isVariant(ctx, 'succeeded-expires') && status === 'succeeded') {
+    if (job.succeededShown) {
+      status = 'expired';
+      job.expired = true;
+    }
+    job.succeededShown = true;
+  }
   const settled = job.settlement === 'charged' || job.settlement === 'released';
   return {
     id: job.id,

@@ -33,6 +33,10 @@ export function registerMediaAssets(app: FastifyInstance, ctx: RefContext, store
         return sendError(reply, ctx, 'resource_forbidden', 'This asset belongs to another account.');
       return sendError(reply, ctx, 'not_found', `No asset ${id}.`);
     }
+    // Variant succeeded-expires: "expired means preview or asset is no longer available". Fault
+    // asset-not-served: no asset, while its job still reads succeeded.
+    if ((job.expired && isVariant(ctx, 'succeeded-expires')) || ctx.fault === 'asset-not-served')
+      return sendError(reply, ctx, 'not_found', `The asset ${id} has expired.`);
     const file = outputFile(job.output, job.format);
     // Fault asset-wrong-format: a PNG was asked for, JPEG bytes are served (labelled image/png).
     if (ctx.fault === 'asset-wrong-format' && job.output === 'image' && job.format === 'png') {

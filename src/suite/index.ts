@@ -23,8 +23,10 @@ export { segment } from '../http/segment.ts';
 export {
   ACTIVE_STATUSES,
   acceptableSamples,
+  assetOfSucceeded,
   JOB_STATUSES,
   type JobTrace,
+  jobStatusNow,
   mediaCatalog,
   pollJob,
   sample,

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACTIVE_STATUSES,
+  assetOfSucceeded,
   type CheckContext,
   cheapestParameters,
   check,
@@ -11,6 +12,7 @@ import {
   isPlainObject,
   isSuccess,
   JOB_STATUSES,
+  jobStatusNow,
   pointsFieldPointers,
   pollJob,
   segment,
@@ -150,7 +152,10 @@ for (const id of documentedIds) {
           `a succeeded job later reads ${later}`,
           { received: later, expected: 'succeeded or expired' },
         );
-        const asset = await t.get(`/v1/media/assets/${segment(assetId as string, 'asset id')}`);
+        // "expired means preview or asset is no longer available": an expired job's asset is not judged.
+        if (later === 'expired') return;
+        const { res: asset, expired } = await assetOfSucceeded(t, assetId as string, jobStatusNow(t, jobId!));
+        if (expired) return;
         if (
           !t.ensure(
             isSuccess(asset.status) && asset.body.length > 0,
@@ -214,7 +219,8 @@ check(
     const trace = await pollJob(t, id);
     const assetId = trace.last?.asset_id;
     if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
-    const asset = await t.get(`/v1/media/assets/${segment(assetId, 'asset id')}`);
+    const { res: asset, expired } = await assetOfSucceeded(t, assetId, jobStatusNow(t, id));
+    if (expired) return t.skip('the job expired before its asset was read');
     const kind = await sniff(asset.body);
     t.ensure(
       kind?.mime === 'image/webp',

@@ -1,5 +1,4 @@
-import { segment } from '../../http/segment.ts';
-import { sniff, watchJob } from '../../media-jobs.ts';
+import { assetOfSucceeded, sniff, watchJob } from '../../media-jobs.ts';
 import { type AccountModel, pickOf } from '../account-state.ts';
 import { assetProblem, isEnded } from '../invariants.ts';
 import { observeJob, readJob } from '../jobs.ts';
@@ -34,10 +33,9 @@ export class DownloadAsset extends Step {
         return !waiting() || Date.now() + r.t.target.media.pollIntervalMs > r.deadline;
       });
     if (status !== 'succeeded' || !job.assetId) return;
-    const res = await r.t.get(`/v1/media/assets/${segment(job.assetId, 'asset id')}`);
+    const { res, expired } = await assetOfSucceeded(r.t, job.assetId, () => readJob(r, job));
+    if (expired) return;
     if (!is2xx(res.status)) {
-      // "expired means preview or asset is no longer available"
-      if ((await readJob(r, job)) === 'expired') return;
       judged(
         r,
         {
