@@ -505,7 +505,10 @@ export const INFERENCE_FAULTS = [
     name: 'responses-forbidden-404',
     description: 'POST /v1/responses refuses a model outside the account catalog with 404, not 403',
     breaks: ['MODEL-002'],
-    places: [{ id: 'MODEL-002', place: 'POST /v1/responses' }],
+    places: [
+      { id: 'MODEL-002', place: 'POST /v1/responses · form=not streamed' },
+      { id: 'MODEL-002', place: 'POST /v1/responses · form=streamed' },
+    ],
     patch: {
       errors: [{ endpoint: 'POST /v1/responses', error: 'model_not_allowed', as: 'model_not_found' }],
     },

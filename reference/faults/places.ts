@@ -292,10 +292,7 @@ function refusalFaults(): PlaceFault[] {
     for (const e of business.filter(r.endpoints)) {
       const endpoint = label(e);
       const { as, status } = r.as(e);
-      const forms =
-        STREAMING.includes(e.path) && r.id !== 'MODEL-002'
-          ? (['streamed', 'not streamed'] as const)
-          : [undefined];
+      const forms = STREAMING.includes(e.path) ? (['streamed', 'not streamed'] as const) : [undefined];
       for (const form of forms) {
         const place = form ? `${endpoint} · form=${form}` : endpoint;
         const patch: TablePatch = {

@@ -252,9 +252,10 @@ for (const call of CALLS) {
     },
   );
 }
+// Streamed, the same call: refused (MODELS-004), with 403 (MODEL-002: "an unauthorised model gives 403").
 for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
   check(
-    { ids: ['MODELS-004'], effect: 'billable' },
+    { ids: ['MODELS-004', 'MODEL-002'], effect: 'billable' },
     `refuses a model outside the account catalog on ${call.name}, streamed`,
     async (t) => {
       const forbidden = await forbiddenAfterControl(t, call, { stream: true });
@@ -264,9 +265,11 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
         { timeoutMs: t.target.timeouts.streamMs },
       );
       const what = `a streamed POST ${call.path} with ${forbidden}, outside the account's catalog`;
+      if (t.notJudged429(res, what)) return;
       expectStatus(t, res, 'MODELS-004', '4xx', what, {
         expected: 'a 4xx refusal (403 for an unauthorised model)',
       });
+      expectStatus(t, res, 'MODEL-002', 403, `${what},`);
     },
   );
 }
