@@ -182,7 +182,7 @@ export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknow
 
 export function usageView(ctx: RefContext, record: UsageRecord): Record<string, unknown> {
   let charged = record.chargedPoints;
-  if (ctx.fault === 'snapshot-drift') {
+  if (ctx.fault === 'snapshot-drift' && record.jobId === undefined) {
     // The fault: recomputed from the current price instead of the snapshot.
     const current = ctx.state.models.find((m) => m.id === record.model)?.prices ?? record.prices;
     charged = points(cost(current, record.promptTokens, record.completionTokens));
@@ -206,6 +206,19 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
   }
   // Fault usage-record-tokens-as-strings: the record's token counts as strings.
   const count = (n: number) => (ctx.fault === 'usage-record-tokens-as-strings' ? String(n) : n);
+  // A media job's record: its job, no tokens; its charge under the studio's older name in variant
+  // usage-studio-credits ("Studio metering fields keep the older `*_credits` names").
+  if (record.jobId !== undefined)
+    return {
+      id: record.id,
+      job_id: record.jobId,
+      endpoint: record.endpoint,
+      model: record.model,
+      ...(isVariant(ctx, 'usage-studio-credits')
+        ? { charged_credits: charged }
+        : { charged_points: charged }),
+      created_at: record.createdAt,
+    };
   return {
     id: record.id,
     request_id: record.requestId,
@@ -214,7 +227,10 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
     prompt_tokens: count(record.promptTokens),
     completion_tokens: count(record.completionTokens),
     total_tokens: count(total),
-    charged_points: charged,
+    // Fault usage-call-credits: a chat call's record states its charge as charged_credits.
+    ...(ctx.fault === 'usage-call-credits' && record.endpoint === '/v1/chat/completions'
+      ? { charged_credits: charged }
+      : { charged_points: charged }),
     created_at: record.createdAt,
   };
 }

@@ -486,18 +486,41 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
         charged_points: decimal,
         created_at: dateTime,
       };
+  const callRecord = {
+    type: 'object',
+    description: 'One settled call, charged at the price snapshot valid when it was confirmed.',
+    required: Object.keys(record),
+    properties: record,
+  };
   const list = (key: string, item: string, extra: JsonObject, required: string[]) => ({
     type: 'object',
     required: [...required, key],
     properties: { ...extra, [key]: { type: 'array', items: ref(item) } },
   });
   return {
-    UsageRecord: {
-      type: 'object',
-      description: 'One settled call, charged at the price snapshot valid when it was confirmed.',
-      required: Object.keys(record),
-      properties: record,
-    },
+    CallUsageRecord: callRecord,
+    UsageRecord: isVariant(ctx, 'usage-envelope')
+      ? ref('CallUsageRecord')
+      : {
+          anyOf: [
+            ref('CallUsageRecord'),
+            {
+              type: 'object',
+              description:
+                "A media job's record: its job and charge, no token counts (its charge as charged_credits where studio metering keeps the older name).",
+              required: ['id', 'job_id', 'endpoint', 'model', 'created_at'],
+              properties: {
+                id: string,
+                job_id: string,
+                endpoint: string,
+                model: string,
+                charged_points: decimal,
+                charged_credits: decimal,
+                created_at: dateTime,
+              },
+            },
+          ],
+        },
     UsageList: isVariant(ctx, 'usage-envelope')
       ? list('records', 'UsageRecord', {}, [])
       : list('data', 'UsageRecord', { object: { const: 'list' } }, ['object']),

@@ -31,6 +31,8 @@ export interface UsageRecord {
   prices: Prices;
   chargedPoints: string;
   createdAt: string;
+  /** A media job's record (judging.md: "every billable call (chat, responses, embeddings, a media job)"). */
+  jobId?: string;
 }
 
 export interface LedgerEntry {

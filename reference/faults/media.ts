@@ -1193,8 +1193,9 @@ export const MEDIA_FAULTS = [
   {
     name: 'media-charged-misreported',
     description:
-      "a charged media job's charged_points is 0.01 below what its settlement took from total_points",
-    breaks: ['BAL-004'],
+      "a charged media job's charged_points is 0.01 below what its settlement took from total_points (and its usage record states)",
+    // Its usage record states what was taken: the job's charged_points and the record disagree (USAGE-080).
+    breaks: ['BAL-004', 'USAGE-080'],
     level: 'implied',
     probe: {
       run: async ({ ref, balance, createJob, pollJob }) => {

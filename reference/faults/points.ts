@@ -360,7 +360,7 @@ export const POINTS_FAULTS = [
     breaks: ['PTS-005'],
     openapi: ({ schemas }) => {
       for (const field of ['prompt_tokens', 'completion_tokens', 'total_tokens'])
-        schemas.UsageRecord.properties[field] = { type: 'string' };
+        schemas.CallUsageRecord.properties[field] = { type: 'string' };
     },
     probe: {
       run: async ({ ref, chat, call }) => {
@@ -381,6 +381,42 @@ export const POINTS_FAULTS = [
         const before = (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length;
         await responses(ref);
         return (await call(ref, '/v1/usage', { role: 'primary' })).body.data.length === before;
+      },
+    },
+  },
+  // billing.ts usageView: a chat call's usage record names its charge charged_credits (a conversation
+  // interface's record, not studio metering: the *_points name is required there)
+  {
+    name: 'usage-call-credits',
+    description: "a chat call's usage record states its charge as charged_credits, no charged_points",
+    breaks: ['PTS-004'],
+    openapi: ({ schemas }) => {
+      schemas.CallUsageRecord.properties.charged_credits = schemas.CallUsageRecord.properties.charged_points;
+      schemas.CallUsageRecord.required = schemas.CallUsageRecord.required.filter(
+        (f: string) => f !== 'charged_points',
+      );
+    },
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref, {});
+        const newest = (await call(ref, '/v1/usage', { role: 'primary' })).body.data[0];
+        return 'charged_credits' in newest && !('charged_points' in newest);
+      },
+    },
+  },
+  // media/store.ts: a media job is charged (ledger, balance) but writes no usage record
+  {
+    name: 'media-usage-unrecorded',
+    description:
+      'a media job is charged (its charged_points, ledger, balance) but no usage record is ever listed for it',
+    breaks: ['USAGE-080'],
+    probe: {
+      run: async ({ ref, succeededJob, call }) => {
+        await succeededJob(ref, 'wc-100010');
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{
+          job_id?: string;
+        }>;
+        return !records.some((r) => r.job_id !== undefined);
       },
     },
   },
@@ -509,6 +545,22 @@ export const POINTS_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const POINTS_VARIANTS = [
+  // billing.ts usageView: a media job's usage record states its charge as charged_credits
+  {
+    name: 'usage-studio-credits',
+    readings: ['PTS-004', 'USAGE-080'],
+    description:
+      'the usage record of a media job states its charge as charged_credits, no charged_points ("Studio metering fields keep the older `*_credits` names")',
+    probe: {
+      run: async ({ ref, succeededJob, call }) => {
+        await succeededJob(ref, 'wc-100010');
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some((r) => r.job_id !== undefined && 'charged_credits' in r);
+      },
+    },
+  },
   // routes/models.ts + openapi.ts
   {
     name: 'models-envelope',

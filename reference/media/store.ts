@@ -251,4 +251,19 @@ function settle(store: MediaStore, account: Account, job: MediaJob, createdAt: s
   job.settlement = 'charged';
   job.charged = job.quote;
   job.released = points(Exact.max(0, hold.minus(charge)));
+  // Its usage record: "per-request token usage, model and charged amount" (no tokens for media). Fault
+  // media-usage-unrecorded: none.
+  if (store.fault !== 'media-usage-unrecorded')
+    account.usage.push({
+      id: newId('usage_'),
+      requestId: job.id,
+      endpoint: '/v1/media/jobs',
+      model: job.model,
+      promptTokens: 0,
+      completionTokens: 0,
+      prices: { request: '0', response: '0' },
+      chargedPoints: job.charged,
+      createdAt,
+      jobId: job.id,
+    });
 }

@@ -1,5 +1,6 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './exchange.ts';
+import { isPlainObject } from './json.ts';
 import { fieldFindings, judgePoints, type PointsField } from './points.ts';
 import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
 
@@ -79,15 +80,58 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   out.push(...fieldFindings(fields, where));
   if (POINTS_PATHS.test(res.rawPath)) {
     observed.push('PTS-004');
+    const usage = USAGE_PATH.test(res.rawPath);
     for (const f of named) {
       if (!isCreditsName(f.name)) continue;
+      const whose = usage ? recordKind(recordOf(res.json, f.pointer)) : 'conversation';
+      if (whose === 'studio') continue;
       out.push({
         id: 'PTS-004',
-        message: `${where}: a *_credits field in a conversation or account reply`,
+        message:
+          whose === 'conversation'
+            ? `${where}: a *_credits field in a conversation or account reply`
+            : `${where}: a *_credits field in a usage record that shows neither a media job's nor a conversation call's (studio metering may keep *_credits names)`,
         pointer: f.pointer,
         expected: '*_points',
+        ...(whose === 'unknown' ? { level: 'notable' as const } : {}),
       });
     }
   }
   return { findings: out, observed };
+}
+
+const USAGE_PATH = /^\/v1\/usage(\?|$)/;
+
+/**
+ * The record of a listing that holds the field at `pointer`: the item of the first array on the way,
+ * else the reply itself.
+ */
+function recordOf(json: unknown, pointer: string): Record<string, unknown> | undefined {
+  let node: unknown = json;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (Array.isArray(node)) {
+      const item: unknown = node[Number(raw)];
+      return isPlainObject(item) ? item : undefined;
+    }
+    if (!isPlainObject(node)) return undefined;
+    node = node[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return isPlainObject(json) ? json : undefined;
+}
+
+/**
+ * Whose usage record it is, by what it names (its fields are not shown): a media job's ("Studio metering
+ * fields keep the older `*_credits` names": its `*_credits` are allowed) when it names a media path or a
+ * job id; a conversation call's when it names chat, responses or embeddings; else unknown.
+ */
+function recordKind(record: Record<string, unknown> | undefined): 'studio' | 'conversation' | 'unknown' {
+  if (!record) return 'unknown';
+  let kind: 'studio' | 'conversation' | 'unknown' = 'unknown';
+  for (const [name, value] of Object.entries(record)) {
+    if (/(^|_)job_id$/.test(name)) return 'studio';
+    if (typeof value !== 'string') continue;
+    if (value.includes('/v1/media/')) return 'studio';
+    if (/\/v1\/(chat\/completions|responses|embeddings)\b/.test(value)) kind = 'conversation';
+  }
+  return kind;
 }

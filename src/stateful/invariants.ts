@@ -254,6 +254,8 @@ export function usageChargeProblem(
   charged: Decimal,
   model: string,
   where: string,
+  /** Where the charge was read (a media job's own charged_points). */
+  source = 'billing.charged_points',
 ): Problem | Met | undefined {
   const priced = added
     .map((r) => ({ r, charged: decimal(r.charged_points) }))
@@ -263,7 +265,7 @@ export function usageChargeProblem(
   if (same.length === 0)
     return {
       id: 'USAGE-080',
-      message: `${where}: billing.charged_points is ${charged.toFixed()}, but the ${priced.length} usage record(s) that appeared after it state charged_points ${priced.map((p) => p.charged.toFixed()).join(', ')}`,
+      message: `${where}: ${source} is ${charged.toFixed()}, but the ${priced.length} usage record(s) that appeared after it state charged_points ${priced.map((p) => p.charged.toFixed()).join(', ')}`,
       received: priced.map((p) => p.r),
       expected: `a record with charged_points ${charged.toFixed()}`,
     };

@@ -156,8 +156,8 @@ for (const k of KINDS) {
 const HOLD_TRIES = 3;
 
 check(
-  { ids: ['BAL-004', 'BAL-003', 'LEDGER-003'], effect: 'billable', account: 'exclusive' },
-  'holds a media job’s pending points while it runs, then settles them in balance and ledger',
+  { ids: ['BAL-004', 'BAL-003', 'LEDGER-003', 'USAGE-080'], effect: 'billable', account: 'exclusive' },
+  'holds a media job’s pending points while it runs, then settles them in balance, ledger and a usage record',
   async (t) => {
     const m = await raceModel(t, false);
     const body = {
@@ -167,16 +167,19 @@ check(
     };
     // A job that ends before the balance read shows no hold: one more (at most HOLD_TRIES in all),
     // each after the one before it ended, so that the reads around the last one see it alone.
-    let job: { id: string; ledger0: WholeList | undefined; b0: BalanceFigures } | undefined;
+    let job:
+      | { id: string; ledger0: WholeList | undefined; usage0: WholeList | undefined; b0: BalanceFigures }
+      | undefined;
     for (let attempt = 1; attempt <= HOLD_TRIES; attempt++) {
       if (job) await pollJob(t, job.id);
+      const usage0 = await listing(t, '/v1/usage');
       const ledger0 = await listing(t, '/v1/ledger');
       const b0 = await balance(t);
       const created = await postJob(t, body);
       const id = isPlainObject(created.json) ? created.json.id : undefined;
       if (!isSuccess(created.status) || typeof id !== 'string')
         return t.skip(`the job create was answered ${created.status}`);
-      job = { id, ledger0, b0 };
+      job = { id, ledger0, usage0, b0 };
       const b1 = await balance(t);
       const read = await t.get(`/v1/media/jobs/${encodeURIComponent(id)}`);
       const seen = isPlainObject(read.json) ? read.json : {};
@@ -199,7 +202,7 @@ check(
       break;
     }
     if (!job) return t.skip('no job was created');
-    const { id, ledger0, b0 } = job;
+    const { id, ledger0, usage0, b0 } = job;
     const trace = await pollJob(t, id);
     const status = trace.statuses.at(-1);
     if (trace.end !== 'until' || !trace.last || (status !== 'succeeded' && status !== 'failed'))
@@ -239,5 +242,28 @@ check(
         ledgerAddsUpProblem(ledgerOf(ledger0.entries), ledgerOf(ledger1.entries), b2.total.minus(b0.total)),
         ledger1.last.exchange,
       );
+    // judging.md: "GET /v1/usage | per-request token usage, model and charged amount" gives every billable
+    // call, a media job included, a record; absent after the bounded wait, a failure of USAGE-080.
+    if (charged?.isPositive() && usage0) {
+      const usage = await usageAdded(t, usage0);
+      if (usage.after) {
+        const where = `media job ${id} (${m.id})`;
+        if (usage.added.length === 0)
+          t.violate(
+            'USAGE-080',
+            `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
+            {
+              exchange: usage.after.last.exchange,
+              expected: `a usage record with charged_points ${charged.toFixed()}`,
+              level: 'failure',
+            },
+          );
+        report(
+          t,
+          usageChargeProblem(usage.added, charged, m.id, where, 'its charged_points'),
+          usage.after.last.exchange,
+        );
+      }
+    }
   },
 );

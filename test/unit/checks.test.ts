@@ -98,6 +98,32 @@ describe('points checks on every reply', () => {
     ).toEqual(['PTS-004']);
   });
 
+  it("allows *_credits in a media job's usage record, fails them in a conversation call's, advises where the record does not say", () => {
+    const found = (record: Record<string, unknown>) =>
+      pointsChecks(
+        response({
+          json: { object: 'list', data: [{ id: 'u0', charged_points: '1' }, record] },
+          rawPath: '/v1/usage',
+        }),
+      ).map((f) => [f.id, f.pointer, f.level ?? 'failure']);
+    // "Studio metering fields keep the older `*_credits` names": a media job's record, by its path or its job.
+    expect(found({ id: 'u1', endpoint: '/v1/media/jobs', charged_credits: '2' })).toEqual([]);
+    expect(found({ id: 'u1', job_id: 'job_1', charged_credits: '2' })).toEqual([]);
+    // "new conversation interfaces return `*_points`"
+    expect(found({ id: 'u1', endpoint: '/v1/chat/completions', charged_credits: '2' })).toEqual([
+      ['PTS-004', '/data/1/charged_credits', 'failure'],
+    ]);
+    expect(found({ id: 'u1', charged_credits: '2' })).toEqual([
+      ['PTS-004', '/data/1/charged_credits', 'notable'],
+    ]);
+    // Outside usage records (the ledger, a chat reply) the record's kind is not asked.
+    const ledger = response({
+      json: { data: [{ job_id: 'job_1', amount_credits: '-2' }] },
+      rawPath: '/v1/ledger',
+    });
+    expect(pointsChecks(ledger).map((f) => [f.id, f.level ?? 'failure'])).toEqual([['PTS-004', 'failure']]);
+  });
+
   it('knows a legacy reply by the Accept header its request sent, whatever its media type', () => {
     const legacy = response({ json: { total_credits: '3', charged_credits: 1 }, rawPath: '/v1/balance' });
     legacy.exchange.requestHeaders = { accept: 'application/vnd.service.currency.v1+json' };
