@@ -240,7 +240,7 @@ async function readJob(t: CheckContext, id: string, as: Role): Promise<HttpRespo
 export async function upload(
   t: CheckContext,
   file: string,
-  opts: { as?: Role; contentType?: string; idempotencyKey?: string; data?: Buffer } = {},
+  opts: { as?: Role; contentType?: string; idempotencyKey?: string; data?: Buffer; timeoutMs?: number } = {},
 ): Promise<Upload> {
   const s = sample(file);
   const body = opts.data ?? s.data;
@@ -248,6 +248,7 @@ export async function upload(
   const res = await t.request('POST', '/v1/media/inputs', {
     as,
     body,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     headers: {
       'content-type': opts.contentType ?? s.declared_type,
       'idempotency-key': opts.idempotencyKey ?? `conformance-upload-${randomUUID()}`,

@@ -163,7 +163,8 @@ export const INFERENCE_FAULTS = [
   {
     name: 'chat-stream-forbidden-callable',
     description: "a streamed chat for a model outside the account's catalog is answered by the chat model",
-    breaks: ['MODELS-004'],
+    // Answered, a streamed call is not refused with 403 either (MODEL-002 streamed).
+    breaks: ['MODELS-004', 'MODEL-002'],
     places: [{ id: 'MODELS-004', place: 'POST /v1/chat/completions · form=streamed' }],
     probe: {
       request: (t) => req.chat({ model: t.hints.forbidden, stream: true })(t),
@@ -212,7 +213,8 @@ export const INFERENCE_FAULTS = [
   {
     name: 'chat-forbidden-callable',
     description: 'tx-chat-premium answers chat for the primary account, outside its catalog',
-    breaks: ['MODEL-002'],
+    // Streamed too: not refused at all (MODELS-004), not with 403 (MODEL-002).
+    breaks: ['MODEL-002', 'MODELS-004'],
     probe: { run: async ({ ref, chat }) => (await chat(ref, { model: ref.hints.forbidden })).status === 200 },
   },
   // routes/chat.ts: a streamed chat reply sends its first chunk and never ends
@@ -554,7 +556,7 @@ export const INFERENCE_FAULTS = [
     name: 'responses-forbidden-callable',
     description:
       "POST /v1/responses answers a model outside the account's catalog (chat still refuses it with 403)",
-    breaks: ['MODELS-004'],
+    breaks: ['MODELS-004', 'MODEL-002'],
     probe: {
       run: async ({ ref, responses }) =>
         (await responses(ref, { model: ref.hints.forbidden })).status === 200,

@@ -98,7 +98,8 @@ export const POINTS_FAULTS = [
   {
     name: 'models-forbidden-listed',
     description: "tx-chat-premium is listed in (and callable from) the primary account's catalog",
-    breaks: ['MODELS-004'],
+    // Callable, it is not refused with 403 either (MODEL-002), streamed or not.
+    breaks: ['MODELS-004', 'MODEL-002'],
     probe: {
       run: async ({ ref, models }) =>
         (await models(ref)).body.data.some((m: { id: string }) => m.id === ref.hints.forbidden),

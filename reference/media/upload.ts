@@ -42,6 +42,9 @@ export function registerUploadParser(app: FastifyInstance, ctx: RefContext): voi
       return refuse(httpError(400, 'Content-Length is required: send the byte count.'));
     if (declared === 'video/mp4' && Number(length) > VIDEO_MAX_BYTES)
       return refuse(httpError(413, 'A video file is at most 500 MiB.'));
+    // Fault image-byte-cap: images over 16 MiB refused, a cap of their own.
+    if (ctx.fault === 'image-byte-cap' && declared !== 'video/mp4' && Number(length) > 16 * 1024 * 1024)
+      return refuse(httpError(413, 'An image is at most 16 MiB.'));
     const keep = declared === 'video/mp4' ? VIDEO_MAX_BYTES : IMAGE_HEAD_BYTES;
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];

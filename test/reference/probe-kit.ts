@@ -56,7 +56,11 @@ const KIT: Omit<ProbeKit, 'ref'> = {
     const newest = (await call(ref, '/v1/ledger', { role: 'primary' })).body.data[0];
     return newest.balance_after_points !== (await balance(ref)).body.total_points;
   },
-  usageCount: (ref: Ref) => count(ref, '/v1/usage'),
+  // The calls' records only: a media job adds its own when it settles, whenever a read settles it.
+  usageCount: async (ref: Ref) =>
+    ((await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{ job_id?: string }>).filter(
+      (r) => r.job_id === undefined,
+    ).length,
   ledgerCount: (ref: Ref) => count(ref, '/v1/ledger'),
   ticket: (ref: Ref, patch: Body, role?: string) => send(ref, req.ticket(patch, role)),
   payOrder: (ref: Ref, patch: Body, role?: string) => send(ref, req.payOrder(patch, role)),

@@ -26,6 +26,8 @@ export const GROUP_REASONS: Readonly<Record<string, string>> = {
   'edge-height-unchecked': EDGE,
   'video-31s': EDGE,
   'video-max-whole-seconds': EDGE,
+  'models-forbidden-listed':
+    "the catalog lists a model the target declares outside it (MODELS-004 on GET /v1/models) and the calls with it are answered (MODEL-002 and MODELS-004 on the calls): the catalog and the calls' authorisation are two things to fix, which a target breaks apart (a model listed and refused; one not listed and answered)",
   'node-header': LEAK,
   'upstream-key-header': LEAK,
   'duration-rounded-to-seconds':
