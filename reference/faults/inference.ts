@@ -1,6 +1,6 @@
 // Faults and variants of chat completions, responses and embeddings (routes/chat.ts, routes/responses.ts,
 // routes/embeddings.ts, inference.ts).
-import { type Fault, LEGACY, req, successAs, TERMINALS, type Variant } from './probe.ts';
+import { type Fault, jobBody, LEGACY, req, successAs, TERMINALS, type Variant } from './probe.ts';
 
 export const INFERENCE_FAULTS = [
   // routes/chat.ts: temperature 2.5 (any value above 2) accepted
@@ -401,6 +401,22 @@ export const INFERENCE_FAULTS = [
     description: 'a replay with the legacy currency Accept header executes and charges again',
     breaks: ['IDEM-003'],
     probe: { run: async ({ ref, replayCharges }) => replayCharges(ref, LEGACY) },
+  },
+  // routes/media-jobs.ts: a job create replayed under the legacy Accept header runs as a new job
+  {
+    name: 'legacy-job-reexecute',
+    description:
+      'a media job create replayed with the same Idempotency-Key and the legacy currency Accept header creates a second job',
+    breaks: ['IDEM-003'],
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const body = jobBody('wc-100010');
+        const key = { headers: { 'idempotency-key': `probe-legacy-${Date.now()}` } };
+        const a = await createJob(ref, body, key);
+        const b = await createJob(ref, body, { headers: { ...key.headers, accept: LEGACY.accept } });
+        return a.body.id !== b.body.id;
+      },
+    },
   },
   // routes/chat.ts: stream "true" or 1 is taken as its truth value
   {

@@ -7,7 +7,7 @@ import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { canonicalJson, lookupKey, markReplayed, refuseKey } from '../inference.ts';
-import { sendJson } from '../legacy.ts';
+import { sendJson, wantsLegacy } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
 import {
   jobStepMs,
@@ -58,8 +58,10 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     if (storedJob) settleDue(store, account, now);
     // Faults settlement-replay-new-job and uncertain-replay-new-job: a replay of a job in that status
     // runs as a new job.
+    // Fault legacy-job-reexecute: a replay in the legacy currency format runs as a new job.
     const replayNew =
       ctx.fault === 'job-replay-new' ||
+      (storedJob !== undefined && ctx.fault === 'legacy-job-reexecute' && wantsLegacy(ctx, request)) ||
       (storedJob !== undefined &&
         ctx.fault !== undefined &&
         REPLAY_NEW[ctx.fault] === statusOf(ctx, storedJob, now).status);

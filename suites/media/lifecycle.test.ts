@@ -272,6 +272,31 @@ check(
   },
 );
 
+// "Changing the display currency format for the same request never causes re-execution", and the legacy
+// format applies to "media job and inference requests": the same create, replayed under the legacy
+// Accept header, answers the same job (or is refused), never a second one.
+check(
+  { ids: ['IDEM-003'], effect: 'billable' },
+  'returns the same job for a creation replayed in the legacy currency format',
+  async (t) => {
+    const m = await listedModel(t, 'wc-100010');
+    const base = await baseJob(t, 'wc-100010', m);
+    const body = { ...base, parameters: { ...(base.parameters as object), ...cheapestParameters(table, m) } };
+    const key = `conformance-job-${randomUUID()}`;
+    const a = await postJob(t, body, { headers: { 'idempotency-key': key } });
+    const ia = (a.json as { id?: unknown } | undefined)?.id;
+    if (typeof ia !== 'string') return t.skip(`the first creation was answered ${a.status}`);
+    const b = await postJob(t, body, { headers: { 'idempotency-key': key, ...LEGACY } });
+    const ib = (b.json as { id?: unknown } | undefined)?.id;
+    t.ensure(
+      !isSuccess(b.status) || ib === ia,
+      'IDEM-003',
+      `the replay in the legacy currency format created job ${JSON.stringify(ib)} beside ${ia}`,
+      { received: ib, expected: ia, exchange: b.exchange },
+    );
+  },
+);
+
 // Under either name of the reference ids ("`input_asset_ids` (or the equivalent `studio_asset_ids`)").
 for (const field of table.reference_fields) {
   check(
