@@ -210,6 +210,12 @@ describe('check-traffic on captures of faults of implied invariants (advisory un
       /total_tokens \d+ is not prompt_tokens \d+ \+ completion_tokens \d+/,
     ],
     ['ledger-balance-off', 'LEDGER-002', /GET \/v1\/ledger .*consecutive ledger entries disagree/],
+    // A media job's charged_points against its usage record, which names the job.
+    [
+      'media-charged-misreported',
+      'USAGE-080',
+      /GET \/v1\/usage .*the record of job_\w+: the job's charged_points is [\d.]+, but .* state charged_points [\d.]+/,
+    ],
   ])('%s: its capture fails by %s with --strict, and is advisory without', async (fault, id, words) => {
     const file = join(dir, `${fault}.har`);
     await recordCapture(file, fault);

@@ -113,6 +113,8 @@ export async function recordCapture(
       await send({ method: 'GET', path: `/v1/media/assets/${asset}` });
       await send({ method: 'GET', path: `/v1/media/assets/${asset}`, headers: as('other_tenant') });
     }
+    // The usage records of the jobs above, each naming its job (USAGE-080).
+    await send({ method: 'GET', path: '/v1/usage', headers: as() });
   } finally {
     await ref.close();
   }

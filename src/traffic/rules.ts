@@ -86,7 +86,8 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
   if (object) {
     for (const k of ['model', 'id', 'status', 'asset_id'] as const) if (k in json) facts[k] = json[k];
   }
-  if (method === 'POST') {
+  // A call's charge (its billing), and a media job's once settled (its charged_points, USAGE-080).
+  if (method === 'POST' || (method === 'GET' && JOB_READ.test(path))) {
     const charged = chargedOf(json);
     if (charged) facts.charged = charged.toString();
   }
@@ -116,6 +117,9 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
   }
   return facts;
 }
+
+/** A read of one media job. */
+const JOB_READ = /^\/v1\/media\/jobs\/[^/]+$/;
 
 /** The reads of a GET whose reply the rules learn from: catalogs, usage and ledger listings, a media job, a balance. */
 const LEARNED_GET = /^\/v1\/(models|media\/models|usage|ledger|balance|media\/jobs\/[^/]+)$/;
@@ -288,8 +292,10 @@ export class TrafficState {
    */
   private readonly billed = new Recent<
     string,
-    { charged: Decimal; model: string; where: string; refs: string[] }
+    { charged: Decimal; model: string; where: string; refs: string[]; source?: string }
   >();
+  /** Media jobs already billed (USAGE-080): a job read charged again is not billed again. */
+  private readonly billedJobs = new Recent<string, true>();
 
   /**
    * `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized);
@@ -312,6 +318,7 @@ export class TrafficState {
       this.usage,
       this.assetOwner,
       this.billed,
+      this.billedJobs,
     ] as Array<Recent<string, unknown>>;
   }
 
@@ -583,7 +590,13 @@ export class TrafficState {
         const reply = this.billed.get(ref)!;
         for (const r of reply.refs) this.billed.delete(r);
         judged.push('USAGE-080');
-        const p = usageChargeProblem([record], reply.charged, reply.model, `${where}, the record of ${ref}`);
+        const p = usageChargeProblem(
+          [record],
+          reply.charged,
+          reply.model,
+          `${where}, the record of ${ref}`,
+          reply.source,
+        );
         if (isProblem(p))
           findings.push({
             id: p.id,
@@ -607,6 +620,19 @@ export class TrafficState {
       findings,
     );
     if (last !== job.status) seen.push(job.status);
+    // USAGE-080 for a media job ("every billable call (chat, responses, embeddings, a media job)" has a
+    // record, judging.md): a job read charged is billed once, by its id, as a text call is by its reply's.
+    const charged = chargeOf(res.facts);
+    if (charged?.isPositive() && typeof job.model === 'string' && !this.billedJobs.has(job.id)) {
+      this.billedJobs.set(job.id, true);
+      this.billed.set(job.id, {
+        charged,
+        model: job.model,
+        where: x.where,
+        refs: [job.id],
+        source: "the job's charged_points",
+      });
+    }
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
     this.jobs.set(job.id, seen);
