@@ -1490,6 +1490,17 @@ export const MEDIA_VARIANTS = [
       'a job referencing an input id that is unknown, foreign or deleted is refused 404 not_found, not 400 invalid_request',
     probe: { request: req.job(jobBody('wc-100011', ['in_probe_unknown'])), holds: (r) => r.status === 404 },
   },
+  // media/validate.ts: reference ids looked up before their length is checked
+  {
+    name: 'ref-lookup-first',
+    readings: ['MJOB-012', 'MJOB-014'],
+    description:
+      'reference ids are looked up before their length is checked: an id of 161 UTF-8 bytes names no input and is refused 404 not_found, not 400 invalid_request',
+    probe: {
+      request: req.job(jobBody('wc-100011', ['i'.repeat(161)])),
+      holds: (r) => r.status === 404,
+    },
+  },
   // media/validate.ts: prompts trimmed of ASCII white space only (NBSP, U+3000 count as characters)
   {
     name: 'trim-ascii-only',

@@ -246,7 +246,9 @@ function referenceShapeProblem(ctx: RefContext, def: ModelDef, params: Body): st
     return shape;
   const max = TABLE.reference_id_max_utf8_bytes;
   const size = idBoundInCharacters(ctx, params) ? (id: string) => [...id].length : bytes;
-  if (ctx.fault !== 'ref-id-161' && ids.some((id) => size(id) > max))
+  // Variant ref-lookup-first: ids are looked up before their length is checked (an over-long id names no
+  // input: 404 not_found, resolveReferences).
+  if (ctx.fault !== 'ref-id-161' && !isVariant(ctx, 'ref-lookup-first') && ids.some((id) => size(id) > max))
     return `A reference id is at most ${max} UTF-8 bytes.`;
   const dupOk = ctx.fault === 'duplicate-ids' || (studio && ctx.fault === 'studio-ids-duplicate-accepted');
   if (new Set(ids).size !== ids.length && !dupOk) return 'Reference ids must be unique.';
@@ -288,7 +290,9 @@ function resolveReferences(
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
       // Variant ref-unknown-404: an id that names no ready input of the account is a 404 not_found.
-      return isVariant(ctx, 'ref-unknown-404') ? { error: 'unknown_input', message } : message;
+      return isVariant(ctx, 'ref-unknown-404') || isVariant(ctx, 'ref-lookup-first')
+        ? { error: 'unknown_input', message }
+        : message;
     }
     inputs.push(input);
   }

@@ -99,10 +99,16 @@ export function judgeRefusal(
   t: CheckContext,
   res: HttpResponse,
   what: string,
-  namedCause = true,
+  /**
+   * Whether the refusal's cause is one the error table names (`invalid_request` then required); `or-unknown`:
+   * named, unless it is refused as an id that names no input (403 or 404: an over-long id is also unknown,
+   * and whether ids are looked up before their length is checked is not shown).
+   */
+  namedCause: boolean | 'or-unknown' = true,
 ): string | undefined {
   const verdict = t.verdict(res, false, what);
   if (verdict.mismatch || !verdict.judged || !namedCause) return verdict.mismatch;
+  if (namedCause === 'or-unknown' && (res.status === 403 || res.status === 404)) return undefined;
   expectErrorCode(t, res, 'MJOB-014', 'invalid_request', what);
   return undefined;
 }
