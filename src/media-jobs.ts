@@ -12,6 +12,7 @@ import type { HttpResponse } from './http/client.ts';
 import { segment } from './http/segment.ts';
 import { pkgPath } from './paths.ts';
 import type { CheckContext, CleanupOutcome } from './runtime/check.ts';
+import { isSuccess } from './runtime/judgement.ts';
 import { noteJobsInFlight } from './runtime/liveness.ts';
 import { Poller } from './runtime/poller.ts';
 import { cleanupBoundMs, RUN_FILE_ENV, runConfig } from './runtime/run-config.ts';
@@ -299,7 +300,7 @@ export async function assetOfSucceeded(
   readStatus: () => Promise<string | undefined>,
 ): Promise<{ res: HttpResponse; expired?: true }> {
   const res = await t.get(`/v1/media/assets/${segment(assetId, 'asset id')}`);
-  if (res.status >= 200 && res.status < 300 && res.body.length > 0) return { res };
+  if (isSuccess(res.status) && res.body.length > 0) return { res };
   return (await readStatus()) === 'expired' ? { res, expired: true } : { res };
 }
 

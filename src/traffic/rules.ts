@@ -606,7 +606,7 @@ export class TrafficState {
           });
       }
     const job = res.facts?.object ? res.facts : undefined;
-    const jobRead = x.method === 'GET' && /^\/v1\/media\/jobs\/[^/]+$/.test(path);
+    const jobRead = x.method === 'GET' && JOB_READ.test(path);
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const seen = this.jobs.get(job.id) ?? [];

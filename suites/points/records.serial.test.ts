@@ -17,6 +17,7 @@ import {
   type CheckContext,
   chargedOf,
   check,
+  type Exchange,
   type HttpResponse,
   isPlainObject,
   isSuccess,
@@ -50,6 +51,33 @@ async function usageAdded(
     if (added.length > 0 || Date.now() + USAGE_REREAD_MS > until) return { added, after };
     await sleep(USAGE_REREAD_MS);
   }
+}
+
+/**
+ * USAGE-080 on what a charged call or job added to the usage list since `before`: a new record (absent after
+ * the bounded wait, a failure), and one with charged_points equal to `charged` that names `model` (implied).
+ * `source` names where the charge was read. Returns the records added and the last read (undefined: the
+ * list could not be read whole, nothing judged).
+ */
+async function judgeUsageRecord(
+  t: CheckContext,
+  before: WholeList,
+  charged: Decimal,
+  model: string,
+  where: string,
+  source?: string,
+): Promise<{ added: Array<Record<string, unknown>>; exchange: Exchange } | undefined> {
+  const usage = await usageAdded(t, before);
+  if (!usage.after) return undefined;
+  const exchange = usage.after.last.exchange;
+  if (usage.added.length === 0)
+    t.violate(
+      'USAGE-080',
+      `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
+      { exchange, expected: `a usage record with charged_points ${charged.toFixed()}`, level: 'failure' },
+    );
+  report(t, usageChargeProblem(usage.added, charged, model, where, source), exchange);
+  return { added: usage.added, exchange };
 }
 
 interface Billable {
@@ -124,23 +152,9 @@ for (const k of KINDS) {
           ),
           res.exchange,
         );
-        const usage = usage0 && (await usageAdded(t, usage0));
-        if (usage?.after) {
-          const exchange = usage.after.last.exchange;
-          if (usage.added.length === 0)
-            t.violate(
-              'USAGE-080',
-              `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
-              {
-                exchange,
-                expected: `a usage record with charged_points ${charged.toFixed()}`,
-                level: 'failure',
-              },
-            );
-          report(t, usageChargeProblem(usage.added, charged, body.model, where), exchange);
-          // The call's own record shows its token counts as integers (PTS-005), as the usage list's do.
-          judgeRecordTokens(t, usage.added, exchange);
-        }
+        const usage = usage0 && (await judgeUsageRecord(t, usage0, charged, body.model, where));
+        // The call's own record shows its token counts as integers (PTS-005), as the usage list's do.
+        if (usage) judgeRecordTokens(t, usage.added, usage.exchange);
       }
       if (ledger0 && ledger1)
         report(
@@ -244,26 +258,7 @@ check(
       );
     // judging.md: "GET /v1/usage | per-request token usage, model and charged amount" gives every billable
     // call, a media job included, a record; absent after the bounded wait, a failure of USAGE-080.
-    if (charged?.isPositive() && usage0) {
-      const usage = await usageAdded(t, usage0);
-      if (usage.after) {
-        const where = `media job ${id} (${m.id})`;
-        if (usage.added.length === 0)
-          t.violate(
-            'USAGE-080',
-            `${where} was charged ${charged.toFixed()}, but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
-            {
-              exchange: usage.after.last.exchange,
-              expected: `a usage record with charged_points ${charged.toFixed()}`,
-              level: 'failure',
-            },
-          );
-        report(
-          t,
-          usageChargeProblem(usage.added, charged, m.id, where, 'its charged_points'),
-          usage.after.last.exchange,
-        );
-      }
-    }
+    if (charged?.isPositive() && usage0)
+      await judgeUsageRecord(t, usage0, charged, m.id, `media job ${id} (${m.id})`, 'its charged_points');
   },
 );

@@ -27,6 +27,11 @@ type Body = Record<string, unknown>;
 const chat = (ref: Ref, extra: Body = {}, opts: CallOptions = {}) => send(ref, req.chat(extra, opts)(ref));
 const responses = (ref: Ref, extra: Body = {}) => send(ref, req.responses(extra)(ref));
 const balance = (ref: Ref) => send(ref, req.balance());
+/** The calls' usage records: a media job adds its own when a read settles it, at any time. */
+export const callUsageCount = async (ref: Ref): Promise<number> =>
+  ((await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{ job_id?: string }>).filter(
+    (r) => r.job_id === undefined,
+  ).length;
 const count = async (ref: Ref, path: string) =>
   (await call(ref, path, { role: 'primary' })).body.data.length as number;
 const jobStatus = async (ref: Ref, body: Body, opts: CallOptions = {}) =>
@@ -56,11 +61,7 @@ const KIT: Omit<ProbeKit, 'ref'> = {
     const newest = (await call(ref, '/v1/ledger', { role: 'primary' })).body.data[0];
     return newest.balance_after_points !== (await balance(ref)).body.total_points;
   },
-  // The calls' records only: a media job adds its own when it settles, whenever a read settles it.
-  usageCount: async (ref: Ref) =>
-    ((await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{ job_id?: string }>).filter(
-      (r) => r.job_id === undefined,
-    ).length,
+  usageCount: callUsageCount,
   ledgerCount: (ref: Ref) => count(ref, '/v1/ledger'),
   ticket: (ref: Ref, patch: Body, role?: string) => send(ref, req.ticket(patch, role)),
   payOrder: (ref: Ref, patch: Body, role?: string) => send(ref, req.payOrder(patch, role)),

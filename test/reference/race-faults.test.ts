@@ -5,15 +5,11 @@ import { atOnce, distinct, jobBody, keyed } from '../../reference/faults/probe.t
 import { RACE_FAULTS } from '../../reference/faults/race.ts';
 import { call, referencePool } from './helpers.ts';
 import { createJob, inputId, upload } from './media-helpers.ts';
-import { chat, probe } from './probe-kit.ts';
+import { callUsageCount, chat, probe } from './probe-kit.ts';
 
 const pool = referencePool();
 const start = (opts: Parameters<typeof pool>[0] = {}) => pool({ mediaStepMs: 40, ...opts });
-/** The calls' usage records (a media job adds its own when a read settles it, at any time here). */
-const usageCount = async (ref: Awaited<ReturnType<typeof start>>) =>
-  ((await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{ job_id?: string }>).filter(
-    (r) => r.job_id === undefined,
-  ).length;
+const usageCount = callUsageCount;
 
 const RACES = [
   'race-job-double',
