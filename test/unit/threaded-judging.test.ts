@@ -69,9 +69,12 @@ function judgingPool(
     batches: 0,
     judge: async (entries: EntryText[]) => {
       pool.batches++;
+      // The wait first: handing a batch out costs the reading thread nothing, so however slow the machine,
+      // a slow pool's first answer comes long after the reading thread met a full pool (CI once judged the
+      // batches as they were handed out, then waited 40 ms: under load every answer came in time).
+      await sleep(delayMs);
       const out = new JudgementWriter();
       for (const e of entries) out.write(judgeText(e, e.text!, redactor, ctx));
-      await sleep(delayMs);
       return out.bytes();
     },
   };
@@ -126,7 +129,7 @@ describe('who judges a batch', () => {
     expect(one.judged.ids.get('ERR-002')?.log.violations.length).toBe(21);
     // A thread that answers at once is given every batch; a slow one a share, the rest judged here ahead.
     const quick = await run(0);
-    const slow = await run(40);
+    const slow = await run(1_000);
     expect(quick.batches).toBe(13);
     expect(slow.batches).toBeGreaterThan(0);
     expect(slow.batches).toBeLessThan(13);
