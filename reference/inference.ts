@@ -221,7 +221,12 @@ export function idempotencyOf(
   const { key, fingerprint } = found;
   // Faults: the replay executes (and charges) again.
   if (ctx.fault === 'idem-double-charge') return { kind: 'new', key, fingerprint };
-  if (ctx.fault === 'legacy-reexecute' && wantsLegacy(ctx, request)) return { kind: 'new', key, fingerprint };
+  // Faults legacy-reexecute and legacy-responses-reexecute: a replay in the legacy currency format executes
+  // again, on chat and on /v1/responses respectively.
+  const reexecutes =
+    (ctx.fault === 'legacy-reexecute' && path === '/v1/chat/completions') ||
+    (ctx.fault === 'legacy-responses-reexecute' && path === '/v1/responses');
+  if (reexecutes && wantsLegacy(ctx, request)) return { kind: 'new', key, fingerprint };
   return { kind: 'replay', result: found.result };
 }
 

@@ -260,6 +260,7 @@ export interface Touch {
 }
 
 const LEGACY_MEDIA_TYPE = 'application/vnd.service.currency.v1+json';
+const UPLOADS = '/v1/media/inputs';
 const STREAM_END = /^event:\s*(response\.(?:completed|incomplete|failed))\s*$/gm;
 
 /** The touch of one request and its answer, computed once where the request is sent. */
@@ -283,6 +284,12 @@ export function touchOf(req: {
     role: req.role,
     format: accept.includes(LEGACY_MEDIA_TYPE) ? 'legacy' : 'points',
   };
+  // An upload's form is its declared type (its body is the file's bytes, no JSON).
+  if (req.method === 'POST' && touch.path === UPLOADS) {
+    const type = Object.entries(req.headers ?? {}).find(([h]) => h.toLowerCase() === 'content-type')?.[1];
+    if (type) touch.forms = [`upload ${type.split(';')[0]!.trim().toLowerCase()}`];
+    return touch;
+  }
   const json = req.json as Record<string, unknown> | undefined;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return touch;
   if (typeof json.model === 'string') touch.model = json.model;

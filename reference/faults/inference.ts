@@ -395,12 +395,23 @@ export const INFERENCE_FAULTS = [
       },
     },
   },
-  // inference.ts: a replay under the legacy Accept header executes and charges again
+  // inference.ts: a chat replay under the legacy Accept header executes and charges again
   {
     name: 'legacy-reexecute',
-    description: 'a replay with the legacy currency Accept header executes and charges again',
+    description:
+      'a chat replay with the legacy currency Accept header executes and charges again (/v1/responses does not)',
     breaks: ['IDEM-003'],
+    places: [{ id: 'IDEM-003', place: 'POST /v1/chat/completions' }],
     probe: { run: async ({ ref, replayCharges }) => replayCharges(ref, LEGACY) },
+  },
+  // inference.ts: a /v1/responses replay under the legacy Accept header executes and charges again
+  {
+    name: 'legacy-responses-reexecute',
+    description:
+      'a /v1/responses replay with the legacy currency Accept header executes and charges again (chat does not)',
+    breaks: ['IDEM-003'],
+    places: [{ id: 'IDEM-003', place: 'POST /v1/responses' }],
+    probe: { run: async ({ ref, replayCharges }) => replayCharges(ref, LEGACY, '/v1/responses') },
   },
   // routes/media-jobs.ts: a job create replayed under the legacy Accept header runs as a new job
   {
@@ -408,6 +419,7 @@ export const INFERENCE_FAULTS = [
     description:
       'a media job create replayed with the same Idempotency-Key and the legacy currency Accept header creates a second job',
     breaks: ['IDEM-003'],
+    places: [{ id: 'IDEM-003', place: 'POST /v1/media/jobs' }],
     probe: {
       run: async ({ ref, createJob }) => {
         const body = jobBody('wc-100010');

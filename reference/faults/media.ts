@@ -837,25 +837,34 @@ export const MEDIA_FAULTS = [
     },
   },
   // media/upload.ts: images over 16 MiB refused with 413 ("no separate per-image byte cap")
-  {
-    name: 'image-byte-cap',
-    description: 'image uploads over 16 MiB are refused with 413, a cap of their own',
-    breaks: ['MIN-014'],
-    probe: {
-      run: async ({ ref }) =>
-        (
-          await fetch(`${ref.url}/v1/media/inputs`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${ref.keys.primary}`,
-              'content-type': 'image/png',
-              'idempotency-key': `probe-${Date.now()}`,
-            },
-            body: Buffer.alloc(17 * 1024 * 1024),
-          })
-        ).status === 413,
-    },
-  },
+  ...(
+    [
+      ['image-byte-cap', 'image uploads', ['image/png', 'image/jpeg', 'image/webp']],
+      ['jpeg-byte-cap', 'JPEG uploads (the other types are not capped)', ['image/jpeg']],
+      ['webp-byte-cap', 'WebP uploads (the other types are not capped)', ['image/webp']],
+    ] as const
+  ).map(
+    ([name, what, types]): Fault => ({
+      name,
+      description: `${what} over 16 MiB are refused with 413, a cap of their own`,
+      breaks: ['MIN-014'],
+      places: types.map((type) => ({ id: 'MIN-014', place: `form=upload ${type}` })),
+      probe: {
+        run: async ({ ref }) =>
+          (
+            await fetch(`${ref.url}/v1/media/inputs`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${ref.keys.primary}`,
+                'content-type': types[types.length - 1]!,
+                'idempotency-key': `probe-${Date.now()}`,
+              },
+              body: Buffer.alloc(17 * 1024 * 1024),
+            })
+          ).status === 413,
+      },
+    }),
+  ),
   // routes/media-assets.ts: no asset served, while its job reads succeeded (not expired)
   {
     name: 'asset-not-served',

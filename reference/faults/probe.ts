@@ -159,7 +159,12 @@ export interface ProbeKit {
   responses(ref: ProbeTarget, extra?: Body): Promise<ProbeReply>;
   events(ref: ProbeTarget): Promise<SseEvent[]>;
   embed(ref: ProbeTarget, body: Body): Promise<ProbeReply>;
-  replayCharges(ref: ProbeTarget, headers: Record<string, string>): Promise<boolean>;
+  /** Whether a call replayed with its Idempotency-Key (and `headers`) executes and charges again. */
+  replayCharges(
+    ref: ProbeTarget,
+    headers: Record<string, string>,
+    path?: '/v1/chat/completions' | '/v1/responses',
+  ): Promise<boolean>;
   ledgerAfterChat(ref: ProbeTarget): Promise<boolean>;
   usageCount(ref: ProbeTarget): Promise<number>;
   ledgerCount(ref: ProbeTarget): Promise<number>;
@@ -260,12 +265,13 @@ export const req = {
       ...opts,
     }),
   responses:
-    (extra: Body = {}) =>
+    (extra: Body = {}, opts: CallOptions = {}) =>
     (t: ProbeTarget): ProbeRequest => ({
       path: '/v1/responses',
       method: 'POST',
       role: 'primary',
       json: { model: t.hints.responses, input: 'Say ok.', max_output_tokens: 3, ...extra },
+      ...opts,
     }),
   embed: (json: Body): ProbeRequest => ({ path: '/v1/embeddings', method: 'POST', role: 'primary', json }),
   /** An embedding of 'ok' by the embedding model, with `extra` fields. */

@@ -43,7 +43,12 @@ export function registerUploadParser(app: FastifyInstance, ctx: RefContext): voi
     if (declared === 'video/mp4' && Number(length) > VIDEO_MAX_BYTES)
       return refuse(httpError(413, 'A video file is at most 500 MiB.'));
     // Fault image-byte-cap: images over 16 MiB refused, a cap of their own.
-    if (ctx.fault === 'image-byte-cap' && declared !== 'video/mp4' && Number(length) > 16 * 1024 * 1024)
+    // Faults jpeg-byte-cap and webp-byte-cap: the same for one image type.
+    const capped =
+      (ctx.fault === 'image-byte-cap' && declared !== 'video/mp4') ||
+      (ctx.fault === 'jpeg-byte-cap' && declared === 'image/jpeg') ||
+      (ctx.fault === 'webp-byte-cap' && declared === 'image/webp');
+    if (capped && Number(length) > 16 * 1024 * 1024)
       return refuse(httpError(413, 'An image is at most 16 MiB.'));
     const keep = declared === 'video/mp4' ? VIDEO_MAX_BYTES : IMAGE_HEAD_BYTES;
     const hash = createHash('sha256');

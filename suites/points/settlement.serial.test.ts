@@ -177,6 +177,20 @@ check(
 );
 
 check(
+  { ids: ['IDEM-003'], effect: 'billable', account: 'exclusive' },
+  'does not re-execute a /v1/responses replay that only changes the currency format',
+  async (t) => {
+    await replay(t, {
+      id: 'IDEM-003',
+      what: 'replaying the same /v1/responses request with the legacy currency Accept header',
+      path: '/v1/responses',
+      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 3 },
+      secondHeaders: LEGACY,
+    });
+  },
+);
+
+check(
   { ids: ['IDEM-002'], effect: 'billable', account: 'exclusive' },
   'refuses the same Idempotency-Key with a different body',
   async (t) => {

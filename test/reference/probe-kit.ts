@@ -36,10 +36,12 @@ const count = async (ref: Ref, path: string) =>
   (await call(ref, path, { role: 'primary' })).body.data.length as number;
 const jobStatus = async (ref: Ref, body: Body, opts: CallOptions = {}) =>
   (await createJob(ref, body, opts)).status;
-const replayCharges = async (ref: Ref, headers: Record<string, string>) => {
-  const first = await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key' } });
+const replayCharges = async (ref: Ref, headers: Record<string, string>, path = '/v1/chat/completions') => {
+  const call = (opts: CallOptions) =>
+    path === '/v1/responses' ? send(ref, req.responses({}, opts)(ref)) : chat(ref, {}, opts);
+  const first = await call({ headers: { 'idempotency-key': 'probe-key' } });
   const before = (await balance(ref)).body.total_points;
-  const again = await chat(ref, {}, { headers: { 'idempotency-key': 'probe-key', ...headers } });
+  const again = await call({ headers: { 'idempotency-key': 'probe-key', ...headers } });
   return first.body.id !== again.body.id && (await balance(ref)).body.total_points !== before;
 };
 

@@ -35,7 +35,7 @@ export const GROUP_REASONS: Readonly<Record<string, string>> = {
   'idem-double-charge':
     'a replay charged again (IDEM-001) and a replay in the legacy currency format charged again (IDEM-003), which a target breaks alone (the legacy-reexecute fault)',
   'responses-replay-new':
-    'as idem-double-charge when the random sequences replay in the legacy format (IDEM-003 beside IDEM-001); 1 group when they do not',
+    'a /v1/responses replay charged again (IDEM-001) and one in the legacy currency format charged again (IDEM-003), which a target breaks alone (the legacy-responses-reexecute fault)',
   'responses-unnamed-events':
     'events without a name (RSP-004), so no terminal event either (RSP-006): a rule a target breaks alone (a stream cut before its end)',
   'responses-empty-delta':

@@ -1,0 +1,124 @@
+/**
+ * Images of more than 32 MiB in each image type an upload takes ("`Content-Type` equal to the file's media
+ * type (image/png, image/jpeg, image/webp or video/mp4)"), past the byte caps common upstreams put on
+ * images (20 MiB and less), for "no separate per-image byte cap" (MIN-014). Each is a valid file of its
+ * type whose edges are within "image edge 1 to 8192"; each is made when its test asks, never kept.
+ */
+import { crc32, deflateSync } from 'node:zlib';
+import { sample } from '../../src/suite/index.ts';
+
+/** More than 32 MiB. */
+const LEAST_BYTES = 32 * 1024 * 1024 + 1;
+
+export interface BigImage {
+  /** The declared type, as the upload's Content-Type. */
+  type: 'image/png' | 'image/jpeg' | 'image/webp';
+  /** What the image is, for the test's messages. */
+  what: string;
+  /** The sample it is made from (the upload's file name). */
+  file: string;
+  make: () => Buffer;
+}
+
+/** A PNG of 4096 x 2048 RGBA pixels stored without compression: its bytes are its pixels. */
+function png(): Buffer {
+  const [width, height] = [4096, 2048];
+  const row = 1 + width * 4;
+  // Each row (filter byte 0, then a gradient of opaque pixels) the same.
+  const line = Buffer.alloc(row);
+  for (let x = 0; x < width; x++) line.writeUInt32BE(((((x * 31) & 0xffffff) << 8) | 0xff) >>> 0, 1 + x * 4);
+  const raw = Buffer.alloc(row * height);
+  for (let y = 0; y < height; y++) line.copy(raw, y * row);
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw, { level: 0 })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Filler text of `n` bytes. */
+const filler = (n: number) => Buffer.alloc(n, 'conformance: no separate per-image byte cap. ');
+
+/**
+ * The 64 x 48 baseline JPEG sample with comment segments (COM, each at most 65,533 bytes of text) between
+ * its frame header and its scan, where JPEG allows "tables or miscellaneous" segments: a decoder skips
+ * them, and the dimensions stay in the file's first bytes.
+ */
+function jpeg(file: string): Buffer {
+  const data = sample(file).data;
+  let at = 2;
+  // Walk the marker segments (each 0xFF, a marker, a 16-bit length counting itself) to the scan (SOS).
+  while (at + 4 <= data.length && data[at] === 0xff && data[at + 1] !== 0xda)
+    at += 2 + data.readUInt16BE(at + 2);
+  if (data[at] !== 0xff || data[at + 1] !== 0xda) throw new Error(`${file}: no start of scan found`);
+  const parts: Buffer[] = [data.subarray(0, at)];
+  let bytes = data.length;
+  while (bytes < LEAST_BYTES) {
+    const text = filler(65_533);
+    const head = Buffer.from([0xff, 0xfe, 0, 0]);
+    head.writeUInt16BE(text.length + 2, 2);
+    parts.push(head, text);
+    bytes += head.length + text.length;
+  }
+  parts.push(data.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/**
+ * The 40 x 30 WebP sample in the extended format (a VP8X chunk first) with an XMP chunk after its image
+ * (the VP8X flag for it set): an empty XMP packet whose padding (whitespace, which packets may carry for
+ * in-place edits) makes the size. The dimensions stay in the VP8X chunk at the start.
+ */
+function webp(file: string): Buffer {
+  const data = Buffer.from(sample(file).data);
+  if (data.toString('latin1', 0, 4) !== 'RIFF' || data.toString('latin1', 12, 16) !== 'VP8X')
+    throw new Error(`${file}: not a WebP file in the extended format`);
+  data[20] = data[20]! | 0x04;
+  const open =
+    '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>\n';
+  const close = '<?xpacket end="w"?>';
+  const pad = LEAST_BYTES - data.length - 8 - Buffer.byteLength(open) - close.length;
+  const lines = `${' '.repeat(99)}\n`.repeat(Math.ceil(pad / 100) + 1);
+  let text = Buffer.from(`${open}${lines}${close}`);
+  if (text.length % 2 === 1) text = Buffer.from(`${open}${lines} ${close}`);
+  const head = Buffer.alloc(8);
+  head.write('XMP ', 0, 'latin1');
+  head.writeUInt32LE(text.length, 4);
+  const out = Buffer.concat([data, head, text]);
+  out.writeUInt32LE(out.length - 8, 4);
+  return out;
+}
+
+export const BIG_IMAGES: readonly BigImage[] = [
+  {
+    type: 'image/png',
+    what: 'a PNG of 4096x2048 pixels stored without compression',
+    file: 'png-64x48.png',
+    make: png,
+  },
+  {
+    type: 'image/jpeg',
+    what: 'the 64x48 baseline JPEG with comment segments before its scan',
+    file: 'jpeg-64x48.jpg',
+    make: () => jpeg('jpeg-64x48.jpg'),
+  },
+  {
+    type: 'image/webp',
+    what: 'the 40x30 extended WebP with a padded XMP packet after its image',
+    file: 'webp-alpha-40x30.webp',
+    make: () => webp('webp-alpha-40x30.webp'),
+  },
+];
