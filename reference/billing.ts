@@ -231,6 +231,14 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
     ...(ctx.fault === 'usage-call-credits' && record.endpoint === '/v1/chat/completions'
       ? { charged_credits: charged }
       : { charged_points: charged }),
+    // Variant usage-price-snapshot: the record shows the price snapshot it was charged at, by the points
+    // table's names (which end in `_tokens` and are points values, not token counts).
+    ...(isVariant(ctx, 'usage-price-snapshot')
+      ? {
+          request_points_per_million_tokens: record.prices.request,
+          response_points_per_million_tokens: record.prices.response,
+        }
+      : {}),
     created_at: record.createdAt,
   };
 }

@@ -546,6 +546,22 @@ export const POINTS_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const POINTS_VARIANTS = [
+  // billing.ts usageView: a call's usage record shows its price snapshot by the points table's names
+  {
+    name: 'usage-price-snapshot',
+    readings: ['PTS-005', 'PTS-001'],
+    description:
+      "a call's usage record carries request_points_per_million_tokens and response_points_per_million_tokens (decimal strings, the price snapshot it was charged at): points fields whose names end in _tokens, not token counts",
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref);
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some((r) => typeof r.request_points_per_million_tokens === 'string');
+      },
+    },
+  },
   // billing.ts usageView: a media job's usage record states its charge as charged_credits
   {
     name: 'usage-studio-credits',

@@ -18,6 +18,14 @@ export const POINTS_FIELDS = [
 ] as const;
 
 /**
+ * Whether a field name is a token count ("The standard `usage` token fields report model usage and are
+ * not points", PTS-005): it ends in `_tokens` and is no field of the points table, whose prices end so too
+ * (`request_points_per_million_tokens` beside a record's counts is a points value, PTS-001).
+ */
+export const isTokenCountName = (name: string): boolean =>
+  name.endsWith('_tokens') && !(POINTS_FIELDS as readonly string[]).includes(name);
+
+/**
  * Decimals the suite computes with: exact for any points string a target sends (the default precision
  * of 20 significant digits rounded a balance of 1000 with 18 decimals, so a difference of exact values
  * came out 1e-14 off). Operations take the precision of their left operand: start sums from this.

@@ -5,7 +5,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { allStrings, findEntryList, findField, isPlainObject } from '../checks/json.ts';
-import { ExactDecimal, judgePoints, pointsFields } from '../checks/points.ts';
+import { ExactDecimal, isTokenCountName, judgePoints, pointsFields } from '../checks/points.ts';
 import { ENDED } from './account-state.ts';
 
 export interface Problem {
@@ -202,7 +202,7 @@ export function recordTokenJudgements(records: ReadonlyArray<Record<string, unkn
       if (isPlainObject(u.value))
         for (const [k, v] of Object.entries(u.value)) fields.push([`${u.pointer.slice(1)}/${k}`, k, v]);
     for (const [where, name, value] of fields) {
-      if (!/_tokens$/.test(name)) continue;
+      if (!isTokenCountName(name)) continue;
       counts++;
       if (!Number.isInteger(value))
         problems.push({
@@ -334,7 +334,7 @@ export function usageJudgements(
   for (const u of usages) {
     if (!isPlainObject(u.value)) continue;
     for (const [k, v] of Object.entries(u.value)) {
-      if (!/_tokens$/.test(k)) continue;
+      if (!isTokenCountName(k)) continue;
       judged.add('PTS-005');
       if (!Number.isInteger(v))
         problems.push({

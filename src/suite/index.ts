@@ -8,7 +8,13 @@
  */
 export { apiErrorShape } from '../checks/exchange.ts';
 export { entryId, findEntryList, findField, isPlainObject, listingMentions } from '../checks/json.ts';
-export { judgePoints, pointsFieldPointers, pointsFields, pointsFindings } from '../checks/points.ts';
+export {
+  isTokenCountName,
+  judgePoints,
+  pointsFieldPointers,
+  pointsFields,
+  pointsFindings,
+} from '../checks/points.ts';
 export {
   incrementOf,
   parseSse,

@@ -1,4 +1,3 @@
-import { Decimal } from 'decimal.js';
 import {
   type CheckContext,
   check,
@@ -64,7 +63,8 @@ check({ ids: ['BAL-003'], effect: 'read' }, 'keeps available equal to total minu
   const [total, held, available] = FIELDS.map((f) => got[f]?.verdict);
   if (!total?.ok || !held?.ok || !available?.ok)
     return t.skip('the balance lacks one of the three decimal fields (see BAL-001, PTS-001)');
-  const expected = new Decimal(total.value).minus(held.value);
+  // The values are exact decimals (ExactDecimal): their difference is too.
+  const expected = total.value.minus(held.value);
   t.ensure(
     expected.equals(available.value),
     'BAL-003',

@@ -7,6 +7,7 @@ import {
   findEntryList,
   isPlainObject,
   isSuccess,
+  isTokenCountName,
 } from '../../src/suite/index.ts';
 
 const PATH = '/v1/chat/completions';
@@ -108,7 +109,7 @@ check(
     const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
     if (!isPlainObject(u)) return t.skip('the reply carries no usage object (see CHAT-003)');
     for (const [k, v] of Object.entries(u)) {
-      if (!/_tokens$/.test(k)) continue;
+      if (!isTokenCountName(k)) continue;
       t.ensure(
         Number.isInteger(v),
         'PTS-005',
