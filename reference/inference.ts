@@ -7,6 +7,7 @@ import { available, cost } from './billing.ts';
 import type { RefContext } from './context.ts';
 import { type ErrorKind, sendError } from './errors.ts';
 import { wantsLegacy } from './legacy.ts';
+import { isVariant } from './reach.ts';
 import type { Account, TextModel } from './state.ts';
 
 /** The 16 media model ids of the contract's model table: sent to a text endpoint they get a 404. */
@@ -116,6 +117,17 @@ export const COMPLETION_CAP = 16;
 
 export function completionTokens(max: number | undefined): number {
   return Math.min(Math.max(max ?? COMPLETION_CAP, 0), COMPLETION_CAP);
+}
+
+let replies = 0;
+/**
+ * The completion of one call. Variant reply-length-varies: every other call one token shorter (at least
+ * one), as a real model's replies to the same request differ in length, and so in what they cost.
+ */
+export function completionFor(ctx: RefContext, max: number | undefined): number {
+  const n = completionTokens(max);
+  if (!isVariant(ctx, 'reply-length-varies') || n <= 1) return n;
+  return replies++ % 2 === 0 ? n : n - 1;
 }
 
 const WORDS = ['This', 'is', 'a', 'deterministic', 'reply', 'from', 'the', 'reference', 'gateway'];

@@ -666,6 +666,20 @@ export const INFERENCE_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const INFERENCE_VARIANTS = [
+  // inference.ts completionFor: replies to the same request differ in length, so in cost
+  {
+    name: 'reply-length-varies',
+    readings: ['IDEM-001', 'IDEM-004', 'BAL-004'],
+    description:
+      'every other chat or responses reply is one token shorter than its cap allows (at least one token): two executions of one request cost different amounts',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const a = await chat(ref, { max_tokens: 3 });
+        const b = await chat(ref, { max_tokens: 3 });
+        return a.body.usage.completion_tokens !== b.body.usage.completion_tokens;
+      },
+    },
+  },
   // routes/chat.ts + openapi.ts
   {
     name: 'chat-stream-ndjson',

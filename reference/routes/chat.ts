@@ -7,7 +7,7 @@ import { sendError } from '../errors.ts';
 import {
   COMPLETION_CAP,
   canAfford,
-  completionTokens,
+  completionFor,
   holdFor,
   idempotencyOf,
   markReplayed,
@@ -142,7 +142,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     const messages = body.messages as Body[];
     const promptTokens = messageTokens(messages.map((m) => (typeof m.content === 'string' ? m.content : '')));
     const max = body.max_tokens as number | undefined;
-    const completion = completionTokens(max);
+    const completion = completionFor(ctx, max);
     const hold = holdFor(model, promptTokens, max);
     if (!canAfford(account, hold)) {
       return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this request.');

@@ -8,7 +8,7 @@ import { sendError } from '../errors.ts';
 import {
   COMPLETION_CAP,
   canAfford,
-  completionTokens,
+  completionFor,
   holdFor,
   idempotencyOf,
   markReplayed,
@@ -115,7 +115,7 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     if ('error' in resolved) return sendError(reply, ctx, resolved.error, resolved.message);
     const { model } = resolved;
     const inputTokens = messageTokens(texts);
-    const output = completionTokens(max as number | undefined);
+    const output = completionFor(ctx, max as number | undefined);
     const hold = holdFor(model, inputTokens, max as number | undefined);
     if (!canAfford(account, hold)) {
       return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this request.');
