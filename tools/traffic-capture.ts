@@ -108,6 +108,8 @@ export async function recordCapture(
         await sleep(20);
       }
     }
+    // The first create repeated once the job ended, as a client that lost its answer does (the same job).
+    await send({ method: 'POST', path: '/v1/media/jobs', headers: jobKey, json: job });
     if (asset) {
       await send({ method: 'GET', path: `/v1/media/assets/${asset}`, headers: as() });
       await send({ method: 'GET', path: `/v1/media/assets/${asset}` });

@@ -1379,6 +1379,23 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // routes/media-jobs.ts: a repeated create answers the reply stored with its key, as it was
+  {
+    name: 'job-replay-stored',
+    readings: ['MJOB-025', 'MJOB-024'],
+    description:
+      'a job create repeated with the same Idempotency-Key is answered the first reply as stored (the same job, the status it had then), not the job as it reads now',
+    probe: {
+      run: async ({ ref, createJob, succeededJob }) => {
+        const body = jobBody('wc-100010');
+        const key = { headers: { 'idempotency-key': `probe-stored-${Date.now()}` } };
+        const first = await createJob(ref, body, key);
+        await succeededJob(ref, 'wc-100010');
+        const again = await createJob(ref, body, key);
+        return again.body.id === first.body.id && again.body.status === first.body.status;
+      },
+    },
+  },
   // media/view.ts + routes/media-assets.ts: a succeeded job reads expired from its second succeeded read
   {
     name: 'succeeded-expires',

@@ -39,6 +39,8 @@ export interface MediaJob {
   referenceIds: string[];
   createdMs: number;
   createdAt: string;
+  /** The first reply as sent, answered again to a repeated create (variant job-replay-stored). */
+  storedReply?: Record<string, unknown>;
   quote: string;
   hold: string;
   fails: boolean;

@@ -81,7 +81,12 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];
     if (storedJob && !replayNew)
-      return sendJson(ctx, request, markReplayed(reply.code(created()), ctx), jobView(ctx, storedJob, now));
+      return sendJson(
+        ctx,
+        request,
+        markReplayed(reply.code(created()), ctx),
+        storedJob.storedReply ?? jobView(ctx, storedJob, now),
+      );
 
     const outcome = validateJob(ctx, store, account, mediaCatalog(ctx, account), request.body);
     if ('error' in outcome) {
@@ -150,7 +155,10 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         return reply;
       }
     }
-    return sendJson(ctx, request, reply.code(created()), jobView(ctx, job, now));
+    const view = jobView(ctx, job, now);
+    // Variant job-replay-stored: the reply is stored with the key and a repeated create answers it as it was.
+    if (isVariant(ctx, 'job-replay-stored')) job.storedReply = view;
+    return sendJson(ctx, request, reply.code(created()), view);
   });
 
   app.get(`${PATH}/:job_id`, async (request, reply) => {

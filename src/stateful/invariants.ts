@@ -378,6 +378,14 @@ export function statusProblem(label: string, seen: readonly string[], next: stri
   };
 }
 
+/**
+ * Whether the answer to a repeated create (the same Idempotency-Key and body) may be the reply stored with
+ * the key: it shows a status the job already showed. The contract asks a client to "repeat the same create
+ * request with the same Idempotency-Key" to learn the job's id; that the answer reads the job's status now
+ * is not stated, so such a snapshot is not held against the job's history (MJOB-025).
+ */
+export const isReplaySnapshot = (seen: readonly string[], status: string): boolean => seen.includes(status);
+
 export const isEnded = (status: string | undefined): boolean => ENDED.includes(status ?? '');
 
 /** MJOB-021: a succeeded job names its asset. */

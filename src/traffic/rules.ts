@@ -21,6 +21,7 @@ import {
   chargedOf,
   chargesCompared,
   isProblem,
+  isReplaySnapshot,
   type Judged,
   ledgerChainProblem,
   ledgerOf,
@@ -611,7 +612,9 @@ export class TrafficState {
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const seen = this.jobs.get(job.id) ?? [];
     const last = seen.at(-1);
-    takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
+    // A create answering a job already known is a repeat: a status the job showed may be the stored reply.
+    const snapshot = !jobRead && isReplaySnapshot(seen, job.status);
+    if (!snapshot) takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     // MJOB-021: a job reply that reads succeeded names its asset.
     takeJudged(
       assetIdProblem(`job ${job.id}`, { status: job.status, asset_id: job.asset_id }),
@@ -619,7 +622,7 @@ export class TrafficState {
       judged,
       findings,
     );
-    if (last !== job.status) seen.push(job.status);
+    if (!snapshot && last !== job.status) seen.push(job.status);
     // USAGE-080 for a media job ("every billable call (chat, responses, embeddings, a media job)" has a
     // record, judging.md): a job read charged is billed once, by its id, as a text call is by its reply's.
     const charged = chargeOf(res.facts);

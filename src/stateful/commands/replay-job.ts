@@ -7,8 +7,9 @@ import { named, Step } from './step.ts';
 
 /**
  * The same job create again, with its Idempotency-Key and body (`legacy`: in the legacy currency
- * format): the same job, never a second one (MJOB-024); a refusal is no second job. The status it
- * shows is held against the job's history (MJOB-025).
+ * format): the same job, never a second one (MJOB-024); a refusal is no second job. A status it shows
+ * that the job never showed is held against the job's history (MJOB-025); one it showed may be the reply
+ * stored with the key.
  */
 export class ReplayJob extends Step {
   /** `referencing`: preferably a job that references inputs the model has not deleted. */
@@ -42,7 +43,7 @@ export class ReplayJob extends Step {
       }),
       res,
     );
-    observeJob(r, job, res);
+    observeJob(r, job, res, true);
   }
 
   toString(): string {
