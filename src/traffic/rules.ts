@@ -12,7 +12,9 @@ import { entryId, findEntryList, findField, findString, isPlainObject } from '..
 import { ExactDecimal } from '../checks/points.ts';
 import { parseSse, streamEventProblems, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
+import { templateRegex } from '../openapi/document.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
+import { nextPage } from '../runtime/lists.ts';
 import {
   assetIdProblem,
   availableProblem,
@@ -32,6 +34,7 @@ import {
   usageChargesOf,
   usageJudgements,
 } from '../stateful/invariants.ts';
+import { businessEndpoints } from '../suite/endpoints.ts';
 import type { CapturedExchange } from './capture.ts';
 import { Recent } from './recent.ts';
 
@@ -80,7 +83,13 @@ export interface ReplyFacts {
 }
 
 /** The facts the rules read of a reply's JSON (`path` bare), or none for a reply that holds no JSON. */
-export function replyFacts(method: string, path: string, json: unknown): ReplyFacts | undefined {
+export function replyFacts(
+  method: string,
+  path: string,
+  json: unknown,
+  /** Whether the request had a query string. */
+  query = false,
+): ReplyFacts | undefined {
   if (json === undefined) return undefined;
   const object = isPlainObject(json);
   const facts: ReplyFacts = { object };
@@ -92,7 +101,14 @@ export function replyFacts(method: string, path: string, json: unknown): ReplyFa
     const charged = chargedOf(json);
     if (charged) facts.charged = charged.toString();
   }
-  if (method === 'GET' && (path === '/v1/models' || path === '/v1/media/models'))
+  // A catalog is learnt from a read of the whole of it: not from one page of several (a next link, a
+  // cursor, has_more), nor from a read with a query (a filter: "Query parameters ... are not shown").
+  if (
+    method === 'GET' &&
+    (path === '/v1/models' || path === '/v1/media/models') &&
+    !query &&
+    nextPage(json, path, [], undefined) === null
+  )
     facts.catalog = (findEntryList(json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
   if (method === 'POST' && TEXT_CALLS.includes(path)) {
@@ -139,7 +155,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
   const facts =
     res?.facts ??
     (post || (x.method === 'GET' && LEARNED_GET.test(path))
-      ? replyFacts(x.method, path, res?.json)
+      ? replyFacts(x.method, path, res?.json, x.path.includes('?'))
       : undefined);
   return {
     where: x.where,
@@ -176,7 +192,7 @@ export interface TrafficFinding {
 
 /** The rules of this file: id and what a capture must hold for the rule to be judged. */
 export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
-  { id: 'AUTH-001', needs: 'a request to /v1 without an Authorization header' },
+  { id: 'AUTH-001', needs: 'a request to a business endpoint without an Authorization header' },
   { id: 'CHAT-005', needs: 'a chat request with a temperature outside 0 to 2' },
   { id: 'CHAT-006', needs: 'a chat request with a top_p outside 0 to 1' },
   { id: 'CHAT-007', needs: 'a chat request with a max_tokens that is not an integer >= 0' },
@@ -235,6 +251,24 @@ const NEVER_ACCEPTED = [
   'resolved_reference_kind',
 ];
 const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
+/**
+ * The calls whose replay (the same Idempotency-Key and body) must not execute again: "`Idempotency-Key` is
+ * sent on chat, responses, media input upload and media job creation"; judging.md: "Idempotency-Key on
+ * embeddings is not listed: do not require replay there".
+ */
+const REPLAYED_CALLS = ['/v1/chat/completions', '/v1/responses'];
+/** The contract's business endpoints (fixtures/endpoints.yaml), by method and path template. */
+let businessRoutes: Array<{ method: string; path: RegExp }> | undefined;
+/**
+ * Whether a request is to a business endpoint ("Except `GET /healthz`, business endpoints need an API
+ * key"): a method and path of the contract's table. Not a CORS preflight (OPTIONS, which a browser sends
+ * without credentials by design), a HEAD, nor a route the contract does not list (Studio's, whose login
+ * session is no key).
+ */
+function isBusinessCall(method: string, path: string): boolean {
+  businessRoutes ??= businessEndpoints().map((e) => ({ method: e.method, path: templateRegex(e.path) }));
+  return businessRoutes.some((r) => r.method === method && r.path.test(path));
+}
 
 /** A request id shorter than this could be any field's value: not taken as a link to a usage record. */
 const MIN_REF_LENGTH = 8;
@@ -355,7 +389,7 @@ export class TrafficState {
     // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
     // all: a request without one then says nothing of what the client sent.
     if (this.credentialsRecorded) {
-      if (path.startsWith('/v1/') && x.headers.authorization === undefined)
+      if (x.headers.authorization === undefined && isBusinessCall(x.method, path))
         mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
       if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
         mustRefuse('MASSET-002', 'an asset downloaded without a key');
@@ -508,7 +542,7 @@ export class TrafficState {
     if (
       x.method !== 'POST' ||
       !key ||
-      !(media || TEXT_CALLS.includes(path)) ||
+      !(media || REPLAYED_CALLS.includes(path)) ||
       x.bodyText === undefined ||
       res.bodyAbsent !== undefined
     )
