@@ -546,6 +546,42 @@ export const POINTS_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const POINTS_VARIANTS = [
+  // routes/media-jobs.ts + media/store.ts: a job's usage record listed from its creation, charged at settlement
+  {
+    name: 'usage-job-record-early',
+    readings: ['PTS-006', 'USAGE-080'],
+    description:
+      "a media job's usage record is listed from the job's creation with charged_points 0 and charged when the job settles (a hold is no settled charge)",
+    probe: {
+      run: async ({ ref, createJob, call }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some((r) => r.job_id === job.body.id && r.charged_points === '0');
+      },
+    },
+  },
+  // routes/usage.ts: a usage record's charge written with a trailing zero more on every other read
+  {
+    name: 'usage-charge-respelled',
+    readings: ['PTS-006'],
+    description:
+      'every other read of /v1/usage writes each charged_points with one more trailing zero ("1.5", then "1.50"): the same exact decimal, written otherwise',
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref);
+        const read = async () =>
+          (
+            (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{
+              charged_points?: string;
+            }>
+          )[0]?.charged_points;
+        const first = await read();
+        return first !== (await read());
+      },
+    },
+  },
   // billing.ts usageView: a call's usage record shows its price snapshot by the points table's names
   {
     name: 'usage-price-snapshot',

@@ -255,7 +255,10 @@ function settle(store: MediaStore, account: Account, job: MediaJob, createdAt: s
   job.released = points(Exact.max(0, hold.minus(charge)));
   // Its usage record: "per-request token usage, model and charged amount" (no tokens for media). Fault
   // media-usage-unrecorded: none.
-  if (store.fault !== 'media-usage-unrecorded')
+  // A record listed since the job's creation (variant usage-job-record-early) is charged now.
+  const early = account.usage.find((r) => r.jobId === job.id);
+  if (early) early.chargedPoints = job.charged;
+  else if (store.fault !== 'media-usage-unrecorded')
     account.usage.push({
       id: newId('usage_'),
       requestId: job.id,

@@ -146,6 +146,21 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);
+    // Variant usage-job-record-early: the job's usage record is listed from its creation, charging zero
+    // until its settlement writes the charge into it (store.ts settle).
+    if (isVariant(ctx, 'usage-job-record-early'))
+      account.usage.push({
+        id: newId('usage_'),
+        requestId: job.id,
+        endpoint: '/v1/media/jobs',
+        model: job.model,
+        promptTokens: 0,
+        completionTokens: 0,
+        prices: { request: '0', response: '0' },
+        chargedPoints: '0',
+        createdAt: job.createdAt,
+        jobId: job.id,
+      });
     if (found.kind === 'new') {
       account.idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.

@@ -24,6 +24,7 @@ function separateUsage(key: ApiKey): UsageRecord[] {
 const USAGE_LAG_MS = 3_000;
 
 export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
+  let reads = 0;
   app.get('/v1/usage', async (request, reply) => {
     if (ctx.fault === 'usage-unavailable')
       return sendError(reply, ctx, 'internal_error', 'Usage is unavailable.');
@@ -49,6 +50,14 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
       ? usage.filter((r) => Date.parse(r.createdAt) + USAGE_LAG_MS <= now)
       : usage;
     const records = [...listed].reverse().map((r) => usageView(ctx, r));
+    // Variant usage-charge-respelled: every other read writes each charge with one more trailing zero
+    // ("1.5", then "1.50"): the same exact decimal.
+    if (isVariant(ctx, 'usage-charge-respelled') && reads++ % 2 === 1)
+      for (const r of records)
+        if (typeof r.charged_points === 'string')
+          r.charged_points = r.charged_points.includes('.')
+            ? `${r.charged_points}0`
+            : `${r.charged_points}.0`;
     const body = isVariant(ctx, 'usage-envelope') ? { records } : { object: 'list', data: records };
     return sendJson(ctx, request, reply, body);
   });

@@ -124,7 +124,9 @@ function recordOf(json: unknown, pointer: string): Record<string, unknown> | und
  * fields keep the older `*_credits` names": its `*_credits` are allowed) when it names a media path or a
  * job id; a conversation call's when it names chat, responses or embeddings; else unknown.
  */
-function recordKind(record: Record<string, unknown> | undefined): 'studio' | 'conversation' | 'unknown' {
+export function recordKind(
+  record: Record<string, unknown> | undefined,
+): 'studio' | 'conversation' | 'unknown' {
   if (!record) return 'unknown';
   let kind: 'studio' | 'conversation' | 'unknown' = 'unknown';
   for (const [name, value] of Object.entries(record)) {

@@ -4,6 +4,7 @@
  * Levels come from the catalogue (implied ones are advisory unless --strict).
  */
 import type { Decimal } from 'decimal.js';
+import { recordKind } from '../checks/exchange-points.ts';
 import { allStrings, findEntryList, findField, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal, isTokenCountName, judgePoints, pointsFields } from '../checks/points.ts';
 import { ENDED } from './account-state.ts';
@@ -280,15 +281,27 @@ export function usageChargeProblem(
 
 // ------------------------------------------------------------------ usage
 
-/** Usage record id -> its charged_points as sent (JSON text), for records that carry both. */
+/**
+ * Usage record id -> its charged_points as sent (JSON text), for records that carry both and whose charge
+ * is settled: a media job's record charging zero may be listed while its job runs ("Reserved (held)
+ * points are not settled charges"), to be charged at settlement, so it is not followed.
+ */
 export function usageChargesOf(body: unknown): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of listedRecords(body)) {
     const idField = RECORD_ID.find((f) => typeof r[f] === 'string');
-    if (idField && r.charged_points !== undefined)
-      out.set(r[idField] as string, JSON.stringify(r.charged_points));
+    if (!idField || r.charged_points === undefined) continue;
+    if (recordKind(r) === 'studio' && decimal(r.charged_points)?.isZero()) continue;
+    out.set(r[idField] as string, JSON.stringify(r.charged_points));
   }
   return out;
+}
+
+/** The same charge: the same text, or the same exact decimal written otherwise ("1.5" and "1.50"). */
+function sameCharge(was: string, is: string): boolean {
+  if (was === is) return true;
+  const [a, b] = [decimal(JSON.parse(was)), decimal(JSON.parse(is))];
+  return a !== undefined && b !== undefined && a.equals(b);
 }
 
 /** PTS-006 can be judged: a settled charge read before was read again (its form showed). */
@@ -305,7 +318,7 @@ export function chargeChanges(
   const out: Problem[] = [];
   for (const [id, was] of seen) {
     const is = now.get(id);
-    if (is === undefined || is === was) continue;
+    if (is === undefined || sameCharge(was, is)) continue;
     out.push({
       id: 'PTS-006',
       message: `the settled charge of usage record ${id} changed from ${was} to ${is}`,

@@ -128,6 +128,19 @@ describe('usage invariants', () => {
     const changed = chargeChanges(first, usageChargesOf({ data: [{ id: 'u1', charged_points: '0.101' }] }));
     expect(changed.map((p) => p.id)).toEqual(['PTS-006']);
     expect(chargeChanges(first, new Map())).toEqual([]);
+    // The same exact decimal written otherwise is the same charge; another value is not.
+    const respelled = usageChargesOf({ data: [{ id: 'u1', charged_points: '0.10' }] });
+    expect(chargeChanges(first, respelled)).toEqual([]);
+    // A media job's record charging zero may be listed before its settlement: not followed. A call's is.
+    const early = usageChargesOf({
+      data: [
+        { id: 'j1', job_id: 'job_1', charged_points: '0' },
+        { id: 'j2', endpoint: '/v1/media/jobs', charged_points: '0.00' },
+        { id: 'j3', job_id: 'job_3', charged_points: '1.5' },
+        { id: 'c1', endpoint: '/v1/chat/completions', charged_points: '0' },
+      ],
+    });
+    expect([...early.keys()]).toEqual(['j3', 'c1']);
   });
 
   it('keeps token figures integers and totals consistent (PTS-005, CHAT-004), met where they show', () => {
