@@ -222,7 +222,7 @@ function operations(ctx: RefContext): Record<string, Operation> {
       success: {
         status: '201',
         description: 'A legacy order awaiting admin review; not a payment (403 to enterprise tenants).',
-        content: json(ref('PaymentOrder')),
+        content: json(ref(isVariant(ctx, 'order-envelope') ? 'PaymentOrderEnvelope' : 'PaymentOrder')),
       },
       deprecated: true,
     },

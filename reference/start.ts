@@ -53,8 +53,11 @@ export interface ReferenceHandle {
   capabilities: string[];
   /** Strings no response may contain (upstream key prefixes, internal node names): a target's `canaries`. */
   canaries: string[];
-  /** Configured limits a target file declares: the payment-order minimum (exclusive), in CNY. */
-  limits: { payment_min_cny?: string };
+  /**
+   * Configured limits a target file declares: the payment-order minimum (exclusive), in CNY; the media
+   * input quota the quota_nearly_full account has left, in bytes.
+   */
+  limits: { payment_min_cny?: string; quota_nearly_full_bytes?: string };
   /** Internal hook for tests: changes a model's public price (settled usage keeps its snapshot). */
   setPrice(modelId: string, prices: Prices): void;
   /**
@@ -114,7 +117,10 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     capabilities: [...CAPABILITIES],
     canaries: [...CANARIES],
     // Variant payment-min-unstated: the deployment's minimum is not published to the suite.
-    limits: isVariant(toggles, 'payment-min-unstated') ? {} : { payment_min_cny: PAYMENT_MIN_CNY },
+    limits: {
+      ...(isVariant(toggles, 'payment-min-unstated') ? {} : { payment_min_cny: PAYMENT_MIN_CNY }),
+      quota_nearly_full_bytes: String(accountOf('quota_nearly_full').inputQuotaBytes),
+    },
     setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
     trueAvailable: (role) => {
       const account = accountOf(role);

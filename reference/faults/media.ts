@@ -1379,6 +1379,22 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // media/catalog.ts: a model's sizes listed with x where the contract writes * (1024x1024 for 1024*1024)
+  {
+    name: 'catalog-size-separator',
+    readings: ['MCAT-003'],
+    description:
+      'the media catalog writes the sizes of models that take custom sizes with x (1024x1024 where the table writes 1024*1024): one size, either separator',
+    probe: {
+      run: async ({ ref, call }) => {
+        const entries = (await call(ref, '/v1/media/models', { role: 'primary' })).body.data as Array<{
+          parameters?: { size?: { options?: Array<{ value: string }> } };
+        }>;
+        const sizes = entries.flatMap((e) => e.parameters?.size?.options ?? []).map((o) => o.value);
+        return sizes.includes('1024x1024') && !sizes.includes('1024*1024');
+      },
+    },
+  },
   // routes/media-jobs.ts: a repeated create answers the reply stored with its key, as it was
   {
     name: 'job-replay-stored',

@@ -143,6 +143,14 @@ export const PAYMENTS_VARIANTS = [
       holds: (r) => r.status === 200,
     },
   },
+  // routes/payments.ts + openapi.ts: the created order in an envelope
+  {
+    name: 'order-envelope',
+    readings: ['PAY-003', 'PAY-008'],
+    description:
+      'a created payment order is answered {object: "payment_order", order: {...}} (and described so): the envelope is not shown',
+    probe: { request: req.payOrder({}), holds: (r) => r.body.order?.has_qr_code === false },
+  },
   // routes/payments.ts + openapi.ts
   {
     name: 'order-status-pending',

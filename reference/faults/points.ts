@@ -317,6 +317,7 @@ export const POINTS_FAULTS = [
     description:
       'DELETE (and POST, PUT, PATCH) /v1/balance answer 200, methods the endpoint table does not give',
     breaks: ['ERR-070'],
+    level: 'implied',
     probe: {
       request: req.call('/v1/balance', { method: 'DELETE', role: 'primary' }),
       holds: (r) => r.status === 200,
@@ -635,6 +636,23 @@ export const POINTS_VARIANTS = [
     readings: ['MODELS-003'],
     description: 'the unpriced model carries neither price fields nor points_configured',
     probe: { request: req.models(), holds: (r) => !('points_configured' in unpriced(r.body.data)) },
+  },
+  // routes/models.ts: the unpriced model's price fields present with null, beside points_configured false
+  {
+    name: 'unpriced-null',
+    readings: ['MODELS-003', 'PTS-001'],
+    description:
+      'the unpriced model carries request_ and response_points_per_million_tokens as null beside points_configured false (no quote), and is described so',
+    openapi: ({ schemas }) => {
+      for (const field of ['request_points_per_million_tokens', 'response_points_per_million_tokens']) {
+        const typed = schemas.TextModelEntry.properties[field];
+        schemas.TextModelEntry.properties[field] = { anyOf: [typed, { type: 'null' }] };
+      }
+    },
+    probe: {
+      request: req.models(),
+      holds: (r) => unpriced(r.body.data)?.request_points_per_million_tokens === null,
+    },
   },
   // state.ts: long fractional prices and balances, hence charges with many decimals
   {

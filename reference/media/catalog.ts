@@ -112,12 +112,26 @@ function reference(ctx: RefContext, def: ModelDef): Record<string, unknown> | un
   };
 }
 
+const withX = (v: unknown) => (typeof v === 'string' ? v.replace(/^([0-9]+)\*([0-9]+)$/, '$1x$2') : v);
+function sizesWithX(param: Record<string, unknown>): Record<string, unknown> {
+  const options = param.options as Array<{ value: unknown }>;
+  return {
+    ...param,
+    options: options.map((o) => ({ value: withX(o.value) })),
+    default: withX(param.default),
+  };
+}
+
 export function catalogEntry(ctx: RefContext, id: string): Record<string, unknown> {
   const def = advertised(ctx, id) as ModelDef;
   const prompt = def.prompt;
   const ref = reference(ctx, def);
   const params: Record<string, unknown> = ref ? { reference: ref } : {};
-  for (const [name, p] of Object.entries(def.parameters)) params[name] = parameter(p);
+  // Variant catalog-size-separator: the sizes of a model that takes custom sizes written WxH throughout
+  // ("digits, then `x` or `*`, then digits": 1024*1024 and 1024x1024 are one size).
+  const separator = isVariant(ctx, 'catalog-size-separator');
+  for (const [name, p] of Object.entries(def.parameters))
+    params[name] = separator && p.custom ? sizesWithX(parameter(p)) : parameter(p);
   return {
     id,
     object: 'media_model',

@@ -54,6 +54,13 @@ function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
       };
     }
     // "points_configured is false or the points fields are omitted, and no zero quote is invented"
+    // Variant unpriced-null: the price fields present with null beside points_configured false (no quote).
+    if (isVariant(ctx, 'unpriced-null'))
+      return {
+        request_points_per_million_tokens: null,
+        response_points_per_million_tokens: null,
+        points_configured: false,
+      };
     return isVariant(ctx, 'unpriced-omitted') ? {} : { points_configured: false };
   }
   // Fault models-prices-dropped: the price join misses the embedding model, and the flag goes with it.

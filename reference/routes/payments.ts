@@ -140,25 +140,27 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
       : isVariant(ctx, 'order-status-pending')
         ? 'pending'
         : 'pending_admin_review';
+    const created = {
+      id,
+      tenant_id: account.id,
+      amount_credits: Number(order.milli * creditsPerMilli),
+      // Fault order-points-text: the points snapshot as a decimal string, as the points table's are.
+      points: ctx.fault === 'order-points-text' ? String(points) : points,
+      status,
+      has_qr_code: approved,
+      ...(isVariant(ctx, 'order-status-pending')
+        ? {}
+        : { qr_code: approved ? `https://pay.invalid/qr/${id}` : null }),
+      created_at: new Date().toISOString(),
+      // Fault order-method-lax: an unknown method is accepted, and the order names none.
+      ...(METHODS.includes(order.method) ? { payment_method: order.method } : {}),
+      ...(order.note === undefined ? {} : { customer_note: order.note }),
+    };
+    // Variant order-envelope: the order in an envelope (the reply's envelope is not shown).
     return reply
       .code(201)
       .type('application/json; charset=utf-8')
-      .send({
-        id,
-        tenant_id: account.id,
-        amount_credits: Number(order.milli * creditsPerMilli),
-        // Fault order-points-text: the points snapshot as a decimal string, as the points table's are.
-        points: ctx.fault === 'order-points-text' ? String(points) : points,
-        status,
-        has_qr_code: approved,
-        ...(isVariant(ctx, 'order-status-pending')
-          ? {}
-          : { qr_code: approved ? `https://pay.invalid/qr/${id}` : null }),
-        created_at: new Date().toISOString(),
-        // Fault order-method-lax: an unknown method is accepted, and the order names none.
-        ...(METHODS.includes(order.method) ? { payment_method: order.method } : {}),
-        ...(order.note === undefined ? {} : { customer_note: order.note }),
-      });
+      .send(isVariant(ctx, 'order-envelope') ? { object: 'payment_order', order: created } : created);
   });
 }
 
@@ -186,6 +188,18 @@ export function paymentSchemas(ctx: RefContext): Record<string, JsonObject> {
         deprecated: { const: true },
       },
     },
+    ...(isVariant(ctx, 'order-envelope')
+      ? {
+          PaymentOrderEnvelope: {
+            type: 'object',
+            required: ['object', 'order'],
+            properties: {
+              object: { const: 'payment_order' },
+              order: { $ref: '#/components/schemas/PaymentOrder' },
+            },
+          },
+        }
+      : {}),
     PaymentOrder: {
       description: 'A legacy order awaiting admin review: not a payment, and it adds no points.',
       allOf: [

@@ -140,6 +140,20 @@ export function fieldFindings(found: readonly PointsField[], where?: string): Fi
   const at = where ? `${where}: ` : '';
   const out: Finding[] = [];
   for (const f of found) {
+    // "When points configuration is unavailable, `points_configured` is false or the points fields are
+    // omitted, and no zero quote is invented": a null price beside points_configured false is no quote,
+    // a field present without a value rather than omitted. Notable, not a failure.
+    if (f.value === null && (f.parent as Record<string, unknown>).points_configured === false) {
+      out.push({
+        id: 'PTS-001',
+        message: `${at}${f.field} is null beside points_configured false: no quote, though the field is not omitted`,
+        pointer: f.pointer,
+        received: null,
+        expected: 'omitted, or a decimal string',
+        level: 'notable',
+      });
+      continue;
+    }
     if (!f.verdict.ok) {
       out.push({
         id: 'PTS-001',

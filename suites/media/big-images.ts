@@ -57,7 +57,7 @@ const filler = (n: number) => Buffer.alloc(n, 'conformance: no separate per-imag
  * its frame header and its scan, where JPEG allows "tables or miscellaneous" segments: a decoder skips
  * them, and the dimensions stay in the file's first bytes.
  */
-function jpeg(file: string): Buffer {
+export function paddedJpeg(file: string, least = LEAST_BYTES): Buffer {
   const data = sample(file).data;
   let at = 2;
   // Walk the marker segments (each 0xFF, a marker, a 16-bit length counting itself) to the scan (SOS).
@@ -66,8 +66,8 @@ function jpeg(file: string): Buffer {
   if (data[at] !== 0xff || data[at + 1] !== 0xda) throw new Error(`${file}: no start of scan found`);
   const parts: Buffer[] = [data.subarray(0, at)];
   let bytes = data.length;
-  while (bytes < LEAST_BYTES) {
-    const text = filler(65_533);
+  while (bytes < least) {
+    const text = filler(Math.max(1, Math.min(65_533, least - bytes - 4)));
     const head = Buffer.from([0xff, 0xfe, 0, 0]);
     head.writeUInt16BE(text.length + 2, 2);
     parts.push(head, text);
@@ -102,6 +102,19 @@ function webp(file: string): Buffer {
   return out;
 }
 
+/**
+ * An H.264 MP4 sample with a `free` box after its other boxes, so that the file has at least `least`
+ * bytes: a reader skips free boxes, and the video (its duration, its codec) is the sample's.
+ */
+export function paddedMp4(file: string, least: number): Buffer {
+  const data = sample(file).data;
+  const pad = Math.max(8, least - data.length);
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(pad, 0);
+  head.write('free', 4, 'latin1');
+  return Buffer.concat([data, head, Buffer.alloc(pad - 8)]);
+}
+
 export const BIG_IMAGES: readonly BigImage[] = [
   {
     type: 'image/png',
@@ -113,7 +126,7 @@ export const BIG_IMAGES: readonly BigImage[] = [
     type: 'image/jpeg',
     what: 'the 64x48 baseline JPEG with comment segments before its scan',
     file: 'jpeg-64x48.jpg',
-    make: () => jpeg('jpeg-64x48.jpg'),
+    make: () => paddedJpeg('jpeg-64x48.jpg'),
   },
   {
     type: 'image/webp',

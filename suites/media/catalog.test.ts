@@ -34,6 +34,9 @@ check(
 type Bound = number | null | undefined;
 
 /** Compare one live bound with the documented one: narrower is advisory, wider a failure. */
+/** A size written WxH or W*H, as one key (other values as they are). */
+const sizeKey = (v: string) => v.replace(/^([0-9]+)[x*]([0-9]+)$/, '$1x$2');
+
 function bound(
   t: CheckContext,
   id: string,
@@ -113,16 +116,21 @@ function compare(t: CheckContext, id: string, e: Record<string, unknown>, m: Med
     const documentedValues =
       rule.values ??
       (rule.presets ? table.size_lists[rule.presets] : rule.boolean ? [true, false] : undefined);
+    // A custom size is "digits, then `x` or `*`, then digits": for a model that takes custom sizes,
+    // 1024x1024 and 1024*1024 are one size, whichever separator the catalog writes it with.
+    const same = (a: unknown, b: unknown) =>
+      a === b ||
+      (!!rule.custom && typeof a === 'string' && typeof b === 'string' && sizeKey(a) === sizeKey(b));
     if (Array.isArray(live.options) && documentedValues) {
       const values = live.options.map((o) => (isPlainObject(o) ? o.value : o));
-      const extra = values.filter((v) => !documentedValues.includes(v as never));
+      const extra = values.filter((v) => !documentedValues.some((d) => same(v, d)));
       t.ensure(
         extra.length === 0,
         'MCAT-003',
         `${id}: ${name} offers values the contract does not list: ${JSON.stringify(extra.slice(0, 5))}`,
         { received: values, expected: documentedValues },
       );
-      const missing = documentedValues.filter((v) => !values.includes(v));
+      const missing = documentedValues.filter((d) => !values.some((v) => same(v, d)));
       if (missing.length)
         t.violate(
           'MCAT-003',
@@ -136,7 +144,7 @@ function compare(t: CheckContext, id: string, e: Record<string, unknown>, m: Med
     }
     if (live.default !== undefined && rule.default !== null && rule.default !== undefined) {
       t.ensure(
-        live.default === rule.default,
+        same(live.default, rule.default),
         'MCAT-003',
         `${id}: ${name} defaults to ${JSON.stringify(live.default)}, not ${JSON.stringify(rule.default)}`,
         { received: live.default, expected: rule.default },
