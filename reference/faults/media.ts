@@ -836,6 +836,27 @@ export const MEDIA_FAULTS = [
         200,
     },
   },
+  // routes/media-inputs.ts: an empty body accepted as an input ("size_bytes | 1 to 10737418240")
+  {
+    name: 'empty-upload-accepted',
+    description:
+      'an upload with an empty body (0 bytes) is accepted as an input (whose size_bytes 0 its own description rules out)',
+    breaks: ['MIN-014', 'RESP-003'],
+    probe: {
+      run: async ({ ref }) =>
+        (
+          await fetch(`${ref.url}/v1/media/inputs`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${ref.keys.primary}`,
+              'content-type': 'image/png',
+              'idempotency-key': `probe-empty-${Date.now()}`,
+            },
+            body: Buffer.alloc(0),
+          })
+        ).status === 201,
+    },
+  },
   // media/upload.ts: images over 16 MiB refused with 413 ("no separate per-image byte cap")
   ...(
     [

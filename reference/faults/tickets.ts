@@ -9,6 +9,13 @@ export const TICKETS_FAULTS = [
     breaks: ['TICKET-003'],
     probe: { request: req.ticket({ category: 'enterprise_onboarding' }), holds: (r) => r.status !== 201 },
   },
+  // routes/tickets.ts: a message with a line break refused ("single line" is said of subject and contact only)
+  {
+    name: 'ticket-message-single-line',
+    description: 'a ticket whose message holds a line break is refused, as if the message were single line',
+    breaks: ['TICKET-005'],
+    probe: { request: req.ticket({ message: 'Two lines:\nthe second.' }), holds: (r) => r.status === 400 },
+  },
   // routes/tickets.ts: GET lists every tenant's tickets
   {
     name: 'tickets-cross-tenant',

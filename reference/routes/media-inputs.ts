@@ -129,7 +129,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
         'unsupported_media_type',
         'The body is the raw file with Content-Type image/png, image/jpeg, image/webp or video/mp4.',
       );
-    if (upload.size === 0) return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
+    // Fault empty-upload-accepted: an empty body is taken (as an image of one pixel, below).
+    if (upload.size === 0 && ctx.fault !== 'empty-upload-accepted')
+      return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
 
     const fingerprint = `POST ${PATH}\n${upload.declared}\n${upload.sha256}`;
     const found = lookupKey(request, keysOf(account), fingerprint);
@@ -168,6 +170,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // Fault race-upload-double: a window between the key lookup and the write that stores the key.
     if (found.kind === 'new' && ctx.fault === 'race-upload-double') await raceWindow(ctx);
     const measured = await measure(upload.bytes, upload.declared);
+    if (upload.size === 0) Object.assign(measured, { realType: upload.declared, width: 1, height: 1 });
     // Fault duration-rounded-to-seconds: whole seconds, as stored, reported and validated.
     if (ctx.fault === 'duration-rounded-to-seconds' && measured.durationMs !== undefined)
       measured.durationMs = Math.round(measured.durationMs / 1000) * 1000;

@@ -61,6 +61,9 @@ function ticketProblem(ctx: RefContext, body: unknown): string | undefined {
   if (typeof message !== 'string') return '`message` is required and must be a string.';
   const messageMax = ctx.fault === 'ticket-message-2001' ? 2001 : 2000;
   if (count(message) > messageMax) return '`message` must be at most 2000 characters.';
+  // Fault ticket-message-single-line: the message held to a single line, as the subject is.
+  if (ctx.fault === 'ticket-message-single-line' && !singleLine(message))
+    return '`message` must be a single line.';
   if (contact !== undefined) {
     if (typeof contact !== 'string') return '`preferred_contact` must be a string.';
     const contactMax = ctx.fault === 'ticket-contact-161' ? 161 : 160;

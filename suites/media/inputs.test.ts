@@ -339,6 +339,19 @@ check(
   },
 );
 
+// "| Media input size_bytes | 1 to 10737418240; ...": an empty file is no input. Which status and code
+// are not stated for it (not one of the error table's named causes): any 4xx refusal.
+check(
+  { ids: ['MIN-014'], effect: 'write' },
+  'refuses an empty upload: size_bytes is at least 1',
+  async (t) => {
+    const what = 'uploading an empty body (0 bytes) declared image/png';
+    const u = await upload(t, 'png-1x1.png', { data: Buffer.alloc(0), contentType: 'image/png' });
+    if (t.notJudged429(u.res, what)) return;
+    expectStatus(t, u.res, 'MIN-014', '4xx', what);
+  },
+);
+
 // "| Media input size_bytes | 1 to 10737418240; images and video together share 10 GiB per account; no
 // separate per-image byte cap; ..." (a 429 is "input quota insufficient": not judged), in each image type.
 for (const image of BIG_IMAGES)
