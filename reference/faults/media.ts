@@ -15,6 +15,7 @@ import {
   jobBody,
   keyed,
   optional,
+  type ProbeTarget,
   req,
   sleep,
   successAs,
@@ -71,6 +72,21 @@ const customSize =
     );
     return { parameters };
   };
+
+/** The status of a raw upload of `body` declared `type`, by the primary key (a probe's own request). */
+async function rawUpload(ref: ProbeTarget, type: string, body: Buffer): Promise<number> {
+  const res = await fetch(`${ref.url}/v1/media/inputs`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${ref.keys.primary}`,
+      'content-type': type,
+      'idempotency-key': `probe-${Date.now()}-${Math.random()}`,
+    },
+    body,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
 
 export const MEDIA_FAULTS = [
   // media/validate.ts: a body that is no JSON object read as one (StrykerJS survivor of isObject)
@@ -843,18 +859,7 @@ export const MEDIA_FAULTS = [
       'an upload with an empty body (0 bytes) is accepted as an input (whose size_bytes 0 its own description rules out)',
     breaks: ['MIN-014', 'RESP-003'],
     probe: {
-      run: async ({ ref }) =>
-        (
-          await fetch(`${ref.url}/v1/media/inputs`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${ref.keys.primary}`,
-              'content-type': 'image/png',
-              'idempotency-key': `probe-empty-${Date.now()}`,
-            },
-            body: Buffer.alloc(0),
-          })
-        ).status === 201,
+      run: async ({ ref }) => (await rawUpload(ref, 'image/png', Buffer.alloc(0))) === 201,
     },
   },
   // media/upload.ts: images over 16 MiB refused with 413 ("no separate per-image byte cap")
@@ -872,17 +877,7 @@ export const MEDIA_FAULTS = [
       places: types.map((type) => ({ id: 'MIN-014', place: `form=upload ${type}` })),
       probe: {
         run: async ({ ref }) =>
-          (
-            await fetch(`${ref.url}/v1/media/inputs`, {
-              method: 'POST',
-              headers: {
-                authorization: `Bearer ${ref.keys.primary}`,
-                'content-type': types[types.length - 1]!,
-                'idempotency-key': `probe-${Date.now()}`,
-              },
-              body: Buffer.alloc(17 * 1024 * 1024),
-            })
-          ).status === 413,
+          (await rawUpload(ref, types[types.length - 1]!, Buffer.alloc(17 * 1024 * 1024))) === 413,
       },
     }),
   ),
