@@ -209,6 +209,31 @@ export const INFERENCE_FAULTS = [
     },
     probe: { request: req.chat(), holds: (r) => typeof r.body.usage.prompt_tokens === 'string' },
   },
+  // routes/chat.ts: usage carries total_tokens only (and is described so)
+  {
+    name: 'chat-usage-partial',
+    description:
+      'chat usage carries total_tokens only, no prompt_tokens nor completion_tokens (described so)',
+    breaks: ['CHAT-003'],
+    openapi: ({ schemas }) => {
+      delete schemas.ChatCompletion.properties.usage.required;
+      schemas.ChatCompletionResponse.allOf[1].properties.usage = { type: 'object' };
+    },
+    probe: { request: req.chat(), holds: (r) => r.body.usage.prompt_tokens === undefined },
+  },
+  // routes/embeddings.ts: an empty list of embeddings (and described so)
+  {
+    name: 'embeddings-no-data',
+    description: 'an embeddings reply for one input lists no embedding (described so)',
+    breaks: ['EMB-001'],
+    openapi: ({ schemas }) => {
+      delete schemas.EmbeddingList.properties.data.minItems;
+    },
+    probe: {
+      request: req.embed({ model: 'tx-embed-1', input: 'ok' }),
+      holds: (r) => r.body.data.length === 0,
+    },
+  },
   // inference.ts: tx-chat-premium callable from the primary account (still not listed)
   {
     name: 'chat-forbidden-callable',

@@ -199,6 +199,8 @@ function usageOf(ctx: RefContext, result: ChatResult): Record<string, unknown> {
   const total =
     result.promptTokens + result.completionTokens + (ctx.fault === 'chat-usage-total-off' ? 1 : 0);
   const value = (n: number) => (ctx.fault === 'usage-tokens-as-strings' ? String(n) : n);
+  // Fault chat-usage-partial: usage carries its total only.
+  if (ctx.fault === 'chat-usage-partial') return { total_tokens: total };
   return {
     prompt_tokens: value(result.promptTokens),
     completion_tokens: value(result.completionTokens),

@@ -109,7 +109,8 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
     const send = ctx.fault === 'legacy-embeddings-points' ? sendPlain : sendJson;
     return send(ctx, request, reply, {
       object: 'list',
-      data: inputs.map((text, index) => ({
+      // Fault embeddings-no-data: the list of embeddings comes back empty.
+      data: (ctx.fault === 'embeddings-no-data' ? [] : inputs).map((text, index) => ({
         object: 'embedding',
         index,
         embedding: embeddingOf(id, text, size),

@@ -299,14 +299,19 @@ describe('drift of the live description from the contract (OAS-003, OAS-004)', (
         .compare(name, schema, side)
         .filter((f) => f.path.endsWith('/prompt_tokens') || f.path.endsWith('/role'))
         .map((f) => [f.id, f.path]);
-    expect(ids('embedding-list.json', usage, 'response')).toEqual([['OAS-004', '/usage/prompt_tokens']]);
+    // The narrower bound, and the count the contract requires left optional: both advisories (OAS-004).
+    expect(ids('embedding-list.json', usage, 'response')).toEqual([
+      ['OAS-004', '/usage/prompt_tokens'],
+      ['OAS-004', '/usage/prompt_tokens'],
+    ]);
     expect(ids('chat-completion.json', role, 'response')).toContainEqual([
       'OAS-004',
       '/choices/[]/message/role',
     ]);
     expect(ids('chat-completion.json', role, 'response').map(([id]) => id)).not.toContain('OAS-003');
-    expect(ids('embedding-list.json', { ...usage, type: 'object' }, 'request')).toEqual([
-      ['OAS-003', '/usage/prompt_tokens'],
+    expect(ids('embedding-list.json', { ...usage, type: 'object' }, 'request')).toContainEqual([
+      'OAS-003',
+      '/usage/prompt_tokens',
     ]);
   });
 });
