@@ -209,6 +209,41 @@ export const INFERENCE_FAULTS = [
     },
     probe: { request: req.chat(), holds: (r) => typeof r.body.usage.prompt_tokens === 'string' },
   },
+  // routes/responses.ts + chat.ts: streams ignore the legacy currency format
+  {
+    name: 'legacy-stream-points',
+    description:
+      'a streamed chat or responses reply keeps its points fields under the legacy currency Accept header (the non-streamed ones do not)',
+    breaks: ['LEGACY-001'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const r = await call(ref, '/v1/responses', {
+          method: 'POST',
+          role: 'primary',
+          headers: LEGACY,
+          json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 2, stream: true },
+        });
+        return String(r.text ?? '').includes('charged_points');
+      },
+    },
+  },
+  // routes/responses.ts: the streamed response's billing.charged_points a JSON number
+  {
+    name: 'stream-billing-numbers',
+    description:
+      "the response.completed event's billing.charged_points is a JSON number (non-streamed replies keep strings)",
+    breaks: ['PTS-001'],
+    probe: {
+      run: async ({ ref, call }) => {
+        const r = await call(ref, '/v1/responses', {
+          method: 'POST',
+          role: 'primary',
+          json: { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 50, stream: true },
+        });
+        return /"charged_points":\d/.test(String(r.text ?? ''));
+      },
+    },
+  },
   // routes/chat.ts: usage carries total_tokens only (and is described so)
   {
     name: 'chat-usage-partial',

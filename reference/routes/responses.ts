@@ -149,7 +149,8 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     // Fault legacy-responses-points (issue 22): the legacy format is ignored on responses only.
     const send = ctx.fault === 'legacy-responses-points' ? sendPlain : sendJson;
     if (!result.stream) return send(ctx, request, reply, responseOf(ctx, result));
-    const legacy = wantsLegacy(ctx, request);
+    // Fault legacy-stream-points: a stream keeps its points fields under the legacy Accept header.
+    const legacy = wantsLegacy(ctx, request) && ctx.fault !== 'legacy-stream-points';
     const text = eventsOf(ctx, result).map(({ event, data }) => {
       const payload = data === '' ? '' : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
       const name = ctx.fault === 'responses-unnamed-events' ? '' : `event: ${event}\n`;
@@ -163,8 +164,16 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
   }
 }
 
-function responseOf(ctx: RefContext, result: ResponsesResult, status = 'completed'): Record<string, unknown> {
-  const billing = billingOf(ctx, result.settlement);
+function responseOf(
+  ctx: RefContext,
+  result: ResponsesResult,
+  status = 'completed',
+  streamed = false,
+): Record<string, unknown> {
+  let billing = billingOf(ctx, result.settlement);
+  // Fault stream-billing-numbers: a streamed response's charge is a JSON number.
+  if (streamed && billing && ctx.fault === 'stream-billing-numbers')
+    billing = { ...billing, charged_points: Number(billing.charged_points) };
   return {
     id: result.id,
     object: 'response',
@@ -242,12 +251,12 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
       events.push(
         ev('response.incomplete', {
           response: {
-            ...responseOf(ctx, result, 'incomplete'),
+            ...responseOf(ctx, result, 'incomplete', true),
             incomplete_details: { reason: 'max_output_tokens' },
           },
         }),
       );
-    else events.push(ev('response.completed', { response: responseOf(ctx, result) }));
+    else events.push(ev('response.completed', { response: responseOf(ctx, result, 'completed', true) }));
   }
   if (ctx.fault === 'responses-two-terminals') {
     events.push(

@@ -3,6 +3,7 @@ import type { Finding } from './exchange.ts';
 import { isPlainObject } from './json.ts';
 import { fieldFindings, judgePoints, type PointsField } from './points.ts';
 import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
+import { replyBody } from './sse.ts';
 
 /** The media type that selects the legacy currency format ("Legacy currency format"). */
 export const LEGACY_CURRENCY_TYPE = 'application/vnd.service.currency.v1+json';
@@ -42,14 +43,16 @@ export function pointsChecks(res: HttpResponse): Finding[] {
  */
 export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed: string[] } {
   // Business replies only: the description (/openapi.json) names points fields in its schemas.
-  if (res.json === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/'))
+  // A streamed reply's events too (replyBody): its terminal event carries the response and its billing.
+  const body = replyBody(res);
+  if (body === undefined || res.status >= 400 || !res.rawPath.startsWith('/v1/'))
     return { findings: [], observed: [] };
   if (legacyReply(res)) return { findings: [], observed: [] };
   const where = `${res.method} ${res.exchange.path}`;
   const out: Finding[] = [];
   const observed: string[] = [];
   const units = new Set<Record<string, unknown>>();
-  const named = replyFields(res.json);
+  const named = replyFields(body);
   const fields: PointsField[] = [];
   for (const f of named)
     if (isPointsName(f.name))
@@ -83,7 +86,7 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
     const usage = USAGE_PATH.test(res.rawPath);
     for (const f of named) {
       if (!isCreditsName(f.name)) continue;
-      const whose = usage ? recordKind(recordOf(res.json, f.pointer)) : 'conversation';
+      const whose = usage ? recordKind(recordOf(body, f.pointer)) : 'conversation';
       if (whose === 'studio') continue;
       out.push({
         id: 'PTS-004',

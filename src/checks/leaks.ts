@@ -2,6 +2,7 @@ import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './exchange.ts';
 import { kindOfName, leakPatterns } from './leak-names.ts';
 import { replyFields } from './reply-fields.ts';
+import { replyBody } from './sse.ts';
 
 /**
  * SEC-002 on suspicion: names that suggest upstream keys, purchase cost, nodes or routing; a failure
@@ -28,8 +29,9 @@ export function suspiciousFields(res: HttpResponse): Finding[] {
   for (const [name, value] of Object.entries(res.headers)) {
     if (!p.ignoreHeaders.has(name)) judge(name, value, `header ${name}`);
   }
-  if (res.json !== undefined && !res.rawPath.startsWith('/openapi.json')) {
-    for (const f of replyFields(res.json)) judge(f.name, f.value, `field ${f.pointer}`, f.pointer);
+  const body = replyBody(res);
+  if (body !== undefined && !res.rawPath.startsWith('/openapi.json')) {
+    for (const f of replyFields(body)) judge(f.name, f.value, `field ${f.pointer}`, f.pointer);
   }
   return out;
 }

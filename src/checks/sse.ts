@@ -21,6 +21,33 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
+const streamedBodies = new WeakMap<object, unknown[]>();
+
+/**
+ * What a reply carries as JSON: its body, or for a text/event-stream reply the JSON `data` of each of its
+ * events in order (data that is not JSON, such as `[DONE]`, left out), so that the checks that walk a
+ * reply's fields (points, leak names) read a streamed reply's too: its terminal event holds the response
+ * and its billing. Undefined when the reply carries neither.
+ */
+export function replyBody(res: { json?: unknown; mediaType?: string; text: string }): unknown {
+  if (res.json !== undefined || res.mediaType !== 'text/event-stream') return res.json;
+  let data = streamedBodies.get(res);
+  if (!data) {
+    data = [];
+    for (const e of parseSse(res.text)) {
+      const d = e.data.trimStart();
+      if (d[0] !== '{' && d[0] !== '[') continue;
+      try {
+        data.push(JSON.parse(d));
+      } catch {
+        // not JSON: not walked
+      }
+    }
+    streamedBodies.set(res, data);
+  }
+  return data.length > 0 ? data : undefined;
+}
+
 export const TERMINAL_EVENTS = ['response.completed', 'response.incomplete', 'response.failed'];
 
 /**

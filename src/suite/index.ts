@@ -18,6 +18,7 @@ export {
 export {
   incrementOf,
   parseSse,
+  replyBody,
   streamEventProblems,
   TERMINAL_EVENTS,
   terminalEventProblems,
