@@ -2,6 +2,7 @@
 // fault/variant deviations live in one table.
 import type { FastifyReply } from 'fastify';
 import type { RefContext } from './context.ts';
+import { REFUSAL_429_EVERY } from './guard-rates.ts';
 import { patchedError } from './patch.ts';
 import { isVariant } from './reach.ts';
 
@@ -128,8 +129,9 @@ export function errorResponse(
 const refusals = new WeakMap<RefContext, Map<string, number>>();
 
 /**
- * Variant guard-429-refusals: a protection that trips on a client sending invalid requests. Every 3rd
- * 4xx refusal (other than 429) of an authenticated account is answered 429 rate_limited, Retry-After: 1.
+ * Variant guard-429-refusals: a protection that trips on a client sending invalid requests. Every
+ * REFUSAL_429_EVERY-th 4xx refusal (other than 429) of an authenticated account is answered 429
+ * rate_limited, Retry-After: 1.
  */
 function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): boolean {
   const account = reply.request.caller?.account;
@@ -139,7 +141,7 @@ function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): b
   refusals.set(ctx, counts);
   const n = (counts.get(account.id) ?? 0) + 1;
   counts.set(account.id, n);
-  return n % 3 === 0;
+  return n % REFUSAL_429_EVERY === 0;
 }
 
 export function sendError(

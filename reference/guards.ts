@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RefContext } from './context.ts';
 import { sendError } from './errors.ts';
+import { READ_429_EVERY } from './guard-rates.ts';
 import { isVariant } from './reach.ts';
 import type { JsonObject } from './schemas.ts';
 
@@ -67,7 +68,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
         );
       }
     }
-    // Variant guard-429-refusals: every 7th read of an account's balance, catalogs, usage or ledger is
+    // Variant guard-429-refusals: every READ_429_EVERY-th read of an account's balance, catalogs, usage or ledger is
     // answered 429 without Retry-After (a client waits and reads again).
     if (
       isVariant(ctx, 'guard-429-refusals') &&
@@ -77,7 +78,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     ) {
       const n = (reads.get(account.id) ?? 0) + 1;
       reads.set(account.id, n);
-      if (n % 7 === 0)
+      if (n % READ_429_EVERY === 0)
         return sendError(
           reply,
           ctx,

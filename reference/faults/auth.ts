@@ -1,4 +1,6 @@
 // Faults and variants of authentication, scopes and the error object (auth.ts, errors.ts).
+
+import { READ_429_EVERY, REFUSAL_429_EVERY } from '../guard-rates.ts';
 import {
   EITHER_ERROR,
   errorShape,
@@ -355,20 +357,22 @@ export const AUTH_VARIANTS = [
     name: 'guard-429-refusals',
     readings: ['RATE-001'],
     description:
-      'every 3rd 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 7th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
-    // The 3rd refusal is a 429 with Retry-After: 1; the 7th balance read a 429 without Retry-After.
+      'every 4th 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 15th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
+    // The 4th refusal is a 429 with Retry-After: 1; the 15th balance read a 429 without Retry-After.
     probe: {
       run: async ({ ref, chat, balance }) => {
         const refused: ProbeReply[] = [];
-        for (let i = 0; i < 3; i++) refused.push(await chat(ref, { model: 'no-such-model' }));
+        for (let i = 0; i < REFUSAL_429_EVERY; i++) refused.push(await chat(ref, { model: 'no-such-model' }));
         const reads: ProbeReply[] = [];
-        for (let i = 0; i < 7; i++) reads.push(await balance(ref));
+        for (let i = 0; i < READ_429_EVERY; i++) reads.push(await balance(ref));
+        const last = reads[READ_429_EVERY - 1];
         return (
-          refused.map((r) => r.status).join() === '404,404,429' &&
-          refused[2]?.headers.get('retry-after') === '1' &&
-          reads[6]?.status === 429 &&
-          reads[6].headers.get('retry-after') === null &&
-          reads.slice(0, 6).every((r) => r.status === 200)
+          refused.slice(0, -1).every((r) => r.status === 404) &&
+          refused.at(-1)?.status === 429 &&
+          refused.at(-1)?.headers.get('retry-after') === '1' &&
+          last?.status === 429 &&
+          last.headers.get('retry-after') === null &&
+          reads.slice(0, -1).every((r) => r.status === 200)
         );
       },
     },
