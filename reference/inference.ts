@@ -81,6 +81,9 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   const textModel = caps.includes('chat') || caps.includes('responses');
   // Fault embeddings-any-text-model: /v1/embeddings answers any text model of the catalog.
   const anyText = ctx.fault === 'embeddings-any-text-model' && kind === 'embedding';
+  // Fault text-calls-any-embedding-model: chat and /v1/responses answer the embedding model too.
+  const anyEmbedding = ctx.fault === 'text-calls-any-embedding-model' && kind !== 'embedding';
+  if (anyEmbedding && caps.includes('embedding')) return model.prices ? { model } : resolvedUnpriced(id);
   if (!anyText && (kind === 'embedding' ? !caps.includes('embedding') : !textModel)) {
     const endpoint = kind === 'embedding' ? '/v1/embeddings' : 'this endpoint';
     return { error: 'wrong_endpoint_type', message: `${id} cannot be used with ${endpoint}.` };
@@ -91,15 +94,19 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
       message: `${id} does not support native responses calls; use /v1/chat/completions.`,
     };
   }
-  // "no zero quote is invented": a model without points configuration is not billed at 0, so it
-  // is refused as unavailable (503) rather than answered for free or at a made-up price.
-  if (!model.prices) {
-    return {
-      error: 'points_not_configured',
-      message: `${id} has no points configuration; it cannot be billed.`,
-    };
-  }
+  if (!model.prices) return resolvedUnpriced(id);
   return { model };
+}
+
+/**
+ * "no zero quote is invented": a model without points configuration is not billed at 0, so it is refused
+ * as unavailable (503) rather than answered for free or at a made-up price.
+ */
+function resolvedUnpriced(id: string): Resolution {
+  return {
+    error: 'points_not_configured',
+    message: `${id} has no points configuration; it cannot be billed.`,
+  };
 }
 
 /** Characters (code points) / 4, rounded up. */

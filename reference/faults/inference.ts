@@ -209,6 +209,16 @@ export const INFERENCE_FAULTS = [
     },
     probe: { request: req.chat(), holds: (r) => typeof r.body.usage.prompt_tokens === 'string' },
   },
+  // inference.ts resolveModel: chat and /v1/responses answer the embedding model
+  {
+    name: 'text-calls-any-embedding-model',
+    description: 'chat and /v1/responses answer a call naming the embedding model (the wrong endpoint type)',
+    breaks: ['MODEL-004'],
+    probe: {
+      request: (t) => req.chat({ model: t.hints.embedding })(t),
+      holds: (r) => r.status === 200,
+    },
+  },
   // routes/responses.ts + chat.ts: streams ignore the legacy currency format
   {
     name: 'legacy-stream-points',

@@ -217,6 +217,33 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
   );
 }
 
+// "wrong endpoint type": the embedding model (of the account's catalog) is the wrong type on chat and
+// responses as a media model is. 404 is the status the row gives; the contract's example is a media
+// model, so another 4xx passes here as it does for the chat model sent to embeddings (EMB-006).
+for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
+  check(
+    { ids: ['MODEL-004'], effect: 'billable' },
+    `refuses the embedding model sent to ${call.name} (wrong endpoint type)`,
+    async (t) => {
+      const embedding = await t.hint('embedding');
+      // A catalog that shows the embedding model able to answer this call makes it no wrong type here.
+      const models = await t.get('/v1/models');
+      const entry = findEntryList(models.json)?.entries.find((e) => entryId(e) === embedding);
+      if (!isSuccess(models.status) || entry === undefined)
+        return t.skip(
+          `the catalog does not list the embedding model ${embedding} (GET /v1/models: ${models.status})`,
+        );
+      if (new RegExp(call.name === 'chat' ? 'chat|completion' : 'responses', 'i').test(JSON.stringify(entry)))
+        return t.skip(`the catalog shows the embedding model ${embedding} answering ${call.name}`);
+      await control(t, call);
+      const what = `the embedding model ${embedding} sent to ${call.name}`;
+      const res = await t.post(call.path, call.body(embedding));
+      if (t.notJudged429(res, what)) return;
+      expectStatus(t, res, 'MODEL-004', '4xx', what, { expected: '404 (another 4xx passes)' });
+    },
+  );
+}
+
 // "Model visibility and call permission follow the account; an unauthorised model gives 403": on every
 // model call, with a model of the call's own type.
 for (const call of CALLS) {
