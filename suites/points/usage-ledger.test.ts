@@ -21,15 +21,21 @@ check({ ids: ['LEDGER-001'], effect: 'read' }, 'lists the public record of fund 
 
 check(
   { ids: ['PTS-004', 'PTS-001', 'PTS-003'], effect: 'billable' },
-  'answers chat, usage, ledger and balance with *_points fields only, in service_points',
+  'answers chat, a streamed responses call, usage, ledger and balance with *_points fields only, in service_points',
   async (t) => {
-    // The per-exchange points checks judge every reply; this test makes sure each interface is read.
+    // The per-exchange points checks judge every reply (a stream's events too: the terminal event of
+    // /v1/responses carries the response and its billing); this test makes sure each interface is read.
     const model = await t.hint('chat');
     await t.post('/v1/chat/completions', {
       model,
       messages: [{ role: 'user', content: 'Say ok.' }],
       max_tokens: 2,
     });
+    await t.post(
+      '/v1/responses',
+      { model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 2, stream: true },
+      { timeoutMs: t.target.timeouts.streamMs },
+    );
     for (const p of ['/v1/usage', '/v1/ledger', '/v1/balance']) await t.get(p);
   },
 );

@@ -86,7 +86,7 @@ describe('POST /v1/payment-orders', () => {
 
   test('publishes the configured minimum through the handle', async () => {
     const ref = await start();
-    expect(ref.limits).toEqual({ payment_min_cny: '1.00' });
+    expect(ref.limits).toEqual({ payment_min_cny: '1.00', quota_nearly_full_bytes: '4096' });
   });
 
   const AMOUNTS: { amount: string; credits: number; points: number }[] = [

@@ -57,7 +57,7 @@ function omit(o: Record<string, unknown>, fields: string[]): Record<string, unkn
 
 /**
  * `anyKey`: no authentication at all (a revoked or unknown key acts as the primary account too, so no
- * 401 is ever answered); `noPoints`: every field of the points table is dropped from JSON replies.
+ * 401 is ever answered); `noPoints`: every field of the points table is dropped from JSON replies and stream events.
  */
 export async function startPartial(
   o: { delayMs?: number; anyKey?: boolean; noPoints?: boolean } = {},
@@ -116,6 +116,16 @@ export async function startPartial(
             ? omit(j, CHAT_FIELDS_MISSING)
             : j;
       out = Buffer.from(JSON.stringify(o.noPoints ? withoutPoints(edited) : edited));
+    } else if (o.noPoints && /event-stream/.test(outHeaders['content-type'] ?? '')) {
+      // A stream's events carry JSON data too (a chat chunk's billing): the points fields dropped there.
+      out = Buffer.from(
+        out
+          .toString('utf8')
+          .replace(
+            /^data: ?(\{.*\})$/gm,
+            (_, d: string) => `data: ${JSON.stringify(withoutPoints(JSON.parse(d)))}`,
+          ),
+      );
     }
     res.writeHead(upstream.status, outHeaders);
     res.end(out);
