@@ -119,7 +119,9 @@ export async function startReference(opts: ReferenceOptions = {}): Promise<Refer
     // Variant payment-min-unstated: the deployment's minimum is not published to the suite.
     limits: {
       ...(isVariant(toggles, 'payment-min-unstated') ? {} : { payment_min_cny: PAYMENT_MIN_CNY }),
-      quota_nearly_full_bytes: String(accountOf('quota_nearly_full').inputQuotaBytes),
+      ...(isVariant(toggles, 'quota-left-unstated')
+        ? {}
+        : { quota_nearly_full_bytes: String(accountOf('quota_nearly_full').inputQuotaBytes) }),
     },
     setPrice: (modelId, prices) => setModelPrice(state, modelId, prices),
     trueAvailable: (role) => {

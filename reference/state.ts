@@ -236,7 +236,11 @@ export function createState(toggles: Toggles): State {
       catalog: catalogs[spec.catalog],
       totalPoints: balance.total,
       heldPoints: balance.held,
-      inputQuotaBytes: spec.inputQuotaBytes ?? 10 * GIB,
+      // Variant quota-left-unstated: the nearly full account has 1 MiB left, and the suite is not told.
+      inputQuotaBytes:
+        name === 'quota_nearly_full' && isVariant(toggles, 'quota-left-unstated')
+          ? 1024 * 1024
+          : (spec.inputQuotaBytes ?? 10 * GIB),
       requestsPerMinute: spec.requestsPerMinute,
       usage: [],
       ledger: openingLedger(`acct_${name}`, balance.total, balance.held),

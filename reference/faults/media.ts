@@ -1395,6 +1395,18 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // state.ts + start.ts: "almost no media input quota left" is 1 MiB, and no limit says so
+  {
+    name: 'quota-left-unstated',
+    readings: ['MIN-011', 'MIN-080'],
+    description:
+      'the quota_nearly_full account has 1 MiB of input quota left and the target declares no limits.quota_nearly_full_bytes: ten small uploads are accepted',
+    probe: {
+      run: async ({ ref, upload }) =>
+        ref.limits.quota_nearly_full_bytes === undefined &&
+        (await upload(ref, 'jpeg-1024x576.jpg', { role: 'quota_nearly_full' })).status === 201,
+    },
+  },
   // media/catalog.ts: a model's sizes listed with x where the contract writes * (1024x1024 for 1024*1024)
   {
     name: 'catalog-size-separator',

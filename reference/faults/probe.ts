@@ -102,7 +102,7 @@ export interface ProbeTarget {
   url: string;
   keys: Record<string, string>;
   hints: Record<string, string>;
-  limits: { payment_min_cny?: string };
+  limits: { payment_min_cny?: string; quota_nearly_full_bytes?: string };
 }
 
 export interface ProbeReply {
