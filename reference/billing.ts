@@ -214,6 +214,10 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
       job_id: record.jobId,
       endpoint: record.endpoint,
       model: record.model,
+      // Variant usage-job-null-tokens: a job's record gives its token counts as null (it has none).
+      ...(isVariant(ctx, 'usage-job-null-tokens')
+        ? { prompt_tokens: null, completion_tokens: null, total_tokens: null }
+        : {}),
       ...(isVariant(ctx, 'usage-studio-credits')
         ? { charged_credits: charged }
         : { charged_points: charged }),

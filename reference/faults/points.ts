@@ -547,6 +547,22 @@ export const POINTS_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const POINTS_VARIANTS = [
+  // billing.ts usageView: a media job's usage record with null token counts
+  {
+    name: 'usage-job-null-tokens',
+    readings: ['PTS-005'],
+    description:
+      "a media job's usage record carries prompt_tokens, completion_tokens and total_tokens as null (a job has no token usage)",
+    probe: {
+      run: async ({ ref, succeededJob, call }) => {
+        await succeededJob(ref, 'wc-100010');
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some((r) => r.job_id !== undefined && r.prompt_tokens === null);
+      },
+    },
+  },
   // routes/media-jobs.ts + media/store.ts: a job's usage record listed from its creation, charged at settlement
   {
     name: 'usage-job-record-early',

@@ -193,17 +193,20 @@ export function listedRecords(body: unknown): Array<Record<string, unknown>> {
 /**
  * PTS-005 on a usage listing's records: every token count one shows (its own field ending in `_tokens`,
  * or one of a usage object in it) is an integer. None where the records show no token count (not judged).
+ * A media job's record (recordKind 'studio') may give its token counts as null: a job has no token usage,
+ * and the record's fields are not shown; null is no points value either.
  */
 export function recordTokenJudgements(records: ReadonlyArray<Record<string, unknown>>): Judged[] {
   const problems: Problem[] = [];
   let counts = 0;
   records.forEach((r, i) => {
+    const studio = recordKind(r) === 'studio';
     const fields: Array<[string, string, unknown]> = Object.entries(r).map(([k, v]) => [k, k, v]);
     for (const u of findField(r, 'usage'))
       if (isPlainObject(u.value))
         for (const [k, v] of Object.entries(u.value)) fields.push([`${u.pointer.slice(1)}/${k}`, k, v]);
     for (const [where, name, value] of fields) {
-      if (!isTokenCountName(name)) continue;
+      if (!isTokenCountName(name) || (studio && value === null)) continue;
       counts++;
       if (!Number.isInteger(value))
         problems.push({

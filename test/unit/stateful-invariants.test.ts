@@ -177,6 +177,13 @@ describe('token counts of usage records (PTS-005)', () => {
     ]);
     expect(recordTokenJudgements([{ id: 'u1', charged_points: '0.1' }])).toEqual([]);
     expect(recordTokenJudgements([])).toEqual([]);
+    // A media job's record may give its token counts as null (it has none); a call's may not.
+    expect(recordTokenJudgements([{ id: 'j1', job_id: 'job_1', prompt_tokens: null }])).toEqual([]);
+    expect(
+      recordTokenJudgements([{ id: 'c1', endpoint: '/v1/chat/completions', prompt_tokens: null }]).map(
+        (p) => p?.id,
+      ),
+    ).toEqual(['PTS-005']);
   });
 });
 
