@@ -135,6 +135,22 @@ export const TICKETS_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const TICKETS_VARIANTS = [
+  // routes/tickets.ts: ticket ids numbered per tenant; other tenants hold resolved tickets from before
+  {
+    name: 'ticket-ids-per-tenant',
+    readings: ['ISO-001'],
+    description:
+      'ticket ids number each tenant\'s tickets from 1 ("3"), and every tenant but the primary one lists 20 resolved tickets from before the run: another tenant\'s own ticket 3 is no leak',
+    probe: {
+      run: async ({ ref, ticket, call }) => {
+        const mine = await ticket(ref, {});
+        const theirs = (await call(ref, TICKETS, { role: 'other_tenant' })).body.data as Array<{
+          id: string;
+        }>;
+        return /^\d+$/.test(mine.body.ticket.id) && theirs.some((t) => t.id === mine.body.ticket.id);
+      },
+    },
+  },
   // routes/tickets.ts + openapi.ts
   {
     name: 'ticket-shape',

@@ -15,12 +15,14 @@ import { callerOf } from './caller.ts';
 const PATH = '/v1/support/tickets';
 export const CATEGORIES = ['enterprise_onboarding', 'billing', 'api_access', 'technical'];
 export const UNRESOLVED_LIMIT = 10;
+/** Variant ticket-ids-per-tenant: the resolved tickets each other tenant holds from before the run. */
+const TICKET_HISTORY = 20;
 const FIELDS = ['category', 'subject', 'message', 'preferred_contact'];
 
 interface Ticket {
   id: string;
   accountId: string;
-  status: 'open';
+  status: 'open' | 'resolved';
   category: string;
   subject: string;
   message: string;
@@ -103,9 +105,29 @@ function view(ctx: RefContext, t: Ticket): Record<string, unknown> {
 export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
   // Every ticket of the run, oldest first.
   const tickets: Ticket[] = [];
+  // Variant ticket-ids-per-tenant: ids number each tenant's tickets from 1, and every tenant but the
+  // primary one holds a history of resolved tickets (listed) from before the run.
+  const primaryAccount = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '')?.account.id;
+  const seeded = new Set<string>();
+  const withHistory = (accountId: string) => {
+    if (!isVariant(ctx, 'ticket-ids-per-tenant') || accountId === primaryAccount || seeded.has(accountId))
+      return;
+    seeded.add(accountId);
+    for (let n = 1; n <= TICKET_HISTORY; n++)
+      tickets.push({
+        id: String(n),
+        accountId,
+        status: 'resolved',
+        category: 'technical',
+        subject: `An earlier question ${n}`,
+        message: 'Resolved before the run.',
+        createdAt: new Date(Date.UTC(2026, 0, n)).toISOString(),
+      });
+  };
 
   app.get(PATH, async (request, reply) => {
     const accountId = callerOf(request).account.id;
+    withHistory(accountId);
     // Fault tickets-cross-tenant: every tenant's tickets are listed.
     const visible = tickets.filter((t) => t.accountId === accountId || ctx.fault === 'tickets-cross-tenant');
     // Fault ticket-list-lag: the list shows a ticket only a minute after its creation (a lagging replica).
@@ -132,8 +154,11 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
       );
     }
     const body = request.body as Body;
+    withHistory(accountId);
     const ticket: Ticket = {
-      id: `tkt_${randomBytes(12).toString('hex')}`,
+      id: isVariant(ctx, 'ticket-ids-per-tenant')
+        ? String(tickets.filter((t) => t.accountId === accountId).length + 1)
+        : `tkt_${randomBytes(12).toString('hex')}`,
       accountId,
       status: 'open',
       category: body.category as string,
@@ -170,7 +195,10 @@ export function ticketSchemas(ctx: RefContext): Record<string, JsonObject> {
       required: [id, status, 'category', subject, message, 'created_at'],
       properties: {
         [id]: string,
-        [status]: { const: 'open' },
+        // Variant ticket-ids-per-tenant: the other tenants' tickets from before the run are resolved.
+        [status]: isVariant(ctx, 'ticket-ids-per-tenant')
+          ? { enum: ['open', 'resolved'] }
+          : { const: 'open' },
         category: string,
         [subject]: string,
         [message]: string,
