@@ -1,4 +1,5 @@
 /** The shared endpoint table (fixtures/endpoints.yaml) and probes built from it. */
+import { templateRegex } from '../openapi/document.ts';
 import { pkgPath } from '../paths.ts';
 import type { CheckContext, Req } from '../runtime/check.ts';
 import type { Effect } from '../vocabulary.ts';
@@ -25,6 +26,13 @@ export function endpoints(): Endpoint[] {
 }
 
 export const businessEndpoints = (): Endpoint[] => endpoints().filter((e) => !e.public);
+
+let routes: Array<{ endpoint: Endpoint; path: RegExp }> | undefined;
+/** The contract's endpoint a request names (its method, and its path without query matching a template). */
+export function endpointOf(method: string, path: string): Endpoint | undefined {
+  routes ??= endpoints().map((endpoint) => ({ endpoint, path: templateRegex(endpoint.path) }));
+  return routes.find((r) => r.endpoint.method === method && r.path.test(path))?.endpoint;
+}
 
 export const label = (e: Endpoint): string => `${e.method} ${e.path}`;
 

@@ -12,7 +12,6 @@ import { entryId, findEntryList, findField, findString, isPlainObject } from '..
 import { ExactDecimal } from '../checks/points.ts';
 import { parseSse, streamEventProblems, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
-import { templateRegex } from '../openapi/document.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import { nextPage } from '../runtime/lists.ts';
 import {
@@ -34,7 +33,7 @@ import {
   usageChargesOf,
   usageJudgements,
 } from '../stateful/invariants.ts';
-import { businessEndpoints } from '../suite/endpoints.ts';
+import { endpointOf } from '../suite/endpoints.ts';
 import type { CapturedExchange } from './capture.ts';
 import { Recent } from './recent.ts';
 
@@ -257,17 +256,9 @@ const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
  * embeddings is not listed: do not require replay there".
  */
 const REPLAYED_CALLS = ['/v1/chat/completions', '/v1/responses'];
-/** The contract's business endpoints (fixtures/endpoints.yaml), by method and path template. */
-let businessRoutes: Array<{ method: string; path: RegExp }> | undefined;
-/**
- * Whether a request is to a business endpoint ("Except `GET /healthz`, business endpoints need an API
- * key"): a method and path of the contract's table. Not a CORS preflight (OPTIONS, which a browser sends
- * without credentials by design), a HEAD, nor a route the contract does not list (Studio's, whose login
- * session is no key).
- */
 function isBusinessCall(method: string, path: string): boolean {
-  businessRoutes ??= businessEndpoints().map((e) => ({ method: e.method, path: templateRegex(e.path) }));
-  return businessRoutes.some((r) => r.method === method && r.path.test(path));
+  const endpoint = endpointOf(method, path);
+  return endpoint !== undefined && !endpoint.public;
 }
 
 /** A request id shorter than this could be any field's value: not taken as a link to a usage record. */
