@@ -48,8 +48,14 @@ export function registerUploadParser(app: FastifyInstance, ctx: RefContext): voi
       (ctx.fault === 'image-byte-cap' && declared !== 'video/mp4') ||
       (ctx.fault === 'jpeg-byte-cap' && declared === 'image/jpeg') ||
       (ctx.fault === 'webp-byte-cap' && declared === 'image/webp');
-    if (capped && Number(length) > 16 * 1024 * 1024)
-      return refuse(httpError(413, 'An image is at most 16 MiB.'));
+    // Answered once the body is read: a refusal sent while the client still sends 17 MiB or more can
+    // reach it as a reset connection on a loaded machine, not as the 413 the fault is about.
+    if (capped && Number(length) > 16 * 1024 * 1024) {
+      payload.once('end', () => done(httpError(413, 'An image is at most 16 MiB.'), undefined));
+      payload.once('error', (error) => done(error, undefined));
+      payload.resume();
+      return;
+    }
     const keep = declared === 'video/mp4' ? VIDEO_MAX_BYTES : IMAGE_HEAD_BYTES;
     const hash = createHash('sha256');
     const chunks: Buffer[] = [];
