@@ -83,6 +83,10 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
     ctx.fault === 'balance-not-settled' ||
     (ctx.fault === 'responses-balance-off' && call.endpoint === '/v1/responses');
   const debit = off ? charge.plus('0.001') : charge;
+  // What the account's guards count (guards.ts): the call's tokens now, the points it is charged.
+  if (account.tokensPerMinute !== undefined)
+    account.spent.tokens.push({ at: Date.now(), tokens: call.promptTokens + call.completionTokens });
+  account.spent.points = points(new Exact(account.spent.points).plus(charge));
   const total = new Exact(account.totalPoints).minus(debit);
   account.totalPoints = points(total);
 

@@ -39,6 +39,12 @@ const ERRORS = {
   payload_too_large: { status: 413, code: 'payload_too_large', type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, code: 'unsupported_media_type', type: 'invalid_request_error' },
   rate_limited: { status: 429, code: 'rate_limited', type: 'rate_limit_error' },
+  // The spend guard ("four guards exist per account: ... and spend"): "429 | rate limit or protection".
+  spend_limit_reached: { status: 429, code: 'spend_limit_reached', type: 'rate_limit_error' },
+  // Fault spend-guard-403: the spend guard's refusal as a policy refusal.
+  spend_limit_forbidden: { status: 403, code: 'spend_limit_reached', type: 'permission_error' },
+  // Fault concurrency-guard-503: the concurrency guard's refusal as an overload.
+  overloaded: { status: 503, code: 'overloaded', type: 'api_error' },
   internal_error: { status: 500, code: 'internal_error', type: 'api_error' },
   not_implemented: { status: 501, code: 'not_implemented', type: 'api_error' },
   // --- tickets and payments (routes/tickets.ts, routes/payments.ts)
@@ -79,6 +85,9 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   payload_too_large: { status: 413, code: 'body_too_large', type: 'client_error' },
   unsupported_media_type: { status: 415, code: 'bad_content_type', type: 'client_error' },
   rate_limited: { status: 429, code: 'too_many_requests', type: 'throttled' },
+  spend_limit_reached: { status: 429, code: 'spend_cap', type: 'throttled' },
+  spend_limit_forbidden: { status: 403, code: 'spend_cap', type: 'forbidden' },
+  overloaded: { status: 503, code: 'busy', type: 'server' },
   internal_error: { status: 500, code: 'server_error', type: 'server' },
   not_implemented: { status: 501, code: 'unsupported', type: 'server' },
   // --- tickets and payments

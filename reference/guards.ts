@@ -1,9 +1,15 @@
 // Protections: "four guards exist per account: requests per minute, tokens per minute, concurrency
-// and spend". The reference enforces the requests-per-minute guard where an account has one (the
-// `ratelimited` role: 5 per minute) as a sliding 60-second window; other accounts are unlimited.
-// The spend guard lives with inference (insufficient_points); the other two are not modelled.
+// and spend". The reference enforces each where an account has it, low on an account of its own: the
+// requests-per-minute guard (the `ratelimited` role: 5 per minute) as a sliding 60-second window; on
+// billable calls, the tokens-per-minute guard (`tokens_limited`: the tokens of the calls settled in the
+// last 60 seconds), the spend guard (`spend_limited`: the points charged so far) and the concurrency
+// guard (`concurrency_limited`: billable calls in flight, each held CONCURRENT_HOLD_MS so that a burst
+// overlaps). Past a guard: 429 ("rate limit or protection"). Other accounts are unlimited, and a call the
+// available points cannot cover is refused 429 insufficient_points by inference itself.
 // Runs as an onRequest hook after authentication, so only accepted requests of a key count.
-import type { FastifyInstance } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Decimal } from 'decimal.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RefContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { READ_429_EVERY } from './guard-rates.ts';
@@ -11,6 +17,10 @@ import { isVariant } from './reach.ts';
 import type { JsonObject } from './schemas.ts';
 
 const WINDOW_MS = 60_000;
+/** How long a billable call of an account with a concurrency guard is held in flight. */
+export const CONCURRENT_HOLD_MS = 300;
+/** Variant concurrency-guard-queues: how often a held call looks for a free place. */
+const QUEUE_POLL_MS = 10;
 /** Variant guard-rpm: every account's requests-per-minute guard, unless the start option sets one. */
 export const GUARD_RPM_DEFAULT = 6000;
 
@@ -26,8 +36,66 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
   const perMinute = ctx.rateLimitPerMinute ?? (isVariant(ctx, 'guard-rpm') ? GUARD_RPM_DEFAULT : undefined);
   // Account id -> the bucket of the every-account guard: tokens left and when it was last refilled.
   const buckets = new Map<string, { tokens: number; at: number }>();
+  // The calls counted in flight by a concurrency guard, let go when answered.
+  const inFlight = new WeakSet<FastifyRequest>();
+  app.addHook('onResponse', async (request) => {
+    const account = request.caller?.account;
+    if (account && inFlight.has(request)) {
+      inFlight.delete(request);
+      account.spent.inFlight--;
+    }
+  });
+  /** The tokens-per-minute, spend and concurrency guards on a billable call: the refusal, if one trips. */
+  const billableGuards = async (request: FastifyRequest, reply: FastifyReply) => {
+    const account = request.caller!.account;
+    const s = account.spent;
+    const now = Date.now();
+    if (account.tokensPerMinute !== undefined && ctx.fault !== 'tpm-guard-missing') {
+      s.tokens = s.tokens.filter((t) => t.at > now - WINDOW_MS);
+      const used = s.tokens.reduce((n, t) => n + t.tokens, 0);
+      if (used >= account.tokensPerMinute) {
+        const retryAfter = Math.ceil(((s.tokens[0]?.at ?? now) + WINDOW_MS - now) / 1000);
+        reply.header('Retry-After', String(Math.max(1, retryAfter)));
+        return sendError(
+          reply,
+          ctx,
+          'rate_limited',
+          `More than ${account.tokensPerMinute} tokens per minute; retry later.`,
+        );
+      }
+    }
+    if (account.spendLimitPoints !== undefined && new Decimal(s.points).gte(account.spendLimitPoints))
+      return sendError(
+        reply,
+        ctx,
+        // Fault spend-guard-403: refused as a policy refusal.
+        ctx.fault === 'spend-guard-403' ? 'spend_limit_forbidden' : 'spend_limit_reached',
+        `This account's spend guard (${account.spendLimitPoints} points) is reached.`,
+      );
+    if (account.concurrency !== undefined) {
+      // Variant concurrency-guard-queues: a call past the guard waits for a call in flight to end.
+      if (isVariant(ctx, 'concurrency-guard-queues'))
+        while (s.inFlight >= account.concurrency) await sleep(QUEUE_POLL_MS);
+      if (s.inFlight >= account.concurrency)
+        return sendError(
+          reply,
+          ctx,
+          // Fault concurrency-guard-503: refused as an overload.
+          ctx.fault === 'concurrency-guard-503' ? 'overloaded' : 'rate_limited',
+          `More than ${account.concurrency} calls in flight; retry when one has finished.`,
+        );
+      s.inFlight++;
+      inFlight.add(request);
+      await sleep(CONCURRENT_HOLD_MS);
+    }
+    return undefined;
+  };
   app.addHook('onRequest', async (request, reply) => {
     const account = request.caller?.account;
+    if (account && request.method === 'POST' && BILLABLE.test(request.url)) {
+      const refused = await billableGuards(request, reply);
+      if (refused) return refused;
+    }
     if (account && perMinute !== undefined) {
       const now = Date.now();
       const capacity = Math.max(1, perMinute / 6);

@@ -1,6 +1,7 @@
 // In-memory accounts, keys and catalogs of one reference server run. Keys are random per start.
 import { randomBytes } from 'node:crypto';
 import { BlockList } from 'node:net';
+import { Decimal } from 'decimal.js';
 import { ROLE_NAMES } from './fixtures.ts';
 import { isVariant } from './reach.ts';
 import type { Toggles } from './toggles.ts';
@@ -60,6 +61,14 @@ export interface Account {
   heldPoints: string;
   inputQuotaBytes: number;
   requestsPerMinute?: number;
+  /** The tokens-per-minute guard (guards.ts): tokens of settled calls in the last minute, at most this. */
+  tokensPerMinute?: number;
+  /** The concurrency guard (guards.ts): billable calls in flight at once, at most this. */
+  concurrency?: number;
+  /** The spend guard (guards.ts): points charged since the account was made, at most this. */
+  spendLimitPoints?: string;
+  /** What the guards count (guards.ts): settled calls' tokens by time, points charged, calls in flight. */
+  spent: { tokens: Array<{ at: number; tokens: number }>; points: string; inFlight: number };
   /** Oldest first. */
   usage: UsageRecord[];
   /** Oldest first. */
@@ -101,6 +110,10 @@ interface AccountSpec {
   held: string;
   inputQuotaBytes?: number;
   requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  concurrency?: number;
+  /** The spend guard, as the cost of this many tokens at the chat model's prices (both directions). */
+  spendLimitTokens?: number;
 }
 
 const ACCOUNTS = {
@@ -121,6 +134,11 @@ const ACCOUNTS = {
   },
   ticket_limit: { kind: 'personal', catalog: 'standard', total: '100', held: '0' },
   ratelimited: { kind: 'personal', catalog: 'standard', total: '1000', held: '0', requestsPerMinute: 5 },
+  // The other three guards, each low on an account of its own (guards.ts): a chat call of the suite's
+  // (about 10 prompt and 16 completion tokens) meets each within a few calls.
+  tokens_limited: { kind: 'personal', catalog: 'standard', total: '1000', held: '0', tokensPerMinute: 100 },
+  concurrency_limited: { kind: 'personal', catalog: 'standard', total: '1000', held: '0', concurrency: 2 },
+  spend_limited: { kind: 'personal', catalog: 'standard', total: '1000', held: '0', spendLimitTokens: 60 },
 } satisfies Record<string, AccountSpec>;
 
 type AccountName = keyof typeof ACCOUNTS;
@@ -154,6 +172,9 @@ const ROLES: Record<string, KeySpec> = {
   quota_nearly_full: { account: 'quota_nearly_full' },
   ticket_limit: { account: 'ticket_limit' },
   ratelimited: { account: 'ratelimited' },
+  tokens_limited: { account: 'tokens_limited' },
+  concurrency_limited: { account: 'concurrency_limited' },
+  spend_limited: { account: 'spend_limited' },
 };
 
 // Variant account-runs-out: a primary account of 50 points, which a whole run spends long before its end.
@@ -212,6 +233,12 @@ function textModels(toggles: Toggles): ModelSet {
   return models;
 }
 
+/** What `tokens` tokens each way cost at a model's prices (a spend guard's limit), as a decimal string. */
+function spendOf(model: TextModel, tokens: number): string {
+  const prices = model.prices ?? { request: '0', response: '0' };
+  return new Decimal(prices.request).plus(prices.response).times(tokens).div(1_000_000).toFixed();
+}
+
 export function createState(toggles: Toggles): State {
   const m = textModels(toggles);
   const standard = [m.chat, m.noResponses, m.embedding, m.unpriced];
@@ -242,6 +269,11 @@ export function createState(toggles: Toggles): State {
           ? 1024 * 1024
           : (spec.inputQuotaBytes ?? 10 * GIB),
       requestsPerMinute: spec.requestsPerMinute,
+      tokensPerMinute: spec.tokensPerMinute,
+      concurrency: spec.concurrency,
+      spendLimitPoints:
+        spec.spendLimitTokens === undefined ? undefined : spendOf(m.chat, spec.spendLimitTokens),
+      spent: { tokens: [], points: '0', inFlight: 0 },
       usage: [],
       ledger: openingLedger(`acct_${name}`, balance.total, balance.held),
       idempotency: new Map(),

@@ -22,6 +22,9 @@ export const ROLES = [
   'quota_nearly_full',
   'ticket_limit',
   'ratelimited',
+  'tokens_limited',
+  'concurrency_limited',
+  'spend_limited',
 ] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,5 +1,12 @@
 // Faults and variants of the protections: rate limits, quotas, Retry-After (guards.ts).
-import type { Fault, Variant } from './probe.ts';
+import type { Fault, ProbeKit, ProbeReply, Variant } from './probe.ts';
+
+/** One cheap chat call of `role`. */
+const chatAs = ({ ref, call, chatBody }: ProbeKit, role: string): Promise<ProbeReply> =>
+  call(ref, '/v1/chat/completions', { method: 'POST', role, json: chatBody(ref, { max_tokens: 16 }) });
+/** Four chat calls of the concurrency-limited key sent at once. */
+const fourAtOnce = (kit: ProbeKit) =>
+  Promise.all(Array.from({ length: 4 }, () => chatAs(kit, 'concurrency_limited')));
 
 export const GUARDS_FAULTS = [
   // guards.ts: the requests-per-minute guard never refuses
@@ -31,9 +38,62 @@ export const GUARDS_FAULTS = [
         /^\d+s$/.test((await rateLimited(ref))?.headers.get('retry-after') ?? ''),
     },
   },
+  // guards.ts: the tokens-per-minute guard never refuses
+  {
+    name: 'tpm-guard-missing',
+    description: "the tokens_limited key's tokens-per-minute guard never refuses a call",
+    breaks: ['RATE-003'],
+    probe: {
+      run: async (kit) => {
+        for (let i = 0; i < 8; i++) if ((await chatAs(kit, 'tokens_limited')).status !== 200) return false;
+        return true;
+      },
+    },
+  },
+  // guards.ts: the spend guard refuses with 403 (a policy refusal), not 429
+  {
+    name: 'spend-guard-403',
+    description: "the spend guard's refusal is 403 (permission_error spend_limit_reached), not 429",
+    breaks: ['RATE-005'],
+    probe: {
+      run: async (kit) => {
+        for (let i = 0; i < 12; i++) {
+          const { status } = await chatAs(kit, 'spend_limited');
+          if (status !== 200) return status === 403;
+        }
+        return false;
+      },
+    },
+  },
+  // guards.ts: the concurrency guard refuses with 503 (an overload), not 429
+  {
+    name: 'concurrency-guard-503',
+    description: "the concurrency guard's refusal is 503 (api_error overloaded), not 429",
+    breaks: ['RATE-004'],
+    probe: {
+      run: async (kit) => {
+        const replies = await fourAtOnce(kit);
+        return replies.some((r) => r.status === 503) && !replies.some((r) => r.status === 429);
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const GUARDS_VARIANTS = [
+  // guards.ts: "four guards exist per account: ... concurrency": whether a concurrency guard refuses the
+  // calls past it or holds them until one in flight ends is not stated
+  {
+    name: 'concurrency-guard-queues',
+    readings: ['RATE-004'],
+    description:
+      'the concurrency guard holds the calls past it until a call in flight ends, instead of refusing them: every call is answered 200',
+    probe: {
+      run: async (kit) => {
+        const replies = await fourAtOnce(kit);
+        return replies.every((r) => r.status === 200);
+      },
+    },
+  },
   // guards.ts + openapi.ts
   {
     name: 'ratelimit-no-retry-after',

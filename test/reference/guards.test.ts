@@ -71,6 +71,53 @@ describe('the requests-per-minute guard', () => {
   });
 });
 
+/** One cheap chat call of `role` (about 10 prompt and 16 completion tokens). */
+const chatAs = (ref: ReferenceHandle, role: string) =>
+  call(ref, '/v1/chat/completions', {
+    method: 'POST',
+    role,
+    json: { model: ref.hints.chat, messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 16 },
+  });
+
+describe('the tokens-per-minute, spend and concurrency guards', () => {
+  test('tokens_limited: calls are refused 429 with Retry-After once a minute holds 100 tokens', async () => {
+    const ref = await start();
+    const statuses: number[] = [];
+    let limited: Exchange | undefined;
+    for (let i = 0; i < 8 && !limited; i++) {
+      const a = await chatAs(ref, 'tokens_limited');
+      statuses.push(a.status);
+      if (a.status === 429) limited = a;
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(limited?.body.error.code).toBe('rate_limited');
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Other accounts have no such guard.
+    for (let i = 0; i < 8; i++) expect((await chatAs(ref, 'primary')).status).toBe(200);
+  });
+
+  test('spend_limited: calls are refused 429 spend_limit_reached once the guard is reached', async () => {
+    const ref = await start();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12 && statuses.at(-1) !== 429; i++)
+      statuses.push((await chatAs(ref, 'spend_limited')).status);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    expect(statuses.at(-1)).toBe(429);
+    const refused = await chatAs(ref, 'spend_limited');
+    expect(isApiError(refused.body)).toBe(true);
+    expect(refused.body.error.code).toBe('spend_limit_reached');
+  });
+
+  test('concurrency_limited: of 6 calls at once, 2 are answered and the others refused 429', async () => {
+    const ref = await start();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => chatAs(ref, 'concurrency_limited')));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(4);
+    // Once they end, calls are accepted again.
+    expect((await chatAs(ref, 'concurrency_limited')).status).toBe(200);
+  });
+});
+
 describe('protection faults and variants', () => {
   test('ratelimit-missing never limits the key', async () => {
     const ref = await start({ fault: 'ratelimit-missing' });
