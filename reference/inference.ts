@@ -51,6 +51,9 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
       ((ctx.fault === 'embeddings-unknown-model-200' && kind === 'embedding') ||
         (ctx.fault === 'responses-unknown-model-200' && kind === 'responses'));
     if (known && ctx.fault === 'chat-forbidden-callable' && kind === 'chat') model = known;
+    // Fault empty-catalog-calls-all: an account whose catalog is empty may call every model (an empty
+    // allow-list read as no restriction).
+    else if (known && ctx.fault === 'empty-catalog-calls-all' && account.catalog.length === 0) model = known;
     else if ((known && forbiddenCallable) || unknownCallable)
       model = account.catalog.find((m) =>
         m.capabilities.includes(kind === 'embedding' ? 'embedding' : 'responses'),

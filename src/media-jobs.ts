@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import { findEntryList, isPlainObject } from './checks/json.ts';
+import { findCatalog, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import { segment } from './http/segment.ts';
 import { pkgPath } from './paths.ts';
@@ -280,7 +280,7 @@ export interface CatalogView {
 /** The account's media catalog (GET /v1/media/models). */
 export async function mediaCatalog(t: CheckContext, as: Role = 'primary'): Promise<CatalogView> {
   const res = await t.get('/v1/media/models', { as });
-  const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
+  const entries = (findCatalog(res.json)?.entries ?? []).filter(isPlainObject);
   return {
     status: res.status,
     entries,

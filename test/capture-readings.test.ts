@@ -17,12 +17,21 @@ interface Spec {
   json?: unknown;
   status: number;
   reply?: unknown;
+  /** The reply's media type and text as they stand (a stream), instead of `reply` as JSON. */
+  mime?: string;
+  text?: string;
+  /** The entry's start, in seconds after the capture's first (default: its index). */
+  at?: number;
+  /** Members of the entry beside request and response (a gateway log's `_credential`). */
+  extra?: Record<string, unknown>;
 }
 
 function entry(s: Spec, n: number): Record<string, unknown> {
-  const text = s.reply === undefined ? '' : JSON.stringify(s.reply);
+  const text = s.text ?? (s.reply === undefined ? '' : JSON.stringify(s.reply));
+  const mime = s.mime ?? (text ? 'application/json' : '');
   return {
-    startedDateTime: new Date(Date.UTC(2026, 10, 30, 12, 0, n)).toISOString(),
+    ...s.extra,
+    startedDateTime: new Date(Date.UTC(2026, 10, 30, 12, 0, s.at ?? n)).toISOString(),
     time: 5,
     request: {
       method: s.method,
@@ -42,9 +51,9 @@ function entry(s: Spec, n: number): Record<string, unknown> {
       status: s.status,
       statusText: '',
       httpVersion: 'HTTP/1.1',
-      headers: text ? [{ name: 'content-type', value: 'application/json' }] : [],
+      headers: mime ? [{ name: 'content-type', value: mime }] : [],
       cookies: [],
-      content: { size: text.length, mimeType: text ? 'application/json' : '', text },
+      content: { size: text.length, mimeType: mime, text },
       redirectURL: '',
       headersSize: -1,
       bodySize: text.length,
@@ -141,5 +150,125 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
       embed('r-2', '/v1/responses'),
     ]);
     expect(control.failed, control.lines).toMatchObject({ 'IDEM-001': 1 });
+  });
+
+  it('ERR-001: the answer to a HEAD has no body by definition', async () => {
+    const ok = await judge('head-401', [
+      chat('tx-chat-1'),
+      { method: 'HEAD', path: '/v1/models', headers: auth, status: 401 },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('get-401-bodiless', [
+      chat('tx-chat-1'),
+      { method: 'GET', path: '/v1/models', headers: auth, status: 401 },
+    ]);
+    expect(control.failed, control.lines).toMatchObject({ 'ERR-001': 1 });
+  });
+
+  it('AUTH-001: a request whose credential the gateway logged (`_credential`) carried one', async () => {
+    const balance = (extra?: Record<string, unknown>) => ({
+      method: 'GET',
+      path: '/v1/balance',
+      status: 200,
+      reply: { total_points: '1', held_points: '0', available_points: '1' },
+      ...(extra ? { extra } : {}),
+    });
+    const ok = await judge('auth-logged', [chat('tx-chat-1'), balance({ _credential: 'key_7' })]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('auth-unlogged', [chat('tx-chat-1'), balance()]);
+    expect(control.failed, control.lines).toMatchObject({ 'AUTH-001': 1 });
+  });
+
+  it('RSP-006: a stream without a terminal event may be one the client closed; an empty one shows nothing', async () => {
+    const stream = (text: string) => ({
+      method: 'POST',
+      path: '/v1/responses',
+      headers: auth,
+      json: { model: 'tx-chat-1', input: 'Say ok.', stream: true },
+      status: 200,
+      mime: 'text/event-stream',
+      text,
+    });
+    const delta = 'event: response.output_text.delta\ndata: {"delta":"ok"}\n\n';
+    const completed = 'event: response.completed\ndata: {"response":{"status":"completed"}}\n\n';
+    const ok = await judge('stream-cut', [stream(delta + delta), stream('')]);
+    expect(ok.failed, ok.lines).toEqual({});
+    // A terminal event that is not the last: the server sent it so.
+    const control = await judge('stream-terminal-early', [stream(completed + delta)]);
+    expect(control.failed, control.lines).toMatchObject({ 'RSP-006': 1 });
+  });
+
+  it('MODELS-004: a reply holding no list is no catalog; a list beside other arrays (links) is the catalog', async () => {
+    const ok = await judge('catalog-unread', [
+      {
+        method: 'GET',
+        path: '/v1/models',
+        headers: auth,
+        status: 200,
+        reply: { models: { 'tx-chat-1': {} } },
+      },
+      chat('tx-chat-1'),
+      catalog('/v1/models', ['tx-chat-1'], { links: [{ rel: 'self', href: '/v1/models' }] }),
+      chat('tx-chat-1'),
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('catalog-links-control', [
+      {
+        ...catalog('/v1/models', ['tx-embed-1']),
+        reply: { links: [{ rel: 'self' }], data: [{ id: 'tx-embed-1' }] },
+      },
+      chat('tx-chat-1'),
+    ]);
+    expect(control.failed, control.lines).toMatchObject({ 'MODELS-004': 1 });
+  });
+
+  it('MJOB-025: job ids are per tenant, and a read that started earlier is no later step', async () => {
+    const other = [{ name: 'authorization', value: 'Bearer sk-capture-OTHER-0123456789abcdefABCDEF' }];
+    const read = (status: string, headers = auth, at?: number) => ({
+      method: 'GET',
+      path: '/v1/media/jobs/job_1',
+      headers,
+      status: 200,
+      reply: { id: 'job_1', object: 'media.job', model: 'wc-100010', status },
+      ...(at !== undefined ? { at } : {}),
+    });
+    const ok = await judge('jobs-per-tenant', [
+      read('failed'),
+      read('running', other),
+      // Merged logs: read at second 30, then one that started at second 20.
+      read('cancelled', other, 30),
+      read('running', other, 20),
+    ]);
+    // (The replies are no whole job, which the documented schema judges: only the job's statuses matter.)
+    expect(ok.failed['MJOB-025'], ok.lines).toBeUndefined();
+    const control = await judge('jobs-one-tenant', [read('failed'), read('running')]);
+    expect(control.failed, control.lines).toMatchObject({ 'MJOB-025': 1 });
+  });
+
+  it("SEC-001: a reply repeating the key the request's own body carried is an echo (advisory)", async () => {
+    const quoting = (quoted: boolean) => {
+      const call = chat('tx-chat-1');
+      return {
+        ...call,
+        json: {
+          model: 'tx-chat-1',
+          messages: [{ role: 'user', content: quoted ? `why does ${KEY} fail?` : 'hi' }],
+        },
+        reply: {
+          ...call.reply,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: `The key ${KEY} is fine.` },
+              finish_reason: 'stop',
+            },
+          ],
+        },
+      };
+    };
+    const ok = await judge('key-quoted', [quoting(true)]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('key-leaked', [quoting(false)]);
+    expect(control.failed, control.lines).toMatchObject({ 'SEC-001': 1 });
   });
 });

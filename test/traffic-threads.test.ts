@@ -101,9 +101,10 @@ describe('check-traffic with judging threads', () => {
     const fields = (list: Array<{ name: string; value: string }>) =>
       Object.fromEntries(list.map((h) => [h.name, h.value]));
     const doc = JSON.parse(readFileSync(join(dir, 'key-echo.har'), 'utf8')) as { log: { entries: Entry[] } };
+    // Logged an hour later than the capture (the same traffic again: its job reads follow the capture's).
     const lines = doc.log.entries.map((e) =>
       JSON.stringify({
-        time: e.startedDateTime,
+        time: new Date(Date.parse(e.startedDateTime) + 3_600_000).toISOString(),
         method: e.request.method,
         url: e.request.url,
         status: e.response.status,

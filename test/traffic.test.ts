@@ -154,7 +154,6 @@ const FAULTS: Array<[string, string]> = [
   ['usage-tokens-as-strings', 'PTS-005'],
   ['usage-record-tokens-as-strings', 'PTS-005'],
   ['responses-unnamed-events', 'RSP-004'],
-  ['responses-empty-delta', 'RSP-005'],
   ['responses-json-stream', 'RSP-003'],
   ['succeeded-no-asset', 'MJOB-021'],
 ];

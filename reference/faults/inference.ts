@@ -287,6 +287,23 @@ export const INFERENCE_FAULTS = [
     breaks: ['MODEL-002', 'MODELS-004'],
     probe: { run: async ({ ref, chat }) => (await chat(ref, { model: ref.hints.forbidden })).status === 200 },
   },
+  // inference.ts: an empty catalog read as no restriction (an empty allow-list allows all)
+  {
+    name: 'empty-catalog-calls-all',
+    description:
+      'an account whose catalog is empty (no_models) may call every model: chat, responses and embeddings answer it',
+    breaks: ['MODELS-004', 'MODEL-002'],
+    probe: {
+      run: async ({ ref, call, chatBody }) =>
+        (
+          await call(ref, '/v1/chat/completions', {
+            method: 'POST',
+            role: 'no_models',
+            json: chatBody(ref),
+          })
+        ).status === 200,
+    },
+  },
   // routes/chat.ts: a streamed chat reply sends its first chunk and never ends
   {
     name: 'chat-stream-never-ends',
@@ -377,8 +394,10 @@ export const INFERENCE_FAULTS = [
   // routes/responses.ts: delta events with empty data
   {
     name: 'responses-empty-delta',
-    description: 'response.output_text.delta events carry empty data',
-    breaks: ['RSP-005', 'RSP-004'],
+    description:
+      'response.output_text.delta events carry empty data (zero-length plain-text increments) while the completed response has the text',
+    breaks: ['RSP-005'],
+    level: 'notable',
     probe: {
       run: async ({ ref, events }) =>
         (await events(ref)).some((e) => e.event === 'response.output_text.delta' && e.data === ''),
@@ -805,6 +824,30 @@ export const INFERENCE_VARIANTS = [
         (await events(ref)).some(
           (e) => e.event === 'response.output_text.delta' && JSON.parse(e.data).delta === '',
         ),
+    },
+  },
+  // routes/responses.ts: "carries a text increment", the data's shape not shown: plain text
+  {
+    name: 'responses-plain-deltas',
+    readings: ['RSP-004', 'RSP-005'],
+    description:
+      'each response.output_text.delta carries its increment as plain text: the first one empty (`data:`), one the token `42`',
+    probe: {
+      run: async ({ ref, events }) => {
+        const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+        return deltas[0]?.data === '' && deltas.some((e) => e.data === '42');
+      },
+    },
+  },
+  // routes/responses.ts: the contract gives max_output_tokens no range; OpenAI's upstream refuses one below 16
+  {
+    name: 'responses-min-output-16',
+    readings: ['RSP-001', 'RSP-003'],
+    description: 'a /v1/responses call with max_output_tokens below 16 is refused 400 invalid_request',
+    probe: {
+      run: async ({ ref, responses }) =>
+        (await responses(ref, { max_output_tokens: 8 })).status === 400 &&
+        (await responses(ref, { max_output_tokens: 16 })).status === 200,
     },
   },
 ] as const satisfies readonly Variant[];

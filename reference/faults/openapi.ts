@@ -350,4 +350,51 @@ export const OPENAPI_VARIANTS = [
           undefined,
     },
   },
+  // openapi.ts: a description written as OpenAPI allows, where the suite had read it narrowly. Four
+  // readings in one row (each is proven by the row failing with its own check put back):
+  // - "The path is appended to the URL from the Server Object": the /v1 prefix in the server URL, the
+  //   path keys without it (the paths outside /v1 name their own server `/`);
+  // - a Content-Type response header "SHALL be ignored" (OpenAPI 3.1 Response Object);
+  // - a pattern valid as ECMA-262's Annex B reads it (identity escapes, as RE2 reads them), and an
+  //   example's `pattern` member, which is data;
+  // - a header's type as generators write an optional integer (`anyOf` with null).
+  {
+    name: 'openapi-written-otherwise',
+    readings: ['OAS-001', 'OAS-002', 'RESP-001', 'RESP-004'],
+    description:
+      "the description's server URL holds the /v1 prefix (`servers: [{url: '/v1'}]`) and its path keys do not (`/models`); every 200 response declares a required `Content-Type` header of enum `application/json` (replies are `application/json; charset=utf-8`); the model entry's id has pattern `^[A-Za-z0-9.\\_:\\-]+$` (identity escapes) beside an example holding `pattern: '*x*'`; Retry-After is `anyOf: [{type: integer, minimum: 1}, {type: \"null\"}]`",
+    openapi: ({ doc, paths, schemas }) => {
+      for (const responses of allResponses(paths)) {
+        const ok = responses['200'] as { headers?: JsonObject } | undefined;
+        if (ok)
+          ok.headers = {
+            ...ok.headers,
+            'Content-Type': { required: true, schema: { type: 'string', enum: ['application/json'] } },
+          };
+        for (const r of Object.values(responses) as Array<{ headers?: Record<string, JsonObject> }>) {
+          const retry = r.headers?.['Retry-After'];
+          if (retry) retry.schema = { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] };
+        }
+      }
+      schemas.ModelEntry.allOf.push({
+        properties: { id: { type: 'string', pattern: '^[A-Za-z0-9.\\_:\\-]+$' } },
+        examples: [{ id: 'tx-chat-1', pattern: '*x*' }],
+      });
+      doc.servers = [{ url: '/v1' }];
+      for (const key of Object.keys(paths)) {
+        const item = paths[key];
+        delete paths[key];
+        if (key.startsWith('/v1/')) paths[key.slice(3)] = item;
+        else paths[key] = { ...item, servers: [{ url: '/' }] };
+      }
+    },
+    probe: {
+      request: req.openapi(),
+      holds: (r) =>
+        r.body.servers?.[0]?.url === '/v1' &&
+        r.body.paths['/models'].get.responses['200'].headers['Content-Type'].required === true &&
+        JSON.stringify(r.body.components.schemas.ModelEntry).includes('"pattern":"*x*"') &&
+        JSON.stringify(r.body).includes('{"anyOf":[{"type":"integer","minimum":1},{"type":"null"}]}'),
+    },
+  },
 ] as const satisfies readonly Variant[];

@@ -639,6 +639,22 @@ export const POINTS_VARIANTS = [
       '/v1/models answers {models:[{model_id, features, max_context_tokens, ...prices, points_configured}]}',
     probe: { request: req.models(), holds: (r) => Array.isArray(r.body.models) },
   },
+  // routes/models.ts: the envelope is not shown; links to the list itself stand before its entries
+  {
+    name: 'catalog-links',
+    readings: ['MODELS-001', 'MODELS-005'],
+    description:
+      "/v1/models answers {object, links: [{rel: 'self', href}], data: [...]}: another array of objects before the entries (an empty catalog's data is still [])",
+    probe: {
+      run: async ({ ref, models }) => {
+        const own = await models(ref);
+        const empty = await models(ref, 'no_models');
+        return (
+          own.body.links?.[0]?.rel === 'self' && own.body.data.length > 0 && empty.body.data.length === 0
+        );
+      },
+    },
+  },
   // routes/balance.ts + openapi.ts
   {
     name: 'balance-envelope',

@@ -18,7 +18,14 @@ export function registerModels(app: FastifyInstance, ctx: RefContext): void {
       catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));
     const body = isVariant(ctx, 'models-envelope')
       ? { models: catalog.map((m) => envelopeEntry(ctx, m)) }
-      : { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
+      : isVariant(ctx, 'catalog-links')
+        ? // Variant catalog-links: links to the list itself before its entries (an empty catalog still empty).
+          {
+            object: 'list',
+            links: [{ rel: 'self', href: '/v1/models' }],
+            data: catalog.map((m) => entry(ctx, m)),
+          }
+        : { object: 'list', data: catalog.map((m) => entry(ctx, m)) };
     return sendJson(ctx, request, reply, body);
   });
 }

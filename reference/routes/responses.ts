@@ -86,6 +86,9 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     const max = body.max_output_tokens;
     if (max !== undefined && (!Number.isInteger(max) || (max as number) < 0))
       return sendError(reply, ctx, 'invalid_request', '`max_output_tokens` must be an integer >= 0.');
+    // Variant responses-min-output-16: as OpenAI's upstream, a cap below 16 is refused.
+    if (isVariant(ctx, 'responses-min-output-16') && typeof max === 'number' && max < 16)
+      return sendError(reply, ctx, 'invalid_request', '`max_output_tokens` must be at least 16.');
     for (const flag of ['store', 'stream']) {
       // Fault responses-stream-truthy: a `stream` that is not a boolean is taken as its truth value.
       const truthy = flag === 'stream' && ctx.fault === 'responses-stream-truthy';
@@ -152,7 +155,12 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
     // Fault legacy-stream-points: a stream keeps its points fields under the legacy Accept header.
     const legacy = wantsLegacy(ctx, request) && ctx.fault !== 'legacy-stream-points';
     const text = eventsOf(ctx, result).map(({ event, data }) => {
-      const payload = data === '' ? '' : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
+      const payload =
+        typeof data === 'string'
+          ? data === ''
+            ? ''
+            : ` ${data}`
+          : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
       const name = ctx.fault === 'responses-unnamed-events' ? '' : `event: ${event}\n`;
       return `${name}data:${payload}\n\n`;
     });
@@ -200,8 +208,8 @@ function responseOf(
 
 interface StreamEvent {
   event: string;
-  /** '' sends an empty data line. */
-  data: Record<string, unknown> | '';
+  /** '' sends an empty data line; another string is sent as it stands (plain text). */
+  data: Record<string, unknown> | string;
 }
 
 /**
@@ -227,14 +235,19 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
   // Variant responses-zero-length-delta: a zero-length increment opens the text.
   if (isVariant(ctx, 'responses-zero-length-delta'))
     events.push(ev('response.output_text.delta', { ...part, delta: '' }));
+  // Variant responses-plain-deltas: each increment is plain text (the first one empty, one a number).
+  const plain = isVariant(ctx, 'responses-plain-deltas');
+  if (plain) events.push({ event: 'response.output_text.delta', data: '' });
   for (const [i, piece] of result.pieces.entries()) {
     events.push(
-      ctx.fault === 'responses-empty-delta'
-        ? ev('response.output_text.delta', '')
-        : ev('response.output_text.delta', {
-            ...part,
-            delta: ctx.fault === 'responses-blank-deltas' ? '' : piece,
-          }),
+      plain
+        ? { event: 'response.output_text.delta', data: i === 1 ? '42' : piece }
+        : ctx.fault === 'responses-empty-delta'
+          ? ev('response.output_text.delta', '')
+          : ev('response.output_text.delta', {
+              ...part,
+              delta: ctx.fault === 'responses-blank-deltas' ? '' : piece,
+            }),
     );
     if (extra && i === 0)
       events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress' } }));

@@ -206,17 +206,24 @@ export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; v
   const where = `${res.method} ${res.exchange.path}`;
   for (const i of [...listed].sort((a, b) => a - b)) {
     const { label, value } = secrets[i]!;
+    // The request itself carried it (a captured client quoting its key in a prompt or a URL): the reply
+    // echoes the client's own text, which is worth knowing, not a secret the server gave out.
+    const echoed = res.sentText?.includes(value) || res.rawPath.includes(value);
+    const echo = echoed ? { level: 'notable' as const } : {};
+    const because = echoed ? " (the request itself carried it: an echo of the client's own text)" : '';
     for (const [name, found] of inHeaders) {
       if (found.has(value))
         out.push({
           id: 'SEC-001',
-          message: `${where}: response header ${name} contains the ${label} secret`,
+          message: `${where}: response header ${name} contains the ${label} secret${because}`,
+          ...echo,
         });
     }
     if (inBody.has(value))
       out.push({
         id: 'SEC-001',
-        message: `${where}: response body contains the ${label} secret at byte offset ${res.text.indexOf(value)}`,
+        message: `${where}: response body contains the ${label} secret at byte offset ${res.text.indexOf(value)}${because}`,
+        ...echo,
       });
   }
   return out;

@@ -68,7 +68,11 @@ export function findField(root: unknown, name: string, pointer = ''): Found[] {
  * first array of objects found breadth-first (`data`, `models`, `items`, ...). An empty array counts
  * when it is the only array. Returns undefined when the body holds no array at all.
  */
-export function findEntryList(root: unknown): { pointer: string; entries: unknown[] } | undefined {
+export function findEntryList(
+  root: unknown,
+  /** Given: an array of objects is the list only if one of them is an entry (else it is another array). */
+  isEntry?: (entry: unknown) => boolean,
+): { pointer: string; entries: unknown[] } | undefined {
   if (Array.isArray(root)) return { pointer: '', entries: root };
   const queue: Array<[unknown, string]> = [[root, '']];
   let firstEmpty: { pointer: string; entries: unknown[] } | undefined;
@@ -79,7 +83,11 @@ export function findEntryList(root: unknown): { pointer: string; entries: unknow
     for (const [k, v] of Object.entries(node)) {
       const p = `${ptr}/${esc(k)}`;
       if (Array.isArray(v)) {
-        if (v.length > 0 && v.every((e) => e && typeof e === 'object' && !Array.isArray(e)))
+        if (
+          v.length > 0 &&
+          v.every((e) => e && typeof e === 'object' && !Array.isArray(e)) &&
+          (!isEntry || v.some(isEntry))
+        )
           return { pointer: p, entries: v };
         if (v.length === 0) firstEmpty ??= { pointer: p, entries: v };
       } else if (v && typeof v === 'object') {
@@ -122,6 +130,15 @@ export function entryId(entry: unknown): string | undefined {
   if (!isPlainObject(entry)) return undefined;
   const f = ID_FIELDS.find((k) => typeof entry[k] === 'string');
   return f ? (entry[f] as string) : undefined;
+}
+
+/**
+ * The entries of a catalog (GET /v1/models, /v1/media/models) in an envelope that is not shown: the first
+ * array of objects of which one names a model (entryId), else an empty array (an empty catalog beside
+ * other arrays, `links` or `notices`, is still empty), else undefined.
+ */
+export function findCatalog(root: unknown): { pointer: string; entries: unknown[] } | undefined {
+  return findEntryList(root, (e) => entryId(e) !== undefined);
 }
 
 /**

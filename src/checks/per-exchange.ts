@@ -95,7 +95,8 @@ export const PER_EXCHANGE_IDS: readonly string[] = EXCHANGE_CHECKS.filter((c) =>
 export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJudgement {
   // A reply whose body a captured log does not hold: only the status speaks (a server fault, an
   // unavailable upstream); every family that reads the body is not judged on it.
-  if (res.bodyAbsent !== undefined)
+  // A HEAD's answer has no body by definition (RFC 9110): the same.
+  if (res.bodyAbsent !== undefined || res.method.toUpperCase() === 'HEAD')
     return {
       findings: genericChecks(res).filter((f) => f.id !== 'ERR-001'),
       observed: ['ERR-002', 'ERR-003'],

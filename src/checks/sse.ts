@@ -77,20 +77,22 @@ export function terminalEventProblems(
 }
 
 /**
- * The text increment of a delta event's data, or undefined when it carries none. The data's shape is not
- * shown: a JSON string, a JSON object with a string `delta` or `text` field (or any other object), or
- * plain text. A zero-length increment is still an increment (judging.md).
+ * The text increment of a delta event's data. The data's shape is not shown: a JSON string, a JSON object
+ * with a string `delta` or `text` field (or any other object, whole), or plain text, which is whatever
+ * else the data is (empty, or `42`, `true`, `null`: a model's tokens sent as they stand). A zero-length
+ * increment is still an increment (judging.md).
  */
-export function incrementOf(data: string): string | undefined {
-  if (data === '') return undefined;
+export function incrementOf(data: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(data);
   } catch {
+    // Plain text, the empty data of a zero-length increment included.
     return data;
   }
   if (typeof parsed === 'string') return parsed;
-  if (!parsed || typeof parsed !== 'object') return undefined;
+  // A number, `true` or `null` is plain text too: a model's token `42` sent as it stands.
+  if (!parsed || typeof parsed !== 'object') return data;
   return textField(parsed) ?? JSON.stringify(parsed);
 }
 
@@ -137,7 +139,10 @@ export function streamEventProblems(events: readonly SseEvent[]): {
     };
   const problems: StreamProblem[] = [];
   const unnamed = events.flatMap((e, i) => (e.event ? [] : [i]));
-  const empty = events.flatMap((e, i) => (e.data.length > 0 ? [] : [i]));
+  // A delta's empty data is a zero-length plain-text increment (judging.md), not an event without data.
+  const empty = events.flatMap((e, i) =>
+    e.data.length > 0 || e.event === 'response.output_text.delta' ? [] : [i],
+  );
   if (unnamed.length > 0)
     problems.push({
       id: 'RSP-004',
@@ -157,18 +162,8 @@ export function streamEventProblems(events: readonly SseEvent[]): {
       },
     });
   const deltas = events.filter((e) => e.event === 'response.output_text.delta');
-  const increments: string[] = [];
-  for (const d of deltas) {
-    const text = incrementOf(d.data);
-    if (text !== undefined) increments.push(text);
-    else
-      problems.push({
-        id: 'RSP-005',
-        message: 'a response.output_text.delta event carries no text increment',
-        received: d.data,
-        expected: 'a string increment (a zero-length one counts)',
-      });
-  }
+  // Every delta's data is some increment: its shape is not shown, so plain text (empty, or `42`) is one.
+  const increments = deltas.map((d) => incrementOf(d.data));
   const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
   if (
     increments.length > 0 &&

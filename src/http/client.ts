@@ -70,6 +70,11 @@ export interface HttpResponse {
    * and only what the status and headers say is judged on it.
    */
   bodyAbsent?: string;
+  /**
+   * What the request carried as its body, as text, where a capture holds it: a secret the reply repeats
+   * from there is the client's own text echoed (a prompt quoting a key), not one the server gave out.
+   */
+  sentText?: string;
 }
 
 /**

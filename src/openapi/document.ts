@@ -124,10 +124,44 @@ function jsonSchemaOf(content: unknown): unknown {
 export interface Operation {
   /** Upper case: `GET`. */
   method: string;
+  /** The path key as written. */
   template: string;
+  /**
+   * The path key after the path of each server URL in effect (`servers` of the operation, else of its
+   * path item, else of the document): "The path is appended to the URL from the Server Object", so a
+   * server `https://api.example.com/v1` with the key `/models` describes `/v1/models`. Only those that
+   * differ from `template`; a request path matching either is this operation's.
+   */
+  served: string[];
   pointer: string;
   item: Json;
   op: Json;
+}
+
+/**
+ * A path key as each server URL in effect serves it (its path before the key: `https://api.example.com/v1`
+ * or `/v1`, variables at their defaults), those that differ from the key itself.
+ */
+export function servedTemplates(template: string, servers: unknown): string[] {
+  if (!Array.isArray(servers)) return [];
+  const out = new Set<string>();
+  for (const server of servers) {
+    if (!isObj(server) || typeof server.url !== 'string') continue;
+    const vars = isObj(server.variables) ? server.variables : {};
+    const url = server.url.replace(/\{([^}]*)\}/g, (_, name: string) => {
+      const v = vars[name];
+      return isObj(v) && typeof v.default === 'string' ? v.default : '';
+    });
+    let prefix: string;
+    try {
+      prefix = new URL(url, 'http://server.invalid').pathname.replace(/\/+$/, '');
+    } catch {
+      continue;
+    }
+    if (prefix !== '') out.add(`${prefix}${template.startsWith('/') ? '' : '/'}${template}`);
+  }
+  out.delete(template);
+  return [...out];
 }
 
 function jsonType(v: unknown): string {
@@ -236,15 +270,18 @@ export class OpenApiDocument {
     if (this.ops) return this.ops;
     this.ops = [];
     const paths = isObj(this.root) && isObj(this.root.paths) ? this.root.paths : {};
+    const rootServers = isObj(this.root) ? this.root.servers : undefined;
     for (const template of Object.keys(paths)) {
       const found = this.locate(paths[template], `/paths/${escapeToken(template)}`);
       if (!found) continue;
+      const served = (op: Json) => servedTemplates(template, op.servers ?? found.node.servers ?? rootServers);
       for (const m of HTTP_METHODS) {
         const op = found.node[m];
         if (isObj(op))
           this.ops.push({
             method: m.toUpperCase(),
             template,
+            served: served(op),
             pointer: `${found.pointer}/${m}`,
             item: found.node,
             op,
@@ -258,6 +295,7 @@ export class OpenApiDocument {
             this.ops.push({
               method: m.toUpperCase(),
               template,
+              served: served(op),
               pointer: `${found.pointer}/additionalOperations/${escapeToken(m)}`,
               item: found.node,
               op,
@@ -270,7 +308,10 @@ export class OpenApiDocument {
   operationFor(method: string, template: string): Operation | undefined {
     const shape = (t: string) => t.replace(/\{[^}]+\}/g, '{}');
     const m = method.toUpperCase();
-    return this.operations().find((o) => o.method === m && shape(o.template) === shape(template));
+    const want = shape(template);
+    return this.operations().find(
+      (o) => o.method === m && (shape(o.template) === want || o.served.some((t) => shape(t) === want)),
+    );
   }
 
   /**

@@ -70,8 +70,8 @@ export function re2Engine(pattern: string, flags: string): { test(s: string): bo
   let re: RE2JS;
   try {
     re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-  } catch {
-    new RegExp(pattern, 'u');
+  } catch (err) {
+    if (invalidPattern(pattern) !== undefined) throw err;
     unjudgedPatterns.add(pattern);
     return { test: () => true, toString: name };
   }
@@ -91,15 +91,31 @@ export function re2Engine(pattern: string, flags: string): { test(s: string): bo
 }
 re2Engine.code = 're2js';
 
-/** Why `pattern` is not a valid ECMA-262 regular expression, or undefined when it is. */
+/**
+ * Why `pattern` is not a valid ECMA-262 regular expression, or undefined when it is: in unicode mode, or
+ * else as ECMA-262's Annex B reads it (identity escapes such as `\-`, `\_`, `\:`, which JSON Schema's
+ * "SHOULD be valid ECMA-262" does not rule out, and which RE2 reads alike).
+ */
 function invalidPattern(pattern: string): string | undefined {
   try {
     new RegExp(pattern, 'u');
     return undefined;
   } catch (err) {
-    return (err as Error).message;
+    try {
+      new RegExp(pattern);
+      return undefined;
+    } catch {
+      return (err as Error).message;
+    }
   }
 }
+
+/**
+ * Keys whose values are data, not schemas (an example's `pattern` member is no pattern), unless they name
+ * a property or a definition (their parent is one of MAP_KEYS).
+ */
+const DATA_KEYS = new Set(['example', 'examples', 'default', 'const', 'enum', 'value']);
+const MAP_KEYS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /**
  * Bounds and cycles of a description, in one iterative walk (no recursion: a document nested 200,000
@@ -117,9 +133,10 @@ export function screenDescription(doc: unknown): Hazard[] {
   let enumTotal = 0;
   let deepest = false;
   const pointers = new Map<object, string>();
-  const stack: Array<[unknown, string, number]> = [[doc, '', 0]];
+  // Each node with its pointer, its depth, and whether it is data (DATA_KEYS): no pattern there is judged.
+  const stack: Array<[unknown, string, number, boolean]> = [[doc, '', 0, false]];
   while (stack.length > 0) {
-    const [node, ptr, depth] = stack.pop()!;
+    const [node, ptr, depth, data] = stack.pop()!;
     if (node === null || typeof node !== 'object') {
       if (typeof node === 'string') chars += node.length;
       continue;
@@ -135,24 +152,26 @@ export function screenDescription(doc: unknown): Hazard[] {
     }
     pointers.set(node, ptr);
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${ptr}/${i}`, depth + 1]);
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${ptr}/${i}`, depth + 1, data]);
       continue;
     }
     const obj = node as Record<string, unknown>;
+    const map = MAP_KEYS.has(ptr.slice(ptr.lastIndexOf('/') + 1));
     for (const k of Object.keys(obj)) {
       chars += k.length;
-      stack.push([obj[k], `${ptr}/${escapeToken(k)}`, depth + 1]);
+      stack.push([obj[k], `${ptr}/${escapeToken(k)}`, depth + 1, data || (!map && DATA_KEYS.has(k))]);
     }
     if (Array.isArray(obj.enum)) {
       enumTotal += obj.enum.length;
       if (obj.enum.length > L.enumValues)
         add('too-large', `${ptr}/enum: ${obj.enum.length} values (at most ${L.enumValues})`);
     }
-    if (typeof obj.pattern === 'string') {
+    // Sizes and enums count everywhere; an example's members are no schema, so no pattern there is judged.
+    if (!data && typeof obj.pattern === 'string') {
       const why = invalidPattern(obj.pattern);
       if (why) add('invalid', `${ptr}/pattern: not a valid regular expression (${why})`);
     }
-    if (obj.patternProperties && typeof obj.patternProperties === 'object')
+    if (!data && obj.patternProperties && typeof obj.patternProperties === 'object')
       for (const p of Object.keys(obj.patternProperties)) {
         const why = invalidPattern(p);
         if (why) add('invalid', `${ptr}/patternProperties: key not a valid regular expression (${why})`);

@@ -369,7 +369,12 @@ export class LiveDescription {
     const p = path.split('?')[0]!;
     const key = `${method} ${p}`;
     if (this.found.has(key)) return this.found.get(key);
-    const op = this.ops.find((o) => o.method === method.toUpperCase() && templateRegex(o.template).test(p));
+    const m = method.toUpperCase();
+    const op = this.ops.find(
+      (o) =>
+        o.method === m &&
+        (templateRegex(o.template).test(p) || o.served.some((t) => templateRegex(t).test(p))),
+    );
     // Paths recur (a capture, a run's polls): each looked up once, up to a bound.
     if (this.found.size >= 10_000) this.found.clear();
     this.found.set(key, op);
@@ -696,19 +701,39 @@ export class LiveDescription {
    * `type: boolean` header sent as `true` would fail its own schema.
    */
   private headerValue(value: string, schema0: unknown): unknown {
-    const schema = this.deref<{ type?: unknown; items?: unknown }>(schema0);
+    const schema = this.deref<{ items?: unknown }>(schema0);
     const v = value.trim();
-    switch (schema?.type) {
+    switch (this.headerType(schema0)) {
       case 'integer':
       case 'number':
         return v === '' ? v : Number(v);
       case 'boolean':
         return v === 'true' ? true : v === 'false' ? false : v;
       case 'array':
-        return v === '' ? [] : v.split(',').map((item) => this.headerValue(item, schema.items));
+        return v === '' ? [] : v.split(',').map((item) => this.headerValue(item, schema?.items));
       default:
         return v;
     }
+  }
+
+  /**
+   * The type a header's schema gives its value: `type` as a string, or the one type besides `null` of a
+   * type list (`[integer, "null"]`), or of the branches of an `allOf`, `anyOf` or `oneOf` (how generators
+   * write an optional integer); undefined where none, or several, are given (the value stays a string).
+   */
+  private headerType(schema0: unknown, depth = 0): string | undefined {
+    const schema = this.deref<Record<string, unknown>>(schema0);
+    if (!schema || depth > 8) return undefined;
+    const types = new Set<string>();
+    const add = (t: unknown) => {
+      if (typeof t === 'string' && t !== 'null') types.add(t);
+    };
+    if (Array.isArray(schema.type)) for (const t of schema.type) add(t);
+    else add(schema.type);
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      if (Array.isArray(schema[key]))
+        for (const branch of schema[key]) add(this.headerType(branch, depth + 1));
+    return types.size === 1 ? [...types][0] : undefined;
   }
 
   private checkHeaders(
@@ -718,6 +743,8 @@ export class LiveDescription {
   ): ResponseFinding[] {
     const out: ResponseFinding[] = [];
     for (const { name, node: h, schemaPointer } of d.headers) {
+      // "If a response header is defined with the name "Content-Type", it SHALL be ignored." (OpenAPI 3.1)
+      if (name.toLowerCase() === 'content-type') continue;
       const value = res.headers[name.toLowerCase()];
       if (value === undefined) {
         if (h.required === true) {

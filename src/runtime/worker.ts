@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { findEntryList, ID_FIELDS, isPlainObject } from '../checks/json.ts';
+import { findCatalog, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
@@ -98,7 +98,7 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
         path: '/v1/models',
         headers: { authorization: `Bearer ${primary}` },
       });
-      const list = findEntryList(res.json);
+      const list = findCatalog(res.json);
       const ids = (list?.entries ?? [])
         .map((e) =>
           isPlainObject(e) ? ID_FIELDS.map((f) => e[f]).find((v) => typeof v === 'string') : undefined,

@@ -7,7 +7,14 @@
  * check wrapper, media jobs and rules, accounts rules, the model-based tests).
  */
 export { apiErrorShape } from '../checks/exchange.ts';
-export { entryId, findEntryList, findField, isPlainObject, listingMentions } from '../checks/json.ts';
+export {
+  entryId,
+  findCatalog,
+  findEntryList,
+  findField,
+  isPlainObject,
+  listingMentions,
+} from '../checks/json.ts';
 export {
   isTokenCountName,
   judgePoints,

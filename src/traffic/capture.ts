@@ -23,6 +23,8 @@ export interface CapturedExchange {
   bodyText?: string;
   /** A digest of the credential the request carried (Authorization, else a cookie): who sent it. */
   who?: string;
+  /** The gateway logged the credential the request carried (`_credential`), whatever headers it kept. */
+  credentialLogged?: true;
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
@@ -138,6 +140,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const out: CapturedExchange = { where, method, path, headers, startedAt };
   const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
+  if (typeof e?._credential === 'string' && e._credential !== '') out.credentialLogged = true;
   let body: Buffer | string | undefined;
   if (post && typeof post.text === 'string') {
     if (
@@ -203,6 +206,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
       : undefined;
   out.res = closeExchange(redactor, exchange, path, status, h, decoded, undefined, true, text);
   if (absent !== undefined) out.res.bodyAbsent = absent;
+  if (out.bodyText !== undefined) out.res.sentText = out.bodyText;
   // When the body arrived, as far as HAR says (first byte to last): what RSP-090 judges a stream by.
   const receive = obj(e?.timings)?.receive;
   if (typeof receive === 'number' && receive >= 0) out.res.arrival = { kind: 'receive', receiveMs: receive };

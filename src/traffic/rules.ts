@@ -8,9 +8,9 @@
  * not judge at all (not judged, never passed).
  */
 import type { Decimal } from 'decimal.js';
-import { entryId, findEntryList, findField, findString, isPlainObject } from '../checks/json.ts';
+import { entryId, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal } from '../checks/points.ts';
-import { parseSse, streamEventProblems, terminalEventProblems } from '../checks/sse.ts';
+import { parseSse, streamEventProblems, TERMINAL_EVENTS, terminalEventProblems } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import { nextPage } from '../runtime/lists.ts';
@@ -44,7 +44,7 @@ import { Recent } from './recent.ts';
  */
 export type SequenceExchange = Pick<
   CapturedExchange,
-  'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who'
+  'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who' | 'credentialLogged'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -107,8 +107,11 @@ export function replyFacts(
     (path === '/v1/models' || path === '/v1/media/models') &&
     !query &&
     nextPage(json, path, [], undefined) === null
-  )
-    facts.catalog = (findEntryList(json)?.entries ?? []).map(entryId).filter((v) => v !== undefined);
+  ) {
+    // A reply that holds no list at all is no catalog: nothing learnt (an empty catalog is an empty list).
+    const list = findCatalog(json);
+    if (list) facts.catalog = list.entries.map(entryId).filter((v) => v !== undefined);
+  }
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
   if (method === 'POST' && TEXT_CALLS.includes(path)) {
     const usages = findField(json, 'usage').flatMap((u) =>
@@ -165,6 +168,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     ...(post && x.json !== undefined ? { json: x.json } : {}),
     ...(post && x.bodyText !== undefined ? { bodyText: x.bodyText } : {}),
     ...(x.who !== undefined ? { who: x.who } : {}),
+    ...(x.credentialLogged ? { credentialLogged: true as const } : {}),
     ...(res
       ? {
           res: {
@@ -307,7 +311,11 @@ export class TrafficState {
     string,
     { body: string; status: number; id: unknown; where: string }
   >();
-  private readonly jobs = new Recent<string, string[]>();
+  /**
+   * Per key and job id (ids are per tenant: their format is not shown): the statuses it showed in turn,
+   * and when it was read last (ms; NaN where the capture gives no time).
+   */
+  private readonly jobs = new Recent<string, { statuses: string[]; at: number }>();
   /** Per key: usage record id -> charged_points as first read (PTS-006). */
   private readonly usage = new Recent<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
@@ -380,7 +388,8 @@ export class TrafficState {
     // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
     // all: a request without one then says nothing of what the client sent.
     if (this.credentialsRecorded) {
-      if (x.headers.authorization === undefined && isBusinessCall(x.method, path))
+      // A credential the gateway logged was sent, whatever headers its log keeps.
+      if (x.headers.authorization === undefined && !x.credentialLogged && isBusinessCall(x.method, path))
         mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
       if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
         mustRefuse('MASSET-002', 'an asset downloaded without a key');
@@ -446,13 +455,22 @@ export class TrafficState {
       res.mediaType === 'text/event-stream' &&
       res.bodyAbsent === undefined
     ) {
-      // RSP-004 and RSP-005 on its events, RSP-006 on its end: the live run's judgements of a stream.
+      // RSP-004 and RSP-005 on its events, RSP-006 on its end: the live run's judgements of a stream. A
+      // capture may hold a stream the client closed before its end (a user's Stop; nothing in HAR or a log
+      // says so reliably): a stream with no terminal event at all shows no end to judge, and an empty one
+      // (a tool that kept no body of a stream) shows nothing, both not judged here. A terminal event that
+      // is not the last, or several, are judged: the server sent them.
       const events = parseSse(res.text);
-      const stream = streamEventProblems(events);
-      judged.push(...stream.judged);
-      for (const p of stream.problems) findings.push(findingAt(p, where));
-      judged.push('RSP-006');
-      for (const p of terminalEventProblems(events)) findings.push(findingAt({ id: 'RSP-006', ...p }, where));
+      if (res.text.trim() !== '') {
+        const stream = streamEventProblems(events);
+        judged.push(...stream.judged);
+        for (const p of stream.problems) findings.push(findingAt(p, where));
+      }
+      if (events.some((e) => TERMINAL_EVENTS.includes(e.event ?? ''))) {
+        judged.push('RSP-006');
+        for (const p of terminalEventProblems(events))
+          findings.push(findingAt({ id: 'RSP-006', ...p }, where));
+      }
     }
     // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream.
     if (x.method === 'POST' && path === '/v1/responses' && body?.stream === true && ok2xx(status)) {
@@ -635,10 +653,16 @@ export class TrafficState {
     const jobRead = x.method === 'GET' && JOB_READ.test(path);
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
-    const seen = this.jobs.get(job.id) ?? [];
+    const jobKey = `${x.who ?? ''} ${job.id}`;
+    const known = this.jobs.get(jobKey) ?? { statuses: [], at: Number.NaN };
+    const seen = known.statuses;
     const last = seen.at(-1);
+    // A read that started before the last one judged (files given out of time order, workers' logs merged)
+    // is not a later step of the job: its status is not judged against what came after it.
+    const at = Date.parse(x.startedAt);
+    const earlier = at < known.at;
     // A create answering a job already known is a repeat: a status the job showed may be the stored reply.
-    const snapshot = !jobRead && isReplaySnapshot(seen, job.status);
+    const snapshot = earlier || (!jobRead && isReplaySnapshot(seen, job.status));
     if (!snapshot) takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     // MJOB-021: a job reply that reads succeeded names its asset.
     takeJudged(
@@ -663,6 +687,6 @@ export class TrafficState {
     }
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
-    this.jobs.set(job.id, seen);
+    this.jobs.set(jobKey, { statuses: seen, at: earlier || Number.isNaN(at) ? known.at : at });
   }
 }

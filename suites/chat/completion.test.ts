@@ -4,7 +4,7 @@ import {
   documentedViolations,
   entryId,
   expectStatus,
-  findEntryList,
+  findCatalog,
   isPlainObject,
   isSuccess,
   isTokenCountName,
@@ -173,7 +173,7 @@ check(
   'answers chat for every chat model the catalog lists',
   async (t) => {
     const catalog = await t.get('/v1/models');
-    const entries = findEntryList(catalog.json)?.entries ?? [];
+    const entries = findCatalog(catalog.json)?.entries ?? [];
     const ids = entries
       .filter(
         (e) =>

@@ -1,7 +1,7 @@
 import {
   type CheckContext,
   check,
-  findEntryList,
+  findCatalog,
   findField,
   isPlainObject,
   isSuccess,
@@ -27,7 +27,7 @@ async function catalog(t: CheckContext, as: 'primary' | 'no_models' = 'primary')
   ) {
     t.abort();
   }
-  return { res, list: findEntryList(res.json) };
+  return { res, list: findCatalog(res.json) };
 }
 
 check(

@@ -6,7 +6,7 @@ import {
   entryId,
   expectStatus,
   type ForbiddenHint,
-  findEntryList,
+  findCatalog,
   type HttpResponse,
   isSuccess,
 } from '../../src/suite/index.ts';
@@ -34,7 +34,7 @@ const CALLS: Array<{
     name: 'responses',
     hint: 'responses',
     forbidden: 'forbidden_responses',
-    body: (model) => ({ model, input: 'Say ok.', max_output_tokens: 1 }),
+    body: (model) => ({ model, input: 'Say ok.', max_output_tokens: 16 }),
   },
   {
     path: '/v1/embeddings',
@@ -104,7 +104,7 @@ for (const call of CALLS) {
       const upper = id.toUpperCase();
       if (upper === id) return t.skip(`the ${call.hint} model id ${id} has no lower-case letter to change`);
       const models = await t.get('/v1/models');
-      const listed = isSuccess(models.status) ? findEntryList(models.json)?.entries.map(entryId) : undefined;
+      const listed = isSuccess(models.status) ? findCatalog(models.json)?.entries.map(entryId) : undefined;
       if (!listed)
         return t.skip(
           `the catalog cannot tell whether ${upper} is listed (GET /v1/models answered ${models.status})`,
@@ -170,10 +170,10 @@ check(
  */
 async function mediaModel(t: CheckContext): Promise<string> {
   const media = await t.get('/v1/media/models');
-  const list = isSuccess(media.status) ? findEntryList(media.json) : undefined;
+  const list = isSuccess(media.status) ? findCatalog(media.json) : undefined;
   // One the text catalog does not list too (such a model would not be the wrong type there).
   const text = await t.get('/v1/models');
-  const textIds = new Set(findEntryList(text.json)?.entries.map(entryId) ?? []);
+  const textIds = new Set(findCatalog(text.json)?.entries.map(entryId) ?? []);
   const id = list?.entries.map(entryId).find((v): v is string => typeof v === 'string' && !textIds.has(v));
   if (!id)
     return t.skip(
@@ -227,7 +227,7 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
       const embedding = await t.hint('embedding');
       // A catalog that shows the embedding model able to answer this call makes it no wrong type here.
       const models = await t.get('/v1/models');
-      const entry = findEntryList(models.json)?.entries.find((e) => entryId(e) === embedding);
+      const entry = findCatalog(models.json)?.entries.find((e) => entryId(e) === embedding);
       if (!isSuccess(models.status) || entry === undefined)
         return t.skip(
           `the catalog does not list the embedding model ${embedding} (GET /v1/models: ${models.status})`,
@@ -278,6 +278,36 @@ for (const call of CALLS) {
     },
   );
 }
+// "An empty list means the key is valid but the account has no effective model" and "A model missing
+// from the catalog cannot be called": the `no_models` account calls the model the primary catalog lists
+// (accepted there first, the control), on each model call; refused, with 403 ("an unauthorised model").
+for (const call of CALLS) {
+  check(
+    { ids: ['MODELS-004', 'MODEL-002'], effect: 'billable', roles: ['no_models'] },
+    `refuses every model on ${call.name} for an account whose catalog is empty`,
+    async (t) => {
+      const model = await t.hint(call.hint);
+      const catalog = await t.get('/v1/models', { as: 'no_models' });
+      const listed = isSuccess(catalog.status) ? findCatalog(catalog.json)?.entries.map(entryId) : undefined;
+      if (!listed)
+        return t.skip(
+          `the no_models account's catalog cannot be read (GET /v1/models answered ${catalog.status})`,
+          answeredCause('GET', '/v1/models', catalog.status),
+        );
+      // An account whose catalog lists it is no empty catalog (MODELS-005 judges that): nothing to judge.
+      if (listed.includes(model)) return t.skip(`the no_models account's catalog lists ${model}`);
+      await control(t, call);
+      const res = await t.post(call.path, call.body(model), { as: 'no_models' });
+      const what = `POST ${call.path} with ${model} by an account whose catalog is empty`;
+      if (t.notJudged429(res, what)) return;
+      expectStatus(t, res, 'MODELS-004', '4xx', what, {
+        expected: 'a 4xx refusal (403 for an unauthorised model)',
+      });
+      expectStatus(t, res, 'MODEL-002', 403, `${what},`);
+    },
+  );
+}
+
 // Streamed, the same call: refused (MODELS-004), with 403 (MODEL-002: "an unauthorised model gives 403").
 for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
   check(

@@ -50,7 +50,7 @@ check(
     await legacyCall(t, '/v1/responses', {
       model: await t.hint('responses'),
       input: 'Say ok.',
-      max_output_tokens: 2,
+      max_output_tokens: 16,
     });
   },
 );
@@ -70,7 +70,7 @@ check(
     await legacyCall(t, '/v1/responses', {
       model: await t.hint('responses'),
       input: 'Say ok.',
-      max_output_tokens: 2,
+      max_output_tokens: 16,
       stream: true,
     });
   },

@@ -3,7 +3,7 @@ import {
   check,
   entryId,
   expectStatus,
-  findEntryList,
+  findCatalog,
   isPlainObject,
   isSuccess,
   pointsFieldPointers,
@@ -68,7 +68,7 @@ check(
 );
 
 const idsOf = (json: unknown): string[] =>
-  (findEntryList(json)?.entries ?? [])
+  (findCatalog(json)?.entries ?? [])
     .map(entryId)
     .filter((v): v is string => !!v)
     .sort();

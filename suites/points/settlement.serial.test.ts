@@ -159,7 +159,7 @@ check(
       id: 'IDEM-001',
       what: 'replaying the same /v1/responses request with the same Idempotency-Key',
       path: '/v1/responses',
-      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 3 },
+      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 16 },
     });
   },
 );
@@ -184,7 +184,7 @@ check(
       id: 'IDEM-003',
       what: 'replaying the same /v1/responses request with the legacy currency Accept header',
       path: '/v1/responses',
-      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 3 },
+      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 16 },
       secondHeaders: LEGACY,
     });
   },

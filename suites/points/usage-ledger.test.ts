@@ -33,7 +33,7 @@ check(
     });
     await t.post(
       '/v1/responses',
-      { model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 2, stream: true },
+      { model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 16, stream: true },
       { timeoutMs: t.target.timeouts.streamMs },
     );
     for (const p of ['/v1/usage', '/v1/ledger', '/v1/balance']) await t.get(p);

@@ -31,7 +31,7 @@ async function stream(t: CheckContext) {
   try {
     return await t.post(
       PATH,
-      { model, input: 'Say ok.', max_output_tokens: 8, stream: true },
+      { model, input: 'Say ok.', max_output_tokens: 16, stream: true },
       { timeoutMs: ms },
     );
   } catch (err) {
@@ -46,7 +46,7 @@ check(
   'answers a model with native responses support',
   async (t) => {
     const model = await t.hint('responses');
-    const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 8 });
+    const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 16 });
     const ok = expectStatus(t, res, 'RSP-001', '2xx', `a responses call for ${model}`);
     const named = (res.json as { model?: unknown } | undefined)?.model;
     if (ok && named !== undefined) {
@@ -65,7 +65,7 @@ check(
   'refuses a model without native responses support',
   async (t) => {
     const model = await t.hint('no_responses');
-    const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 8 });
+    const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 16 });
     expectStatus(t, res, 'RSP-002', '4xx', `a responses call for ${model} (no native responses support)`);
   },
 );
@@ -112,7 +112,7 @@ const NATURAL_CAPS = [256, 2048];
 const textBytes = (events: ReturnType<typeof parseSse>): number =>
   events
     .filter((e) => e.event === 'response.output_text.delta')
-    .reduce((n, e) => n + Buffer.byteLength(incrementOf(e.data) ?? ''), 0);
+    .reduce((n, e) => n + Buffer.byteLength(incrementOf(e.data)), 0);
 
 /** The reason a response.incomplete event's data names (`incomplete_details.reason`), if any. */
 function incompleteReason(data: string): string | undefined {
@@ -177,5 +177,5 @@ caseTableChecks({
   table: 'responses',
   effect: 'billable',
   path: PATH,
-  base: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 8 }),
+  base: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 16 }),
 });

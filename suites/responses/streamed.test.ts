@@ -7,7 +7,7 @@ check(
     const model = await t.hint('no_responses');
     const res = await t.post(
       '/v1/responses',
-      { model, input: 'Say ok.', max_output_tokens: 8, stream: true },
+      { model, input: 'Say ok.', max_output_tokens: 16, stream: true },
       { timeoutMs: t.target.timeouts.streamMs },
     );
     expectStatus(

@@ -156,7 +156,11 @@ export function isApiError(body: unknown): boolean {
   );
 }
 
-type Doc = { paths: Record<string, Record<string, Operation>>; components: object };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: object;
+  servers?: Array<{ url?: string }>;
+};
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
 
 /**
@@ -164,7 +168,10 @@ type Operation = { responses: Record<string, { content?: Record<string, { schema
  * undeclared content type, or a JSON body outside the declared schema. Empty when it conforms.
  */
 export function describedProblems(doc: Doc, method: string, path: string, exchange: Exchange): string[] {
-  const op = doc.paths[path]?.[method.toLowerCase()];
+  // A server URL's path stands before every path key (variant openapi-written-otherwise: `/v1`).
+  const prefix = new URL(doc.servers?.[0]?.url ?? '/', 'http://server.invalid').pathname.replace(/\/+$/, '');
+  const key = !doc.paths[path] && prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+  const op = doc.paths[key]?.[method.toLowerCase()];
   if (!op) return [`${method} ${path} is not described`];
   const response = op.responses[String(exchange.status)] ?? op.responses.default;
   if (!response) return [`status ${exchange.status} is not declared`];

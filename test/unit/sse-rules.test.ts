@@ -19,29 +19,34 @@ describe('streamEventProblems', () => {
     expect(terminalEventProblems(ok)).toEqual([]);
   });
 
-  it('finds a stream with no event, events without a name or data, a delta without an increment', () => {
+  it('finds a stream with no event, events without a name or data; a delta of any data has an increment', () => {
     expect(streamEventProblems([]).problems.map((p) => p.message)).toEqual(['the stream holds no event']);
     const bad = streamEventProblems([
       { data: '{"delta":"a"}' },
+      { event: 'response.created', data: '' },
+      // Plain text: a zero-length increment, and a token that reads as a number.
       { event: 'response.output_text.delta', data: '' },
+      { event: 'response.output_text.delta', data: '42' },
       { event: 'response.completed', data: '{}' },
     ]);
     expect(bad.problems.map((p) => [p.id, p.message])).toEqual([
       ['RSP-004', 'events of the stream have no event name'],
       ['RSP-004', 'events of the stream have no data'],
-      ['RSP-005', 'a response.output_text.delta event carries no text increment'],
     ]);
   });
 
   it('takes a zero-length increment as one, and notes only all of them empty beside a text', () => {
     expect(incrementOf('{"delta":""}')).toBe('');
     expect(incrementOf('plain')).toBe('plain');
-    expect(incrementOf('')).toBeUndefined();
+    // Plain text whatever it is: empty (a zero-length increment), or a token that reads as a JSON scalar.
+    expect(incrementOf('')).toBe('');
+    expect(incrementOf('42')).toBe('42');
+    expect(incrementOf('null')).toBe('null');
+    expect(incrementOf('true')).toBe('true');
     // The first string delta or text member, depth first; any other object is an increment as written.
     expect(incrementOf('{"type":"x","item":{"text":"a"},"delta":"b"}')).toBe('a');
     expect(incrementOf('{"delta":{"x":1}}')).toBe('{"delta":{"x":1}}');
     expect(incrementOf('[{"n":1},{"delta":"c"}]')).toBe('c');
-    expect(incrementOf('42')).toBeUndefined();
     const blank = sse(
       ['response.output_text.delta', '{"delta":""}'],
       ['response.completed', '{"text":"Hi"}'],

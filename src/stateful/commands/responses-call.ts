@@ -15,7 +15,7 @@ export class ResponsesCall extends Step {
     const body = {
       model: m.env.responses,
       input: `Say ok. ${randomUUID().slice(0, 8)}`,
-      max_output_tokens: 3,
+      max_output_tokens: 16,
     };
     const res = await r.t.post('/v1/responses', body, { headers: { 'idempotency-key': key } });
     if (!is2xx(res.status)) return;
