@@ -357,8 +357,8 @@ export const AUTH_VARIANTS = [
     name: 'guard-429-refusals',
     readings: ['RATE-001'],
     description:
-      'every 4th 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 15th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
-    // The 4th refusal is a 429 with Retry-After: 1; the 15th balance read a 429 without Retry-After.
+      'every 8th 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 15th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
+    // The 8th refusal is a 429 with Retry-After: 1; the 15th balance read a 429 without Retry-After.
     probe: {
       run: async ({ ref, chat, balance }) => {
         const refused: ProbeReply[] = [];
