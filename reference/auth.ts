@@ -126,6 +126,15 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
       return;
     }
     const outcome = authenticate(ctx, request);
+    // Variant restriction-404-on-ids: an expired or IP-blocked key's restriction is checked after the
+    // lookup of the resource a path names, where an unknown id answers 404 first.
+    if (
+      'error' in outcome &&
+      isVariant(ctx, 'restriction-404-on-ids') &&
+      (outcome.error === 'key_expired' || outcome.error === 'ip_not_allowed') &&
+      request.routeOptions.url?.includes(':')
+    )
+      return sendError(reply, ctx, 'not_found', 'No such resource.');
     if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
     request.caller = ctx.fault === 'enterprise-balance-split' ? splitBalance(outcome.key) : outcome.key;
     const scopes = outcome.key.scopes;

@@ -78,7 +78,11 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
         error: ctx.fault === 'unknown-model-400' ? 'invalid_request' : 'model_not_found',
         message: `No model ${id}.`,
       };
-    if (!model) return { error: 'model_not_found', message: `No model ${id}.` };
+    // No model of the kind to answer with (an empty catalog): refused as it would be without the fault.
+    if (!model)
+      return known
+        ? { error: 'model_not_allowed', message: `The model ${id} is not in this account's catalog.` }
+        : { error: 'model_not_found', message: `No model ${id}.` };
   }
   const caps = model.capabilities;
   const textModel = caps.includes('chat') || caps.includes('responses');

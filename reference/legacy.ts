@@ -41,7 +41,7 @@ export function isPointsField(field: string): boolean {
 
 /**
  * A body in the legacy format: every points field renamed, at any depth. Fault legacy-added keeps
- * the points fields and adds the legacy ones next to them.
+ * the points fields and adds the legacy ones next to them; fault legacy-drops-points leaves them out.
  */
 export function toLegacy(ctx: RefContext, node: unknown): unknown {
   if (Array.isArray(node)) return node.map((item) => toLegacy(ctx, item));
@@ -50,6 +50,8 @@ export function toLegacy(ctx: RefContext, node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     const converted = toLegacy(ctx, value);
     if (ctx.fault === 'legacy-added' && isPointsField(key)) out[key] = converted;
+    // Fault legacy-drops-points: the points fields are left out, with nothing in their place.
+    if (ctx.fault === 'legacy-drops-points' && isPointsField(key)) continue;
     // Fault legacy-model-alias: a reply's model named by a legacy alias of its id.
     if (ctx.fault === 'legacy-model-alias' && key === 'model' && typeof converted === 'string')
       out[key] = `legacy:${converted}`;

@@ -42,6 +42,12 @@ export async function recordCapture(
     await send({ method: 'GET', path: '/v1/models', headers: as() });
     await send({ method: 'GET', path: '/v1/media/models', headers: as() });
     await send({ method: 'GET', path: '/v1/balance', headers: as() });
+    // The same read in the legacy currency format (LEGACY-001: no points field left in it).
+    await send({
+      method: 'GET',
+      path: '/v1/balance',
+      headers: { ...as(), accept: 'application/vnd.service.currency.v1+json' },
+    });
     const chat = { model: ref.hints.chat, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 };
     const keyed = { ...as(), 'idempotency-key': `chat-${nonce}` };
     await send({ method: 'POST', path: '/v1/chat/completions', headers: keyed, json: chat });

@@ -287,6 +287,41 @@ export const INFERENCE_FAULTS = [
     breaks: ['MODEL-002', 'MODELS-004'],
     probe: { run: async ({ ref, chat }) => (await chat(ref, { model: ref.hints.forbidden })).status === 200 },
   },
+  // routes/responses.ts: a stream's end names another model than the one asked
+  {
+    name: 'responses-stream-model-substituted',
+    description:
+      "a streamed /v1/responses reply names `<model>-mini` in its events' response (its end included), not the model asked",
+    breaks: ['MODEL-001'],
+    probe: {
+      run: async ({ ref, events }) =>
+        (await events(ref)).some(
+          (e) => /^response\.(completed|incomplete)$/.test(e.event ?? '') && /-mini"/.test(e.data),
+        ),
+    },
+  },
+  // routes/chat.ts, routes/responses.ts: the idempotency store keeps JSON replies only
+  {
+    name: 'stream-replay-reexecutes',
+    description:
+      'a streamed chat or responses call replayed with its Idempotency-Key executes and charges again (the store keeps JSON replies only)',
+    breaks: ['IDEM-001'],
+    probe: {
+      run: async ({ ref, call, chatBody, balance }) => {
+        const streamed = () =>
+          call(ref, '/v1/chat/completions', {
+            method: 'POST',
+            role: 'primary',
+            headers: { 'idempotency-key': 'probe-stream-key' },
+            json: chatBody(ref, { stream: true }),
+          });
+        await streamed();
+        const before = (await balance(ref)).body.total_points;
+        await streamed();
+        return (await balance(ref)).body.total_points !== before;
+      },
+    },
+  },
   // inference.ts: an empty catalog read as no restriction (an empty allow-list allows all)
   {
     name: 'empty-catalog-calls-all',

@@ -762,6 +762,33 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // routes/media-jobs.ts: the create's answer names another model ("never substitutes another model")
+  {
+    name: 'job-create-model-substituted',
+    description:
+      'a media job create is answered naming another documented model than the one asked (its reads name the right one)',
+    breaks: ['MJOB-020'],
+    probe: {
+      run: async ({ ref, createJob }) =>
+        (await createJob(ref, jobBody('wc-100010'))).body?.model === 'wc-100011',
+    },
+  },
+  // routes/media-jobs.ts: one Idempotency-Key store for the job creates of every account
+  {
+    name: 'job-key-global',
+    description:
+      "job creates' Idempotency-Keys are kept across accounts: another tenant's create of the same body with the same key is answered with the first tenant's job",
+    breaks: ['MASSET-003'],
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const key = `probe-${Math.random()}`;
+        const body = jobBody('wc-100010');
+        const a = await createJob(ref, body, { headers: { 'idempotency-key': key } });
+        const b = await createJob(ref, body, { role: 'other_tenant', headers: { 'idempotency-key': key } });
+        return a.status === 201 && b.body?.id === a.body?.id;
+      },
+    },
+  },
   // routes/media-inputs.ts: the quota held for images only
   {
     name: 'quota-images-only',

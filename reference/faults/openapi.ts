@@ -350,6 +350,21 @@ export const OPENAPI_VARIANTS = [
           undefined,
     },
   },
+  // routes/public.ts + openapi.ts: "OpenAPI 3.1 at /openapi.json", its media type not stated
+  {
+    name: 'openapi-served-as-text',
+    readings: ['OAS-001'],
+    description:
+      'GET /openapi.json answers the description as text/plain; charset=utf-8 (and describes itself so)',
+    openapi: ({ paths }) => {
+      const ok = paths['/openapi.json'].get.responses['200'] as { content: JsonObject };
+      ok.content = { 'text/plain': { schema: { type: 'string' } } };
+    },
+    probe: {
+      request: req.openapi(),
+      holds: (r) => (r.headers.get('content-type') ?? '').startsWith('text/plain'),
+    },
+  },
   // openapi.ts: a description written as OpenAPI allows, where the suite had read it narrowly. Four
   // readings in one row (each is proven by the row failing with its own check put back):
   // - "The path is appended to the URL from the Server Object": the /v1 prefix in the server URL, the

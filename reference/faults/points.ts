@@ -205,6 +205,31 @@ export const POINTS_FAULTS = [
       },
     },
   },
+  // legacy.ts: the points fields are left out under the legacy format, nothing in their place
+  {
+    name: 'legacy-drops-points',
+    description:
+      'under the legacy format the points fields are left out, no legacy amount field in their place (described so: no points field is required, nor its legacy twin)',
+    breaks: ['LEGACY-001'],
+    openapi: ({ schemas }) => {
+      const walk = (node: unknown): void => {
+        if (Array.isArray(node)) for (const x of node) walk(x);
+        else if (node && typeof node === 'object') {
+          const o = node as { required?: unknown };
+          if (Array.isArray(o.required))
+            o.required = o.required.filter((f) => !/_(points|amount)(_|$)/.test(String(f)));
+          for (const v of Object.values(node)) walk(v);
+        }
+      };
+      walk(schemas);
+    },
+    probe: {
+      run: async ({ ref, call }) => {
+        const { body } = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+        return !('total_points' in body) && !('total_amount' in body);
+      },
+    },
+  },
   // routes/models.ts: model ids gain "-legacy" under the legacy format
   {
     name: 'legacy-model-ids',

@@ -107,7 +107,11 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     const idem = idempotencyOf(ctx, request, account, PATH);
     const refused = refuseKey(reply, ctx, idem);
     if (refused) return refused;
-    if (idem.kind === 'replay') {
+    // Fault stream-replay-reexecutes: the idempotency store keeps JSON replies only, so a streamed call
+    // replayed with its key executes (and charges) again.
+    const storeSkipsStream =
+      ctx.fault === 'stream-replay-reexecutes' && (request.body as Body)?.stream === true;
+    if (idem.kind === 'replay' && !storeSkipsStream) {
       // Fault replay-reprices-usage: the replay (not charged again) re-prices the settled usage record.
       if (ctx.fault === 'replay-reprices-usage') {
         const record = account.usage.find((u) => u.id === (idem.result as ChatResult).settlement.usageId);

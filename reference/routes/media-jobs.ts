@@ -24,6 +24,7 @@ import { underStudioName, validateJob } from '../media/validate.ts';
 import { FAIL_MARKER, jobView, quoteOf, scaledQuoteOf, UNCERTAIN_MARKER } from '../media/view.ts';
 import { raceWindow } from '../race.ts';
 import { isVariant } from '../reach.ts';
+import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
@@ -43,11 +44,15 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
   // Decided per request, where it acts (variant reach: reference/reach.ts).
   const created = () => (isVariant(ctx, 'job-202') ? 202 : 201);
 
+  // Fault job-key-global: the Idempotency-Keys of job creates kept in one store for every account.
+  const globalKeys: Pick<Account, 'idempotency'> = { idempotency: new Map() };
+  const keysOf = (account: Account) => (ctx.fault === 'job-key-global' ? globalKeys : account);
+
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
     if (Buffer.isBuffer(request.body) || isUpload(request.body))
       return sendError(reply, ctx, 'unsupported_media_type', 'The body of a media job is JSON.');
-    const found = lookupKey(request, account, `POST ${PATH}\n${canonicalJson(request.body)}`);
+    const found = lookupKey(request, keysOf(account), `POST ${PATH}\n${canonicalJson(request.body)}`);
     const refused = refuseKey(reply, ctx, found);
     if (refused) return refused;
     const stored = found.kind === 'stored' ? found : undefined;
@@ -162,7 +167,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         jobId: job.id,
       });
     if (found.kind === 'new') {
-      account.idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
+      keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
       if (isVariant(ctx, 'create-drop-once')) {
         reply.hijack();
@@ -171,6 +176,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       }
     }
     const view = jobView(ctx, job, now);
+    // Fault job-create-model-substituted: the create's answer names another documented model than asked.
+    if (ctx.fault === 'job-create-model-substituted' && typeof view.model === 'string')
+      view.model = view.model === 'wc-100010' ? 'wc-100011' : 'wc-100010';
     // Variant job-replay-stored: the reply is stored with the key and a repeated create answers it as it was.
     if (isVariant(ctx, 'job-replay-stored')) job.storedReply = view;
     return sendJson(ctx, request, reply.code(created()), view);

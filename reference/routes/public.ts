@@ -27,6 +27,9 @@ export function registerPublic(app: FastifyInstance, ctx: RefContext, openapi: (
         .code(404)
         .type('application/json; charset=utf-8')
         .send({ message: 'Route GET:/openapi.json not found', error: 'Not Found', statusCode: 404 });
+    // Variant openapi-served-as-text: the description is sent as text/plain (and described so).
+    if (isVariant(ctx, 'openapi-served-as-text'))
+      return reply.type('text/plain; charset=utf-8').send(JSON.stringify(openapi()));
     return openapi();
   });
 }

@@ -107,7 +107,11 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
         : idempotencyOf(ctx, request, account, PATH);
     const refused = refuseKey(reply, ctx, idem);
     if (refused) return refused;
-    if (idem.kind === 'replay') {
+    // Fault stream-replay-reexecutes: the idempotency store keeps JSON replies only, so a streamed call
+    // replayed with its key executes (and charges) again.
+    const storeSkipsStream =
+      ctx.fault === 'stream-replay-reexecutes' && (request.body as Body)?.stream === true;
+    if (idem.kind === 'replay' && !storeSkipsStream) {
       markReplayed(reply, ctx);
       return answer(request, reply, idem.result as ResponsesResult);
     }
@@ -281,5 +285,12 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
       }),
     );
   }
+  // Fault responses-stream-model-substituted: a stream ends naming another model than the one asked.
+  if (ctx.fault === 'responses-stream-model-substituted')
+    for (const e of events)
+      if (typeof e.data !== 'string' && e.event !== 'response.output_text.delta') {
+        const response = e.data.response as Record<string, unknown> | undefined;
+        if (response) e.data = { ...e.data, response: { ...response, model: `${result.model}-mini` } };
+      }
   return events;
 }

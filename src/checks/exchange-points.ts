@@ -1,7 +1,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './exchange.ts';
 import { isPlainObject } from './json.ts';
-import { fieldFindings, judgePoints, type PointsField } from './points.ts';
+import { fieldFindings, judgePoints, type PointsField, pointsFieldPointers } from './points.ts';
 import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
 import { replyBody } from './sse.ts';
 
@@ -20,6 +20,32 @@ export function legacyReply(res: HttpResponse): boolean {
     accept?.toLowerCase().includes(LEGACY_CURRENCY_TYPE) === true ||
     res.mediaType?.includes('vnd.service.currency') === true
   );
+}
+
+/** "On models, balance, usage, ledger, media job and inference requests" the legacy header applies. */
+const LEGACY_PATHS =
+  /^\/v1\/(models|balance|usage|ledger|media\/jobs(\/[^/?]+)?|chat\/completions|responses|embeddings)(\?|$)/;
+
+/**
+ * LEGACY-001 on every reply in the legacy currency format (legacyReply) of those requests: "selects the
+ * legacy amount fields in place of points fields", so no field of the points table is left in it (a
+ * streamed reply's events too). Judged where such a reply (2xx, with a body) stands; live, the legacy
+ * tests look for the legacy fields in their place, which one reply cannot show.
+ */
+export function legacyJudged(res: HttpResponse): { findings: Finding[]; observed: string[] } {
+  if (res.status < 200 || res.status >= 300 || !LEGACY_PATHS.test(res.rawPath) || !legacyReply(res))
+    return { findings: [], observed: [] };
+  const body = replyBody(res);
+  if (body === undefined) return { findings: [], observed: [] };
+  const where = `${res.method} ${res.exchange.path}`;
+  return {
+    findings: pointsFieldPointers(body).map((pointer) => ({
+      id: 'LEGACY-001',
+      message: `${where} in the legacy currency format still carries the points field ${pointer}`,
+      pointer,
+    })),
+    observed: ['LEGACY-001'],
+  };
 }
 
 /** Replies of the "new conversation interfaces" and account reads, where `*_credits` names must not appear. */

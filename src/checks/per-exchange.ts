@@ -8,7 +8,7 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { ResponseSource } from '../openapi/fallback.ts';
 import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
-import { pointsJudged } from './exchange-points.ts';
+import { legacyJudged, pointsJudged } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';
 import { bufferedStream, streamTimed } from './stream-pacing.ts';
 
@@ -61,6 +61,12 @@ export const EXCHANGE_CHECKS: ReadonlyArray<{
     ids: ['PTS-001', 'PTS-002', 'PTS-003', 'PTS-004'],
     everyExchange: true,
     run: (res) => pointsJudged(res),
+  },
+  {
+    family: 'the legacy currency format',
+    ids: ['LEGACY-001'],
+    everyExchange: true,
+    run: (res) => legacyJudged(res),
   },
   {
     family: 'suspicious fields',

@@ -96,6 +96,22 @@ export function incrementOf(data: string): string {
   return textField(parsed) ?? JSON.stringify(parsed);
 }
 
+/**
+ * The model a streamed response names at its end: `response.model` (else `model`) in the JSON data of its
+ * last terminal event; undefined where none is named (the events' data shapes are not shown).
+ */
+export function streamedModel(events: readonly SseEvent[]): string | undefined {
+  const terminal = events.filter((e) => TERMINAL_EVENTS.includes(e.event ?? '')).at(-1);
+  if (!terminal) return undefined;
+  try {
+    const d = JSON.parse(terminal.data) as { response?: { model?: unknown }; model?: unknown } | null;
+    const named = d?.response?.model ?? d?.model;
+    return typeof named === 'string' ? named : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The first string `delta` or `text` member of a JSON value, depth first in its members' order. */
 function textField(v: unknown): string | undefined {
   if (Array.isArray(v)) {

@@ -399,7 +399,11 @@ export function closeExchange(
   let json: unknown;
   let jsonError: string | undefined;
   let jsonTooDeep = false;
-  const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text));
+  // The description's media type is not stated ("OpenAPI 3.1 at `/openapi.json`"): JSON served there as
+  // text/plain or octet-stream is read as JSON all the same (what its content type is, the description
+  // itself judges, RESP-002).
+  const description = rawPath.split('?')[0] === '/openapi.json' && /^\s*\{/.test(text);
+  const looksJson = isJsonMediaType(mediaType) || (!mediaType && /^\s*[[{]/.test(text)) || description;
   if (tooLarge)
     jsonError = `a body of ${tooLarge.bytes} bytes, more than the ${JSON_PARSE_CAP} the suite reads: not examined`;
   else if (looksJson && buf.length > 0) {

@@ -27,6 +27,7 @@ export {
   parseSse,
   replyBody,
   streamEventProblems,
+  streamedModel,
   TERMINAL_EVENTS,
   terminalEventProblems,
 } from '../checks/sse.ts';

@@ -10,7 +10,13 @@
 import type { Decimal } from 'decimal.js';
 import { entryId, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal } from '../checks/points.ts';
-import { parseSse, streamEventProblems, TERMINAL_EVENTS, terminalEventProblems } from '../checks/sse.ts';
+import {
+  parseSse,
+  streamEventProblems,
+  streamedModel,
+  TERMINAL_EVENTS,
+  terminalEventProblems,
+} from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
 import { nextPage } from '../runtime/lists.ts';
@@ -209,6 +215,7 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
     needs: "a media job naming a model absent from the same key's earlier GET /v1/media/models",
   },
   { id: 'MODEL-001', needs: 'a chat, embedding or responses reply (2xx) naming a model' },
+  { id: 'MJOB-020', needs: 'a media job create answered 2xx naming a model' },
   { id: 'MASSET-002', needs: 'an asset download without a key' },
   { id: 'RSP-003', needs: 'a POST /v1/responses with stream true answered 2xx' },
   { id: 'RSP-004', needs: 'a streamed POST /v1/responses reply (2xx, text/event-stream)' },
@@ -428,6 +435,18 @@ export class TrafficState {
           'MJOB-044',
           `media model ${JSON.stringify(body.model)} is not in this key's media catalog read earlier in the capture`,
         );
+      // MJOB-020: the job a create answers names the model requested ("never substitutes another model").
+      const named = res.facts?.model;
+      if (ok2xx(status) && typeof body.model === 'string' && named !== undefined) {
+        judged.push('MJOB-020');
+        if (named !== body.model)
+          findings.push({
+            id: 'MJOB-020',
+            message: `${where}: requested media model ${body.model}, the job names ${JSON.stringify(named)}`,
+            received: named,
+            expected: body.model,
+          });
+      }
     }
     if (x.method === 'POST' && TEXT_CALLS.includes(path) && body && typeof body.model === 'string') {
       const catalog = x.who ? this.textCatalog.get(x.who) : undefined;
@@ -465,6 +484,18 @@ export class TrafficState {
         const stream = streamEventProblems(events);
         judged.push(...stream.judged);
         for (const p of stream.problems) findings.push(findingAt(p, where));
+      }
+      // MODEL-001 on the model the stream's end names, as on a reply's body.
+      const named = streamedModel(events);
+      if (named !== undefined && body && typeof body.model === 'string') {
+        judged.push('MODEL-001');
+        if (named !== body.model)
+          findings.push({
+            id: 'MODEL-001',
+            message: `${where}: requested ${body.model}, the stream's end names ${JSON.stringify(named)}`,
+            received: named,
+            expected: body.model,
+          });
       }
       if (events.some((e) => TERMINAL_EVENTS.includes(e.event ?? ''))) {
         judged.push('RSP-006');

@@ -250,6 +250,30 @@ check(
   },
 );
 
+// Jobs are private to their owner (judging.md) and "For a new logical task use a new key" is each tenant's:
+// another tenant's create with the same Idempotency-Key and body is its own task. A store of keys shared
+// across tenants would answer it with this tenant's job (its id, later its asset).
+check(
+  { ids: ['MASSET-003'], effect: 'billable', roles: ['other_tenant'] },
+  "keeps each tenant's Idempotency-Keys its own: another tenant's job create with the same key gets no job of this one",
+  async (t) => {
+    const key = `conformance-job-${randomUUID()}`;
+    const mine = await createJob(t, 'wc-100010', {}, { 'idempotency-key': key });
+    if (!mine.jobId) return t.skip('the job could not be created (see MJOB-020)');
+    const theirs = await postJob(t, mine.body, { as: 'other_tenant', headers: { 'idempotency-key': key } });
+    // A refusal of the other tenant's create is not judged (whether keys are checked across tenants is not
+    // shown); this tenant's job in its answer is.
+    if (!isSuccess(theirs.status)) return;
+    const id = (theirs.json as { id?: unknown } | undefined)?.id;
+    t.ensure(
+      id !== mine.jobId,
+      'MASSET-003',
+      `another tenant's job create with the same Idempotency-Key and body was answered with this tenant's job ${mine.jobId}`,
+      { received: id, exchange: theirs.exchange },
+    );
+  },
+);
+
 check(
   { ids: ['MJOB-024'], effect: 'billable' },
   'returns the same job for a creation replayed with its Idempotency-Key',

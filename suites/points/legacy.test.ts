@@ -24,12 +24,46 @@ async function legacyRead(t: CheckContext, path: string) {
   return res;
 }
 
+/** Every property name anywhere in a JSON value. */
+function names(v: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) for (const x of v) names(x, out);
+  else if (isPlainObject(v))
+    for (const [k, x] of Object.entries(v)) {
+      out.add(k);
+      names(x, out);
+    }
+  return out;
+}
+
+// "selects the legacy amount fields in place of points fields": both sides, where the plain reply shows
+// points fields to replace. Usage and ledger show none before a charge: a cheap chat call makes one.
 for (const path of ['/v1/models', '/v1/balance', '/v1/usage', '/v1/ledger']) {
+  const records = path === '/v1/usage' || path === '/v1/ledger';
   check(
-    { ids: ['LEGACY-001'], effect: 'read' },
+    { ids: ['LEGACY-001'], effect: records ? 'billable' : 'read' },
     `replaces the points fields of GET ${path} under the legacy Accept header`,
     async (t) => {
-      await legacyRead(t, path);
+      if (records)
+        await t.post('/v1/chat/completions', {
+          model: await t.hint('chat'),
+          messages: [{ role: 'user', content: 'Say ok.' }],
+          max_tokens: 2,
+        });
+      const plain = await t.get(path);
+      const shown = isSuccess(plain.status) ? pointsFieldPointers(plain.json) : [];
+      if (shown.length === 0)
+        return t.skip(`the plain GET ${path} shows no points field to replace (answered ${plain.status})`);
+      const res = await legacyRead(t, path);
+      if (!res) return;
+      // In place of: a field the plain reply does not have (the legacy names are not shown).
+      const plainNames = names(plain.json);
+      const added = [...names(res.json)].filter((n) => !plainNames.has(n));
+      t.ensure(
+        added.length > 0,
+        'LEGACY-001',
+        `GET ${path} in the legacy currency format has no field the plain reply lacks: its points fields (${shown.slice(0, 3).join(', ')}) are not replaced by legacy amount fields`,
+        { exchange: res.exchange, expected: 'legacy amount fields in place of the points fields' },
+      );
     },
   );
 }

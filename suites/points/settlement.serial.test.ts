@@ -115,19 +115,29 @@ check(
 
 async function replay(
   t: CheckContext,
-  opts: { secondHeaders?: Record<string, string>; id: string; what: string; path?: string; body?: unknown },
+  opts: {
+    secondHeaders?: Record<string, string>;
+    id: string;
+    what: string;
+    path?: string;
+    body?: Record<string, unknown>;
+    /** Both calls streamed (`stream` true): a store that keeps JSON replies only must not skip them. */
+    stream?: true;
+  },
 ) {
   const key = `conformance-${randomUUID()}`;
   const path = opts.path ?? '/v1/chat/completions';
-  const body = opts.body ?? (await chatBody(t));
+  const body = { ...(opts.body ?? (await chatBody(t))), ...(opts.stream ? { stream: true } : {}) };
+  const timeout = opts.stream ? { timeoutMs: t.target.timeouts.streamMs } : {};
   const b0 = await total(t);
-  const first = await t.post(path, body, { headers: { 'idempotency-key': key } });
+  const first = await t.post(path, body, { headers: { 'idempotency-key': key }, ...timeout });
   if (!isSuccess(first.status)) return t.skip(`the first call was answered ${first.status}`);
   const b1 = await total(t);
   if (b1.equals(b0)) return t.skip('the first call moved no points: a second execution could not be seen');
   const second = await t.post(path, body, {
     headers: { 'idempotency-key': key, ...(opts.secondHeaders ?? {}) },
     retry429: false,
+    ...timeout,
   });
   const b2 = await total(t);
   t.ensure(
@@ -160,6 +170,34 @@ check(
       what: 'replaying the same /v1/responses request with the same Idempotency-Key',
       path: '/v1/responses',
       body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 16 },
+    });
+  },
+);
+
+// "Idempotency-Key is sent on chat, responses ... when retrying the same task keep the key and the
+// identical request": a streamed call too (the reply's form is not the request's identity).
+check(
+  { ids: ['IDEM-001'], effect: 'billable', account: 'exclusive' },
+  'does not execute a streamed chat request replayed with the same Idempotency-Key twice',
+  async (t) => {
+    await replay(t, {
+      id: 'IDEM-001',
+      what: 'replaying the same streamed chat request with the same Idempotency-Key',
+      stream: true,
+    });
+  },
+);
+
+check(
+  { ids: ['IDEM-001'], effect: 'billable', account: 'exclusive' },
+  'does not execute a streamed /v1/responses request replayed with the same Idempotency-Key twice',
+  async (t) => {
+    await replay(t, {
+      id: 'IDEM-001',
+      what: 'replaying the same streamed /v1/responses request with the same Idempotency-Key',
+      path: '/v1/responses',
+      body: { model: await t.hint('responses'), input: `Say ok. ${randomUUID()}`, max_output_tokens: 16 },
+      stream: true,
     });
   },
 );

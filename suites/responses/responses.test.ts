@@ -8,6 +8,7 @@ import {
   isSuccess,
   parseSse,
   streamEventProblems,
+  streamedModel,
   TERMINAL_EVENTS,
   terminalEventProblems,
 } from '../../src/suite/index.ts';
@@ -90,8 +91,8 @@ check(
 );
 
 check(
-  { ids: ['RSP-004', 'RSP-005', 'RSP-006'], effect: 'billable' },
-  'names every event, carries text in deltas and ends with one terminal event',
+  { ids: ['RSP-004', 'RSP-005', 'RSP-006', 'MODEL-001'], effect: 'billable' },
+  'names every event, carries text in deltas and ends with one terminal event naming the model asked',
   async (t) => {
     const res = await stream(t);
     if (!isSuccess(res.status)) return t.skip(`the streamed call was answered ${res.status} (see RSP-001)`);
@@ -102,6 +103,20 @@ check(
     for (const p of problems) t.violate(p.id, p.message, { ...p, exchange: res.exchange });
     if (events.length === 0) return;
     endsWithOneTerminal(t, res, events);
+    // "it never substitutes another model silently": where the stream's end names a model, it is the one asked.
+    const model = await t.hint('responses');
+    const named = streamedModel(events);
+    if (named !== undefined)
+      t.ensure(
+        named === model,
+        'MODEL-001',
+        `requested ${model}, the stream's end names ${JSON.stringify(named)}`,
+        {
+          received: named,
+          expected: model,
+          exchange: res.exchange,
+        },
+      );
   },
 );
 
