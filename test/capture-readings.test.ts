@@ -271,4 +271,20 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     const control = await judge('key-leaked', [quoting(false)]);
     expect(control.failed, control.lines).toMatchObject({ 'SEC-001': 1 });
   });
+
+  it("MODEL-001: under a key another body used before, the reply may be that body's stored one (IDEM-002)", async () => {
+    const keyed = (model: string, key?: string) => {
+      const call = chat(model);
+      return {
+        ...call,
+        headers: [...auth, ...(key ? [{ name: 'idempotency-key', value: key }] : [])],
+        // The stored reply of the first request: it names the first model.
+        reply: { ...call.reply, id: 'chatcmpl-first', model: 'tx-chat-1' },
+      };
+    };
+    const ok = await judge('key-reused', [keyed('tx-chat-1', 'app'), keyed('tx-chat-2', 'app')]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('key-not-reused', [keyed('tx-chat-1'), keyed('tx-chat-2')]);
+    expect(control.failed, control.lines).toMatchObject({ 'MODEL-001': 1 });
+  });
 });

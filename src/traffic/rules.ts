@@ -308,6 +308,12 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
+/** Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none). */
+function keySlot(x: SequenceExchange): string | undefined {
+  const key = x.headers['idempotency-key'];
+  return x.method === 'POST' && key ? `${x.who ?? ''}\n${bare(x.path)}\n${key}` : undefined;
+}
+
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
   /** The time of the exchange judged last (its log time, else the clock): what a window counts by. */
@@ -390,7 +396,12 @@ export class TrafficState {
       if (ok2xx(status))
         findings.push({ id, message: `${where}: ${why}, answered ${status} (must be refused)`, received });
     };
-    const body = isPlainObject(x.json) ? x.json : undefined;
+    // A request under an Idempotency-Key another body used before may be answered with that body's stored
+    // reply (the same key with another body is IDEM-002, not stated): what its reply says is no answer to
+    // this body, so no rule judges this request's body against it.
+    const first = keySlot(x) !== undefined ? this.firstOfKey.get(keySlot(x)!) : undefined;
+    const reusedKey = first !== undefined && first.body !== x.bodyText;
+    const body = !reusedKey && isPlainObject(x.json) ? x.json : undefined;
 
     // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
     // all: a request without one then says nothing of what the client sent.
@@ -587,7 +598,7 @@ export class TrafficState {
       res.bodyAbsent !== undefined
     )
       return;
-    const slot = `${x.who ?? ''}\n${path}\n${key}`;
+    const slot = keySlot(x)!;
     const first = this.firstOfKey.get(slot);
     if (!first) {
       if (res.status !== 429)
