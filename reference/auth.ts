@@ -126,17 +126,11 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
       return;
     }
     const outcome = authenticate(ctx, request);
-    // Variant restriction-404-on-ids: an expired or IP-blocked key's restriction is checked after the
-    // lookup of the resource a path names, where an unknown id answers 404 first.
-    if (
-      'error' in outcome &&
-      isVariant(ctx, 'restriction-404-on-ids') &&
-      (outcome.error === 'key_expired' || outcome.error === 'ip_not_allowed') &&
-      request.routeOptions.url?.includes(':')
-    )
-      return sendError(reply, ctx, 'not_found', 'No such resource.');
     if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
-    request.caller = ctx.fault === 'enterprise-balance-split' ? splitBalance(outcome.key) : outcome.key;
+    request.caller =
+      ctx.fault === 'enterprise-balance-split' || ctx.fault === 'enterprise-restricted-split'
+        ? splitBalance(ctx, outcome.key)
+        : outcome.key;
     const scopes = outcome.key.scopes;
     // Unknown paths get their 404 whatever the scopes.
     const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
@@ -172,8 +166,11 @@ function scopeAllows(ctx: RefContext, scopes: Scope[], path: string): boolean {
 // Fault enterprise-balance-split: enterprise_second is bound to a copy of its account (same id,
 // usage and ledger) whose balance is its own.
 const splits = new WeakMap<ApiKey, ApiKey>();
-function splitBalance(key: ApiKey): ApiKey {
-  if (key.role !== 'enterprise_second') return key;
+function splitBalance(ctx: RefContext, key: ApiKey): ApiKey {
+  // Fault enterprise-restricted-split: the keys restricted to a scope see a balance of their own instead.
+  const own =
+    ctx.fault === 'enterprise-restricted-split' ? key.scopes !== undefined : key.role === 'enterprise_second';
+  if (!own) return key;
   let split = splits.get(key);
   if (!split) {
     split = { ...key, account: { ...key.account, totalPoints: '5000', heldPoints: '0' } };

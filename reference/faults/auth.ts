@@ -209,6 +209,18 @@ export const AUTH_FAULTS = [
         (await call(ref, '/v1/balance', { role: 'enterprise' })).body.total_points,
     },
   },
+  // auth.ts: the keys restricted to a scope are bound to a copy of the account with its own balance
+  {
+    name: 'enterprise-restricted-split',
+    description:
+      "the enterprise account's keys restricted to a scope see their own separate balance (5000), not the shared one",
+    breaks: ['ENT-001'],
+    probe: {
+      run: async ({ ref, call }) =>
+        (await call(ref, '/v1/balance', { role: 'restricted_balance' })).body.total_points !==
+        (await call(ref, '/v1/balance', { role: 'enterprise' })).body.total_points,
+    },
+  },
   // auth.ts: assets served without a key
   {
     name: 'asset-no-key',
@@ -350,20 +362,6 @@ export const AUTH_VARIANTS = [
       run: async ({ ref, call }) =>
         (await call(ref, '/v1/media/jobs/job_probe', { role: 'restricted_models' })).status === 404 &&
         (await call(ref, '/v1/balance', { role: 'restricted_models' })).status === 403,
-    },
-  },
-  // auth.ts: expiry and IP allowlist are key restrictions as scopes are; the order of lookup and check is
-  // not shown
-  {
-    name: 'restriction-404-on-ids',
-    readings: ['AUTH-008', 'AUTH-010'],
-    description:
-      'an expired or IP-blocked key gets 404 not_found on a path naming a resource id (job, input, asset), its 401/403 elsewhere',
-    probe: {
-      run: async ({ ref, call }) =>
-        (await call(ref, '/v1/media/jobs/job_probe', { role: 'expired' })).status === 404 &&
-        (await call(ref, '/v1/media/jobs/job_probe', { role: 'ip_blocked' })).status === 404 &&
-        [401, 403].includes((await call(ref, '/v1/balance', { role: 'expired' })).status),
     },
   },
   // errors.ts + guards.ts: 429 may meet any request ("rate limit or protection"), invalid ones too

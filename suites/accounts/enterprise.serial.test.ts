@@ -45,3 +45,57 @@ check(
     }
   },
 );
+
+// "enterprise accounts keep up to 10 named keys on one shared balance, usage and ledger": a named key
+// restricted to a scope is one of them too. Its own scope's read only (which scope covers the ledger is
+// not stated, judging.md).
+const RESTRICTED_READS = [
+  { role: 'restricted_balance', path: '/v1/balance', part: 'balance' },
+  { role: 'restricted_usage', path: '/v1/usage', part: 'usage' },
+] as const;
+
+for (const { role, path, part } of RESTRICTED_READS)
+  check(
+    { ids: ['ENT-001'], effect: 'read', account: 'exclusive', roles: ['enterprise', role] },
+    `shows a key restricted to ${part} the enterprise account's one ${part}`,
+    async (t) => {
+      const level = t.sharedAccount ? { level: 'notable' as const } : {};
+      if (part === 'balance') {
+        const full = await t.get(path, { as: 'enterprise' });
+        const scoped = await t.get(path, { as: role });
+        const a = pointsFields(full.json, ['total_points'])[0]?.value;
+        const b = pointsFields(scoped.json, ['total_points'])[0]?.value;
+        if (a === undefined || b === undefined)
+          return t.skip(
+            `a balance read carries no total_points (answered ${full.status} and ${scoped.status})`,
+          );
+        t.ensure(
+          a === b,
+          'ENT-001',
+          `the ${role} key reads total_points ${JSON.stringify(b)}, the full key ${JSON.stringify(a)}`,
+          {
+            received: b,
+            expected: a,
+            exchange: scoped.exchange,
+            ...level,
+          },
+        );
+        return;
+      }
+      const ids = async (as: 'enterprise' | typeof role) => {
+        const list = await readWholeList(t, path, { as });
+        if (!list || list.incomplete) return undefined;
+        return list.entries.map((e) => JSON.stringify(e.id ?? e)).sort();
+      };
+      const a = await ids('enterprise');
+      const b = await ids(role);
+      if (a === undefined || b === undefined)
+        return t.skip(`GET ${path} could not be read whole with both keys`);
+      t.ensure(
+        JSON.stringify(a) === JSON.stringify(b),
+        'ENT-001',
+        `the ${role} key lists ${b.length} ${part} records, the full key ${a.length}, not the same ones`,
+        level,
+      );
+    },
+  );

@@ -22,12 +22,7 @@ interface Probe {
   keyMaterial: boolean;
   role?: Role;
   /** Accepted statuses and whether a 401 must carry `invalid_api_key`. */
-  /**
-   * `restriction`: the refusal of a key restriction (expiry, IP allowlist), which on a path naming a
-   * resource id may be a 404 as a scope's is (judging.md: "the order of lookup and scope check is not
-   * shown"; the contract lists scope, allowlist and expiry as restrictions alike).
-   */
-  expect: { statuses: number[]; code401: boolean; restriction?: true };
+  expect: { statuses: number[]; code401: boolean };
   build(t: CheckContext): { headers: Record<string, string>; query?: string };
 }
 
@@ -121,7 +116,7 @@ const probes: Probe[] = [
     keyMaterial: true,
     role: 'expired',
     // Readings: 401 (invalid_api_key lists no expiry) or 403 (expiry is a key restriction).
-    expect: { statuses: [401, 403], code401: false, restriction: true },
+    expect: { statuses: [401, 403], code401: false },
     build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('expired')}` } }),
   },
   {
@@ -129,7 +124,7 @@ const probes: Probe[] = [
     title: 'refuses a key whose IP allowlist excludes the caller',
     keyMaterial: true,
     role: 'ip_blocked',
-    expect: { statuses: [401, 403], code401: false, restriction: true },
+    expect: { statuses: [401, 403], code401: false },
     build: (t) => ({ headers: { authorization: `Bearer ${t.keyOf('ip_blocked')}` } }),
   },
 ];
@@ -174,8 +169,7 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
     );
   const [main] = p.ids;
   const what = p.title.replace(/^refuses /, '');
-  const statuses =
-    p.expect.restriction && e.path.includes('{') ? [...p.expect.statuses, 404] : p.expect.statuses;
+  const statuses = p.expect.statuses;
   // Answered as if the key were good, or refused with another status than the contract's: with the
   // other probes so answered, one cause each (no auth; one status for every key problem).
   const wrong = isSuccess(res.status) ? 'accepted' : isClientError(res.status) ? 'status' : undefined;
