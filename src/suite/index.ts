@@ -14,6 +14,7 @@ export {
   findField,
   isPlainObject,
   listingMentions,
+  walkFields,
 } from '../checks/json.ts';
 export {
   isTokenCountName,

@@ -399,7 +399,8 @@ export class TrafficState {
     // A request under an Idempotency-Key another body used before may be answered with that body's stored
     // reply (the same key with another body is IDEM-002, not stated): what its reply says is no answer to
     // this body, so no rule judges this request's body against it.
-    const first = keySlot(x) !== undefined ? this.firstOfKey.get(keySlot(x)!) : undefined;
+    const slot = keySlot(x);
+    const first = slot !== undefined ? this.firstOfKey.get(slot) : undefined;
     const reusedKey = first !== undefined && first.body !== x.bodyText;
     const body = !reusedKey && isPlainObject(x.json) ? x.json : undefined;
 
@@ -552,7 +553,7 @@ export class TrafficState {
         for (const ref of refs) this.billed.set(ref, reply);
       }
     }
-    this.replay(x, where, judged, findings);
+    this.replay(x, slot, where, judged, findings);
     // BAL-003 on every balance reply that shows the three figures, as a live run's balance tests judge theirs.
     const balance =
       x.method === 'GET' && path === '/v1/balance' && ok2xx(status) ? res.facts?.balance : undefined;
@@ -584,21 +585,25 @@ export class TrafficState {
   }
 
   /** IDEM-001 and MJOB-024: the same key and identical request again. */
-  private replay(x: SequenceExchange, where: string, judged: string[], findings: TrafficFinding[]): void {
+  private replay(
+    x: SequenceExchange,
+    /** Where its Idempotency-Key is remembered (keySlot; undefined: it has none). */
+    slot: string | undefined,
+    where: string,
+    judged: string[],
+    findings: TrafficFinding[],
+  ): void {
     const res = x.res!;
-    const key = x.headers['idempotency-key'];
     const path = bare(x.path);
     const media = path === '/v1/media/jobs';
     // A replay is compared by the replies' bodies: a log without them does not judge one.
     if (
-      x.method !== 'POST' ||
-      !key ||
+      slot === undefined ||
       !(media || REPLAYED_CALLS.includes(path)) ||
       x.bodyText === undefined ||
       res.bodyAbsent !== undefined
     )
       return;
-    const slot = keySlot(x)!;
     const first = this.firstOfKey.get(slot);
     if (!first) {
       if (res.status !== 429)

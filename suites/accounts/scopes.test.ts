@@ -33,10 +33,23 @@ async function outsideTheAccount(t: CheckContext, e: Endpoint, json: unknown): P
   const model = (json as { model?: unknown } | undefined)?.model;
   if (typeof model !== 'string' || !t.hasRole('enterprise')) return undefined;
   const path = e.path.startsWith('/v1/media/') ? '/v1/media/models' : '/v1/models';
+  const ids = await enterpriseCatalog(t, path);
+  return ids === undefined || ids.includes(model) ? undefined : model;
+}
+
+/** The enterprise account's catalog, read once per file and path (a read that failed is tried again). */
+const catalogs = new Map<string, ReadonlyArray<string | undefined>>();
+async function enterpriseCatalog(
+  t: CheckContext,
+  path: string,
+): Promise<ReadonlyArray<string | undefined> | undefined> {
+  const known = catalogs.get(path);
+  if (known) return known;
   const catalog = await t.get(path, { as: 'enterprise' });
   if (!isSuccess(catalog.status)) return undefined;
   const ids = (findCatalog(catalog.json)?.entries ?? []).map(entryId);
-  return ids.includes(model) ? undefined : model;
+  catalogs.set(path, ids);
+  return ids;
 }
 
 async function send(t: CheckContext, e: Endpoint, role: Role) {

@@ -7,6 +7,7 @@ import {
   isPlainObject,
   isSuccess,
   pointsFieldPointers,
+  walkFields,
 } from '../../src/suite/index.ts';
 import { LEGACY, modelUnchanged } from './legacy-support.ts';
 
@@ -25,13 +26,9 @@ async function legacyRead(t: CheckContext, path: string) {
 }
 
 /** Every property name anywhere in a JSON value. */
-function names(v: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(v)) for (const x of v) names(x, out);
-  else if (isPlainObject(v))
-    for (const [k, x] of Object.entries(v)) {
-      out.add(k);
-      names(x, out);
-    }
+function names(v: unknown): Set<string> {
+  const out = new Set<string>();
+  walkFields(v, (k) => out.add(k));
   return out;
 }
 

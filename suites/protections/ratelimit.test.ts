@@ -1,4 +1,5 @@
-import { apiErrorShape, check, retryAfterMs } from '../../src/suite/index.ts';
+import { check, retryAfterMs } from '../../src/suite/index.ts';
+import { guard429Shape } from './guard-support.ts';
 
 const MAX_REQUESTS = 60;
 
@@ -9,13 +10,7 @@ check(
     for (let i = 1; i <= MAX_REQUESTS; i++) {
       const res = await t.get('/v1/balance', { as: 'ratelimited', retry429: false });
       if (res.status !== 429) continue;
-      const problems = apiErrorShape(res);
-      t.ensure(
-        problems.length === 0,
-        'RATE-001',
-        `the 429 lacks the APIError shape: ${problems.join('; ')}`,
-        { pointer: '', exchange: res.exchange },
-      );
+      guard429Shape(t, 'RATE-001', 'the 429', res);
       // "wait for the limit window": only delay-seconds or a future HTTP-date (RFC 9110) name it.
       const stated = res.headers['retry-after'];
       t.ensure(
