@@ -1,7 +1,13 @@
 import { request } from 'node:http';
 import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
-import { FAULTS, type ReferenceHandle, type ReferenceOptions, VARIANTS } from '../../reference/start.ts';
+import {
+  FAULTS,
+  type ReferenceHandle,
+  type ReferenceOptions,
+  startReference,
+  VARIANTS,
+} from '../../reference/start.ts';
 import {
   type CallOptions,
   call,
@@ -1003,20 +1009,26 @@ async function mediaScenario(ref: ReferenceHandle): Promise<Recorded[]> {
 }
 
 describe('the media description', () => {
-  test.for(SETUPS)('matches every media exchange: $name', async ({ opts }) => {
-    const ref = await pool({ mediaStepMs: 8, ...opts });
-    const doc = (await call(ref, '/openapi.json')).body;
-    const problems: string[] = [];
-    const statuses = new Set<number>();
-    for (const { method, path, exchange } of await mediaScenario(ref)) {
-      statuses.add(exchange.status);
-      for (const p of describedProblems(doc, method, path, exchange))
-        problems.push(`${method} ${path} (${exchange.status}): ${p}`);
+  // Each setup mostly waits on its job's steps, so several run at once (vitest's maxConcurrency): each
+  // starts and closes its own reference (the pool closes every open handle after each test).
+  test.concurrent.for(SETUPS)('matches every media exchange: $name', async ({ opts }, { expect }) => {
+    const ref = await startReference({ mediaStepMs: 8, ...opts, port: 0 });
+    try {
+      const doc = (await call(ref, '/openapi.json')).body;
+      const problems: string[] = [];
+      const statuses = new Set<number>();
+      for (const { method, path, exchange } of await mediaScenario(ref)) {
+        statuses.add(exchange.status);
+        for (const p of describedProblems(doc, method, path, exchange))
+          problems.push(`${method} ${path} (${exchange.status}): ${p}`);
+      }
+      if (opts.fault && NONCONFORMING.has(opts.fault)) expect(problems).not.toEqual([]);
+      else expect(problems).toEqual([]);
+      if (!opts.fault && !opts.variant)
+        expect([...statuses].sort()).toEqual([200, 201, 204, 400, 401, 403, 404, 409, 415, 429]);
+    } finally {
+      await ref.close();
     }
-    if (opts.fault && NONCONFORMING.has(opts.fault)) expect(problems).not.toEqual([]);
-    else expect(problems).toEqual([]);
-    if (!opts.fault && !opts.variant)
-      expect([...statuses].sort()).toEqual([200, 201, 204, 400, 401, 403, 404, 409, 415, 429]);
   });
 
   test('declares the media statuses, bodies and content types', async () => {
