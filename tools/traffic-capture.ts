@@ -1,8 +1,8 @@
 /**
  * Captures of traffic recorded with the suite's own HTTP layer (src/http/client.ts) against the
  * reference, optionally with a fault: one short session of a client (description, catalogs, chat with
- * a replayed Idempotency-Key, out-of-range parameters, a responses stream, media jobs polled to their
- * end, the asset) written as HAR 1.2, for check-traffic to judge.
+ * a replayed Idempotency-Key, out-of-range parameters and other bodies the contract refuses, a responses
+ * stream, media jobs polled to their end, the asset) written as HAR 1.2, for check-traffic to judge.
  */
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,6 +75,19 @@ export async function recordCapture(
       headers: as(),
       json: { model: ref.hints.embedding, input: 'hi' },
     });
+    // Bodies that break a rule of their documented shape, each refused (src/rules/requests.ts).
+    const refused: Array<[string, Record<string, unknown>]> = [
+      ['/v1/chat/completions', { ...chat, messages: [{ role: 'user' }] }],
+      ['/v1/chat/completions', { ...chat, user: 42 }],
+      ['/v1/embeddings', { model: ref.hints.embedding, input: ['hi', 'there'] }],
+      ['/v1/embeddings', { model: ref.hints.embedding, input: 'hi', extra: true }],
+      [
+        '/v1/support/tickets',
+        { category: 'technical', subject: 'Probe', message: 'Probe.', priority: 'high' },
+      ],
+      ['/v1/payment-orders', { method: 'paypal', amount_cny: '100.00', note: 'probe' }],
+    ];
+    for (const [path, json] of refused) await send({ method: 'POST', path, headers: as(), json });
     // The usage records of the calls above, each naming its request's X-Request-ID (USAGE-080).
     await send({ method: 'GET', path: '/v1/usage', headers: as() });
     // The ledger of those charges, its running balances (LEDGER-002).
@@ -92,6 +105,8 @@ export async function recordCapture(
       json: { model: 'wc-100010', prompt: 'a small red house', parameters: {} },
     });
     const job = { model: 'wc-100010', prompt: 'a small red house', parameters: ACK };
+    // No other top-level fields (MJOB-002): refused.
+    await send({ method: 'POST', path: '/v1/media/jobs', headers: as(), json: { ...job, seed: 1 } });
     const jobKey = { ...as(), 'idempotency-key': `job-${nonce}` };
     const created = await send({ method: 'POST', path: '/v1/media/jobs', headers: jobKey, json: job });
     await send({ method: 'POST', path: '/v1/media/jobs', headers: jobKey, json: job });

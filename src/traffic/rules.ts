@@ -18,7 +18,7 @@ import {
   terminalEventProblems,
 } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
-import { EMBEDDING_DIMENSIONS, TEMPERATURE, TOP_P } from '../rules/chat.ts';
+import { brokenRequestRules, requestRules } from '../rules/requests.ts';
 import { nextPage } from '../runtime/lists.ts';
 import {
   assetIdProblem,
@@ -199,16 +199,15 @@ export interface TrafficFinding {
   level?: 'notable';
 }
 
+/** Each id once: the first entry that names it says what a capture must hold. */
+function uniqueIds<T extends { id: string }>(rules: T[]): T[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => !seen.has(r.id) && seen.add(r.id));
+}
+
 /** The rules of this file: id and what a capture must hold for the rule to be judged. */
-export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
+export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = uniqueIds([
   { id: 'AUTH-001', needs: 'a request to a business endpoint without an Authorization header' },
-  { id: 'CHAT-005', needs: 'a chat request with a temperature outside 0 to 2' },
-  { id: 'CHAT-006', needs: 'a chat request with a top_p outside 0 to 1' },
-  { id: 'CHAT-007', needs: 'a chat request with a max_tokens that is not an integer >= 0' },
-  { id: 'EMB-004', needs: 'an embedding request with dimensions other than 1024' },
-  { id: 'EMB-005', needs: 'an embedding request with an encoding_format other than float' },
-  { id: 'MJOB-001', needs: 'a media job request without provider_processing_acknowledged = true' },
-  { id: 'MJOB-003', needs: 'a media job request with a name that is never accepted' },
   { id: 'MODELS-004', needs: "a text call naming a model absent from the same key's earlier GET /v1/models" },
   {
     id: 'MJOB-044',
@@ -249,17 +248,11 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = [
     needs: 'a GET /v1/ledger reply (2xx) with two entries stating amount_points and balance_after_points',
   },
   { id: 'MJOB-021', needs: 'a media job reply (2xx) reading succeeded' },
-];
+  // The rules of a request body's documented shape (chat, embeddings, media jobs, tickets, payment orders);
+  // MJOB-044 is judged by the catalog as well, and is said once, by the entry above.
+  ...requestRules(),
+]);
 
-const NEVER_ACCEPTED = [
-  'frame_images',
-  'image_urls',
-  'images',
-  'input_references',
-  'video_urls',
-  'resolved_input_video_duration_ms',
-  'resolved_reference_kind',
-];
 const TEXT_CALLS = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
 /**
  * The calls whose replay (the same Idempotency-Key and body) must not execute again: "`Idempotency-Key` is
@@ -275,8 +268,6 @@ function isBusinessCall(method: string, path: string): boolean {
 /** A request id shorter than this could be any field's value: not taken as a link to a usage record. */
 const MIN_REF_LENGTH = 8;
 const ok2xx = (s: number) => s >= 200 && s < 300;
-const inRange = (v: unknown, r: { min: number; max: number }) =>
-  typeof v === 'number' && v >= r.min && v <= r.max;
 const bare = (path: string) => path.split('?')[0]!;
 /** A reply's charge as the rules compare it (its facts keep it as written: a Decimal does not cross threads). */
 const chargeOf = (facts: ReplyFacts | undefined) =>
@@ -414,33 +405,11 @@ export class TrafficState {
         mustRefuse('MASSET-002', 'an asset downloaded without a key');
     }
 
-    if (x.method === 'POST' && path === '/v1/chat/completions' && body) {
-      if ('temperature' in body && !inRange(body.temperature, TEMPERATURE))
-        mustRefuse('CHAT-005', `temperature ${JSON.stringify(body.temperature)}`, body.temperature);
-      if ('top_p' in body && !inRange(body.top_p, TOP_P))
-        mustRefuse('CHAT-006', `top_p ${JSON.stringify(body.top_p)}`, body.top_p);
-      if ('max_tokens' in body && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) >= 0))
-        mustRefuse('CHAT-007', `max_tokens ${JSON.stringify(body.max_tokens)}`, body.max_tokens);
-    }
-    if (x.method === 'POST' && path === '/v1/embeddings' && body) {
-      if ('dimensions' in body && body.dimensions !== EMBEDDING_DIMENSIONS)
-        mustRefuse('EMB-004', `dimensions ${JSON.stringify(body.dimensions)}`, body.dimensions);
-      if ('encoding_format' in body && body.encoding_format !== 'float')
-        mustRefuse(
-          'EMB-005',
-          `encoding_format ${JSON.stringify(body.encoding_format)}`,
-          body.encoding_format,
-        );
-    }
+    // A body that breaks a rule of its documented shape must be refused (one predicate: src/rules/requests.ts).
+    if (body)
+      for (const broken of brokenRequestRules(x.method, path, body) ?? [])
+        mustRefuse(broken.id, broken.what, broken.received);
     if (x.method === 'POST' && path === '/v1/media/jobs' && body) {
-      const params = isPlainObject(body.parameters) ? body.parameters : {};
-      if (params.provider_processing_acknowledged !== true)
-        mustRefuse(
-          'MJOB-001',
-          `a media job with provider_processing_acknowledged ${JSON.stringify(params.provider_processing_acknowledged ?? null)}`,
-        );
-      const never = NEVER_ACCEPTED.filter((n) => n in params || n in body);
-      if (never.length > 0) mustRefuse('MJOB-003', `a media job with ${never.join(', ')}`, never);
       const catalog = x.who ? this.mediaCatalog.get(x.who) : undefined;
       if (catalog && typeof body.model === 'string' && !catalog.has(body.model))
         mustRefuse(
