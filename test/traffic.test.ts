@@ -146,6 +146,7 @@ const FAULTS: Array<[string, string]> = [
   // The rules of a body's documented shape (src/rules/requests.ts), one fault each on its endpoint.
   ['chat-missing-content', 'CHAT-008'],
   ['chat-user-any', 'CHAT-071'],
+  ['responses-input-any', 'RSP-071'],
   ['embed-array-input', 'EMB-003'],
   ['embed-unknown-field', 'EMB-002'],
   ['top-level-extra-accepted', 'MJOB-002'],

@@ -79,6 +79,7 @@ export async function recordCapture(
     const refused: Array<[string, Record<string, unknown>]> = [
       ['/v1/chat/completions', { ...chat, messages: [{ role: 'user' }] }],
       ['/v1/chat/completions', { ...chat, user: 42 }],
+      ['/v1/responses', { model: ref.hints.responses, input: 42 }],
       ['/v1/embeddings', { model: ref.hints.embedding, input: ['hi', 'there'] }],
       ['/v1/embeddings', { model: ref.hints.embedding, input: 'hi', extra: true }],
       [

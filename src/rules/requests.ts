@@ -84,6 +84,16 @@ export function requestShapes(): readonly RequestShape[] {
     },
     {
       method: 'POST',
+      path: '/v1/responses',
+      schema: 'responses-request.json',
+      // "Other request fields ... are not shown": no `unknown` rule.
+      fields: [
+        { at: '/input', id: 'RSP-071', needs: 'a responses request whose input is a number or a boolean' },
+        { at: '/stream', id: 'RSP-070', needs: 'a responses request with a stream that is not a boolean' },
+      ],
+    },
+    {
+      method: 'POST',
       path: '/v1/embeddings',
       schema: 'embedding-request.json',
       fields: [

@@ -13,6 +13,11 @@ const TABLES: Array<{ table: string; path: string; base: Record<string, unknown>
   },
   { table: 'embeddings', path: '/v1/embeddings', base: { model: 'tx-embed-1', input: 'conformance' } },
   {
+    table: 'responses',
+    path: '/v1/responses',
+    base: { model: 'tx-resp-1', input: 'Say ok.', max_output_tokens: 16 },
+  },
+  {
     table: 'tickets',
     path: '/v1/support/tickets',
     base: { category: 'technical', subject: 'Conformance probe', message: 'Automated conformance probe.' },
