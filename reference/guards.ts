@@ -50,7 +50,11 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     const account = request.caller!.account;
     const s = account.spent;
     const now = Date.now();
-    if (account.tokensPerMinute !== undefined && ctx.fault !== 'tpm-guard-missing') {
+    // Faults <guard>-guard-skips-<endpoint>: that guard lets the endpoint's calls through uncounted.
+    const endpoint = /^\/v1\/(responses|embeddings)(\?|$)/.exec(request.url)?.[1];
+    const skips = (guard: string) =>
+      endpoint !== undefined && ctx.fault === `${guard}-guard-skips-${endpoint}`;
+    if (account.tokensPerMinute !== undefined && ctx.fault !== 'tpm-guard-missing' && !skips('tpm')) {
       s.tokens = s.tokens.filter((t) => t.at > now - WINDOW_MS);
       const used = s.tokens.reduce((n, t) => n + t.tokens, 0);
       if (used >= account.tokensPerMinute) {
@@ -64,7 +68,11 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
         );
       }
     }
-    if (account.spendLimitPoints !== undefined && new Decimal(s.points).gte(account.spendLimitPoints))
+    if (
+      account.spendLimitPoints !== undefined &&
+      !skips('spend') &&
+      new Decimal(s.points).gte(account.spendLimitPoints)
+    )
       return sendError(
         reply,
         ctx,
@@ -72,7 +80,7 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
         ctx.fault === 'spend-guard-403' ? 'spend_limit_forbidden' : 'spend_limit_reached',
         `This account's spend guard (${account.spendLimitPoints} points) is reached.`,
       );
-    if (account.concurrency !== undefined) {
+    if (account.concurrency !== undefined && !skips('concurrency')) {
       // Variant concurrency-guard-queues: a call past the guard waits for a call in flight to end.
       if (isVariant(ctx, 'concurrency-guard-queues'))
         while (s.inFlight >= account.concurrency) await sleep(QUEUE_POLL_MS);

@@ -8,7 +8,60 @@ const chatAs = ({ ref, call, chatBody }: ProbeKit, role: string): Promise<ProbeR
 const fourAtOnce = (kit: ProbeKit) =>
   Promise.all(Array.from({ length: 4 }, () => chatAs(kit, 'concurrency_limited')));
 
+/** One cheap call of `role` to the responses or embeddings endpoint. */
+const callAs = ({ ref, call }: ProbeKit, endpoint: 'responses' | 'embeddings', role: string) =>
+  call(ref, `/v1/${endpoint}`, {
+    method: 'POST',
+    role,
+    json:
+      endpoint === 'responses'
+        ? { model: ref.hints.responses, input: 'Say ok.', max_output_tokens: 16 }
+        : { model: ref.hints.embedding, input: 'ok' },
+  });
+
+const GUARD_OF = {
+  tpm: { id: 'RATE-003', role: 'tokens_limited', words: 'tokens-per-minute' },
+  spend: { id: 'RATE-005', role: 'spend_limited', words: 'spend' },
+  concurrency: { id: 'RATE-004', role: 'concurrency_limited', words: 'concurrency' },
+} as const;
+
+/**
+ * guards.ts: one guard of the account never refuses the calls of one endpoint (a gateway
+ * that guards its chat route only). The tokens and spend guards: chat calls reach the guard, and the
+ * endpoint's call is still answered. The concurrency guard: four of the endpoint's calls at once are all
+ * answered, as a guard that queues them answers them (notable: queueing is not stated either way).
+ */
+function guardSkips<G extends keyof typeof GUARD_OF, E extends 'responses' | 'embeddings'>(
+  guard: G,
+  endpoint: E,
+) {
+  const { id, role, words } = GUARD_OF[guard];
+  return {
+    name: `${guard}-guard-skips-${endpoint}` as `${G}-guard-skips-${E}`,
+    description: `the ${words} guard lets ${endpoint} calls past it (it refuses only the other calls of the account)`,
+    breaks: [id],
+    ...(guard === 'concurrency' ? { level: 'notable' as const } : {}),
+    probe: {
+      run: async (kit: ProbeKit) => {
+        if (guard === 'concurrency') {
+          const replies = await Promise.all(Array.from({ length: 4 }, () => callAs(kit, endpoint, role)));
+          return replies.every((r) => r.status === 200);
+        }
+        let reached = false;
+        for (let i = 0; i < 12 && !reached; i++) reached = (await chatAs(kit, role)).status === 429;
+        return reached && (await callAs(kit, endpoint, role)).status === 200;
+      },
+    },
+  };
+}
+
 export const GUARDS_FAULTS = [
+  guardSkips('tpm', 'responses'),
+  guardSkips('tpm', 'embeddings'),
+  guardSkips('spend', 'responses'),
+  guardSkips('spend', 'embeddings'),
+  guardSkips('concurrency', 'responses'),
+  guardSkips('concurrency', 'embeddings'),
   // guards.ts: the requests-per-minute guard never refuses
   {
     name: 'ratelimit-missing',

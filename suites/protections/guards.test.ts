@@ -10,36 +10,62 @@ const MAX_CALLS = 20;
 /** Calls sent at once for the concurrency guard. */
 const AT_ONCE = 8;
 
-/** The cheapest chat call the suite makes: about 10 prompt and 16 completion tokens. */
-async function chatBody(t: CheckContext) {
-  return { model: await t.hint('chat'), messages: [{ role: 'user', content: 'Say ok.' }], max_tokens: 16 };
-}
+/** About 30 tokens of text: an embedding of it counts about as many tokens as the cheapest chat call. */
+const EMBEDDED =
+  'A conformance probe of the protections: this sentence is embedded again and again until a guard of the account answers 429.';
 
 /**
- * A guard's answer judged: a 429 must have the APIError shape; another 4xx refusal of a valid call is the
- * guard answered under a status the contract does not give it. Returns whether it is a 429.
+ * The calls a guard of the account counts ("four guards exist per account"), each its cheapest form of
+ * about 30 tokens: the chat, responses and embedding calls (media jobs are not tried: each costs a
+ * generation, and a job's time in flight is not a call's).
  */
-function judgeAnswer(t: CheckContext, id: string, guard: string, res: HttpResponse): boolean {
+const CALLS: ReadonlyArray<{ name: string; path: string; body: (t: CheckContext) => Promise<object> }> = [
+  {
+    name: 'chat',
+    path: '/v1/chat/completions',
+    body: async (t) => ({
+      model: await t.hint('chat'),
+      messages: [{ role: 'user', content: 'Say ok.' }],
+      max_tokens: 16,
+    }),
+  },
+  {
+    name: 'responses',
+    path: '/v1/responses',
+    body: async (t) => ({ model: await t.hint('responses'), input: 'Say ok.', max_output_tokens: 16 }),
+  },
+  {
+    name: 'embedding',
+    path: '/v1/embeddings',
+    body: async (t) => ({ model: await t.hint('embedding'), input: EMBEDDED }),
+  },
+];
+
+/**
+ * A guard's answer judged: a 429 must have the APIError shape; another 4xx refusal of a call this key
+ * had made accepted (`valid`) is the guard answered under a status the contract does not give it.
+ * Before any was accepted, such a refusal may be the key's own (its account's catalog): not judged.
+ * Returns whether it is a 429.
+ */
+function judgeAnswer(
+  t: CheckContext,
+  id: string,
+  guard: string,
+  call: string,
+  res: HttpResponse,
+  valid: boolean,
+): boolean {
   if (res.status === 429) {
     guard429Shape(t, id, `the ${guard} guard's 429`, res);
     return true;
   }
-  if (res.status >= 400 && res.status < 500) refusedOtherwise(t, id, guard, res);
+  if (valid && res.status >= 400 && res.status < 500)
+    t.violate(
+      id,
+      `a ${call} call that the ${guard}-limited key had made accepted was refused ${res.status}: a protection's refusal is 429 ("rate limit or protection")`,
+      { expected: 429, received: res.status, exchange: res.exchange },
+    );
   return false;
-}
-
-function refusedOtherwise(
-  t: CheckContext,
-  id: string,
-  guard: string,
-  res: HttpResponse,
-  level?: 'notable',
-): void {
-  t.violate(
-    id,
-    `a valid chat call with the ${guard}-limited key was refused ${res.status}: a protection's refusal is 429 ("rate limit or protection")`,
-    { expected: 429, received: res.status, exchange: res.exchange, ...(level ? { level } : {}) },
-  );
 }
 
 /** The guards a burst of calls one after another reaches: tokens per minute, spend. */
@@ -48,54 +74,81 @@ const SERIAL_GUARDS: ReadonlyArray<{ id: string; role: Role; guard: string }> = 
   { id: 'RATE-005', role: 'spend_limited', guard: 'spend' },
 ];
 
+// One guard's calls in turn: chat first, whose burst reaches the guard; the other calls of the account
+// then meet it at once (or reach it themselves), so each shows that the guard counts that call too.
 for (const { id, role, guard } of SERIAL_GUARDS)
+  for (const call of CALLS)
+    check(
+      { ids: [id], effect: 'billable', roles: [role], judges429: true },
+      `answers ${call.name} calls past a low ${guard} guard with 429`,
+      async (t) => {
+        const body = await call.body(t);
+        const what = `${call.name} call with the ${guard}-limited key`;
+        let accepted = false;
+        for (let i = 1; i <= MAX_CALLS; i++) {
+          const res = await t.post(call.path, body, { as: role, retry429: false });
+          if (isSuccess(res.status)) {
+            accepted = true;
+            continue;
+          }
+          // A 429 passes; refused otherwise: a 4xx judged once the key's call was accepted, a 5xx not
+          // (advisory on every exchange); the burst ends there.
+          if (judgeAnswer(t, id, guard, call.name, res, accepted)) return;
+          if (res.status >= 500) return t.skip(`a ${what} was answered ${res.status}`);
+          if (!accepted)
+            return t.skip(
+              `the first ${what} was refused ${res.status} before any was accepted: the guard's refusal or the key's own, not shown`,
+            );
+          return;
+        }
+        t.violate(
+          id,
+          `${MAX_CALLS} ${call.name} calls with the ${guard}-limited key, one after another, met no 429`,
+          {
+            expected: 429,
+          },
+        );
+      },
+    );
+
+for (const call of CALLS)
   check(
-    { ids: [id], effect: 'billable', roles: [role], judges429: true },
-    `answers chat calls past a low ${guard} guard with 429`,
+    { ids: ['RATE-004'], effect: 'billable', roles: ['concurrency_limited'], judges429: true },
+    `answers ${call.name} calls past a low concurrency guard with 429 (${AT_ONCE} at once)`,
     async (t) => {
-      const body = await chatBody(t);
-      for (let i = 1; i <= MAX_CALLS; i++) {
-        const res = await t.post('/v1/chat/completions', body, { as: role, retry429: false });
-        if (res.status === 429) {
-          judgeAnswer(t, id, guard, res);
-          return;
-        }
-        // Refused otherwise: a 4xx judged, a 5xx not (advisory on every exchange); the burst ends there.
-        if (!isSuccess(res.status)) {
-          judgeAnswer(t, id, guard, res);
-          if (res.status >= 500)
-            t.skip(`a chat call with the ${guard}-limited key was answered ${res.status}`);
-          return;
-        }
-      }
-      t.violate(id, `${MAX_CALLS} chat calls with the ${guard}-limited key, one after another, met no 429`, {
-        expected: 429,
-      });
+      const body = await call.body(t);
+      const answers = await Promise.all(
+        Array.from({ length: AT_ONCE }, () =>
+          t.post(call.path, body, { as: 'concurrency_limited', retry429: false }),
+        ),
+      );
+      const valid = answers.some((r) => isSuccess(r.status));
+      let met = false;
+      for (const res of answers)
+        met = judgeAnswer(t, 'RATE-004', 'concurrency', call.name, res, valid) || met;
+      // A 502 or 503 among calls sent at once is the guard as an overload when no call met a 429; beside
+      // a 429, its cause is not known (advisory: a 5xx may meet any call).
+      for (const res of answers)
+        if (res.status === 502 || res.status === 503)
+          t.violate(
+            'RATE-004',
+            `a ${call.name} call sent with ${AT_ONCE - 1} others with the concurrency-limited key was answered ${res.status}: a protection's refusal is 429 ("rate limit or protection")`,
+            {
+              expected: 429,
+              received: res.status,
+              exchange: res.exchange,
+              ...(met ? { level: 'notable' as const } : {}),
+            },
+          );
+      if (answers.every((r) => isSuccess(r.status)))
+        t.violate(
+          'RATE-004',
+          `${AT_ONCE} ${call.name} calls sent at once with the concurrency-limited key were all answered: the guard refused none (it may queue them: not stated)`,
+          { expected: 429, level: 'notable' },
+        );
+      else if (!met && !valid && !answers.some((r) => r.status >= 500))
+        t.skip(
+          `${AT_ONCE} ${call.name} calls sent at once with the concurrency-limited key were all refused (${answers[0]!.status}) and none accepted: the guard's refusal or the key's own, not shown`,
+        );
     },
   );
-
-check(
-  { ids: ['RATE-004'], effect: 'billable', roles: ['concurrency_limited'], judges429: true },
-  `answers chat calls past a low concurrency guard with 429 (${AT_ONCE} at once)`,
-  async (t) => {
-    const body = await chatBody(t);
-    const answers = await Promise.all(
-      Array.from({ length: AT_ONCE }, () =>
-        t.post('/v1/chat/completions', body, { as: 'concurrency_limited', retry429: false }),
-      ),
-    );
-    let met = false;
-    for (const res of answers) met = judgeAnswer(t, 'RATE-004', 'concurrency', res) || met;
-    // A 502 or 503 among calls sent at once is the guard as an overload when no call met a 429; beside
-    // a 429, its cause is not known (advisory: a 5xx may meet any call).
-    for (const res of answers)
-      if (res.status === 502 || res.status === 503)
-        refusedOtherwise(t, 'RATE-004', 'concurrency', res, met ? 'notable' : undefined);
-    if (answers.every((r) => isSuccess(r.status)))
-      t.violate(
-        'RATE-004',
-        `${AT_ONCE} chat calls sent at once with the concurrency-limited key were all answered: the guard refused none (it may queue them: not stated)`,
-        { expected: 429, level: 'notable' },
-      );
-  },
-);
