@@ -2,6 +2,6 @@
 // variant's probe read the same numbers).
 
 /** Every this-many-th 4xx refusal of an account is answered 429 (errors.ts). */
-export const REFUSAL_429_EVERY = 8;
+export const REFUSAL_429_EVERY = 16;
 /** Every this-many-th prerequisite read of an account is answered 429 (guards.ts). */
-export const READ_429_EVERY = 15;
+export const READ_429_EVERY = 30;

@@ -369,7 +369,7 @@ export const AUTH_VARIANTS = [
     name: 'guard-429-refusals',
     readings: ['RATE-001'],
     description:
-      'every 8th 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 15th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
+      'every 16th 4xx refusal of an account is answered 429 rate_limited with Retry-After: 1 instead, and every 30th read of its balance, catalogs, usage or ledger 429 without Retry-After (a guard that trips on invalid requests and reads)',
     // The 8th refusal is a 429 with Retry-After: 1; the 15th balance read a 429 without Retry-After.
     probe: {
       run: async ({ ref, chat, balance }) => {
