@@ -1579,6 +1579,43 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // routes/media-jobs.ts: submission_uncertain's "repeat the same create request with the same
+  // Idempotency-Key" is client guidance; that no second job is made is the rule (MJOB-024)
+  {
+    name: 'uncertain-replay-refused',
+    readings: ['MJOB-024', 'MJOB-027'],
+    description:
+      'repeating the create of a submission_uncertain job with the same Idempotency-Key is refused 409 (already created), not answered with the job',
+    probe: {
+      run: async ({ ref, createJob, readsUntil }) => {
+        // The repeat must meet submission_uncertain (one 40 ms stage); a miss is tried again with a new key.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const k = `probe-uncertain-refused-${attempt}`;
+          const id = (await createJob(ref, UNCERTAIN, keyed(k))).body.id;
+          await readsUntil(ref, id, (read) => read.body?.status === 'submission_uncertain');
+          const again = await createJob(ref, UNCERTAIN, keyed(k));
+          if (again.status === 409) return true;
+          if (again.body?.status === 'submission_uncertain') return false;
+        }
+        return false;
+      },
+    },
+  },
+  // routes/media-inputs.ts: "`Idempotency-Key` is sent on ... media input upload": how a replay is
+  // answered beyond making no second input is not stated
+  {
+    name: 'upload-replay-refused',
+    readings: ['MIN-008'],
+    description:
+      'an upload repeated with the same Idempotency-Key and bytes is refused 409 (already made), not answered with its input',
+    probe: {
+      run: async ({ ref, upload }) => {
+        const headers = { 'idempotency-key': 'probe-upload-replay-refused' };
+        await upload(ref, 'png-64x48.png', { headers });
+        return (await upload(ref, 'png-64x48.png', { headers })).status === 409;
+      },
+    },
+  },
   // media/validate.ts: "Foreign or deleted ids may be 403 or 404" (judging.md); an unknown id is no named cause of invalid_request
   {
     name: 'ref-unknown-404',

@@ -138,6 +138,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const refused = refuseKey(reply, ctx, found);
     if (refused) return refused;
     const stored = found.kind === 'stored' ? found : undefined;
+    // Variant upload-replay-refused: a replay (the same key and bytes) is refused 409, as already done.
+    if (stored && isVariant(ctx, 'upload-replay-refused'))
+      return sendError(reply, ctx, 'idempotency_conflict', 'This upload was already made with this key.');
     if (stored && ctx.fault !== 'upload-replay-new') {
       const input = store.inputs.get(stored.result as string) as MediaInput;
       // Fault replay-envelope-extra: a replay's closed envelope says it is one.

@@ -72,16 +72,17 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         REPLAY_NEW[ctx.fault] === statusOf(ctx, storedJob, now).status);
     // Variant settlement-replay-refused: "do not generate again" read as a refusal of any repeat of a
     // settlement_pending job's create (409), instead of answering that job.
+    // Variant uncertain-replay-refused: the same for a submission_uncertain job's repeat.
+    const storedStatus = storedJob && statusOf(ctx, storedJob, now).status;
     if (
-      storedJob &&
-      isVariant(ctx, 'settlement-replay-refused') &&
-      statusOf(ctx, storedJob, now).status === 'settlement_pending'
+      (isVariant(ctx, 'settlement-replay-refused') && storedStatus === 'settlement_pending') ||
+      (isVariant(ctx, 'uncertain-replay-refused') && storedStatus === 'submission_uncertain')
     )
       return sendError(
         reply,
         ctx,
         'idempotency_conflict',
-        'This job awaits settlement; do not generate again.',
+        'This job was already created with this key; do not generate again.',
       );
     // Fault replay-releases-input: a replay forgets the job's references, so they can be deleted.
     if (storedJob && !replayNew && ctx.fault === 'replay-releases-input') storedJob.referenceIds = [];

@@ -186,8 +186,12 @@ check(
     const a = await upload(t, 'png-64x48.png', { idempotencyKey: key });
     const b = await upload(t, 'png-64x48.png', { idempotencyKey: key });
     if (!a.id) return t.skip(`the upload was answered ${a.res.status}`);
+    if (b.res.status === 429)
+      return t.skip('the replayed upload was answered 429 (a limit: no answer either way)');
+    // "Idempotency-Key is sent on ... media input upload": a replay makes no second input. A refused
+    // replay makes none (how a replay is answered beyond that is not stated; MJOB-024 reads it so too).
     t.ensure(
-      b.id === a.id,
+      !isSuccess(b.res.status) || b.id === a.id,
       'MIN-008',
       `the replayed upload produced input ${JSON.stringify(b.id)}, not ${a.id}`,
       { received: b.id, expected: a.id, exchange: b.res.exchange },

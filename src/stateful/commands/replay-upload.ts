@@ -4,7 +4,10 @@ import { holds } from '../invariants.ts';
 import { is2xx, judged, type Real } from '../real.ts';
 import { named, Step } from './step.ts';
 
-/** The same upload again with its Idempotency-Key: the same input, never a second one (MIN-008). */
+/**
+ * The same upload again with its Idempotency-Key: the same input, never a second one (MIN-008); a
+ * refusal is no second input (how a replay is answered beyond that is not stated), a 429 no answer.
+ */
 export class ReplayUpload extends Step {
   constructor(readonly pick: number) {
     super();
@@ -18,10 +21,10 @@ export class ReplayUpload extends Step {
     const input = pickOf(liveInputs(m), this.pick)!;
     this.target = input.label;
     const again = await upload(r.t, input.file, { idempotencyKey: input.key });
-    if (again.res.status === 429) return;
+    if (!is2xx(again.res.status)) return;
     judged(
       r,
-      holds(is2xx(again.res.status) && again.id === input.id, {
+      holds(again.id === input.id, {
         id: 'MIN-008',
         message: `the upload of ${input.label} repeated with its Idempotency-Key was answered ${again.res.status}${again.id ? ` with input ${again.id}` : ''}, not the same input ${input.id}`,
         received: again.id ?? again.res.status,
