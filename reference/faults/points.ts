@@ -27,6 +27,32 @@ function balanceAsNumbers(schemas: OpenApiDraft['schemas']): void {
     schemas.Balance.properties[field] = { type: 'number' };
 }
 
+const INTEGER = { type: 'integer', minimum: 0 };
+
+/**
+ * The description of variants pages-oldest-first and pages-by-offset: usage and ledger take the query
+ * parameter `param` for their next page, and their list envelope has `fields` besides its data.
+ */
+function pagedLists(
+  param: { name: string; description: string; schema: Record<string, unknown> },
+  follow: string,
+  fields: Record<string, Record<string, unknown>>,
+): NonNullable<Variant['openapi']> {
+  return ({ paths, schemas }) => {
+    for (const [path, list] of [
+      ['/v1/usage', 'UsageList'],
+      ['/v1/ledger', 'LedgerList'],
+    ] as const) {
+      paths[path].get.parameters = [
+        ...(paths[path].get.parameters ?? []),
+        { ...param, in: 'query', required: false },
+      ];
+      paths[path].get.responses['200'].description = `Pages of ten, oldest first; ${follow}.`;
+      Object.assign(schemas[list].properties, fields);
+    }
+  };
+}
+
 export const POINTS_FAULTS = [
   // routes/models.ts: entries lack context_length, which the description requires
   {
@@ -762,23 +788,36 @@ export const POINTS_VARIANTS = [
       request: req.call('/v1/ledger', { role: 'primary' }),
       holds: (r) => 'next_cursor' in r.body,
     },
-    openapi: ({ paths, schemas }) => {
-      const cursor = {
+    openapi: pagedLists(
+      {
         name: 'cursor',
-        in: 'query',
-        required: false,
         description: 'The next_cursor of the previous page; absent for the first page (the oldest records).',
         schema: { type: 'string' },
-      };
-      for (const [path, list] of [
-        ['/v1/usage', 'UsageList'],
-        ['/v1/ledger', 'LedgerList'],
-      ] as const) {
-        paths[path].get.parameters = [...(paths[path].get.parameters ?? []), cursor];
-        paths[path].get.responses['200'].description = 'Pages of ten, oldest first; follow next_cursor.';
-        schemas[list].properties.next_cursor = { type: ['string', 'null'] };
-      }
+      },
+      'follow next_cursor',
+      { next_cursor: { type: ['string', 'null'] } },
+    ),
+  },
+  // routes/pages.ts (usage.ts, ledger.ts) + openapi: the same pages, by offset and a stated total
+  {
+    name: 'pages-by-offset',
+    readings: ['USAGE-001', 'LEDGER-001', 'USAGE-080', 'LEDGER-002', 'LEDGER-003', 'PTS-006', 'ENT-001'],
+    description:
+      '/v1/usage and /v1/ledger answer pages of ten, oldest first, as {data, total, offset, limit} with no next link or cursor; the next page is asked for by ?offset= (described so)',
+    strict: true,
+    probe: {
+      request: req.call('/v1/ledger', { role: 'primary' }),
+      holds: (r) => typeof r.body.total === 'number' && r.body.offset === 0 && !('next_cursor' in r.body),
     },
+    openapi: pagedLists(
+      {
+        name: 'offset',
+        description: 'How many entries to skip (the oldest first); absent for the first page.',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      'ask for the next by offset',
+      { total: INTEGER, offset: INTEGER, limit: INTEGER },
+    ),
   },
   // billing.ts + openapi.ts
   {

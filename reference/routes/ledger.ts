@@ -8,14 +8,15 @@ import { sendError } from '../errors.ts';
 import { sendJson } from '../legacy.ts';
 import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
-import { sendPage } from './pages.ts';
+import { sendPaged } from './pages.ts';
 
 export function registerLedger(app: FastifyInstance, ctx: RefContext): void {
   app.get('/v1/ledger', async (request, reply) => {
     if (ctx.fault === 'ledger-unavailable')
       return sendError(reply, ctx, 'not_found', 'No endpoint GET /v1/ledger.');
     const entries = callerOf(request).account.ledger.map((e) => ledgerView(ctx, e));
-    if (isVariant(ctx, 'pages-oldest-first')) return sendPage(ctx, request, reply, entries);
+    const paged = sendPaged(ctx, request, reply, entries);
+    if (paged) return paged;
     if (isVariant(ctx, 'ledger-ascending'))
       return sendJson(ctx, request, reply, { entries, has_more: false });
     return sendJson(ctx, request, reply, { object: 'list', data: entries.reverse() });

@@ -1,3 +1,6 @@
+// Variant pages-by-offset: the same pages, naming no next page but the list's `total`, the next one asked
+// for by `?offset=` (documented so). Both are allowed readings of lists whose envelope and query
+// parameters are not shown.
 // Variant pages-oldest-first: usage and ledger served in pages of ten, oldest first, each page naming
 // the next by an opaque cursor (`next_cursor`, null on the last page) sent back as `?cursor=`, as its
 // live description documents (openapi patch of the variant). The contract shows neither the envelope
@@ -6,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { sendJson } from '../legacy.ts';
+import { isVariant } from '../reach.ts';
 
 export const PAGE_SIZE = 10;
 
@@ -33,4 +37,35 @@ export function sendPage(
     data: items.slice(offset, end),
     next_cursor: end < items.length ? cursorOf(end) : null,
   });
+}
+
+/** Variant pages-by-offset: one page of `items` (oldest first) at the request's `offset`, with the total. */
+export function sendOffsetPage(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly unknown[],
+): FastifyReply {
+  const raw = (request.query as Record<string, unknown> | undefined)?.offset ?? '0';
+  const offset = typeof raw === 'string' && /^\d{1,9}$/.test(raw) ? Number(raw) : undefined;
+  if (offset === undefined) return sendError(reply, ctx, 'invalid_request', 'offset is a count of entries.');
+  return sendJson(ctx, request, reply, {
+    object: 'list',
+    data: items.slice(offset, offset + PAGE_SIZE),
+    total: items.length,
+    offset,
+    limit: PAGE_SIZE,
+  });
+}
+
+/** The page the list's variant serves, if any (pages-oldest-first, pages-by-offset). */
+export function sendPaged(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly unknown[],
+): FastifyReply | undefined {
+  if (isVariant(ctx, 'pages-oldest-first')) return sendPage(ctx, request, reply, items);
+  if (isVariant(ctx, 'pages-by-offset')) return sendOffsetPage(ctx, request, reply, items);
+  return undefined;
 }

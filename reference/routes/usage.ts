@@ -8,7 +8,7 @@ import { sendJson } from '../legacy.ts';
 import { isVariant } from '../reach.ts';
 import type { ApiKey, UsageRecord } from '../state.ts';
 import { callerOf } from './caller.ts';
-import { sendPage } from './pages.ts';
+import { sendPaged } from './pages.ts';
 
 // Fault enterprise-second-separate-usage: the second enterprise key's own list, copied at its first read.
 const separate = new WeakMap<ApiKey, UsageRecord[]>();
@@ -36,13 +36,13 @@ export function registerUsage(app: FastifyInstance, ctx: RefContext): void {
         : ctx.fault === 'enterprise-second-separate-usage' && caller.role === 'enterprise_second'
           ? separateUsage(caller)
           : caller.account.usage;
-    if (isVariant(ctx, 'pages-oldest-first'))
-      return sendPage(
-        ctx,
-        request,
-        reply,
-        usage.map((r) => usageView(ctx, r)),
-      );
+    const paged = sendPaged(
+      ctx,
+      request,
+      reply,
+      usage.map((r) => usageView(ctx, r)),
+    );
+    if (paged) return paged;
     // Variant usage-record-lag: a record is listed only USAGE_LAG_MS after its call (when it appears is
     // not stated).
     const now = Date.now();

@@ -4,7 +4,8 @@
  * the records a test just made reads the whole list"). A page's next page is found where a client would
  * find it: a `next` link the page gives, a cursor the page gives sent under the query parameter the live
  * description documents for the operation, or `has_more` with the last entry's id under a documented
- * `starting_after`/`after`. A list whose next page cannot be followed is *incomplete*: a check that needs
+ * `starting_after`/`after`, or, where a page names none but states a larger total than was read, the
+ * documented `offset`. A list whose next page cannot be followed is *incomplete*: a check that needs
  * the whole list is then not judged, never failed.
  */
 import { findEntryList, isPlainObject } from '../checks/json.ts';
@@ -51,6 +52,12 @@ export interface WholeList {
   /** Set when the whole list was not read: why (a page not answered 2xx, a next page that cannot be followed). */
   incomplete?: string;
 }
+
+/** Whether `entry` (by its id) is among `read`. */
+const knownAlready = (
+  read: ReadonlyArray<Record<string, unknown>>,
+  entry: Record<string, unknown> | undefined,
+) => entry !== undefined && entry.id !== undefined && read.some((e) => e.id === entry.id);
 
 const at = (root: unknown, path: string): unknown =>
   path.split('/').reduce<unknown>((node, k) => (isObj(node) ? node[k] : undefined), root);
@@ -114,6 +121,45 @@ export function nextPage(
   return null;
 }
 
+/** Where a page states the size of the whole list (`{data, total, offset, limit}` and the like). */
+const TOTALS = [
+  'total',
+  'total_count',
+  'totalCount',
+  'count',
+  'meta/total',
+  'pagination/total',
+  'paging/total',
+];
+
+/** The size of the whole list a page states, if it states one above the `read` entries: more to read. */
+export function statedBeyond(body: unknown, read: number): number | undefined {
+  if (!isPlainObject(body)) return undefined;
+  for (const where of TOTALS) {
+    const v = at(body, where);
+    if (typeof v === 'number' && Number.isInteger(v)) return v > read ? v : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A page that names no next page but states more entries than were read (statedBeyond): its next page
+ * by a documented `offset` (the entries read so far), `null` where it states no more, or a string
+ * saying why the rest cannot be read.
+ */
+export function offsetPage(
+  body: unknown,
+  path: string,
+  documented: readonly string[],
+  read: number,
+): { path: string } | null | string {
+  const total = statedBeyond(body, read);
+  if (total === undefined) return null;
+  if (documented.includes('offset'))
+    return { path: `${path}${path.includes('?') ? '&' : '?'}offset=${read}` };
+  return `the page says the list holds ${total} entries, ${read} were read, and names no next page (no link or cursor, no documented offset)`;
+}
+
 /**
  * Read a list whole: its first page, then each next page (nextPage) up to MAX_PAGES. The first page
  * answered other than 2xx: undefined (the list's own tests judge that answer). `req` is sent with every page.
@@ -129,10 +175,19 @@ export async function readWholeList(
   const out: WholeList = { entries: [], first, last: first, pages: 1 };
   const seen = new Set<string>([path]);
   let res = first;
+  /** Whether the page in hand was asked for by offset (its list states a total, names no next page). */
+  let byOffset = false;
   for (;;) {
     const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
+    // A page asked for by offset that brings nothing new ends the list: a total that counts something
+    // else, or an offset the server ignores (its first entry read already).
+    if (byOffset && entries.length === 0) return out;
+    if (byOffset && knownAlready(out.entries, entries[0]))
+      return { ...out, incomplete: `page ${out.pages} (asked for by offset) repeats an entry already read` };
     out.entries.push(...entries);
-    const next = nextPage(res.json, path, documented, entries.at(-1));
+    let next = nextPage(res.json, path, documented, entries.at(-1));
+    byOffset = next === null;
+    next ??= offsetPage(res.json, path, documented, out.entries.length);
     if (next === null) return out;
     if (typeof next === 'string') return { ...out, incomplete: next };
     if (seen.has(next.path))

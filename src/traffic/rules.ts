@@ -19,7 +19,7 @@ import {
 } from '../checks/sse.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { brokenRequestRules, requestRules } from '../rules/requests.ts';
-import { nextPage } from '../runtime/lists.ts';
+import { nextPage, statedBeyond } from '../runtime/lists.ts';
 import {
   assetIdProblem,
   availableProblem,
@@ -107,12 +107,13 @@ export function replyFacts(
     if (charged) facts.charged = charged.toString();
   }
   // A catalog is learnt from a read of the whole of it: not from one page of several (a next link, a
-  // cursor, has_more), nor from a read with a query (a filter: "Query parameters ... are not shown").
+  // cursor, has_more, a total above its entries), nor from a read with a query (a filter: "Query parameters ... are not shown").
   if (
     method === 'GET' &&
     (path === '/v1/models' || path === '/v1/media/models') &&
     !query &&
-    nextPage(json, path, [], undefined) === null
+    nextPage(json, path, [], undefined) === null &&
+    statedBeyond(json, findCatalog(json)?.entries.length ?? 0) === undefined
   ) {
     // A reply that holds no list at all is no catalog: nothing learnt (an empty catalog is an empty list).
     const list = findCatalog(json);

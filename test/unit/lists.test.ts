@@ -4,7 +4,7 @@
  * itself gives"); a next page that cannot be followed is a reason, never a guess.
  */
 import { describe, expect, it } from 'vitest';
-import { nextPage } from '../../src/runtime/lists.ts';
+import { nextPage, offsetPage, statedBeyond } from '../../src/runtime/lists.ts';
 
 const entry = { id: 'u_9' };
 
@@ -58,5 +58,22 @@ describe('nextPage', () => {
       path: '/v1/usage?starting_after=u_9',
     });
     expect(nextPage({ data: [entry], has_more: true }, '/v1/usage', [], entry)).toMatch(/has_more/);
+  });
+});
+
+describe('offsetPage: a page that names no next page but states a larger total', () => {
+  const page = { data: [{ id: 'a' }, { id: 'b' }], total: 5, offset: 0, limit: 2 };
+  it('asks for the rest by a documented offset', () => {
+    expect(offsetPage(page, '/v1/usage', ['offset', 'limit'], 2)).toEqual({ path: '/v1/usage?offset=2' });
+    expect(offsetPage(page, '/v1/usage?x=1', ['offset'], 4)).toEqual({ path: '/v1/usage?x=1&offset=4' });
+  });
+  it('says why the rest cannot be read without one (the list is then incomplete, never whole)', () => {
+    expect(offsetPage(page, '/v1/usage', [], 2)).toMatch(/holds 5 entries, 2 were read/);
+  });
+  it('ends where the total is reached, or where no total is stated', () => {
+    expect(offsetPage(page, '/v1/usage', ['offset'], 5)).toBeNull();
+    expect(offsetPage({ data: [] }, '/v1/usage', ['offset'], 0)).toBeNull();
+    expect(statedBeyond({ data: [], meta: { total: 3 } }, 1)).toBe(3);
+    expect(statedBeyond({ data: [], total: '3' }, 1)).toBeUndefined();
   });
 });
