@@ -1555,6 +1555,19 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // media/catalog.ts: wc-100018's prompt "must be empty" gives no character count either
+  {
+    name: 'empty-prompt-uncapped',
+    readings: ['MCAT-003', 'MJOB-008'],
+    description:
+      "wc-100018's catalog entry advertises prompt_contract.maximum_characters 4000 beside empty_only true (its prompt must be empty)",
+    probe: {
+      run: async ({ ref, catalogEntry }) => {
+        const pc = (await catalogEntry(ref, 'wc-100018')).prompt_contract;
+        return pc.empty_only === true && pc.maximum_characters === 4000;
+      },
+    },
+  },
   // media/catalog.ts: wc-100018's prompt "must be empty", so no byte cap binds
   {
     name: 'empty-prompt-zero-bytes',

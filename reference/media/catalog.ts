@@ -142,7 +142,9 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
     prompt_contract: {
       empty_only: prompt.empty_only,
       minimum_characters: prompt.min_chars,
-      maximum_characters: prompt.max_chars,
+      // Variant empty-prompt-uncapped: a prompt that must be empty is advertised with the general cap.
+      maximum_characters:
+        isVariant(ctx, 'empty-prompt-uncapped') && prompt.empty_only ? 4000 : prompt.max_chars,
       // Variant empty-prompt-zero-bytes: a prompt that must be empty is advertised with a 0-byte cap.
       maximum_utf8_bytes:
         isVariant(ctx, 'empty-prompt-zero-bytes') && prompt.empty_only ? 0 : prompt.max_utf8_bytes,

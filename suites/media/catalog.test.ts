@@ -69,10 +69,12 @@ function compare(t: CheckContext, id: string, e: Record<string, unknown>, m: Med
         { received: pc.empty_only, expected: !!m.prompt.empty_only },
       );
     bound(t, id, 'prompt minimum_characters', pc.minimum_characters, m.prompt.min_chars, 'min');
-    bound(t, id, 'prompt maximum_characters', pc.maximum_characters, m.prompt.max_chars, 'max');
-    // A prompt that "must be empty" has no byte cap that can bind: 0, 4000 or any cap agrees.
-    if (!m.prompt.empty_only)
+    // A prompt that "must be empty" has no cap that can bind, in characters or bytes (the contract gives
+    // it no count): 0, 4000 or any cap agrees, where the entry says empty_only (judged above).
+    if (!m.prompt.empty_only) {
+      bound(t, id, 'prompt maximum_characters', pc.maximum_characters, m.prompt.max_chars, 'max');
       bound(t, id, 'prompt maximum_utf8_bytes', pc.maximum_utf8_bytes, m.prompt.max_utf8_bytes, 'max');
+    }
   }
   const params = isPlainObject(e.parameters) ? e.parameters : {};
   const ref = params.reference;
