@@ -61,6 +61,8 @@ const ERRORS = {
   resource_forbidden: { status: 403, code: 'resource_forbidden', type: 'permission_error' },
   // Fault invalid-code: media validation refusals under a code other than the stated invalid_request.
   bad_parameter: { status: 400, code: 'bad_parameter', type: 'invalid_request_error' },
+  // Variant parameter-types-422: a media parameter of the wrong type, as a schema validator refuses it.
+  validation_error: { status: 422, code: 'validation_error', type: 'invalid_request_error' },
 } satisfies Record<string, ErrorSpec>;
 
 export type ErrorKind = keyof typeof ERRORS;
@@ -98,6 +100,7 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   input_in_use: { status: 409, code: 'input_referenced', type: 'conflict' },
   resource_forbidden: { status: 403, code: 'permission_denied', type: 'forbidden' },
   bad_parameter: { status: 400, code: 'bad_parameter', type: 'client_error' },
+  validation_error: { status: 422, code: 'schema_violation', type: 'client_error' },
 };
 
 function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {

@@ -1555,6 +1555,22 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // media/validate.ts: "invalid_request" is stated for "parameters outside the model's published
+  // ranges"; a value of another type is a malformed request, and null an optional parameter left out
+  {
+    name: 'parameter-types-422',
+    readings: ['MJOB-005', 'MJOB-009', 'MJOB-014'],
+    description:
+      'a media parameter of another type than its values (a number for output_format, a string for an integer) is refused 422 validation_error, not 400 invalid_request; a parameter sent as null takes its default (described so)',
+    openapi: ({ paths, errorResponse }) => {
+      paths['/v1/media/jobs'].post.responses['422'] = errorResponse('422');
+    },
+    probe: {
+      run: async ({ ref, createJob }) =>
+        (await createJob(ref, jobBody('wc-100010', [], { output_format: 1 }))).status === 422 &&
+        (await createJob(ref, jobBody('wc-100010', [], { output_format: null }))).status === 201,
+    },
+  },
   // media/catalog.ts: wc-100018's prompt "must be empty" gives no character count either
   {
     name: 'empty-prompt-uncapped',

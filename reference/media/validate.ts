@@ -12,7 +12,10 @@ import { isH264 } from './sniff.ts';
 import { kindOfInput, type MediaInput, type MediaStore } from './store.ts';
 import { kindOf, type ModelDef, type ParameterDef, TABLE } from './table.ts';
 
-export type JobProblem = { error: 'invalid' | 'not_found' | 'unknown_input' | 'forbidden'; message: string };
+export type JobProblem = {
+  error: 'invalid' | 'malformed' | 'not_found' | 'unknown_input' | 'forbidden';
+  message: string;
+};
 
 export interface ValidJob {
   model: string;
@@ -81,6 +84,14 @@ export function validateJob(
   // Fault parameters-shape-unchecked: parameters absent or no object are read as an object (a 500).
   if (!isObject(params) && ctx.fault !== 'parameters-shape-unchecked')
     return invalid('`parameters` is required and must be an object.');
+  // Variant parameter-types-422: a parameter left null is left out (its default), and one of another
+  // type than its values is a malformed request (422), before any range is looked at.
+  if (isVariant(ctx, 'parameter-types-422'))
+    for (const [name, p] of Object.entries(def.parameters)) {
+      if (params[name] === null) delete params[name];
+      else if (params[name] !== undefined && !typeOk(p, params[name]))
+        return { error: 'malformed', message: `\`parameters.${name}\` has the wrong type.` };
+    }
   const problem =
     parameterProblem(ctx, model, def, params) ??
     promptProblem(ctx, model, def, body.prompt) ??
@@ -138,6 +149,14 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
       return `\`parameters.${name}\` ${JSON.stringify(value)} is outside the published values of ${model}.`;
   }
   return undefined;
+}
+
+/** Whether `value` has the type of the parameter's values (variant parameter-types-422). */
+function typeOk(p: ParameterDef, value: unknown): boolean {
+  if (p.values) return p.values.some((v) => typeof v === typeof value);
+  if (p.integer) return typeof value === 'number';
+  if (p.boolean) return typeof value === 'boolean';
+  return typeof value === 'string';
 }
 
 function valueOk(ctx: RefContext, model: string, p: ParameterDef, value: unknown): boolean {

@@ -103,9 +103,11 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
             ? 'not_found'
             : outcome.error === 'forbidden'
               ? 'model_not_allowed'
-              : ctx.fault === 'invalid-code'
-                ? 'bad_parameter'
-                : 'invalid_request';
+              : outcome.error === 'malformed'
+                ? 'validation_error'
+                : ctx.fault === 'invalid-code'
+                  ? 'bad_parameter'
+                  : 'invalid_request';
       return sendError(reply, ctx, kind, outcome.message);
     }
     const spec = outcome.job;

@@ -73,6 +73,7 @@ export {
   catalogParameterCases,
   type MediaModel,
   mediaTable,
+  type ParameterRule,
   type PromptBreak,
   parameterCases,
   promptArbitrary,

@@ -12,6 +12,7 @@ import {
   group,
   type HttpResponse,
   type MediaModel,
+  type ParameterRule,
   type PromptBreak,
   parameterCases,
   promptArbitrary,
@@ -300,24 +301,44 @@ const prompts =
     );
   };
 
-/** MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. */
+/**
+ * Whether `value` has the type of the parameter's own values (a size or an enum of strings: a string; an
+ * integer range: a number; a flag: a boolean). Outside the set but of that type is "outside the model's
+ * published ranges", whose code the error table names; another type is a malformed value, refused with
+ * any 4xx (judging.md: "elsewhere any 4xx refusal").
+ */
+function ofItsType(r: ParameterRule, value: unknown): boolean {
+  if (r.presets !== undefined) return typeof value === 'string';
+  if (r.boolean) return typeof value === 'boolean';
+  if (r.integer) return typeof value === 'number';
+  return (r.values ?? []).some((v) => typeof v === typeof value);
+}
+
+/**
+ * MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. `null`
+ * is not sent: for an optional parameter it may be read as the parameter left out (its default).
+ */
 const parameterValues =
   (name: string, ruleId: string): ModelTest =>
-  (t, job) => {
+  async (t, job) => {
     const r = job.m.parameters[name]!;
-    const cases = r.presets !== undefined ? sizeCases(table, r) : parameterCases(r);
-    return refuseEach(
-      t,
-      job,
-      ruleId,
-      cases
-        .filter((c) => !c.valid)
-        .map((c) => ({
-          what: `${name} ${JSON.stringify(c.value)}`,
-          body: withParameter(job, name, c.value),
-          received: { value: c.value },
-        })),
+    const cases = (r.presets !== undefined ? sizeCases(table, r) : parameterCases(r)).filter(
+      (c) => !c.valid && c.value !== null,
     );
+    for (const typed of [true, false])
+      await refuseEach(
+        t,
+        job,
+        ruleId,
+        cases
+          .filter((c) => ofItsType(r, c.value) === typed)
+          .map((c) => ({
+            what: `${name} ${JSON.stringify(c.value)}`,
+            body: withParameter(job, name, c.value),
+            received: { value: c.value },
+          })),
+        typed,
+      );
   };
 
 /** Uploaded reference ids by kind of reference (inputKey). */
