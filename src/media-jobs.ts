@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
+import { TERMINAL_STATUSES } from './checks/job-statuses.ts';
 import { findCatalog, isPlainObject } from './checks/json.ts';
 import type { HttpResponse } from './http/client.ts';
 import { segment } from './http/segment.ts';
@@ -19,21 +20,7 @@ import { cleanupBoundMs, RUN_FILE_ENV, runConfig } from './runtime/run-config.ts
 import type { Role } from './vocabulary.ts';
 import { readYaml } from './yaml-cache.ts';
 
-export const JOB_STATUSES = [
-  'authorizing',
-  'queued',
-  'running',
-  'submission_uncertain',
-  'output_fetching',
-  'release_pending',
-  'succeeded',
-  'failed',
-  'cancelled',
-  'expired',
-  'settlement_pending',
-] as const;
-export const ACTIVE_STATUSES = ['authorizing', 'queued', 'running', 'output_fetching'];
-export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled', 'expired'];
+export { ACTIVE_STATUSES, JOB_STATUSES, TERMINAL_STATUSES } from './checks/job-statuses.ts';
 
 export interface SampleMedia {
   file: string;

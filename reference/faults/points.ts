@@ -53,7 +53,24 @@ function pagedLists(
   };
 }
 
+/** A media job's charged_points and released_points described as nullable. */
+function settlementNullable(schemas: OpenApiDraft['schemas']): void {
+  const props = schemas.MediaJobResponse.allOf[1].properties;
+  for (const k of ['charged_points', 'released_points']) props[k] = { anyOf: [props[k], { type: 'null' }] };
+}
+
 export const POINTS_FAULTS = [
+  // media/view.ts: an ended job's charge null: the settlement is made, its value missing
+  {
+    name: 'settled-points-null',
+    description:
+      'a media job that has ended shows charged_points null (its settlement made; described as nullable)',
+    breaks: ['PTS-001'],
+    openapi: ({ schemas }) => settlementNullable(schemas),
+    probe: {
+      run: async ({ ref, succeededJob }) => (await succeededJob(ref, 'wc-100010')).charged_points === null,
+    },
+  },
   // routes/models.ts: entries lack context_length, which the description requires
   {
     name: 'models-undocumented-shape',
@@ -818,6 +835,21 @@ export const POINTS_VARIANTS = [
       'ask for the next by offset',
       { total: INTEGER, offset: INTEGER, limit: INTEGER },
     ),
+  },
+  // media/view.ts, routes/responses.ts: "a points value is an exact decimal string"; a settlement not
+  // made yet has no value, and omitting the field would say the same
+  {
+    name: 'points-null-until-settled',
+    readings: ['PTS-001'],
+    description:
+      "a media job's charged_points and released_points are null until it is settled, and a streamed response's events before its terminal one carry billing with both null (described so)",
+    openapi: ({ schemas }) => settlementNullable(schemas),
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        return job.body.charged_points === null && job.body.status !== 'succeeded';
+      },
+    },
   },
   // billing.ts + openapi.ts
   {

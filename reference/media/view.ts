@@ -116,10 +116,15 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
           pending_points: pointsOut(ctx, settled ? '0' : job.hold),
           ...(settled
             ? {
-                charged_points: pointsOut(ctx, chargedShown(ctx, job)),
+                // Fault settled-points-null: the settlement made, its charge shown as null.
+                charged_points:
+                  ctx.fault === 'settled-points-null' ? null : pointsOut(ctx, chargedShown(ctx, job)),
                 released_points: pointsOut(ctx, job.released),
               }
-            : {}),
+            : // Variant points-null-until-settled: the settlement's fields present, null until it is made.
+              isVariant(ctx, 'points-null-until-settled')
+              ? { charged_points: null, released_points: null }
+              : {}),
         }),
     created_at: job.createdAt,
   };

@@ -223,7 +223,16 @@ interface StreamEvent {
  */
 function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
   const extra = isVariant(ctx, 'responses-extra-events');
-  const created = { id: result.id, object: 'response', created_at: result.createdAt, model: result.model };
+  const created = {
+    id: result.id,
+    object: 'response',
+    created_at: result.createdAt,
+    model: result.model,
+    // Variant points-null-until-settled: the billing's fields present, null until the call is settled.
+    ...(isVariant(ctx, 'points-null-until-settled')
+      ? { billing: { charged_points: null, released_points: null } }
+      : {}),
+  };
   const ev = (event: string, data: Record<string, unknown> | '' = {}): StreamEvent => ({
     event,
     data: data === '' ? '' : { type: event, ...data },

@@ -1,5 +1,6 @@
 import type { HttpResponse } from '../http/client.ts';
 import type { Finding } from './exchange.ts';
+import { TERMINAL_STATUSES } from './job-statuses.ts';
 import { isPlainObject } from './json.ts';
 import { fieldFindings, judgePoints, type PointsField, pointsFieldPointers } from './points.ts';
 import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
@@ -106,7 +107,7 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
     }
   }
   if (units.size) observed.push('PTS-003');
-  out.push(...fieldFindings(fields, where));
+  out.push(...fieldFindings(fields, where, provisionalIn(res, body)));
   if (POINTS_PATHS.test(res.rawPath)) {
     observed.push('PTS-004');
     const usage = USAGE_PATH.test(res.rawPath);
@@ -130,6 +131,21 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
 }
 
 const USAGE_PATH = /^\/v1\/usage(\?|$)/;
+const JOB_PATH = /^\/v1\/media\/jobs(\/[^/?]+)?(\?|$)/;
+
+/**
+ * Where a reply's points fields may have no value yet: a streamed reply's events before its last (its
+ * terminal event carries the settlement), and a media job that has not ended (it is settled at its end).
+ */
+function provisionalIn(res: HttpResponse, body: unknown): ((f: PointsField) => boolean) | undefined {
+  if (Array.isArray(body) && res.json === undefined) {
+    const last = String(body.length - 1);
+    return (f) => f.pointer.split('/')[1] !== last;
+  }
+  if (JOB_PATH.test(res.rawPath) && isPlainObject(body) && typeof body.status === 'string')
+    return TERMINAL_STATUSES.includes(body.status) ? undefined : () => true;
+  return undefined;
+}
 
 /**
  * The record of a listing that holds the field at `pointer`: the item of the first array on the way,

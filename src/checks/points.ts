@@ -136,10 +136,28 @@ export function pointsFindings(
 }
 
 /** PTS-001 and PTS-002 of points fields already found. */
-export function fieldFindings(found: readonly PointsField[], where?: string): Finding[] {
+export function fieldFindings(
+  found: readonly PointsField[],
+  where?: string,
+  /** Whether a field stands where its value may not be known yet (before a settlement is made). */
+  provisional?: (f: PointsField) => boolean,
+): Finding[] {
   const at = where ? `${where}: ` : '';
   const out: Finding[] = [];
   for (const f of found) {
+    // Before the settlement is made (a job not ended, a stream's event before its terminal one) a field
+    // may be present with no value yet: as if omitted, which the contract allows there. Notable.
+    if (f.value === null && provisional?.(f)) {
+      out.push({
+        id: 'PTS-001',
+        message: `${at}${f.field} is null before the settlement is made: no value yet, though the field is not omitted`,
+        pointer: f.pointer,
+        received: null,
+        expected: 'omitted, or a decimal string',
+        level: 'notable',
+      });
+      continue;
+    }
     // "When points configuration is unavailable, `points_configured` is false or the points fields are
     // omitted, and no zero quote is invented": a null price beside points_configured false is no quote,
     // a field present without a value rather than omitted. Notable, not a failure.

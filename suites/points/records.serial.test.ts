@@ -170,7 +170,12 @@ for (const k of KINDS) {
 const HOLD_TRIES = 3;
 
 check(
-  { ids: ['BAL-004', 'BAL-003', 'LEDGER-003', 'USAGE-080'], effect: 'billable', account: 'exclusive' },
+  // PTS-001 too: the job's points fields are judged on each read, its settled ones once it ended.
+  {
+    ids: ['BAL-004', 'BAL-003', 'LEDGER-003', 'USAGE-080', 'PTS-001'],
+    effect: 'billable',
+    account: 'exclusive',
+  },
   'holds a media job’s pending points while it runs, then settles them in balance, ledger and a usage record',
   async (t) => {
     const m = await raceModel(t, false);
