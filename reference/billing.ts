@@ -83,6 +83,9 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
     ctx.fault === 'balance-not-settled' ||
     (ctx.fault === 'responses-balance-off' && call.endpoint === '/v1/responses');
   const debit = off ? charge.plus('0.001') : charge;
+  // Fault call-hold-kept: what the call's hold did not charge is never released (held grows, total not).
+  if (ctx.fault === 'call-hold-kept' && released.isPositive())
+    account.heldPoints = points(new Exact(account.heldPoints).plus(released));
   // What the account's guards count (guards.ts): the call's tokens now, the points it is charged.
   if (account.tokensPerMinute !== undefined)
     account.spent.tokens.push({ at: Date.now(), tokens: call.promptTokens + call.completionTokens });
@@ -105,8 +108,12 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
   };
   // Fault responses-usage-unrecorded: a /v1/responses call is charged (and in the ledger) but writes no
   // usage record.
-  if (!(ctx.fault === 'responses-usage-unrecorded' && call.endpoint === '/v1/responses'))
-    account.usage.push(usage);
+  // Fault unreported-usage-unrecorded: the same for /v1/embeddings, whose replies (as every billable
+  // reply under it) report no spend.
+  const unrecorded =
+    (ctx.fault === 'responses-usage-unrecorded' && call.endpoint === '/v1/responses') ||
+    (ctx.fault === 'unreported-usage-unrecorded' && call.endpoint === '/v1/embeddings');
+  if (!unrecorded) account.usage.push(usage);
   account.ledger.push({
     id: newId('le_'),
     type: 'charge',
@@ -163,6 +170,13 @@ export const spendUnreported = (ctx: RefContext): boolean =>
   isVariant(ctx, 'spend-unreported') || ctx.fault === 'spend-unmeasurable';
 
 /**
+ * Whether inference replies carry no billing object: variant no-billing, fault
+ * unreported-usage-unrecorded, and whatever reports no spend (spendUnreported).
+ */
+export const billingUnreported = (ctx: RefContext): boolean =>
+  isVariant(ctx, 'no-billing') || ctx.fault === 'unreported-usage-unrecorded' || spendUnreported(ctx);
+
+/**
  * A spend a billable reply reports (charged, released, pending points): faults spend-numbers and
  * points-numbers send it as a JSON number; fault spend-misreported reports a tenth of it (the account
  * pays it whole).
@@ -175,7 +189,7 @@ export function spendShown(ctx: RefContext, v: string): string | number {
 
 /** The `billing` object of an inference reply; undefined under variant no-billing. */
 export function billingOf(ctx: RefContext, s: Settlement): Record<string, unknown> | undefined {
-  if (isVariant(ctx, 'no-billing') || spendUnreported(ctx)) return undefined;
+  if (billingUnreported(ctx)) return undefined;
   const value = (v: string) => (ctx.fault === 'chat-billing-numbers' ? Number(v) : spendShown(ctx, v));
   const unit = billingUnit(ctx);
   if (ctx.fault === 'chat-credits-names') {

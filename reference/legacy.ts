@@ -43,15 +43,23 @@ export function isPointsField(field: string): boolean {
  * A body in the legacy format: every points field renamed, at any depth. Fault legacy-added keeps
  * the points fields and adds the legacy ones next to them; fault legacy-drops-points leaves them out.
  */
-export function toLegacy(ctx: RefContext, node: unknown): unknown {
-  if (Array.isArray(node)) return node.map((item) => toLegacy(ctx, item));
+export function toLegacy(ctx: RefContext, node: unknown, request?: FastifyRequest): unknown {
+  // Fault legacy-drops-points: the points fields are left out, with nothing in their place; fault
+  // legacy-call-drops-points: the same in the replies of calls (POST) only.
+  const drop =
+    ctx.fault === 'legacy-drops-points' ||
+    (ctx.fault === 'legacy-call-drops-points' && request?.method === 'POST');
+  return legacyBody(ctx, node, drop);
+}
+
+function legacyBody(ctx: RefContext, node: unknown, drop: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => legacyBody(ctx, item, drop));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    const converted = toLegacy(ctx, value);
+    const converted = legacyBody(ctx, value, drop);
     if (ctx.fault === 'legacy-added' && isPointsField(key)) out[key] = converted;
-    // Fault legacy-drops-points: the points fields are left out, with nothing in their place.
-    if (ctx.fault === 'legacy-drops-points' && isPointsField(key)) continue;
+    if (drop && isPointsField(key)) continue;
     // Fault legacy-model-alias: a reply's model named by a legacy alias of its id.
     if (ctx.fault === 'legacy-model-alias' && key === 'model' && typeof converted === 'string')
       out[key] = `legacy:${converted}`;
@@ -69,7 +77,7 @@ export function sendJson(
 ): FastifyReply {
   if (wantsLegacy(ctx, request)) {
     const type = isVariant(ctx, 'legacy-credits-json') ? 'application/json' : LEGACY_TYPE;
-    return reply.type(`${type}; charset=utf-8`).send(toLegacy(ctx, body));
+    return reply.type(`${type}; charset=utf-8`).send(toLegacy(ctx, body, request));
   }
   return reply.type('application/json; charset=utf-8').send(body);
 }

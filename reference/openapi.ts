@@ -5,7 +5,7 @@
 // description; what remains below are the shapes a variant builds differently throughout (envelopes,
 // legacy fields, billing) and the fields leaked by internal.ts.
 
-import { billingUnit, spendUnreported } from './billing.ts';
+import { billingUnit, billingUnreported } from './billing.ts';
 import type { RefContext } from './context.ts';
 import { FAULTS, VARIANTS, type VariantName } from './faults.ts';
 import { ENDPOINTS } from './fixtures.ts';
@@ -325,7 +325,7 @@ const dateTime = { type: 'string', format: 'date-time' };
 /** Request and reply shapes of chat, responses and embeddings, and the billing object. */
 function inferenceSchemas(ctx: RefContext): Record<string, JsonObject> {
   // Variant spend-unreported: like no-billing, inference replies carry no billing object.
-  const billed = !isVariant(ctx, 'no-billing') && !spendUnreported(ctx);
+  const billed = !billingUnreported(ctx);
   const billing = billed ? { billing: ref('Billing') } : {};
   // Variant openapi-narrow-responses: replies described inside the documented ranges (a reply's
   // message role is `assistant` only, an embedding's token counts at least 1: its input is never empty).

@@ -59,7 +59,50 @@ function settlementNullable(schemas: OpenApiDraft['schemas']): void {
   for (const k of ['charged_points', 'released_points']) props[k] = { anyOf: [props[k], { type: 'null' }] };
 }
 
+/** No points field is required anywhere in the description, nor its legacy twin (`*_amount`). */
+function noPointsRequired(schemas: OpenApiDraft['schemas']): void {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const x of node) walk(x);
+    else if (node && typeof node === 'object') {
+      const o = node as { required?: unknown };
+      if (Array.isArray(o.required))
+        o.required = o.required.filter((f) => !/_(points|amount)(_|$)/.test(String(f)));
+      for (const v of Object.values(node)) walk(v);
+    }
+  };
+  walk(schemas);
+}
+
 export const POINTS_FAULTS = [
+  // billing.ts: replies that report no spend, and an embeddings call that writes no usage record
+  {
+    name: 'unreported-usage-unrecorded',
+    description:
+      'inference replies carry no billing object (as variant no-billing; described so), and an /v1/embeddings call is charged (and in the ledger) but writes no usage record',
+    breaks: ['USAGE-080'],
+    probe: {
+      run: async ({ ref, embed, usageCount }) => {
+        const before = await usageCount(ref);
+        const reply = await embed(ref, { model: ref.hints.embedding, input: 'ok' });
+        return reply.body.billing === undefined && (await usageCount(ref)) === before;
+      },
+    },
+  },
+  // billing.ts: "Reserved (held) points are not settled charges": a call's hold is never released
+  {
+    name: 'call-hold-kept',
+    description:
+      "what a call's hold did not charge stays held: held_points grows with every call (total_points moves by the charge alone)",
+    breaks: ['BAL-004'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat, balance }) => {
+        const before = (await balance(ref)).body.held_points;
+        await chat(ref, { max_tokens: 64 });
+        return (await balance(ref)).body.held_points !== before;
+      },
+    },
+  },
   // media/view.ts: an ended job's charge null: the settlement is made, its value missing
   {
     name: 'settled-points-null',
@@ -254,22 +297,25 @@ export const POINTS_FAULTS = [
     description:
       'under the legacy format the points fields are left out, no legacy amount field in their place (described so: no points field is required, nor its legacy twin)',
     breaks: ['LEGACY-001'],
-    openapi: ({ schemas }) => {
-      const walk = (node: unknown): void => {
-        if (Array.isArray(node)) for (const x of node) walk(x);
-        else if (node && typeof node === 'object') {
-          const o = node as { required?: unknown };
-          if (Array.isArray(o.required))
-            o.required = o.required.filter((f) => !/_(points|amount)(_|$)/.test(String(f)));
-          for (const v of Object.values(node)) walk(v);
-        }
-      };
-      walk(schemas);
-    },
+    openapi: ({ schemas }) => noPointsRequired(schemas),
     probe: {
       run: async ({ ref, call }) => {
         const { body } = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
         return !('total_points' in body) && !('total_amount' in body);
+      },
+    },
+  },
+  // legacy.ts: the same in the replies of calls (chat, responses, embeddings, media jobs) only
+  {
+    name: 'legacy-call-drops-points',
+    description:
+      'under the legacy format the points fields of the replies to calls (POST) are left out, no legacy amount field in their place (described so: no points field is required, nor its legacy twin)',
+    breaks: ['LEGACY-001'],
+    openapi: ({ schemas }) => noPointsRequired(schemas),
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, {}, { headers: LEGACY });
+        return !('charged_points' in body.billing) && !('charged_amount' in body.billing);
       },
     },
   },

@@ -184,7 +184,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
   function answer(request: FastifyRequest, reply: FastifyReply, result: ChatResult): FastifyReply {
     if (!result.stream) return sendJson(ctx, request, reply, completionOf(ctx, result));
     const legacy = wantsLegacy(ctx, request) && ctx.fault !== 'legacy-stream-points';
-    const chunks = chunksOf(ctx, result).map((c) => (legacy ? toLegacy(ctx, c) : c));
+    const chunks = chunksOf(ctx, result).map((c) => (legacy ? toLegacy(ctx, c, request) : c));
     if (isVariant(ctx, 'chat-stream-ndjson')) {
       const lines = chunks.map((c) => `${JSON.stringify(c)}\n`);
       return streamer.send(reply, 'application/x-ndjson; charset=utf-8', lines);

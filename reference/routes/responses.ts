@@ -164,7 +164,7 @@ export function registerResponses(app: FastifyInstance, ctx: RefContext): void {
           ? data === ''
             ? ''
             : ` ${data}`
-          : ` ${JSON.stringify(legacy ? toLegacy(ctx, data) : data)}`;
+          : ` ${JSON.stringify(legacy ? toLegacy(ctx, data, request) : data)}`;
       const name = ctx.fault === 'responses-unnamed-events' ? '' : `event: ${event}\n`;
       return `${name}data:${payload}\n\n`;
     });

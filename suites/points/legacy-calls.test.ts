@@ -1,31 +1,6 @@
-import {
-  type CheckContext,
-  check,
-  expectStatus,
-  isPlainObject,
-  pointsFieldPointers,
-  replyBody,
-} from '../../src/suite/index.ts';
+import { check, isPlainObject } from '../../src/suite/index.ts';
 
-import { LEGACY, modelUnchanged } from './legacy-support.ts';
-
-/**
- * A billable call under the legacy Accept header: its points fields (at any depth; in a streamed reply,
- * in any event's data) are violations, and the model it names is the one requested.
- */
-async function legacyCall(t: CheckContext, path: string, body: { model: string } & Record<string, unknown>) {
-  const res = await t.post(path, body, { headers: LEGACY });
-  if (!expectStatus(t, res, 'LEGACY-001', '2xx', `POST ${path} with the legacy Accept header`))
-    return undefined;
-  for (const p of pointsFieldPointers(replyBody(res)))
-    t.violate('LEGACY-001', `the legacy reply of POST ${path} still carries the points field ${p}`, {
-      pointer: p,
-      exchange: res.exchange,
-      verdictCase: { wrong: 'carried', what: `${p} of POST ${path}`, family: 'legacy' },
-    });
-  modelUnchanged(t, res, body.model, `the reply of POST ${path}`);
-  return res;
-}
+import { legacyCall } from './legacy-support.ts';
 
 check(
   { ids: ['LEGACY-001', 'LEGACY-002'], effect: 'billable' },

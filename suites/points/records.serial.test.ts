@@ -142,6 +142,15 @@ for (const k of KINDS) {
       const b1 = await balance(t);
       const charged = billingCharge(res);
       const where = `POST ${k.path}`;
+      // "Reserved (held) points are not settled charges": the call's hold ends with it (its settlement
+      // releases what was not charged). When it is released is not stated: read again for a bounded time.
+      const held = await heldAfter(t, b0, b1);
+      if (held && b0.held)
+        t.violate(
+          'BAL-004',
+          `${where} has ended, but held_points is ${held.toFixed()}, not ${b0.held.toFixed()} as before it (${Math.round(HELD_SETTLES_MS / 1000)} s later)`,
+          { received: held.toFixed(), expected: b0.held.toFixed(), ...deltaLevel(t) },
+        );
       if (charged) {
         report(
           t,
@@ -155,6 +164,21 @@ for (const k of KINDS) {
         const usage = usage0 && (await judgeUsageRecord(t, usage0, charged, body.model, where));
         // The call's own record shows its token counts as integers (PTS-005), as the usage list's do.
         if (usage) judgeRecordTokens(t, usage.added, usage.exchange);
+      } else if (usage0 && b1.total.lt(b0.total)) {
+        // No charge in the reply (the billing object's inner fields are not shown), but the balance
+        // moved: the call was billed, and "GET /v1/usage | per-request token usage, model and charged
+        // amount" gives it a record (judging.md), whatever its charge.
+        const usage = await usageAdded(t, usage0);
+        if (usage.after && usage.added.length === 0)
+          t.violate(
+            'USAGE-080',
+            `${where} moved total_points by ${b1.total.minus(b0.total).toFixed()} (its reply states no charge), but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
+            {
+              exchange: usage.after.last.exchange,
+              expected: 'a usage record of the call',
+              level: t.sharedAccount ? 'notable' : 'failure',
+            },
+          );
       }
       if (ledger0 && ledger1)
         report(
@@ -168,6 +192,29 @@ for (const k of KINDS) {
 
 /** Jobs created at most to see one still active right after the balance read. */
 const HOLD_TRIES = 3;
+
+/** How long a call's hold may take to be released once the call has ended (not stated), read every second. */
+const HELD_SETTLES_MS = 5_000;
+
+/**
+ * The balance once a call has ended, read again (every second, HELD_SETTLES_MS at most) while its
+ * held_points differs from `b0`'s: the last read if it still differs, else undefined.
+ */
+async function heldAfter(
+  t: CheckContext,
+  b0: BalanceFigures,
+  b1: BalanceFigures,
+): Promise<Decimal | undefined> {
+  if (!b0.held || !b1.held) return undefined;
+  let b = b1;
+  const until = Date.now() + HELD_SETTLES_MS;
+  while (b.held && !b.held.equals(b0.held)) {
+    if (Date.now() >= until) return b.held;
+    await sleep(1_000);
+    b = await balance(t);
+  }
+  return undefined;
+}
 
 check(
   // PTS-001 too: the job's points fields are judged on each read, its settled ones once it ended.
