@@ -145,26 +145,11 @@ export function fieldFindings(
   const at = where ? `${where}: ` : '';
   const out: Finding[] = [];
   for (const f of found) {
-    // Before the settlement is made (a job not ended, a stream's event before its terminal one) a field
-    // may be present with no value yet: as if omitted, which the contract allows there. Notable.
-    if (f.value === null && provisional?.(f)) {
+    const why = f.value === null ? nullStandsForOmitted(f, provisional) : undefined;
+    if (why !== undefined) {
       out.push({
         id: 'PTS-001',
-        message: `${at}${f.field} is null before the settlement is made: no value yet, though the field is not omitted`,
-        pointer: f.pointer,
-        received: null,
-        expected: 'omitted, or a decimal string',
-        level: 'notable',
-      });
-      continue;
-    }
-    // "When points configuration is unavailable, `points_configured` is false or the points fields are
-    // omitted, and no zero quote is invented": a null price beside points_configured false is no quote,
-    // a field present without a value rather than omitted. Notable, not a failure.
-    if (f.value === null && (f.parent as Record<string, unknown>).points_configured === false) {
-      out.push({
-        id: 'PTS-001',
-        message: `${at}${f.field} is null beside points_configured false: no quote, though the field is not omitted`,
+        message: `${at}${f.field} is null ${why}: no value, though the field is not omitted`,
         pointer: f.pointer,
         received: null,
         expected: 'omitted, or a decimal string',
@@ -192,6 +177,24 @@ export function fieldFindings(
     }
   }
   return out;
+}
+
+/**
+ * Where a null points field stands for the field omitted, which the contract allows there (notable, not
+ * a failure): why, or undefined where null is no decimal string (PTS-001). Two places:
+ * - before the settlement is made (a job not ended, a stream's event before its terminal one), a field
+ *   may be present with no value yet (`provisional`);
+ * - "When points configuration is unavailable, `points_configured` is false or the points fields are
+ *   omitted, and no zero quote is invented": a null price beside points_configured false is no quote.
+ */
+function nullStandsForOmitted(
+  f: PointsField,
+  provisional: ((f: PointsField) => boolean) | undefined,
+): string | undefined {
+  if (provisional?.(f)) return 'before the settlement is made';
+  if ((f.parent as Record<string, unknown>).points_configured === false)
+    return 'beside points_configured false';
+  return undefined;
 }
 
 /** Pointers of every field of the points table at any depth (the legacy format must have none). */

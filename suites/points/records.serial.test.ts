@@ -145,7 +145,11 @@ for (const k of KINDS) {
       // "Reserved (held) points are not settled charges": the call's hold ends with it (its settlement
       // releases what was not charged). When it is released is not stated: read again for a bounded time.
       const held = await heldAfter(t, b0, b1);
-      if (held && b0.held)
+      // Judged only where both balance reads show held_points: else said, never passed.
+      if (!b0.held || !b1.held)
+        t.note(`BAL-004 on ${k.call} not judged: the balance shows no held_points before and after it`);
+      else if (!held) t.observe('BAL-004', res.exchange);
+      else
         t.violate(
           'BAL-004',
           `${where} has ended, but held_points is ${held.toFixed()}, not ${b0.held.toFixed()} as before it (${Math.round(HELD_SETTLES_MS / 1000)} s later)`,
