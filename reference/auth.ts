@@ -1,7 +1,7 @@
 // Bearer-key authentication, key state (revoked, expired, IP allowlist) and scopes. Runs as an
 // onRequest hook, so it always precedes body parsing and validation.
 import type { BlockList } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pathOf, type RefContext } from './context.ts';
 import { sendError } from './errors.ts';
 import { endpointOf, type KeyCheck, scopeDecision, servesKeyless, skipsKeyCheck } from './patch.ts';
@@ -79,6 +79,11 @@ function candidates(ctx: RefContext, request: FastifyRequest, anyScheme: boolean
     const token = exact?.[1] ?? lax?.[1];
     if (token) tokens.push(token);
   }
+  // Fault auth-key-header: the key is read from X-API-Key when no Authorization header is sent.
+  if (ctx.fault === 'auth-key-header' && typeof header !== 'string') {
+    const own = request.headers['x-api-key'];
+    if (typeof own === 'string') tokens.push(own);
+  }
   if (ctx.fault === 'auth-query-key') {
     const query = request.query as Record<string, unknown>;
     for (const name of ['api_key', 'key']) {
@@ -114,34 +119,53 @@ function allowed(list: BlockList, ip: string): boolean {
 export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
-    const path = pathOf(request.url);
-    const needsKey = isBusinessPath(path) || (ctx.fault === 'healthz-auth' && path === '/healthz');
-    if (!needsKey) return;
-    // Fault asset-no-key: output assets are served to requests without any key.
-    const keyless = !request.headers.authorization && path.startsWith('/v1/media/assets/');
-    if (ctx.fault === 'asset-no-key' && keyless) return;
-    // A patch's keyless endpoint (reference/patch.ts): a request without any key is the primary role's.
-    if (!request.headers.authorization && servesKeyless(ctx, endpointOf(request))) {
-      request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
-      return;
-    }
-    const outcome = authenticate(ctx, request);
-    if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
-    request.caller =
-      ctx.fault === 'enterprise-balance-split' || ctx.fault === 'enterprise-restricted-split'
-        ? splitBalance(ctx, outcome.key)
-        : outcome.key;
-    const scopes = outcome.key.scopes;
-    // Unknown paths get their 404 whatever the scopes.
-    const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
-    if (scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
-      // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
-      // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
-      if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))
-        return sendError(reply, ctx, 'not_found', 'No such resource.');
-      return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
-    }
+    // Fault stream-auth-skipped: a chat or responses call's key is judged once its body is read (below).
+    if (streamAuthLater(ctx, request)) return;
+    return keyHook(ctx, request, reply);
   });
+  // Fault stream-auth-skipped: a streamed call (`stream` true) is served without its key judged, as the
+  // primary key's; one that does not stream is judged as every request is.
+  app.addHook('preHandler', async (request, reply) => {
+    if (!streamAuthLater(ctx, request)) return;
+    if ((request.body as { stream?: unknown } | null)?.stream !== true) return keyHook(ctx, request, reply);
+    request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
+  });
+}
+
+const streamAuthLater = (ctx: RefContext, request: FastifyRequest): boolean =>
+  ctx.fault === 'stream-auth-skipped' &&
+  request.method === 'POST' &&
+  ['/v1/chat/completions', '/v1/responses'].includes(pathOf(request.url));
+
+/** The key of a request judged: its caller set, or the request answered with the refusal. */
+async function keyHook(ctx: RefContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const path = pathOf(request.url);
+  const needsKey = isBusinessPath(path) || (ctx.fault === 'healthz-auth' && path === '/healthz');
+  if (!needsKey) return;
+  // Fault asset-no-key: output assets are served to requests without any key.
+  const keyless = !request.headers.authorization && path.startsWith('/v1/media/assets/');
+  if (ctx.fault === 'asset-no-key' && keyless) return;
+  // A patch's keyless endpoint (reference/patch.ts): a request without any key is the primary role's.
+  if (!request.headers.authorization && servesKeyless(ctx, endpointOf(request))) {
+    request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
+    return;
+  }
+  const outcome = authenticate(ctx, request);
+  if ('error' in outcome) return sendError(reply, ctx, outcome.error, outcome.message);
+  request.caller =
+    ctx.fault === 'enterprise-balance-split' || ctx.fault === 'enterprise-restricted-split'
+      ? splitBalance(ctx, outcome.key)
+      : outcome.key;
+  const scopes = outcome.key.scopes;
+  // Unknown paths get their 404 whatever the scopes.
+  const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
+  if (scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
+    // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
+    // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
+    if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))
+      return sendError(reply, ctx, 'not_found', 'No such resource.');
+    return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
+  }
 }
 
 function scopeAllows(ctx: RefContext, scopes: Scope[], path: string): boolean {

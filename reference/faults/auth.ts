@@ -23,6 +23,25 @@ export const AUTH_FAULTS = [
         (await withKey(ref, () => ({}), `?api_key=${ref.keys.primary}`)).status === 200,
     },
   },
+  // auth.ts: the key is read from X-API-Key when no Authorization header is sent
+  {
+    name: 'auth-key-header',
+    description: 'accepts the key from an X-API-Key header when no Authorization header is sent',
+    breaks: ['AUTH-001'],
+    probe: { request: req.withKey((k) => ({ 'x-api-key': k })), holds: (r) => r.status === 200 },
+  },
+  // auth.ts: a streamed chat or responses call is served without its key judged
+  {
+    name: 'stream-auth-skipped',
+    description:
+      'serves a streamed chat or responses call (`stream` true) without judging its key, as the primary key',
+    breaks: ['AUTH-001'],
+    probe: {
+      run: async ({ ref, call, chatBody }) =>
+        (await call(ref, '/v1/chat/completions', { method: 'POST', json: chatBody(ref, { stream: true }) }))
+          .status === 200,
+    },
+  },
   // auth.ts: any scheme word before the key is accepted
   {
     name: 'auth-scheme-lax',

@@ -38,6 +38,18 @@ const probes: Probe[] = [
     build: () => ({ headers: {} }),
   },
   {
+    // "Every business endpoint needs `Authorization: Bearer <API_KEY>`": the key in another header (as
+    // gateways compatible with other APIs read it) is no Authorization, so the request has no key.
+    ids: ['AUTH-001', 'AUTH-009'],
+    title: 'refuses the key in an X-API-Key or api-key header instead of Authorization',
+    keyMaterial: true,
+    expect: REFUSED,
+    build: (t) => {
+      const k = t.keyOf('primary');
+      return { headers: { 'x-api-key': k, 'api-key': k } };
+    },
+  },
+  {
     ids: ['AUTH-002', 'AUTH-009'],
     title: 'refuses a well-formed key that does not exist',
     keyMaterial: false,
@@ -145,8 +157,18 @@ const BODY_FIRST = [400, 413, 415, 422];
 const inert = (t: CheckContext, e: Endpoint) =>
   e.effect !== 'read' && !t.target.allow.includes(e.effect) && !['GET', 'HEAD', 'DELETE'].includes(e.method);
 
-async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
+async function probe(t: CheckContext, e: Endpoint, p: Probe, name = label(e)): Promise<void> {
   const safe = inert(t, e);
+  // Without a valid body the streamed form is the plain one's probe again: not sent.
+  if (safe && name !== label(e))
+    t.skip(
+      `not judged: class '${e.effect}' is not allowed, and ${name} is a form of its body; allow '${e.effect}' to judge ${p.ids.join(' ')} here`,
+      {
+        kind: 'precondition',
+        subject: `key probes of '${e.effect}' endpoints carried an unparseable body (the class is not allowed), which the target judged before the key`,
+        remedy: `allow '${e.effect}' (--allow) to send them a valid body`,
+      },
+    );
   const valid = safe ? INERT_BODY : await probeRequest(t, e);
   const { headers, query } = p.build(t);
   const path = concretePath(e) + (query ? `?${query}` : '');
@@ -159,7 +181,7 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
   });
   if (safe && BODY_FIRST.includes(res.status))
     t.skip(
-      `not judged: class '${e.effect}' is not allowed, so the probe carried an unparseable body (no valid one), and ${label(e)} answered ${res.status} to the body before judging the key; allow '${e.effect}' to judge ${p.ids.join(' ')} here`,
+      `not judged: class '${e.effect}' is not allowed, so the probe carried an unparseable body (no valid one), and ${name} answered ${res.status} to the body before judging the key; allow '${e.effect}' to judge ${p.ids.join(' ')} here`,
       // One line for every probe so left unjudged: the class is the cause, allowing it the remedy.
       {
         kind: 'precondition',
@@ -178,8 +200,8 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
       statuses.includes(res.status),
       main!,
       wrong === 'status'
-        ? `${label(e)}: refused ${what} with ${res.status}, not ${statuses.join(' or ')}`
-        : `${label(e)}: ${p.title.replace(/^refuses/, 'did not refuse')}`,
+        ? `${name}: refused ${what} with ${res.status}, not ${statuses.join(' or ')}`
+        : `${name}: ${p.title.replace(/^refuses/, 'did not refuse')}`,
       {
         received: res.status,
         expected: statuses.join(' or '),
@@ -192,16 +214,31 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe): Promise<void> {
   }
   if (res.status === 401 && p.expect.code401)
     // One message per endpoint, whatever the probe: a wrong code is one cause on that endpoint.
-    expectErrorCode(t, res, 'AUTH-009', 'invalid_api_key', `${label(e)} without a valid key`);
+    expectErrorCode(t, res, 'AUTH-009', 'invalid_api_key', `${name} without a valid key`);
 }
 
-for (const e of businessEndpoints()) {
-  group(label(e), () => {
+/**
+ * The streamed form of the calls that stream (`stream` true), an equivalent form of the same endpoint:
+ * a streaming handler is often a route of its own, and the key is judged there too.
+ */
+const STREAMED = ['/v1/chat/completions', '/v1/responses'];
+const places: Array<{ e: Endpoint; name: string }> = [
+  ...businessEndpoints().map((e) => ({ e, name: label(e) })),
+  ...businessEndpoints()
+    .filter((e) => e.method === 'POST' && STREAMED.includes(e.path) && e.probe?.json)
+    .map((e) => ({
+      e: { ...e, probe: { json: { ...(e.probe!.json as object), stream: true } } },
+      name: `${label(e)} (streamed)`,
+    })),
+];
+
+for (const { e, name } of places) {
+  group(name, () => {
     for (const p of probes) {
       check(
         { ids: p.ids, effect: p.keyMaterial ? e.effect : 'read', ...(p.role ? { roles: [p.role] } : {}) },
-        `${p.title}: ${label(e)}`,
-        (t) => probe(t, e, p),
+        `${p.title}: ${name}`,
+        (t) => probe(t, e, p, name),
       );
     }
   });
