@@ -72,6 +72,16 @@ export const INFERENCE_FAULTS = [
     breaks: ['CHAT-008'],
     probe: { request: req.chat({ messages: [{ role: 'user' }] }), holds: (r) => r.status === 200 },
   },
+  // routes/chat.ts: a message whose content is an array of parts accepted
+  {
+    name: 'chat-content-parts',
+    description: 'chat accepts a message whose content is an array of text parts',
+    breaks: ['CHAT-008'],
+    probe: {
+      request: req.chat({ messages: [{ role: 'user', content: [{ type: 'text', text: 'Say ok.' }] }] }),
+      holds: (r) => r.status === 200,
+    },
+  },
   // routes/chat.ts: the developer role refused
   {
     name: 'chat-developer-refused',

@@ -58,7 +58,10 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
       return `messages[${i}].role must be one of ${ROLES.join(', ')}.`;
     if (message.role === 'developer' && ctx.fault === 'chat-developer-refused')
       return `messages[${i}].role developer is not supported.`;
-    const missingOk = ctx.fault === 'chat-missing-content' && message.content === undefined;
+    // Fault chat-content-parts: a content given as an array of parts (the form other APIs take) is accepted.
+    const partsOk = ctx.fault === 'chat-content-parts' && Array.isArray(message.content);
+    const missingOk =
+      (ctx.fault === 'chat-missing-content' && message.content === undefined) || partsOk;
     if (typeof message.content !== 'string' && !missingOk) return `messages[${i}].content must be a string.`;
   }
   const { max_tokens: max, temperature, top_p: topP } = body;
