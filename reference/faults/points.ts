@@ -198,6 +198,15 @@ export const POINTS_FAULTS = [
     breaks: ['MODELS-005'],
     probe: { request: req.models('no_models'), holds: (r) => r.status === 401 },
   },
+  // routes/models.ts: the catalog leaves out the embedding models, which the embeddings call still takes
+  {
+    name: 'catalog-omits-embedding',
+    description: 'GET /v1/models lists no embedding model, though POST /v1/embeddings takes them',
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, models }) => !JSON.stringify((await models(ref)).body).includes('"embedding"'),
+    },
+  },
   // routes/balance.ts + openapi.ts: points as JSON numbers (described so)
   {
     name: 'balance-number',

@@ -60,8 +60,7 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
       return `messages[${i}].role developer is not supported.`;
     // Fault chat-content-parts: a content given as an array of parts (the form other APIs take) is accepted.
     const partsOk = ctx.fault === 'chat-content-parts' && Array.isArray(message.content);
-    const missingOk =
-      (ctx.fault === 'chat-missing-content' && message.content === undefined) || partsOk;
+    const missingOk = (ctx.fault === 'chat-missing-content' && message.content === undefined) || partsOk;
     if (typeof message.content !== 'string' && !missingOk) return `messages[${i}].content must be a string.`;
   }
   const { max_tokens: max, temperature, top_p: topP } = body;

@@ -14,6 +14,9 @@ export function registerModels(app: FastifyInstance, ctx: RefContext): void {
     if (ctx.fault === 'models-empty-401' && catalog.length === 0)
       return sendError(reply, ctx, 'invalid_api_key', 'Missing or invalid API key.');
     // Fault legacy-model-ids: "Model ids ... are unchanged" is broken under the legacy format.
+    // Fault catalog-omits-embedding: the catalog lists no embedding model, which its calls still take.
+    if (ctx.fault === 'catalog-omits-embedding')
+      catalog = catalog.filter((m) => !m.capabilities.includes('embedding'));
     if (ctx.fault === 'legacy-model-ids' && wantsLegacy(ctx, request))
       catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));
     const body = isVariant(ctx, 'models-envelope')

@@ -168,6 +168,8 @@ export async function readWholeList(
   t: CheckContext,
   path: string,
   req: Req = {},
+  /** What an entry of this list is, where a page may hold other lists (a catalog's entries name an id). */
+  isEntry?: (e: unknown) => boolean,
 ): Promise<WholeList | undefined> {
   const first = await t.get(path, req);
   if (first.status < 200 || first.status >= 300) return undefined;
@@ -178,7 +180,7 @@ export async function readWholeList(
   /** Whether the page in hand was asked for by offset (its list states a total, names no next page). */
   let byOffset = false;
   for (;;) {
-    const entries = (findEntryList(res.json)?.entries ?? []).filter(isPlainObject);
+    const entries = (findEntryList(res.json, isEntry)?.entries ?? []).filter(isPlainObject);
     // A page asked for by offset that brings nothing new ends the list: a total that counts something
     // else, or an offset the server ignores (its first entry read already).
     if (byOffset && entries.length === 0) return out;

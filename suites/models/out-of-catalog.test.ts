@@ -9,6 +9,7 @@ import {
   findCatalog,
   type HttpResponse,
   isSuccess,
+  readWholeList,
 } from '../../src/suite/index.ts';
 import { ACK, PROMPT, postJob } from '../media/support.ts';
 
@@ -44,6 +45,33 @@ const CALLS: Array<{
     body: (model) => ({ model, input: 'ok' }),
   },
 ];
+
+// "Only logical models published in the calling account's catalog can be called. A model missing from the
+// catalog cannot be called", and "Text and embedding models are listed by `GET /v1/models`": a model a
+// call of the key is accepted with is one its catalog lists. A listed model needs no call; one not listed
+// is called once, and its refusal agrees.
+check(
+  { ids: ['MODELS-004'], effect: 'billable' },
+  'lists each model a call of the key is accepted with (the chat, responses and embedding models)',
+  async (t) => {
+    const list = await readWholeList(t, '/v1/models', {}, (e) => entryId(e) !== undefined);
+    if (!list) return t.skip('GET /v1/models was not answered 2xx');
+    if (list.incomplete) return t.skip(`the catalog was not read whole: ${list.incomplete}`);
+    const listed = new Set(list.entries.map(entryId));
+    for (const call of CALLS) {
+      const model = await t.hint(call.hint);
+      if (listed.has(model)) continue;
+      const res = await t.post(call.path, call.body(model));
+      if (t.notJudged429(res, `${model} on ${call.name}`)) continue;
+      t.ensure(
+        !isSuccess(res.status),
+        'MODELS-004',
+        `${call.name} accepted the model ${model} (${res.status}), which the key's catalog (GET /v1/models, ${list.entries.length} entries in ${list.pages} page(s)) does not list`,
+        { received: res.status, expected: `${model} listed, or the call refused`, exchange: res.exchange },
+      );
+    }
+  },
+);
 
 const unknownId = (t: CheckContext) => `conformance-no-such-model-${t.run.seed}`;
 
