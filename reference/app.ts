@@ -27,6 +27,15 @@ import { registerTickets } from './routes/tickets.ts';
 import { registerUsage } from './routes/usage.ts';
 import { registerReuseClose, registerTransport } from './transport.ts';
 
+/** The calls whose null members the variant null-as-omitted reads as left out. */
+const NULL_AS_OMITTED = [
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/embeddings',
+  '/v1/support/tickets',
+  '/v1/payment-orders',
+];
+
 export interface AppOptions {
   latencyMs?: number;
   logger?: boolean;
@@ -116,6 +125,16 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   if (ctx.fault === 'key-echo') {
     app.addHook('onSend', async (request, reply) => {
       if (request.caller) reply.header('X-Debug-Key', request.caller.value);
+    });
+  }
+  // Variant null-as-omitted: a top-level member sent as null on a text call, a ticket or a payment order is
+  // read as left out (a required one is then missing).
+  if (isVariant(ctx, 'null-as-omitted')) {
+    app.addHook('preHandler', async (request) => {
+      const body = request.body;
+      if (request.method !== 'POST' || !NULL_AS_OMITTED.includes(pathOf(request.url))) return;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+      for (const [k, v] of Object.entries(body)) if (v === null) delete (body as Record<string, unknown>)[k];
     });
   }
   if (isVariant(ctx, 'extra-fields')) {

@@ -800,6 +800,17 @@ export const INFERENCE_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const INFERENCE_VARIANTS = [
+  // app.ts: null reads as the member left out (as a media parameter's does)
+  {
+    name: 'null-as-omitted',
+    readings: ['CHAT-005', 'CHAT-006', 'CHAT-007', 'EMB-004', 'EMB-005', 'EMB-070', 'TICKET-007', 'PAY-007'],
+    description:
+      'a top-level member sent as null on a chat, responses or embeddings call, a ticket or a payment order is read as left out (temperature null takes the default; a required one is then missing)',
+    probe: {
+      run: async ({ ref, chat }) =>
+        (await chat(ref, { temperature: null, top_p: null, max_tokens: null })).status === 200,
+    },
+  },
   // inference.ts completionFor: replies to the same request differ in length, so in cost
   {
     name: 'reply-length-varies',

@@ -191,6 +191,17 @@ export const POINTS_FAULTS = [
         (await models(ref)).body.data.some((m: { id: string }) => m.id === ref.hints.forbidden),
     },
   },
+  // routes/models.ts: the forbidden embedding model listed in the primary catalog (not callable)
+  {
+    name: 'models-forbidden-embedding-listed',
+    description:
+      "the forbidden_embedding model is listed in the primary account's catalog, though its calls are refused",
+    breaks: ['MODELS-004'],
+    probe: {
+      run: async ({ ref, models }) =>
+        (await models(ref)).body.data.some((m: { id: string }) => m.id === ref.hints.forbidden_embedding),
+    },
+  },
   // routes/models.ts: an account with no effective model is refused 401 instead of given an empty list
   {
     name: 'models-empty-401',

@@ -17,6 +17,9 @@ export function registerModels(app: FastifyInstance, ctx: RefContext): void {
     // Fault catalog-omits-embedding: the catalog lists no embedding model, which its calls still take.
     if (ctx.fault === 'catalog-omits-embedding')
       catalog = catalog.filter((m) => !m.capabilities.includes('embedding'));
+    // Fault models-forbidden-embedding-listed: the forbidden embedding model is listed (its calls are still refused).
+    if (ctx.fault === 'models-forbidden-embedding-listed')
+      catalog = [...catalog, ...ctx.state.models.filter((m) => m.id === ctx.state.hints.forbidden_embedding)];
     if (ctx.fault === 'legacy-model-ids' && wantsLegacy(ctx, request))
       catalog = catalog.map((m) => ({ ...m, id: `${m.id}-legacy` }));
     const body = isVariant(ctx, 'models-envelope')

@@ -5,6 +5,7 @@
  * holds it to the case tables the live suites send (fixtures/cases/), so both sides give one verdict.
  */
 import type { ErrorObject } from 'ajv';
+import { isPlainObject } from '../checks/json.ts';
 import { valueAt } from '../openapi/document.ts';
 import { documented } from '../openapi/documented.ts';
 import { withoutBranchSummaries } from '../openapi/fallback.ts';
@@ -284,12 +285,30 @@ export function brokenRequestRules(method: string, path: string, body: unknown):
   const shape = requestShapes().find((s) => s.method === method && s.path === path);
   if (!shape) return undefined;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  // A member sent as null may be read as left out (MJOB-014's reading, on every documented body): judged
+  // as if absent, so a required one is then missing.
   const v = documented().validator(shape.schema);
   if (v(body)) return [];
+  const judged = withoutNulls(body as Record<string, unknown>);
+  if (v(judged)) return [];
   const out = new Map<string, BrokenRule>();
   for (const e of withoutBranchSummaries(v.errors ?? [])) {
-    const broken = brokenBy(shape, body, e);
+    const broken = brokenBy(shape, judged, e);
     if (broken && !out.has(broken.id)) out.set(broken.id, broken);
   }
   return [...out.values()];
+}
+
+/** An object without its members that are null, at every depth of objects (array items are kept). */
+function withoutNulls(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v === null) continue;
+    out[k] = isPlainObject(v)
+      ? withoutNulls(v)
+      : Array.isArray(v)
+        ? v.map((x) => (isPlainObject(x) ? withoutNulls(x) : x))
+        : v;
+  }
+  return out;
 }

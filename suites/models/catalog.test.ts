@@ -97,24 +97,26 @@ check(
   },
 );
 
-check(
-  { ids: ['MODELS-004'], effect: 'read' },
-  'does not list a model outside the account catalog',
-  async (t) => {
-    const forbidden = await t.hint('forbidden');
-    const { res } = await catalog(t);
-    const hits = JSON.stringify(res.json).includes(JSON.stringify(forbidden));
-    t.ensure(
-      !hits,
-      'MODELS-004',
-      `the primary key's catalog lists the model '${forbidden}', which the target declares outside it`,
-      {
-        received: forbidden,
-        exchange: res.exchange,
-      },
-    );
-  },
-);
+// One model of each call type the target declares outside the primary account's catalog.
+for (const hint of ['forbidden', 'forbidden_responses', 'forbidden_embedding'] as const)
+  check(
+    { ids: ['MODELS-004'], effect: 'read' },
+    `does not list a model outside the account catalog (the ${hint} hint)`,
+    async (t) => {
+      const forbidden = await t.hint(hint);
+      const { res } = await catalog(t);
+      const hits = JSON.stringify(res.json).includes(JSON.stringify(forbidden));
+      t.ensure(
+        !hits,
+        'MODELS-004',
+        `the primary key's catalog lists the model '${forbidden}', which the target declares outside it`,
+        {
+          received: forbidden,
+          exchange: res.exchange,
+        },
+      );
+    },
+  );
 
 check(
   { ids: ['MODELS-005'], effect: 'read', roles: ['no_models'] },

@@ -129,6 +129,19 @@ describe('the request rules of a media job', () => {
     expect(brokenRequestRules('POST', '/v1/embeddings', ['a'])).toEqual([]);
   });
 
+  it('reads a member sent as null as left out: an optional one breaks nothing, a required one is missing', () => {
+    const ids = (body: Record<string, unknown>) =>
+      brokenRequestRules('POST', '/v1/chat/completions', body)!.map((b) => b.id);
+    const base = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
+    expect(ids({ ...base, temperature: null, top_p: null, max_tokens: null, user: null })).toEqual([]);
+    expect(ids({ ...base, model: null })).toEqual(['CHAT-009']);
+    expect(ids({ ...base, messages: [{ role: 'user', content: null }] })).toEqual(['CHAT-008']);
+    expect(ids({ ...base, temperature: null, top_p: 3 })).toEqual(['CHAT-006']);
+    expect(
+      brokenRequestRules('POST', '/v1/embeddings', { model: 'e', input: 'a', dimensions: null })!,
+    ).toEqual([]);
+  });
+
   it('names each rule once, with what a capture must hold', () => {
     const rules = requestRules();
     expect(new Set(rules.map((r) => r.id)).size).toBe(rules.length);
