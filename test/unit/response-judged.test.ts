@@ -102,5 +102,21 @@ describe('the description ids a response is judged on', () => {
       ),
     ]);
     expect(judged(response(200, 'not json{', '/v1/models'), fallback)).toEqual([]);
+    // A created payment order in an envelope (not shown, judging.md) is judged as the order it holds.
+    const order = {
+      id: 'o',
+      tenant_id: 't',
+      amount_credits: 100000000,
+      points: 0,
+      status: 'pending_admin_review',
+      has_qr_code: false,
+      created_at: '2026-01-01T00:00:00Z',
+    };
+    const created = (body: unknown) =>
+      fallback.judgeResponse(response(201, JSON.stringify(body), '/v1/payment-orders', 'POST')).findings;
+    expect(created(order)).toEqual([]);
+    expect(created({ object: 'payment_order', order })).toEqual([]);
+    expect(created({ object: 'payment_order', order: { ...order, points: '0' } }).length).toBeGreaterThan(0);
+    expect(created({ ...order, created_at: 'yesterday' }).length).toBeGreaterThan(0);
   });
 });
