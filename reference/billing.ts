@@ -224,6 +224,19 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
   }
   // Fault usage-record-tokens-as-strings: the record's token counts as strings.
   const count = (n: number) => (ctx.fault === 'usage-record-tokens-as-strings' ? String(n) : n);
+  // Variant usage-job-record-bare: a media job's record names its job only by its model and request id
+  // (no job_id, no endpoint), its token counts null, its charge null until the job settles.
+  if (record.jobId !== undefined && isVariant(ctx, 'usage-job-record-bare'))
+    return {
+      id: record.id,
+      request_id: record.jobId,
+      model: record.model,
+      prompt_tokens: null,
+      completion_tokens: null,
+      total_tokens: null,
+      charged_points: record.unsettled ? null : charged,
+      created_at: record.createdAt,
+    };
   // A media job's record: its job, no tokens; its charge under the studio's older name in variant
   // usage-studio-credits ("Studio metering fields keep the older `*_credits` names").
   if (record.jobId !== undefined)

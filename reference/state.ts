@@ -34,6 +34,8 @@ export interface UsageRecord {
   createdAt: string;
   /** A media job's record (judging.md: "every billable call (chat, responses, embeddings, a media job)"). */
   jobId?: string;
+  /** Listed before its job settled (variants usage-job-record-early, usage-job-record-bare). */
+  unsettled?: true;
 }
 
 export interface LedgerEntry {

@@ -362,3 +362,30 @@ describe('check-traffic --shard and merge', () => {
     expect(one.verdict).toBe('partial');
   });
 });
+
+describe('a gateway log that kept no request headers', () => {
+  it('does not judge *_credits names it cannot tell from the legacy currency format (PTS-004)', async () => {
+    const line = (headers: boolean) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'GET',
+        url: '/v1/balance',
+        status: 200,
+        ...(headers ? { request_headers: { authorization: 'Bearer key-credits-1' } } : {}),
+        response_headers: { 'content-type': 'application/json' },
+        response_body: '{"total_credits":"10","held_credits":"0","available_credits":"10"}',
+      });
+    const outcomeOf = async (headers: boolean) => {
+      const file = join(dir, `credits-${headers}.ndjson`);
+      writeFileSync(file, `${line(headers)}\n`);
+      const r = await judge({ files: [file] }, `credits-${headers}`);
+      return { outcome: outcomes(r.summary!)['PTS-004'], text: r.text };
+    };
+    // Its headers kept, no Accept among them: an ordinary reply, whose *_credits fields break PTS-004.
+    const kept = await outcomeOf(true);
+    expect(kept.outcome, kept.text).toBe('failed');
+    const unknown = await outcomeOf(false);
+    expect(unknown.outcome, unknown.text).not.toBe('failed');
+    expect(unknown.outcome, unknown.text).not.toBe('passed');
+  });
+});

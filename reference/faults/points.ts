@@ -680,6 +680,17 @@ export const POINTS_FAULTS = [
   },
 ] as const satisfies readonly Fault[];
 
+/** What the paged-list variants read otherwise: the whole list, wherever a record is looked for. */
+const PAGED_READINGS = [
+  'USAGE-001',
+  'LEDGER-001',
+  'USAGE-080',
+  'LEDGER-002',
+  'LEDGER-003',
+  'PTS-006',
+  'ENT-001',
+];
+
 export const POINTS_VARIANTS = [
   // billing.ts usageView: a media job's usage record with null token counts
   {
@@ -710,6 +721,42 @@ export const POINTS_VARIANTS = [
           Record<string, unknown>
         >;
         return records.some((r) => r.job_id === job.body.id && r.charged_points === '0');
+      },
+    },
+  },
+  // billing.ts usageView + routes/media-jobs.ts: a job's record named by its model only, null until settled
+  {
+    name: 'usage-job-record-bare',
+    readings: ['PTS-001', 'PTS-005', 'PTS-006', 'USAGE-080'],
+    description:
+      "a media job's usage record names the job only by its model and request_id (no job_id, no media path), gives its token counts as null, and is listed from the job's creation with charged_points null until the job settles",
+    openapi: ({ schemas }) => {
+      schemas.UsageRecord.anyOf.push({
+        type: 'object',
+        description:
+          "A media job's record: its model and charge (null until the job settles), no token counts.",
+        required: ['id', 'request_id', 'model', 'charged_points', 'created_at'],
+        properties: {
+          id: { type: 'string' },
+          request_id: { type: 'string' },
+          model: { type: 'string' },
+          prompt_tokens: { type: 'null' },
+          completion_tokens: { type: 'null' },
+          total_tokens: { type: 'null' },
+          charged_points: { type: ['string', 'null'] },
+          created_at: { type: 'string', format: 'date-time' },
+        },
+      });
+    },
+    probe: {
+      run: async ({ ref, createJob, call }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some(
+          (r) => r.request_id === job.body.id && r.charged_points === null && r.job_id === undefined,
+        );
       },
     },
   },
@@ -863,7 +910,7 @@ export const POINTS_VARIANTS = [
   // pages, in either order"
   {
     name: 'pages-oldest-first',
-    readings: ['USAGE-001', 'LEDGER-001', 'USAGE-080', 'LEDGER-002', 'LEDGER-003', 'PTS-006', 'ENT-001'],
+    readings: PAGED_READINGS,
     description:
       '/v1/usage and /v1/ledger answer pages of ten, oldest first, with next_cursor sent back as ?cursor= (described so)',
     strict: true,
@@ -884,7 +931,7 @@ export const POINTS_VARIANTS = [
   // routes/pages.ts (usage.ts, ledger.ts) + openapi: the same pages, by offset and a stated total
   {
     name: 'pages-by-offset',
-    readings: ['USAGE-001', 'LEDGER-001', 'USAGE-080', 'LEDGER-002', 'LEDGER-003', 'PTS-006', 'ENT-001'],
+    readings: PAGED_READINGS,
     description:
       '/v1/usage and /v1/ledger answer pages of ten, oldest first, as {data, total, offset, limit} with no next link or cursor; the next page is asked for by ?offset= (described so)',
     strict: true,
@@ -900,6 +947,34 @@ export const POINTS_VARIANTS = [
       },
       'ask for the next by offset',
       { total: INTEGER, offset: INTEGER, limit: INTEGER },
+    ),
+  },
+  // routes/pages.ts (usage.ts, ledger.ts) + openapi: the same pages, the next one named by a Link header
+  {
+    name: 'pages-link-header',
+    readings: PAGED_READINGS,
+    description:
+      '/v1/usage and /v1/ledger answer pages of ten, oldest first, as {data, pagination: {has_more}}; the next page is named only by a `Link: <url>; rel="next"` header (described so)',
+    strict: true,
+    probe: {
+      request: req.call('/v1/ledger', { role: 'primary' }),
+      holds: (r) =>
+        typeof r.body.pagination === 'object' && !('next_cursor' in r.body) && !('total' in r.body),
+    },
+    openapi: pagedLists(
+      {
+        name: 'page',
+        description: 'Opaque; taken from the `Link` header of the previous page (rel="next").',
+        schema: { type: 'string' },
+      },
+      'the next page is the rel="next" link of the `Link` header, absent on the last page',
+      {
+        pagination: {
+          type: 'object',
+          required: ['has_more'],
+          properties: { has_more: { type: 'boolean' } },
+        },
+      },
     ),
   },
   // media/view.ts, routes/responses.ts: "a points value is an exact decimal string"; a settlement not

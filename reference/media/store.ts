@@ -257,8 +257,10 @@ function settle(store: MediaStore, account: Account, job: MediaJob, createdAt: s
   // media-usage-unrecorded: none.
   // A record listed since the job's creation (variant usage-job-record-early) is charged now.
   const early = account.usage.find((r) => r.jobId === job.id);
-  if (early) early.chargedPoints = job.charged;
-  else if (store.fault !== 'media-usage-unrecorded')
+  if (early) {
+    early.chargedPoints = job.charged;
+    delete early.unsettled;
+  } else if (store.fault !== 'media-usage-unrecorded')
     account.usage.push({
       id: newId('usage_'),
       requestId: job.id,

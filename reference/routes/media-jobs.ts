@@ -156,7 +156,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     store.assets.set(job.assetId, job.id);
     // Variant usage-job-record-early: the job's usage record is listed from its creation, charging zero
     // until its settlement writes the charge into it (store.ts settle).
-    if (isVariant(ctx, 'usage-job-record-early'))
+    // Variant usage-job-record-bare: so too, its charge null until then.
+    if (isVariant(ctx, 'usage-job-record-early') || isVariant(ctx, 'usage-job-record-bare'))
       account.usage.push({
         id: newId('usage_'),
         requestId: job.id,
@@ -168,6 +169,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         chargedPoints: '0',
         createdAt: job.createdAt,
         jobId: job.id,
+        unsettled: true,
       });
     if (found.kind === 'new') {
       keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });

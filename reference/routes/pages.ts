@@ -58,7 +58,33 @@ export function sendOffsetPage(
   });
 }
 
-/** The page the list's variant serves, if any (pages-oldest-first, pages-by-offset). */
+/**
+ * Variant pages-link-header: one page of `items` (oldest first) at the request's `page`, the next page
+ * named only by an RFC 8288 `Link: <url>; rel="next"` header (an absolute URL), the body saying
+ * `pagination.has_more`.
+ */
+export function sendLinkedPage(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly unknown[],
+): FastifyReply {
+  const offset = offsetOf((request.query as Record<string, unknown> | undefined)?.page);
+  if (offset === undefined) return sendError(reply, ctx, 'invalid_request', 'Unknown page.');
+  const end = offset + PAGE_SIZE;
+  const more = end < items.length;
+  if (more) {
+    const path = request.url.split('?')[0] ?? request.url;
+    reply.header('link', `<${request.protocol}://${request.host}${path}?page=${cursorOf(end)}>; rel="next"`);
+  }
+  return sendJson(ctx, request, reply, {
+    object: 'list',
+    data: items.slice(offset, end),
+    pagination: { has_more: more },
+  });
+}
+
+/** The page the list's variant serves, if any (pages-oldest-first, pages-by-offset, pages-link-header). */
 export function sendPaged(
   ctx: RefContext,
   request: FastifyRequest,
@@ -67,5 +93,6 @@ export function sendPaged(
 ): FastifyReply | undefined {
   if (isVariant(ctx, 'pages-oldest-first')) return sendPage(ctx, request, reply, items);
   if (isVariant(ctx, 'pages-by-offset')) return sendOffsetPage(ctx, request, reply, items);
+  if (isVariant(ctx, 'pages-link-header')) return sendLinkedPage(ctx, request, reply, items);
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { HttpResponse } from '../http/client.ts';
+import { mediaTable } from '../rules/media-models.ts';
 import type { Finding } from './exchange.ts';
 import { TERMINAL_STATUSES } from './job-statuses.ts';
 import { isPlainObject } from './json.ts';
@@ -108,7 +109,9 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   }
   if (units.size) observed.push('PTS-003');
   out.push(...fieldFindings(fields, where, provisionalIn(res, body)));
-  if (POINTS_PATHS.test(res.rawPath)) {
+  // A captured reply whose request's headers the log did not keep may be in the legacy currency format
+  // (selected by the request's Accept): its *_credits names are then not judged.
+  if (POINTS_PATHS.test(res.rawPath) && !res.exchange.requestHeadersUnknown) {
     observed.push('PTS-004');
     const usage = USAGE_PATH.test(res.rawPath);
     for (const f of named) {
@@ -131,6 +134,8 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
 }
 
 const USAGE_PATH = /^\/v1\/usage(\?|$)/;
+/** The documented media models' ids (recordKind). */
+let mediaModelIds: Set<string> | undefined;
 const JOB_PATH = /^\/v1\/media\/jobs(\/[^/?]+)?(\?|$)/;
 
 /**
@@ -144,6 +149,9 @@ function provisionalIn(res: HttpResponse, body: unknown): ((f: PointsField) => b
   }
   if (JOB_PATH.test(res.rawPath) && isPlainObject(body) && typeof body.status === 'string')
     return TERMINAL_STATUSES.includes(body.status) ? undefined : () => true;
+  // A media job's usage record may be listed before its job settles (when it is written is not shown);
+  // a record not known to be a conversation call's may be a job's.
+  if (USAGE_PATH.test(res.rawPath)) return (f) => recordKind(recordOf(body, f.pointer)) !== 'conversation';
   return undefined;
 }
 
@@ -166,18 +174,20 @@ function recordOf(json: unknown, pointer: string): Record<string, unknown> | und
 
 /**
  * Whose usage record it is, by what it names (its fields are not shown): a media job's ("Studio metering
- * fields keep the older `*_credits` names": its `*_credits` are allowed) when it names a media path or a
- * job id; a conversation call's when it names chat, responses or embeddings; else unknown.
+ * fields keep the older `*_credits` names": its `*_credits` are allowed) when it names a media path, a
+ * job id or a documented media model (a record may name its job by its model alone); a conversation
+ * call's when it names chat, responses or embeddings; else unknown.
  */
 export function recordKind(
   record: Record<string, unknown> | undefined,
 ): 'studio' | 'conversation' | 'unknown' {
   if (!record) return 'unknown';
   let kind: 'studio' | 'conversation' | 'unknown' = 'unknown';
+  mediaModelIds ??= new Set(Object.keys(mediaTable().models));
   for (const [name, value] of Object.entries(record)) {
     if (/(^|_)job_id$/.test(name)) return 'studio';
     if (typeof value !== 'string') continue;
-    if (value.includes('/v1/media/')) return 'studio';
+    if (value.includes('/v1/media/') || mediaModelIds.has(value)) return 'studio';
     if (/\/v1\/(chat\/completions|responses|embeddings)\b/.test(value)) kind = 'conversation';
   }
   return kind;

@@ -23,6 +23,8 @@ export interface Exchange {
   /** Path and query, redacted. */
   path: string;
   requestHeaders: Record<string, string>;
+  /** A captured exchange whose log did not record the request's headers (which of them were sent is not known). */
+  requestHeadersUnknown?: true;
   requestBody?: RecordedBody;
   /** The AI model the request's JSON body names (`model`), redacted like the rest. */
   model?: string;

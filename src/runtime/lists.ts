@@ -2,8 +2,9 @@
  * Lists read whole: usage, ledger (and any list the contract leaves unshown) may come in pages, in either
  * order (judging.md: "Usage and ledger lists may come in pages, in either order ... A check that needs
  * the records a test just made reads the whole list"). A page's next page is found where a client would
- * find it: a `next` link the page gives, a cursor the page gives sent under the query parameter the live
- * description documents for the operation, or `has_more` with the last entry's id under a documented
+ * find it: a `next` link the page gives (in its body or an RFC 8288 `Link: <…>; rel="next"` header), a
+ * cursor the page gives sent under the query parameter the live description documents for the operation,
+ * or `has_more` (at the top or under `pagination`, `meta`, `paging`) with the last entry's id under a documented
  * `starting_after`/`after`, or, where a page names none but states a larger total than was read, the
  * documented `offset`. A list whose next page cannot be followed is *incomplete*: a check that needs
  * the whole list is then not judged, never failed.
@@ -38,6 +39,8 @@ const CURSOR_PARAMS = [
   'continuation_token',
   'next',
 ];
+/** Where a page says more entries follow. */
+const HAS_MORE = ['has_more', 'hasMore', 'pagination/has_more', 'meta/has_more', 'paging/has_more'];
 /** Query parameters that take the last entry's id (`has_more` style). */
 const AFTER_ID_PARAMS = ['starting_after', 'after', 'after_id'];
 
@@ -77,29 +80,57 @@ function queryParams(t: CheckContext, path: string): string[] {
     .map((p) => p.name as string);
 }
 
+/** A link as a path to request: a path as given, a URL's path and query; undefined when it is neither. */
+function linkPath(link: string): string | undefined {
+  if (link.startsWith('/')) return link;
+  try {
+    const u = new URL(link);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The target of the `rel="next"` link of an RFC 8288 `Link` header (`<url>; rel="next"`, among others
+ * separated by commas; `rel` may list several relation types), or undefined where it names none.
+ */
+export function linkHeaderNext(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>(.*)$/s.exec(part);
+    const rel = m && /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(m[2] ?? '');
+    if (rel && (rel[1] ?? rel[2] ?? '').toLowerCase().split(/\s+/).includes('next')) return m[1];
+  }
+  return undefined;
+}
+
 /**
  * The next page's path, `null` at the end of the list, or a string saying why it cannot be followed.
- * A next link wins; then a cursor under a documented parameter; then has_more with the last entry's id.
+ * A next link wins (the body's, then a `Link` header's, `link` its value); then a cursor under a
+ * documented parameter; then has_more with the last entry's id.
  */
 export function nextPage(
   body: unknown,
   path: string,
   documented: readonly string[],
   lastEntry: Record<string, unknown> | undefined,
+  link?: string,
 ): { path: string } | null | string {
-  if (!isPlainObject(body)) return null;
+  const headed = linkHeaderNext(link);
+  const fromHeader = headed === undefined ? undefined : linkPath(headed);
+  if (!isPlainObject(body)) return fromHeader ? { path: fromHeader } : null;
   for (const where of NEXT_LINKS) {
     const link = at(body, where);
     if (typeof link !== 'string' || link === '') continue;
-    if (link.startsWith('/')) return { path: link };
-    try {
-      const u = new URL(link);
-      return { path: `${u.pathname}${u.search}` };
-    } catch {
-      // not a link: it may be a cursor under that name (below)
-    }
+    const next = linkPath(link);
+    if (next) return { path: next };
+    // not a link: it may be a cursor under that name (below)
   }
-  const hasMore = body.has_more === true || body.hasMore === true;
+  if (fromHeader) return { path: fromHeader };
+  if (headed !== undefined)
+    return `the page's Link header names a next page that is not a link (${headed.slice(0, 80)})`;
+  const hasMore = HAS_MORE.some((where) => at(body, where) === true);
   const sep = path.includes('?') ? '&' : '?';
   for (const where of [...NEXT_CURSORS, ...NEXT_LINKS]) {
     const cursor = at(body, where);
@@ -187,7 +218,7 @@ export async function readWholeList(
     if (byOffset && knownAlready(out.entries, entries[0]))
       return { ...out, incomplete: `page ${out.pages} (asked for by offset) repeats an entry already read` };
     out.entries.push(...entries);
-    let next = nextPage(res.json, path, documented, entries.at(-1));
+    let next = nextPage(res.json, path, documented, entries.at(-1), res.headers.link);
     byOffset = next === null;
     next ??= offsetPage(res.json, path, documented, out.entries.length);
     if (next === null) return out;

@@ -193,20 +193,21 @@ export function listedRecords(body: unknown): Array<Record<string, unknown>> {
 /**
  * PTS-005 on a usage listing's records: every token count one shows (its own field ending in `_tokens`,
  * or one of a usage object in it) is an integer. None where the records show no token count (not judged).
- * A media job's record (recordKind 'studio') may give its token counts as null: a job has no token usage,
- * and the record's fields are not shown; null is no points value either.
+ * A record not known to be a conversation call's (recordKind 'studio' or 'unknown') may give its token
+ * counts as null: a media job has no token usage, the record's fields are not shown (a job's record may
+ * name its job by a model the suite does not know as a media model), and null is no points value either.
  */
 export function recordTokenJudgements(records: ReadonlyArray<Record<string, unknown>>): Judged[] {
   const problems: Problem[] = [];
   let counts = 0;
   records.forEach((r, i) => {
-    const studio = recordKind(r) === 'studio';
+    const nullable = recordKind(r) !== 'conversation';
     const fields: Array<[string, string, unknown]> = Object.entries(r).map(([k, v]) => [k, k, v]);
     for (const u of findField(r, 'usage'))
       if (isPlainObject(u.value))
         for (const [k, v] of Object.entries(u.value)) fields.push([`${u.pointer.slice(1)}/${k}`, k, v]);
     for (const [where, name, value] of fields) {
-      if (!isTokenCountName(name) || (studio && value === null)) continue;
+      if (!isTokenCountName(name) || (nullable && value === null)) continue;
       counts++;
       if (!Number.isInteger(value))
         problems.push({
@@ -293,7 +294,8 @@ export function usageChargesOf(body: unknown): Map<string, string> {
   const out = new Map<string, string>();
   for (const r of listedRecords(body)) {
     const idField = RECORD_ID.find((f) => typeof r[f] === 'string');
-    if (!idField || r.charged_points === undefined) continue;
+    // null: no charge yet (a record listed before its settlement), so none to follow.
+    if (!idField || r.charged_points === undefined || r.charged_points === null) continue;
     if (recordKind(r) === 'studio' && decimal(r.charged_points)?.isZero()) continue;
     out.set(r[idField] as string, JSON.stringify(r.charged_points));
   }

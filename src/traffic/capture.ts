@@ -175,6 +175,9 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
     true,
   );
   exchange.test = 'capture';
+  // A HAR always lists the request's headers (HAR 1.2: `headers` is required); a log line that kept none
+  // says nothing of what was sent (an Accept that selects the legacy currency format, say).
+  if (!Array.isArray(req.headers)) exchange.requestHeadersUnknown = true;
   const r = obj(e?.response);
   const status = r?.status;
   if (!r || typeof status !== 'number' || status < 100 || status > 599)

@@ -193,7 +193,8 @@ function gatewayEntry(value: unknown): Json | string {
     request: {
       method: x.method,
       url: x.url ?? x.path,
-      headers: harHeaderList(x.request_headers),
+      // A line without request_headers: the request's headers are not known (not "none were sent").
+      ...(obj(x.request_headers) ? { headers: harHeaderList(x.request_headers) } : {}),
       ...(typeof x.request_body === 'string' && x.request_body !== ''
         ? { postData: { text: x.request_body, encoding: x.request_body_encoding, mimeType: '' } }
         : {}),

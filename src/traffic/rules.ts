@@ -94,6 +94,8 @@ export function replyFacts(
   json: unknown,
   /** Whether the request had a query string. */
   query = false,
+  /** The reply's `Link` header, where it has one (a next page named there). */
+  link?: string,
 ): ReplyFacts | undefined {
   if (json === undefined) return undefined;
   const object = isPlainObject(json);
@@ -112,7 +114,7 @@ export function replyFacts(
     method === 'GET' &&
     (path === '/v1/models' || path === '/v1/media/models') &&
     !query &&
-    nextPage(json, path, [], undefined) === null &&
+    nextPage(json, path, [], undefined, link) === null &&
     statedBeyond(json, findCatalog(json)?.entries.length ?? 0) === undefined
   ) {
     // A reply that holds no list at all is no catalog: nothing learnt (an empty catalog is an empty list).
@@ -164,7 +166,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
   const facts =
     res?.facts ??
     (post || (x.method === 'GET' && LEARNED_GET.test(path))
-      ? replyFacts(x.method, path, res?.json, x.path.includes('?'))
+      ? replyFacts(x.method, path, res?.json, x.path.includes('?'), res?.headers.link)
       : undefined);
   return {
     where: x.where,

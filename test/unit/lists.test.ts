@@ -4,7 +4,7 @@
  * itself gives"); a next page that cannot be followed is a reason, never a guess.
  */
 import { describe, expect, it } from 'vitest';
-import { nextPage, offsetPage, statedBeyond } from '../../src/runtime/lists.ts';
+import { linkHeaderNext, nextPage, offsetPage, statedBeyond } from '../../src/runtime/lists.ts';
 
 const entry = { id: 'u_9' };
 
@@ -28,6 +28,50 @@ describe('nextPage', () => {
         entry,
       ),
     ).toEqual({ path: '/v1/ledger?after=x' });
+  });
+
+  it('follows the rel="next" link of a Link header (RFC 8288) where the body names none', () => {
+    const header =
+      '<https://api.example/v1/usage?page=b2>; rel="next", <https://api.example/v1/usage>; rel="first"';
+    expect(linkHeaderNext(header)).toBe('https://api.example/v1/usage?page=b2');
+    expect(linkHeaderNext('</v1/usage?p=2>; rel=next')).toBe('/v1/usage?p=2');
+    expect(linkHeaderNext('</v1/usage?p=1>; rel="prev last"')).toBeUndefined();
+    expect(linkHeaderNext('</a>; title="x"; REL="prev next"')).toBe('/a');
+    expect(linkHeaderNext(undefined)).toBeUndefined();
+    const page = { data: [entry], pagination: { has_more: true } };
+    expect(nextPage(page, '/v1/usage', [], entry, header)).toEqual({ path: '/v1/usage?page=b2' });
+    // Not a body: a header still names the next page.
+    expect(nextPage([entry], '/v1/usage', [], entry, '</v1/usage?p=2>; rel="next"')).toEqual({
+      path: '/v1/usage?p=2',
+    });
+    // The body's own link wins.
+    expect(nextPage({ data: [], next: '/v1/usage?x=1' }, '/v1/usage', [], entry, header)).toEqual({
+      path: '/v1/usage?x=1',
+    });
+    // A header with no next, at the end of the list.
+    expect(
+      nextPage(
+        { data: [entry], pagination: { has_more: false } },
+        '/v1/usage',
+        [],
+        entry,
+        '</v1/usage>; rel="first"',
+      ),
+    ).toBeNull();
+  });
+
+  it('reads has_more under pagination, meta or paging as well as at the top', () => {
+    for (const page of [
+      { pagination: { has_more: true } },
+      { meta: { has_more: true } },
+      { paging: { has_more: true } },
+    ])
+      expect(nextPage({ data: [entry], ...page }, '/v1/usage', ['after'], entry)).toEqual({
+        path: '/v1/usage?after=u_9',
+      });
+    expect(nextPage({ data: [entry], pagination: { has_more: true } }, '/v1/usage', [], entry)).toMatch(
+      /has_more/,
+    );
   });
 
   it('sends a cursor the page gives under the query parameter the live description documents', () => {

@@ -179,6 +179,12 @@ describe('token counts of usage records (PTS-005)', () => {
     expect(recordTokenJudgements([])).toEqual([]);
     // A media job's record may give its token counts as null (it has none); a call's may not.
     expect(recordTokenJudgements([{ id: 'j1', job_id: 'job_1', prompt_tokens: null }])).toEqual([]);
+    // Named by a documented media model, or by a model and nothing else (whose record it is, unknown).
+    expect(recordTokenJudgements([{ id: 'j2', model: 'wc-100010', prompt_tokens: null }])).toEqual([]);
+    expect(recordTokenJudgements([{ id: 'j3', model: 'wc-900001', total_tokens: null }])).toEqual([]);
+    expect(
+      recordTokenJudgements([{ id: 'j3', model: 'wc-900001', total_tokens: '3' }]).map((p) => p?.id),
+    ).toEqual(['PTS-005']);
     expect(
       recordTokenJudgements([{ id: 'c1', endpoint: '/v1/chat/completions', prompt_tokens: null }]).map(
         (p) => p?.id,
