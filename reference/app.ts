@@ -83,11 +83,13 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
     genReqId: nextRequestId,
     requestIdHeader: false,
     // Fault v1-doubled-served: a duplicated /v1/v1 prefix is served as /v1 instead of 404;
-    // v1-doubled-balance-served: only for the balance.
+    // v1-doubled-balance-served: only for the balance; v1-doubled-post-served: only on POST.
     rewriteUrl: (req) => {
       const url = req.url ?? '/';
       if (ctx.fault === 'v1-doubled-served') return url.replace(/^\/v1\/v1\//, '/v1/');
       if (ctx.fault === 'v1-doubled-balance-served') return url.replace(/^\/v1\/v1\/balance/, '/v1/balance');
+      if (ctx.fault === 'v1-doubled-post-served' && req.method === 'POST')
+        return url.replace(/^\/v1\/v1\//, '/v1/');
       return url;
     },
     // close() ends every connection, also those a client left open next to an endless stream.

@@ -27,6 +27,10 @@ export const ROLES = [
   'spend_limited',
 ] as const;
 export type Role = (typeof ROLES)[number];
+/** The keys of the enterprise account (fixtures/roles.yaml): its two full-scope keys and those restricted by scope. */
+export const ENTERPRISE_ROLES: ReadonlyArray<Role> = ROLES.filter(
+  (r) => r === 'enterprise' || r === 'enterprise_second' || r.startsWith('restricted_'),
+);
 
 export const HINTS = [
   'chat',

@@ -50,6 +50,14 @@ export const PAYMENTS_FAULTS = [
     breaks: ['PAY-002'],
     probe: { request: req.payOrder({}, 'enterprise_second'), holds: (r) => r.status === 201 },
   },
+  // auth.ts, routes/payments.ts: the payment API open to restricted keys, its enterprise check on
+  // full-scope keys only
+  {
+    name: 'payment-restricted-key-allowed',
+    description: "an enterprise's keys restricted by scope (restricted_*) may create payment orders",
+    breaks: ['PAY-002'],
+    probe: { request: req.payOrder({}, 'restricted_usage'), holds: (r) => r.status === 201 },
+  },
   // routes/payments.ts: the order's points are added to the balance
   {
     name: 'order-credits-wallet',

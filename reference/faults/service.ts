@@ -79,6 +79,17 @@ export const SERVICE_FAULTS = [
     breaks: ['ERR-004'],
     probe: { request: req.call('/v1/v1/balance', { role: 'primary' }), holds: (r) => r.status === 200 },
   },
+  // app.ts: a proxy rule collapses the doubled prefix on writes only (GETs under it still answer 404)
+  {
+    name: 'v1-doubled-post-served',
+    description:
+      'POST /v1/v1/... is served as POST /v1/... (a request the endpoint refuses answers its 400, not 404); GET /v1/v1/... answers 404',
+    breaks: ['ERR-004'],
+    probe: {
+      request: req.call('/v1/v1/embeddings', { method: 'POST', role: 'primary', json: {} }),
+      holds: (r) => r.status !== 404,
+    },
+  },
   // app.ts: a known path called with another method answers a text/plain 405
   {
     name: 'wrong-method-plain',

@@ -109,7 +109,11 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
     const caller = callerOf(request);
     const account = caller.account;
     // Fault payment-second-key-allowed: the enterprise's second named key may create orders.
-    const secondKey = ctx.fault === 'payment-second-key-allowed' && caller.role === 'enterprise_second';
+    // Fault payment-restricted-key-allowed: the check looks at full-scope keys only, so an enterprise's key
+    // restricted by scope may create orders.
+    const secondKey =
+      (ctx.fault === 'payment-second-key-allowed' && caller.role === 'enterprise_second') ||
+      (ctx.fault === 'payment-restricted-key-allowed' && caller.scopes !== undefined);
     // Variant payment-min-unstated: the body is validated before the account kind (the order of checks
     // is not shown).
     const early = isVariant(ctx, 'payment-min-unstated') ? orderOf(ctx, request.body) : undefined;

@@ -21,3 +21,21 @@ check({ ids: ['ERR-004', 'ERR-001'], effect: 'read' }, 'a duplicated /v1/v1 pref
     expectStatus(t, res, 'ERR-004', 404, `GET ${path}`);
   }
 });
+
+// The same row on the writes: POST under the doubled prefix with an empty JSON object, a body every
+// documented write refuses (each needs its fields; an upload needs its file's media type) and no server
+// could act on, so the probe is a read. Valid JSON, so a gateway that parses bodies before it routes
+// still routes it: a target that serves the doubled path answers the body's refusal (400, 415, 422).
+for (const e of businessEndpoints()) {
+  if (e.method !== 'POST' || e.path.includes('{') || !e.path.startsWith('/v1/')) continue;
+  const path = `/v1${e.path}`;
+  check(
+    { ids: ['ERR-004', 'ERR-001'], effect: 'read' },
+    `a duplicated /v1/v1 prefix gives 404 on POST ${e.path}`,
+    async (t) => {
+      const res = await t.request('POST', path, { json: {} });
+      if (t.notJudged429(res, `POST ${path}`)) return;
+      expectStatus(t, res, 'ERR-004', 404, `POST ${path}`);
+    },
+  );
+}
