@@ -119,26 +119,37 @@ function allowed(list: BlockList, ip: string): boolean {
 export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request, reply) => {
-    // Fault stream-auth-skipped: a chat or responses call's key is judged once its body is read (below).
+    // Faults stream-auth-skipped, stream-scope-skipped: a chat or responses call's key is judged once its
+    // body is read (below).
     if (streamAuthLater(ctx, request)) return;
     return keyHook(ctx, request, reply);
   });
   // Fault stream-auth-skipped: a streamed call (`stream` true) is served without its key judged, as the
-  // primary key's; one that does not stream is judged as every request is.
+  // primary key's; fault stream-scope-skipped: its key is judged but not its scopes. One that does not
+  // stream is judged as every request is.
   app.addHook('preHandler', async (request, reply) => {
     if (!streamAuthLater(ctx, request)) return;
     if ((request.body as { stream?: unknown } | null)?.stream !== true) return keyHook(ctx, request, reply);
+    if (ctx.fault === 'stream-scope-skipped') return keyHook(ctx, request, reply, false);
     request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
   });
 }
 
 const streamAuthLater = (ctx: RefContext, request: FastifyRequest): boolean =>
-  ctx.fault === 'stream-auth-skipped' &&
+  (ctx.fault === 'stream-auth-skipped' || ctx.fault === 'stream-scope-skipped') &&
   request.method === 'POST' &&
   ['/v1/chat/completions', '/v1/responses'].includes(pathOf(request.url));
 
-/** The key of a request judged: its caller set, or the request answered with the refusal. */
-async function keyHook(ctx: RefContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+/**
+ * The key of a request judged: its caller set, or the request answered with the refusal (`scoped` false:
+ * its scopes are not looked at, fault stream-scope-skipped).
+ */
+async function keyHook(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  scoped = true,
+): Promise<unknown> {
   const path = pathOf(request.url);
   const needsKey = isBusinessPath(path) || (ctx.fault === 'healthz-auth' && path === '/healthz');
   if (!needsKey) return;
@@ -159,7 +170,7 @@ async function keyHook(ctx: RefContext, request: FastifyRequest, reply: FastifyR
   const scopes = outcome.key.scopes;
   // Unknown paths get their 404 whatever the scopes.
   const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
-  if (scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
+  if (scoped && scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
     // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
     // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
     if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))

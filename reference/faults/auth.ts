@@ -42,6 +42,23 @@ export const AUTH_FAULTS = [
           .status === 200,
     },
   },
+  // auth.ts: the streamed form's scope check skipped (a streaming route of its own)
+  {
+    name: 'stream-scope-skipped',
+    description:
+      'serves a streamed chat or responses call (`stream` true) of a key restricted by scope without judging its scopes',
+    breaks: ['SCOPE-001'],
+    probe: {
+      run: async ({ ref, call, chatBody }) =>
+        (
+          await call(ref, '/v1/chat/completions', {
+            method: 'POST',
+            role: 'restricted_models',
+            json: chatBody(ref, { stream: true }),
+          })
+        ).status === 200,
+    },
+  },
   // auth.ts: any scheme word before the key is accepted
   {
     name: 'auth-scheme-lax',

@@ -41,6 +41,23 @@ export function concretePath(e: Endpoint): string {
   return e.path.replace(/\{([^}]+)\}/g, (_, name: string) => e.path_params?.[name] ?? `${name}_probe`);
 }
 
+/** The calls that stream (`stream` true in the body). */
+const STREAMED = ['/v1/chat/completions', '/v1/responses'];
+
+/**
+ * The streamed form of the business calls that stream, an equivalent form of the same endpoint: its probe
+ * body with `stream` true, named `METHOD /path (streamed)`. A streaming handler is often a route of its
+ * own, so what is judged on the call (its key, its scope) is judged there too.
+ */
+export function streamedForms(): Array<{ e: Endpoint; name: string }> {
+  return businessEndpoints()
+    .filter((e) => e.method === 'POST' && STREAMED.includes(e.path) && e.probe?.json)
+    .map((e) => ({
+      e: { ...e, probe: { ...e.probe, json: { ...(e.probe!.json as object), stream: true } } },
+      name: `${label(e)} (streamed)`,
+    }));
+}
+
 /**
  * A valid request for an endpoint (model placeholders such as `{chat}` filled from the target's hints),
  * so that a probe differs from a good request only where the probe means it to.

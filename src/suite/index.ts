@@ -134,6 +134,7 @@ export {
   endpoints,
   label,
   probeRequest,
+  streamedForms,
 } from './endpoints.ts';
 export { documentedViolations } from './schema.ts';
 export {

@@ -12,6 +12,7 @@ import {
   label,
   probeRequest,
   type Role,
+  streamedForms,
 } from '../../src/suite/index.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
@@ -58,9 +59,13 @@ async function send(t: CheckContext, e: Endpoint, role: Role) {
   return t.request(e.method, concretePath(e), { ...valid, as: role, refusal: true });
 }
 
+// Every business endpoint, and the streamed form of the calls that stream (a streaming route of its own
+// judges the scope too).
+const places = [...businessEndpoints().map((e) => ({ e, name: label(e) })), ...streamedForms()];
+
 for (const [role, scope] of RESTRICTED) {
   group(`a key restricted to ${scope}`, () => {
-    for (const e of businessEndpoints()) {
+    for (const { e, name } of places) {
       const scopes = e.scopes ?? [];
       if (scopes.length === 0) continue;
       if (!scopes.includes(scope)) {
@@ -69,12 +74,12 @@ for (const [role, scope] of RESTRICTED) {
           : { ids: ['SCOPE-001'] };
         check(
           { ids, effect: e.effect, roles: [role] },
-          `is refused outside its scope: ${label(e)}`,
+          `is refused outside its scope: ${name}`,
           async (t) => {
             const outside = await outsideTheAccount(t, e, (await probeRequest(t, e)).json);
             if (outside)
               return t.skip(
-                `the enterprise account's catalog does not list ${outside}: a refusal of ${label(e)} could be the model's, not the scope's`,
+                `the enterprise account's catalog does not list ${outside}: a refusal of ${name} could be the model's, not the scope's`,
               );
             const res = await send(t, e, role);
             // On a path naming a resource id a 404 refuses too: the order of lookup and scope check is not shown.
@@ -87,7 +92,7 @@ for (const [role, scope] of RESTRICTED) {
                 res,
                 id,
                 refusals,
-                `${label(e)} (scope ${scopes.join(' or ')}) with a key restricted to ${scope}`,
+                `${name} (scope ${scopes.join(' or ')}) with a key restricted to ${scope}`,
                 { expected: refusals.length > 2 ? '403, 401 or 404' : '403 (or 401)', family: 'scope' },
               );
           },

@@ -13,6 +13,7 @@ import {
   PROBE_CREDENTIALS,
   probeRequest,
   type Role,
+  streamedForms,
 } from '../../src/suite/index.ts';
 
 interface Probe {
@@ -217,19 +218,10 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe, name = label(e)): P
     expectErrorCode(t, res, 'AUTH-009', 'invalid_api_key', `${name} without a valid key`);
 }
 
-/**
- * The streamed form of the calls that stream (`stream` true), an equivalent form of the same endpoint:
- * a streaming handler is often a route of its own, and the key is judged there too.
- */
-const STREAMED = ['/v1/chat/completions', '/v1/responses'];
+// Every business endpoint, and the streamed form of the calls that stream (streamedForms).
 const places: Array<{ e: Endpoint; name: string }> = [
   ...businessEndpoints().map((e) => ({ e, name: label(e) })),
-  ...businessEndpoints()
-    .filter((e) => e.method === 'POST' && STREAMED.includes(e.path) && e.probe?.json)
-    .map((e) => ({
-      e: { ...e, probe: { json: { ...(e.probe!.json as object), stream: true } } },
-      name: `${label(e)} (streamed)`,
-    })),
+  ...streamedForms(),
 ];
 
 for (const { e, name } of places) {
