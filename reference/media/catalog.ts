@@ -49,15 +49,18 @@ function capabilities(def: ModelDef): string[] {
   return refs.length === 0 ? ['text_to_image'] : ['image_to_image'];
 }
 
-function parameter(p: ParameterDef): Record<string, unknown> {
+function parameter(ctx: RefContext, p: ParameterDef): Record<string, unknown> {
   if (p.values) return { type: 'string', options: p.values.map((value) => ({ value })), default: p.default };
   if (p.integer) {
     const { min, max, step } = p.integer;
+    // Variant catalog-optional-null: the optional `step` and `allowed_values` an integer parameter does
+    // not have are sent as null, not left out.
+    const none = isVariant(ctx, 'catalog-optional-null') ? { step: null, allowed_values: null } : {};
     return {
       type: 'integer',
       minimum: min,
       maximum: max,
-      ...(step === undefined ? {} : { step }),
+      ...(step === undefined ? none : { step }),
       default: p.default,
     };
   }
@@ -131,7 +134,7 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
   // ("digits, then `x` or `*`, then digits": 1024*1024 and 1024x1024 are one size).
   const separator = isVariant(ctx, 'catalog-size-separator');
   for (const [name, p] of Object.entries(def.parameters))
-    params[name] = separator && p.custom ? sizesWithX(parameter(p)) : parameter(p);
+    params[name] = separator && p.custom ? sizesWithX(parameter(ctx, p)) : parameter(ctx, p);
   return {
     id,
     object: 'media_model',
