@@ -1,6 +1,32 @@
 // Faults and variants of chat completions, responses and embeddings (routes/chat.ts, routes/responses.ts,
 // routes/embeddings.ts, inference.ts).
-import { type Fault, jobBody, LEGACY, req, successAs, TERMINALS, type Variant } from './probe.ts';
+import {
+  type Fault,
+  jobBody,
+  LEGACY,
+  type ProbeKit,
+  req,
+  successAs,
+  TERMINALS,
+  type Variant,
+} from './probe.ts';
+
+/** The places of the media job's replays in the legacy currency format. */
+const LEGACY_JOB_PLACES = [
+  { id: 'IDEM-003', place: 'POST /v1/media/jobs' },
+  { id: 'LEGACY-002', place: 'POST /v1/media/jobs' },
+];
+
+/** A probe: a job create with `first` headers, replayed with the same key and `replay` headers, makes a second job. */
+const secondJob =
+  (first: Record<string, string>, replay: Record<string, string>) =>
+  async ({ ref, createJob }: ProbeKit): Promise<boolean> => {
+    const body = jobBody('wc-100010');
+    const key = `probe-legacy-${Date.now()}-${Math.random()}`;
+    const a = await createJob(ref, body, { headers: { 'idempotency-key': key, ...first } });
+    const b = await createJob(ref, body, { headers: { 'idempotency-key': key, ...replay } });
+    return a.body.id !== b.body.id;
+  };
 
 export const INFERENCE_FAULTS = [
   // routes/chat.ts: temperature 2.5 (any value above 2) accepted
@@ -552,17 +578,19 @@ export const INFERENCE_FAULTS = [
     name: 'legacy-job-reexecute',
     description:
       'a media job create replayed with the same Idempotency-Key and the legacy currency Accept header creates a second job',
-    breaks: ['IDEM-003'],
-    places: [{ id: 'IDEM-003', place: 'POST /v1/media/jobs' }],
-    probe: {
-      run: async ({ ref, createJob }) => {
-        const body = jobBody('wc-100010');
-        const key = { headers: { 'idempotency-key': `probe-legacy-${Date.now()}` } };
-        const a = await createJob(ref, body, key);
-        const b = await createJob(ref, body, { headers: { ...key.headers, accept: LEGACY.accept } });
-        return a.body.id !== b.body.id;
-      },
-    },
+    // Any replay in the legacy format, so one made in it too ("idempotency semantics are unchanged").
+    breaks: ['IDEM-003', 'LEGACY-002'],
+    places: LEGACY_JOB_PLACES,
+    probe: { run: secondJob({}, LEGACY) },
+  },
+  // routes/media-jobs.ts: the idempotency store written by the points format's path only
+  {
+    name: 'legacy-job-unrecorded',
+    description:
+      'a media job created in the legacy currency format is not kept under its Idempotency-Key: its replay, in either format, creates a second job',
+    breaks: ['LEGACY-002', 'IDEM-003'],
+    places: LEGACY_JOB_PLACES,
+    probe: { run: secondJob(LEGACY, LEGACY) },
   },
   // routes/chat.ts: stream "true" or 1 is taken as its truth value
   {

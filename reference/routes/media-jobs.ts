@@ -171,8 +171,12 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
         jobId: job.id,
         unsettled: true,
       });
+    // Fault legacy-job-unrecorded: a create made in the legacy currency format is not kept under its key
+    // (the store is written by the points format's path only), so its replay is a new job.
+    const unrecorded = ctx.fault === 'legacy-job-unrecorded' && wantsLegacy(ctx, request);
     if (found.kind === 'new') {
-      keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
+      if (!unrecorded)
+        keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
       if (isVariant(ctx, 'create-drop-once')) {
         reply.hijack();

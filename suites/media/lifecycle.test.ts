@@ -296,29 +296,58 @@ check(
   },
 );
 
+type Format = { name: string; headers: Record<string, string> };
+const POINTS_FORMAT: Format = { name: 'the points format', headers: {} };
+const LEGACY_FORMAT: Format = { name: 'the legacy currency format', headers: LEGACY };
+
+/**
+ * A job create made in one currency format, replayed with the same Idempotency-Key in others: each replay
+ * answers the same job, or is refused, never a second job (the rule each replay judges beside it).
+ */
+async function jobReplays(
+  t: CheckContext,
+  first: Format,
+  replays: ReadonlyArray<{ id: string; format: Format }>,
+): Promise<void> {
+  const m = await listedModel(t, 'wc-100010');
+  const base = await baseJob(t, 'wc-100010', m);
+  const body = { ...base, parameters: { ...(base.parameters as object), ...cheapestParameters(table, m) } };
+  const key = `conformance-job-${randomUUID()}`;
+  const a = await postJob(t, body, { headers: { 'idempotency-key': key, ...first.headers } });
+  const ia = (a.json as { id?: unknown } | undefined)?.id;
+  if (typeof ia !== 'string') return t.skip(`the first creation was answered ${a.status}`);
+  for (const { id, format } of replays) {
+    const b = await postJob(t, body, { headers: { 'idempotency-key': key, ...format.headers } });
+    const ib = (b.json as { id?: unknown } | undefined)?.id;
+    t.ensure(
+      !isSuccess(b.status) || ib === ia,
+      id,
+      `a creation made in ${first.name}, replayed in ${format.name}, created job ${JSON.stringify(ib)} beside ${ia}`,
+      { received: ib, expected: ia, exchange: b.exchange },
+    );
+  }
+}
+
 // "Changing the display currency format for the same request never causes re-execution", and the legacy
 // format applies to "media job and inference requests": the same create, replayed under the legacy
 // Accept header, answers the same job (or is refused), never a second one.
 check(
   { ids: ['IDEM-003'], effect: 'billable' },
   'returns the same job for a creation replayed in the legacy currency format',
-  async (t) => {
-    const m = await listedModel(t, 'wc-100010');
-    const base = await baseJob(t, 'wc-100010', m);
-    const body = { ...base, parameters: { ...(base.parameters as object), ...cheapestParameters(table, m) } };
-    const key = `conformance-job-${randomUUID()}`;
-    const a = await postJob(t, body, { headers: { 'idempotency-key': key } });
-    const ia = (a.json as { id?: unknown } | undefined)?.id;
-    if (typeof ia !== 'string') return t.skip(`the first creation was answered ${a.status}`);
-    const b = await postJob(t, body, { headers: { 'idempotency-key': key, ...LEGACY } });
-    const ib = (b.json as { id?: unknown } | undefined)?.id;
-    t.ensure(
-      !isSuccess(b.status) || ib === ia,
-      'IDEM-003',
-      `the replay in the legacy currency format created job ${JSON.stringify(ib)} beside ${ia}`,
-      { received: ib, expected: ia, exchange: b.exchange },
-    );
-  },
+  (t) => jobReplays(t, POINTS_FORMAT, [{ id: 'IDEM-003', format: LEGACY_FORMAT }]),
+);
+
+// The other way round: a create made in the legacy format ("idempotency semantics are unchanged" there)
+// and replayed in it answers the same job (LEGACY-002); replayed in the points format, the same job too
+// (IDEM-003).
+check(
+  { ids: ['LEGACY-002', 'IDEM-003'], effect: 'billable' },
+  'returns the same job for a creation made in the legacy currency format and replayed in either format',
+  (t) =>
+    jobReplays(t, LEGACY_FORMAT, [
+      { id: 'LEGACY-002', format: LEGACY_FORMAT },
+      { id: 'IDEM-003', format: POINTS_FORMAT },
+    ]),
 );
 
 // Under either name of the reference ids ("`input_asset_ids` (or the equivalent `studio_asset_ids`)").
