@@ -194,16 +194,29 @@ export type KeyLookup =
  * fingerprint (the request's identity) is `stored`, with another fingerprint a `conflict`.
  */
 export function lookupKey(
+  ctx: RefContext,
   request: FastifyRequest,
   account: Pick<Account, 'idempotency'>,
   fingerprint: string,
 ): KeyLookup {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return { kind: 'none' };
-  const key = Array.isArray(header) ? header.join(',') : header;
-  if (key.length === 0 || key.length > 128) {
+  const sent = Array.isArray(header) ? header.join(',') : header;
+  if (sent.length === 0 || sent.length > 128) {
     return { kind: 'invalid', message: 'Idempotency-Key must be 1 to 128 characters.' };
   }
+  // Fault idem-key-colon-refused: a key with a colon (the reference client's keys hold one) is malformed.
+  if (ctx.fault === 'idem-key-colon-refused' && sent.includes(':'))
+    return {
+      kind: 'invalid',
+      message: 'Idempotency-Key may hold letters, digits, dot, underscore and hyphen.',
+    };
+  // Faults upload-key-prefix-64, job-key-prefix-64: the store keeps a key's first 64 characters (a column
+  // of 64), so two keys alike that far are one.
+  const cut =
+    (ctx.fault === 'upload-key-prefix-64' && fingerprint.startsWith('POST /v1/media/inputs\n')) ||
+    (ctx.fault === 'job-key-prefix-64' && fingerprint.startsWith('POST /v1/media/jobs\n'));
+  const key = cut ? sent.slice(0, 64) : sent;
   const stored = account.idempotency.get(key);
   if (!stored) return { kind: 'new', key, fingerprint };
   if (stored.fingerprint !== fingerprint) return { kind: 'conflict' };
@@ -242,7 +255,7 @@ export function idempotencyOf(
 ): Idempotency {
   // Fault idem-key-only: the body is no part of the request's identity, so another body replays.
   const body = ctx.fault === 'idem-key-only' ? '' : canonicalJson(request.body);
-  const found = lookupKey(request, account, `POST ${path}\n${body}`);
+  const found = lookupKey(ctx, request, account, `POST ${path}\n${body}`);
   if (found.kind !== 'stored') return found;
   const { key, fingerprint } = found;
   // Faults: the replay executes (and charges) again.

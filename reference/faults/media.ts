@@ -14,6 +14,7 @@ import {
   type Fault,
   jobBody,
   keyed,
+  longKey,
   optional,
   type ProbeTarget,
   req,
@@ -663,6 +664,52 @@ export const MEDIA_FAULTS = [
     description: 'HEVC video is accepted at upload and at job creation',
     breaks: ['MIN-007'],
     probe: { request: req.upload('hevc-2s.mp4'), holds: (r) => r.status === 201 },
+  },
+  // inference.ts lookupKey: a key with a colon refused (the reference client's keys hold one)
+  {
+    name: 'idem-key-colon-refused',
+    description:
+      'an Idempotency-Key holding a colon (as the reference client makes them) is refused as malformed (400), on every route that takes one',
+    breaks: ['IDEM-005'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, upload }) =>
+        (await upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': `probe:${Date.now()}` } }))
+          .status === 400,
+    },
+  },
+  // inference.ts lookupKey: the uploads' key store keeps 64 characters of a key
+  {
+    name: 'upload-key-prefix-64',
+    description:
+      "an upload's Idempotency-Key is kept to its first 64 characters: two keys of 128 that differ only at the end are one task (the second upload answers the first input)",
+    breaks: ['IDEM-005'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, upload }) => {
+        const key = longKey(`probe.upload:${Date.now()}`);
+        const a = await upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': `${key}a` } });
+        const b = await upload(ref, 'png-64x48.png', { headers: { 'idempotency-key': `${key}b` } });
+        return a.body.input.id === b.body.input.id;
+      },
+    },
+  },
+  // inference.ts lookupKey: the jobs' key store keeps 64 characters of a key
+  {
+    name: 'job-key-prefix-64',
+    description:
+      "a media job's Idempotency-Key is kept to its first 64 characters: two keys of 128 that differ only at the end are one task (the second create answers the first job)",
+    breaks: ['IDEM-005'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const key = longKey(`probe.job:${Date.now()}`);
+        const body = jobBody('wc-100010');
+        const a = await createJob(ref, body, { headers: { 'idempotency-key': `${key}a` } });
+        const b = await createJob(ref, body, { headers: { 'idempotency-key': `${key}b` } });
+        return a.body.id === b.body.id;
+      },
+    },
   },
   // routes/media-inputs.ts: a replayed upload creates another input
   {

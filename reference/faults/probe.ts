@@ -242,6 +242,12 @@ const chatJson = (t: ProbeTarget, extra: Body) => ({
   ...extra,
 });
 
+/**
+ * 127 characters of an Idempotency-Key as the reference client makes them (letters, digits, dot,
+ * underscore, colon, hyphen; 128 with the character a probe adds): `prefix` padded.
+ */
+export const longKey = (prefix: string): string => `${prefix}_`.padEnd(127, 'k-9.').slice(0, 127);
+
 /** Requests of data probes; a function of the target where the request names its keys or models. */
 export const req = {
   call: (path: string, opts: CallOptions = {}): ProbeRequest => ({ path, ...opts }),

@@ -134,7 +134,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       return sendError(reply, ctx, 'invalid_request', 'The body is empty.');
 
     const fingerprint = `POST ${PATH}\n${upload.declared}\n${upload.sha256}`;
-    const found = lookupKey(request, keysOf(account), fingerprint);
+    const found = lookupKey(ctx, request, keysOf(account), fingerprint);
     const refused = refuseKey(reply, ctx, found);
     if (refused) return refused;
     const stored = found.kind === 'stored' ? found : undefined;
@@ -178,7 +178,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     if (ctx.fault === 'duration-rounded-to-seconds' && measured.durationMs !== undefined)
       measured.durationMs = Math.round(measured.durationMs / 1000) * 1000;
     // Another request with this key may have created the input while this one was measured: replay it.
-    const settled = found.kind === 'new' ? lookupKey(request, keysOf(account), fingerprint) : undefined;
+    const settled = found.kind === 'new' ? lookupKey(ctx, request, keysOf(account), fingerprint) : undefined;
     if (settled?.kind === 'conflict' && ctx.fault !== 'race-upload-double')
       return refuseKey(reply, ctx, settled);
     if (settled?.kind === 'stored' && ctx.fault !== 'race-upload-double') {

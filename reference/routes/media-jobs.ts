@@ -52,7 +52,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const account = callerOf(request).account;
     if (Buffer.isBuffer(request.body) || isUpload(request.body))
       return sendError(reply, ctx, 'unsupported_media_type', 'The body of a media job is JSON.');
-    const found = lookupKey(request, keysOf(account), `POST ${PATH}\n${canonicalJson(request.body)}`);
+    const found = lookupKey(ctx, request, keysOf(account), `POST ${PATH}\n${canonicalJson(request.body)}`);
     const refused = refuseKey(reply, ctx, found);
     if (refused) return refused;
     const stored = found.kind === 'stored' ? found : undefined;

@@ -14,7 +14,7 @@ import {
   upload,
 } from '../../src/suite/index.ts';
 import { BIG_IMAGES, paddedJpeg, paddedMp4 } from './big-images.ts';
-import { ACK, listedModel, PROMPT, postJob, table } from './support.ts';
+import { ACK, clientKeys, listedModel, PROMPT, postJob, table } from './support.ts';
 
 const FIELD = table.reference_fields[0]!;
 const ENVELOPE_KEYS = ['input', 'object'];
@@ -198,6 +198,16 @@ check(
     );
     if (isSuccess(b.res.status)) closedEnvelope(t, b.res, 'the replayed upload');
   },
+);
+
+check(
+  { ids: ['IDEM-005'], effect: 'write' },
+  "takes an upload's Idempotency-Key of 128 characters as the reference client makes them",
+  (t) =>
+    clientKeys(t, 'an upload', async (key) => {
+      const u = await upload(t, 'png-64x48.png', { idempotencyKey: key });
+      return { res: u.res, id: u.id };
+    }),
 );
 
 check(

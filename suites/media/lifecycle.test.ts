@@ -19,7 +19,7 @@ import {
   sniff,
 } from '../../src/suite/index.ts';
 import { LEGACY, modelUnchanged } from '../points/legacy-support.ts';
-import { baseJob, catalogKind, documentedIds, listedModel, postJob, table } from './support.ts';
+import { baseJob, catalogKind, clientKeys, documentedIds, listedModel, postJob, table } from './support.ts';
 
 const PATH = '/v1/media/jobs';
 const IMAGE_MIME: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
@@ -296,6 +296,26 @@ check(
   },
 );
 
+/** The cheapest create of wc-100010 (not run where the account's catalog does not list it). */
+async function cheapJob(t: CheckContext): Promise<Record<string, unknown>> {
+  const m = await listedModel(t, 'wc-100010');
+  const base = await baseJob(t, 'wc-100010', m);
+  return { ...base, parameters: { ...(base.parameters as object), ...cheapestParameters(table, m) } };
+}
+
+check(
+  { ids: ['IDEM-005'], effect: 'billable' },
+  "takes a media job's Idempotency-Key of 128 characters as the reference client makes them",
+  async (t) => {
+    const body = await cheapJob(t);
+    await clientKeys(t, 'a media job create', async (key) => {
+      const res = await postJob(t, body, { headers: { 'idempotency-key': key } });
+      const id = (res.json as { id?: unknown } | undefined)?.id;
+      return { res, id: typeof id === 'string' ? id : undefined };
+    });
+  },
+);
+
 type Format = { name: string; headers: Record<string, string> };
 const POINTS_FORMAT: Format = { name: 'the points format', headers: {} };
 const LEGACY_FORMAT: Format = { name: 'the legacy currency format', headers: LEGACY };
@@ -309,9 +329,7 @@ async function jobReplays(
   first: Format,
   replays: ReadonlyArray<{ id: string; format: Format }>,
 ): Promise<void> {
-  const m = await listedModel(t, 'wc-100010');
-  const base = await baseJob(t, 'wc-100010', m);
-  const body = { ...base, parameters: { ...(base.parameters as object), ...cheapestParameters(table, m) } };
+  const body = await cheapJob(t);
   const key = `conformance-job-${randomUUID()}`;
   const a = await postJob(t, body, { headers: { 'idempotency-key': key, ...first.headers } });
   const ia = (a.json as { id?: unknown } | undefined)?.id;

@@ -178,3 +178,49 @@ async function createOnce(t: CheckContext, body: unknown, req: Omit<Req, 'json'>
     return res;
   }
 }
+
+/**
+ * IDEM-005: "The reference client derives separate keys for the input upload and the job from one
+ * per-task nonce (8 to 96 characters of letters, digits, dot, underscore, colon, hyphen), truncated to
+ * 128 characters." A create (`send`, one task per key) sent with such a key of 128 characters is
+ * accepted (a refusal is the key's where the same create with the suite's usual key is accepted), its
+ * replay answers the same resource (or a refusal), and a key that differs only in its last character is
+ * another task: another resource, not the first one again.
+ */
+export async function clientKeys(
+  t: CheckContext,
+  what: string,
+  send: (key: string) => Promise<{ res: HttpResponse; id?: string | undefined }>,
+): Promise<void> {
+  const stem = `gc.${what}:${randomUUID()}_`.padEnd(127, 'Az9.-_:').slice(0, 127);
+  const a = await send(`${stem}a`);
+  if (t.notJudged429(a.res, `${what} with a key of 128 characters`)) return;
+  if (!isSuccess(a.res.status) || !a.id) {
+    const control = await send(`conformance-${randomUUID()}`);
+    if (!isSuccess(control.res.status))
+      return t.skip(`${what} was answered ${control.res.status} with the suite's usual key too`);
+    t.violate(
+      'IDEM-005',
+      `${what} with an Idempotency-Key of 128 characters as the reference client makes them was answered ${a.res.status} (with a short key: ${control.res.status})`,
+      { received: a.res.status, exchange: a.res.exchange },
+    );
+    return;
+  }
+  const replay = await send(`${stem}a`);
+  t.ensure(
+    !isSuccess(replay.res.status) || replay.id === a.id,
+    'IDEM-005',
+    `${what} replayed with its key of 128 characters answered ${JSON.stringify(replay.id)}, not ${a.id}`,
+    { received: replay.id, expected: a.id, exchange: replay.res.exchange },
+  );
+  const other = await send(`${stem}b`);
+  if (t.notJudged429(other.res, `${what} with another key of 128 characters`)) return;
+  t.ensure(
+    isSuccess(other.res.status) && other.id !== undefined && other.id !== a.id,
+    'IDEM-005',
+    isSuccess(other.res.status)
+      ? `${what} with a key that differs from the first only in its 128th character answered the first task's ${a.id} again`
+      : `${what} with a key that differs from the first only in its 128th character was answered ${other.res.status}`,
+    { received: other.id ?? other.res.status, exchange: other.res.exchange },
+  );
+}
