@@ -298,16 +298,24 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     const summary = summaryOf(dir);
     const fileOf = new Map(summary.tests.map((t) => [t.title, t.file]));
     const alone = (title: string) => /\.serial\.test\.ts$/.test(fileOf.get(title) ?? '');
-    // Each test's span, from its first exchange's start to its last one's end.
-    const spans = new Map<string, { from: number; to: number }>();
+    // Each test's span, from its first exchange's start to its last one's end (with the exchanges that
+    // bound it, named in a failure: which request ran past the next test's start).
+    const spans = new Map<string, { from: number; to: number; first: string; last: string }>();
     for (const line of readFileSync(join(dir, 'exchanges.ndjson'), 'utf8').split('\n')) {
       if (!line) continue;
-      const ex = JSON.parse(line) as { test?: string; startedAt: string; durationMs: number };
+      const ex = JSON.parse(line) as {
+        test?: string;
+        startedAt: string;
+        durationMs: number;
+        method: string;
+        path: string;
+      };
       if (!ex.test || !fileOf.has(ex.test)) continue;
       const from = Date.parse(ex.startedAt);
-      const span = spans.get(ex.test) ?? { from, to: from };
-      span.from = Math.min(span.from, from);
-      span.to = Math.max(span.to, from + ex.durationMs);
+      const what = `${ex.method} ${ex.path} at ${ex.startedAt} for ${ex.durationMs} ms`;
+      const span = spans.get(ex.test) ?? { from, to: from, first: what, last: what };
+      if (from < span.from) [span.from, span.first] = [from, what];
+      if (from + ex.durationMs > span.to) [span.to, span.last] = [from + ex.durationMs, what];
       spans.set(ex.test, span);
     }
     const aloneSpans = [...spans].filter(([t]) => alone(t)).sort((a, b) => a[1].from - b[1].from);
@@ -320,7 +328,7 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     for (let i = 1; i < aloneSpans.length; i++)
       expect(
         aloneSpans[i]![1].from,
-        `${aloneSpans[i]![0]} overlaps ${aloneSpans[i - 1]![0]}`,
+        `${aloneSpans[i]![0]} (its first exchange ${aloneSpans[i]![1].first}) overlaps ${aloneSpans[i - 1]![0]} (its last ${aloneSpans[i - 1]![1].last})`,
       ).toBeGreaterThanOrEqual(aloneSpans[i - 1]![1].to);
   });
 });
