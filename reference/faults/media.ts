@@ -1481,23 +1481,6 @@ export const MEDIA_VARIANTS = [
         (await upload(ref, 'jpeg-1024x576.jpg', { role: 'quota_nearly_full' })).status === 201,
     },
   },
-  // media/catalog.ts: "optional `step`/optional `allowed_values`" sent as null where a parameter has none
-  {
-    name: 'catalog-optional-null',
-    readings: ['MCAT-002', 'RESP-003'],
-    description:
-      'the media catalog sends the optional step and allowed_values of an integer parameter without them (duration, seed) as null, not left out',
-    probe: {
-      run: async ({ ref, call }) => {
-        const entries = (await call(ref, '/v1/media/models', { role: 'primary' })).body.data as Array<{
-          parameters?: Record<string, { step?: unknown; allowed_values?: unknown }>;
-        }>;
-        return entries.some((e) =>
-          Object.values(e.parameters ?? {}).some((p) => p.step === null && p.allowed_values === null),
-        );
-      },
-    },
-  },
   // media/catalog.ts: a model's sizes listed with x where the contract writes * (1024x1024 for 1024*1024)
   {
     name: 'catalog-size-separator',

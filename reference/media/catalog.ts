@@ -49,18 +49,15 @@ function capabilities(def: ModelDef): string[] {
   return refs.length === 0 ? ['text_to_image'] : ['image_to_image'];
 }
 
-function parameter(ctx: RefContext, p: ParameterDef): Record<string, unknown> {
+function parameter(p: ParameterDef): Record<string, unknown> {
   if (p.values) return { type: 'string', options: p.values.map((value) => ({ value })), default: p.default };
   if (p.integer) {
     const { min, max, step } = p.integer;
-    // Variant catalog-optional-null: the optional `step` and `allowed_values` an integer parameter does
-    // not have are sent as null, not left out.
-    const none = isVariant(ctx, 'catalog-optional-null') ? { step: null, allowed_values: null } : {};
     return {
       type: 'integer',
       minimum: min,
       maximum: max,
-      ...(step === undefined ? none : { step }),
+      ...(step === undefined ? {} : { step }),
       default: p.default,
     };
   }
@@ -134,7 +131,7 @@ export function catalogEntry(ctx: RefContext, id: string): Record<string, unknow
   // ("digits, then `x` or `*`, then digits": 1024*1024 and 1024x1024 are one size).
   const separator = isVariant(ctx, 'catalog-size-separator');
   for (const [name, p] of Object.entries(def.parameters))
-    params[name] = separator && p.custom ? sizesWithX(parameter(ctx, p)) : parameter(ctx, p);
+    params[name] = separator && p.custom ? sizesWithX(parameter(p)) : parameter(p);
   return {
     id,
     object: 'media_model',
