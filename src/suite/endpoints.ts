@@ -45,17 +45,20 @@ export function concretePath(e: Endpoint): string {
 const STREAMED = ['/v1/chat/completions', '/v1/responses'];
 
 /**
- * The streamed form of the business calls that stream, an equivalent form of the same endpoint: its probe
- * body with `stream` true, named `METHOD /path (streamed)`. A streaming handler is often a route of its
- * own, so what is judged on the call (its key, its scope) is judged there too.
+ * Every business endpoint as `METHOD /path`, and after them the streamed form of the calls that stream,
+ * an equivalent form of the same endpoint: its probe body with `stream` true, named
+ * `METHOD /path (streamed)`. A streaming handler is often a route of its own, so what is judged on the
+ * call (its key, its scope) is judged there too.
  */
-export function streamedForms(): Array<{ e: Endpoint; name: string }> {
-  return businessEndpoints()
+export function businessForms(): Array<{ e: Endpoint; name: string }> {
+  const plain = businessEndpoints();
+  const streamed = plain
     .filter((e) => e.method === 'POST' && STREAMED.includes(e.path) && e.probe?.json)
     .map((e) => ({
       e: { ...e, probe: { ...e.probe, json: { ...(e.probe!.json as object), stream: true } } },
       name: `${label(e)} (streamed)`,
     }));
+  return [...plain.map((e) => ({ e, name: label(e) })), ...streamed];
 }
 
 /**

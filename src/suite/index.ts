@@ -129,12 +129,12 @@ export { answeredCause, ENTERPRISE_ROLES } from '../vocabulary.ts';
 export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
 export {
   businessEndpoints,
+  businessForms,
   concretePath,
   type Endpoint,
   endpoints,
   label,
   probeRequest,
-  streamedForms,
 } from './endpoints.ts';
 export { documentedViolations } from './schema.ts';
 export {

@@ -1,5 +1,5 @@
 import {
-  businessEndpoints,
+  businessForms,
   type CheckContext,
   check,
   concretePath,
@@ -12,7 +12,6 @@ import {
   label,
   probeRequest,
   type Role,
-  streamedForms,
 } from '../../src/suite/index.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
@@ -59,13 +58,9 @@ async function send(t: CheckContext, e: Endpoint, role: Role) {
   return t.request(e.method, concretePath(e), { ...valid, as: role, refusal: true });
 }
 
-// Every business endpoint, and the streamed form of the calls that stream (a streaming route of its own
-// judges the scope too).
-const places = [...businessEndpoints().map((e) => ({ e, name: label(e) })), ...streamedForms()];
-
 for (const [role, scope] of RESTRICTED) {
   group(`a key restricted to ${scope}`, () => {
-    for (const { e, name } of places) {
+    for (const { e, name } of businessForms()) {
       const scopes = e.scopes ?? [];
       if (scopes.length === 0) continue;
       if (!scopes.includes(scope)) {

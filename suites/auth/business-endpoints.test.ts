@@ -1,5 +1,5 @@
 import {
-  businessEndpoints,
+  businessForms,
   type CheckContext,
   check,
   concretePath,
@@ -13,7 +13,6 @@ import {
   PROBE_CREDENTIALS,
   probeRequest,
   type Role,
-  streamedForms,
 } from '../../src/suite/index.ts';
 
 interface Probe {
@@ -218,13 +217,7 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe, name = label(e)): P
     expectErrorCode(t, res, 'AUTH-009', 'invalid_api_key', `${name} without a valid key`);
 }
 
-// Every business endpoint, and the streamed form of the calls that stream (streamedForms).
-const places: Array<{ e: Endpoint; name: string }> = [
-  ...businessEndpoints().map((e) => ({ e, name: label(e) })),
-  ...streamedForms(),
-];
-
-for (const { e, name } of places) {
+for (const { e, name } of businessForms()) {
   group(name, () => {
     for (const p of probes) {
       check(
