@@ -192,7 +192,8 @@ export async function clientKeys(
   what: string,
   send: (key: string) => Promise<{ res: HttpResponse; id?: string | undefined }>,
 ): Promise<void> {
-  const stem = `gc.${what}:${randomUUID()}_`.padEnd(127, 'Az9.-_:').slice(0, 127);
+  // Of the reference client's alphabet only (`what` is prose, with spaces: not in the key).
+  const stem = `gc.task:${randomUUID()}_`.padEnd(127, 'Az9.-_:').slice(0, 127);
   const a = await send(`${stem}a`);
   if (t.notJudged429(a.res, `${what} with a key of 128 characters`)) return;
   if (!isSuccess(a.res.status) || !a.id) {
