@@ -296,6 +296,11 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     const run = await runCli(['--targets', targets, '--target', 'ref', ...args], ref.env);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const summary = summaryOf(dir);
+    // A test that started without its file's turn does not run (runtime/define.ts): none may have.
+    const withoutTurn = summary.tests
+      .filter((t) => /^not run alone/.test(t.reason ?? ''))
+      .map((t) => t.title);
+    expect(withoutTurn, 'tests of the files that run alone started without their turn').toEqual([]);
     const fileOf = new Map(summary.tests.map((t) => [t.title, t.file]));
     const alone = (title: string) => /\.serial\.test\.ts$/.test(fileOf.get(title) ?? '');
     // Each test's span, from its first exchange's start to its last one's end (with the exchanges that

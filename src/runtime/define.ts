@@ -3,8 +3,7 @@
  * (side-effect class, roles, capabilities, budget), runs its body between its account lock and its
  * cleanups, and turns what it found into its outcome. The body's tools are CheckContext's (check.ts).
  */
-import { afterAll, beforeAll, describe, test } from 'vitest';
-import { getCurrentSuite } from 'vitest/suite';
+import { afterAll, beforeAll, describe, TestRunner, test } from 'vitest';
 import { notJudged, requirement } from '../catalogue.ts';
 import { TransportError } from '../errors.ts';
 import type { Effect, NotRunCause, Role, Violation } from '../vocabulary.ts';
@@ -17,7 +16,7 @@ import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
 import { notApplicable } from './may-run.ts';
 import { runConfig } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
-import { leaveTurn, takeTurn } from './turns.ts';
+import { holdsTurn, leaveTurn, takeTurn } from './turns.ts';
 import { type WorkerState, worker } from './worker.ts';
 
 declare module 'vitest' {
@@ -169,8 +168,13 @@ export function group(name: string, fn: () => void): void {
  * thorough one well under an hour); the run's deadline and a stop end the wait sooner.
  */
 const TURN_BOUND_MS = 6 * 60 * 60 * 1000;
-/** Suites (describe blocks, files) whose hooks wait for the turn: one pair each. */
-const waitsForTurn = new WeakSet<object>();
+/**
+ * Suites (describe blocks, files) whose hooks wait for the turn: one pair each, by the file they were
+ * collected for. Not the suite alone: vitest collects a file's top-level tests into one default suite
+ * per worker thread, which it clears and reuses for the next file the thread collects (isolate: false),
+ * so a second file run alone in a thread would find it marked and run without waiting for its turn.
+ */
+const waitsForTurn = new WeakMap<object, object>();
 /** Why the files that run alone may not run their tests, by report directory (the bound passed first). */
 const turnRefused = new Map<string, string>();
 
@@ -181,9 +185,9 @@ const turnRefused = new Map<string, string>();
  * blocks take the turn the file already holds.
  */
 function aloneAfterTheOthers(): void {
-  const suite = getCurrentSuite();
-  if (waitsForTurn.has(suite)) return;
-  waitsForTurn.add(suite);
+  const suite = TestRunner.getCurrentSuite();
+  if (waitsForTurn.get(suite) === suite.file) return;
+  waitsForTurn.set(suite, suite.file);
   beforeAll(async () => {
     const dir = worker().run.reportDir;
     const refused = await takeTurn(dir, () => stopReason(dir), TURN_BOUND_MS);
@@ -201,7 +205,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
   const run = runConfig();
   // The account this test speaks for as `primary`: the isolated account's when the run moved its file
   // beside the others (runtime/account.ts), else the primary account.
-  const file = getCurrentSuite().file.filepath;
+  const file = TestRunner.getCurrentSuite().file.filepath;
   const account = accountOf(file, run.isolatedFiles);
   const alone = runsAlone(file, run.isolatedFiles);
   if (alone) aloneAfterTheOthers();
@@ -243,6 +247,12 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
     if (alone) {
       const refused = turnRefused.get(w.run.reportDir);
       if (refused) notRun(refused);
+      // Its file's hooks took the turn before its first test: a test that runs without it would run
+      // beside another (the harness's fault, never the target's), so it does not run.
+      if (!holdsTurn())
+        notRun(
+          "not run alone: the test started without its file's turn among the files that run alone (the harness's fault)",
+        );
     }
     const t = new CheckContext(w, fullTitle, spec.effect, spec.judges429, spec.ids, account);
     let end: BodyEnd;

@@ -68,6 +68,9 @@ export async function takeTurn(
   }
 }
 
+/** Whether this thread holds the turn now (a test of a file that runs alone runs only while it does). */
+export const holdsTurn = (): boolean => held > 0;
+
 /** Give the turn back (after a file's last test); nothing when this thread does not hold it. */
 export function leaveTurn(reportDir: string): void {
   if (held === 0) return;
