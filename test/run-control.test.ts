@@ -14,7 +14,7 @@ import { catalogue } from '../src/catalogue.ts';
 import { CONTRACT_PATH, fold } from '../src/contract.ts';
 import { pkgPath } from '../src/paths.ts';
 import type { SarifLog } from '../src/report/sarif.ts';
-import type { Summary } from '../src/report/summary.ts';
+import type { StoredSummary, Summary } from '../src/report/summary.ts';
 import { HANG_BOUND_MS } from '../tools/bounds.ts';
 import { type RefTarget, refTarget, targetArgs } from '../tools/ref-target.ts';
 import { runCli } from './helpers.ts';
@@ -281,6 +281,36 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     expect(readFileSync(har, 'utf8')).not.toContain('an entry of the killed run');
     for (const f of ['stop-requested', 'har-entries.ndjson', 'serial-turns'])
       expect(existsSync(join(dir, f))).toBe(false);
+  });
+
+  it('--har: a destination the capture cannot be written to is refused before the run; a write that fails at the end is a harness error beside a complete report', async () => {
+    // Refused up front, exit 2, before any request (the run may be long and billable).
+    const folder = tmp('har-parent');
+    for (const [har, why] of [
+      [join(folder, 'missing', 'x.har'), /is not there/],
+      [tmpdir(), /it is a directory/],
+      [join(pkgPath('package.json'), 'x.har'), /is not a directory/],
+    ] as const) {
+      const run = await runCli([...targetArgs(ref), '--suite', 'health', '--har', har, '--quiet'], ref.env);
+      expect(run.code, har).toBe(2);
+      expect(run.stderr, har).toMatch(new RegExp(`--har: cannot write the capture to .*${why.source}`));
+    }
+    // A write that fails only when it happens (a full disk: /dev/full answers every write with ENOSPC).
+    if (!existsSync('/dev/full')) return;
+    const dir = tmp('har-full');
+    const run = await runCli(
+      [...targetArgs(ref), '--suite', 'health', '--har', '/dev/full', '--report-dir', dir, '--quiet'],
+      ref.env,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(3);
+    expect(run.stdout + run.stderr).not.toMatch(/internal error/);
+    const summary = summaryOf(dir) as StoredSummary;
+    expect(summary.verdict).toBe('harness_error');
+    expect((summary.harnessErrors ?? []).join('\n')).toMatch(
+      /--har: the capture could not be written to \/dev\/full \(ENOSPC/,
+    );
+    expect(summary.tests.length).toBeGreaterThan(0);
+    expect(existsSync(join(dir, 'junit.xml'))).toBe(true);
   });
 
   it('the serial files run alone after every other file, one test at a time, in the same worker threads', async () => {

@@ -199,6 +199,11 @@ describe('check-traffic --follow', () => {
     expect(w.stderr).toMatch(/--window belongs to --follow/);
     const bad = await runCli(['check-traffic', '--follow', 'a.ndjson', '--window', 'soon']);
     expect(bad.stderr).toMatch(/--window: 'soon' is not a duration/);
+    // A directory never grows lines: refused at once, not followed (a log not there yet is waited for).
+    const folder = await runCli(['check-traffic', '--follow', dir]);
+    expect(folder.code, folder.stderr).toBe(EXIT.usage);
+    expect(folder.stderr).toMatch(/--follow: .* is a directory; name the log file/);
+    expect(folder.stderr).not.toMatch(/internal error|\n\s+at /);
     const threads = await runCli(['check-traffic', '--follow', 'a.ndjson', '--threads', '2']);
     expect(threads.code).toBe(EXIT.usage);
     expect(threads.stderr).toMatch(/--follow: judges in one thread; no --threads/);

@@ -75,6 +75,19 @@ export async function finish(c: FinishInput): Promise<RunResult> {
       ),
     );
 
+  // --har: the run's traffic as a capture, assembled before the control files (its entries) are cleared
+  // and before the verdict: a capture asked for and not written is the harness's error, said with the
+  // report (never a report lost to it).
+  let har: number | undefined;
+  if (opts.harFile !== undefined)
+    try {
+      har = await new HarEntries(reportFile(reportDir, 'har')).assemble(opts.harFile, SUITE_VERSION);
+    } catch (err) {
+      harnessErrors.push(
+        `--har: the capture could not be written to ${opts.harFile} (${(err as Error).message}); the rest of the report is complete`,
+      );
+    }
+
   const summary: Summary = {
     suite: { name: 'gateway-conformance', version: SUITE_VERSION, node: process.version },
     target: {
@@ -153,11 +166,6 @@ export async function finish(c: FinishInput): Promise<RunResult> {
   }
   // A dry run's billable estimate is part of its plan (computed by a run of its own before this one ends).
   if (c.plan) summary.plan = c.plan;
-  // --har: the run's traffic as a capture, assembled before the control files (its entries) are cleared.
-  const har =
-    opts.harFile !== undefined
-      ? await new HarEntries(reportFile(reportDir, 'har')).assemble(opts.harFile, SUITE_VERSION)
-      : undefined;
   clearControlFiles(reportDir);
   writeReport(
     reportDir,

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { isReportDir } from '../report/layout.ts';
 import { loadSigningKey } from '../report/signature.ts';
+import { checkHarFile } from '../traffic/har-record.ts';
 import { parseShard } from '../traffic/shard.ts';
 import { PROFILES, type Profile } from '../vocabulary.ts';
 import type { RunOptions } from './run-options.ts';
@@ -400,6 +401,10 @@ export const FLAGS = {
       "write the run's own traffic to FILE as a HAR 1.2 capture (credentials and configured",
       'secrets redacted): check-traffic FILE judges it again with no request sent',
     ],
+    parse: (raw) => {
+      checkHarFile(raw);
+      return raw;
+    },
   },
 } as const satisfies Record<string, Flag>;
 

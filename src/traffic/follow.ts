@@ -12,6 +12,7 @@
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { violation } from '../catalogue.ts';
+import { UsageError } from '../errors.ts';
 import { Redactor } from '../http/redact.ts';
 import { redactConsole } from '../report/neutral.ts';
 import type { Summary } from '../report/summary.ts';
@@ -73,6 +74,13 @@ async function followLog(
   signal: AbortSignal,
 ): Promise<{ summary: Summary; exitCode: number; reportDir: string }> {
   const file = opts.files[0]!;
+  // A log not there yet is waited for (a gateway may create it later); a directory or device never grows
+  // lines to read.
+  const there = await stat(file).catch(() => undefined);
+  if (there && !there.isFile())
+    throw new UsageError(
+      `check-traffic --follow: ${file} is ${there.isDirectory() ? 'a directory' : 'not a regular file'}; name the log file`,
+    );
   const startedAt = new Date();
   const windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
   // A log's own GET /openapi.json may come at any time or never: --description, else the documented contract.
@@ -144,6 +152,7 @@ async function followLog(
     } catch {
       return; // not there (yet, or rotated away): looked at again
     }
+    if (!st.isFile()) return; // replaced by what is no log (a directory): looked at again, as if not there
     const id = `${st.dev}:${st.ino}`;
     if (identity !== undefined && (id !== identity || st.size < offset)) {
       log(

@@ -9,15 +9,20 @@
  * are kept as base64: what check-traffic sniffs.
  */
 import {
+  accessSync,
   appendFileSync,
   closeSync,
+  constants,
   createReadStream,
   existsSync,
   openSync,
   rmSync,
+  statSync,
   writeSync,
 } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { UsageError } from '../errors.ts';
 import type { HttpResponse, RequestSpec } from '../http/client.ts';
 import type { Redactor } from '../http/redact.ts';
 import { reportFile } from '../layout.ts';
@@ -44,6 +49,28 @@ export function redactedHarEntry(
     text: redactor.text(res.text),
   };
   return harEntry(baseUrl, sent, answered);
+}
+
+/**
+ * Refuses a --har FILE that the run's end could not write, before the run starts (a run may take an hour
+ * and spend points): a directory, or a name in a folder that is not there or not writable. What only the
+ * write can tell (a full disk) is the run's end's to say (finish.ts).
+ */
+export function checkHarFile(file: string): void {
+  const refuse = (why: string) => {
+    throw new UsageError(`--har: cannot write the capture to ${file}: ${why}`);
+  };
+  const folder = dirname(resolve(file));
+  const dir = statSync(folder, { throwIfNoEntry: false });
+  if (!dir) refuse(`${folder} is not there`);
+  else if (!dir.isDirectory()) refuse(`${folder} is not a directory`);
+  const st = statSync(file, { throwIfNoEntry: false });
+  if (st?.isDirectory()) refuse('it is a directory');
+  try {
+    accessSync(st ? file : folder, constants.W_OK);
+  } catch (err) {
+    refuse(`${st ? 'it' : folder} is not writable (${(err as NodeJS.ErrnoException).code ?? 'denied'})`);
+  }
 }
 
 /** The line file of a run's HAR entries (one JSON entry per line). */

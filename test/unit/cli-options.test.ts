@@ -56,6 +56,7 @@ const BAD: Partial<Record<FlagName, string>> = {
   shard: '3/2',
   'sign-key': 'no-such-key.pem',
   'compare-with': 'no-such-report-dir',
+  har: 'no-such-dir/capture.har',
 };
 
 const entries = Object.entries(FLAGS) as Array<[FlagName, (typeof FLAGS)[FlagName]]>;
