@@ -15,6 +15,7 @@ import {
   appendFileSync,
   closeSync,
   existsSync,
+  mkdirSync,
   openSync,
   readFileSync,
   readSync,
@@ -22,8 +23,49 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from './errors.ts';
 import type { Exchange } from './http/client.ts';
+
+/**
+ * Makes a report directory given by the user (--report-dir), its missing parents with it, or says why it
+ * cannot (a UsageError naming the flag: exit 2, before anything is judged). Not node's recursive mkdir:
+ * where a parent refuses a new entry with ENOENT (a name under /proc) it loops for ever at full CPU.
+ */
+export function makeReportDir(dir: string, flag = '--report-dir'): void {
+  const refuse = (why: string): never => {
+    throw new UsageError(`${flag}: cannot make the report directory ${dir}: ${why}`);
+  };
+  const missing: string[] = [];
+  let at = resolve(dir);
+  for (;;) {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(at, { throwIfNoEntry: false });
+    } catch (err) {
+      // ENOTDIR: a parent is a file (found as the walk goes up); any other, said as it is.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR')
+        refuse(`${at} cannot be read (${(err as Error).message})`);
+      st = undefined;
+    }
+    if (st) {
+      if (!st.isDirectory())
+        refuse(at === resolve(dir) ? 'it is not a directory' : `${at} is not a directory`);
+      break;
+    }
+    missing.unshift(at);
+    const up = dirname(at);
+    if (up === at) break;
+    at = up;
+  }
+  for (const d of missing)
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' || !statSync(d).isDirectory()) refuse(`${d} cannot be made (${code ?? err})`);
+    }
+}
 
 /**
  * `report`: written once at the end by the one report writer (src/report/write.ts). `data`: the run's

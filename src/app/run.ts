@@ -12,7 +12,7 @@ import type { Exchange, HttpClient, HttpResponse, RequestSpec } from '../http/cl
 import { Redactor } from '../http/redact.ts';
 import { targetClient } from '../http/target-client.ts';
 import { loadExpectations } from '../report/expectations.ts';
-import { clearControlFiles, ExchangeLog, reportFile, SpendLog } from '../report/layout.ts';
+import { clearControlFiles, ExchangeLog, makeReportDir, reportFile, SpendLog } from '../report/layout.ts';
 import { consoleText, redactConsole } from '../report/neutral.ts';
 import { Progress } from '../report/progress.ts';
 import type { CutKind, RunCut } from '../report/summary.ts';
@@ -94,7 +94,7 @@ async function activeRun(
   // From the first step to the report written, a signal asks this run to stop (the preflight
   // included) and the report is still written.
   const createdDir = !existsSync(reportDir);
-  mkdirSync(reportDir, { recursive: true });
+  makeReportDir(reportDir);
   // The directory is this run's (ownReportDir): what a run killed in it left to coordinate is not.
   clearControlFiles(reportDir);
   const keys = keysFromEnv(opts.target.keys);

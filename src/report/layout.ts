@@ -11,6 +11,7 @@ export {
   clearControlFiles,
   ExchangeLog,
   type FileKind,
+  makeReportDir,
   REPORT_FILES,
   type ReportFile,
   reportFile,

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { UsageError } from '../errors.ts';
 import { expectationFailures } from './expectations.ts';
-import { ExchangeLog, REPORT_FILES, reportFile } from './layout.ts';
+import { ExchangeLog, makeReportDir, REPORT_FILES, reportFile } from './layout.ts';
 import { mergeCaptureFacts, mergeCaptureTests } from './merge-capture.ts';
 import { loadSummary } from './stored.ts';
 import { aggregate, type Summary } from './summary.ts';
@@ -68,7 +68,7 @@ export function mergeReports(dirs: string[], out: string, signKey?: KeyObject): 
   const starts = parts.map((p) => Date.parse(p.s.startedAt));
   const ends = parts.map((p) => Date.parse(p.s.startedAt) + p.s.durationMs);
   const spent = parts.reduce((a, p) => a.plus(p.s.points?.spent ?? '0'), new Decimal(0));
-  mkdirSync(out, { recursive: true });
+  makeReportDir(out);
   const log = ExchangeLog.of(out);
   log.create();
   let exchanges = 0;

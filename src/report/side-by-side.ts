@@ -9,7 +9,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { catalogue } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
 import { attr, esc } from './html.ts';
-import { REPORT_FILES } from './layout.ts';
+import { makeReportDir, REPORT_FILES } from './layout.ts';
 import { mdText } from './markdown.ts';
 import type { RequirementOutcome } from './requirements.ts';
 import { loadSummary } from './stored.ts';
@@ -65,7 +65,7 @@ export function compareTargets(dirs: string[], out: string): SideBySide {
   ];
   const differs = (id: string) => new Set(columns.map((c) => outcomeOf(c.summary, id))).size > 1;
   const differing = ids.filter(differs);
-  mkdirSync(out, { recursive: true });
+  makeReportDir(out);
   const link = (c: Column, id: string) => {
     const rel = relative(resolve(out), c.dir).split(sep).join('/') || '.';
     return `${rel}/${REPORT_FILES.html.name}#req-${encodeURIComponent(id)}`;

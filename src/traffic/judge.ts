@@ -21,7 +21,7 @@ import { onlyTooLarge } from '../openapi/guard.ts';
 import { judgeDescription, LiveDescription } from '../openapi/live.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { groupLines } from '../report/console.ts';
-import { REPORT_FILES, reportFile } from '../report/layout.ts';
+import { makeReportDir, REPORT_FILES, reportFile } from '../report/layout.ts';
 import { redactConsole } from '../report/neutral.ts';
 import { useColour } from '../report/progress.ts';
 import {
@@ -162,7 +162,7 @@ export async function reportCapture(
 ): Promise<{ summary: Summary; exitCode: number; reportDir: string }> {
   const { opts, description, judged, redactor } = input;
   const reportDir = resolve(opts.reportDir ?? join('reports', 'captured-traffic', stamp()));
-  mkdirSync(reportDir, { recursive: true });
+  makeReportDir(reportDir);
   const cited = await writeEvidence(reportDir, description, judged.ids);
   const tests = testRecords(description, judged, redactor);
   const summary = summarise({ ...input, tests, cited });

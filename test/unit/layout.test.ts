@@ -3,12 +3,19 @@
  * files finish clears come from its table, and its two logs read what they append. No file of
  * src/runtime/ imports src/report/ (data flows one way; the runtime reaches the layout below both).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.ts';
 import type { Exchange } from '../../src/http/client.ts';
-import { CONTROL_FILES, ExchangeLog, REPORT_FILES, SpendLog } from '../../src/report/layout.ts';
+import {
+  CONTROL_FILES,
+  ExchangeLog,
+  makeReportDir,
+  REPORT_FILES,
+  SpendLog,
+} from '../../src/report/layout.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -89,5 +96,24 @@ describe('the report directory layout', () => {
     const next = log.since(first.offset)!;
     expect(next.lines).toEqual([{ n: 3 }]);
     expect(log.since(next.offset + 100)?.restart).toBe(true);
+  });
+});
+
+describe('makeReportDir: a --report-dir made with its parents, or refused with the reason (exit 2)', () => {
+  it('makes the missing parents, takes an existing directory, refuses a file on the way', () => {
+    const base = mkdtempSync(join(tmpdir(), 'gc-reportdir-'));
+    makeReportDir(join(base, 'a', 'b', 'c'));
+    expect(statSync(join(base, 'a', 'b', 'c')).isDirectory()).toBe(true);
+    makeReportDir(join(base, 'a', 'b', 'c'));
+    writeFileSync(join(base, 'file'), '');
+    expect(() => makeReportDir(join(base, 'file'))).toThrow(UsageError);
+    expect(() => makeReportDir(join(base, 'file'))).toThrow(/--report-dir: .* it is not a directory/);
+    expect(() => makeReportDir(join(base, 'file', 'x', 'y'))).toThrow(/\/file is not a directory/);
+    expect(existsSync(join(base, 'file', 'x'))).toBe(false);
+  });
+
+  // node's recursive mkdir loops for ever at full CPU where a parent answers ENOENT to a new entry.
+  it.skipIf(!existsSync('/proc/self'))('refuses a name /proc will not take, at once', () => {
+    expect(() => makeReportDir('/proc/gc-no-such/report')).toThrow(/cannot be made \(ENOENT\)/);
   });
 });

@@ -96,6 +96,19 @@ describe('one run per report directory (its workers read run.json there)', () =>
     (await ownReportDir('/reports/staging/one', r))();
   });
 
+  it('takes at once a directory whose last run was killed (SIGKILL: its lock names a dead process)', async () => {
+    const { ownReportDir } = await import('../../src/app/run.ts');
+    const r = root();
+    const lock = new AccountLock('report directory /reports/killed', r);
+    mkdirSync(join(lock.dir, 'exclusive'));
+    writeFileSync(join(lock.dir, 'exclusive', 'pid'), String(2 ** 31 - 2));
+    (await ownReportDir('/reports/killed', r))();
+    // A live holder's is still refused.
+    const release = await ownReportDir('/reports/killed', r);
+    await expect(ownReportDir('/reports/killed', r)).rejects.toThrow(/in use by another run/);
+    release();
+  });
+
   it('sweeps the lock directories no live process holds and nobody touched for an hour, at most once an hour', async () => {
     const r = root();
     const old = (Date.now() - 2 * STALE_LOCK_MS) / 1000;
