@@ -33,6 +33,24 @@ import type { Exchange } from './http/client.ts';
  * where a parent refuses a new entry with ENOENT (a name under /proc) it loops for ever at full CPU.
  */
 export function makeReportDir(dir: string, flag = '--report-dir'): void {
+  for (const d of missingDirs(dir, flag))
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' || !statSync(d).isDirectory())
+        throw new UsageError(
+          `${flag}: cannot make the report directory ${dir}: ${d} cannot be made (${code ?? err})`,
+        );
+    }
+}
+
+/**
+ * The directories makeReportDir would make for `dir`, outermost first, made of none: refuses (as it does)
+ * a file as the directory or on its way. What only making one can tell (a folder that takes no new entry)
+ * is makeReportDir's to say.
+ */
+export function missingDirs(dir: string, flag = '--report-dir'): string[] {
   const refuse = (why: string): never => {
     throw new UsageError(`${flag}: cannot make the report directory ${dir}: ${why}`);
   };
@@ -58,13 +76,7 @@ export function makeReportDir(dir: string, flag = '--report-dir'): void {
     if (up === at) break;
     at = up;
   }
-  for (const d of missing)
-    try {
-      mkdirSync(d);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST' || !statSync(d).isDirectory()) refuse(`${d} cannot be made (${code ?? err})`);
-    }
+  return missing;
 }
 
 /**

@@ -9,7 +9,7 @@ import { UsageError } from '../errors.ts';
 import { SUITE_VERSION } from '../paths.ts';
 import { verifyBundle } from '../report/bundle.ts';
 import { loadExpectations } from '../report/expectations.ts';
-import { makeReportDir } from '../report/layout.ts';
+import { missingDirs } from '../report/layout.ts';
 import { appendStepSummary } from '../report/markdown.ts';
 import { mergeReports } from '../report/merge.ts';
 import { consoleText } from '../report/neutral.ts';
@@ -144,8 +144,9 @@ async function trafficCommand(argv: string[]): Promise<number> {
     strict: values.strict === true,
     quiet: values.quiet === true,
   };
-  // A report directory that cannot be made is said before a capture is read (a large one takes minutes).
-  if (opts.reportDir !== undefined) makeReportDir(opts.reportDir);
+  // A report directory with a file on its way is said before a capture is read (a large one takes
+  // minutes); it is made only once there is a report (a capture that cannot be read leaves none).
+  if (opts.reportDir !== undefined) missingDirs(opts.reportDir);
   if (typeof values.follow === 'string') {
     if (positionals.length > 0 || values.shard !== undefined)
       throw new UsageError('check-traffic --follow: follows one log, named by --follow; no FILE, no --shard');

@@ -12,6 +12,7 @@ export {
   ExchangeLog,
   type FileKind,
   makeReportDir,
+  missingDirs,
   REPORT_FILES,
   type ReportFile,
   reportFile,
