@@ -2,7 +2,7 @@
  * One conformance run: its report directory, keys and redaction, stop requests (signal, deadline), the
  * preflight, the budget, the suites, and the finish that writes the report.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Decimal } from 'decimal.js';

@@ -4,7 +4,7 @@
  * outcomes, each cell linking to that requirement's row in its own report, the rows where the targets
  * disagree first. For a gateway fronting several deployments, or a partner comparing environments.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { catalogue } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';

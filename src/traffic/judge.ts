@@ -7,7 +7,7 @@
  * decide (rules.ts). The result is a run's summary, written by the one report writer, with every rule the
  * capture could not judge listed as not run (never passed).
  */
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formOf, violation } from '../catalogue.ts';
