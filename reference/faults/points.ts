@@ -992,6 +992,20 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // media/view.ts: "Media job | pending_points (in addition)" to the call settlement's charged_points and
+  // released_points, whose values before the settlement are not shown: nothing charged nor released yet
+  {
+    name: 'points-zero-until-settled',
+    readings: ['MJOB-024'],
+    description:
+      'a media job not settled yet shows charged_points and released_points as "0" beside its pending_points hold',
+    probe: {
+      run: async ({ ref, createJob }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        return job.body.charged_points === '0' && job.body.status !== 'succeeded';
+      },
+    },
+  },
   // billing.ts + openapi.ts
   {
     name: 'usage-envelope',

@@ -124,7 +124,10 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
             : // Variant points-null-until-settled: the settlement's fields present, null until it is made.
               isVariant(ctx, 'points-null-until-settled')
               ? { charged_points: null, released_points: null }
-              : {}),
+              : // Variant points-zero-until-settled: nothing charged nor released yet, said as "0".
+                isVariant(ctx, 'points-zero-until-settled')
+                ? { charged_points: pointsOut(ctx, '0'), released_points: pointsOut(ctx, '0') }
+                : {}),
         }),
     created_at: job.createdAt,
   };

@@ -98,9 +98,16 @@ export function chargedOf(body: unknown): Decimal | undefined {
   return f?.verdict.ok ? f.verdict.value : undefined;
 }
 
-/** What a billable reply reports as spent or held: charged_points, else pending_points (a media job's hold). */
+/**
+ * What a billable reply reports as spent or held: the larger of charged_points and pending_points (a
+ * media job's hold). Not charged_points alone where it is there: a job not settled yet may show
+ * charged_points "0" beside its hold ("Media job | pending_points (in addition)" to the call settlement's
+ * fields, whose value before the settlement is not shown; variant points-zero-until-settled).
+ */
 export function reportedSpend(body: unknown): Decimal | undefined {
-  return chargedOf(body) ?? decimal(pointsFields(body, ['pending_points'])[0]?.value);
+  const charged = chargedOf(body);
+  const pending = decimal(pointsFields(body, ['pending_points'])[0]?.value);
+  return charged && pending ? (charged.gte(pending) ? charged : pending) : (charged ?? pending);
 }
 
 // ------------------------------------------------------------------ ledger
