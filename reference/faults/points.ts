@@ -1024,6 +1024,18 @@ export const POINTS_VARIANTS = [
       "each /v1/models entry carries cost: its request price in points (the customer's own bill, not a purchase cost; described so)",
     probe: { request: req.models(), holds: (r) => r.body.data[0].cost !== undefined },
   },
+  // routes/balance.ts: "GET | /v1/balance | balance, held points, platform points"; a name with
+  // "purchase" in it is not the service's purchase cost
+  {
+    name: 'balance-purchased-points',
+    readings: ['SEC-002'],
+    description:
+      'the balance also says where its points come from: purchased_points (the points the customer bought) and platform_points',
+    probe: {
+      request: req.call('/v1/balance', { role: 'primary' }),
+      holds: (r) => typeof r.body.purchased_points === 'string' && r.body.platform_points === '0',
+    },
+  },
   // state.ts + routes/media-inputs.ts: a real account that runs dry mid-run (issue 12)
   {
     name: 'account-runs-out',

@@ -64,6 +64,10 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
           ...points,
           // Variant balance-storage-unit: the account's shared input space, with its own unit.
           ...(isVariant(ctx, 'balance-storage-unit') ? { storage: STORAGE } : {}),
+          // Variant balance-purchased-points: "balance, held points, platform points" split by origin.
+          ...(isVariant(ctx, 'balance-purchased-points')
+            ? { purchased_points: value(totalPoints), platform_points: value('0') }
+            : {}),
         };
     if (ctx.fault === 'balance-text-plain')
       return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));

@@ -147,7 +147,10 @@ describe('suspicious names (SEC-002)', () => {
       response({
         headers: { 'x-upstream-key': 'sk-abcdef0123456789', server: 'nginx' },
         json: {
-          data: [{ id: 'm', purchase_cost: '0.0021', upstream_endpoint: '10.2.3.4:8443', route: 'primary' }],
+          data: [
+            { id: 'm', purchase_cost: '0.0021', upstream_endpoint: '10.2.3.4:8443', route: 'primary' },
+            { id: 'n', modelPurchasePrice: 0.002, purchase: '0.0019' },
+          ],
         },
       }),
     );
@@ -156,6 +159,8 @@ describe('suspicious names (SEC-002)', () => {
       ['SEC-002', 'failure', 'GET /v1/x: field /data/0/purchase_cost'],
       ['SEC-002', 'failure', 'GET /v1/x: field /data/0/upstream_endpoint'],
       ['SEC-002', 'notable', 'GET /v1/x: field /data/0/route'],
+      ['SEC-002', 'failure', 'GET /v1/x: field /data/1/modelPurchasePrice'],
+      ['SEC-002', 'failure', 'GET /v1/x: field /data/1/purchase'],
     ]);
   });
 
@@ -175,6 +180,10 @@ describe('suspicious names (SEC-002)', () => {
             unit_cost: '1.5',
             price: '2',
             charge: '0.1',
+            // What the customer bought: "balance, held points, platform points"; a top-up's id.
+            purchased_points: '100',
+            platform_points: '50',
+            purchase_id: 98765,
           },
         }),
       ),
