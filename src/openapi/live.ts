@@ -199,6 +199,11 @@ function liveAjv(doc: Record<string, unknown>, allErrors: boolean): Ajv2020 {
     // the meta-schema would compile the 2020-12 meta-schema in every worker (about 0.5 s each) for nothing.
     validateSchema: false,
     validateFormats: true,
+    // `multipleOf: 0.01` holds for 19.99 ("division by this keyword's value results in an integer",
+    // JSON Schema validation 6.2.1), where binary floating point makes 19.99 / 0.01 = 1998.9999999999998
+    // (and 1234567.89 / 0.01 = 123456788.99999999): a quotient within 1e-6 of an integer counts as one.
+    // Fail on evidence: a value that far off the step by less than a millionth of it is let through.
+    multipleOfPrecision: 6,
     logger: false,
     // The source is kept for the validator cache (standaloneCode), whose code takes the formats from
     // FORMATS_MODULE (standaloneRequire) and the pattern engine as `re2js` (loadValidator).
@@ -543,8 +548,12 @@ export class LiveDescription {
   private mediaOf(d: Extract<Declared, { kind: 'declared' }>, mt: string): DeclaredMedia | undefined {
     const known = d.media.get(mt);
     if (known !== undefined) return known ?? undefined;
+    // "For responses that match multiple keys, only the most specific key is applicable. e.g. text/plain
+    // overrides text/*" (OpenAPI 3.1, Response Object): the exact type, then `type/*`, then `*/*`, whatever
+    // order the description lists them in.
     const range =
       d.ranges.find((r) => r.toLowerCase().split(';')[0]!.trim() === mt) ??
+      d.ranges.find((r) => !r.trim().startsWith('*') && mediaMatches(r, mt)) ??
       d.ranges.find((r) => mediaMatches(r, mt));
     let media: DeclaredMedia | null = null;
     if (range !== undefined) {

@@ -237,6 +237,40 @@ describe('live description checks (RESP-001..004)', () => {
     ]);
   });
 
+  /** A description of one operation, GET `path`, whose 200 reply declares `content`. */
+  const oneGet = (path: string, content: Record<string, unknown>) =>
+    new LiveDescription({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { [path]: { get: { responses: { '200': { description: 'ok', content } } } } },
+    });
+
+  it('judges a body by the most specific media range declared, whatever their order (OpenAPI 3.1)', () => {
+    const ranged = oneGet('/v1/r', {
+      '*/*': { schema: { type: 'string' } },
+      'application/*': { schema: { type: 'object', required: ['data'] } },
+      'application/json': { schema: { type: 'object', required: ['json'] } },
+    });
+    const ids = (mediaType: string, json: unknown) =>
+      ranged.checkResponse(response({ rawPath: '/v1/r', mediaType, json })).map((f) => f.id);
+    expect(ids('application/json', { json: 1 })).toEqual([]);
+    expect(ids('application/json', { data: [] })).toEqual(['RESP-003']);
+    expect(ids('application/problem+json', { data: [] })).toEqual([]);
+    expect(ids('application/problem+json', 'text')).toEqual(['RESP-003']);
+  });
+
+  it('takes a decimal multipleOf as the decimal it says (19.99 is a multiple of 0.01)', () => {
+    const priced = oneGet('/v1/p', {
+      'application/json': {
+        schema: { type: 'object', properties: { amount: { type: 'number', multipleOf: 0.01 } } },
+      },
+    });
+    const ids = (amount: number) =>
+      priced.checkResponse(response({ rawPath: '/v1/p', json: { amount } })).map((f) => f.id);
+    for (const amount of [19.99, 0.07, 0.29, 1234567.89]) expect(ids(amount)).toEqual([]);
+    for (const amount of [19.995, 0.071]) expect(ids(amount)).toEqual(['RESP-003']);
+  });
+
   it('advises on a body where no content is declared: undescribed, not declared absent', () => {
     const [f] = live.checkResponse(response({ rawPath: '/v1/things/special', status: 204, json: { a: 1 } }));
     expect([f?.id, f?.level]).toEqual(['RESP-002', 'notable']);
