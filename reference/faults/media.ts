@@ -1731,4 +1731,25 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // routes/media-inputs.ts: judging.md, "'Active job' ... is undefined beyond the obvious (authorizing,
+  // queued, running, output_fetching): do not require either outcome for other statuses"
+  {
+    name: 'inputs-held-by-failed-jobs',
+    readings: ['MIN-009', 'MIN-010'],
+    description:
+      'a failed job keeps holding the inputs it references: their delete answers 409 input_in_use, as while it was active',
+    probe: {
+      run: async ({ ref, inputId, createJob, pollJob, call }) => {
+        const id = await inputId(ref);
+        const created = await createJob(ref, {
+          ...jobBody('wc-100011', [id]),
+          prompt: 'CONFORMANCE_FAIL_JOB',
+        });
+        await pollJob(ref, created.body.id);
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 409
+        );
+      },
+    },
+  },
 ] as const satisfies readonly Variant[];

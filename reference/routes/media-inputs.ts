@@ -226,9 +226,12 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const now = Date.now();
     // Variant account-runs-out: a job waiting for points (settlement_pending) still holds its inputs
     // (the contract defines "active" no further; a settlement_pending job is kept alive).
+    // Variant inputs-held-by-failed-jobs: a failed job keeps its inputs ("active" is defined no further
+    // than authorizing, queued, running and output_fetching: either outcome for the other statuses).
     const holds = (job: MediaJob) =>
       isActive(ctx, job, now) ||
-      (isVariant(ctx, 'account-runs-out') && statusOf(ctx, job, now).status === 'settlement_pending');
+      (isVariant(ctx, 'account-runs-out') && statusOf(ctx, job, now).status === 'settlement_pending') ||
+      (isVariant(ctx, 'inputs-held-by-failed-jobs') && statusOf(ctx, job, now).status === 'failed');
     const inUse = [...store.jobs.values()].some((job) => job.referenceIds.includes(id) && holds(job));
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);

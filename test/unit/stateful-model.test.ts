@@ -16,6 +16,7 @@ import {
 import { referencesFor } from '../../src/stateful/commands/create-job.ts';
 import { DeleteInput } from '../../src/stateful/commands/delete-input.ts';
 import { commandsFor } from '../../src/stateful/commands/index.ts';
+import type { Real } from '../../src/stateful/real.ts';
 
 const env = (over: Partial<Env> = {}): Env => ({
   mode: 'billable',
@@ -41,6 +42,18 @@ function withInputs(m: AccountModel, kinds: Array<'image' | 'video'>): AccountMo
   return m;
 }
 
+/** A job of wc-100011 referencing the first input, with the statuses the model has seen it in. */
+const refJob = (seen: string[]) => ({
+  label: 'job#1',
+  id: 'j1',
+  model: 'wc-100011',
+  output: 'image' as const,
+  refs: ['in_1'],
+  key: 'k',
+  body: {},
+  seen,
+});
+
 describe('the account model', () => {
   it('labels items in creation order and picks among candidates by modulo', () => {
     const m = withInputs(newModel(env()), ['image', 'image']);
@@ -54,22 +67,36 @@ describe('the account model', () => {
 
   it('knows which jobs may still hold an input: those it has not seen end', () => {
     const m = withInputs(newModel(env()), ['image']);
-    const job = {
-      label: 'job#1',
-      id: 'j1',
-      model: 'wc-100011',
-      output: 'image' as const,
-      refs: ['in_1'],
-      key: 'k',
-      body: {},
-      seen: ['queued'],
-    };
+    const job = refJob(['queued']);
     m.jobs.push(job);
     expect(holders(m, 'in_1')).toEqual([job]);
     job.seen.push('running', 'succeeded');
     expect(holders(m, 'in_1')).toEqual([]);
     job.seen.push('settlement_pending');
     expect(holders(m, 'in_1')).toEqual([job]);
+  });
+
+  it("judges an input's delete by the jobs that reference it: none, 2xx; only ended ones, either outcome", async () => {
+    const deleteAnswered = async (status: number, seen?: string[]) => {
+      const m = withInputs(newModel(env()), ['image']);
+      if (seen) m.jobs.push(refJob(seen));
+      const observed: string[] = [];
+      const t = {
+        request: async () => ({ status, exchange: { id: 'x' } }),
+        observe: (id: string) => observed.push(id),
+      };
+      const r = { t, postJob: async () => ({}), deadline: Date.now() + 1000 } as unknown as Real;
+      const outcome = await new DeleteInput(0, 'any').run(m, r).then(
+        () => 'ok',
+        (e: Error) => e.message.slice(0, 9),
+      );
+      return [outcome, observed.join(' '), m.inputs[0]!.deleted];
+    };
+    expect(await deleteAnswered(204)).toEqual(['ok', 'MIN-009', true]);
+    expect(await deleteAnswered(409)).toEqual(['[MIN-009]', 'MIN-009', false]);
+    // A failed job that keeps its inputs: "active" is defined no further (judging.md).
+    expect(await deleteAnswered(409, ['queued', 'failed'])).toEqual(['ok', '', false]);
+    expect(await deleteAnswered(204, ['queued', 'succeeded'])).toEqual(['ok', '', true]);
   });
 
   it('stops billable commands at the points cap of a run', () => {

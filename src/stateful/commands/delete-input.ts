@@ -7,9 +7,11 @@ import { named, Step } from './step.ts';
 
 /**
  * DELETE /v1/media/inputs/{id} of an input the model owns.
- * Deleted: 2xx (idempotent) or a refusal, not judged (it stays unusable: CreateJob). No job the model
- * knows may still hold it: succeeds (MIN-009). A job that may still hold it is read after the delete:
- * where it reads active the delete had to be refused (MIN-010); where it has ended, either outcome.
+ * Deleted: 2xx (idempotent) or a refusal, not judged (it stays unusable: CreateJob). No job references
+ * it: succeeds (MIN-009). Only jobs the model has seen end reference it: either outcome ("active" is
+ * defined no further than authorizing, queued, running and output_fetching: judging.md; variant
+ * inputs-held-by-failed-jobs). A job that may still hold it is read after the delete: where it reads
+ * active the delete had to be refused (MIN-010); where it has ended, either outcome.
  */
 export type DeleteChoice = 'any' | 'held' | 'recent' | 'again';
 
@@ -53,12 +55,12 @@ export class DeleteInput extends Step {
     // and a job referencing it must still be refused (CreateJob, deleted-ref).
     if (input.deleted) return;
     const holding = holders(m, input.id);
-    if (holding.length === 0)
+    if (!m.jobs.some((j) => j.refs.includes(input.id)))
       judged(
         r,
         holds(is2xx(res.status), {
           id: 'MIN-009',
-          message: `deleting ${input.label}, which no job still holds${m.jobs.some((j) => j.refs.includes(input.id)) ? ' (its jobs have ended)' : ''}, was answered ${res.status}`,
+          message: `deleting ${input.label}, which no job references, was answered ${res.status}`,
           received: res.status,
           expected: '2xx',
         }),
