@@ -1608,13 +1608,14 @@ export const MEDIA_VARIANTS = [
     name: 'parameter-types-422',
     readings: ['MJOB-005', 'MJOB-009', 'MJOB-014'],
     description:
-      'a media parameter of another type than its values (a number for output_format, a string for an integer) is refused 422 validation_error, not 400 invalid_request; a parameter sent as null takes its default (described so)',
+      'a media parameter of another type than its values (a number for output_format, a string or a fraction for an integer) is refused 422 validation_error, not 400 invalid_request; a parameter sent as null takes its default (described so)',
     openapi: ({ paths, errorResponse }) => {
       paths['/v1/media/jobs'].post.responses['422'] = errorResponse('422');
     },
     probe: {
       run: async ({ ref, createJob }) =>
         (await createJob(ref, jobBody('wc-100010', [], { output_format: 1 }))).status === 422 &&
+        (await createJob(ref, jobBody('wc-100014', [], { duration: 4.5 }))).status === 422 &&
         (await createJob(ref, jobBody('wc-100010', [], { output_format: null }))).status === 201,
     },
   },

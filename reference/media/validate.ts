@@ -154,7 +154,8 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
 /** Whether `value` has the type of the parameter's values (variant parameter-types-422). */
 function typeOk(p: ParameterDef, value: unknown): boolean {
   if (p.values) return p.values.some((v) => typeof v === typeof value);
-  if (p.integer) return typeof value === 'number';
+  // A fraction for an integer is refused as a schema's `type: integer` refuses it.
+  if (p.integer) return Number.isInteger(value);
   if (p.boolean) return typeof value === 'boolean';
   return typeof value === 'string';
 }

@@ -303,14 +303,16 @@ const prompts =
 
 /**
  * Whether `value` has the type of the parameter's own values (a size or an enum of strings: a string; an
- * integer range: a number; a flag: a boolean). Outside the set but of that type is "outside the model's
+ * integer range: an integer; a flag: a boolean). Outside the set but of that type is "outside the model's
  * published ranges", whose code the error table names; another type is a malformed value, refused with
- * any 4xx (judging.md: "elsewhere any 4xx refusal").
+ * any 4xx (judging.md: "elsewhere any 4xx refusal"). A fraction for an integer is of another type, as a
+ * string is: the contract writes "integer" apart from "number", and a schema's `type: integer` refuses
+ * 4.5 as it refuses "4" (variant parameter-types-422).
  */
 function ofItsType(r: ParameterRule, value: unknown): boolean {
   if (r.presets !== undefined) return typeof value === 'string';
   if (r.boolean) return typeof value === 'boolean';
-  if (r.integer) return typeof value === 'number';
+  if (r.integer) return Number.isInteger(value);
   return (r.values ?? []).some((v) => typeof v === typeof value);
 }
 
