@@ -260,7 +260,12 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
     endpoint: record.endpoint,
     model: record.model,
     prompt_tokens: count(record.promptTokens),
-    completion_tokens: count(record.completionTokens),
+    // Variant usage-embeddings-completion-null: an embedding has no completion ("usage": prompt_tokens
+    // and total_tokens), so its record says null where a chat record counts them.
+    completion_tokens:
+      isVariant(ctx, 'usage-embeddings-completion-null') && record.endpoint === '/v1/embeddings'
+        ? null
+        : count(record.completionTokens),
     total_tokens: count(total),
     // Fault usage-call-credits: a chat call's record states its charge as charged_credits.
     ...(ctx.fault === 'usage-call-credits' && record.endpoint === '/v1/chat/completions'

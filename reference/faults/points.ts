@@ -708,6 +708,26 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // billing.ts usageView: an embedding's record has no completion count (the embeddings usage is
+  // prompt_tokens and total_tokens)
+  {
+    name: 'usage-embeddings-completion-null',
+    readings: ['PTS-005'],
+    description:
+      "an embeddings call's usage record carries completion_tokens as null (an embedding has no completion), described so",
+    openapi: ({ schemas }) => {
+      schemas.CallUsageRecord.properties.completion_tokens = { type: ['integer', 'null'] };
+    },
+    probe: {
+      run: async ({ ref, call, embed }) => {
+        await embed(ref, { model: ref.hints.embedding, input: 'ok' });
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return records.some((r) => r.endpoint === '/v1/embeddings' && r.completion_tokens === null);
+      },
+    },
+  },
   // routes/media-jobs.ts + media/store.ts: a job's usage record listed from its creation, charged at settlement
   {
     name: 'usage-job-record-early',

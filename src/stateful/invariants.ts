@@ -197,24 +197,32 @@ export function listedRecords(body: unknown): Array<Record<string, unknown>> {
   return (findEntryList(body)?.entries ?? []).filter(isPlainObject);
 }
 
+const EMBEDDINGS_PATH = /\/v1\/embeddings\b/;
+/** The token counts an embeddings call's usage gives ("usage": prompt_tokens and total_tokens). */
+const EMBEDDING_COUNTS: ReadonlySet<string> = new Set(['prompt_tokens', 'total_tokens']);
+
 /**
  * PTS-005 on a usage listing's records: every token count one shows (its own field ending in `_tokens`,
  * or one of a usage object in it) is an integer. None where the records show no token count (not judged).
  * A record not known to be a conversation call's (recordKind 'studio' or 'unknown') may give its token
  * counts as null: a media job has no token usage, the record's fields are not shown (a job's record may
  * name its job by a model the suite does not know as a media model), and null is no points value either.
+ * So may an embeddings call's record for the counts an embedding has not (its completion_tokens).
  */
 export function recordTokenJudgements(records: ReadonlyArray<Record<string, unknown>>): Judged[] {
   const problems: Problem[] = [];
   let counts = 0;
   records.forEach((r, i) => {
     const nullable = recordKind(r) !== 'conversation';
+    // An embedding's record may say null for a count the embeddings usage does not give (completion_tokens).
+    const embedding = Object.values(r).some((v) => typeof v === 'string' && EMBEDDINGS_PATH.test(v));
     const fields: Array<[string, string, unknown]> = Object.entries(r).map(([k, v]) => [k, k, v]);
     for (const u of findField(r, 'usage'))
       if (isPlainObject(u.value))
         for (const [k, v] of Object.entries(u.value)) fields.push([`${u.pointer.slice(1)}/${k}`, k, v]);
     for (const [where, name, value] of fields) {
-      if (!isTokenCountName(name) || (nullable && value === null)) continue;
+      if (!isTokenCountName(name)) continue;
+      if (value === null && (nullable || (embedding && !EMBEDDING_COUNTS.has(name)))) continue;
       counts++;
       if (!Number.isInteger(value))
         problems.push({

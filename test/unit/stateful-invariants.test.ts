@@ -190,6 +190,15 @@ describe('token counts of usage records (PTS-005)', () => {
         (p) => p?.id,
       ),
     ).toEqual(['PTS-005']);
+    // An embedding has no completion: its record may say null there, not for the counts it gives.
+    const embedding = (counts: Record<string, unknown>) =>
+      recordTokenJudgements([{ id: 'e1', endpoint: '/v1/embeddings', ...counts }]).map((p) =>
+        p && 'met' in p ? 'met' : p?.id,
+      );
+    expect(embedding({ prompt_tokens: 3, completion_tokens: null, total_tokens: 3 })).toEqual(['met']);
+    expect(embedding({ prompt_tokens: null, completion_tokens: 0, total_tokens: 3 })).toEqual(['PTS-005']);
+    expect(embedding({ prompt_tokens: 3, total_tokens: null })).toEqual(['PTS-005']);
+    expect(embedding({ prompt_tokens: 3, completion_tokens: '0', total_tokens: 3 })).toEqual(['PTS-005']);
   });
 });
 
