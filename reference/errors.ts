@@ -107,6 +107,10 @@ function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
   if (kind === 'key_expired' && isVariant(ctx, 'expired-403')) {
     return { status: 403, code: 'key_expired', type: 'permission_error' };
   }
+  // Variant scope-refusal-401: a key refused for its scope answers 401 (judging.md: "refused with 403 or 401").
+  if (kind === 'insufficient_scope' && isVariant(ctx, 'scope-refusal-401')) {
+    return { status: 401, code: 'insufficient_scope', type: 'authentication_error' };
+  }
   if (kind === 'model_not_found' && isVariant(ctx, 'unknown-model-403')) {
     return ERRORS.model_not_allowed;
   }

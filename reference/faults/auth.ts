@@ -388,6 +388,18 @@ export const AUTH_VARIANTS = [
     description: 'a model id no catalog knows answers 403 instead of 404',
     probe: { request: req.chat({ model: 'no-such-model' }), holds: (r) => r.status === 403 },
   },
+  // errors.ts: judging.md, "Out-of-scope restricted key: refused with 403 or 401"; the payment API is in no
+  // scope, so a restricted key creating an order may meet the scope check first
+  {
+    name: 'scope-refusal-401',
+    readings: ['SCOPE-001', 'SCOPE-003', 'PAY-002'],
+    description:
+      'a key refused for its scope (payment orders included, which no scope covers) answers 401 insufficient_scope, not 403',
+    probe: {
+      request: req.call('/v1/balance', { role: 'restricted_models' }),
+      holds: (r) => r.status === 401 && r.body.error?.code === 'insufficient_scope',
+    },
+  },
   // auth.ts: "a 404 is also a refusal (the order of lookup and scope check is not shown)" (judging.md)
   {
     name: 'scope-404-on-ids',
