@@ -840,6 +840,22 @@ export const POINTS_VARIANTS = [
       '/v1/models answers {models:[{model_id, features, max_context_tokens, ...prices, points_configured}]}',
     probe: { request: req.models(), holds: (r) => Array.isArray(r.body.models) },
   },
+  // routes/models.ts: "The exact field names for id, capabilities and context limit ... are not shown"
+  {
+    name: 'catalog-entry-ids',
+    readings: ['MODELS-001', 'MODELS-004'],
+    description:
+      "each /v1/models entry has an id of its own (mdl_...) and names its model in `model`: the model's id is not the entry's `id`",
+    probe: {
+      run: async ({ ref, models }) => {
+        const entries = (await models(ref)).body.data as Array<Record<string, unknown>>;
+        return (
+          entries.length > 0 &&
+          entries.every((e) => String(e.id).startsWith('mdl_') && typeof e.model === 'string')
+        );
+      },
+    },
+  },
   // routes/models.ts: the envelope is not shown; links to the list itself stand before its entries
   {
     name: 'catalog-links',

@@ -38,7 +38,10 @@ export function registerModels(app: FastifyInstance, ctx: RefContext): void {
 
 function entry(ctx: RefContext, model: TextModel): Record<string, unknown> {
   return {
-    id: model.id,
+    // Variant catalog-entry-ids: each entry has an id of its own; the model's id is its `model`.
+    ...(isVariant(ctx, 'catalog-entry-ids')
+      ? { id: `mdl_${Buffer.from(model.id).toString('hex').slice(0, 12)}`, model: model.id }
+      : { id: model.id }),
     object: 'model',
     owned_by: 'service',
     capabilities: model.capabilities,

@@ -133,6 +133,16 @@ export function entryId(entry: unknown): string | undefined {
 }
 
 /**
+ * Every id a catalog entry may name its model by (the string values of its ID_FIELDS): what "the catalog
+ * lists the model" is decided by. An entry may carry an id of its own beside the model's (`{id: "mdl_01",
+ * model: "wc-chat-1"}`): the field names are not shown, so a model named by any of them is listed.
+ */
+export function entryIds(entry: unknown): string[] {
+  if (!isPlainObject(entry)) return [];
+  return ID_FIELDS.map((k) => entry[k]).filter((v): v is string => typeof v === 'string');
+}
+
+/**
  * The entries of a catalog (GET /v1/models, /v1/media/models) in an envelope that is not shown: the first
  * array of objects of which one names a model (entryId), else an empty array (an empty catalog beside
  * other arrays, `links` or `notices`, is still empty), else undefined.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { findCatalog, ID_FIELDS, isPlainObject } from '../checks/json.ts';
+import { entryIds, findCatalog, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
 import { Redactor } from '../http/redact.ts';
@@ -99,11 +99,7 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
         headers: { authorization: `Bearer ${primary}` },
       });
       const list = findCatalog(res.json);
-      const ids = (list?.entries ?? [])
-        .map((e) =>
-          isPlainObject(e) ? ID_FIELDS.map((f) => e[f]).find((v) => typeof v === 'string') : undefined,
-        )
-        .filter((v): v is string => typeof v === 'string');
+      const ids = (list?.entries ?? []).flatMap(entryIds);
       catalogSeen =
         res.status >= 300
           ? { failure: `GET /v1/models answered ${res.status}` }

@@ -9,6 +9,7 @@
 export { apiErrorShape } from '../checks/exchange.ts';
 export {
   entryId,
+  entryIds,
   findCatalog,
   findEntryList,
   findField,

@@ -8,7 +8,7 @@
  * not judge at all (not judged, never passed).
  */
 import type { Decimal } from 'decimal.js';
-import { entryId, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
+import { entryIds, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
 import { ExactDecimal } from '../checks/points.ts';
 import {
   parseSse,
@@ -119,7 +119,7 @@ export function replyFacts(
   ) {
     // A reply that holds no list at all is no catalog: nothing learnt (an empty catalog is an empty list).
     const list = findCatalog(json);
-    if (list) facts.catalog = list.entries.map(entryId).filter((v) => v !== undefined);
+    if (list) facts.catalog = list.entries.flatMap(entryIds);
   }
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
   if (method === 'POST' && TEXT_CALLS.includes(path)) {

@@ -4,7 +4,7 @@ import {
   check,
   concretePath,
   type Endpoint,
-  entryId,
+  entryIds,
   expectStatus,
   findCatalog,
   group,
@@ -47,7 +47,7 @@ async function enterpriseCatalog(
   if (known) return known;
   const catalog = await t.get(path, { as: 'enterprise' });
   if (!isSuccess(catalog.status)) return undefined;
-  const ids = (findCatalog(catalog.json)?.entries ?? []).map(entryId);
+  const ids = (findCatalog(catalog.json)?.entries ?? []).flatMap(entryIds);
   catalogs.set(path, ids);
   return ids;
 }

@@ -4,7 +4,7 @@ import {
   check,
   controlAccepted,
   documentedViolations,
-  entryId,
+  entryIds,
   expectStatus,
   fieldPropertyChecks,
   findCatalog,
@@ -88,7 +88,7 @@ check(
     // A model may have several capabilities, under field names not shown: an entry that mentions
     // embeddings at all may be an embedding model too.
     const models = await t.get('/v1/models');
-    const entry = findCatalog(models.json)?.entries.find((e) => entryId(e) === chat);
+    const entry = findCatalog(models.json)?.entries.find((e) => entryIds(e).includes(chat));
     if (!isSuccess(models.status) || entry === undefined || /embed/i.test(JSON.stringify(entry)))
       return t.skip(
         `the catalog does not show ${chat} as a model without embeddings (GET /v1/models: ${models.status})`,

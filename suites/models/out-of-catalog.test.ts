@@ -4,6 +4,7 @@ import {
   check,
   controlAccepted,
   entryId,
+  entryIds,
   expectStatus,
   type ForbiddenHint,
   findCatalog,
@@ -57,7 +58,7 @@ check(
     const list = await readWholeList(t, '/v1/models', {}, (e) => entryId(e) !== undefined);
     if (!list) return t.skip('GET /v1/models was not answered 2xx');
     if (list.incomplete) return t.skip(`the catalog was not read whole: ${list.incomplete}`);
-    const listed = new Set(list.entries.map(entryId));
+    const listed = new Set(list.entries.flatMap(entryIds));
     for (const call of CALLS) {
       const model = await t.hint(call.hint);
       if (listed.has(model)) continue;
@@ -132,7 +133,9 @@ for (const call of CALLS) {
       const upper = id.toUpperCase();
       if (upper === id) return t.skip(`the ${call.hint} model id ${id} has no lower-case letter to change`);
       const models = await t.get('/v1/models');
-      const listed = isSuccess(models.status) ? findCatalog(models.json)?.entries.map(entryId) : undefined;
+      const listed = isSuccess(models.status)
+        ? findCatalog(models.json)?.entries.flatMap(entryIds)
+        : undefined;
       if (!listed)
         return t.skip(
           `the catalog cannot tell whether ${upper} is listed (GET /v1/models answered ${models.status})`,
@@ -201,7 +204,7 @@ async function mediaModel(t: CheckContext): Promise<string> {
   const list = isSuccess(media.status) ? findCatalog(media.json) : undefined;
   // One the text catalog does not list too (such a model would not be the wrong type there).
   const text = await t.get('/v1/models');
-  const textIds = new Set(findCatalog(text.json)?.entries.map(entryId) ?? []);
+  const textIds = new Set(findCatalog(text.json)?.entries.flatMap(entryIds) ?? []);
   const id = list?.entries.map(entryId).find((v): v is string => typeof v === 'string' && !textIds.has(v));
   if (!id)
     return t.skip(
@@ -255,7 +258,7 @@ for (const call of CALLS.filter((c) => c.name !== 'embeddings')) {
       const embedding = await t.hint('embedding');
       // A catalog that shows the embedding model able to answer this call makes it no wrong type here.
       const models = await t.get('/v1/models');
-      const entry = findCatalog(models.json)?.entries.find((e) => entryId(e) === embedding);
+      const entry = findCatalog(models.json)?.entries.find((e) => entryIds(e).includes(embedding));
       if (!isSuccess(models.status) || entry === undefined)
         return t.skip(
           `the catalog does not list the embedding model ${embedding} (GET /v1/models: ${models.status})`,
@@ -316,7 +319,9 @@ for (const call of CALLS) {
     async (t) => {
       const model = await t.hint(call.hint);
       const catalog = await t.get('/v1/models', { as: 'no_models' });
-      const listed = isSuccess(catalog.status) ? findCatalog(catalog.json)?.entries.map(entryId) : undefined;
+      const listed = isSuccess(catalog.status)
+        ? findCatalog(catalog.json)?.entries.flatMap(entryIds)
+        : undefined;
       if (!listed)
         return t.skip(
           `the no_models account's catalog cannot be read (GET /v1/models answered ${catalog.status})`,
