@@ -159,6 +159,15 @@ export const PAYMENTS_VARIANTS = [
       'a created payment order is answered {object: "payment_order", order: {...}} (and described so): the envelope is not shown',
     probe: { request: req.payOrder({}), holds: (r) => r.body.order?.has_qr_code === false },
   },
+  // routes/payments.ts: "payment_reference, admin_note, customer_note, qr_code_note | string | optional",
+  // "qr_code_set_at, reviewed_at | date-time | optional", and a new order "with `qr_code` null"
+  {
+    name: 'order-optional-null',
+    readings: ['PAY-003'],
+    description:
+      'a created payment order carries its optional fields not set yet as null (payment_reference, admin_note, qr_code_note, qr_code_set_at, reviewed_at)',
+    probe: { request: req.payOrder({}), holds: (r) => r.status === 201 && r.body.reviewed_at === null },
+  },
   // routes/payments.ts + openapi.ts
   {
     name: 'order-status-pending',

@@ -159,6 +159,17 @@ export function registerPayments(app: FastifyInstance, ctx: RefContext): void {
       // Fault order-method-lax: an unknown method is accepted, and the order names none.
       ...(METHODS.includes(order.method) ? { payment_method: order.method } : {}),
       ...(order.note === undefined ? {} : { customer_note: order.note }),
+      // Variant order-optional-null: the optional fields not set yet are sent as null, not left out.
+      ...(isVariant(ctx, 'order-optional-null')
+        ? {
+            payment_reference: null,
+            admin_note: null,
+            qr_code_note: null,
+            qr_code_set_at: null,
+            reviewed_at: null,
+            ...(order.note === undefined ? { customer_note: null } : {}),
+          }
+        : {}),
     };
     // Variant order-envelope: the order in an envelope (the reply's envelope is not shown).
     return reply
