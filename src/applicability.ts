@@ -67,7 +67,16 @@ export interface ApplicabilityEntry {
    * unauthorised model gives 403"): every test that judges the id must assert it, never less (a 403
    * rule judged as "any 4xx" misses a 404). Checked on a run against the reference (test/cli.test.ts).
    */
-  predicate?: { status: number[]; quote: string };
+  predicate?: {
+    status: number[];
+    quote: string;
+    /**
+     * Other statuses a reading allows in some tests only (their titles match `tests`, a regular
+     * expression): e.g. 401 for a key refused for its scope, where an out-of-scope key "is refused with
+     * 403 or 401" (judging.md).
+     */
+    also?: Array<{ status: number[]; tests: string; quote: string }>;
+  };
 }
 
 /** A requirement's stated predicate (fixtures/applicability.yaml `predicate`), if it has one. */
@@ -79,9 +88,18 @@ export function predicateOf(id: string): ApplicabilityEntry['predicate'] {
  * Whether a status expectation a test asserted (expectStatus' label: `403`, `403|404`, `4xx`, `2xx`,
  * `not 401|403`) is at least as strong as the predicate: it accepts no status the predicate refuses.
  */
-export function assertsPredicate(asserted: string, predicate: { status: number[] }): boolean {
+export function assertsPredicate(
+  asserted: string,
+  predicate: Pick<NonNullable<ApplicabilityEntry['predicate']>, 'status' | 'also'>,
+  /** The title of the test that asserted it (the readings in `also` that apply to it). */
+  title = '',
+): boolean {
   if (!/^\d{3}(\|\d{3})*$/.test(asserted)) return false;
-  return asserted.split('|').every((s) => predicate.status.includes(Number(s)));
+  const allowed = [
+    ...predicate.status,
+    ...(predicate.also ?? []).filter((a) => new RegExp(a.tests).test(title)).flatMap((a) => a.status),
+  ];
+  return asserted.split('|').every((s) => allowed.includes(Number(s)));
 }
 
 interface ApplicabilityDoc {

@@ -10,11 +10,21 @@ import {
 } from '../../src/suite/index.ts';
 import { refusalProvesNothing } from './support.ts';
 
-async function balance(t: CheckContext) {
+/**
+ * The account's total points as an exact decimal, and the reply it was read from (undefined: not read).
+ * What PAY-004 compares: "it ... adds no points" is the total not rising. The available points may rise
+ * meanwhile without any points added (a hold of an earlier call or job released late: when is not
+ * stated), and the total may fall (a charge settled late): neither is the order's.
+ */
+async function totalPoints(t: CheckContext): Promise<{ total?: Decimal; text: string }> {
   const res = await t.get('/v1/balance');
-  return ['total_points', 'available_points']
-    .map((f) => JSON.stringify(pointsFields(res.json, [f])[0]?.value ?? null))
-    .join(' ');
+  const v = pointsFields(res.json, ['total_points'])[0]?.value;
+  const text = JSON.stringify(v ?? null);
+  try {
+    return typeof v === 'string' ? { total: new Decimal(v), text } : { text };
+  } catch {
+    return { text };
+  }
 }
 
 const REQUIRED = ['id', 'tenant_id', 'amount_credits', 'points', 'status', 'has_qr_code', 'created_at'];
@@ -25,7 +35,7 @@ check(
   async (t) => {
     const min = t.target.limits.payment_min_cny;
     const amount = min === undefined ? '1000.50' : new Decimal(String(min)).plus(2.5).toFixed(2);
-    const before = await balance(t);
+    const before = await totalPoints(t);
     const res = await t.post('/v1/payment-orders', {
       method: 'alipay',
       amount_cny: amount,
@@ -88,12 +98,19 @@ check(
         exchange: res.exchange,
       },
     );
-    const after = await balance(t);
-    t.ensure(before === after, 'PAY-004', `creating an order moved the balance (${before} -> ${after})`, {
-      received: after,
-      expected: before,
-      exchange: res.exchange,
-      ...(t.sharedAccount ? { level: 'notable' as const } : {}),
-    });
+    const after = await totalPoints(t);
+    // A total not read as a decimal (BAL-001 and PTS-001 judge that) leaves PAY-004 not judged here.
+    if (before.total === undefined || after.total === undefined) return;
+    t.ensure(
+      after.total.lte(before.total),
+      'PAY-004',
+      `creating an order added points: total_points ${before.text} -> ${after.text}`,
+      {
+        received: after.text,
+        expected: `at most ${before.text}`,
+        exchange: res.exchange,
+        ...(t.sharedAccount ? { level: 'notable' as const } : {}),
+      },
+    );
   },
 );

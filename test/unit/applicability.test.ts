@@ -163,5 +163,12 @@ describe('predicate strength', () => {
     expect(assertsPredicate('not 401|403', forbidden)).toBe(false);
     expect(assertsPredicate('403|404', { status: [403, 404] })).toBe(true);
     expect(assertsPredicate('404', { status: [403, 404] })).toBe(true);
+    // A reading that allows another status in some tests only, by their titles.
+    const also = { status: [403], also: [{ status: [401], tests: 'restricted_', quote: 'q' }] };
+    expect(assertsPredicate('401|403', also, 'refuses order creation (its key restricted_models)')).toBe(
+      true,
+    );
+    expect(assertsPredicate('401|403', also, 'refuses order creation to an enterprise with 403')).toBe(false);
+    expect(assertsPredicate('403', also)).toBe(true);
   });
 });
