@@ -985,6 +985,27 @@ export const POINTS_VARIANTS = [
       { total: INTEGER, offset: INTEGER, limit: INTEGER },
     ),
   },
+  // routes/pages.ts (usage.ts, ledger.ts) + openapi: the same pages by number, no link or cursor
+  {
+    name: 'pages-by-number',
+    readings: PAGED_READINGS,
+    description:
+      '/v1/usage and /v1/ledger answer pages of ten, oldest first, as {data, page, per_page, total_pages, has_next}; the next page is asked for by ?page=N (described so)',
+    strict: true,
+    probe: {
+      request: req.call('/v1/ledger', { role: 'primary' }),
+      holds: (r) => r.body.page === 1 && typeof r.body.total_pages === 'number' && !('next_cursor' in r.body),
+    },
+    openapi: pagedLists(
+      {
+        name: 'page',
+        description: 'The page to read, from 1 (the oldest first); absent for the first page.',
+        schema: { type: 'integer', minimum: 1 },
+      },
+      'ask for the next by page number',
+      { page: INTEGER, per_page: INTEGER, total_pages: INTEGER, has_next: { type: 'boolean' } },
+    ),
+  },
   // routes/pages.ts (usage.ts, ledger.ts) + openapi: the same pages, the next one named by a Link header
   {
     name: 'pages-link-header',

@@ -84,7 +84,31 @@ export function sendLinkedPage(
   });
 }
 
-/** The page the list's variant serves, if any (pages-oldest-first, pages-by-offset, pages-link-header). */
+/**
+ * Variant pages-by-number: page `?page=N` (from 1) of `items` (oldest first), saying its number, the
+ * number of pages and whether another follows; no next link or cursor.
+ */
+export function sendNumberedPage(
+  ctx: RefContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  items: readonly unknown[],
+): FastifyReply {
+  const raw = (request.query as Record<string, unknown> | undefined)?.page ?? '1';
+  const page = typeof raw === 'string' && /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : undefined;
+  if (page === undefined) return sendError(reply, ctx, 'invalid_request', 'page is a page number from 1.');
+  const pages = Math.max(1, Math.ceil(items.length / PAGE_SIZE));
+  return sendJson(ctx, request, reply, {
+    object: 'list',
+    data: items.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    page,
+    per_page: PAGE_SIZE,
+    total_pages: pages,
+    has_next: page < pages,
+  });
+}
+
+/** The page the list's variant serves, if any (pages-oldest-first, pages-by-offset, pages-link-header, pages-by-number). */
 export function sendPaged(
   ctx: RefContext,
   request: FastifyRequest,
@@ -94,5 +118,6 @@ export function sendPaged(
   if (isVariant(ctx, 'pages-oldest-first')) return sendPage(ctx, request, reply, items);
   if (isVariant(ctx, 'pages-by-offset')) return sendOffsetPage(ctx, request, reply, items);
   if (isVariant(ctx, 'pages-link-header')) return sendLinkedPage(ctx, request, reply, items);
+  if (isVariant(ctx, 'pages-by-number')) return sendNumberedPage(ctx, request, reply, items);
   return undefined;
 }

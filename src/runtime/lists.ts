@@ -4,7 +4,9 @@
  * the records a test just made reads the whole list"). A page's next page is found where a client would
  * find it: a `next` link the page gives (in its body or an RFC 8288 `Link: <…>; rel="next"` header), a
  * cursor the page gives sent under the query parameter the live description documents for the operation,
- * or `has_more` (at the top or under `pagination`, `meta`, `paging`) with the last entry's id under a documented
+ * a next page number (or the page's own number and a page count beyond it) under a documented `page`,
+ * or "more follow" (`has_more`, `has_next`, `hasNextPage`, `last: false`, at the top or under
+ * `pagination`, `meta`, `paging`, `pageInfo`) with the last entry's id under a documented
  * `starting_after`/`after`, or, where a page names none but states a larger total than was read, the
  * documented `offset`. A list whose next page cannot be followed is *incomplete*: a check that needs
  * the whole list is then not judged, never failed.
@@ -39,10 +41,62 @@ const CURSOR_PARAMS = [
   'continuation_token',
   'next',
 ];
-/** Where a page says more entries follow. */
-const HAS_MORE = ['has_more', 'hasMore', 'pagination/has_more', 'meta/has_more', 'paging/has_more'];
+/** Where a page says more entries follow (`true`), under the names list envelopes commonly give it. */
+const HAS_MORE = [
+  'has_more',
+  'hasMore',
+  'has_next',
+  'hasNext',
+  'has_next_page',
+  'hasNextPage',
+  'more',
+].flatMap((name) => [
+  name,
+  ...['pagination', 'meta', 'paging', 'pageInfo', 'page_info'].map((at) => `${at}/${name}`),
+]);
+/** Where a page says whether it is the last (`false`: more follow; Spring's `last`). */
+const IS_LAST = ['last', 'is_last', 'isLast', 'pagination/last', 'meta/last'];
 /** Query parameters that take the last entry's id (`has_more` style). */
 const AFTER_ID_PARAMS = ['starting_after', 'after', 'after_id'];
+/** Where a page gives the number of its next page (`?page=`). */
+const NEXT_PAGE_NUMBERS = [
+  'next_page',
+  'nextPage',
+  'pagination/next_page',
+  'meta/next_page',
+  'paging/next_page',
+];
+/** Where a page gives its own number, counted from 1. */
+const PAGE_NUMBERS = [
+  'page',
+  'current_page',
+  'currentPage',
+  'pagination/page',
+  'pagination/current_page',
+  'meta/page',
+  'meta/current_page',
+];
+/** Where a page gives how many pages the list has. */
+const PAGE_COUNTS = [
+  'total_pages',
+  'totalPages',
+  'last_page',
+  'page_count',
+  'pagination/total_pages',
+  'pagination/last_page',
+  'meta/total_pages',
+  'meta/last_page',
+];
+/** Query parameters that take a page number. */
+const PAGE_PARAMS = ['page', 'page_number', 'pageNumber'];
+
+const integerAt = (body: unknown, places: readonly string[]): number | undefined => {
+  for (const where of places) {
+    const v = at(body, where);
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+  }
+  return undefined;
+};
 
 export interface WholeList {
   /** Every page's entries, in the order served (which order that is, is not assumed). */
@@ -130,8 +184,20 @@ export function nextPage(
   if (fromHeader) return { path: fromHeader };
   if (headed !== undefined)
     return `the page's Link header names a next page that is not a link (${headed.slice(0, 80)})`;
-  const hasMore = HAS_MORE.some((where) => at(body, where) === true);
+  // Page numbers: this page's (from 1) and how many there are, where the page says them.
+  const pageNo = integerAt(body, PAGE_NUMBERS);
+  const pageCount = integerAt(body, PAGE_COUNTS);
+  const hasMore =
+    HAS_MORE.some((where) => at(body, where) === true) ||
+    IS_LAST.some((where) => at(body, where) === false) ||
+    (pageCount !== undefined && (pageNo === undefined ? pageCount > 1 : pageCount > pageNo));
   const sep = path.includes('?') ? '&' : '?';
+  const pageParam = PAGE_PARAMS.find((p) => documented.includes(p));
+  const nextNo = integerAt(body, NEXT_PAGE_NUMBERS);
+  if (nextNo !== undefined) {
+    if (pageParam) return { path: `${path}${sep}${encodeURIComponent(pageParam)}=${nextNo}` };
+    return `the page gives the number of its next page (${nextNo}) but the live description documents no page parameter to ask for it`;
+  }
   for (const where of [...NEXT_CURSORS, ...NEXT_LINKS]) {
     const cursor = at(body, where);
     if (typeof cursor !== 'string' || cursor === '') continue;
@@ -143,11 +209,14 @@ export function nextPage(
     return { path: `${path}${sep}${encodeURIComponent(param)}=${encodeURIComponent(cursor)}` };
   }
   if (hasMore) {
+    // The page after this one by its number, where the page says it and a page parameter is documented.
+    if (pageNo !== undefined && pageParam)
+      return { path: `${path}${sep}${encodeURIComponent(pageParam)}=${pageNo + 1}` };
     const param = AFTER_ID_PARAMS.find((p) => documented.includes(p));
     const id = lastEntry?.id;
     if (param && typeof id === 'string')
       return { path: `${path}${sep}${encodeURIComponent(param)}=${encodeURIComponent(id)}` };
-    return 'the page says has_more but gives no next link or cursor, and the live description documents no parameter to page with';
+    return 'the page says more entries follow (has_more, has_next, a page count beyond it) but gives no next link or cursor, and the live description documents no parameter to page with';
   }
   return null;
 }

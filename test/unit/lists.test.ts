@@ -105,6 +105,43 @@ describe('nextPage', () => {
   });
 });
 
+describe('nextPage: more follow, said otherwise', () => {
+  it('hears has_next, hasNextPage, pageInfo, last: false and a page count beyond the page as more', () => {
+    for (const page of [
+      { has_next: true },
+      { hasNextPage: true },
+      { pageInfo: { hasNextPage: true } },
+      { meta: { has_next: true } },
+      { last: false },
+      { total_pages: 3, page: 2 },
+      { totalPages: 2 },
+    ])
+      expect(nextPage({ data: [entry], ...page }, '/v1/usage', [], entry)).toMatch(/more entries follow/);
+    for (const page of [{ has_next: false }, { last: true }, { total_pages: 2, page: 2 }, { totalPages: 1 }])
+      expect(nextPage({ data: [entry], ...page }, '/v1/usage', [], entry)).toBeNull();
+  });
+
+  it('asks for the next page by its number under a documented page parameter', () => {
+    expect(nextPage({ data: [entry], next_page: 3 }, '/v1/usage', ['page'], entry)).toEqual({
+      path: '/v1/usage?page=3',
+    });
+    expect(
+      nextPage({ data: [entry], page: 1, total_pages: 4 }, '/v1/usage?limit=5', ['page'], entry),
+    ).toEqual({
+      path: '/v1/usage?limit=5&page=2',
+    });
+    expect(nextPage({ data: [entry], has_next: true, page: 2 }, '/v1/usage', ['page_number'], entry)).toEqual(
+      {
+        path: '/v1/usage?page_number=3',
+      },
+    );
+    expect(nextPage({ data: [entry], next_page: 3 }, '/v1/usage', [], entry)).toMatch(
+      /documents no page parameter/,
+    );
+    expect(nextPage({ data: [entry], next_page: null, page: 3 }, '/v1/usage', ['page'], entry)).toBeNull();
+  });
+});
+
 describe('offsetPage: a page that names no next page but states a larger total', () => {
   const page = { data: [{ id: 'a' }, { id: 'b' }], total: 5, offset: 0, limit: 2 };
   it('asks for the rest by a documented offset', () => {
