@@ -32,6 +32,8 @@ const ERRORS = {
   insufficient_points: { status: 429, code: 'insufficient_points', type: 'rate_limit_error' },
   // A listed model without points configuration cannot be billed, and no zero quote is invented.
   points_not_configured: { status: 503, code: 'points_not_configured', type: 'api_error' },
+  // Variant upstream-unavailable-sometimes: "When a model is unavailable the service returns an error".
+  model_unavailable: { status: 503, code: 'model_unavailable', type: 'api_error' },
   // The contract's stated code for parameters outside published ranges and unknown fields.
   invalid_request: { status: 400, code: 'invalid_request', type: 'invalid_request_error' },
   // Malformed bodies: the contract gives no code, the reference reuses invalid_request.
@@ -82,6 +84,7 @@ const OTHER_CODES: Record<ErrorKind, ErrorSpec> = {
   idempotency_conflict: { status: 409, code: 'idempotency_key_reused', type: 'conflict' },
   insufficient_points: { status: 429, code: 'spend_guard', type: 'throttled' },
   points_not_configured: { status: 503, code: 'model_unpriced', type: 'server' },
+  model_unavailable: { status: 503, code: 'upstream_down', type: 'server' },
   invalid_request: { status: 400, code: 'invalid_request', type: 'client_error' },
   malformed_request: { status: 400, code: 'malformed_body', type: 'client_error' },
   payload_too_large: { status: 413, code: 'body_too_large', type: 'client_error' },

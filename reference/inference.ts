@@ -102,8 +102,20 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
     };
   }
   if (!model.prices) return resolvedUnpriced(id);
+  // Variant upstream-unavailable-sometimes: every UNAVAILABLE_EVERY-th call that found its model meets an
+  // upstream that is down, refused 503 before anything is held or charged.
+  if (isVariant(ctx, 'upstream-unavailable-sometimes')) {
+    const n = (unavailableCount.get(ctx) ?? 0) + 1;
+    unavailableCount.set(ctx, n);
+    if (n % UNAVAILABLE_EVERY === 0)
+      return { error: 'model_unavailable', message: `${id} is unavailable upstream; try again later.` };
+  }
   return { model };
 }
+
+/** Variant upstream-unavailable-sometimes: how often a call meets the upstream down, and the count per server. */
+const UNAVAILABLE_EVERY = 13;
+const unavailableCount = new WeakMap<RefContext, number>();
 
 /**
  * "no zero quote is invented": a model without points configuration is not billed at 0, so it is refused

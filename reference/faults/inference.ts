@@ -828,6 +828,23 @@ export const INFERENCE_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const INFERENCE_VARIANTS = [
+  // inference.ts resolveModel: "When a model is unavailable the service returns an error"; judging.md: a
+  // 502/503/504 is advisory, never promoted
+  {
+    name: 'upstream-unavailable-sometimes',
+    readings: ['ERR-003', 'CHAT-001', 'RSP-001', 'EMB-001'],
+    description:
+      'every 13th chat, responses or embeddings call that found its model is refused 503 model_unavailable (an upstream down), before anything is held or charged',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 13; i++) statuses.push((await chat(ref)).status);
+        return (
+          statuses.filter((s) => s === 503).length === 1 && statuses.filter((s) => s === 200).length === 12
+        );
+      },
+    },
+  },
   // app.ts: null reads as the member left out (as a media parameter's does)
   {
     name: 'null-as-omitted',

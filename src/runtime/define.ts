@@ -278,6 +278,10 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         ids: spec.ids,
         judges429: !!spec.judges429,
         statusOf: (id) => t.exchange(id)?.status,
+        requestOf: (id) => {
+          const x = t.exchange(id);
+          return x && { method: x.method, path: x.path };
+        },
         // What runBody copied to the record (t.observedIds), not computed again.
         observedOwn: spec.ids.some((id) => id in (record.observed ?? {})),
       },

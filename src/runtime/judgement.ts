@@ -2,7 +2,8 @@
  * The verdict of a test whose body ran: from what it found (violations, cases a limit left unanswered,
  * connection failures that could not be repeated) and the facts of how it ended (a stop, the account's
  * balance running out) to its outcome and the notes that go with it. Pure: nothing is read or written
- * here; each rule is one function, applied in judge()'s order (balance, limit, skip, stop, transient, unseen),
+ * here; each rule is one function, applied in judge()'s order (balance, limit, unavailable, skip, stop,
+ * transient, unseen),
  * and the first that leaves the test with nothing judged ends it not run.
  */
 import type { NotRunCause, Outcome, VerdictCase, Violation } from '../vocabulary.ts';
@@ -34,6 +35,8 @@ export interface JudgeFacts {
   judges429: boolean;
   /** The status of one of the test's exchanges (undefined: no answer, or not one of its exchanges). */
   statusOf: (exchangeId: string) => number | undefined;
+  /** The request of one of the test's exchanges (undefined: not one of its exchanges). */
+  requestOf: (exchangeId: string) => { method: string; path: string } | undefined;
   /** A judgement of one of its own ids was made on what the target showed (CheckContext.observe). */
   observedOwn: boolean;
 }
@@ -130,6 +133,45 @@ export function limitRule(
   };
 }
 
+/** The answers that say a model or an upstream was unavailable (ERR-003, advisory: judging.md). */
+export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/**
+ * A request the rule needed answered met a 502, 503 or 504: "a 502/503/504" is advisory, never promoted
+ * (judging.md: a model may be unavailable), so what the test concluded from that answer is not judged,
+ * as a 429's is not (limitRule), and a test left with nothing else is not run. The answer itself stays
+ * judged by the per-exchange checks (ERR-003 advisory, its APIError shape, its declared status). A test
+ * that judges 429 itself (a guard's refusal) judges its 5xx as well.
+ */
+export function unavailableRule(failures: Violation[], facts: JudgeFacts): RuleResult {
+  if (facts.judges429) return { failures, unjudged: [] };
+  const statusOf = (v: Violation) => (v.exchangeId === undefined ? undefined : facts.statusOf(v.exchangeId));
+  const hit = failures.filter(
+    (v) => (facts.ids.includes(v.id) || v.scope !== 'exchange') && UNAVAILABLE_STATUSES.has(statusOf(v) ?? 0),
+  );
+  if (hit.length === 0) return { failures, unjudged: [] };
+  const unjudged = hit.map((violation) => ({
+    violation,
+    because: `the target answered ${statusOf(violation)} (a model or an upstream unavailable)`,
+  }));
+  const left = failures.filter((v) => !hit.includes(v));
+  if (left.length > 0) return { failures: left, unjudged };
+  const first = hit[0]!;
+  const request = first.exchangeId === undefined ? undefined : facts.requestOf(first.exchangeId);
+  const status = statusOf(first)!;
+  const subject = request ? `${request.method} ${request.path} answered ${status}` : `answered ${status}`;
+  return {
+    failures: left,
+    unjudged,
+    notRun: {
+      reason: `${subject}: a model or an upstream was unavailable, which the contract allows ("When a model is unavailable the service returns an error"); ${[...new Set(hit.map((v) => v.id))].join(', ')} not judged; run again when it is available`,
+      cause: request
+        ? { kind: 'endpoint', subject, endpoint: { ...request, status } }
+        : { kind: 'precondition', subject },
+    },
+  };
+}
+
 /** Stopped halfway: what it found stands; a test that found nothing yet is not run (never passed). */
 export function stopRule(
   failures: Violation[],
@@ -182,6 +224,7 @@ export function judge(found: Findings, facts: JudgeFacts): Judgement {
   for (const rule of [
     () => balanceRule(failures, found.violations, found.balanceRanOut),
     () => limitRule(failures, found.limitedCases, facts),
+    () => unavailableRule(failures, facts),
   ]) {
     const r = rule();
     unjudged.push(...r.unjudged);

@@ -12,6 +12,7 @@ import {
   skipRule,
   stopRule,
   transientRule,
+  unavailableRule,
   unseenRule,
 } from '../../src/runtime/judgement.ts';
 import { notApplicable, type RunFacts } from '../../src/runtime/may-run.ts';
@@ -94,7 +95,8 @@ describe('notApplicable', () => {
 const judgeFacts = (over: Partial<JudgeFacts> = {}): JudgeFacts => ({
   ids: ['CHAT-001'],
   judges429: false,
-  statusOf: (id) => (id.startsWith('limited') ? 429 : 200),
+  statusOf: (id) => (id.startsWith('limited') ? 429 : id.startsWith('unavailable') ? 503 : 200),
+  requestOf: () => ({ method: 'POST', path: '/v1/chat/completions' }),
   observedOwn: true,
   ...over,
 });
@@ -142,6 +144,41 @@ describe('limitRule', () => {
     const r = limitRule([], ['a', 'b', 'c', 'd'], judgeFacts());
     expect(r.notRun?.reason).toContain('a; b; c and 1 more case(s) not judged');
     expect(limitRule([], ['a', 'b', 'c'], judgeFacts()).notRun?.reason).toContain(': a; b; c not judged');
+  });
+});
+
+describe('unavailableRule', () => {
+  it('leaves what the test concluded from a 502/503/504 not judged, not what the per-exchange checks found in it', () => {
+    const own = fail('CHAT-001', { exchangeId: 'unavailable-1' });
+    const shape = fail('ERR-001', { exchangeId: 'unavailable-1', scope: 'exchange' });
+    const r = unavailableRule([own, shape], judgeFacts());
+    expect(r.unjudged).toEqual([
+      { violation: own, because: 'the target answered 503 (a model or an upstream unavailable)' },
+    ]);
+    expect(r.failures).toEqual([shape]);
+    expect(r.notRun).toBeUndefined();
+    const answered = fail('CHAT-001', { exchangeId: 'answered-1' });
+    expect(unavailableRule([answered], judgeFacts())).toEqual({ failures: [answered], unjudged: [] });
+  });
+
+  it('is not run when nothing else failed, citing the request; a test that judges 429 itself judges its 5xx too', () => {
+    const own = fail('CHAT-001', { exchangeId: 'unavailable-1' });
+    const r = unavailableRule([own], judgeFacts());
+    expect(r.notRun).toMatchObject({
+      cause: {
+        kind: 'endpoint',
+        subject: 'POST /v1/chat/completions answered 503',
+        endpoint: { method: 'POST', path: '/v1/chat/completions', status: 503 },
+      },
+    });
+    expect(r.notRun?.reason).toContain('CHAT-001 not judged');
+    expect(unavailableRule([own], judgeFacts({ judges429: true }))).toEqual({
+      failures: [own],
+      unjudged: [],
+    });
+    expect(judge({ violations: [own], limitedCases: [], inconclusive: [] }, judgeFacts()).outcome).toBe(
+      'not_run',
+    );
   });
 });
 
