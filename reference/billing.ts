@@ -249,7 +249,7 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
       ...(isVariant(ctx, 'usage-job-null-tokens')
         ? { prompt_tokens: null, completion_tokens: null, total_tokens: null }
         : {}),
-      ...(isVariant(ctx, 'usage-studio-credits')
+      ...(isVariant(ctx, 'usage-studio-credits') || isVariant(ctx, 'legacy-credits-studio')
         ? { charged_credits: charged }
         : { charged_points: charged }),
       created_at: record.createdAt,

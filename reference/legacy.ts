@@ -24,10 +24,16 @@ export function wantsLegacy(ctx: RefContext, request: FastifyRequest): boolean {
   });
 }
 
+/**
+ * Variants legacy-credits-json and legacy-credits-studio: the legacy format names its amounts the older
+ * `*_credits` way, in an application/json reply.
+ */
+export const creditsNamed = (ctx: RefContext | undefined): boolean =>
+  isVariant(ctx, 'legacy-credits-json') || isVariant(ctx, 'legacy-credits-studio');
+
 /** The legacy name of a field, or the name itself when it is no points field. */
 export function legacyName(field: string, ctx?: RefContext): string {
-  if (isVariant(ctx, 'legacy-credits-json'))
-    return field.replace(/_points(_per_million_tokens)?$/, '_credits$1');
+  if (creditsNamed(ctx)) return field.replace(/_points(_per_million_tokens)?$/, '_credits$1');
   if (field.endsWith('_points_per_million_tokens'))
     return field.replace(/_points_per_million_tokens$/, '_amount_per_million_tokens');
   if (field === 'amount_points') return 'amount';
@@ -76,7 +82,7 @@ export function sendJson(
   body: unknown,
 ): FastifyReply {
   if (wantsLegacy(ctx, request)) {
-    const type = isVariant(ctx, 'legacy-credits-json') ? 'application/json' : LEGACY_TYPE;
+    const type = creditsNamed(ctx) ? 'application/json' : LEGACY_TYPE;
     return reply.type(`${type}; charset=utf-8`).send(toLegacy(ctx, body, request));
   }
   return reply.type('application/json; charset=utf-8').send(body);

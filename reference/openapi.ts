@@ -11,7 +11,7 @@ import { FAULTS, VARIANTS, type VariantName } from './faults.ts';
 import { ENDPOINTS } from './fixtures.ts';
 import { describeRateLimit } from './guards.ts';
 import { leakedFieldSchema } from './internal.ts';
-import { isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
+import { creditsNamed, isPointsField, LEGACY_TYPE, legacyName } from './legacy.ts';
 import { mediaSchemas } from './media/openapi.ts';
 import { isVariant } from './reach.ts';
 import { paymentSchemas } from './routes/payments.ts';
@@ -679,7 +679,7 @@ export function buildOpenApi(ctx: RefContext, pending: ReadonlySet<string>): Jso
   VARIANTS.find((v) => v.openapi !== undefined && isVariant(ctx, v.name as VariantName))?.openapi?.(draft);
   // After the faults, so that the legacy twins follow what they change.
   addLegacyComponents(ctx, schemas);
-  if (isVariant(ctx, 'legacy-credits-json')) legacyAsJson(doc);
+  if (creditsNamed(ctx)) legacyAsJson(doc);
   return doc;
 }
 

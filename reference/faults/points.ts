@@ -1132,6 +1132,28 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // legacy.ts + billing.ts: both readings at once, "Studio metering fields keep the older `*_credits`
+  // names" and legacy amounts named the older *_credits way: a chat record's legacy name is one a job's
+  // plain record already uses
+  {
+    name: 'legacy-credits-studio',
+    readings: ['PTS-004', 'LEGACY-001'],
+    description:
+      "legacy-credits-json and usage-studio-credits at once: a media job's usage record states charged_credits, and the legacy format names a chat record's charge charged_credits too",
+    probe: {
+      run: async ({ ref, succeededJob, call }) => {
+        await succeededJob(ref, 'wc-100010');
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        const res = await call(ref, '/v1/balance', { role: 'primary', headers: LEGACY });
+        return (
+          records.some((r) => r.job_id !== undefined && 'charged_credits' in r) &&
+          res.body.total_credits !== undefined
+        );
+      },
+    },
+  },
   // routes/balance.ts + openapi.ts: "the unit is `service_points`" is the unit of points, not of everything
   {
     name: 'balance-storage-unit',

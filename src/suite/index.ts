@@ -54,7 +54,7 @@ export {
   upload,
   videoSampleOf,
 } from '../media-jobs.ts';
-export type { BodySide } from '../openapi/document.ts';
+export { type BodySide, valueAt } from '../openapi/document.ts';
 export { documented } from '../openapi/documented.ts';
 export { DriftComparer } from '../openapi/drift.ts';
 export { checkOpenApi31Once, LiveDescription } from '../openapi/live.ts';

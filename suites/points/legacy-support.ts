@@ -4,10 +4,11 @@ import {
   type Exchange,
   expectStatus,
   type HttpResponse,
+  isPlainObject,
   isSuccess,
   pointsFieldPointers,
   replyBody,
-  walkFields,
+  valueAt,
 } from '../../src/suite/index.ts';
 
 /** "the header `Accept: application/vnd.service.currency.v1+json` selects the legacy amount fields". */
@@ -28,17 +29,54 @@ export function modelUnchanged(t: CheckContext, res: HttpResponse, requested: st
   );
 }
 
-/** Every property name anywhere in a JSON value (a streamed reply: in any event's data). */
-function names(v: unknown): Set<string> {
-  const out = new Set<string>();
-  walkFields(v, (k) => out.add(k));
+/** The objects of a JSON value that carry an `id`, by that id (the first of each). */
+function byId(root: unknown): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) for (const x of node) visit(x);
+    else if (isPlainObject(node)) {
+      const id = node.id;
+      if ((typeof id === 'string' || typeof id === 'number') && !out.has(String(id)))
+        out.set(String(id), node);
+      for (const v of Object.values(node)) visit(v);
+    }
+  };
+  visit(root);
   return out;
 }
 
 /**
- * "selects the legacy amount fields in place of points fields", its second side: where the plain reply
- * (`plain`) shows points fields, the legacy one has a field the plain one lacks (the legacy names are not
- * shown). Not judged where the plain reply shows none: there is nothing to replace.
+ * The legacy reply's counterpart of the plain reply's object at `pointer`: found through its nearest
+ * ancestor (itself included) whose `id` the legacy reply has too (the same record in the other read,
+ * wherever the list placed it), then the same path below it; else the same pointer (a reply of its own,
+ * as two calls' replies are, or objects without ids).
+ */
+function counterpart(
+  plain: unknown,
+  legacy: unknown,
+  legacyIds: Map<string, unknown>,
+  pointer: string,
+): unknown {
+  const tokens = pointer.split('/').slice(1);
+  for (let n = tokens.length; n >= 0; n--) {
+    const ancestor = valueAt(plain, n === 0 ? '' : `/${tokens.slice(0, n).join('/')}`);
+    const id = isPlainObject(ancestor) ? ancestor.id : undefined;
+    const same = typeof id === 'string' || typeof id === 'number' ? legacyIds.get(String(id)) : undefined;
+    if (same === undefined) continue;
+    const below = tokens.slice(n);
+    return valueAt(same, below.length ? `/${below.join('/')}` : '');
+  }
+  return valueAt(legacy, pointer);
+}
+
+/**
+ * "selects the legacy amount fields in place of points fields", its second side: each object of the
+ * plain reply (`plain`) that shows points fields has, in the legacy reply, a counterpart with a field it
+ * lacks (the legacy names are not shown). Compared object by object, so that names the plain reply
+ * already uses elsewhere count: a media job's record keeps the older `*_credits` names beside a chat
+ * record's `charged_points`, and the legacy chat record's `charged_credits` is still new to that record.
+ * Not judged where the plain reply shows no points field (nothing to replace) or where no counterpart
+ * is found (a record listed in one read only).
  */
 export function inPlaceOf(
   t: CheckContext,
@@ -47,14 +85,23 @@ export function inPlaceOf(
   what: string,
   exchange: Exchange,
 ): void {
-  const shown = pointsFieldPointers(plain);
-  if (shown.length === 0) return;
-  const plainNames = names(plain);
-  const added = [...names(legacy)].filter((n) => !plainNames.has(n));
+  const holders = new Set(pointsFieldPointers(plain).map((p) => p.slice(0, p.lastIndexOf('/'))));
+  if (holders.size === 0) return;
+  const legacyIds = byId(legacy);
+  const unreplaced: string[] = [];
+  let judged = 0;
+  for (const at of holders) {
+    const own = valueAt(plain, at);
+    const other = counterpart(plain, legacy, legacyIds, at);
+    if (!isPlainObject(own) || !isPlainObject(other)) continue;
+    judged++;
+    if (!Object.keys(other).some((k) => !Object.hasOwn(own, k))) unreplaced.push(at || '/');
+  }
+  if (judged === 0) return;
   t.ensure(
-    added.length > 0,
+    unreplaced.length === 0,
     'LEGACY-001',
-    `${what} in the legacy currency format has no field the plain reply lacks: its points fields (${shown.slice(0, 3).join(', ')}) are not replaced by legacy amount fields`,
+    `${what} in the legacy currency format has no field the plain reply lacks at ${unreplaced.slice(0, 3).join(', ')}: its points fields are not replaced by legacy amount fields`,
     { exchange, expected: 'legacy amount fields in place of the points fields' },
   );
 }
