@@ -1,7 +1,8 @@
 /**
  * tools/mutation/variant-plan.ts: which operations a variant's own description changes. Only a change of
- * responses (directly, or through components that no request body or parameter shares) names
- * operations; any other change counts as everywhere, so that variant's row runs the whole suite.
+ * responses or an operation's parameters (directly, or through components that no request body or
+ * parameter shares) names operations; any other change counts as everywhere, so that variant's row runs
+ * the whole suite.
  */
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../../src/openapi/document.ts';
@@ -63,6 +64,18 @@ describe('changedOperations', () => {
       { method: 'GET', path: '/v1/jobs/{id}' },
       { method: 'POST', path: '/v1/jobs' },
     ]);
+  });
+
+  it('names the operation whose parameters changed, and every operation of a path whose own parameters did', () => {
+    const paged = doc();
+    ((paged.paths as Json)['/v1/models'] as Json).get = {
+      ...(((paged.paths as Json)['/v1/models'] as Json).get as Json),
+      parameters: [{ name: 'page', in: 'query', schema: { type: 'integer' } }],
+    };
+    expect(changedOperations(doc(), paged)).toEqual([{ method: 'GET', path: '/v1/models' }]);
+    const shared = doc();
+    ((shared.paths as Json)['/v1/jobs'] as Json).parameters = [{ name: 'x', in: 'header', schema: {} }];
+    expect(changedOperations(doc(), shared)).toEqual([{ method: 'POST', path: '/v1/jobs' }]);
   });
 
   it('counts a component a request body reaches, an added operation, or any other change as everywhere', () => {

@@ -5,11 +5,11 @@
  * - Branches reached by a test's request (joined by the X-Request-ID of the exchanges the run logged):
  *   the files of those tests.
  * - Branches reached while the description was built (the variant describes itself): the operations
- *   whose responses the variant's description changes, found by comparing it with the plain one, and the
- *   files of the tests that sent requests to them, plus the files that judge the description itself
- *   (suites/openapi). A change anywhere else in the description (a request body, a parameter, an
+ *   whose responses or parameters the variant's description changes, found by comparing it with the
+ *   plain one, and the files of the tests that sent requests to them, plus the files that judge the
+ *   description itself (suites/openapi). A change anywhere else in the description (a request body, an
  *   operation's presence or annotations, anything a response schema of another operation shares with a
- *   request) counts as everywhere.
+ *   request or a parameter) counts as everywhere.
  * - Branches reached outside any request (at start, when the app is built, per connection), by a request
  *   no test sent (the preflight's: its catalog and balance feed the whole run), or never: the whole suite.
  */
@@ -158,9 +158,9 @@ function closure(doc: Json, start: Iterable<string>): Set<string> {
 }
 
 /**
- * The operations whose responses differ between two descriptions, or `everywhere` when anything else
- * differs: outside the paths' responses and the components; a component that a request body or a
- * parameter also reaches; an operation added or removed.
+ * The operations whose responses or parameters differ between two descriptions, or `everywhere` when
+ * anything else differs: outside the paths' responses, parameters and the components; a component that
+ * a request body or a parameter also reaches; an operation added or removed.
  */
 export function changedOperations(
   base: Json,
@@ -168,10 +168,29 @@ export function changedOperations(
 ): Array<{ method: string; path: string }> | 'everywhere' {
   const ops = new Map<string, { method: string; path: string }>();
   const components = new Set<string>();
+  const methodsOf = (path: string): string[] =>
+    [base, other].flatMap((doc) => {
+      const item = ((doc.paths ?? {}) as Json)[path];
+      return isObj(item)
+        ? Object.keys(item).filter((k) => (HTTP_METHODS as readonly string[]).includes(k))
+        : [];
+    });
   for (const d of differences(base, other)) {
     const [top, a, b, c] = d;
-    if (top === 'paths' && a !== undefined && b !== undefined && c === 'responses' && d.length >= 4)
-      ops.set(`${b} ${a}`, { method: b.toUpperCase(), path: a });
+    const isMethod = b !== undefined && (HTTP_METHODS as readonly string[]).includes(b);
+    // An operation's responses or parameters (a query parameter a list pages by): what only requests to
+    // it and the description's own judges read (src/runtime/lists.ts takes an operation's parameters).
+    if (
+      top === 'paths' &&
+      a !== undefined &&
+      isMethod &&
+      (c === 'responses' || c === 'parameters') &&
+      d.length >= 4
+    )
+      ops.set(`${b} ${a}`, { method: b!.toUpperCase(), path: a });
+    // A path's own parameters: every operation of the path.
+    else if (top === 'paths' && a !== undefined && b === 'parameters')
+      for (const m of methodsOf(a)) ops.set(`${m} ${a}`, { method: m.toUpperCase(), path: a });
     else if (top === 'components' && (a === 'schemas' || a === 'responses') && b !== undefined)
       components.add(`#/components/${a}/${escapeToken(b)}`);
     else return 'everywhere';
