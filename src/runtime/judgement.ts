@@ -95,6 +95,23 @@ export function balanceRule(
   };
 }
 
+const LIMIT_STATUSES: ReadonlySet<number> = new Set([429]);
+
+/**
+ * The failures of the test's own rules, or of the prerequisite reads it cites, that stand on an answer
+ * of one of `statuses` (the per-exchange findings in that answer stay judged); none for a test that
+ * judges 429 itself, which judges such answers as its rule's.
+ */
+function answeredWith(failures: Violation[], facts: JudgeFacts, statuses: ReadonlySet<number>): Violation[] {
+  if (facts.judges429) return [];
+  return failures.filter(
+    (v) =>
+      (facts.ids.includes(v.id) || v.scope !== 'exchange') &&
+      v.exchangeId !== undefined &&
+      statuses.has(facts.statusOf(v.exchangeId) ?? 0),
+  );
+}
+
 /**
  * A limit or protection of the target refused a request the rule needed answered: not judged. That
  * covers the test's own ids and the prerequisite reads it cites (balance, catalog, usage) alike; what
@@ -106,14 +123,7 @@ export function limitRule(
   limitedCases: readonly string[],
   facts: JudgeFacts,
 ): RuleResult {
-  const limited = facts.judges429
-    ? []
-    : failures.filter(
-        (v) =>
-          (facts.ids.includes(v.id) || v.scope !== 'exchange') &&
-          v.exchangeId !== undefined &&
-          facts.statusOf(v.exchangeId) === 429,
-      );
+  const limited = answeredWith(failures, facts, LIMIT_STATUSES);
   if (limited.length === 0 && limitedCases.length === 0) return { failures, unjudged: [] };
   const unjudged = limited.map((violation) => ({ violation, because: 'the target answered 429' }));
   const left = failures.filter((v) => !limited.includes(v));
@@ -144,11 +154,8 @@ export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]
  * that judges 429 itself (a guard's refusal) judges its 5xx as well.
  */
 export function unavailableRule(failures: Violation[], facts: JudgeFacts): RuleResult {
-  if (facts.judges429) return { failures, unjudged: [] };
   const statusOf = (v: Violation) => (v.exchangeId === undefined ? undefined : facts.statusOf(v.exchangeId));
-  const hit = failures.filter(
-    (v) => (facts.ids.includes(v.id) || v.scope !== 'exchange') && UNAVAILABLE_STATUSES.has(statusOf(v) ?? 0),
-  );
+  const hit = answeredWith(failures, facts, UNAVAILABLE_STATUSES);
   if (hit.length === 0) return { failures, unjudged: [] };
   const unjudged = hit.map((violation) => ({
     violation,

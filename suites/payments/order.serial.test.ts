@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import {
+  balanceOf,
   type CheckContext,
   check,
   documentedViolations,
@@ -11,20 +12,16 @@ import {
 import { refusalProvesNothing } from './support.ts';
 
 /**
- * The account's total points as an exact decimal, and the reply it was read from (undefined: not read).
+ * The account's total points (balanceOf: undefined where it is no exact decimal string) and its text.
  * What PAY-004 compares: "it ... adds no points" is the total not rising. The available points may rise
  * meanwhile without any points added (a hold of an earlier call or job released late: when is not
  * stated), and the total may fall (a charge settled late): neither is the order's.
  */
 async function totalPoints(t: CheckContext): Promise<{ total?: Decimal; text: string }> {
   const res = await t.get('/v1/balance');
-  const v = pointsFields(res.json, ['total_points'])[0]?.value;
-  const text = JSON.stringify(v ?? null);
-  try {
-    return typeof v === 'string' ? { total: new Decimal(v), text } : { text };
-  } catch {
-    return { text };
-  }
+  const total = balanceOf(res.json)?.total;
+  const text = JSON.stringify(pointsFields(res.json, ['total_points'])[0]?.value ?? null);
+  return total ? { total, text } : { text };
 }
 
 const REQUIRED = ['id', 'tenant_id', 'amount_credits', 'points', 'status', 'has_qr_code', 'created_at'];

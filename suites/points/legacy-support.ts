@@ -9,6 +9,7 @@ import {
   pointsFieldPointers,
   replyBody,
   valueAt,
+  walkFields,
 } from '../../src/suite/index.ts';
 
 /** "the header `Accept: application/vnd.service.currency.v1+json` selects the legacy amount fields". */
@@ -32,16 +33,10 @@ export function modelUnchanged(t: CheckContext, res: HttpResponse, requested: st
 /** The objects of a JSON value that carry an `id`, by that id (the first of each). */
 function byId(root: unknown): Map<string, unknown> {
   const out = new Map<string, unknown>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) for (const x of node) visit(x);
-    else if (isPlainObject(node)) {
-      const id = node.id;
-      if ((typeof id === 'string' || typeof id === 'number') && !out.has(String(id)))
-        out.set(String(id), node);
-      for (const v of Object.values(node)) visit(v);
-    }
-  };
-  visit(root);
+  walkFields(root, (key, id, parent) => {
+    if (key === 'id' && (typeof id === 'string' || typeof id === 'number') && !out.has(String(id)))
+      out.set(String(id), parent);
+  });
   return out;
 }
 
