@@ -714,17 +714,20 @@ export const POINTS_VARIANTS = [
     name: 'usage-embeddings-completion-null',
     readings: ['PTS-005'],
     description:
-      "an embeddings call's usage record carries completion_tokens as null (an embedding has no completion), described so",
+      "an embeddings call's usage record and its reply's usage carry completion_tokens as null (an embedding has no completion), described so",
     openapi: ({ schemas }) => {
       schemas.CallUsageRecord.properties.completion_tokens = { type: ['integer', 'null'] };
     },
     probe: {
       run: async ({ ref, call, embed }) => {
-        await embed(ref, { model: ref.hints.embedding, input: 'ok' });
+        const reply = await embed(ref, { model: ref.hints.embedding, input: 'ok' });
         const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
           Record<string, unknown>
         >;
-        return records.some((r) => r.endpoint === '/v1/embeddings' && r.completion_tokens === null);
+        return (
+          reply.body.usage.completion_tokens === null &&
+          records.some((r) => r.endpoint === '/v1/embeddings' && r.completion_tokens === null)
+        );
       },
     },
   },

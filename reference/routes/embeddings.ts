@@ -116,7 +116,13 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
         embedding: embeddingOf(id, text, size),
       })),
       model: id,
-      usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        // Variant usage-embeddings-completion-null: the reply's usage says null for the completion count
+        // too, beside the two the embeddings usage gives.
+        ...(isVariant(ctx, 'usage-embeddings-completion-null') ? { completion_tokens: null } : {}),
+        total_tokens: promptTokens,
+      },
       ...(billing ? { billing } : {}),
     });
   });

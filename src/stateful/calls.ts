@@ -9,7 +9,7 @@ import { judged, type Real } from './real.ts';
  * quiet account, moves the balance the model expects (unknown when the reply does not say).
  */
 export function settled(m: AccountModel, r: Real, res: HttpResponse, where: string): void {
-  for (const j of tokenJudgements(res.json, where)) judged(r, j, res);
+  for (const j of tokenJudgements(res.json, where, res.rawPath)) judged(r, j, res);
   const charged = chargedOf(res.json);
   spend(m, charged);
   if (m.env.mode === 'exclusive') m.total = charged && m.total ? m.total.minus(charged) : undefined;

@@ -352,22 +352,30 @@ export function chargeChanges(
 /**
  * PTS-005 and CHAT-004 on every usage object of a body: token figures are integers (never points), and
  * total = prompt + completion where the three are integers. Met where the form showed, problems first.
+ * `path` is the request's: an embeddings reply's usage may add null for a count it does not give.
  */
-export function tokenJudgements(body: unknown, where: string): Judged[] {
-  return usageJudgements(findField(body, 'usage'), where);
+export function tokenJudgements(body: unknown, where: string, path: string): Judged[] {
+  return usageJudgements(findField(body, 'usage'), where, path);
 }
 
-/** tokenJudgements on usage objects already found (a capture's reply facts: pointer and value). */
+/**
+ * tokenJudgements on usage objects already found (a capture's reply facts: pointer and value). An
+ * embeddings reply's usage gives `{prompt_tokens, total_tokens}`: a null for another count (its
+ * completion_tokens) is an extra field that reports nothing, no points value; its two stay integers.
+ */
 export function usageJudgements(
   usages: ReadonlyArray<{ pointer: string; value: unknown }>,
   where: string,
+  path: string,
 ): Judged[] {
   const problems: Problem[] = [];
   const judged = new Set<string>();
+  const embedding = EMBEDDINGS_PATH.test(path);
   for (const u of usages) {
     if (!isPlainObject(u.value)) continue;
     for (const [k, v] of Object.entries(u.value)) {
       if (!isTokenCountName(k)) continue;
+      if (v === null && embedding && !EMBEDDING_COUNTS.has(k)) continue;
       judged.add('PTS-005');
       if (!Number.isInteger(v))
         problems.push({

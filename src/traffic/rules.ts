@@ -541,7 +541,8 @@ export class TrafficState {
     // PTS-005 on a usage listing's records;
     // LEDGER-002 on a ledger listing (consecutive entries agree in one of the two orders).
     if (ok2xx(status) && res.facts?.usages)
-      for (const j of usageJudgements(res.facts.usages, where)) takeJudged(j, undefined, judged, findings);
+      for (const j of usageJudgements(res.facts.usages, where, path))
+        takeJudged(j, undefined, judged, findings);
     if (x.method === 'GET' && path === '/v1/usage' && ok2xx(status) && res.facts?.records)
       for (const j of recordTokenJudgements(res.facts.records)) takeJudged(j, where, judged, findings);
     if (x.method === 'GET' && path === '/v1/ledger' && ok2xx(status) && res.facts?.ledger) {

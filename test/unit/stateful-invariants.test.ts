@@ -144,8 +144,8 @@ describe('usage invariants', () => {
   });
 
   it('keeps token figures integers and totals consistent (PTS-005, CHAT-004), met where they show', () => {
-    const ids = (body: unknown) =>
-      tokenJudgements(body, 'chat').map((j) => (j && 'met' in j ? `${j.id} met` : j?.id));
+    const ids = (body: unknown, path = '/v1/chat/completions') =>
+      tokenJudgements(body, 'a call', path).map((j) => (j && 'met' in j ? `${j.id} met` : j?.id));
     expect(ids({ usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } })).toEqual([
       'PTS-005 met',
       'CHAT-004 met',
@@ -159,6 +159,12 @@ describe('usage invariants', () => {
     ]);
     expect(ids({ usage: { input_tokens: 3, output_tokens: 1 } })).toEqual(['PTS-005 met']);
     expect(ids({ choices: [] })).toEqual([]);
+    // An embeddings reply's usage gives {prompt_tokens, total_tokens}: a null beside them reports nothing.
+    // Not so for a chat reply, whose usage gives all three, nor for the two an embedding does give.
+    const nullCompletion = { usage: { prompt_tokens: 5, completion_tokens: null, total_tokens: 5 } };
+    expect(ids(nullCompletion, '/v1/embeddings')).toEqual(['PTS-005 met']);
+    expect(ids(nullCompletion)).toEqual(['PTS-005']);
+    expect(ids({ usage: { prompt_tokens: null, total_tokens: 5 } }, '/v1/embeddings')).toEqual(['PTS-005']);
   });
 });
 

@@ -35,7 +35,7 @@ export class ReplayCall extends Step {
       retry429: false,
     });
     if (is2xx(res.status))
-      for (const j of tokenJudgements(res.json, `the replay of ${call.label}`)) judged(r, j, res);
+      for (const j of tokenJudgements(res.json, `the replay of ${call.label}`, path)) judged(r, j, res);
     // A settled charge never changes (PTS-006), also not when its request is replayed.
     await readUsage(m, r);
     if (!before) return;
