@@ -82,9 +82,61 @@ export function undiscovered(h: Hint): string {
 }
 
 /**
+ * The hints a catalog's entries give: for each, the first entry whose capability words (capabilityWords)
+ * name it, by that entry's id (the first of the usual id fields). `no_responses` is a chat model whose
+ * words do not name responses.
+ */
+export function catalogHints(entries: readonly unknown[]): Partial<Record<Hint, string>> {
+  const out: Partial<Record<Hint, string>> = {};
+  for (const entry of entries) {
+    if (!isPlainObject(entry)) continue;
+    const idField = ID_FIELDS.find((f) => typeof entry[f] === 'string');
+    if (!idField) continue;
+    const id = entry[idField] as string;
+    const caps = capabilityWords(entry, idField).join(' ');
+    for (const [hint, re] of Object.entries(HINT_WORDS) as Array<[Hint, RegExp]>) {
+      if (out[hint]) continue;
+      if (hint === 'no_responses' ? re.test(caps) && !/responses/i.test(caps) : re.test(caps)) out[hint] = id;
+    }
+  }
+  return out;
+}
+
+/** A word (`chat`, `text-embedding`, `v1/responses`) or a list of them separated by `,`, `;` or `|`. */
+const LIST_OF_WORDS = /^\s*[\w.:/-]+(\s*[,;|]\s*[\w.:/-]+)*\s*$/;
+/** A value that denies what its field names: `native_responses: false`, `"responses": "unsupported"`. */
+const DENIES = /^(false|no|none|off|disabled|unsupported|not[ _-]?supported|n\/a)$/i;
+
+/**
+ * The words in which a catalog entry states what its model does (the field names for capabilities are
+ * not shown): the names of fields that affirm (`supports_responses: true`, `responses: "native"`, a
+ * count above 0) and the values that are words, in arrays and nested objects alike (`capabilities:
+ * ["chat"]`, `type: "embedding"`). Not the entry's id, not a field that denies (`native_responses:
+ * false`: a model that says it lacks responses is no responses model), not free text (a description
+ * "not for chat" names nothing).
+ */
+export function capabilityWords(entry: Record<string, unknown>, idField: string): string[] {
+  const words: string[] = [];
+  const walk = (value: unknown, name: string | undefined): void => {
+    if (Array.isArray(value)) for (const v of value) walk(v, undefined);
+    else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) walk(v, k);
+    else if (value === true || (typeof value === 'number' && value > 0)) {
+      if (name) words.push(name);
+    } else if (typeof value === 'string') {
+      // A word, or a list of words ("chat, responses"); anything else is free text.
+      const items = LIST_OF_WORDS.test(value) ? value.split(/[,;|]/).map((w) => w.trim()) : [];
+      if (items.some((w) => DENIES.test(w))) return;
+      words.push(...items);
+      if (name && items.length > 0) words.push(name);
+    }
+  };
+  for (const [k, v] of Object.entries(entry)) if (k !== idField) walk(v, k);
+  return words;
+}
+
+/**
  * Model hints the target config does not give, discovered once per worker from the primary key's
- * catalog: an entry's id (first of the usual id fields) and its capability strings. `forbidden` can
- * never be discovered (an id that is *not* listed).
+ * catalog (catalogHints). `forbidden` can never be discovered (an id that is *not* listed).
  */
 export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
   discovered ??= (async () => {
@@ -106,20 +158,7 @@ export function discoverHints(): Promise<Partial<Record<Hint, string>>> {
           : list
             ? { listed: ids }
             : { failure: `GET /v1/models answered ${res.status} without a list of models` };
-      const out: Partial<Record<Hint, string>> = {};
-      for (const entry of list?.entries ?? []) {
-        if (!isPlainObject(entry)) continue;
-        const idField = ID_FIELDS.find((f) => typeof entry[f] === 'string');
-        if (!idField) continue;
-        const id = entry[idField] as string;
-        const caps = JSON.stringify(Object.entries(entry).filter(([k]) => k !== idField));
-        for (const [hint, re] of Object.entries(HINT_WORDS) as Array<[Hint, RegExp]>) {
-          if (out[hint]) continue;
-          if (hint === 'no_responses' ? re.test(caps) && !/responses/i.test(caps) : re.test(caps))
-            out[hint] = id;
-        }
-      }
-      return out;
+      return catalogHints(list?.entries ?? []);
     } catch (err) {
       catalogSeen = { failure: `GET /v1/models failed: ${err instanceof Error ? err.message : String(err)}` };
       return {};
