@@ -895,6 +895,17 @@ export const INFERENCE_VARIANTS = [
       run: async ({ ref, events }) => (await events(ref)).some((e) => e.event === 'response.in_progress'),
     },
   },
+  // routes/chat.ts: max_tokens 0 refused for lack of room, under a code of its own (CHAT-007's reading)
+  {
+    name: 'max-tokens-zero-no-room',
+    readings: ['CHAT-007'],
+    description:
+      'chat refuses max_tokens 0 for leaving no room for a reply, with code no_output_room (not invalid_request)',
+    probe: {
+      request: req.chat({ max_tokens: 0 }),
+      holds: (r) => r.status === 400 && r.body.error.code === 'no_output_room',
+    },
+  },
   // routes/embeddings.ts + openapi.ts: the contract gives no status for the embedding list
   {
     name: 'embeddings-201',

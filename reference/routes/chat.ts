@@ -105,6 +105,16 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
       ctx.fault === 'chat-stream-params-unchecked' && streamed ? undefined : chatProblem(ctx, request.body);
     if (problem) return sendError(reply, ctx, 'invalid_request', problem);
     const body = request.body as Body;
+    // Variant max-tokens-zero-no-room: max_tokens 0 leaves no room for a reply and is refused for that,
+    // under a code of its own (never as out of range: 0 is inside ">= 0").
+    if (body.max_tokens === 0 && isVariant(ctx, 'max-tokens-zero-no-room'))
+      return reply.code(400).send({
+        error: {
+          code: 'no_output_room',
+          message: 'max_tokens 0 leaves no room for a reply.',
+          type: 'client_error',
+        },
+      });
 
     const idem = idempotencyOf(ctx, request, account, PATH);
     const refused = refuseKey(reply, ctx, idem);

@@ -47,9 +47,13 @@ export function rangeExamples(min: number, max: number): GeneratedCase[] {
   return [min, max, min - 0.01, max + 0.01, String(max)].map((raw) => rangeCase(min, max, raw));
 }
 
-/** max_tokens' distinguishing cases: its bound, just under it, a fraction and a numeric string. */
+/**
+ * max_tokens' distinguishing cases: the least that asks for a reply, just under the bound, a fraction and
+ * a numeric string. The bound 0 itself is the case table's (CHAT-007: it may be refused for lack of room,
+ * never as out of range), not generated.
+ */
 export const maxTokensExamples = (): GeneratedCase[] => [
-  { value: 0, valid: true },
+  { value: 1, valid: true },
   { value: -1, valid: false },
   { value: 1.5, valid: false },
   { value: '2', valid: false },
@@ -70,10 +74,10 @@ export const embeddingInputExamples = (): GeneratedCase[] => [
   { value: ['a'], valid: false },
 ];
 
-/** max_tokens: integer >= 0 (kept small when valid: a billed target pays for them). */
+/** max_tokens: integer >= 0 (kept small when valid: a billed target pays for them; 0 is the table's). */
 export function maxTokens(): fc.Arbitrary<GeneratedCase> {
   return fc.oneof(
-    fc.integer({ min: 0, max: 4 }).map((value) => ({ value, valid: true })),
+    fc.integer({ min: 1, max: 4 }).map((value) => ({ value, valid: true })),
     fc.integer({ min: -1000, max: -1 }).map((value) => ({ value, valid: false })),
     fc.constantFrom<unknown>(0.5, 1.5, '2').map((value) => ({ value, valid: false })),
   );

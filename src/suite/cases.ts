@@ -6,7 +6,7 @@ import { check } from '../runtime/define.ts';
 import { checkProperty } from '../runtime/property.ts';
 import type { Effect } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
-import { expectErrorCode, expectStatus } from './status.ts';
+import { errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';
 
 export interface Case {
   description: string;
@@ -16,6 +16,12 @@ export interface Case {
   valid: boolean;
   /** The error code the contract states for this refusal, where it states one. */
   code?: string;
+  /**
+   * A valid request that the contract leaves free to be refused for another cause: a 4xx is accepted
+   * too, unless it carries this code (the one of the cause the value is inside of). CHAT-007's max_tokens
+   * 0: ">= 0" is in range, whether it leaves room for a reply is not stated.
+   */
+  refusedWithout?: string;
 }
 
 /** A YAML case table of fixtures/cases/. */
@@ -62,6 +68,16 @@ export function caseTableChecks(opts: {
       `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
       async (t) => {
         const res = await t.post(opts.path, applyCase(await opts.base(t), c));
+        if (c.valid && c.refusedWithout && isClientError(res.status) && !t.isLimit(res.status)) {
+          const got = errorCode(res.json) ?? null;
+          t.ensure(
+            got !== c.refusedWithout,
+            c.ids[0]!,
+            `${c.description} was refused with ${c.refusedWithout}, the code of a value outside the published range`,
+            { pointer: '/error/code', received: got, exchange: res.exchange },
+          );
+          return;
+        }
         if (expectStatus(t, res, c.ids[0]!, c.valid ? '2xx' : '4xx', c.description) && c.code)
           expectErrorCode(t, res, c.ids[0]!, c.code, c.description);
       },

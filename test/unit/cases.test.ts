@@ -26,6 +26,7 @@ const schema = {
           remove: { type: 'array', items: { type: 'string' } },
           valid: { type: 'boolean' },
           code: { type: 'string' },
+          refusedWithout: { type: 'string' },
         },
       },
     },
