@@ -93,4 +93,21 @@ describe('generated chat parameters', () => {
       { numRuns: 2000 },
     );
   });
+
+  it('send no number whose verdict a 32-bit float reading would change (2.0000000000000004 reads as 2)', async () => {
+    const { rangeParameter } = await import('../../src/rules/chat.ts');
+    for (const [min, max] of [
+      [0, 2],
+      [0, 1],
+    ] as const) {
+      const numbers = fc
+        .sample(rangeParameter(min, max), { numRuns: 20000, seed: 7 })
+        .filter((c) => typeof c.value === 'number');
+      expect(numbers.length).toBeGreaterThan(10000);
+      for (const c of numbers) {
+        const f = Math.fround(c.value as number);
+        expect(c.valid, String(c.value)).toBe(f >= min && f <= max);
+      }
+    }
+  });
 });
