@@ -123,6 +123,9 @@ export const GUARDS_FAULTS = [
     name: 'concurrency-guard-503',
     description: "the concurrency guard's refusal is 503 (api_error overloaded), not 429",
     breaks: ['RATE-004'],
+    // judging.md: "a 502/503/504" is advisory, never promoted (an upstream may shed the load of calls a
+    // queueing guard let through): the 503 is reported, not failed.
+    level: 'notable',
     probe: {
       run: async (kit) => {
         const replies = await fourAtOnce(kit);
