@@ -164,6 +164,9 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     }
     const limit = account?.requestsPerMinute;
     if (!account || limit === undefined || ctx.fault === 'ratelimit-missing') return;
+    // Variant rpm-counts-calls-only: the requests-per-minute guard counts the model calls only.
+    if (!(request.method === 'POST' && BILLABLE.test(request.url)) && isVariant(ctx, 'rpm-counts-calls-only'))
+      return;
     const now = Date.now();
     const times = (windows.get(account.id) ?? []).filter((t) => t > now - WINDOW_MS);
     windows.set(account.id, times);

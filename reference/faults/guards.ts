@@ -150,6 +150,20 @@ export const GUARDS_VARIANTS = [
       },
     },
   },
+  // guards.ts: which requests the requests-per-minute guard counts is not stated
+  {
+    name: 'rpm-counts-calls-only',
+    readings: ['RATE-001'],
+    description:
+      "the ratelimited key's requests-per-minute guard counts its model calls (POSTs to chat, responses, embeddings, media jobs) only: reads are never limited",
+    probe: {
+      run: async ({ ref, call }) => {
+        for (let i = 0; i < 8; i++)
+          if ((await call(ref, '/v1/balance', { role: 'ratelimited' })).status !== 200) return false;
+        return true;
+      },
+    },
+  },
   // guards.ts + openapi.ts
   {
     name: 'ratelimit-no-retry-after',

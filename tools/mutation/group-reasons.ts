@@ -30,6 +30,8 @@ export const GROUP_REASONS: Readonly<Record<string, string>> = {
     "the catalog lists a model the target declares outside it (MODELS-004 on GET /v1/models) and the calls with it are answered (MODEL-002 and MODELS-004 on the calls): the catalog and the calls' authorisation are two things to fix, which a target breaks apart (a model listed and refused; one not listed and answered)",
   'concurrency-guard-503':
     'the guard\'s 503 is advisory twice over (judging.md: "a 502/503/504" never promoted): ERR-003 notes every 503 as a model or upstream unavailable, RATE-004 notes it as a guard\'s refusal under another status than 429; which one it was the answer does not say',
+  'ratelimit-plain':
+    "the guard's text/plain 429 is met by the burst of reads (GET /v1/balance) and by the burst of chat calls (POST /v1/chat/completions), which RATE-001 sends because what the guard counts is not stated: one guard, answered on two endpoints that the groups keep apart",
   'node-header': LEAK,
   'upstream-key-header': LEAK,
   'duration-rounded-to-seconds':
