@@ -93,7 +93,12 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   if (anyEmbedding && caps.includes('embedding')) return model.prices ? { model } : resolvedUnpriced(id);
   if (!anyText && (kind === 'embedding' ? !caps.includes('embedding') : !textModel)) {
     const endpoint = kind === 'embedding' ? '/v1/embeddings' : 'this endpoint';
-    return { error: 'wrong_endpoint_type', message: `${id} cannot be used with ${endpoint}.` };
+    // Fault media-model-responses-400: on /v1/responses the embedding model is refused 400 too.
+    const error =
+      ctx.fault === 'media-model-responses-400' && kind === 'responses'
+        ? 'invalid_request'
+        : 'wrong_endpoint_type';
+    return { error, message: `${id} cannot be used with ${endpoint}.` };
   }
   if (kind === 'responses' && !caps.includes('responses') && ctx.fault !== 'responses-any-model') {
     return {

@@ -210,8 +210,12 @@ export const INFERENCE_FAULTS = [
   // inference.ts: the same on /v1/responses only, and on /v1/embeddings only
   {
     name: 'media-model-responses-400',
-    description: 'a media model sent to /v1/responses is refused 400 invalid_request, not 404',
+    description:
+      'a media model and the embedding model sent to /v1/responses are refused 400 invalid_request, not 404',
     breaks: ['MODEL-004'],
+    // /v1/responses is "only for models whose catalog entry marks native responses support" (RSP-002, no
+    // status): a refusal for that is one of the two readings of the call, advisory (MODEL-004's reading).
+    level: 'notable',
     probe: { request: req.responses({ model: 'wc-100010' }), holds: (r) => r.status === 400 },
   },
   {
