@@ -340,6 +340,18 @@ export const AUTH_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const AUTH_VARIANTS = [
+  // app.ts: the upload and the job creation list an Idempotency-Key ("Headers: ... `Idempotency-Key`";
+  // "header `Idempotency-Key`"); which check comes first is not shown
+  {
+    name: 'idempotency-key-first',
+    readings: ['AUTH-001', 'SCOPE-001'],
+    description:
+      'an upload or a media job creation without an Idempotency-Key is refused 400 before its key and scope are looked at',
+    probe: {
+      request: { path: '/v1/media/jobs', method: 'POST', role: 'none', json: {} },
+      holds: (r) => r.status === 400,
+    },
+  },
   // errors.ts: other codes and types, except 401 invalid_api_key and the stated invalid_request
   {
     name: 'error-codes',

@@ -1,4 +1,5 @@
 /** The shared endpoint table (fixtures/endpoints.yaml) and probes built from it. */
+import { randomUUID } from 'node:crypto';
 import { templateRegex } from '../openapi/document.ts';
 import { pkgPath } from '../paths.ts';
 import type { CheckContext, Req } from '../runtime/check.ts';
@@ -68,15 +69,30 @@ export function businessForms(): Array<{ e: Endpoint; name: string }> {
 export async function probeRequest(t: CheckContext, e: Endpoint): Promise<Req> {
   const p = e.probe;
   if (!p) return {};
+  const keyed = idempotencyHeader(e);
   if (p.base64 !== undefined) {
     return {
       body: Buffer.from(p.base64, 'base64'),
-      headers: { 'content-type': p.content_type ?? 'application/octet-stream' },
+      headers: { 'content-type': p.content_type ?? 'application/octet-stream', ...keyed },
     };
   }
   let json = JSON.stringify(p.json);
   for (const m of json.matchAll(/"\{(chat|embedding|responses|no_responses|forbidden)\}"/g)) {
     json = json.replace(m[0], JSON.stringify(await t.hint(m[1] as 'chat')));
   }
-  return { json: JSON.parse(json) };
+  return { json: JSON.parse(json), ...(Object.keys(keyed).length > 0 ? { headers: keyed } : {}) };
+}
+
+/** The requests that carry an Idempotency-Key: "sent on chat, responses, media input upload and media job creation". */
+const KEYED = ['/v1/chat/completions', '/v1/responses', '/v1/media/inputs', '/v1/media/jobs'];
+
+/**
+ * A fresh Idempotency-Key for a request to one of KEYED (none for the others): the upload lists it among
+ * its headers, so a probe meant to be refused for its key or scope carries it, as a valid request does,
+ * and a server that asks for it before judging the key still judges the key.
+ */
+export function idempotencyHeader(e: Pick<Endpoint, 'method' | 'path'>): Record<string, string> {
+  return e.method === 'POST' && KEYED.includes(e.path)
+    ? { 'idempotency-key': `conformance-probe-${randomUUID()}` }
+    : {};
 }

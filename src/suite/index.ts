@@ -134,6 +134,7 @@ export {
   concretePath,
   type Endpoint,
   endpoints,
+  idempotencyHeader,
   label,
   probeRequest,
 } from './endpoints.ts';

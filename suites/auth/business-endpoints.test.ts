@@ -7,6 +7,7 @@ import {
   expectErrorCode,
   expectStatus,
   group,
+  idempotencyHeader,
   isClientError,
   isSuccess,
   label,
@@ -169,7 +170,9 @@ async function probe(t: CheckContext, e: Endpoint, p: Probe, name = label(e)): P
         remedy: `allow '${e.effect}' (--allow) to send them a valid body`,
       },
     );
-  const valid = safe ? INERT_BODY : await probeRequest(t, e);
+  const valid = safe
+    ? { ...INERT_BODY, headers: { ...INERT_BODY.headers, ...idempotencyHeader(e) } }
+    : await probeRequest(t, e);
   const { headers, query } = p.build(t);
   const path = concretePath(e) + (query ? `?${query}` : '');
   const res = await t.request(e.method, path, {
