@@ -18,17 +18,29 @@ check(
     if (!isSuccess(created.status))
       return t.skip(`creating the probe ticket was answered ${created.status} (see TICKET-001)`);
     const id = (created.json as { ticket?: { id?: unknown } } | undefined)?.ticket?.id;
-    const other = await t.get('/v1/support/tickets', { as: 'other_tenant' });
-    const text = other.text;
+    // Every page the other tenant's list gives: a refused read (its status) shows no list, so nothing.
+    const other = await readWholeList(t, '/v1/support/tickets', { as: 'other_tenant' });
+    if (!other) return t.skip("the other tenant's ticket list could not be read whole: isolation not shown");
     // The ticket's id tells it apart only where it could not be the other tenant's own: ids may be
     // numbered per tenant ("3"), and their format is not shown. A long one (a list that shows no subject).
     const distinctId = typeof id === 'string' && id.length >= DISTINCT_ID_LENGTH ? id : undefined;
+    const names = (text: string) =>
+      text.includes(marker) || (distinctId !== undefined && text.includes(JSON.stringify(distinctId)));
+    // In an entry, or anywhere in a page (a list whose envelope is not one of entries still shows it).
+    const shown =
+      other.entries.find((e) => names(JSON.stringify(e))) ??
+      [other.first, other.last].find((page) => names(page.text))?.json;
+    if (shown === undefined && other.incomplete)
+      return t.skip(
+        `the other tenant's ticket list was read in part (${other.incomplete}): isolation not shown`,
+      );
     t.ensure(
-      !text.includes(marker) && !(distinctId && text.includes(JSON.stringify(distinctId))),
+      shown === undefined,
       'ISO-001',
       "the other tenant's ticket list shows the primary tenant's new ticket",
       {
-        exchange: other.exchange,
+        received: shown,
+        exchange: other.last.exchange,
       },
     );
   },
