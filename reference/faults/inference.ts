@@ -652,6 +652,19 @@ export const INFERENCE_FAULTS = [
       },
     },
   },
+  // routes/responses.ts: the deltas name their part (item_id, indexes) and carry no text at all
+  {
+    name: 'responses-delta-textless',
+    description:
+      'every response.output_text.delta carries {type, item_id, output_index, content_index} and no text (the increment lost)',
+    breaks: ['RSP-005'],
+    probe: {
+      run: async ({ ref, events }) => {
+        const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+        return deltas.length > 0 && deltas.every((e) => !('delta' in JSON.parse(e.data)));
+      },
+    },
+  },
   // inference.ts: an id no catalog lists is answered on /v1/embeddings (by the account's embedding model)
   {
     name: 'embeddings-unknown-model-200',

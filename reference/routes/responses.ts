@@ -257,10 +257,13 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
         ? { event: 'response.output_text.delta', data: i === 1 ? '42' : piece }
         : ctx.fault === 'responses-empty-delta'
           ? ev('response.output_text.delta', '')
-          : ev('response.output_text.delta', {
-              ...part,
-              delta: ctx.fault === 'responses-blank-deltas' ? '' : piece,
-            }),
+          : // Fault responses-delta-textless: the deltas name their part and lose their text.
+            ev(
+              'response.output_text.delta',
+              ctx.fault === 'responses-delta-textless'
+                ? part
+                : { ...part, delta: ctx.fault === 'responses-blank-deltas' ? '' : piece },
+            ),
     );
     if (extra && i === 0)
       events.push(ev('response.in_progress', { response: { ...created, status: 'in_progress' } }));

@@ -76,6 +76,16 @@ export function terminalEventProblems(
   return out;
 }
 
+/** What jsonOf gives for data that is no JSON text: plain text. */
+const PLAIN_TEXT = Symbol('plain text');
+const jsonOf = (data: string): unknown => {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return PLAIN_TEXT;
+  }
+};
+
 /**
  * The text increment of a delta event's data. The data's shape is not shown: a JSON string, a JSON object
  * with a string `delta` or `text` field (or any other object, whole), or plain text, which is whatever
@@ -83,13 +93,9 @@ export function terminalEventProblems(
  * increment is still an increment (judging.md).
  */
 export function incrementOf(data: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    // Plain text, the empty data of a zero-length increment included.
-    return data;
-  }
+  const parsed = jsonOf(data);
+  // Plain text, the empty data of a zero-length increment included.
+  if (parsed === PLAIN_TEXT) return data;
   if (typeof parsed === 'string') return parsed;
   // A number, `true` or `null` is plain text too: a model's token `42` sent as it stands.
   if (!parsed || typeof parsed !== 'object') return data;
@@ -110,6 +116,28 @@ export function streamedModel(events: readonly SseEvent[]): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Members that name an event or a part, never its text: a delta's `type`, `object` and ids. */
+const NAMING = /^(type|object|event|id)$|_id$/;
+
+/**
+ * Whether a delta event's data could carry a text increment: plain text or a JSON string always (a
+ * zero-length one included), a JSON object or array when a string stands in it other than a naming
+ * member's (`{"type": "response.output_text.delta", "item_id": "m1"}` holds none: its text is lost).
+ */
+export function carriesText(data: string): boolean {
+  const parsed = jsonOf(data);
+  if (parsed === PLAIN_TEXT || !parsed || typeof parsed !== 'object') return true;
+  const walk = (v: unknown, key: string | undefined): boolean =>
+    typeof v === 'string'
+      ? key === undefined || !NAMING.test(key)
+      : Array.isArray(v)
+        ? v.some((x) => walk(x, undefined))
+        : v !== null && typeof v === 'object'
+          ? Object.entries(v).some(([k, x]) => walk(x, k))
+          : false;
+  return walk(parsed, undefined);
 }
 
 /** The first string `delta` or `text` member of a JSON value, depth first in its members' order. */
@@ -178,7 +206,15 @@ export function streamEventProblems(events: readonly SseEvent[]): {
       },
     });
   const deltas = events.filter((e) => e.event === 'response.output_text.delta');
-  // Every delta's data is some increment: its shape is not shown, so plain text (empty, or `42`) is one.
+  // A JSON object that holds no text at all (no string beyond its type and ids): no increment either.
+  const textless = deltas.filter((d) => !carriesText(d.data));
+  if (textless.length > 0)
+    problems.push({
+      id: 'RSP-005',
+      message: `${textless.length} of ${deltas.length} delta events carry no text increment (their data holds no string beyond its type and ids)`,
+      received: textless.map((d) => d.data).slice(0, 3),
+    });
+  // Every other delta's data is some increment: its shape is not shown, so plain text (empty, or `42`) is one.
   const increments = deltas.map((d) => incrementOf(d.data));
   const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
   if (

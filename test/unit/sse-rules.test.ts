@@ -3,7 +3,13 @@
  * RSP-004 on every event, RSP-005 on the deltas (a zero-length increment counts), RSP-006 on the end.
  */
 import { describe, expect, it } from 'vitest';
-import { incrementOf, parseSse, streamEventProblems, terminalEventProblems } from '../../src/checks/sse.ts';
+import {
+  carriesText,
+  incrementOf,
+  parseSse,
+  streamEventProblems,
+  terminalEventProblems,
+} from '../../src/checks/sse.ts';
 
 const sse = (...events: Array<[string | undefined, string]>) =>
   parseSse(events.map(([e, d]) => `${e ? `event: ${e}\n` : ''}data: ${d}\n\n`).join(''));
@@ -54,5 +60,24 @@ describe('streamEventProblems', () => {
     expect(streamEventProblems(blank).problems).toMatchObject([{ id: 'RSP-005', level: 'notable' }]);
     const empty = sse(['response.output_text.delta', '{"delta":""}'], ['response.completed', '{"text":""}']);
     expect(streamEventProblems(empty).problems).toEqual([]);
+  });
+
+  it('fails a delta whose JSON holds no string beyond its type and ids: its text is lost (RSP-005)', () => {
+    expect(carriesText('{"type":"response.output_text.delta","item_id":"m1","output_index":0}')).toBe(false);
+    expect(carriesText('{}')).toBe(false);
+    expect(carriesText('{"delta":null,"id":"e1"}')).toBe(false);
+    // A string anywhere else is text (a zero-length one too), as are plain text and a JSON string.
+    expect(carriesText('{"type":"response.output_text.delta","delta":""}')).toBe(true);
+    expect(carriesText('{"content":{"value":"Hi"}}')).toBe(true);
+    expect(carriesText('["Hi"]')).toBe(true);
+    expect(carriesText('"Hi"')).toBe(true);
+    expect(carriesText('42')).toBe(true);
+    expect(carriesText('')).toBe(true);
+    const lost = sse(
+      ['response.output_text.delta', '{"type":"response.output_text.delta","item_id":"m1"}'],
+      ['response.completed', '{"text":"Hi"}'],
+    );
+    expect(streamEventProblems(lost).problems).toMatchObject([{ id: 'RSP-005' }]);
+    expect(streamEventProblems(lost).problems[0]).not.toHaveProperty('level');
   });
 });
