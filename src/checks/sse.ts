@@ -183,9 +183,12 @@ export function streamEventProblems(events: readonly SseEvent[]): {
     };
   const problems: StreamProblem[] = [];
   const unnamed = events.flatMap((e, i) => (e.event ? [] : [i]));
-  // A delta's empty data is a zero-length plain-text increment (judging.md), not an event without data.
+  // A delta's empty data is a zero-length plain-text increment (judging.md), not an event without data;
+  // only a terminal event's data is implied (the response it ends); any other event's shape is not shown
+  // (a heartbeat `event: ping` with `data:`), empty included. A block
+  // without any data line is never dispatched (WHATWG), so it is no event here.
   const empty = events.flatMap((e, i) =>
-    e.data.length > 0 || e.event === 'response.output_text.delta' ? [] : [i],
+    e.data.length > 0 || !TERMINAL_EVENTS.includes(e.event ?? '') ? [] : [i],
   );
   if (unnamed.length > 0)
     problems.push({

@@ -29,7 +29,9 @@ describe('streamEventProblems', () => {
     expect(streamEventProblems([]).problems.map((p) => p.message)).toEqual(['the stream holds no event']);
     const bad = streamEventProblems([
       { data: '{"delta":"a"}' },
-      { event: 'response.created', data: '' },
+      // A terminal event without its response; a heartbeat's empty data is a shape not shown.
+      { event: 'response.incomplete', data: '' },
+      { event: 'ping', data: '' },
       // Plain text: a zero-length increment, and a token that reads as a number.
       { event: 'response.output_text.delta', data: '' },
       { event: 'response.output_text.delta', data: '42' },
