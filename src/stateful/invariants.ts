@@ -14,6 +14,8 @@ export interface Problem {
   message: string;
   received?: unknown;
   expected?: unknown;
+  /** Where in the reply's body, where one value is the evidence (`/usage/prompt_tokens`). */
+  pointer?: string;
 }
 
 /**
@@ -235,6 +237,13 @@ export function recordTokenJudgements(records: ReadonlyArray<Record<string, unkn
   return counts === 0 ? [] : problems.length > 0 ? problems : [met('PTS-005')];
 }
 
+const CHAT_PATH = /\/v1\/chat\/completions\b/;
+const CHAT_COUNTS: ReadonlySet<string> = new Set(['prompt_tokens', 'completion_tokens', 'total_tokens']);
+const NONE: ReadonlySet<string> = new Set();
+/** The token counts the contract names for the usage of a reply to `path`: "`prompt_tokens`, `completion_tokens`, `total_tokens`" (chat), "`{prompt_tokens, total_tokens}`" (embeddings); none elsewhere. */
+const namedCounts = (path: string): ReadonlySet<string> =>
+  CHAT_PATH.test(path) ? CHAT_COUNTS : EMBEDDINGS_PATH.test(path) ? EMBEDDING_COUNTS : NONE;
+
 /** Fields that carry a usage record's id (its field names are not shown). */
 const RECORD_ID = ['id', 'usage_id', 'record_id'];
 
@@ -359,9 +368,10 @@ export function tokenJudgements(body: unknown, where: string, path: string): Jud
 }
 
 /**
- * tokenJudgements on usage objects already found (a capture's reply facts: pointer and value). An
- * embeddings reply's usage gives `{prompt_tokens, total_tokens}`: a null for another count (its
- * completion_tokens) is an extra field that reports nothing, no points value; its two stay integers.
+ * tokenJudgements on usage objects already found (a capture's reply facts: pointer and value). A count
+ * the contract names for the reply (NAMED_COUNTS: chat's three, the embeddings' two) is an integer; a null
+ * for any other (an embedding's completion_tokens, a chat reply's reasoning_tokens) is an extra field
+ * that reports nothing, no points value.
  */
 export function usageJudgements(
   usages: ReadonlyArray<{ pointer: string; value: unknown }>,
@@ -370,18 +380,19 @@ export function usageJudgements(
 ): Judged[] {
   const problems: Problem[] = [];
   const judged = new Set<string>();
-  const embedding = EMBEDDINGS_PATH.test(path);
+  const named = namedCounts(path);
   for (const u of usages) {
     if (!isPlainObject(u.value)) continue;
     for (const [k, v] of Object.entries(u.value)) {
       if (!isTokenCountName(k)) continue;
-      if (v === null && embedding && !EMBEDDING_COUNTS.has(k)) continue;
+      if (v === null && !named.has(k)) continue;
       judged.add('PTS-005');
       if (!Number.isInteger(v))
         problems.push({
           id: 'PTS-005',
           message: `${where}: ${u.pointer}/${k} is ${JSON.stringify(v)}, not an integer token count`,
           received: v,
+          pointer: `${u.pointer}/${k}`,
         });
     }
     const { prompt_tokens: p, completion_tokens: c, total_tokens: tt } = u.value;

@@ -120,6 +120,7 @@ export {
   recordKey,
   recordTokenJudgements,
   reportedSpend,
+  tokenJudgements,
   usageChargeProblem,
   usageChargesOf,
 } from '../stateful/invariants.ts';

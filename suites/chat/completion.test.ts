@@ -6,8 +6,9 @@ import {
   expectStatus,
   findCatalog,
   isPlainObject,
+  isProblem,
   isSuccess,
-  isTokenCountName,
+  tokenJudgements,
 } from '../../src/suite/index.ts';
 
 const PATH = '/v1/chat/completions';
@@ -108,19 +109,11 @@ check(
     const { res } = await chat(t);
     const u = (res.json as { usage?: Record<string, unknown> } | undefined)?.usage;
     if (!isPlainObject(u)) return t.skip('the reply carries no usage object (see CHAT-003)');
-    for (const [k, v] of Object.entries(u)) {
-      if (!isTokenCountName(k)) continue;
-      t.ensure(
-        Number.isInteger(v),
-        'PTS-005',
-        `usage.${k} is ${JSON.stringify(v)}, not an integer token count`,
-        {
-          pointer: `/usage/${k}`,
-          received: v,
-          exchange: res.exchange,
-        },
-      );
-    }
+    // The one judgement of token figures (live calls, sequences and captures alike).
+    for (const j of tokenJudgements({ usage: u }, 'the chat reply', PATH))
+      if (isProblem(j) && j.id === 'PTS-005')
+        t.violate(j.id, j.message, { received: j.received, pointer: j.pointer, exchange: res.exchange });
+      else if (j?.id === 'PTS-005') t.observe(j.id, res.exchange);
     // Only the token fields "are not points": the usage object is not closed, so a points field beside
     // them is an extra field (variant usage-points-field), worth knowing but no failure.
     for (const k of Object.keys(u)) {

@@ -165,6 +165,16 @@ describe('usage invariants', () => {
     expect(ids(nullCompletion, '/v1/embeddings')).toEqual(['PTS-005 met']);
     expect(ids(nullCompletion)).toEqual(['PTS-005']);
     expect(ids({ usage: { prompt_tokens: null, total_tokens: 5 } }, '/v1/embeddings')).toEqual(['PTS-005']);
+    // A count the contract does not name for the reply may be null anywhere (a chat reply's
+    // reasoning_tokens); the counts it names stay integers.
+    const reasoning = {
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, reasoning_tokens: null },
+    };
+    expect(ids(reasoning)).toEqual(['PTS-005 met', 'CHAT-004 met']);
+    expect(ids({ usage: { input_tokens: null, output_tokens: 3 } }, '/v1/responses')).toEqual([
+      'PTS-005 met',
+    ]);
+    expect(ids({ usage: { input_tokens: '3' } }, '/v1/responses')).toEqual(['PTS-005']);
   });
 });
 
