@@ -351,3 +351,10 @@ export function streams(
     },
   };
 }
+
+/**
+ * Variant model-snapshot-names: a reply names the dated snapshot of the model asked
+ * (`tx-chat-1-2024-08-06`), as an upstream names its snapshot of an alias; the usage record keeps the id.
+ */
+export const replyModelName = (ctx: RefContext, id: string): string =>
+  isVariant(ctx, 'model-snapshot-names') ? `${id}-2024-08-06` : id;

@@ -912,6 +912,18 @@ export const INFERENCE_VARIANTS = [
       run: async ({ ref, events }) => (await events(ref)).some((e) => e.event === 'response.in_progress'),
     },
   },
+  // routes/chat.ts, responses.ts, embeddings.ts: the reply's `model` ("| model | string | |") names the
+  // dated snapshot of the model asked
+  {
+    name: 'model-snapshot-names',
+    readings: ['MODEL-001'],
+    description:
+      'chat, responses and embedding replies name the dated snapshot of the model asked (tx-chat-1-2024-08-06), as an upstream names its snapshot of an alias',
+    probe: {
+      request: req.chat({}),
+      holds: (r) => typeof r.body.model === 'string' && r.body.model.endsWith('-2024-08-06'),
+    },
+  },
   // routes/chat.ts: max_tokens 0 refused for lack of room, under a code of its own (CHAT-007's reading)
   {
     name: 'max-tokens-zero-no-room',

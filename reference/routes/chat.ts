@@ -14,6 +14,7 @@ import {
   messageTokens,
   refuseKey,
   remember,
+  replyModelName,
   replyPieces,
   resolveModel,
   streams,
@@ -178,7 +179,7 @@ export function registerChat(app: FastifyInstance, ctx: RefContext): void {
     const result: ChatResult = {
       id: newId('chatcmpl-'),
       created: Math.floor(Date.now() / 1000),
-      model: replyModel,
+      model: replyModelName(ctx, replyModel),
       pieces: replyPieces(completion),
       // The stand-in stops by itself after COMPLETION_CAP tokens; a smaller max_tokens cuts it short.
       finishReason: max !== undefined && max < COMPLETION_CAP ? 'length' : 'stop',

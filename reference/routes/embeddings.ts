@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { billingOf, settle } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
-import { canAfford, holdFor, resolveModel, textTokens } from '../inference.ts';
+import { canAfford, holdFor, replyModelName, resolveModel, textTokens } from '../inference.ts';
 import { sendJson, sendPlain } from '../legacy.ts';
 import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
@@ -115,7 +115,7 @@ export function registerEmbeddings(app: FastifyInstance, ctx: RefContext): void 
         index,
         embedding: embeddingOf(id, text, size),
       })),
-      model: id,
+      model: replyModelName(ctx, id),
       usage: {
         prompt_tokens: promptTokens,
         // Variant usage-embeddings-completion-null: the reply's usage says null for the completion count

@@ -17,6 +17,7 @@ export {
   listingMentions,
   walkFields,
 } from '../checks/json.ts';
+export { namedModelProblem } from '../checks/model-named.ts';
 export {
   isTokenCountName,
   judgePoints,
@@ -147,4 +148,5 @@ export {
   expectErrorCode,
   expectStatus,
   isClientError,
+  judgeNamedModel,
 } from './status.ts';

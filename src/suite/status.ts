@@ -1,5 +1,6 @@
 /** How an answer's status and error code are judged and reported. */
-import type { HttpResponse } from '../http/client.ts';
+import { namedModelProblem } from '../checks/model-named.ts';
+import type { Exchange, HttpResponse } from '../http/client.ts';
 import type { CheckContext } from '../runtime/check.ts';
 import type { VerdictCase } from '../vocabulary.ts';
 
@@ -142,4 +143,27 @@ export async function controlAccepted(
   return t.skip(
     `the control (${what}) was answered ${res.status}, not 2xx: a refusal could not tell this rule from another cause, so it is not judged`,
   );
+}
+
+/**
+ * MODEL-001 on the model a reply names (namedModelProblem, the one judgement captures use too): not
+ * judged where it names none (chat leaves `model` optional), met where it names the one requested.
+ */
+export function judgeNamedModel(
+  t: CheckContext,
+  requested: string,
+  named: unknown,
+  what: string,
+  exchange: Exchange,
+  pointer?: string,
+): void {
+  if (named === undefined) return;
+  const p = namedModelProblem(requested, named, what);
+  t.ensure(p === undefined, 'MODEL-001', p?.message ?? '', {
+    received: named,
+    expected: requested,
+    exchange,
+    ...(pointer !== undefined ? { pointer } : {}),
+    ...(p?.level ? { level: p.level } : {}),
+  });
 }

@@ -9,6 +9,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { entryIds, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
+import { namedModelProblem } from '../checks/model-named.ts';
 import { ExactDecimal } from '../checks/points.ts';
 import {
   parseSse,
@@ -442,13 +443,8 @@ export class TrafficState {
       const named = res.facts?.model;
       if (ok2xx(status) && named !== undefined) {
         judged.push('MODEL-001');
-        if (named !== body.model)
-          findings.push({
-            id: 'MODEL-001',
-            message: `${where}: requested ${body.model}, the reply names ${JSON.stringify(named)}`,
-            received: named,
-            expected: body.model,
-          });
+        const p = namedModelProblem(body.model, named, 'the reply');
+        if (p) findings.push(findingAt(p, where));
       }
     }
     if (
@@ -473,13 +469,8 @@ export class TrafficState {
       const named = streamedModel(events);
       if (named !== undefined && body && typeof body.model === 'string') {
         judged.push('MODEL-001');
-        if (named !== body.model)
-          findings.push({
-            id: 'MODEL-001',
-            message: `${where}: requested ${body.model}, the stream's end names ${JSON.stringify(named)}`,
-            received: named,
-            expected: body.model,
-          });
+        const p = namedModelProblem(body.model, named, "the stream's end");
+        if (p) findings.push(findingAt(p, where));
       }
       if (events.some((e) => TERMINAL_EVENTS.includes(e.event ?? ''))) {
         judged.push('RSP-006');

@@ -8,6 +8,7 @@ import {
   isPlainObject,
   isProblem,
   isSuccess,
+  judgeNamedModel,
   tokenJudgements,
 } from '../../src/suite/index.ts';
 
@@ -85,19 +86,7 @@ check(
       if (!model) continue;
       const { res } = await chat(t, model);
       const named = (res.json as { model?: unknown } | undefined)?.model;
-      if (isSuccess(res.status) && named !== undefined) {
-        t.ensure(
-          named === model,
-          'MODEL-001',
-          `requested ${model}, the reply names ${JSON.stringify(named)}`,
-          {
-            pointer: '/model',
-            received: named,
-            expected: model,
-            exchange: res.exchange,
-          },
-        );
-      }
+      if (isSuccess(res.status)) judgeNamedModel(t, model, named, 'the reply', res.exchange, '/model');
     }
   },
 );

@@ -10,6 +10,7 @@ import {
   findCatalog,
   isPlainObject,
   isSuccess,
+  judgeNamedModel,
   rules,
 } from '../../src/suite/index.ts';
 
@@ -57,19 +58,7 @@ check(
         },
       );
     }
-    if (json.model !== undefined) {
-      t.ensure(
-        json.model === body.model,
-        'MODEL-001',
-        `requested ${String(body.model)}, the reply names ${JSON.stringify(json.model)}`,
-        {
-          pointer: '/model',
-          received: json.model,
-          expected: body.model,
-          exchange: res.exchange,
-        },
-      );
-    }
+    judgeNamedModel(t, String(body.model), json.model, 'the reply', res.exchange, '/model');
   },
 );
 

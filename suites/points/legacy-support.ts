@@ -6,6 +6,7 @@ import {
   type HttpResponse,
   isPlainObject,
   isSuccess,
+  namedModelProblem,
   pointsFieldPointers,
   replyBody,
   valueAt,
@@ -16,14 +17,16 @@ import {
 export const LEGACY = { accept: 'application/vnd.service.currency.v1+json' } as const;
 
 /**
- * "Model ids ... are unchanged": a legacy reply that names a model names the one requested. A reply
- * without `model` passes (chat leaves it optional, MODEL-001's reading).
+ * "Model ids ... are unchanged": a legacy reply that names a model names the one requested, as a plain
+ * reply does (MODEL-001's judgement: a version or provider-qualified name of it is MODEL-001's advisory,
+ * the format changes nothing there). A reply without `model` passes (chat leaves it optional).
  */
 export function modelUnchanged(t: CheckContext, res: HttpResponse, requested: string, what: string): void {
   const named = (res.json as { model?: unknown } | undefined)?.model;
   if (named === undefined) return;
+  const p = namedModelProblem(requested, named, what);
   t.ensure(
-    named === requested,
+    p === undefined || p.level === 'notable',
     'LEGACY-002',
     `${what} in the legacy currency format names the model ${JSON.stringify(named)}, not the ${requested} requested`,
     { pointer: '/model', received: named, expected: requested, exchange: res.exchange },

@@ -6,6 +6,7 @@ import {
   type HttpResponse,
   incrementOf,
   isSuccess,
+  judgeNamedModel,
   parseSse,
   streamEventProblems,
   streamedModel,
@@ -50,14 +51,7 @@ check(
     const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 16 });
     const ok = expectStatus(t, res, 'RSP-001', '2xx', `a responses call for ${model}`);
     const named = (res.json as { model?: unknown } | undefined)?.model;
-    if (ok && named !== undefined) {
-      t.ensure(named === model, 'MODEL-001', `requested ${model}, the reply names ${JSON.stringify(named)}`, {
-        pointer: '/model',
-        received: named,
-        expected: model,
-        exchange: res.exchange,
-      });
-    }
+    if (ok) judgeNamedModel(t, model, named, 'the reply', res.exchange, '/model');
   },
 );
 
@@ -105,18 +99,7 @@ check(
     endsWithOneTerminal(t, res, events);
     // "it never substitutes another model silently": where the stream's end names a model, it is the one asked.
     const model = await t.hint('responses');
-    const named = streamedModel(events);
-    if (named !== undefined)
-      t.ensure(
-        named === model,
-        'MODEL-001',
-        `requested ${model}, the stream's end names ${JSON.stringify(named)}`,
-        {
-          received: named,
-          expected: model,
-          exchange: res.exchange,
-        },
-      );
+    judgeNamedModel(t, model, streamedModel(events), "the stream's end", res.exchange);
   },
 );
 
