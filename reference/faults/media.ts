@@ -149,6 +149,17 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // media/validate.ts: a never-accepted name refused only when its value is an empty array
+  {
+    name: 'never-accepted-empty-only',
+    description:
+      'the never-accepted parameter names are refused only with an empty array (a minItems: 1 check); a non-empty value such as image_urls ["https://example.com/a.png"] passes through',
+    breaks: ['MJOB-003'],
+    probe: {
+      request: req.job(withParams('wc-100010', { image_urls: ['https://example.com/a.png'] })),
+      holds: (r) => r.status === 201,
+    },
+  },
   // media/validate.ts: quality accepted (and ignored) for wc-100010
   {
     name: 'foreign-param-accepted',

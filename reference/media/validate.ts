@@ -139,6 +139,9 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
   for (const name of Object.keys(params)) {
     if (TABLE.never_accepted_parameters.includes(name)) {
       if (ctx.fault === 'frame-images-accepted' && name === 'frame_images') continue;
+      // Fault never-accepted-empty-only: only an empty array is refused; any other value passes through.
+      const empty = Array.isArray(params[name]) && (params[name] as unknown[]).length === 0;
+      if (ctx.fault === 'never-accepted-empty-only' && !empty) continue;
       return `\`parameters.${name}\` is never accepted.`;
     }
     if (!allowed.has(name)) return `\`parameters.${name}\` is not a parameter of ${model}.`;

@@ -340,6 +340,23 @@ export function sizeCases(table: MediaTable, rule: ParameterRule): Array<Generat
   }));
 }
 
+/**
+ * The values a never-accepted parameter name is sent with ("The following names are never accepted"):
+ * an empty array, and a value a client would really send under that name (a list of image or video
+ * URLs, a duration in milliseconds, a reference kind). A server that refuses only an empty list (a
+ * `minItems: 1` check on a name it passes through) refuses the first and accepts the second.
+ */
+export function neverAcceptedValues(name: string): unknown[] {
+  const realistic = name.endsWith('_ms')
+    ? 5000
+    : name.endsWith('_kind')
+      ? 'image'
+      : name.includes('video')
+        ? ['https://example.com/reference.mp4']
+        : ['https://example.com/reference.png'];
+  return [[], realistic];
+}
+
 /** Values of an enum, integer or boolean parameter, and values just outside. */
 export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
   return fc.constantFrom(...parameterCases(rule));

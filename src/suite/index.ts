@@ -74,6 +74,7 @@ export {
   catalogParameterCases,
   type MediaModel,
   mediaTable,
+  neverAcceptedValues,
   type ParameterRule,
   type PromptBreak,
   parameterCases,

@@ -12,6 +12,7 @@ import {
   group,
   type HttpResponse,
   type MediaModel,
+  neverAcceptedValues,
   type ParameterRule,
   type PromptBreak,
   parameterCases,
@@ -239,16 +240,22 @@ const topLevelFields: ModelTest = (t, job) =>
     false,
   );
 
-/** MJOB-003: the parameter names the contract never accepts. */
+/**
+ * MJOB-003: the parameter names the contract never accepts, each with an empty array and with a value a
+ * client would send under it (neverAcceptedValues).
+ */
 const neverAccepted: ModelTest = (t, job) =>
   refuseEach(
     t,
     job,
     'MJOB-003',
-    table.never_accepted_parameters.map((name) => ({
-      what: `parameter ${name}`,
-      body: withParameter(job, name, []),
-    })),
+    table.never_accepted_parameters.flatMap((name) =>
+      neverAcceptedValues(name).map((value) => ({
+        what: `parameter ${name} ${JSON.stringify(value)}`,
+        body: withParameter(job, name, value),
+        received: { value },
+      })),
+    ),
   );
 
 /** MJOB-004: parameters of other models (with a value they accept there) and one no model has. */

@@ -5,6 +5,7 @@ import {
   catalogParameterCases,
   codePoints,
   mediaTable,
+  neverAcceptedValues,
   parameterArbitrary,
   parameterValid,
   promptArbitrary,
@@ -130,6 +131,20 @@ describe('parameter verdicts', () => {
     expect(parameterValid(p.generate_audio!, 'true')).toBe(false);
     expect(parameterValid(model('wc-100019').parameters.seed!, 1)).toBeUndefined();
     expect(new Set(fc.sample(parameterArbitrary(p.seed!), 200).map((c) => c.valid)).size).toBe(2);
+  });
+});
+
+describe('never-accepted names', () => {
+  it('sends each name with an empty array and with a value a client would send under it', () => {
+    for (const name of table.never_accepted_parameters) {
+      const [empty, realistic] = neverAcceptedValues(name);
+      expect(empty).toEqual([]);
+      expect(realistic === undefined || (Array.isArray(realistic) && realistic.length === 0)).toBe(false);
+    }
+    expect(neverAcceptedValues('image_urls')[1]).toEqual(['https://example.com/reference.png']);
+    expect(neverAcceptedValues('video_urls')[1]).toEqual(['https://example.com/reference.mp4']);
+    expect(neverAcceptedValues('resolved_input_video_duration_ms')[1]).toBe(5000);
+    expect(neverAcceptedValues('resolved_reference_kind')[1]).toBe('image');
   });
 });
 
