@@ -366,6 +366,36 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // media/validate.ts: wc-100031 takes the aspect_ratio set of wc-100033/34 (one enum for the family)
+  {
+    name: 'aspect-ratio-family-union',
+    description:
+      'wc-100031 accepts aspect_ratio 4:1, 1:4, 8:1 and 1:8, valid only for its siblings wc-100033/34 (one enum shared by the family)',
+    breaks: ['MJOB-005'],
+    patch: onParameter('wc-100031', 'aspect_ratio', (p) => ({
+      ...p,
+      values: [...(p.values ?? []), '4:1', '1:4', '8:1', '1:8'],
+    })),
+    probe: {
+      request: req.job(withParams('wc-100031', { aspect_ratio: '8:1' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: wc-100010 takes the output_format set of wc-100031 to wc-100041
+  {
+    name: 'output-format-webp-wc100010',
+    description:
+      'wc-100010 accepts output_format webp, valid only for the models whose set is jpeg, png, webp (its own is jpeg, png)',
+    breaks: ['MJOB-005'],
+    patch: onParameter('wc-100010', 'output_format', (p) => ({
+      ...p,
+      values: [...(p.values ?? []), 'webp'],
+    })),
+    probe: {
+      request: req.job(withParams('wc-100010', { output_format: 'webp' })),
+      holds: (r) => r.status === 201,
+    },
+  },
   // media/validate.ts: one reference more than the maximum accepted
   {
     name: 'ref-max-off-by-one',

@@ -358,12 +358,38 @@ export function neverAcceptedValues(name: string): unknown[] {
 }
 
 /** Values of an enum, integer or boolean parameter, and values just outside. */
-export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
-  return fc.constantFrom(...parameterCases(rule));
+export function parameterArbitrary(
+  rule: ParameterRule,
+  siblings: ReadonlyArray<string | number> = [],
+): fc.Arbitrary<Generated<unknown>> {
+  return fc.constantFrom(...parameterCases(rule, siblings));
 }
 
-/** Every value case of an enum, integer or boolean parameter: its values and values just outside. */
-export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
+/**
+ * Every value the table gives a parameter of this name on any documented model: each value of an enum
+ * set, both ends of an integer range (sizes and parameters whose definition is not shown give none).
+ * Sent to each model beside its own values, those outside its set are refusals a deployment with one
+ * enum per family (the union of the sets) accepts: webp for wc-100010, 8:1 for wc-100031, 1K for a video model.
+ */
+export function siblingValues(table: MediaTable, name: string): Array<string | number> {
+  const out = new Set<string | number>();
+  for (const m of Object.values(table.models)) {
+    const rule = m.parameters[name];
+    if (!rule || rule.stated === false || rule.presets !== undefined) continue;
+    for (const v of rule.values ?? []) out.add(v);
+    if (rule.integer) for (const v of [rule.integer.min, rule.integer.max]) out.add(v);
+  }
+  return [...out];
+}
+
+/**
+ * Every value case of an enum, integer or boolean parameter: its values, values just outside, and the
+ * values other models give a parameter of the same name (`siblings`, from siblingValues).
+ */
+export function parameterCases(
+  rule: ParameterRule,
+  siblings: ReadonlyArray<string | number> = [],
+): Array<Generated<unknown>> {
   const candidates: unknown[] = [null, 'not-a-value'];
   if (rule.values)
     candidates.push(
@@ -379,6 +405,7 @@ export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
     for (const a of allowed ?? []) candidates.push(a, a + 1);
   }
   if (rule.boolean) candidates.push(true, false, 'true', 0);
+  candidates.push(...siblings);
   return [...new Set(candidates)].map((value) => ({
     value,
     valid: parameterValid(rule, value) ?? true,

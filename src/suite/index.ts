@@ -82,6 +82,7 @@ export {
   promptBoundaryValid,
   promptExamples,
   promptValid,
+  siblingValues,
   sizeCases,
   utf8CapBinds,
 } from '../rules/media-models.ts';

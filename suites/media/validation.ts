@@ -18,6 +18,7 @@ import {
   parameterCases,
   promptArbitrary,
   promptExamples,
+  siblingValues,
   sizeCases,
   utf8CapBinds,
   videoSampleOf,
@@ -324,16 +325,17 @@ function ofItsType(r: ParameterRule, value: unknown): boolean {
 }
 
 /**
- * MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. `null`
- * is not sent: for an optional parameter it may be read as the parameter left out (its default).
+ * MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set, among
+ * them the values the table gives the same name on other models (siblingValues). `null` is not sent: for
+ * an optional parameter it may be read as the parameter left out (its default).
  */
 const parameterValues =
   (name: string, ruleId: string): ModelTest =>
   async (t, job) => {
     const r = job.m.parameters[name]!;
-    const cases = (r.presets !== undefined ? sizeCases(table, r) : parameterCases(r)).filter(
-      (c) => !c.valid && c.value !== null,
-    );
+    const cases = (
+      r.presets !== undefined ? sizeCases(table, r) : parameterCases(r, siblingValues(table, name))
+    ).filter((c) => !c.valid && c.value !== null);
     for (const typed of [true, false])
       await refuseEach(
         t,

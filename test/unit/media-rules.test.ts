@@ -7,9 +7,11 @@ import {
   mediaTable,
   neverAcceptedValues,
   parameterArbitrary,
+  parameterCases,
   parameterValid,
   promptArbitrary,
   promptValid,
+  siblingValues,
   sizeArbitrary,
   sizeValid,
   utf8Bytes,
@@ -131,6 +133,30 @@ describe('parameter verdicts', () => {
     expect(parameterValid(p.generate_audio!, 'true')).toBe(false);
     expect(parameterValid(model('wc-100019').parameters.seed!, 1)).toBeUndefined();
     expect(new Set(fc.sample(parameterArbitrary(p.seed!), 200).map((c) => c.valid)).size).toBe(2);
+  });
+
+  it("refuses a sibling model's values of the same parameter name", () => {
+    const refused = (id: string, name: string) =>
+      parameterCases(model(id).parameters[name]!, siblingValues(table, name))
+        .filter((c) => !c.valid)
+        .map((c) => c.value);
+    expect(refused('wc-100010', 'output_format')).toContain('webp');
+    expect(refused('wc-100031', 'aspect_ratio')).toEqual(
+      expect.arrayContaining(['4:1', '1:4', '8:1', '1:8']),
+    );
+    expect(refused('wc-100014', 'aspect_ratio')).toEqual(
+      expect.arrayContaining(['3:2', '5:4', '4:5', '2:3']),
+    );
+    expect(refused('wc-100019', 'aspect_ratio')).toEqual(expect.arrayContaining(['auto', '21:9']));
+    expect(refused('wc-100019', 'resolution')).toContain('480p');
+    expect(refused('wc-100032', 'resolution')).toContain('0.5K');
+    expect(refused('wc-100015', 'resolution')).toContain('1K');
+    expect(refused('wc-100014', 'duration')).toContain(2);
+    expect(refused('wc-100019', 'duration')).toContain(30);
+    // A sibling's value the model's own set has stays valid.
+    expect(refused('wc-100033', 'aspect_ratio')).not.toContain('8:1');
+    expect(siblingValues(table, 'size')).toEqual([]);
+    expect(siblingValues(table, 'seed')).toEqual([0, 2147483647]);
   });
 });
 
