@@ -297,6 +297,16 @@ export const MEDIA_FAULTS = [
         (await jobStatus(ref, withParams('wc-100013', { size: 'auto_4K' }, [await inputId(ref)]))) === 400,
     },
   },
+  // media/validate.ts: wc-100041 refuses a named preset of its list C (wc-100040 accepts it)
+  {
+    name: 'square-hd-refused-wc100041',
+    description: 'wc-100041 refuses size square_hd, a named preset of its size list C',
+    breaks: ['MJOB-009'],
+    probe: {
+      run: async ({ ref, jobStatus, inputId }) =>
+        (await jobStatus(ref, withParams('wc-100041', { size: 'square_hd' }, [await inputId(ref)]))) === 400,
+    },
+  },
   // media/validate.ts: wc-100034 refuses a middle aspect_ratio value (sampling may never send it)
   {
     name: 'aspect-4-1-refused',

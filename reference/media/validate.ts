@@ -187,6 +187,10 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, sent: unknown):
     const [a, b] = [TABLE.size_lists.A ?? [], TABLE.size_lists.B ?? []];
     if (b.includes(value) && !a.includes(value)) return false;
   }
+  // Fault square-hd-refused-wc100041: one model refuses one named preset of the list it shares with
+  // wc-100040 (behaviour: a patch of the shared list would change both models).
+  if (ctx.fault === 'square-hd-refused-wc100041' && model === 'wc-100041' && value === 'square_hd')
+    return false;
   if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
   const c = p.custom;
   if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern, model)).test(value)) return false;

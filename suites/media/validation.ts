@@ -29,6 +29,7 @@ import {
   catalogKind,
   documentedIds,
   judgeRefusal,
+  listedIds,
   listedModel,
   PROMPT,
   postJob,
@@ -379,7 +380,8 @@ const coveringIds = (model: MediaModel): string[] =>
  */
 const covering: ModelTest = async (t, job) => {
   const { id, m, base } = job;
-  const cases = coveringDesign(table, m, t.run.profile);
+  // The named presets of a size list are dealt out over the models of the catalog that share it.
+  const cases = coveringDesign(table, m, t.run.profile, await listedIds(t));
   // The inputs each kind of reference needs (a video per window edge), as many as its largest count.
   const needed = new Map<string, CoveringReferences>();
   for (const r of cases.flatMap((c) => (c.references ? [c.references] : []))) {
