@@ -149,6 +149,17 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.status === 201,
     },
   },
+  // media/validate.ts: a never-accepted name refused only when its value is an empty array
+  {
+    name: 'never-accepted-empty-only',
+    description:
+      'the never-accepted parameter names are refused only with an empty array (a minItems: 1 check); a non-empty value such as image_urls ["https://example.com/a.png"] passes through',
+    breaks: ['MJOB-003'],
+    probe: {
+      request: req.job(withParams('wc-100010', { image_urls: ['https://example.com/a.png'] })),
+      holds: (r) => r.status === 201,
+    },
+  },
   // media/validate.ts: quality accepted (and ignored) for wc-100010
   {
     name: 'foreign-param-accepted',
@@ -286,6 +297,16 @@ export const MEDIA_FAULTS = [
         (await jobStatus(ref, withParams('wc-100013', { size: 'auto_4K' }, [await inputId(ref)]))) === 400,
     },
   },
+  // media/validate.ts: wc-100041 refuses a named preset of its list C (wc-100040 accepts it)
+  {
+    name: 'square-hd-refused-wc100041',
+    description: 'wc-100041 refuses size square_hd, a named preset of its size list C',
+    breaks: ['MJOB-009'],
+    probe: {
+      run: async ({ ref, jobStatus, inputId }) =>
+        (await jobStatus(ref, withParams('wc-100041', { size: 'square_hd' }, [await inputId(ref)]))) === 400,
+    },
+  },
   // media/validate.ts: wc-100034 refuses a middle aspect_ratio value (sampling may never send it)
   {
     name: 'aspect-4-1-refused',
@@ -352,6 +373,36 @@ export const MEDIA_FAULTS = [
     patch: onParameter('wc-100019', 'resolution', (p) => ({ ...p, values: [...(p.values ?? []), '1080p'] })),
     probe: {
       request: req.job(withParams('wc-100019', { resolution: '1080p' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: wc-100031 takes the aspect_ratio set of wc-100033/34 (one enum for the family)
+  {
+    name: 'aspect-ratio-family-union',
+    description:
+      'wc-100031 accepts aspect_ratio 4:1, 1:4, 8:1 and 1:8, valid only for its siblings wc-100033/34 (one enum shared by the family)',
+    breaks: ['MJOB-005'],
+    patch: onParameter('wc-100031', 'aspect_ratio', (p) => ({
+      ...p,
+      values: [...(p.values ?? []), '4:1', '1:4', '8:1', '1:8'],
+    })),
+    probe: {
+      request: req.job(withParams('wc-100031', { aspect_ratio: '8:1' })),
+      holds: (r) => r.status === 201,
+    },
+  },
+  // media/validate.ts: wc-100010 takes the output_format set of wc-100031 to wc-100041
+  {
+    name: 'output-format-webp-wc100010',
+    description:
+      'wc-100010 accepts output_format webp, valid only for the models whose set is jpeg, png, webp (its own is jpeg, png)',
+    breaks: ['MJOB-005'],
+    patch: onParameter('wc-100010', 'output_format', (p) => ({
+      ...p,
+      values: [...(p.values ?? []), 'webp'],
+    })),
+    probe: {
+      request: req.job(withParams('wc-100010', { output_format: 'webp' })),
       holds: (r) => r.status === 201,
     },
   },

@@ -139,6 +139,9 @@ function parameterProblem(ctx: RefContext, model: string, def: ModelDef, params:
   for (const name of Object.keys(params)) {
     if (TABLE.never_accepted_parameters.includes(name)) {
       if (ctx.fault === 'frame-images-accepted' && name === 'frame_images') continue;
+      // Fault never-accepted-empty-only: only an empty array is refused; any other value passes through.
+      const empty = Array.isArray(params[name]) && (params[name] as unknown[]).length === 0;
+      if (ctx.fault === 'never-accepted-empty-only' && !empty) continue;
       return `\`parameters.${name}\` is never accepted.`;
     }
     if (!allowed.has(name)) return `\`parameters.${name}\` is not a parameter of ${model}.`;
@@ -184,6 +187,10 @@ function sizeOk(ctx: RefContext, model: string, p: ParameterDef, sent: unknown):
     const [a, b] = [TABLE.size_lists.A ?? [], TABLE.size_lists.B ?? []];
     if (b.includes(value) && !a.includes(value)) return false;
   }
+  // Fault square-hd-refused-wc100041: one model refuses one named preset of the list it shares with
+  // wc-100040 (behaviour: a patch of the shared list would change both models).
+  if (ctx.fault === 'square-hd-refused-wc100041' && model === 'wc-100041' && value === 'square_hd')
+    return false;
   if ((TABLE.size_lists[p.presets ?? ''] ?? []).includes(value)) return true;
   const c = p.custom;
   if (!c || !new RegExp(customSizePattern(ctx, TABLE.custom_size_pattern, model)).test(value)) return false;

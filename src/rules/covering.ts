@@ -2,8 +2,8 @@
  * The covering design of media acceptance: for a documented model, the few valid jobs that together
  * put every valid value at stake once at least — every value of every enum and boolean, both ends of
  * every integer range, both ends of every prompt bound (and the UTF-8 cap where it binds), the least
- * and the most references, the first and the last preset of a size list (every preset in `thorough`)
- * and custom sizes at each bound with both separators. Each job carries many values at once; a value
+ * and the most references, the named presets of a size list (those only the list makes valid; every
+ * preset in `thorough`) and custom sizes at each bound with both separators. Each job carries many values at once; a value
  * set shorter than the job count fills the other jobs with its cheapest value (shortest duration,
  * lowest resolution, smallest size, no audio, fewest references), and the costly values of different
  * parameters go to different jobs. Every verdict comes from the table (src/rules/media-models.ts), never from
@@ -67,13 +67,51 @@ export interface Axis {
   values: CoveredValue[];
 }
 
-/** The jobs of a model's covering design, about as many as its largest value set. */
-export function coveringDesign(table: MediaTable, model: MediaModel, profile: Profile): CoveringCase[] {
+/**
+ * The jobs of a model's covering design, about as many as its largest value set. `listed`: the
+ * documented models the run can call (the account's media catalog), every one when not given; the
+ * named presets of a size list are dealt out over those that share the list (presetShare).
+ */
+export function coveringDesign(
+  table: MediaTable,
+  model: MediaModel,
+  profile: Profile,
+  listed?: ReadonlySet<string>,
+): CoveringCase[] {
   return packAxes([
     ...promptAxis(model.prompt),
     ...referenceAxis(table, model),
-    ...Object.entries(model.parameters).flatMap(([name, rule]) => parameterAxis(table, name, rule, profile)),
+    ...Object.entries(model.parameters).flatMap(([name, rule]) =>
+      parameterAxis(table, name, rule, profile, presetShare(table, model, name, listed)),
+    ),
   ]);
+}
+
+/** Which of the named presets a model sends: every `of`-th, from the `index`-th. */
+interface PresetShare {
+  index: number;
+  of: number;
+}
+
+/**
+ * A model's share of its size list's named presets: the documented models (that the run can call) whose
+ * parameter `name` uses the same list deal them out in table order, so each named preset is sent once
+ * per list, on one of them, in a few more jobs than one per model would cost. Undefined (the model sends
+ * every named preset) for a model outside the table, or one the run cannot call.
+ */
+function presetShare(
+  table: MediaTable,
+  model: MediaModel,
+  name: string,
+  listed: ReadonlySet<string> | undefined,
+): PresetShare | undefined {
+  const list = model.parameters[name]?.presets;
+  if (list === undefined) return undefined;
+  const sharers = Object.keys(table.models).filter(
+    (id) => table.models[id]!.parameters[name]?.presets === list && (listed?.has(id) ?? true),
+  );
+  const index = sharers.findIndex((id) => table.models[id] === model);
+  return index < 0 ? undefined : { index, of: sharers.length };
 }
 
 /**
@@ -291,7 +329,13 @@ function referenceAxis(table: MediaTable, model: MediaModel): Axis[] {
   return values.length ? [{ subject: 'references', values }] : [];
 }
 
-function parameterAxis(table: MediaTable, name: string, rule: ParameterRule, profile: Profile): Axis[] {
+function parameterAxis(
+  table: MediaTable,
+  name: string,
+  rule: ParameterRule,
+  profile: Profile,
+  share?: PresetShare,
+): Axis[] {
   if (rule.stated === false) return [];
   const entry = (value: unknown, note?: string): CoveredValue => ({
     rules: [rule.presets !== undefined ? 'MJOB-009' : 'MJOB-005'],
@@ -301,7 +345,7 @@ function parameterAxis(table: MediaTable, name: string, rule: ParameterRule, pro
   });
   let values: CoveredValue[] = [];
   if (rule.presets !== undefined)
-    values = sizeValues(table, rule, profile).map((s) => entry(s.value, s.note));
+    values = sizeValues(table, rule, profile, share).map((s) => entry(s.value, s.note));
   else if (rule.values) values = cheapestFirst(name, rule).map((v) => entry(v));
   else if (rule.integer) values = integerEnds(rule).map((v) => entry(v, 'an end of the range'));
   else if (rule.boolean) values = [entry(false), entry(true)];
@@ -346,24 +390,38 @@ const dims = (s: string): [number, number] | undefined => {
 };
 
 /**
- * The sizes a model's covering design sends: its smallest preset (the filler), the first and the last
- * preset of its list (every preset in `thorough`), and custom sizes at each bound.
+ * The presets of a model's size list that only the list makes valid: those that are no custom size
+ * within the model's bounds (auto_2K, square_hd, ...). A preset written WxH or W*H is a custom size
+ * within the bounds as well in every list of the table: the custom cases at the bounds prove it.
+ */
+export function namedPresets(table: MediaTable, rule: ParameterRule): string[] {
+  const list = rule.presets ? (table.size_lists[rule.presets] ?? []) : [];
+  const custom = { ...rule, presets: undefined };
+  return list.filter((p) => !sizeValid(table, custom, p));
+}
+
+/**
+ * The sizes a model's covering design sends: its smallest size (the filler), the named presets of its
+ * list (its share of them, or every one; every preset of the list in `thorough`), and custom sizes at
+ * each bound. Every named preset on every model would cost one job each (the size set is the largest
+ * of a size-list model): 36 more jobs in the plan, against 12 for one share per model.
  */
 function sizeValues(
   table: MediaTable,
   rule: ParameterRule,
   profile: Profile,
+  share?: PresetShare,
 ): Array<{ value: string; note: string }> {
   const list = rule.presets ? (table.size_lists[rule.presets] ?? []) : [];
   const px = (s: string) => {
     const d = dims(s);
     return d ? d[0] * d[1] : Number.POSITIVE_INFINITY;
   };
-  const presets = profile === 'thorough' ? list : [list[0], list[list.length - 1]];
+  const named = namedPresets(table, rule);
+  const presets =
+    profile === 'thorough' ? list : share ? named.filter((_, i) => i % share.of === share.index) : named;
   const out: Array<{ value: string; note: string }> = [
-    ...presets.flatMap((p) =>
-      p === undefined ? [] : [{ value: p, note: `a preset of list ${rule.presets}` }],
-    ),
+    ...presets.map((p) => ({ value: p, note: `a preset of list ${rule.presets}` })),
     ...customSizes(table, rule),
   ];
   // The cheapest comes first (the filler of the other jobs): the fewest pixels, a preset only when

@@ -340,13 +340,56 @@ export function sizeCases(table: MediaTable, rule: ParameterRule): Array<Generat
   }));
 }
 
-/** Values of an enum, integer or boolean parameter, and values just outside. */
-export function parameterArbitrary(rule: ParameterRule): fc.Arbitrary<Generated<unknown>> {
-  return fc.constantFrom(...parameterCases(rule));
+/**
+ * The values a never-accepted parameter name is sent with ("The following names are never accepted"):
+ * an empty array, and a value a client would really send under that name (a list of image or video
+ * URLs, a duration in milliseconds, a reference kind). A server that refuses only an empty list (a
+ * `minItems: 1` check on a name it passes through) refuses the first and accepts the second.
+ */
+export function neverAcceptedValues(name: string): unknown[] {
+  const realistic = name.endsWith('_ms')
+    ? 5000
+    : name.endsWith('_kind')
+      ? 'image'
+      : name.includes('video')
+        ? ['https://example.com/reference.mp4']
+        : ['https://example.com/reference.png'];
+  return [[], realistic];
 }
 
-/** Every value case of an enum, integer or boolean parameter: its values and values just outside. */
-export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
+/** Values of an enum, integer or boolean parameter, and values just outside. */
+export function parameterArbitrary(
+  rule: ParameterRule,
+  siblings: ReadonlyArray<string | number> = [],
+): fc.Arbitrary<Generated<unknown>> {
+  return fc.constantFrom(...parameterCases(rule, siblings));
+}
+
+/**
+ * Every value the table gives a parameter of this name on any documented model: each value of an enum
+ * set, both ends of an integer range (sizes and parameters whose definition is not shown give none).
+ * Sent to each model beside its own values, those outside its set are refusals a deployment with one
+ * enum per family (the union of the sets) accepts: webp for wc-100010, 8:1 for wc-100031, 1K for a video model.
+ */
+export function siblingValues(table: MediaTable, name: string): Array<string | number> {
+  const out = new Set<string | number>();
+  for (const m of Object.values(table.models)) {
+    const rule = m.parameters[name];
+    if (!rule || rule.stated === false || rule.presets !== undefined) continue;
+    for (const v of rule.values ?? []) out.add(v);
+    if (rule.integer) for (const v of [rule.integer.min, rule.integer.max]) out.add(v);
+  }
+  return [...out];
+}
+
+/**
+ * Every value case of an enum, integer or boolean parameter: its values, values just outside, and the
+ * values other models give a parameter of the same name (`siblings`, from siblingValues).
+ */
+export function parameterCases(
+  rule: ParameterRule,
+  siblings: ReadonlyArray<string | number> = [],
+): Array<Generated<unknown>> {
   const candidates: unknown[] = [null, 'not-a-value'];
   if (rule.values)
     candidates.push(
@@ -362,6 +405,7 @@ export function parameterCases(rule: ParameterRule): Array<Generated<unknown>> {
     for (const a of allowed ?? []) candidates.push(a, a + 1);
   }
   if (rule.boolean) candidates.push(true, false, 'true', 0);
+  candidates.push(...siblings);
   return [...new Set(candidates)].map((value) => ({
     value,
     valid: parameterValid(rule, value) ?? true,

@@ -75,6 +75,7 @@ export {
   catalogParameterCases,
   type MediaModel,
   mediaTable,
+  neverAcceptedValues,
   type ParameterRule,
   type PromptBreak,
   parameterCases,
@@ -82,6 +83,7 @@ export {
   promptBoundaryValid,
   promptExamples,
   promptValid,
+  siblingValues,
   sizeCases,
   utf8CapBinds,
 } from '../rules/media-models.ts';

@@ -23,11 +23,17 @@ export const documentedIds = Object.keys(table.models);
 export const ACK = table.acknowledgement;
 
 let listed: Promise<{ status: number; ids: Set<string> }> | undefined;
+const catalogIds = (t: CheckContext) =>
+  (listed ??= mediaCatalog(t).then((c) => ({ status: c.status, ids: new Set(c.ids) })));
+
+/** The ids the account's media catalog lists (none when it did not answer). */
+export async function listedIds(t: CheckContext): Promise<ReadonlySet<string>> {
+  return (await catalogIds(t)).ids;
+}
 
 /** The documented model, or the test is not run: only models in the account's media catalog can be called. */
 export async function listedModel(t: CheckContext, id: string): Promise<MediaModel> {
-  listed ??= mediaCatalog(t).then((c) => ({ status: c.status, ids: new Set(c.ids) }));
-  const { status, ids } = await listed;
+  const { status, ids } = await catalogIds(t);
   // One cause for every media test: the catalog itself did not answer (not one line per model).
   if (!isSuccess(status))
     t.skip(

@@ -12,11 +12,13 @@ import {
   group,
   type HttpResponse,
   type MediaModel,
+  neverAcceptedValues,
   type ParameterRule,
   type PromptBreak,
   parameterCases,
   promptArbitrary,
   promptExamples,
+  siblingValues,
   sizeCases,
   utf8CapBinds,
   videoSampleOf,
@@ -27,6 +29,7 @@ import {
   catalogKind,
   documentedIds,
   judgeRefusal,
+  listedIds,
   listedModel,
   PROMPT,
   postJob,
@@ -239,16 +242,22 @@ const topLevelFields: ModelTest = (t, job) =>
     false,
   );
 
-/** MJOB-003: the parameter names the contract never accepts. */
+/**
+ * MJOB-003: the parameter names the contract never accepts, each with an empty array and with a value a
+ * client would send under it (neverAcceptedValues).
+ */
 const neverAccepted: ModelTest = (t, job) =>
   refuseEach(
     t,
     job,
     'MJOB-003',
-    table.never_accepted_parameters.map((name) => ({
-      what: `parameter ${name}`,
-      body: withParameter(job, name, []),
-    })),
+    table.never_accepted_parameters.flatMap((name) =>
+      neverAcceptedValues(name).map((value) => ({
+        what: `parameter ${name} ${JSON.stringify(value)}`,
+        body: withParameter(job, name, value),
+        received: { value },
+      })),
+    ),
   );
 
 /** MJOB-004: parameters of other models (with a value they accept there) and one no model has. */
@@ -317,16 +326,17 @@ function ofItsType(r: ParameterRule, value: unknown): boolean {
 }
 
 /**
- * MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set. `null`
- * is not sent: for an optional parameter it may be read as the parameter left out (its default).
+ * MJOB-005 (MJOB-009 for a size): every value case of one parameter outside the contract's set, among
+ * them the values the table gives the same name on other models (siblingValues). `null` is not sent: for
+ * an optional parameter it may be read as the parameter left out (its default).
  */
 const parameterValues =
   (name: string, ruleId: string): ModelTest =>
   async (t, job) => {
     const r = job.m.parameters[name]!;
-    const cases = (r.presets !== undefined ? sizeCases(table, r) : parameterCases(r)).filter(
-      (c) => !c.valid && c.value !== null,
-    );
+    const cases = (
+      r.presets !== undefined ? sizeCases(table, r) : parameterCases(r, siblingValues(table, name))
+    ).filter((c) => !c.valid && c.value !== null);
     for (const typed of [true, false])
       await refuseEach(
         t,
@@ -370,7 +380,8 @@ const coveringIds = (model: MediaModel): string[] =>
  */
 const covering: ModelTest = async (t, job) => {
   const { id, m, base } = job;
-  const cases = coveringDesign(table, m, t.run.profile);
+  // The named presets of a size list are dealt out over the models of the catalog that share it.
+  const cases = coveringDesign(table, m, t.run.profile, await listedIds(t));
   // The inputs each kind of reference needs (a video per window edge), as many as its largest count.
   const needed = new Map<string, CoveringReferences>();
   for (const r of cases.flatMap((c) => (c.references ? [c.references] : []))) {

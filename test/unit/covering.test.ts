@@ -5,6 +5,7 @@ import {
   coveringDesign,
   coveringPlan,
   customSizes,
+  namedPresets,
 } from '../../src/rules/covering.ts';
 import {
   innerSpaced,
@@ -60,8 +61,14 @@ describe('the covering design of media acceptance', () => {
           expect(sent(name)).toEqual(expect.arrayContaining([rule.integer.min, rule.integer.max]));
         if (rule.presets) {
           const list = table.size_lists[rule.presets]!;
-          const presets = profile === 'thorough' ? list : [list[0], list[list.length - 1]];
-          expect(sent(name)).toEqual(expect.arrayContaining(presets));
+          if (profile === 'thorough') expect(sent(name)).toEqual(expect.arrayContaining(list));
+          // Otherwise its share of the named presets (every list has two models: half of them or so).
+          else {
+            const named = namedPresets(table, rule);
+            const presets = sent(name).filter((s) => list.includes(s as string));
+            expect(named).toEqual(expect.arrayContaining(presets));
+            expect(new Set(presets).size).toBeGreaterThanOrEqual(Math.floor(named.length / 2));
+          }
           const customs = sent(name).filter((s) => !list.includes(s as string)) as string[];
           const px = customs.map((s) => s.split(/[x*]/).map(Number) as [number, number]);
           const c = rule.custom!;
@@ -146,6 +153,29 @@ describe('the covering design of media acceptance', () => {
     );
     expect(thorough.total).toBeGreaterThan(standard.total);
     expect(coveringPlan(table, 'quick').total).toBe(standard.total);
+  });
+
+  it('sends every named preset of a size list on one of the models that share it', () => {
+    const sizes = (id: string, listed?: ReadonlySet<string>) =>
+      coveringDesign(table, table.models[id]!, 'standard', listed).map((c) => c.parameters.size);
+    for (const [list, ids] of [
+      ['A', ['wc-100010', 'wc-100011']],
+      ['B', ['wc-100012', 'wc-100013']],
+      ['C', ['wc-100040', 'wc-100041']],
+    ] as const) {
+      const named = namedPresets(table, table.models[ids[0]]!.parameters.size!);
+      // The presets only the list makes valid: the named ones, none written WxH or W*H.
+      expect(named.length).toBeGreaterThanOrEqual(7);
+      for (const p of named) expect(p).toMatch(/^[a-z]/);
+      const [a, b] = ids.map((id) => sizes(id).filter((s) => named.includes(s as string)));
+      expect(new Set([...a!, ...b!])).toEqual(new Set(named));
+      expect(a!.filter((s) => b!.includes(s))).toEqual([]);
+      // A model whose partner the catalog does not list sends every named preset itself.
+      expect(sizes(ids[1], new Set([ids[1]]))).toEqual(expect.arrayContaining(named));
+      expect(table.size_lists[list]).toEqual(expect.arrayContaining(named));
+    }
+    expect(sizes('wc-100041')).toContain('square_hd');
+    expect(sizes('wc-100013')).toContain('auto_3K');
   });
 
   it('puts the dearest values of two sets on different jobs: a high quality on a small size', () => {

@@ -5,10 +5,13 @@ import {
   catalogParameterCases,
   codePoints,
   mediaTable,
+  neverAcceptedValues,
   parameterArbitrary,
+  parameterCases,
   parameterValid,
   promptArbitrary,
   promptValid,
+  siblingValues,
   sizeArbitrary,
   sizeValid,
   utf8Bytes,
@@ -130,6 +133,44 @@ describe('parameter verdicts', () => {
     expect(parameterValid(p.generate_audio!, 'true')).toBe(false);
     expect(parameterValid(model('wc-100019').parameters.seed!, 1)).toBeUndefined();
     expect(new Set(fc.sample(parameterArbitrary(p.seed!), 200).map((c) => c.valid)).size).toBe(2);
+  });
+
+  it("refuses a sibling model's values of the same parameter name", () => {
+    const refused = (id: string, name: string) =>
+      parameterCases(model(id).parameters[name]!, siblingValues(table, name))
+        .filter((c) => !c.valid)
+        .map((c) => c.value);
+    expect(refused('wc-100010', 'output_format')).toContain('webp');
+    expect(refused('wc-100031', 'aspect_ratio')).toEqual(
+      expect.arrayContaining(['4:1', '1:4', '8:1', '1:8']),
+    );
+    expect(refused('wc-100014', 'aspect_ratio')).toEqual(
+      expect.arrayContaining(['3:2', '5:4', '4:5', '2:3']),
+    );
+    expect(refused('wc-100019', 'aspect_ratio')).toEqual(expect.arrayContaining(['auto', '21:9']));
+    expect(refused('wc-100019', 'resolution')).toContain('480p');
+    expect(refused('wc-100032', 'resolution')).toContain('0.5K');
+    expect(refused('wc-100015', 'resolution')).toContain('1K');
+    expect(refused('wc-100014', 'duration')).toContain(2);
+    expect(refused('wc-100019', 'duration')).toContain(30);
+    // A sibling's value the model's own set has stays valid.
+    expect(refused('wc-100033', 'aspect_ratio')).not.toContain('8:1');
+    expect(siblingValues(table, 'size')).toEqual([]);
+    expect(siblingValues(table, 'seed')).toEqual([0, 2147483647]);
+  });
+});
+
+describe('never-accepted names', () => {
+  it('sends each name with an empty array and with a value a client would send under it', () => {
+    for (const name of table.never_accepted_parameters) {
+      const [empty, realistic] = neverAcceptedValues(name);
+      expect(empty).toEqual([]);
+      expect(realistic === undefined || (Array.isArray(realistic) && realistic.length === 0)).toBe(false);
+    }
+    expect(neverAcceptedValues('image_urls')[1]).toEqual(['https://example.com/reference.png']);
+    expect(neverAcceptedValues('video_urls')[1]).toEqual(['https://example.com/reference.mp4']);
+    expect(neverAcceptedValues('resolved_input_video_duration_ms')[1]).toBe(5000);
+    expect(neverAcceptedValues('resolved_reference_kind')[1]).toBe('image');
   });
 });
 
