@@ -173,6 +173,15 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
       ['GET', 'POST', 'DELETE'].some((m) => app.hasRoute({ method: m, url: path }))
     )
       return reply.code(405).type('text/plain; charset=utf-8').send('Method Not Allowed');
+    // Variant public-errors-own-bodies: the public paths ("Health, status and openapi bodies are not
+    // shown") are served as a static site serves them: another method gets its HTML 405.
+    if (['/healthz', '/status', '/openapi.json'].includes(path) && isVariant(ctx, 'public-errors-own-bodies'))
+      return reply
+        .code(405)
+        .type('text/html; charset=utf-8')
+        .send(
+          '<html><head><title>405 Not Allowed</title></head><body><h1>405 Not Allowed</h1></body></html>',
+        );
     return sendError(reply, ctx, 'not_found', `No endpoint ${request.method} ${path}.`);
   });
   app.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {

@@ -104,6 +104,17 @@ export const SERVICE_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const SERVICE_VARIANTS = [
+  // app.ts: "Health, status and openapi bodies are not shown": a static server's HTML 405 on them
+  {
+    name: 'public-errors-own-bodies',
+    readings: ['ERR-001', 'ERR-070'],
+    description:
+      'POST, PUT, PATCH or DELETE on /healthz, /status or /openapi.json is answered 405 text/html, as a static site answers',
+    probe: {
+      request: { path: '/healthz', method: 'POST', role: 'none', json: {} },
+      holds: (r) => r.status === 405 && (r.headers.get('content-type') ?? '').startsWith('text/html'),
+    },
+  },
   // app.ts: preSerialization adds x_vendor to every JSON object (the closed MediaInputEnvelope excepted)
   {
     name: 'extra-fields',

@@ -1,3 +1,4 @@
+import { endpoints } from '../endpoint-table.ts';
 import { type HttpResponse, recordNow } from '../http/client.ts';
 import type { VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
@@ -149,6 +150,19 @@ function anyOf(secrets: ReadonlyArray<{ value: string }>): SecretMatcher {
   return m;
 }
 
+/**
+ * The public paths whose bodies the contract does not show ("Health, status and openapi bodies are not
+ * shown"): an error answer there (a degraded /healthz answering 503 with a body of its own, a static
+ * /openapi.json refusing POST with an HTML 405) shows no APIError, which is advisory there.
+ */
+let publicPaths: ReadonlySet<string> | undefined;
+const unshownBody = (path: string): boolean =>
+  (publicPaths ??= new Set(
+    endpoints()
+      .filter((e) => e.public)
+      .map((e) => e.path),
+  )).has(path.split('?')[0] ?? path);
+
 /** Checks every exchange gets, whatever the test: error shape and server faults. */
 export function genericChecks(res: HttpResponse): Finding[] {
   const out: Finding[] = [];
@@ -158,6 +172,7 @@ export function genericChecks(res: HttpResponse): Finding[] {
     if (problems.length > 0) {
       out.push({
         id: 'ERR-001',
+        ...(unshownBody(res.exchange.path) ? { level: 'notable' as const } : {}),
         message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}`,
         // The whole body (`""`): the fact a test's own look at the same body finds too (groups.ts).
         pointer: '',

@@ -18,6 +18,7 @@ import {
   TERMINAL_EVENTS,
   terminalEventProblems,
 } from '../checks/sse.ts';
+import { endpointOf } from '../endpoint-table.ts';
 import type { HttpResponse } from '../http/client.ts';
 import { brokenRequestRules, requestRules } from '../rules/requests.ts';
 import { nextPage, statedBeyond } from '../runtime/lists.ts';
@@ -40,7 +41,6 @@ import {
   usageChargesOf,
   usageJudgements,
 } from '../stateful/invariants.ts';
-import { endpointOf } from '../suite/endpoints.ts';
 import type { CapturedExchange } from './capture.ts';
 import { Recent } from './recent.ts';
 
