@@ -156,12 +156,14 @@ function anyOf(secrets: ReadonlyArray<{ value: string }>): SecretMatcher {
  * /openapi.json refusing POST with an HTML 405) shows no APIError, which is advisory there.
  */
 let publicPaths: ReadonlySet<string> | undefined;
-const unshownBody = (path: string): boolean =>
-  (publicPaths ??= new Set(
+function unshownBody(path: string): boolean {
+  publicPaths ??= new Set(
     endpoints()
       .filter((e) => e.public)
       .map((e) => e.path),
-  )).has(path.split('?')[0] ?? path);
+  );
+  return publicPaths.has(path.split('?')[0] ?? path);
+}
 
 /** Checks every exchange gets, whatever the test: error shape and server faults. */
 export function genericChecks(res: HttpResponse): Finding[] {
