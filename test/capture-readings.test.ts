@@ -24,6 +24,8 @@ interface Spec {
   at?: number;
   /** Members of the entry beside request and response (a gateway log's `_credential`). */
   extra?: Record<string, unknown>;
+  /** The request's origin (default `https://gw.example`). */
+  origin?: string;
 }
 
 function entry(s: Spec, n: number): Record<string, unknown> {
@@ -35,7 +37,7 @@ function entry(s: Spec, n: number): Record<string, unknown> {
     time: 5,
     request: {
       method: s.method,
-      url: `https://gw.example${s.path}`,
+      url: `${s.origin ?? 'https://gw.example'}${s.path}`,
       httpVersion: 'HTTP/1.1',
       headers: [
         ...(s.headers ?? []),
@@ -71,7 +73,7 @@ async function judge(name: string, specs: Spec[]) {
   const r = await checkTraffic({ files: [file], reportDir: join(dir, `report-${name}`), threads: 0 }, (s) =>
     lines.push(s),
   );
-  return { failed: r.summary?.failedRequirements ?? {}, lines: lines.join('\n') };
+  return { failed: r.summary?.failedRequirements ?? {}, lines: lines.join('\n'), summary: r.summary };
 }
 
 const chat = (model: string) => ({
@@ -286,5 +288,44 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(ok.failed, ok.lines).toEqual({});
     const control = await judge('key-not-reused', [keyed('tx-chat-1'), keyed('tx-chat-2')]);
     expect(control.failed, control.lines).toMatchObject({ 'MODEL-001': 1 });
+  });
+
+  it("ERR-001, ERR-002: only the API's origins are judged; a page's other hosts are left out, counted", async () => {
+    const favicon = {
+      method: 'GET',
+      path: '/favicon.ico',
+      status: 404,
+      mime: 'text/html',
+      text: '<html>no</html>',
+    };
+    const ok = await judge('other-origins', [
+      chat('tx-chat-1'),
+      { ...favicon, origin: 'https://cdn.other.example' },
+      {
+        method: 'GET',
+        path: '/api/session',
+        status: 500,
+        mime: 'text/plain',
+        text: 'oops',
+        origin: 'https://app.example',
+      },
+      // Another host's description is not the API's: not taken (an invalid one would fail OAS-001).
+      {
+        method: 'GET',
+        path: '/openapi.json',
+        status: 200,
+        reply: { not: 'a description' },
+        origin: 'https://cdn.other.example',
+      },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    expect(ok.summary?.capture?.otherOrigins).toEqual({
+      'https://cdn.other.example': 2,
+      'https://app.example': 1,
+    });
+    expect(ok.summary?.capture?.description).toMatch(/the capture holds no GET \/openapi\.json/);
+    expect(ok.lines).toContain("left out, not the API's origin: 3 exchange(s)");
+    const control = await judge('api-origin-favicon', [chat('tx-chat-1'), favicon]);
+    expect(control.failed, control.lines).toMatchObject({ 'ERR-001': 1 });
   });
 });

@@ -15,6 +15,8 @@ export interface CapturedExchange {
   method: string;
   /** Path and query as sent (unredacted: matched against the description, never printed). */
   path: string;
+  /** The origin of its URL (`https://gw.example`); '' for a relative one (a gateway log's path). */
+  origin: string;
   /** Lower-cased request headers. */
   headers: Record<string, string>;
   /** The request's JSON body, when it has one. */
@@ -116,6 +118,16 @@ export function registerCredentials(entry: unknown, registered: Registrations): 
   return keys.filter((k): k is string => typeof k === 'string' && k.length >= 4);
 }
 
+/** The origin of a request's URL (`https://gw.example`), or '' for a relative one (a log's path). */
+export function originOf(url: string): string {
+  if (url.startsWith('/')) return '';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
 /** The path and query of a request's URL (a relative one as it stands). */
 export function pathOf(url: string): string {
   try {
@@ -132,12 +144,20 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const req = obj(e?.request);
   const startedAt = typeof e?.startedDateTime === 'string' ? e.startedDateTime : '';
   if (!req || typeof req.method !== 'string' || typeof req.url !== 'string')
-    return { where, method: '?', path: '?', headers: {}, startedAt, problem: 'no request (method and url)' };
+    return {
+      where,
+      method: '?',
+      path: '?',
+      origin: '',
+      headers: {},
+      startedAt,
+      problem: 'no request (method and url)',
+    };
   const method = req.method.toUpperCase();
   const path = pathOf(req.url);
   const headers = harHeaders(req.headers);
   const post = obj(req.postData);
-  const out: CapturedExchange = { where, method, path, headers, startedAt };
+  const out: CapturedExchange = { where, method, path, origin: originOf(req.url), headers, startedAt };
   const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
   if (typeof e?._credential === 'string' && e._credential !== '') out.credentialLogged = true;

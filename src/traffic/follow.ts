@@ -89,7 +89,16 @@ async function followLog(
     undefined,
     "a followed log's own GET /openapi.json is not waited for (give --description)",
   );
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0, files: [] };
+  const facts: CaptureFacts = {
+    keys: new Set(),
+    authorized: false,
+    hosts: new Set(),
+    apiHosts: new Set(),
+    publicHosts: new Set(),
+    descriptions: new Map(),
+    entries: 0,
+    files: [],
+  };
   const secrets: Array<{ label: string; value: string }> = [];
   const state = new TrafficState(false, windowMs);
   const judge = new ExchangeJudge(

@@ -46,7 +46,14 @@ import {
   parseEntry,
 } from './har-stream.ts';
 import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging, ThreadedLearning } from './judging.ts';
-import { addLearnt, type Learned, learnEntry, parseToLearn } from './learn.ts';
+import {
+  addLearnt,
+  apiOrigins,
+  capturedDescription,
+  type Learned,
+  learnEntry,
+  parseToLearn,
+} from './learn.ts';
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
@@ -139,7 +146,7 @@ async function judgeFiles(
   try {
     facts = await readCapture(opts, formats, redactor, progress, threads);
     progress.nextPass();
-    description = await describe(opts.description, facts.captured);
+    description = await describe(opts.description, capturedDescription(facts));
     judged = await judgeExchanges(opts, redactor, facts, description, progress, threads);
   } finally {
     await threads?.close();
@@ -152,7 +159,10 @@ async function judgeFiles(
     log('check-traffic: no exchange could be read from the capture; nothing judged');
     return { exitCode: EXIT.usage };
   }
-  return reportCapture({ opts, startedAt, hosts: facts.hosts, description, judged, redactor }, log);
+  return reportCapture(
+    { opts, startedAt, hosts: apiOrigins(facts) ?? facts.hosts, description, judged, redactor },
+    log,
+  );
 }
 
 /** The report of what was judged, written by the one report writer, and the console's account of it. */
@@ -205,6 +215,9 @@ async function readCapture(
     keys: new Set(),
     authorized: false,
     hosts: new Set(),
+    apiHosts: new Set(),
+    publicHosts: new Set(),
+    descriptions: new Map(),
     entries: 0,
     files: [],
     ...(shard ? { shard } : {}),
@@ -251,7 +264,7 @@ async function readCapture(
               text.index,
               text.text,
               text.cut ? () => textAt(file, text.from!, text.to!) : undefined,
-              facts.captured !== undefined,
+              (origin) => facts.descriptions.has(origin),
             )
           : text;
       if (item.kind !== 'entry') continue;
@@ -284,7 +297,7 @@ async function judgeExchanges(
   // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
   const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
   const ctx = { secrets, responses: description.responses };
-  const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
+  const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state, apiOrigins(facts));
   threads?.setup({ redactor: redactor.tables(), secrets, description: description.from });
   const batches = threads ? new ThreadedJudging(threads, judge) : undefined;
   const { shard } = facts;
@@ -421,7 +434,7 @@ export function testRecords(
 export interface SummaryInput {
   opts: TrafficOptions;
   startedAt: Date;
-  hosts: Set<string>;
+  hosts: ReadonlySet<string>;
   description: Description;
   judged: Judged;
   tests: TestResultRecord[];
@@ -488,6 +501,14 @@ export function summarise(input: SummaryInput): Summary {
       requirementsJudged: judgedIds,
       notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
       problems: judged.problems.map((p) => redactor.text(p)),
+      ...(judged.otherOrigins.byOrigin.size
+        ? {
+            otherOrigins: {
+              ...Object.fromEntries(judged.otherOrigins.byOrigin),
+              ...(judged.otherOrigins.more ? { '(more origins)': judged.otherOrigins.more } : {}),
+            },
+          }
+        : {}),
       description: description.source,
       holds: {
         ...(judged.holds.from ? { from: judged.holds.from } : {}),
@@ -519,6 +540,11 @@ export function printOutcome(
     log(`  responses validated against ${source}`);
     const holds = summary.capture?.holds;
     if (holds) log(`  the capture holds: ${holdsText(holds)}`);
+    const other = Object.entries(summary.capture?.otherOrigins ?? {});
+    if (other.length)
+      log(
+        `  left out, not the API's origin: ${other.reduce((n, [, k]) => n + k, 0)} exchange(s) (${other.map(([o, k]) => `${o} ×${k}`).join(', ')})`,
+      );
     log(`  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not judged ${c.not_run}`);
     const failed = Object.entries(summary.failedRequirements);
     if (failed.length) log(`  failed requirements: ${failed.map(([id, k]) => `${id}×${k}`).join(', ')}`);

@@ -50,7 +50,16 @@ import { Recent } from './recent.ts';
  */
 export type SequenceExchange = Pick<
   CapturedExchange,
-  'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who' | 'credentialLogged'
+  | 'where'
+  | 'startedAt'
+  | 'method'
+  | 'path'
+  | 'origin'
+  | 'headers'
+  | 'json'
+  | 'bodyText'
+  | 'who'
+  | 'credentialLogged'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -173,6 +182,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     startedAt: x.startedAt,
     method: x.method,
     path: x.path,
+    origin: x.origin,
     headers: x.headers,
     ...(post && x.json !== undefined ? { json: x.json } : {}),
     ...(post && x.bodyText !== undefined ? { bodyText: x.bodyText } : {}),
