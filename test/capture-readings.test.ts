@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isMasked } from '../src/traffic/capture.ts';
 import { checkTraffic } from '../src/traffic/judge.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'capture-readings-'));
@@ -328,4 +329,55 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     const control = await judge('api-origin-favicon', [chat('tx-chat-1'), favicon]);
     expect(control.failed, control.lines).toMatchObject({ 'ERR-001': 1 });
   });
+
+  it('MODELS-004, SEC-001: a masked key (`Bearer ****`, `[REDACTED]`) names no one key and is no secret', async () => {
+    const masked = (mask: string) => [{ name: 'authorization', value: `Bearer ${mask}` }];
+    const session = (headers: Array<{ name: string; value: string }>) => [
+      // Two tenants' catalogs, then a call of the first's model: under one mask they read as one key.
+      { ...catalog('/v1/models', ['tx-chat-1']), headers },
+      { ...catalog('/v1/models', ['tx-chat-2']), headers },
+      { ...chat('tx-chat-1'), headers },
+    ];
+    const ok = await judge('masked-keys', [
+      ...session(masked('****')),
+      {
+        method: 'GET',
+        path: '/v1/support/tickets',
+        headers: masked('[REDACTED]'),
+        status: 200,
+        reply: { object: 'list', data: [{ id: 'tk_1', preferred_contact: '[REDACTED] ****' }] },
+      },
+      // A key was sent, masked: no download without a key (MASSET-002).
+      {
+        method: 'GET',
+        path: '/v1/media/assets/asset_1',
+        headers: masked('****'),
+        status: 200,
+        mime: 'image/png',
+        text: 'png',
+      },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('one-key-two-catalogs', session(auth));
+    expect(control.failed, control.lines).toMatchObject({ 'MODELS-004': 1 });
+  });
+});
+
+describe('masks of a key (capture.ts isMasked)', () => {
+  it.each([
+    'Bearer ****',
+    'Bearer [REDACTED]',
+    'Bearer <redacted>',
+    'Bearer <API_KEY>',
+    'Bearer sk-abc…wxyz',
+    'Bearer sk-****wxyz',
+    'Bearer xxxx',
+    'Bearer sk-live-xxxxxxxxxxxx',
+    'Bearer',
+    'FILTERED',
+  ])('%s is a mask', (value) => expect(isMasked(value)).toBe(true));
+  it.each([`Bearer ${KEY}`, 'Bearer [REDACTED:primary]', 'Bearer sk-k1xxxxxxxxxxxxxxxx', 'key-credits-1'])(
+    '%s is a key',
+    (value) => expect(isMasked(value)).toBe(false),
+  );
 });

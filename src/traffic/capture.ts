@@ -27,6 +27,8 @@ export interface CapturedExchange {
   who?: string;
   /** The gateway logged the credential the request carried (`_credential`), whatever headers it kept. */
   credentialLogged?: true;
+  /** The request's key is a mask (isMasked): a key was sent; whose, the capture does not say. */
+  credentialMasked?: true;
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
@@ -70,16 +72,38 @@ function decodeBody(text: unknown, encoding: unknown): Buffer | string {
   return Buffer.from(compact, 'base64');
 }
 
+/** A credential header's value without its scheme (`Bearer x` -> `x`). */
+const withoutScheme = (value: string): string => value.replace(/^\S+\s+(?=\S)/, '').trim();
+
+/** The words a capturing tool or a log writes in place of a secret (`[REDACTED]`, `<masked>`, `FILTERED`). */
+const MASK_WORD =
+  /^[[<({]?\s*(?:redacted|masked|filtered|hidden|removed|secret|sanitized|omitted|scrubbed|elided)\s*[\]>)}]?$/i;
+
+/**
+ * Whether a credential header's value is a mask written in place of the key, not a key: nothing after the
+ * scheme (`Bearer`), a word such as `[REDACTED]` or `<masked>`, anything in angle brackets (`<API_KEY>`),
+ * a run of `*` or `•` or an ellipsis (`****`, `sk-abc…xyz`), or only `x` after a prefix (`xxxx`,
+ * `sk-xxxxxxxx`). Such a value names no one key (every tenant's shows alike) and no reply holds it as a
+ * secret. The suite's own masks that name a role (`Bearer [REDACTED:primary]`, --har) tell roles apart:
+ * not masks here.
+ */
+export function isMasked(value: string): boolean {
+  const token = withoutScheme(value);
+  if (token === '' || /^(?:bearer|basic|token|apikey|api-key)$/i.test(token)) return true;
+  if (MASK_WORD.test(token) || /^<[^<>]*>$/.test(token)) return true;
+  if (/\*{3,}|•{3,}|…|\.{3,}/.test(token)) return true;
+  return /^(?:[a-z0-9]+[-_])*x{4,}$/i.test(token);
+}
+
 /**
  * The digest a credential is known by in the judgement (never the credential itself): the credential
- * header, else the id a gateway log names the key by (`_credential`, src/traffic/formats.ts).
+ * header, else the id a gateway log names the key by (`_credential`, src/traffic/formats.ts). A masked
+ * key (isMasked) is no credential known: undefined, unless the gateway logged its id.
  */
 export function credentialOf(headers: Record<string, string>, logged?: unknown): string | undefined {
-  const value =
-    headers.authorization ??
-    headers['x-api-key'] ??
-    headers.cookie ??
-    (typeof logged === 'string' ? `logged credential ${logged}` : undefined);
+  const key = headers.authorization ?? headers['x-api-key'];
+  const id = typeof logged === 'string' ? `logged credential ${logged}` : undefined;
+  const value = key !== undefined && isMasked(key) ? id : (key ?? headers.cookie ?? id);
   if (!value) return undefined;
   // A capture's requests carry a few credentials over and over: each digested once.
   let digest = digests.get(value);
@@ -103,7 +127,9 @@ export function registerCredentials(entry: unknown, registered: Registrations): 
   const url = typeof req.url === 'string' ? req.url : '';
   const headers = harHeaders(req.headers);
   registered.registerSent(pathOf(url), headers);
-  const keys = [headers.authorization?.replace(/^\S+\s+(?=\S)/, ''), headers['x-api-key']];
+  const keys = [headers.authorization, headers['x-api-key']].map((h) =>
+    h === undefined || isMasked(h) ? undefined : withoutScheme(h),
+  );
   // Cookies listed apart from the header, and credential-like query parameters listed apart from the URL.
   for (const list of [req.cookies, obj(obj(entry)?.response)?.cookies])
     if (Array.isArray(list))
@@ -161,6 +187,8 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
   if (typeof e?._credential === 'string' && e._credential !== '') out.credentialLogged = true;
+  const key = headers.authorization ?? headers['x-api-key'];
+  if (key !== undefined && isMasked(key)) out.credentialMasked = true;
   let body: Buffer | string | undefined;
   if (post && typeof post.text === 'string') {
     if (

@@ -60,6 +60,7 @@ export type SequenceExchange = Pick<
   | 'bodyText'
   | 'who'
   | 'credentialLogged'
+  | 'credentialMasked'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -188,6 +189,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     ...(post && x.bodyText !== undefined ? { bodyText: x.bodyText } : {}),
     ...(x.who !== undefined ? { who: x.who } : {}),
     ...(x.credentialLogged ? { credentialLogged: true as const } : {}),
+    ...(x.credentialMasked ? { credentialMasked: true as const } : {}),
     ...(res
       ? {
           res: {
@@ -312,11 +314,22 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
-/** Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none). */
+/**
+ * Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none,
+ * or its key is masked: whose request it was, the capture does not say).
+ */
 function keySlot(x: SequenceExchange): string | undefined {
   const key = x.headers['idempotency-key'];
-  return x.method === 'POST' && key ? `${x.who ?? ''}\n${bare(x.path)}\n${key}` : undefined;
+  return x.method === 'POST' && key && !unknownSender(x)
+    ? `${x.who ?? ''}\n${bare(x.path)}\n${key}`
+    : undefined;
 }
+
+/**
+ * A request whose key is masked (`Bearer ****`, capture.ts isMasked) and whose sender the log names by
+ * no other id: a key was sent, but every tenant's masked key reads alike, so no sequence follows it.
+ */
+const unknownSender = (x: SequenceExchange): boolean => x.credentialMasked === true && x.who === undefined;
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
@@ -414,7 +427,12 @@ export class TrafficState {
       // A credential the gateway logged was sent, whatever headers its log keeps.
       if (x.headers.authorization === undefined && !x.credentialLogged && isBusinessCall(x.method, path))
         mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
-      if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
+      if (
+        x.method === 'GET' &&
+        /^\/v1\/media\/assets\/[^/]+$/.test(path) &&
+        x.who === undefined &&
+        !x.credentialMasked
+      )
         mustRefuse('MASSET-002', 'an asset downloaded without a key');
     }
 
@@ -692,7 +710,9 @@ export class TrafficState {
     const at = Date.parse(x.startedAt);
     const earlier = at < known.at;
     // A create answering a job already known is a repeat: a status the job showed may be the stored reply.
-    const snapshot = earlier || (!jobRead && isReplaySnapshot(seen, job.status));
+    // A masked key's job: whose job it is (ids are per tenant) the capture does not say; not followed.
+    const unknown = unknownSender(x);
+    const snapshot = unknown || earlier || (!jobRead && isReplaySnapshot(seen, job.status));
     if (!snapshot) takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     // MJOB-021: a job reply that reads succeeded names its asset.
     takeJudged(
@@ -717,6 +737,6 @@ export class TrafficState {
     }
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
-    this.jobs.set(jobKey, { statuses: seen, at: earlier || Number.isNaN(at) ? known.at : at });
+    if (!unknown) this.jobs.set(jobKey, { statuses: seen, at: earlier || Number.isNaN(at) ? known.at : at });
   }
 }
