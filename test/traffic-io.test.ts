@@ -388,4 +388,37 @@ describe('a gateway log that kept no request headers', () => {
     expect(unknown.outcome, unknown.text).not.toBe('failed');
     expect(unknown.outcome, unknown.text).not.toBe('passed');
   });
+
+  it('does not judge AUTH-001 or MASSET-002 on a line whose request headers it did not keep', async () => {
+    const line = (url: string, headers?: Record<string, string>, body = '{}', type = 'application/json') =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'GET',
+        url,
+        status: 200,
+        ...(headers ? { request_headers: headers } : {}),
+        response_headers: { 'content-type': type },
+        response_body: body,
+      });
+    const balance = '{"total_points":"10","held_points":"1","available_points":"9"}';
+    const failedOf = async (name: string, headers?: Record<string, string>) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(
+        file,
+        [
+          // One line kept an Authorization header: the log records credentials.
+          line('/v1/balance', { authorization: 'Bearer key-headers-1' }, balance),
+          line('/v1/balance', headers, balance),
+          line('/v1/media/assets/asset_1', headers, 'png', 'image/png'),
+        ].join('\n'),
+      );
+      const r = await judge({ files: [file] }, name);
+      return { failed: r.summary!.failedRequirements, text: r.text };
+    };
+    const unknown = await failedOf('headers-unknown');
+    expect(unknown.failed, unknown.text).toEqual({});
+    // Its headers kept, none of them a key: the same lines break both rules.
+    const none = await failedOf('headers-none', { accept: 'application/json' });
+    expect(none.failed, none.text).toMatchObject({ 'AUTH-001': 1, 'MASSET-002': 1 });
+  });
 });

@@ -29,6 +29,8 @@ export interface CapturedExchange {
   credentialLogged?: true;
   /** The request's key is a mask (isMasked): a key was sent; whose, the capture does not say. */
   credentialMasked?: true;
+  /** The capture holds no request headers of it (a log line without them): what was sent is not known. */
+  headersUnknown?: true;
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
@@ -225,7 +227,10 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   exchange.test = 'capture';
   // A HAR always lists the request's headers (HAR 1.2: `headers` is required); a log line that kept none
   // says nothing of what was sent (an Accept that selects the legacy currency format, say).
-  if (!Array.isArray(req.headers)) exchange.requestHeadersUnknown = true;
+  if (!Array.isArray(req.headers)) {
+    exchange.requestHeadersUnknown = true;
+    out.headersUnknown = true;
+  }
   const r = obj(e?.response);
   const status = r?.status;
   if (!r || typeof status !== 'number' || status < 100 || status > 599)

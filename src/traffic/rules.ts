@@ -61,6 +61,7 @@ export type SequenceExchange = Pick<
   | 'who'
   | 'credentialLogged'
   | 'credentialMasked'
+  | 'headersUnknown'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -190,6 +191,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     ...(x.who !== undefined ? { who: x.who } : {}),
     ...(x.credentialLogged ? { credentialLogged: true as const } : {}),
     ...(x.credentialMasked ? { credentialMasked: true as const } : {}),
+    ...(x.headersUnknown ? { headersUnknown: true as const } : {}),
     ...(res
       ? {
           res: {
@@ -422,8 +424,9 @@ export class TrafficState {
     const body = !reusedKey && isPlainObject(x.json) ? x.json : undefined;
 
     // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
-    // all: a request without one then says nothing of what the client sent.
-    if (this.credentialsRecorded) {
+    // all: a request without one then says nothing of what the client sent. Nor does a log line that kept
+    // no request headers (the gateway format's `request_headers` left out), whatever other lines kept.
+    if (this.credentialsRecorded && !x.headersUnknown) {
       // A credential the gateway logged was sent, whatever headers its log keeps.
       if (x.headers.authorization === undefined && !x.credentialLogged && isBusinessCall(x.method, path))
         mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
