@@ -421,4 +421,31 @@ describe('a gateway log that kept no request headers', () => {
     const none = await failedOf('headers-none', { accept: 'application/json' });
     expect(none.failed, none.text).toMatchObject({ 'AUTH-001': 1, 'MASSET-002': 1 });
   });
+
+  it('does not judge RSP-003 on a line that kept no Content-Type of the reply', async () => {
+    const sse =
+      'event: response.output_text.delta\ndata: {"delta":"hi"}\n\nevent: response.completed\ndata: {}\n\n';
+    const line = (responseHeaders?: Record<string, string>) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'POST',
+        url: '/v1/responses',
+        status: 200,
+        request_headers: { authorization: 'Bearer key-stream-1', 'content-type': 'application/json' },
+        request_body: JSON.stringify({ model: 'm1', input: 'hi', stream: true }),
+        ...(responseHeaders ? { response_headers: responseHeaders } : {}),
+        response_body: sse,
+      });
+    const outcomeOf = async (name: string, responseHeaders?: Record<string, string>) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${line(responseHeaders)}\n`);
+      const r = await judge({ files: [file] }, name);
+      return { outcome: outcomes(r.summary!)['RSP-003'], text: r.text };
+    };
+    const unknown = await outcomeOf('stream-type-unknown');
+    expect(unknown.outcome, unknown.text).toBe('not_run');
+    // The reply's Content-Type kept, and no event stream: RSP-003 fails.
+    const json = await outcomeOf('stream-type-json', { 'content-type': 'application/json' });
+    expect(json.outcome, json.text).toBe('failed');
+  });
 });

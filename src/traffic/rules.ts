@@ -518,14 +518,21 @@ export class TrafficState {
           findings.push(findingAt({ id: 'RSP-006', ...p }, where));
       }
     }
-    // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream.
-    if (x.method === 'POST' && path === '/v1/responses' && body?.stream === true && ok2xx(status)) {
+    // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream. Judged where the
+    // capture shows the reply's content type: a log line that kept no response headers does not.
+    if (
+      x.method === 'POST' &&
+      path === '/v1/responses' &&
+      body?.stream === true &&
+      ok2xx(status) &&
+      res.mediaType !== undefined
+    ) {
       judged.push('RSP-003');
       if (res.mediaType !== 'text/event-stream')
         findings.push({
           id: 'RSP-003',
-          message: `${where}: a responses call with stream true was answered ${status} ${res.mediaType ?? '(no content type)'}`,
-          received: res.mediaType ?? null,
+          message: `${where}: a responses call with stream true was answered ${status} ${res.mediaType}`,
+          received: res.mediaType,
           expected: 'text/event-stream',
         });
     }
