@@ -361,6 +361,30 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     const control = await judge('one-key-two-catalogs', session(auth));
     expect(control.failed, control.lines).toMatchObject({ 'MODELS-004': 1 });
   });
+
+  it('ERR-001, ERR-002: a 499 (the client closed the request) and a CORS preflight are no API answers', async () => {
+    const preflight = (headers: Array<{ name: string; value: string }>, status = 403) => ({
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: [{ name: 'origin', value: 'https://app.example' }, ...headers],
+      status,
+      ...(status === 500 ? { mime: 'text/plain', text: 'cors' } : {}),
+    });
+    const asks = [{ name: 'access-control-request-method', value: 'POST' }];
+    const closed = (status: number) => ({ ...chat('tx-chat-1'), status, reply: undefined });
+    const ok = await judge('preflight-499', [
+      chat('tx-chat-1'),
+      preflight(asks),
+      preflight(asks, 500),
+      closed(499),
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    // An OPTIONS that asks nothing of CORS, and a 400 with no body: API answers, which break ERR-001.
+    const notPreflight = await judge('options-plain', [chat('tx-chat-1'), preflight([])]);
+    expect(notPreflight.failed, notPreflight.lines).toMatchObject({ 'ERR-001': 1 });
+    const refused = await judge('refused-bodiless', [chat('tx-chat-1'), closed(400)]);
+    expect(refused.failed, refused.lines).toMatchObject({ 'ERR-001': 1 });
+  });
 });
 
 describe('masks of a key (capture.ts isMasked)', () => {

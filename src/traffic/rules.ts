@@ -9,6 +9,7 @@
  */
 import type { Decimal } from 'decimal.js';
 import { entryIds, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
+import { CLIENT_CLOSED } from '../checks/per-exchange.ts';
 import { ExactDecimal } from '../checks/points.ts';
 import {
   parseSse,
@@ -406,8 +407,9 @@ export class TrafficState {
     const path = bare(x.path);
     const where = `${x.method} ${res.exchange.path} (${x.where})`;
     const status = res.status;
-    // A 429 is a limit of the target (rate limit or protection): neither an acceptance nor a refusal.
-    const decided = status !== 429;
+    // A 429 is a limit of the target (rate limit or protection): neither an acceptance nor a refusal; a
+    // 499 (the client closed the request, nginx's log status) is no answer at all.
+    const decided = status !== 429 && status !== CLIENT_CLOSED;
     /** A request the contract says must be refused: judged when answered (not 429), failed when 2xx. */
     const mustRefuse = (id: string, why: string, received?: unknown) => {
       if (!decided) return;
@@ -617,7 +619,7 @@ export class TrafficState {
       return;
     const first = this.firstOfKey.get(slot);
     if (!first) {
-      if (res.status !== 429)
+      if (res.status !== 429 && res.status !== CLIENT_CLOSED)
         this.firstOfKey.set(slot, {
           body: x.bodyText,
           status: res.status,
@@ -627,7 +629,7 @@ export class TrafficState {
       return;
     }
     // Another body under the same key is IDEM-002 (not stated); a refusal of the replay is allowed.
-    if (first.body !== x.bodyText || res.status === 429) return;
+    if (first.body !== x.bodyText || res.status === 429 || res.status === CLIENT_CLOSED) return;
     const id = media ? 'MJOB-024' : 'IDEM-001';
     judged.push(id);
     if (!ok2xx(first.status) || !ok2xx(res.status)) return;
