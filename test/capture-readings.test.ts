@@ -23,6 +23,8 @@ interface Spec {
   text?: string;
   /** The entry's start, in seconds after the capture's first (default: its index). */
   at?: number;
+  /** How long it took, in ms (default 5). */
+  time?: number;
   /** Members of the entry beside request and response (a gateway log's `_credential`). */
   extra?: Record<string, unknown>;
   /** The request's origin (default `https://gw.example`). */
@@ -35,7 +37,7 @@ function entry(s: Spec, n: number): Record<string, unknown> {
   return {
     ...s.extra,
     startedDateTime: new Date(Date.UTC(2026, 10, 30, 12, 0, s.at ?? n)).toISOString(),
-    time: 5,
+    time: s.time ?? 5,
     request: {
       method: s.method,
       url: `${s.origin ?? 'https://gw.example'}${s.path}`,
@@ -384,6 +386,51 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(notPreflight.failed, notPreflight.lines).toMatchObject({ 'ERR-001': 1 });
     const refused = await judge('refused-bodiless', [chat('tx-chat-1'), closed(400)]);
     expect(refused.failed, refused.lines).toMatchObject({ 'ERR-001': 1 });
+  });
+
+  it('MJOB-025: a create replayed from before the capture, and a poll that overlaps another, are no later steps', async () => {
+    const job = (status: string) => ({ id: 'job_1', object: 'media.job', model: 'wc-100010', status });
+    const read = (status: string, at: number, time = 5) => ({
+      method: 'GET',
+      path: '/v1/media/jobs/job_1',
+      headers: auth,
+      status: 200,
+      reply: job(status),
+      at,
+      time,
+    });
+    const create = (at: number, key = 'task-1') => ({
+      method: 'POST',
+      path: '/v1/media/jobs',
+      headers: [...auth, { name: 'idempotency-key', value: key }],
+      json: { model: 'wc-100010', prompt: 'a cat', parameters: { provider_processing_acknowledged: true } },
+      status: 200,
+      reply: job('queued'),
+      at,
+    });
+    const ok = await judge('jobs-replay-overlap', [
+      // Polls, then the create repeated with its key: its first create came before the capture.
+      read('running', 0),
+      read('succeeded', 5),
+      create(10),
+      // A poll of 5 s answered failed, and one that started during it answered running.
+      { ...read('failed', 20, 5000), path: '/v1/media/jobs/job_2', reply: { ...job('failed'), id: 'job_2' } },
+      { ...read('running', 21), path: '/v1/media/jobs/job_2', reply: { ...job('running'), id: 'job_2' } },
+    ]);
+    expect(ok.failed['MJOB-025'], ok.lines).toBeUndefined();
+    // The key's first create in the capture answered queued: its replay after succeeded may say queued,
+    // a poll that started after the failed one ended may not say running.
+    const control = await judge('jobs-replay-overlap-control', [
+      create(0),
+      read('running', 5),
+      read('succeeded', 10),
+      create(15),
+      { ...read('failed', 20, 500), path: '/v1/media/jobs/job_2', reply: { ...job('failed'), id: 'job_2' } },
+      { ...read('running', 21), path: '/v1/media/jobs/job_2', reply: { ...job('running'), id: 'job_2' } },
+    ]);
+    expect(control.failed, control.lines).toMatchObject({ 'MJOB-025': 1 });
+    expect(control.lines).toMatch(/job job_2 read running after failed/);
+    expect(control.lines).not.toMatch(/job job_1 read/);
   });
 });
 

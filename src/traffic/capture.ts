@@ -31,6 +31,8 @@ export interface CapturedExchange {
   credentialMasked?: true;
   /** The capture holds no request headers of it (a log line without them): what was sent is not known. */
   headersUnknown?: true;
+  /** How long the exchange took (HAR `time`, a log's `duration_ms`), where the capture says. */
+  durationMs?: number;
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
@@ -255,6 +257,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
+  if (typeof e?.time === 'number' && e.time > 0 && Number.isFinite(e.time)) out.durationMs = e.time;
   // A body held as text is that text decoded (unless it holds a lone surrogate, which the bytes cannot).
   const text =
     typeof content.text === 'string' && !content.encoding && content.text.isWellFormed()

@@ -63,6 +63,7 @@ export type SequenceExchange = Pick<
   | 'credentialLogged'
   | 'credentialMasked'
   | 'headersUnknown'
+  | 'durationMs'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -193,6 +194,7 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     ...(x.credentialLogged ? { credentialLogged: true as const } : {}),
     ...(x.credentialMasked ? { credentialMasked: true as const } : {}),
     ...(x.headersUnknown ? { headersUnknown: true as const } : {}),
+    ...(x.durationMs !== undefined ? { durationMs: x.durationMs } : {}),
     ...(res
       ? {
           res: {
@@ -346,9 +348,10 @@ export class TrafficState {
   >();
   /**
    * Per key and job id (ids are per tenant: their format is not shown): the statuses it showed in turn,
-   * and when it was read last (ms; NaN where the capture gives no time).
+   * when the read judged last started, and the latest end of a read judged (ms; NaN where the capture
+   * gives no time).
    */
-  private readonly jobs = new Recent<string, { statuses: string[]; at: number }>();
+  private readonly jobs = new Recent<string, { statuses: string[]; at: number; end: number }>();
   /** Per key: usage record id -> charged_points as first read (PTS-006). */
   private readonly usage = new Recent<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
@@ -714,17 +717,25 @@ export class TrafficState {
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const jobKey = `${x.who ?? ''} ${job.id}`;
-    const known = this.jobs.get(jobKey) ?? { statuses: [], at: Number.NaN };
+    const known = this.jobs.get(jobKey) ?? { statuses: [], at: Number.NaN, end: Number.NaN };
     const seen = known.statuses;
     const last = seen.at(-1);
-    // A read that started before the last one judged (files given out of time order, workers' logs merged)
-    // is not a later step of the job: its status is not judged against what came after it.
+    // A read that started before the last one judged started (files given out of time order, workers' logs
+    // merged), or before it ended (polls that overlap: the server may have answered this one first), is
+    // not a later step of the job: its status is not judged against what came after it.
     const at = Date.parse(x.startedAt);
-    const earlier = at < known.at;
+    const earlier = at < known.at || at < known.end;
     // A create answering a job already known is a repeat: a status the job showed may be the stored reply.
+    // Where no earlier create of its Idempotency-Key is in the capture (the job's create came before it
+    // began), the stored reply is of a time the capture does not show: not judged.
+    const repeat = !jobRead && seen.length > 0;
+    const slot = repeat ? keySlot(x) : undefined;
+    const first = slot === undefined ? undefined : this.firstOfKey.get(slot);
+    const firstBefore = first !== undefined && first.where !== x.where;
+    const replayed = repeat && (!firstBefore || isReplaySnapshot(seen, job.status));
     // A masked key's job: whose job it is (ids are per tenant) the capture does not say; not followed.
     const unknown = unknownSender(x);
-    const snapshot = unknown || earlier || (!jobRead && isReplaySnapshot(seen, job.status));
+    const snapshot = unknown || earlier || replayed;
     if (!snapshot) takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     // MJOB-021: a job reply that reads succeeded names its asset.
     takeJudged(
@@ -749,6 +760,14 @@ export class TrafficState {
     }
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
-    if (!unknown) this.jobs.set(jobKey, { statuses: seen, at: earlier || Number.isNaN(at) ? known.at : at });
+    if (!unknown) {
+      const later = !earlier && !Number.isNaN(at);
+      const end = at + (x.durationMs ?? 0);
+      this.jobs.set(jobKey, {
+        statuses: seen,
+        at: later ? at : known.at,
+        end: later && !(end <= known.end) ? end : known.end,
+      });
+    }
   }
 }
