@@ -448,4 +448,54 @@ describe('a gateway log that kept no request headers', () => {
     const json = await outcomeOf('stream-type-json', { 'content-type': 'application/json' });
     expect(json.outcome, json.text).toBe('failed');
   });
+
+  it('does not judge a JSON body the gateway may have cut (RESP-003, ERR-001), unless the line states its size', async () => {
+    const key = 'key-cut-body-0123456789';
+    const chat = JSON.stringify({
+      id: 'chatcmpl-abcdef123',
+      object: 'chat.completion',
+      model: 'm1',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'x'.repeat(2000) }, finish_reason: 'stop' },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
+    const refusal = JSON.stringify({
+      error: { code: 'invalid_request', message: 'y'.repeat(2000), type: 'invalid' },
+    });
+    const line = (status: number, body: string, bytes?: number) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'POST',
+        url: '/v1/chat/completions',
+        status,
+        request_headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        request_body: JSON.stringify({ model: 'm1', messages: [{ role: 'user', content: 'hi' }] }),
+        response_headers: { 'content-type': 'application/json' },
+        response_body: body,
+        ...(bytes !== undefined ? { response_body_bytes: bytes } : {}),
+      });
+    const judged = async (name: string, lines: string[]) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const r = await judge({ files: [file] }, name);
+      return { failed: r.summary!.failedRequirements, s: r.summary!, text: r.text };
+    };
+    // Cut at the gateway's cap (1024 bytes): no size stated, or a size larger than the part kept.
+    const cut = await judged('body-cut', [
+      line(200, chat.slice(0, 1024)),
+      line(400, refusal.slice(0, 1024), refusal.length),
+    ]);
+    expect(cut.failed, cut.text).toEqual({});
+    expect(cut.s.tests.find((t) => t.ids[0] === 'ERR-001')!.reason).toMatch(/may have cut/);
+    // The line states the size of what it holds: the body is whole, and neither parses.
+    const whole = await judged('body-whole', [
+      line(200, chat.slice(0, 1024), 1024),
+      line(400, refusal.slice(0, 1024), 1024),
+    ]);
+    expect(whole.failed, whole.text).toMatchObject({ 'RESP-003': 1, 'ERR-001': 1 });
+    // A key in the part kept is still a leak.
+    const leak = await judged('body-cut-leak', [line(200, `{"echo":"${key}", "rest":"`)]);
+    expect(leak.failed, leak.text).toMatchObject({ 'SEC-001': 1 });
+  });
 });

@@ -136,11 +136,17 @@ function judgedExchange(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJ
   // A reply whose body a captured log does not hold: only the status speaks (a server fault, an
   // unavailable upstream); every family that reads the body is not judged on it.
   // A HEAD's answer has no body by definition (RFC 9110): the same.
-  if (res.bodyAbsent !== undefined || res.method.toUpperCase() === 'HEAD')
+  // A part of the body a log kept (a gateway's size cap) is still looked at for secrets.
+  if (res.bodyAbsent !== undefined || res.method.toUpperCase() === 'HEAD') {
+    const part = res.bodyAbsent !== undefined && res.text !== '' && ctx.secrets.length > 0;
     return {
-      findings: genericChecks(res).filter((f) => f.id !== 'ERR-001'),
-      observed: ['ERR-002', 'ERR-003'],
+      findings: [
+        ...genericChecks(res).filter((f) => f.id !== 'ERR-001'),
+        ...(part ? secretLeaks(res, ctx.secrets) : []),
+      ],
+      observed: ['ERR-002', 'ERR-003', ...(part ? ['SEC-001'] : [])],
     };
+  }
   const findings: Finding[] = [];
   const observed = new Set<string>();
   // A body larger than the suite reads (HttpResponse.bodyTooLarge) was not parsed: only the leak scan

@@ -238,9 +238,9 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   if (!r || typeof status !== 'number' || status < 100 || status > 599)
     return { ...out, problem: `no response (status ${JSON.stringify(status ?? null)})` };
   const content = obj(r.content) ?? {};
-  // A log format that holds no body (or not this one) says so: the exchange is judged on what it holds.
-  const absent =
-    content.text === undefined && typeof content._absent === 'string' ? content._absent : undefined;
+  // A log format that holds no body (or not this one, or a part of it) says so: the exchange is judged on
+  // what it holds.
+  const absent = typeof content._absent === 'string' ? content._absent : undefined;
   if (content.text === undefined && !absent && typeof content.size === 'number' && content.size > 0)
     return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
   const decoded = decodeBody(content.text, content.encoding);

@@ -176,9 +176,10 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
   const res = x.res;
   const requestId = res?.headers['x-request-id'];
   const path = bare(x.path);
+  // A body the log does not hold whole (bodyAbsent) tells nothing: the part kept is no reply.
   const facts =
     res?.facts ??
-    (post || (x.method === 'GET' && LEARNED_GET.test(path))
+    (res?.bodyAbsent === undefined && (post || (x.method === 'GET' && LEARNED_GET.test(path)))
       ? replyFacts(x.method, path, res?.json, x.path.includes('?'), res?.headers.link)
       : undefined);
   return {
