@@ -1,11 +1,12 @@
 // Captured traffic a conformant deployment may show, where the contract leaves the reading open: each must
 // pass check-traffic (no false alarm), beside a control that the same rule fails.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isMasked } from '../src/traffic/capture.ts';
-import { checkTraffic } from '../src/traffic/judge.ts';
+import { checkTraffic, type TrafficOptions } from '../src/traffic/judge.ts';
+import { runCli } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'capture-readings-'));
 const KEY = 'sk-capture-READINGS-0123456789abcdefABCDEF';
@@ -68,13 +69,14 @@ function entry(s: Spec, n: number): Record<string, unknown> {
   };
 }
 
-async function judge(name: string, specs: Spec[]) {
+async function judge(name: string, specs: Spec[], opts: Partial<TrafficOptions> = {}) {
   const file = join(dir, `${name}.har`);
   const doc = { log: { version: '1.2', creator: { name: 'test', version: '1' }, entries: specs.map(entry) } };
   writeFileSync(file, JSON.stringify(doc));
   const lines: string[] = [];
-  const r = await checkTraffic({ files: [file], reportDir: join(dir, `report-${name}`), threads: 0 }, (s) =>
-    lines.push(s),
+  const r = await checkTraffic(
+    { files: [file], reportDir: join(dir, `report-${name}`), threads: 0, ...opts },
+    (s) => lines.push(s),
   );
   return { failed: r.summary?.failedRequirements ?? {}, lines: lines.join('\n'), summary: r.summary };
 }
@@ -431,6 +433,51 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(control.failed, control.lines).toMatchObject({ 'MJOB-025': 1 });
     expect(control.lines).toMatch(/job job_2 read running after failed/);
     expect(control.lines).not.toMatch(/job job_1 read/);
+  });
+
+  it('SEC-001: a canary given (--canary) that a reply holds fails; the report never shows it', async () => {
+    const canary = 'node-internal-';
+    const call = chat('tx-chat-1');
+    const leaky = {
+      ...call,
+      reply: {
+        ...call.reply,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: `served by ${canary}7` },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    };
+    // Without the canary, the capture says nothing of it.
+    const plain = await judge('canary-unknown', [leaky]);
+    expect(plain.failed, plain.lines).toEqual({});
+    const given = await judge('canary-given', [leaky], { canaries: [canary] });
+    expect(given.failed, given.lines).toMatchObject({ 'SEC-001': 1 });
+    expect(given.lines).toMatch(/response body contains the canary #1 secret/);
+    const reportDir = join(dir, 'report-canary-given');
+    for (const f of readdirSync(reportDir))
+      expect(readFileSync(join(reportDir, f), 'utf8'), f).not.toContain(canary);
+    // On the command line: repeatable; one too short to be told from ordinary text is refused.
+    const har = join(dir, 'canary-given.har');
+    const cli = await runCli([
+      'check-traffic',
+      '--quiet',
+      '--report-dir',
+      join(dir, 'canary-cli'),
+      '--canary',
+      'sk-upstream-',
+      '--canary',
+      canary,
+      har,
+    ]);
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stdout).toMatch(/VERDICT: FAILED/);
+    const short = await runCli(['check-traffic', '--canary', 'abc', har]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/--canary: "abc" is shorter than 4 characters/);
   });
 });
 

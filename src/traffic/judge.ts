@@ -75,6 +75,23 @@ export interface TrafficOptions {
    * default: judgingThreads'). The findings and the report are the same either way.
    */
   threads?: number;
+  /**
+   * Canaries (--canary): values the target's configuration declares secret (its upstream key prefixes,
+   * internal node names); no reply may hold one (SEC-001), as in a live run (src/runtime/worker.ts).
+   */
+  canaries?: string[];
+}
+
+/** A canary shorter than this would match ordinary text (targets.yaml's `canaries` have the same bound). */
+export const MIN_CANARY_CHARS = 4;
+
+/** The canaries as SEC-001's secrets, labelled as a live run labels them. */
+export const canarySecrets = (canaries: readonly string[] = []): Array<{ label: string; value: string }> =>
+  canaries.map((value, i) => ({ label: `canary #${i + 1}`, value }));
+
+/** A redactor that knows the canaries before anything is read (no report shows one, as in a live run). */
+export function trafficRedactor(opts: Pick<TrafficOptions, 'canaries'>): Redactor {
+  return new Redactor(Object.fromEntries(canarySecrets(opts.canaries).map((s) => [s.label, s.value])));
 }
 
 /** Judging threads at most: past that the reading thread is what bounds the rate. */
@@ -113,7 +130,7 @@ export async function checkTraffic(
   out: (s: string) => void = console.log,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   if (opts.files.length === 0) throw new UsageError('check-traffic: name one or more HAR files');
-  const redactor = new Redactor({});
+  const redactor = trafficRedactor(opts);
   const restore = redactConsole(redactor);
   try {
     return await judgeFiles(opts, redactor, (s) => out(redactor.text(s)));
@@ -294,8 +311,12 @@ async function judgeExchanges(
   threads?: JudgingThreads,
 ): Promise<Judged> {
   const state = new TrafficState(facts.authorized);
-  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
-  const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
+  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design),
+  // nor a canary given.
+  const secrets = [
+    ...[...facts.keys].map((value) => ({ label: 'captured key', value })),
+    ...canarySecrets(opts.canaries),
+  ];
   const ctx = { secrets, responses: description.responses };
   const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state, apiOrigins(facts));
   threads?.setup({ redactor: redactor.tables(), secrets, description: description.from });
