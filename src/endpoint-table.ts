@@ -33,6 +33,18 @@ export function endpointOf(method: string, path: string): Endpoint | undefined {
   return routes.find((r) => r.endpoint.method === method && r.path.test(path))?.endpoint;
 }
 
+/**
+ * Whether a path (its query aside) is one of the contract's table, whatever the method: a business path
+ * (`/v1/...`) or a public one (`/healthz`, `/status`, `/openapi.json`).
+ */
+export function contractPathOf(path: string): 'business' | 'public' | undefined {
+  routes ??= endpoints().map((endpoint) => ({ endpoint, path: templateRegex(endpoint.path) }));
+  const bare = path.split('?')[0]!;
+  const found = routes.filter((r) => r.path.test(bare));
+  if (found.some((r) => !r.endpoint.public)) return 'business';
+  return found.length > 0 ? 'public' : undefined;
+}
+
 export const label = (e: Endpoint): string => `${e.method} ${e.path}`;
 
 /** The concrete path of an endpoint, its path parameters filled with probe values. */

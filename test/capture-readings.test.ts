@@ -1,10 +1,12 @@
 // Captured traffic a conformant deployment may show, where the contract leaves the reading open: each must
 // pass check-traffic (no false alarm), beside a control that the same rule fails.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkTraffic } from '../src/traffic/judge.ts';
+import { isMasked } from '../src/traffic/capture.ts';
+import { checkTraffic, type TrafficOptions } from '../src/traffic/judge.ts';
+import { runCli } from './helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'capture-readings-'));
 const KEY = 'sk-capture-READINGS-0123456789abcdefABCDEF';
@@ -22,8 +24,12 @@ interface Spec {
   text?: string;
   /** The entry's start, in seconds after the capture's first (default: its index). */
   at?: number;
+  /** How long it took, in ms (default 5). */
+  time?: number;
   /** Members of the entry beside request and response (a gateway log's `_credential`). */
   extra?: Record<string, unknown>;
+  /** The request's origin (default `https://gw.example`). */
+  origin?: string;
 }
 
 function entry(s: Spec, n: number): Record<string, unknown> {
@@ -32,10 +38,10 @@ function entry(s: Spec, n: number): Record<string, unknown> {
   return {
     ...s.extra,
     startedDateTime: new Date(Date.UTC(2026, 10, 30, 12, 0, s.at ?? n)).toISOString(),
-    time: 5,
+    time: s.time ?? 5,
     request: {
       method: s.method,
-      url: `https://gw.example${s.path}`,
+      url: `${s.origin ?? 'https://gw.example'}${s.path}`,
       httpVersion: 'HTTP/1.1',
       headers: [
         ...(s.headers ?? []),
@@ -63,15 +69,16 @@ function entry(s: Spec, n: number): Record<string, unknown> {
   };
 }
 
-async function judge(name: string, specs: Spec[]) {
+async function judge(name: string, specs: Spec[], opts: Partial<TrafficOptions> = {}) {
   const file = join(dir, `${name}.har`);
   const doc = { log: { version: '1.2', creator: { name: 'test', version: '1' }, entries: specs.map(entry) } };
   writeFileSync(file, JSON.stringify(doc));
   const lines: string[] = [];
-  const r = await checkTraffic({ files: [file], reportDir: join(dir, `report-${name}`), threads: 0 }, (s) =>
-    lines.push(s),
+  const r = await checkTraffic(
+    { files: [file], reportDir: join(dir, `report-${name}`), threads: 0, ...opts },
+    (s) => lines.push(s),
   );
-  return { failed: r.summary?.failedRequirements ?? {}, lines: lines.join('\n') };
+  return { failed: r.summary?.failedRequirements ?? {}, lines: lines.join('\n'), summary: r.summary };
 }
 
 const chat = (model: string) => ({
@@ -287,4 +294,208 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     const control = await judge('key-not-reused', [keyed('tx-chat-1'), keyed('tx-chat-2')]);
     expect(control.failed, control.lines).toMatchObject({ 'MODEL-001': 1 });
   });
+
+  it("ERR-001, ERR-002: only the API's origins are judged; a page's other hosts are left out, counted", async () => {
+    const favicon = {
+      method: 'GET',
+      path: '/favicon.ico',
+      status: 404,
+      mime: 'text/html',
+      text: '<html>no</html>',
+    };
+    const ok = await judge('other-origins', [
+      chat('tx-chat-1'),
+      { ...favicon, origin: 'https://cdn.other.example' },
+      {
+        method: 'GET',
+        path: '/api/session',
+        status: 500,
+        mime: 'text/plain',
+        text: 'oops',
+        origin: 'https://app.example',
+      },
+      // Another host's description is not the API's: not taken (an invalid one would fail OAS-001).
+      {
+        method: 'GET',
+        path: '/openapi.json',
+        status: 200,
+        reply: { not: 'a description' },
+        origin: 'https://cdn.other.example',
+      },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    expect(ok.summary?.capture?.otherOrigins).toEqual({
+      'https://cdn.other.example': 2,
+      'https://app.example': 1,
+    });
+    expect(ok.summary?.capture?.description).toMatch(/the capture holds no GET \/openapi\.json/);
+    expect(ok.lines).toContain("left out, not the API's origin: 3 exchange(s)");
+    const control = await judge('api-origin-favicon', [chat('tx-chat-1'), favicon]);
+    expect(control.failed, control.lines).toMatchObject({ 'ERR-001': 1 });
+  });
+
+  it('MODELS-004, SEC-001: a masked key (`Bearer ****`, `[REDACTED]`) names no one key and is no secret', async () => {
+    const masked = (mask: string) => [{ name: 'authorization', value: `Bearer ${mask}` }];
+    const session = (headers: Array<{ name: string; value: string }>) => [
+      // Two tenants' catalogs, then a call of the first's model: under one mask they read as one key.
+      { ...catalog('/v1/models', ['tx-chat-1']), headers },
+      { ...catalog('/v1/models', ['tx-chat-2']), headers },
+      { ...chat('tx-chat-1'), headers },
+    ];
+    const ok = await judge('masked-keys', [
+      ...session(masked('****')),
+      {
+        method: 'GET',
+        path: '/v1/support/tickets',
+        headers: masked('[REDACTED]'),
+        status: 200,
+        reply: { object: 'list', data: [{ id: 'tk_1', preferred_contact: '[REDACTED] ****' }] },
+      },
+      // A key was sent, masked: no download without a key (MASSET-002).
+      {
+        method: 'GET',
+        path: '/v1/media/assets/asset_1',
+        headers: masked('****'),
+        status: 200,
+        mime: 'image/png',
+        text: 'png',
+      },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('one-key-two-catalogs', session(auth));
+    expect(control.failed, control.lines).toMatchObject({ 'MODELS-004': 1 });
+  });
+
+  it('ERR-001, ERR-002: a 499 (the client closed the request) and a CORS preflight are no API answers', async () => {
+    const preflight = (headers: Array<{ name: string; value: string }>, status = 403) => ({
+      method: 'OPTIONS',
+      path: '/v1/chat/completions',
+      headers: [{ name: 'origin', value: 'https://app.example' }, ...headers],
+      status,
+      ...(status === 500 ? { mime: 'text/plain', text: 'cors' } : {}),
+    });
+    const asks = [{ name: 'access-control-request-method', value: 'POST' }];
+    const closed = (status: number) => ({ ...chat('tx-chat-1'), status, reply: undefined });
+    const ok = await judge('preflight-499', [
+      chat('tx-chat-1'),
+      preflight(asks),
+      preflight(asks, 500),
+      closed(499),
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    // An OPTIONS that asks nothing of CORS, and a 400 with no body: API answers, which break ERR-001.
+    const notPreflight = await judge('options-plain', [chat('tx-chat-1'), preflight([])]);
+    expect(notPreflight.failed, notPreflight.lines).toMatchObject({ 'ERR-001': 1 });
+    const refused = await judge('refused-bodiless', [chat('tx-chat-1'), closed(400)]);
+    expect(refused.failed, refused.lines).toMatchObject({ 'ERR-001': 1 });
+  });
+
+  it('MJOB-025: a create replayed from before the capture, and a poll that overlaps another, are no later steps', async () => {
+    const job = (status: string) => ({ id: 'job_1', object: 'media.job', model: 'wc-100010', status });
+    const read = (status: string, at: number, time = 5) => ({
+      method: 'GET',
+      path: '/v1/media/jobs/job_1',
+      headers: auth,
+      status: 200,
+      reply: job(status),
+      at,
+      time,
+    });
+    const create = (at: number, key = 'task-1') => ({
+      method: 'POST',
+      path: '/v1/media/jobs',
+      headers: [...auth, { name: 'idempotency-key', value: key }],
+      json: { model: 'wc-100010', prompt: 'a cat', parameters: { provider_processing_acknowledged: true } },
+      status: 200,
+      reply: job('queued'),
+      at,
+    });
+    const ok = await judge('jobs-replay-overlap', [
+      // Polls, then the create repeated with its key: its first create came before the capture.
+      read('running', 0),
+      read('succeeded', 5),
+      create(10),
+      // A poll of 5 s answered failed, and one that started during it answered running.
+      { ...read('failed', 20, 5000), path: '/v1/media/jobs/job_2', reply: { ...job('failed'), id: 'job_2' } },
+      { ...read('running', 21), path: '/v1/media/jobs/job_2', reply: { ...job('running'), id: 'job_2' } },
+    ]);
+    expect(ok.failed['MJOB-025'], ok.lines).toBeUndefined();
+    // The key's first create in the capture answered queued: its replay after succeeded may say queued,
+    // a poll that started after the failed one ended may not say running.
+    const control = await judge('jobs-replay-overlap-control', [
+      create(0),
+      read('running', 5),
+      read('succeeded', 10),
+      create(15),
+      { ...read('failed', 20, 500), path: '/v1/media/jobs/job_2', reply: { ...job('failed'), id: 'job_2' } },
+      { ...read('running', 21), path: '/v1/media/jobs/job_2', reply: { ...job('running'), id: 'job_2' } },
+    ]);
+    expect(control.failed, control.lines).toMatchObject({ 'MJOB-025': 1 });
+    expect(control.lines).toMatch(/job job_2 read running after failed/);
+    expect(control.lines).not.toMatch(/job job_1 read/);
+  });
+
+  it('SEC-001: a canary given (--canary) that a reply holds fails; the report never shows it', async () => {
+    const canary = 'node-internal-';
+    const call = chat('tx-chat-1');
+    const leaky = {
+      ...call,
+      reply: {
+        ...call.reply,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: `served by ${canary}7` },
+            finish_reason: 'stop',
+          },
+        ],
+      },
+    };
+    // Without the canary, the capture says nothing of it.
+    const plain = await judge('canary-unknown', [leaky]);
+    expect(plain.failed, plain.lines).toEqual({});
+    const given = await judge('canary-given', [leaky], { canaries: [canary] });
+    expect(given.failed, given.lines).toMatchObject({ 'SEC-001': 1 });
+    expect(given.lines).toMatch(/response body contains the canary #1 secret/);
+    const reportDir = join(dir, 'report-canary-given');
+    for (const f of readdirSync(reportDir))
+      expect(readFileSync(join(reportDir, f), 'utf8'), f).not.toContain(canary);
+    // On the command line: repeatable; one too short to be told from ordinary text is refused.
+    const har = join(dir, 'canary-given.har');
+    const cli = await runCli([
+      'check-traffic',
+      '--quiet',
+      '--report-dir',
+      join(dir, 'canary-cli'),
+      '--canary',
+      'sk-upstream-',
+      '--canary',
+      canary,
+      har,
+    ]);
+    expect(cli.code, cli.stderr).toBe(1);
+    expect(cli.stdout).toMatch(/VERDICT: FAILED/);
+    const short = await runCli(['check-traffic', '--canary', 'abc', har]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/--canary: "abc" is shorter than 4 characters/);
+  });
+});
+
+describe('masks of a key (capture.ts isMasked)', () => {
+  it.each([
+    'Bearer ****',
+    'Bearer [REDACTED]',
+    'Bearer <redacted>',
+    'Bearer <API_KEY>',
+    'Bearer sk-abc…wxyz',
+    'Bearer sk-****wxyz',
+    'Bearer xxxx',
+    'Bearer sk-live-xxxxxxxxxxxx',
+    'Bearer',
+    'FILTERED',
+  ])('%s is a mask', (value) => expect(isMasked(value)).toBe(true));
+  it.each([`Bearer ${KEY}`, 'Bearer [REDACTED:primary]', 'Bearer sk-k1xxxxxxxxxxxxxxxx', 'key-credits-1'])(
+    '%s is a key',
+    (value) => expect(isMasked(value)).toBe(false),
+  );
 });

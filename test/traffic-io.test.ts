@@ -388,4 +388,114 @@ describe('a gateway log that kept no request headers', () => {
     expect(unknown.outcome, unknown.text).not.toBe('failed');
     expect(unknown.outcome, unknown.text).not.toBe('passed');
   });
+
+  it('does not judge AUTH-001 or MASSET-002 on a line whose request headers it did not keep', async () => {
+    const line = (url: string, headers?: Record<string, string>, body = '{}', type = 'application/json') =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'GET',
+        url,
+        status: 200,
+        ...(headers ? { request_headers: headers } : {}),
+        response_headers: { 'content-type': type },
+        response_body: body,
+      });
+    const balance = '{"total_points":"10","held_points":"1","available_points":"9"}';
+    const failedOf = async (name: string, headers?: Record<string, string>) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(
+        file,
+        [
+          // One line kept an Authorization header: the log records credentials.
+          line('/v1/balance', { authorization: 'Bearer key-headers-1' }, balance),
+          line('/v1/balance', headers, balance),
+          line('/v1/media/assets/asset_1', headers, 'png', 'image/png'),
+        ].join('\n'),
+      );
+      const r = await judge({ files: [file] }, name);
+      return { failed: r.summary!.failedRequirements, text: r.text };
+    };
+    const unknown = await failedOf('headers-unknown');
+    expect(unknown.failed, unknown.text).toEqual({});
+    // Its headers kept, none of them a key: the same lines break both rules.
+    const none = await failedOf('headers-none', { accept: 'application/json' });
+    expect(none.failed, none.text).toMatchObject({ 'AUTH-001': 1, 'MASSET-002': 1 });
+  });
+
+  it('does not judge RSP-003 on a line that kept no Content-Type of the reply', async () => {
+    const sse =
+      'event: response.output_text.delta\ndata: {"delta":"hi"}\n\nevent: response.completed\ndata: {}\n\n';
+    const line = (responseHeaders?: Record<string, string>) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'POST',
+        url: '/v1/responses',
+        status: 200,
+        request_headers: { authorization: 'Bearer key-stream-1', 'content-type': 'application/json' },
+        request_body: JSON.stringify({ model: 'm1', input: 'hi', stream: true }),
+        ...(responseHeaders ? { response_headers: responseHeaders } : {}),
+        response_body: sse,
+      });
+    const outcomeOf = async (name: string, responseHeaders?: Record<string, string>) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${line(responseHeaders)}\n`);
+      const r = await judge({ files: [file] }, name);
+      return { outcome: outcomes(r.summary!)['RSP-003'], text: r.text };
+    };
+    const unknown = await outcomeOf('stream-type-unknown');
+    expect(unknown.outcome, unknown.text).toBe('not_run');
+    // The reply's Content-Type kept, and no event stream: RSP-003 fails.
+    const json = await outcomeOf('stream-type-json', { 'content-type': 'application/json' });
+    expect(json.outcome, json.text).toBe('failed');
+  });
+
+  it('does not judge a JSON body the gateway may have cut (RESP-003, ERR-001), unless the line states its size', async () => {
+    const key = 'key-cut-body-0123456789';
+    const chat = JSON.stringify({
+      id: 'chatcmpl-abcdef123',
+      object: 'chat.completion',
+      model: 'm1',
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'x'.repeat(2000) }, finish_reason: 'stop' },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
+    const refusal = JSON.stringify({
+      error: { code: 'invalid_request', message: 'y'.repeat(2000), type: 'invalid' },
+    });
+    const line = (status: number, body: string, bytes?: number) =>
+      JSON.stringify({
+        time: '2026-11-29T07:00:00Z',
+        method: 'POST',
+        url: '/v1/chat/completions',
+        status,
+        request_headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        request_body: JSON.stringify({ model: 'm1', messages: [{ role: 'user', content: 'hi' }] }),
+        response_headers: { 'content-type': 'application/json' },
+        response_body: body,
+        ...(bytes !== undefined ? { response_body_bytes: bytes } : {}),
+      });
+    const judged = async (name: string, lines: string[]) => {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      const r = await judge({ files: [file] }, name);
+      return { failed: r.summary!.failedRequirements, s: r.summary!, text: r.text };
+    };
+    // Cut at the gateway's cap (1024 bytes): no size stated, or a size larger than the part kept.
+    const cut = await judged('body-cut', [
+      line(200, chat.slice(0, 1024)),
+      line(400, refusal.slice(0, 1024), refusal.length),
+    ]);
+    expect(cut.failed, cut.text).toEqual({});
+    expect(cut.s.tests.find((t) => t.ids[0] === 'ERR-001')!.reason).toMatch(/may have cut/);
+    // The line states the size of what it holds: the body is whole, and neither parses.
+    const whole = await judged('body-whole', [
+      line(200, chat.slice(0, 1024), 1024),
+      line(400, refusal.slice(0, 1024), 1024),
+    ]);
+    expect(whole.failed, whole.text).toMatchObject({ 'RESP-003': 1, 'ERR-001': 1 });
+    // A key in the part kept is still a leak.
+    const leak = await judged('body-cut-leak', [line(200, `{"echo":"${key}", "rest":"`)]);
+    expect(leak.failed, leak.text).toMatchObject({ 'SEC-001': 1 });
+  });
 });

@@ -26,7 +26,7 @@ import {
 import { EMBEDDED } from '../runtime/run-config.ts';
 import { follow as followTraffic } from '../traffic/follow.ts';
 import { CAPTURE_FORMATS, type CaptureFormat } from '../traffic/formats.ts';
-import { checkTraffic, MAX_THREADS } from '../traffic/judge.ts';
+import { checkTraffic, MAX_THREADS, MIN_CANARY_CHARS } from '../traffic/judge.ts';
 import { parseShard } from '../traffic/shard.ts';
 import { planBillable } from './billable-plan.ts';
 import { startEmbedded } from './embedded.ts';
@@ -52,7 +52,7 @@ const warn = (s: string) => console.error(consoleText(s));
 function parseSubcommand(
   name: string,
   argv: string[],
-  options: Record<string, { type: 'string' | 'boolean'; short?: string }>,
+  options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
 ): ReturnType<typeof parseArgs> {
   try {
     return parseArgs({ args: argv, strict: true, allowPositionals: true, options });
@@ -125,6 +125,7 @@ async function trafficCommand(argv: string[]): Promise<number> {
     follow: { type: SUBCOMMAND_FLAGS.follow.type },
     window: { type: SUBCOMMAND_FLAGS.window.type },
     threads: { type: SUBCOMMAND_FLAGS.threads.type },
+    canary: { type: SUBCOMMAND_FLAGS.canary.type, multiple: SUBCOMMAND_FLAGS.canary.multiple },
   });
   if (values.help) {
     console.log(USAGE);
@@ -143,6 +144,7 @@ async function trafficCommand(argv: string[]): Promise<number> {
     ...(typeof format === 'string' ? { format: format as CaptureFormat } : {}),
     strict: values.strict === true,
     quiet: values.quiet === true,
+    ...(Array.isArray(values.canary) ? { canaries: canaries(values.canary) } : {}),
   };
   // A report directory with a file on its way is said before a capture is read (a large one takes
   // minutes); it is made only once there is a report (a capture that cannot be read leaves none).
@@ -165,6 +167,20 @@ async function trafficCommand(argv: string[]): Promise<number> {
     ...(threads !== undefined ? { threads } : {}),
   });
   return result.exitCode;
+}
+
+/**
+ * --canary values: each a string no reply may hold (judging.md: "a canary value the target config declares
+ * ... appearing anywhere in a response is a failure"), at least 4 characters as targets.yaml's `canaries`.
+ */
+function canaries(values: ReadonlyArray<string | boolean>): string[] {
+  const out = values.filter((v): v is string => typeof v === 'string');
+  const short = out.find((v) => v.length < MIN_CANARY_CHARS);
+  if (short !== undefined)
+    throw new UsageError(
+      `--canary: ${JSON.stringify(short)} is shorter than ${MIN_CANARY_CHARS} characters (it would match ordinary text)`,
+    );
+  return out;
 }
 
 export async function main(argv: string[]): Promise<number> {

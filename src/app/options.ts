@@ -419,7 +419,8 @@ export const SUBCOMMAND_FLAGS = {
   follow: { type: 'string', subcommand: 'check-traffic' },
   window: { type: 'string', subcommand: 'check-traffic' },
   threads: { type: 'string', subcommand: 'check-traffic' },
-} as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string }>;
+  canary: { type: 'string', subcommand: 'check-traffic', multiple: true },
+} as const satisfies Record<string, { type: 'string' | 'boolean'; subcommand: string; multiple?: true }>;
 
 export type FlagName = keyof typeof FLAGS;
 const entries = Object.entries(FLAGS) as Array<[FlagName, Flag]>;
@@ -460,13 +461,15 @@ Usage: gateway-conformance [options]                  run the suite
                                                           key of --sign-key), completeness; exit 0
                                                           only if certified
        gateway-conformance check-traffic [--description FILE] [--report-dir DIR] [--strict] [--quiet]
-                           [--format har|ndjson|gateway] [--shard I/N] [--threads N] FILE...
+                           [--format har|ndjson|gateway] [--shard I/N] [--threads N]
+                           [--canary VALUE]... FILE...
                                                           judge captured traffic (HAR 1.2, the suite's
                                                           exchanges.ndjson or a gateway log), no request
                                                           sent; exit 2 only when nothing could be read;
                                                           --threads: judging threads beside the reader
                                                           (0 to 4; default: one fewer than the cores for
-                                                          16 MiB of HAR or more, none below)
+                                                          16 MiB of HAR or more, none below); --canary: a
+                                                          value no reply may hold (SEC-001), repeatable
        gateway-conformance check-traffic --follow LOG.ndjson [--window DURATION] [...]
                                                           judge a log as it grows, each finding printed
                                                           when it happens; SIGINT/SIGTERM writes the

@@ -97,16 +97,56 @@ export const PER_EXCHANGE_IDS: readonly string[] = EXCHANGE_CHECKS.filter((c) =>
   (c) => c.ids,
 );
 
-/** Every finding of the per-exchange checks on one exchange, and the ids it showed the form of. */
+/**
+ * nginx's log status for a request whose client closed the connection before any answer: the service
+ * sent nothing, so no rule judges it (a gateway log holds such lines).
+ */
+export const CLIENT_CLOSED = 499;
+
+/** The ids of "Error body: the APIError object" and of a server fault: an answer of the API's own. */
+const API_ERROR_IDS = new Set(['ERR-001', 'ERR-002']);
+
+/**
+ * Whether the request is a CORS preflight (Fetch standard: OPTIONS with Access-Control-Request-Method),
+ * which a browser sends before the API request, without credentials, to ask what the CORS layer allows.
+ */
+export function isPreflight(res: HttpResponse): boolean {
+  return (
+    res.method.toUpperCase() === 'OPTIONS' &&
+    Object.keys(res.exchange.requestHeaders).some((h) => h.toLowerCase() === 'access-control-request-method')
+  );
+}
+
+/**
+ * Every finding of the per-exchange checks on one exchange, and the ids it showed the form of. A 499 (no
+ * answer was sent) is judged by none; the answer to a CORS preflight is the CORS layer's, not an API
+ * error: not judged by ERR-001 and ERR-002 (its status and body are not the service's answer to a call).
+ */
 export function exchangeFindings(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJudgement {
+  if (res.status === CLIENT_CLOSED) return { findings: [], observed: [] };
+  const j = judgedExchange(res, ctx);
+  if (!isPreflight(res)) return j;
+  return {
+    findings: j.findings.filter((f) => !API_ERROR_IDS.has(f.id)),
+    observed: j.observed.filter((id) => !API_ERROR_IDS.has(id)),
+  };
+}
+
+function judgedExchange(res: HttpResponse, ctx: ExchangeCheckContext): ExchangeJudgement {
   // A reply whose body a captured log does not hold: only the status speaks (a server fault, an
   // unavailable upstream); every family that reads the body is not judged on it.
   // A HEAD's answer has no body by definition (RFC 9110): the same.
-  if (res.bodyAbsent !== undefined || res.method.toUpperCase() === 'HEAD')
+  // A part of the body a log kept (a gateway's size cap) is still looked at for secrets.
+  if (res.bodyAbsent !== undefined || res.method.toUpperCase() === 'HEAD') {
+    const part = res.bodyAbsent !== undefined && res.text !== '' && ctx.secrets.length > 0;
     return {
-      findings: genericChecks(res).filter((f) => f.id !== 'ERR-001'),
-      observed: ['ERR-002', 'ERR-003'],
+      findings: [
+        ...genericChecks(res).filter((f) => f.id !== 'ERR-001'),
+        ...(part ? secretLeaks(res, ctx.secrets) : []),
+      ],
+      observed: ['ERR-002', 'ERR-003', ...(part ? ['SEC-001'] : [])],
     };
+  }
   const findings: Finding[] = [];
   const observed = new Set<string>();
   // A body larger than the suite reads (HttpResponse.bodyTooLarge) was not parsed: only the leak scan

@@ -68,8 +68,9 @@ export interface HttpResponse {
   /** When a text/event-stream body arrived (RSP-090, src/checks/stream-pacing.ts); absent: not known. */
   arrival?: StreamArrival;
   /**
-   * The body is not known (a captured log that holds none, src/traffic/formats.ts): why. `body` is empty,
-   * and only what the status and headers say is judged on it.
+   * The body is not known (a captured log that holds none, or a part of it: src/traffic/formats.ts): why.
+   * `body` is empty or that part, and only what the status and headers say is judged on it (and a part
+   * kept is looked at for secrets).
    */
   bodyAbsent?: string;
   /**

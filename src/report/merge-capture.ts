@@ -94,10 +94,20 @@ export function mergeCaptureFacts(list: Capture[], tests: TestResultRecord[]): C
     requirementsJudged: tests.filter((t) => t.outcome !== 'not_run' && t.ids.length > 0).length,
     notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
     problems: list.flatMap((c) => c.problems),
+    ...(list.some((c) => c.otherOrigins)
+      ? { otherOrigins: mergeCounts(list.map((c) => c.otherOrigins)) }
+      : {}),
     ...(list.some((c) => c.holds)
       ? { holds: mergeHolds(list.flatMap((c) => (c.holds ? [c.holds] : []))) }
       : {}),
   };
+}
+
+/** Counts by name added up over the shards. */
+function mergeCounts(list: Array<Record<string, number> | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const counts of list) for (const [k, n] of Object.entries(counts ?? {})) out[k] = (out[k] ?? 0) + n;
+  return out;
 }
 
 /** The shards' holds as one: the widest span, credentials added (a shard keeps each credential's exchanges), endpoints joined. */

@@ -127,6 +127,7 @@ const SUMMARY = {
         requirementsJudged: NUMBER,
         notJudged: STRINGS,
         problems: STRINGS,
+        otherOrigins: { type: 'object', additionalProperties: NUMBER },
         description: STRING,
         holds: {
           type: 'object',

@@ -181,6 +181,8 @@ export interface Summary {
     notJudged: string[];
     /** Entries (or files) that could not be read, each named. */
     problems: string[];
+    /** Exchanges left out because their origin is not the API's (check-traffic): how many of each origin. */
+    otherOrigins?: Record<string, number>;
     /** What responses were validated against. */
     description: string;
     /** What the capture holds: the time span of its exchanges, the credentials and endpoints they used. */

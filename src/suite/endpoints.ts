@@ -6,6 +6,7 @@ import type { CheckContext, Req } from '../runtime/check.ts';
 export {
   businessEndpoints,
   concretePath,
+  contractPathOf,
   type Endpoint,
   endpointOf,
   endpoints,

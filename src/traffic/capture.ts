@@ -15,6 +15,8 @@ export interface CapturedExchange {
   method: string;
   /** Path and query as sent (unredacted: matched against the description, never printed). */
   path: string;
+  /** The origin of its URL (`https://gw.example`); '' for a relative one (a gateway log's path). */
+  origin: string;
   /** Lower-cased request headers. */
   headers: Record<string, string>;
   /** The request's JSON body, when it has one. */
@@ -25,6 +27,12 @@ export interface CapturedExchange {
   who?: string;
   /** The gateway logged the credential the request carried (`_credential`), whatever headers it kept. */
   credentialLogged?: true;
+  /** The request's key is a mask (isMasked): a key was sent; whose, the capture does not say. */
+  credentialMasked?: true;
+  /** The capture holds no request headers of it (a log line without them): what was sent is not known. */
+  headersUnknown?: true;
+  /** How long the exchange took (HAR `time`, a log's `duration_ms`), where the capture says. */
+  durationMs?: number;
   /** The answer, or undefined when the entry has none usable (`problem` says why). */
   res?: HttpResponse;
   problem?: string;
@@ -68,16 +76,38 @@ function decodeBody(text: unknown, encoding: unknown): Buffer | string {
   return Buffer.from(compact, 'base64');
 }
 
+/** A credential header's value without its scheme (`Bearer x` -> `x`). */
+const withoutScheme = (value: string): string => value.replace(/^\S+\s+(?=\S)/, '').trim();
+
+/** The words a capturing tool or a log writes in place of a secret (`[REDACTED]`, `<masked>`, `FILTERED`). */
+const MASK_WORD =
+  /^[[<({]?\s*(?:redacted|masked|filtered|hidden|removed|secret|sanitized|omitted|scrubbed|elided)\s*[\]>)}]?$/i;
+
+/**
+ * Whether a credential header's value is a mask written in place of the key, not a key: nothing after the
+ * scheme (`Bearer`), a word such as `[REDACTED]` or `<masked>`, anything in angle brackets (`<API_KEY>`),
+ * a run of `*` or `•` or an ellipsis (`****`, `sk-abc…xyz`), or only `x` after a prefix (`xxxx`,
+ * `sk-xxxxxxxx`). Such a value names no one key (every tenant's shows alike) and no reply holds it as a
+ * secret. The suite's own masks that name a role (`Bearer [REDACTED:primary]`, --har) tell roles apart:
+ * not masks here.
+ */
+export function isMasked(value: string): boolean {
+  const token = withoutScheme(value);
+  if (token === '' || /^(?:bearer|basic|token|apikey|api-key)$/i.test(token)) return true;
+  if (MASK_WORD.test(token) || /^<[^<>]*>$/.test(token)) return true;
+  if (/\*{3,}|•{3,}|…|\.{3,}/.test(token)) return true;
+  return /^(?:[a-z0-9]+[-_])*x{4,}$/i.test(token);
+}
+
 /**
  * The digest a credential is known by in the judgement (never the credential itself): the credential
- * header, else the id a gateway log names the key by (`_credential`, src/traffic/formats.ts).
+ * header, else the id a gateway log names the key by (`_credential`, src/traffic/formats.ts). A masked
+ * key (isMasked) is no credential known: undefined, unless the gateway logged its id.
  */
 export function credentialOf(headers: Record<string, string>, logged?: unknown): string | undefined {
-  const value =
-    headers.authorization ??
-    headers['x-api-key'] ??
-    headers.cookie ??
-    (typeof logged === 'string' ? `logged credential ${logged}` : undefined);
+  const key = headers.authorization ?? headers['x-api-key'];
+  const id = typeof logged === 'string' ? `logged credential ${logged}` : undefined;
+  const value = key !== undefined && isMasked(key) ? id : (key ?? headers.cookie ?? id);
   if (!value) return undefined;
   // A capture's requests carry a few credentials over and over: each digested once.
   let digest = digests.get(value);
@@ -101,7 +131,9 @@ export function registerCredentials(entry: unknown, registered: Registrations): 
   const url = typeof req.url === 'string' ? req.url : '';
   const headers = harHeaders(req.headers);
   registered.registerSent(pathOf(url), headers);
-  const keys = [headers.authorization?.replace(/^\S+\s+(?=\S)/, ''), headers['x-api-key']];
+  const keys = [headers.authorization, headers['x-api-key']].map((h) =>
+    h === undefined || isMasked(h) ? undefined : withoutScheme(h),
+  );
   // Cookies listed apart from the header, and credential-like query parameters listed apart from the URL.
   for (const list of [req.cookies, obj(obj(entry)?.response)?.cookies])
     if (Array.isArray(list))
@@ -114,6 +146,16 @@ export function registerCredentials(entry: unknown, registered: Registrations): 
     for (const m of set.matchAll(/(?:^|, )[^=;,\s]+=([^;]*)/g))
       registered.register(m[1]!.trim(), 'sent credential');
   return keys.filter((k): k is string => typeof k === 'string' && k.length >= 4);
+}
+
+/** The origin of a request's URL (`https://gw.example`), or '' for a relative one (a log's path). */
+export function originOf(url: string): string {
+  if (url.startsWith('/')) return '';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }
 
 /** The path and query of a request's URL (a relative one as it stands). */
@@ -132,15 +174,25 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   const req = obj(e?.request);
   const startedAt = typeof e?.startedDateTime === 'string' ? e.startedDateTime : '';
   if (!req || typeof req.method !== 'string' || typeof req.url !== 'string')
-    return { where, method: '?', path: '?', headers: {}, startedAt, problem: 'no request (method and url)' };
+    return {
+      where,
+      method: '?',
+      path: '?',
+      origin: '',
+      headers: {},
+      startedAt,
+      problem: 'no request (method and url)',
+    };
   const method = req.method.toUpperCase();
   const path = pathOf(req.url);
   const headers = harHeaders(req.headers);
   const post = obj(req.postData);
-  const out: CapturedExchange = { where, method, path, headers, startedAt };
+  const out: CapturedExchange = { where, method, path, origin: originOf(req.url), headers, startedAt };
   const who = credentialOf(headers, e?._credential);
   if (who) out.who = who;
   if (typeof e?._credential === 'string' && e._credential !== '') out.credentialLogged = true;
+  const key = headers.authorization ?? headers['x-api-key'];
+  if (key !== undefined && isMasked(key)) out.credentialMasked = true;
   let body: Buffer | string | undefined;
   if (post && typeof post.text === 'string') {
     if (
@@ -177,15 +229,18 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   exchange.test = 'capture';
   // A HAR always lists the request's headers (HAR 1.2: `headers` is required); a log line that kept none
   // says nothing of what was sent (an Accept that selects the legacy currency format, say).
-  if (!Array.isArray(req.headers)) exchange.requestHeadersUnknown = true;
+  if (!Array.isArray(req.headers)) {
+    exchange.requestHeadersUnknown = true;
+    out.headersUnknown = true;
+  }
   const r = obj(e?.response);
   const status = r?.status;
   if (!r || typeof status !== 'number' || status < 100 || status > 599)
     return { ...out, problem: `no response (status ${JSON.stringify(status ?? null)})` };
   const content = obj(r.content) ?? {};
-  // A log format that holds no body (or not this one) says so: the exchange is judged on what it holds.
-  const absent =
-    content.text === undefined && typeof content._absent === 'string' ? content._absent : undefined;
+  // A log format that holds no body (or not this one, or a part of it) says so: the exchange is judged on
+  // what it holds.
+  const absent = typeof content._absent === 'string' ? content._absent : undefined;
   if (content.text === undefined && !absent && typeof content.size === 'number' && content.size > 0)
     return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
   const decoded = decodeBody(content.text, content.encoding);
@@ -202,6 +257,7 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // Content-Encoding describes the bytes on the wire; a HAR holds them decoded.
   delete h['content-encoding'];
   if (typeof e?.time === 'number') exchange.durationMs = Math.round(e.time);
+  if (typeof e?.time === 'number' && e.time > 0 && Number.isFinite(e.time)) out.durationMs = e.time;
   // A body held as text is that text decoded (unless it holds a lone surrogate, which the bytes cannot).
   const text =
     typeof content.text === 'string' && !content.encoding && content.text.isWellFormed()

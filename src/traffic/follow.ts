@@ -13,11 +13,18 @@ import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { violation } from '../catalogue.ts';
 import { UsageError } from '../errors.ts';
-import { Redactor } from '../http/redact.ts';
+import type { Redactor } from '../http/redact.ts';
 import { redactConsole } from '../report/neutral.ts';
 import type { Summary } from '../report/summary.ts';
 import { lineEntry, lineFormat } from './formats.ts';
-import { type CaptureFacts, describe, reportCapture, type TrafficOptions } from './judge.ts';
+import {
+  type CaptureFacts,
+  canarySecrets,
+  describe,
+  reportCapture,
+  type TrafficOptions,
+  trafficRedactor,
+} from './judge.ts';
 import { ExchangeJudge } from './judging.ts';
 import { learnEntry } from './learn.ts';
 import { LineSplitter, lineItem } from './ndjson-stream.ts';
@@ -40,7 +47,7 @@ export async function follow(
   opts: FollowOptions,
   out: (s: string) => void = console.log,
 ): Promise<{ summary: Summary; exitCode: number; reportDir: string }> {
-  const redactor = new Redactor({});
+  const redactor = trafficRedactor(opts);
   const restore = redactConsole(redactor);
   const stop = stopper(opts.signal);
   try {
@@ -89,8 +96,18 @@ async function followLog(
     undefined,
     "a followed log's own GET /openapi.json is not waited for (give --description)",
   );
-  const facts: CaptureFacts = { keys: new Set(), authorized: false, hosts: new Set(), entries: 0, files: [] };
-  const secrets: Array<{ label: string; value: string }> = [];
+  const facts: CaptureFacts = {
+    keys: new Set(),
+    authorized: false,
+    hosts: new Set(),
+    apiHosts: new Set(),
+    publicHosts: new Set(),
+    descriptions: new Map(),
+    entries: 0,
+    files: [],
+  };
+  // The canaries first; the list only grows, at its end, by the keys the log shows accepted.
+  const secrets: Array<{ label: string; value: string }> = canarySecrets(opts.canaries);
   const state = new TrafficState(false, windowMs);
   const judge = new ExchangeJudge(
     redactor,

@@ -8,7 +8,7 @@
  * what needs no body and said as not judged by the rest.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { PREVIEW_BYTES } from '../http/client.ts';
+import { isJsonMediaType, mediaTypeOf, PREVIEW_BYTES } from '../http/client.ts';
 import { REPORT_FILES } from '../report/layout.ts';
 import { type HarItem, harItems } from './har-stream.ts';
 import { type LineEntry, ndjsonItems } from './ndjson-stream.ts';
@@ -150,8 +150,9 @@ function suiteEntry(value: unknown): Json | string {
 /**
  * The generic gateway line (docs/traffic.md, "The gateway line format"): `time`, `method`, `url` or
  * `path`, `status`, `request_headers`, `response_headers`, `request_body`, `response_body` (text, or
- * base64 with `*_body_encoding: "base64"`), `duration_ms`, and who sent it: `credential` (an id the
- * gateway logs for the key), `tenant`, `client` (its address).
+ * base64 with `*_body_encoding: "base64"`), `response_body_bytes` (the body's whole size, where the
+ * gateway logs a part of it), `duration_ms`, and who sent it: `credential` (an id the gateway logs for
+ * the key), `tenant`, `client` (its address).
  */
 export const GATEWAY_FIELDS = [
   'time',
@@ -165,6 +166,7 @@ export const GATEWAY_FIELDS = [
   'request_body_encoding',
   'response_body',
   'response_body_encoding',
+  'response_body_bytes',
   'duration_ms',
   'credential',
   'tenant',
@@ -204,14 +206,51 @@ function gatewayEntry(value: unknown): Json | string {
     const v = typeof x[k] === 'number' ? String(x[k]) : str(x[k]);
     if (v !== undefined) entry[`_${k}`] = v;
   }
-  if (typeof x.status === 'number')
+  if (typeof x.status === 'number') {
+    const headers = harHeaderList(x.response_headers);
+    const body = x.response_body;
+    const cut = typeof body === 'string' ? cutBody(x, body, headers) : undefined;
     entry.response = {
       status: x.status,
-      headers: harHeaderList(x.response_headers),
+      headers,
       content:
-        typeof x.response_body === 'string'
-          ? { size: x.response_body.length, text: x.response_body, encoding: x.response_body_encoding }
+        typeof body === 'string'
+          ? {
+              size: body.length,
+              text: body,
+              encoding: x.response_body_encoding,
+              ...(cut !== undefined ? { _absent: cut } : {}),
+            }
           : { size: -1, _absent: 'the gateway log holds no response body' },
     };
+  }
   return entry;
+}
+
+/**
+ * Why a gateway line's response body may not be the whole body (gateways log bodies up to a size cap), or
+ * undefined where it is whole as far as the line shows: shorter than the `response_body_bytes` the line
+ * states; or, where the line states no size, a JSON body (by its Content-Type, or by its first character
+ * where the line gives none) that does not parse. Such a body is judged as one the log does not hold
+ * (capture.ts `_absent`): the rules that read it are not judged on it; its part kept is still looked at
+ * for secrets.
+ */
+function cutBody(x: Json, body: string, headers: Array<{ name: string; value: string }>): string | undefined {
+  const bytes =
+    x.response_body_encoding === 'base64' ? Buffer.from(body, 'base64').length : Buffer.byteLength(body);
+  const stated = x.response_body_bytes;
+  if (typeof stated === 'number')
+    return stated > bytes
+      ? `the gateway log holds ${bytes} of the response body's ${stated} bytes (response_body_bytes)`
+      : undefined;
+  const type = headers.find((h) => h.name.toLowerCase() === 'content-type')?.value;
+  const text = x.response_body_encoding === 'base64' ? Buffer.from(body, 'base64').toString('utf8') : body;
+  const json = type !== undefined ? isJsonMediaType(mediaTypeOf(type)) : /^\s*[[{]/.test(text);
+  if (!json || text.trim() === '') return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    return 'a JSON response body the gateway log may have cut (it does not parse, and the line states no response_body_bytes)';
+  }
 }

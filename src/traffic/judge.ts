@@ -46,7 +46,14 @@ import {
   parseEntry,
 } from './har-stream.ts';
 import { ExchangeJudge, type IdRecord, type Judged, ThreadedJudging, ThreadedLearning } from './judging.ts';
-import { addLearnt, type Learned, learnEntry, parseToLearn } from './learn.ts';
+import {
+  addLearnt,
+  apiOrigins,
+  capturedDescription,
+  type Learned,
+  learnEntry,
+  parseToLearn,
+} from './learn.ts';
 import { TrafficProgress } from './progress.ts';
 import { TRAFFIC_RULES, TrafficState } from './rules.ts';
 import { ShardPlan } from './shard.ts';
@@ -68,6 +75,23 @@ export interface TrafficOptions {
    * default: judgingThreads'). The findings and the report are the same either way.
    */
   threads?: number;
+  /**
+   * Canaries (--canary): values the target's configuration declares secret (its upstream key prefixes,
+   * internal node names); no reply may hold one (SEC-001), as in a live run (src/runtime/worker.ts).
+   */
+  canaries?: string[];
+}
+
+/** A canary shorter than this would match ordinary text (targets.yaml's `canaries` have the same bound). */
+export const MIN_CANARY_CHARS = 4;
+
+/** The canaries as SEC-001's secrets, labelled as a live run labels them. */
+export const canarySecrets = (canaries: readonly string[] = []): Array<{ label: string; value: string }> =>
+  canaries.map((value, i) => ({ label: `canary #${i + 1}`, value }));
+
+/** A redactor that knows the canaries before anything is read (no report shows one, as in a live run). */
+export function trafficRedactor(opts: Pick<TrafficOptions, 'canaries'>): Redactor {
+  return new Redactor(Object.fromEntries(canarySecrets(opts.canaries).map((s) => [s.label, s.value])));
 }
 
 /** Judging threads at most: past that the reading thread is what bounds the rate. */
@@ -106,7 +130,7 @@ export async function checkTraffic(
   out: (s: string) => void = console.log,
 ): Promise<{ summary?: Summary; exitCode: number; reportDir?: string }> {
   if (opts.files.length === 0) throw new UsageError('check-traffic: name one or more HAR files');
-  const redactor = new Redactor({});
+  const redactor = trafficRedactor(opts);
   const restore = redactConsole(redactor);
   try {
     return await judgeFiles(opts, redactor, (s) => out(redactor.text(s)));
@@ -139,7 +163,7 @@ async function judgeFiles(
   try {
     facts = await readCapture(opts, formats, redactor, progress, threads);
     progress.nextPass();
-    description = await describe(opts.description, facts.captured);
+    description = await describe(opts.description, capturedDescription(facts));
     judged = await judgeExchanges(opts, redactor, facts, description, progress, threads);
   } finally {
     await threads?.close();
@@ -152,7 +176,10 @@ async function judgeFiles(
     log('check-traffic: no exchange could be read from the capture; nothing judged');
     return { exitCode: EXIT.usage };
   }
-  return reportCapture({ opts, startedAt, hosts: facts.hosts, description, judged, redactor }, log);
+  return reportCapture(
+    { opts, startedAt, hosts: apiOrigins(facts) ?? facts.hosts, description, judged, redactor },
+    log,
+  );
 }
 
 /** The report of what was judged, written by the one report writer, and the console's account of it. */
@@ -205,6 +232,9 @@ async function readCapture(
     keys: new Set(),
     authorized: false,
     hosts: new Set(),
+    apiHosts: new Set(),
+    publicHosts: new Set(),
+    descriptions: new Map(),
     entries: 0,
     files: [],
     ...(shard ? { shard } : {}),
@@ -251,7 +281,7 @@ async function readCapture(
               text.index,
               text.text,
               text.cut ? () => textAt(file, text.from!, text.to!) : undefined,
-              facts.captured !== undefined,
+              (origin) => facts.descriptions.has(origin),
             )
           : text;
       if (item.kind !== 'entry') continue;
@@ -281,10 +311,14 @@ async function judgeExchanges(
   threads?: JudgingThreads,
 ): Promise<Judged> {
   const state = new TrafficState(facts.authorized);
-  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design).
-  const secrets = [...facts.keys].map((value) => ({ label: 'captured key', value }));
+  // SEC-001: no reply may hold an accepted key the capture's requests carried (cookies are echoed by design),
+  // nor a canary given.
+  const secrets = [
+    ...[...facts.keys].map((value) => ({ label: 'captured key', value })),
+    ...canarySecrets(opts.canaries),
+  ];
   const ctx = { secrets, responses: description.responses };
-  const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state);
+  const judge = new ExchangeJudge(redactor, !!opts.strict, ctx, state, apiOrigins(facts));
   threads?.setup({ redactor: redactor.tables(), secrets, description: description.from });
   const batches = threads ? new ThreadedJudging(threads, judge) : undefined;
   const { shard } = facts;
@@ -421,7 +455,7 @@ export function testRecords(
 export interface SummaryInput {
   opts: TrafficOptions;
   startedAt: Date;
-  hosts: Set<string>;
+  hosts: ReadonlySet<string>;
   description: Description;
   judged: Judged;
   tests: TestResultRecord[];
@@ -488,6 +522,14 @@ export function summarise(input: SummaryInput): Summary {
       requirementsJudged: judgedIds,
       notJudged: tests.filter((t) => t.outcome === 'not_run').flatMap((t) => t.ids),
       problems: judged.problems.map((p) => redactor.text(p)),
+      ...(judged.otherOrigins.byOrigin.size
+        ? {
+            otherOrigins: {
+              ...Object.fromEntries(judged.otherOrigins.byOrigin),
+              ...(judged.otherOrigins.more ? { '(more origins)': judged.otherOrigins.more } : {}),
+            },
+          }
+        : {}),
       description: description.source,
       holds: {
         ...(judged.holds.from ? { from: judged.holds.from } : {}),
@@ -519,6 +561,11 @@ export function printOutcome(
     log(`  responses validated against ${source}`);
     const holds = summary.capture?.holds;
     if (holds) log(`  the capture holds: ${holdsText(holds)}`);
+    const other = Object.entries(summary.capture?.otherOrigins ?? {});
+    if (other.length)
+      log(
+        `  left out, not the API's origin: ${other.reduce((n, [, k]) => n + k, 0)} exchange(s) (${other.map(([o, k]) => `${o} ×${k}`).join(', ')})`,
+      );
     log(`  passed ${c.passed}, failed ${c.failed}, advisory ${c.advisory}, not judged ${c.not_run}`);
     const failed = Object.entries(summary.failedRequirements);
     if (failed.length) log(`  failed requirements: ${failed.map(([id, k]) => `${id}×${k}`).join(', ')}`);

@@ -50,6 +50,11 @@ export interface Judged {
   judgedExchanges: number;
   /** Exchanges judged whose response body the capture does not hold, and why (the first one's reason). */
   bodiless: { count: number; why?: string };
+  /**
+   * Exchanges with another origin than the API's (learn.ts apiOrigins), left out: how many of each origin
+   * (at most OTHER_ORIGINS_LISTED origins listed, the rest counted under `more`).
+   */
+  otherOrigins: { byOrigin: Map<string, number>; more: number };
   /** What the capture holds (Summary capture.holds): bounded sets, the rest counted. */
   holds: {
     from?: string;
@@ -59,6 +64,9 @@ export interface Judged {
     moreEndpoints: number;
   };
 }
+
+/** At most this many origins left out are listed by name (a browser's capture may hold hundreds). */
+export const OTHER_ORIGINS_LISTED = 100;
 
 /** At most this many credentials are told apart in a capture's facts (beyond, the count says `at least`). */
 export const HOLDS_CREDENTIALS = 100_000;
@@ -75,6 +83,7 @@ export class ExchangeJudge {
     entries: 0,
     judgedExchanges: 0,
     bodiless: { count: 0 },
+    otherOrigins: { byOrigin: new Map(), more: 0 },
     holds: { credentials: new Set(), endpoints: new Set(), moreEndpoints: 0 },
   };
 
@@ -84,6 +93,8 @@ export class ExchangeJudge {
     /** The secrets no reply may hold and what responses are validated against (a followed log adds keys). */
     private readonly ctx: ExchangeCheckContext,
     private readonly state: TrafficState,
+    /** The API's origins (learn.ts apiOrigins): an exchange with another is left out; undefined: none is. */
+    private readonly origins?: ReadonlySet<string>,
   ) {}
 
   private rec(id: string): IdRecord {
@@ -173,6 +184,17 @@ export class ExchangeJudge {
     if (j.kind === 'problem') {
       judged.problems.push(j.problem);
       if (j.undecodable) judged.unreadable.push(j.problem);
+      return [];
+    }
+    // Another origin's exchange (a page, its CDN, another service in a browser's capture): the contract
+    // speaks of the API's answers only. Counted, not judged.
+    const origin = j.x.origin;
+    if (this.origins && origin !== '' && !this.origins.has(origin)) {
+      const other = judged.otherOrigins;
+      const n = other.byOrigin.get(origin);
+      if (n !== undefined || other.byOrigin.size < OTHER_ORIGINS_LISTED)
+        other.byOrigin.set(origin, (n ?? 0) + 1);
+      else other.more++;
       return [];
     }
     judged.judgedExchanges++;

@@ -6,8 +6,10 @@
  * capture order (addLearnt): the same credentials in the same order, the same keys, origins and
  * description, either way.
  */
+
+import { contractPathOf } from '../endpoint-table.ts';
 import { type Redactor, Registrations } from '../http/redact.ts';
-import { harHeaders, registerCredentials } from './capture.ts';
+import { harHeaders, originOf, pathOf, registerCredentials } from './capture.ts';
 import { type HarItem, parseEntry } from './har-stream.ts';
 
 /** The capture's own description is kept only up to this size (it is read into memory). */
@@ -15,14 +17,42 @@ export const MAX_DESCRIPTION_BYTES = 16 * 1024 * 1024;
 
 /** What the entries read so far told (judge.ts CaptureFacts holds it). */
 export interface Learned {
-  /** The capture's own description (the body of its first GET /openapi.json 200), if it holds one. */
-  captured?: string;
+  /**
+   * The capture's own descriptions: the body of the first GET /openapi.json 200 of each origin ('' for a
+   * request with no host), in capture order. The one used is the first of an origin judged (apiOrigins).
+   */
+  descriptions: Map<string, string>;
   /** The keys the deployment accepted (a 2xx with it): no reply may hold them (SEC-001). */
   keys: Set<string>;
   /** Whether the capture's requests carry an Authorization header at all (rules.ts judges auth then). */
   authorized: boolean;
   /** The origins the capture's requests went to (the summary's target). */
   hosts: Set<string>;
+  /** The origins that carried a request to a business path of the contract's table (`/v1/...`). */
+  apiHosts: Set<string>;
+  /** The origins that carried a request to a public path of the contract's table (`/openapi.json`, `/healthz`, `/status`). */
+  publicHosts: Set<string>;
+}
+
+/**
+ * The origins of the API (check-traffic judges only their exchanges; one with no host is always judged):
+ * those that carried a business path of the contract (`/v1/...`), else those that carried one of its
+ * public paths (`/openapi.json`, `/healthz`, `/status`). Undefined (every origin judged) when no origin
+ * carried a path of the contract, or the capture names none. Why: a browser's or a proxy's capture holds
+ * the page, its CDN and other services beside the API; the contract speaks of the API's answers only.
+ */
+export function apiOrigins(facts: Learned): ReadonlySet<string> | undefined {
+  if (facts.apiHosts.size > 0) return facts.apiHosts;
+  if (facts.publicHosts.size > 0) return facts.publicHosts;
+  return undefined;
+}
+
+/** The capture's own description: the first GET /openapi.json 200 of an origin judged, or of no origin. */
+export function capturedDescription(facts: Learned): string | undefined {
+  const origins = apiOrigins(facts);
+  for (const [origin, text] of facts.descriptions)
+    if (!origins || origin === '' || origins.has(origin)) return text;
+  return undefined;
 }
 
 /**
@@ -50,38 +80,46 @@ export function learnEntry(facts: Learned, value: unknown, registered: Registrat
     response?: { status?: unknown; content?: { text?: unknown; encoding?: unknown } };
   };
   const url = typeof e?.request?.url === 'string' ? e.request.url : '';
-  try {
-    facts.hosts.add(new URL(url).origin);
-  } catch {
-    // a relative url names no host
+  // A relative url names no host ('').
+  const origin = originOf(url);
+  if (origin !== '') {
+    facts.hosts.add(origin);
+    const kind = contractPathOf(pathOf(url));
+    if (kind === 'business') facts.apiHosts.add(origin);
+    else if (kind === 'public') facts.publicHosts.add(origin);
   }
   if (
-    facts.captured === undefined &&
+    !facts.descriptions.has(origin) &&
     ownDescription(value) &&
     typeof e.response?.content?.text === 'string' &&
     e.response.content.text.length <= MAX_DESCRIPTION_BYTES
   )
-    facts.captured =
+    facts.descriptions.set(
+      origin,
       e.response.content.encoding === 'base64'
         ? Buffer.from(e.response.content.text, 'base64').toString('utf8')
-        : e.response.content.text;
+        : e.response.content.text,
+    );
   return added;
 }
 
 /**
  * An entry as the first pass reads it, in whichever thread: its text without the long bodies, parsed;
  * but the capture's own description, the one body the pass needs, read whole (`whole`, given where the
- * text was cut) while none is known yet (`described`).
+ * text was cut) while none of its origin is known yet (`described`).
  */
 export function parseToLearn(
   file: string,
   index: number,
   text: string,
   whole: (() => string) | undefined,
-  described: boolean,
+  described: (origin: string) => boolean,
 ): Exclude<HarItem, { kind: 'text' }> {
   const parsed = parseEntry(file, index, text);
-  return parsed.kind === 'entry' && whole && !described && ownDescription(parsed.value)
+  return parsed.kind === 'entry' &&
+    whole &&
+    ownDescription(parsed.value) &&
+    !described(originOf((parsed.value as { request: { url: string } }).request.url))
     ? parseEntry(file, index, whole())
     : parsed;
 }
@@ -99,15 +137,18 @@ export function ownDescription(value: unknown): boolean {
 
 /**
  * What a batch of entries told a judging thread that it had not told before, in the order first met: the
- * credentials registered, the accepted keys, the origins; whether a request carried Authorization; the
- * description, the first time the thread met one; how many entries it read.
+ * credentials registered, the accepted keys, the origins (those of the contract's paths apart); whether a
+ * request carried Authorization; each origin's description, the first time the thread met one; how many
+ * entries it read.
  */
 export interface Learnt {
   registrations: Array<[string, string]>;
   keys: string[];
   hosts: string[];
+  apiHosts: string[];
+  publicHosts: string[];
   authorized: boolean;
-  captured?: string;
+  descriptions: Array<[string, string]>;
   entries: number;
 }
 
@@ -132,14 +173,21 @@ export class Learning {
   private readonly registered = new Registrations();
   private readonly keys = new Noted();
   private readonly hosts = new Noted();
-  private readonly facts: Learned = { keys: this.keys, authorized: false, hosts: this.hosts };
-  private told = { registrations: 0, captured: false };
+  private readonly apiHosts = new Noted();
+  private readonly publicHosts = new Noted();
+  private readonly facts: Learned = {
+    keys: this.keys,
+    authorized: false,
+    hosts: this.hosts,
+    apiHosts: this.apiHosts,
+    publicHosts: this.publicHosts,
+    descriptions: new Map(),
+  };
+  private told = { registrations: 0, descriptions: 0 };
   private entries = 0;
 
-  /** Whether this thread has met the capture's description (another is then not read whole). */
-  get described(): boolean {
-    return this.facts.captured !== undefined;
-  }
+  /** Whether this thread has met a description of the origin (another is then not read whole). */
+  readonly described = (origin: string): boolean => this.facts.descriptions.has(origin);
 
   learn(value: unknown): void {
     this.entries++;
@@ -150,18 +198,20 @@ export class Learning {
     const registrations = this.registered.registrations(this.told.registrations);
     const keys = this.keys.news.splice(0);
     const hosts = this.hosts.news.splice(0);
-    const captured = this.told.captured ? undefined : this.facts.captured;
+    const descriptions = [...this.facts.descriptions].slice(this.told.descriptions);
     const out: Learnt = {
       registrations,
       keys,
       hosts,
+      apiHosts: this.apiHosts.news.splice(0),
+      publicHosts: this.publicHosts.news.splice(0),
       authorized: this.facts.authorized,
-      ...(captured !== undefined ? { captured } : {}),
+      descriptions,
       entries: this.entries,
     };
     this.told = {
       registrations: this.told.registrations + registrations.length,
-      captured: this.told.captured || captured !== undefined,
+      descriptions: this.told.descriptions + descriptions.length,
     };
     this.entries = 0;
     return out;
@@ -173,7 +223,10 @@ export function addLearnt(facts: Learned, l: Learnt, redactor: Redactor): number
   for (const [value, label] of l.registrations) redactor.register(value, label);
   for (const k of l.keys) facts.keys.add(k);
   for (const h of l.hosts) facts.hosts.add(h);
+  for (const h of l.apiHosts) facts.apiHosts.add(h);
+  for (const h of l.publicHosts) facts.publicHosts.add(h);
   facts.authorized ||= l.authorized;
-  if (facts.captured === undefined && l.captured !== undefined) facts.captured = l.captured;
+  for (const [origin, text] of l.descriptions)
+    if (!facts.descriptions.has(origin)) facts.descriptions.set(origin, text);
   return l.entries;
 }

@@ -10,6 +10,7 @@
 import type { Decimal } from 'decimal.js';
 import { entryIds, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
 import { namedModelProblem } from '../checks/model-named.ts';
+import { CLIENT_CLOSED } from '../checks/per-exchange.ts';
 import { ExactDecimal } from '../checks/points.ts';
 import {
   parseSse,
@@ -51,7 +52,19 @@ import { Recent } from './recent.ts';
  */
 export type SequenceExchange = Pick<
   CapturedExchange,
-  'where' | 'startedAt' | 'method' | 'path' | 'headers' | 'json' | 'bodyText' | 'who' | 'credentialLogged'
+  | 'where'
+  | 'startedAt'
+  | 'method'
+  | 'path'
+  | 'origin'
+  | 'headers'
+  | 'json'
+  | 'bodyText'
+  | 'who'
+  | 'credentialLogged'
+  | 'credentialMasked'
+  | 'headersUnknown'
+  | 'durationMs'
 > & {
   res?: Pick<HttpResponse, 'status' | 'headers' | 'mediaType' | 'text' | 'bodyAbsent'> & {
     /** What the rules read of the reply's JSON (replyFacts), where they learn from it. */
@@ -164,9 +177,10 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
   const res = x.res;
   const requestId = res?.headers['x-request-id'];
   const path = bare(x.path);
+  // A body the log does not hold whole (bodyAbsent) tells nothing: the part kept is no reply.
   const facts =
     res?.facts ??
-    (post || (x.method === 'GET' && LEARNED_GET.test(path))
+    (res?.bodyAbsent === undefined && (post || (x.method === 'GET' && LEARNED_GET.test(path)))
       ? replyFacts(x.method, path, res?.json, x.path.includes('?'), res?.headers.link)
       : undefined);
   return {
@@ -174,11 +188,15 @@ export function sequenceView(x: SequenceExchange & { res?: { json?: unknown } })
     startedAt: x.startedAt,
     method: x.method,
     path: x.path,
+    origin: x.origin,
     headers: x.headers,
     ...(post && x.json !== undefined ? { json: x.json } : {}),
     ...(post && x.bodyText !== undefined ? { bodyText: x.bodyText } : {}),
     ...(x.who !== undefined ? { who: x.who } : {}),
     ...(x.credentialLogged ? { credentialLogged: true as const } : {}),
+    ...(x.credentialMasked ? { credentialMasked: true as const } : {}),
+    ...(x.headersUnknown ? { headersUnknown: true as const } : {}),
+    ...(x.durationMs !== undefined ? { durationMs: x.durationMs } : {}),
     ...(res
       ? {
           res: {
@@ -303,11 +321,22 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
-/** Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none). */
+/**
+ * Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none,
+ * or its key is masked: whose request it was, the capture does not say).
+ */
 function keySlot(x: SequenceExchange): string | undefined {
   const key = x.headers['idempotency-key'];
-  return x.method === 'POST' && key ? `${x.who ?? ''}\n${bare(x.path)}\n${key}` : undefined;
+  return x.method === 'POST' && key && !unknownSender(x)
+    ? `${x.who ?? ''}\n${bare(x.path)}\n${key}`
+    : undefined;
 }
+
+/**
+ * A request whose key is masked (`Bearer ****`, capture.ts isMasked) and whose sender the log names by
+ * no other id: a key was sent, but every tenant's masked key reads alike, so no sequence follows it.
+ */
+const unknownSender = (x: SequenceExchange): boolean => x.credentialMasked === true && x.who === undefined;
 
 /** What the capture told so far: catalogs per key, replays, job statuses. */
 export class TrafficState {
@@ -321,9 +350,10 @@ export class TrafficState {
   >();
   /**
    * Per key and job id (ids are per tenant: their format is not shown): the statuses it showed in turn,
-   * and when it was read last (ms; NaN where the capture gives no time).
+   * when the read judged last started, and the latest end of a read judged (ms; NaN where the capture
+   * gives no time).
    */
-  private readonly jobs = new Recent<string, { statuses: string[]; at: number }>();
+  private readonly jobs = new Recent<string, { statuses: string[]; at: number; end: number }>();
   /** Per key: usage record id -> charged_points as first read (PTS-006). */
   private readonly usage = new Recent<string, Map<string, string>>();
   /** Asset id -> the key (digest) whose job reply named it. */
@@ -382,8 +412,9 @@ export class TrafficState {
     const path = bare(x.path);
     const where = `${x.method} ${res.exchange.path} (${x.where})`;
     const status = res.status;
-    // A 429 is a limit of the target (rate limit or protection): neither an acceptance nor a refusal.
-    const decided = status !== 429;
+    // A 429 is a limit of the target (rate limit or protection): neither an acceptance nor a refusal; a
+    // 499 (the client closed the request, nginx's log status) is no answer at all.
+    const decided = status !== 429 && status !== CLIENT_CLOSED;
     /** A request the contract says must be refused: judged when answered (not 429), failed when 2xx. */
     const mustRefuse = (id: string, why: string, received?: unknown) => {
       if (!decided) return;
@@ -400,12 +431,18 @@ export class TrafficState {
     const body = !reusedKey && isPlainObject(x.json) ? x.json : undefined;
 
     // A sanitized export (browsers drop Authorization and cookies by default) holds no credential at
-    // all: a request without one then says nothing of what the client sent.
-    if (this.credentialsRecorded) {
+    // all: a request without one then says nothing of what the client sent. Nor does a log line that kept
+    // no request headers (the gateway format's `request_headers` left out), whatever other lines kept.
+    if (this.credentialsRecorded && !x.headersUnknown) {
       // A credential the gateway logged was sent, whatever headers its log keeps.
       if (x.headers.authorization === undefined && !x.credentialLogged && isBusinessCall(x.method, path))
         mustRefuse('AUTH-001', 'a business endpoint called without an Authorization header');
-      if (x.method === 'GET' && /^\/v1\/media\/assets\/[^/]+$/.test(path) && x.who === undefined)
+      if (
+        x.method === 'GET' &&
+        /^\/v1\/media\/assets\/[^/]+$/.test(path) &&
+        x.who === undefined &&
+        !x.credentialMasked
+      )
         mustRefuse('MASSET-002', 'an asset downloaded without a key');
     }
 
@@ -478,14 +515,21 @@ export class TrafficState {
           findings.push(findingAt({ id: 'RSP-006', ...p }, where));
       }
     }
-    // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream.
-    if (x.method === 'POST' && path === '/v1/responses' && body?.stream === true && ok2xx(status)) {
+    // RSP-003: a responses call asking for a stream, answered 2xx, is an event stream. Judged where the
+    // capture shows the reply's content type: a log line that kept no response headers does not.
+    if (
+      x.method === 'POST' &&
+      path === '/v1/responses' &&
+      body?.stream === true &&
+      ok2xx(status) &&
+      res.mediaType !== undefined
+    ) {
       judged.push('RSP-003');
       if (res.mediaType !== 'text/event-stream')
         findings.push({
           id: 'RSP-003',
-          message: `${where}: a responses call with stream true was answered ${status} ${res.mediaType ?? '(no content type)'}`,
-          received: res.mediaType ?? null,
+          message: `${where}: a responses call with stream true was answered ${status} ${res.mediaType}`,
+          received: res.mediaType,
           expected: 'text/event-stream',
         });
     }
@@ -570,7 +614,7 @@ export class TrafficState {
       return;
     const first = this.firstOfKey.get(slot);
     if (!first) {
-      if (res.status !== 429)
+      if (res.status !== 429 && res.status !== CLIENT_CLOSED)
         this.firstOfKey.set(slot, {
           body: x.bodyText,
           status: res.status,
@@ -580,7 +624,7 @@ export class TrafficState {
       return;
     }
     // Another body under the same key is IDEM-002 (not stated); a refusal of the replay is allowed.
-    if (first.body !== x.bodyText || res.status === 429) return;
+    if (first.body !== x.bodyText || res.status === 429 || res.status === CLIENT_CLOSED) return;
     const id = media ? 'MJOB-024' : 'IDEM-001';
     judged.push(id);
     if (!ok2xx(first.status) || !ok2xx(res.status)) return;
@@ -665,15 +709,25 @@ export class TrafficState {
     if (!job || typeof job.id !== 'string' || typeof job.status !== 'string') return;
     if (!(jobRead || (x.method === 'POST' && path === '/v1/media/jobs'))) return;
     const jobKey = `${x.who ?? ''} ${job.id}`;
-    const known = this.jobs.get(jobKey) ?? { statuses: [], at: Number.NaN };
+    const known = this.jobs.get(jobKey) ?? { statuses: [], at: Number.NaN, end: Number.NaN };
     const seen = known.statuses;
     const last = seen.at(-1);
-    // A read that started before the last one judged (files given out of time order, workers' logs merged)
-    // is not a later step of the job: its status is not judged against what came after it.
+    // A read that started before the last one judged started (files given out of time order, workers' logs
+    // merged), or before it ended (polls that overlap: the server may have answered this one first), is
+    // not a later step of the job: its status is not judged against what came after it.
     const at = Date.parse(x.startedAt);
-    const earlier = at < known.at;
+    const earlier = at < known.at || at < known.end;
     // A create answering a job already known is a repeat: a status the job showed may be the stored reply.
-    const snapshot = earlier || (!jobRead && isReplaySnapshot(seen, job.status));
+    // Where no earlier create of its Idempotency-Key is in the capture (the job's create came before it
+    // began), the stored reply is of a time the capture does not show: not judged.
+    const repeat = !jobRead && seen.length > 0;
+    const slot = repeat ? keySlot(x) : undefined;
+    const first = slot === undefined ? undefined : this.firstOfKey.get(slot);
+    const firstBefore = first !== undefined && first.where !== x.where;
+    const replayed = repeat && (!firstBefore || isReplaySnapshot(seen, job.status));
+    // A masked key's job: whose job it is (ids are per tenant) the capture does not say; not followed.
+    const unknown = unknownSender(x);
+    const snapshot = unknown || earlier || replayed;
     if (!snapshot) takeJudged(statusProblem(`job ${job.id}`, seen, job.status), where, judged, findings);
     // MJOB-021: a job reply that reads succeeded names its asset.
     takeJudged(
@@ -698,6 +752,14 @@ export class TrafficState {
     }
     if (typeof job.asset_id === 'string' && x.who && !this.assetOwner.has(job.asset_id))
       this.assetOwner.set(job.asset_id, x.who);
-    this.jobs.set(jobKey, { statuses: seen, at: earlier || Number.isNaN(at) ? known.at : at });
+    if (!unknown) {
+      const later = !earlier && !Number.isNaN(at);
+      const end = at + (x.durationMs ?? 0);
+      this.jobs.set(jobKey, {
+        statuses: seen,
+        at: later ? at : known.at,
+        end: later && !(end <= known.end) ? end : known.end,
+      });
+    }
   }
 }

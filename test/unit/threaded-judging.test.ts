@@ -33,7 +33,17 @@ function failingPool(): JudgingThreads {
       for (const _ of entries) out.write(unread);
       return answer(out.bytes());
     },
-    learn: () => answer<Learnt>({ registrations: [], keys: [], hosts: [], authorized: false, entries: 0 }),
+    learn: () =>
+      answer<Learnt>({
+        registrations: [],
+        keys: [],
+        hosts: [],
+        apiHosts: [],
+        publicHosts: [],
+        authorized: false,
+        descriptions: [],
+        entries: 0,
+      }),
   } as unknown as JudgingThreads;
 }
 

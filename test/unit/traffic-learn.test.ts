@@ -40,7 +40,14 @@ function harEntry(e: E): unknown {
   };
 }
 
-const empty = (): Learned => ({ keys: new Set(), authorized: false, hosts: new Set() });
+const empty = (): Learned => ({
+  keys: new Set(),
+  authorized: false,
+  hosts: new Set(),
+  apiHosts: new Set(),
+  publicHosts: new Set(),
+  descriptions: new Map(),
+});
 
 describe('learning in threads', () => {
   it('learns in batches over several threads what one thread learns, in the same order', () => {
@@ -68,8 +75,10 @@ describe('learning in threads', () => {
           expect(main.registrations()).toEqual(one.registrations());
           expect([...learnt.keys]).toEqual([...alone.keys]);
           expect([...learnt.hosts]).toEqual([...alone.hosts]);
+          expect([...learnt.apiHosts]).toEqual([...alone.apiHosts]);
+          expect([...learnt.publicHosts]).toEqual([...alone.publicHosts]);
           expect(learnt.authorized).toBe(alone.authorized);
-          expect(learnt.captured).toBe(alone.captured);
+          expect([...learnt.descriptions]).toEqual([...alone.descriptions]);
         },
       ),
       { numRuns: 300 },
