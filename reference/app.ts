@@ -121,20 +121,19 @@ export function buildApp(ctx: RefContext, options: AppOptions = {}): FastifyInst
   }
   // Variant idempotency-key-first: an upload or a job creation without an Idempotency-Key (a header the
   // contract lists for them) is refused before the key and its scope are looked at.
-  if (isVariant(ctx, 'idempotency-key-first'))
-    app.addHook('onRequest', async (request, reply) => {
-      const path = request.url.split('?')[0];
-      if (request.method !== 'POST' || (path !== '/v1/media/inputs' && path !== '/v1/media/jobs')) return;
-      const key = request.headers['idempotency-key'];
-      if (typeof key === 'string' && key !== '') return;
-      return reply.code(400).send({
-        error: {
-          code: 'idempotency_key_required',
-          message: 'Send an Idempotency-Key.',
-          type: 'client_error',
-        },
-      });
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0];
+    if (request.method !== 'POST' || (path !== '/v1/media/inputs' && path !== '/v1/media/jobs')) return;
+    const key = request.headers['idempotency-key'];
+    if (!isVariant(ctx, 'idempotency-key-first') || (typeof key === 'string' && key !== '')) return;
+    return reply.code(400).send({
+      error: {
+        code: 'idempotency_key_required',
+        message: 'Send an Idempotency-Key.',
+        type: 'client_error',
+      },
     });
+  });
   registerAuth(app, ctx);
   registerGuards(app, ctx);
   registerInternal(app, ctx);
