@@ -90,6 +90,21 @@ async function rawUpload(ref: ProbeTarget, type: string, body: Buffer): Promise<
 }
 
 export const MEDIA_FAULTS = [
+  // media/validate.ts: "A ready input stays until it is explicitly deleted": a succeeded job uses its inputs up
+  {
+    name: 'input-consumed-by-job',
+    description:
+      'an input referenced by a job that succeeded can no longer be referenced (refused as no ready input), though nobody deleted it',
+    breaks: ['MIN-009'],
+    probe: {
+      run: async ({ ref, inputId, createJob, pollJob, accepted }) => {
+        const id = await inputId(ref);
+        const job = await createJob(ref, jobBody('wc-100011', [id]));
+        const { seen } = await pollJob(ref, job.body.id);
+        return seen.at(-1) === 'succeeded' && !(await accepted(ref, jobBody('wc-100011', [id])));
+      },
+    },
+  },
   // media/validate.ts: a body that is no JSON object read as one (StrykerJS survivor of isObject)
   {
     name: 'body-shape-unchecked',

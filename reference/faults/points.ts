@@ -59,6 +59,13 @@ function settlementNullable(schemas: OpenApiDraft['schemas']): void {
   for (const k of ['charged_points', 'released_points']) props[k] = { anyOf: [props[k], { type: 'null' }] };
 }
 
+/** A media job described without its points fields (none required, none named). */
+function jobPointsUndescribed(schemas: OpenApiDraft['schemas']): void {
+  const job = schemas.MediaJobResponse.allOf[1];
+  job.required = job.required.filter((f: string) => f !== 'pending_points');
+  for (const field of ['pending_points', 'charged_points', 'released_points']) delete job.properties[field];
+}
+
 /** No points field is required anywhere in the description, nor its legacy twin (`*_amount`). */
 function noPointsRequired(schemas: OpenApiDraft['schemas']): void {
   const walk = (node: unknown): void => {
@@ -541,6 +548,23 @@ export const POINTS_FAULTS = [
     },
   },
   // media/store.ts: a media job is charged (ledger, balance) but writes no usage record
+  // media/view.ts + store.ts: the same with jobs that state no charge (their points fields are not shown)
+  {
+    name: 'job-usage-unrecorded-unstated',
+    description:
+      'a media job reports no points fields (described so) but is charged (ledger, balance), and no usage record is ever listed for it',
+    breaks: ['USAGE-080'],
+    openapi: ({ schemas }) => jobPointsUndescribed(schemas),
+    probe: {
+      run: async ({ ref, succeededJob, call }) => {
+        const job = await succeededJob(ref, 'wc-100010');
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<{
+          job_id?: string;
+        }>;
+        return job.charged_points === undefined && !records.some((r) => r.job_id !== undefined);
+      },
+    },
+  },
   {
     name: 'media-usage-unrecorded',
     description:
@@ -1172,12 +1196,7 @@ export const POINTS_VARIANTS = [
     readings: ['PTS-005'],
     description:
       'inference replies carry no billing object and media job replies no points fields (the MediaJob table lists none; the balance and ledger show the spend)',
-    openapi: ({ schemas }) => {
-      const job = schemas.MediaJobResponse.allOf[1];
-      job.required = job.required.filter((f: string) => f !== 'pending_points');
-      for (const field of ['pending_points', 'charged_points', 'released_points'])
-        delete job.properties[field];
-    },
+    openapi: ({ schemas }) => jobPointsUndescribed(schemas),
     probe: {
       run: async ({ ref, chat, createJob }) =>
         !('billing' in (await chat(ref)).body) &&

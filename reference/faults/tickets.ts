@@ -29,6 +29,18 @@ export const TICKETS_FAULTS = [
     },
   },
   // routes/tickets.ts: no limit on unresolved tickets
+  // routes/tickets.ts: the 10th unresolved ticket refused (the limit one lower than stated)
+  {
+    name: 'ticket-limit-9',
+    description: 'the 10th unresolved ticket is refused 429: the limit is 9, not 10',
+    breaks: ['TICKET-008'],
+    probe: {
+      run: async ({ ref, ticket }) => {
+        for (let i = 0; i < 9; i++) await ticket(ref, {}, 'ticket_limit');
+        return (await ticket(ref, {}, 'ticket_limit')).status === 429;
+      },
+    },
+  },
   {
     name: 'ticket-limit-ignored',
     description: 'an 11th unresolved ticket is accepted',

@@ -253,14 +253,14 @@ function settle(store: MediaStore, account: Account, job: MediaJob, createdAt: s
   job.settlement = 'charged';
   job.charged = job.quote;
   job.released = points(Exact.max(0, hold.minus(charge)));
-  // Its usage record: "per-request token usage, model and charged amount" (no tokens for media). Fault
-  // media-usage-unrecorded: none.
+  // Its usage record: "per-request token usage, model and charged amount" (no tokens for media). Faults
+  // media-usage-unrecorded and job-usage-unrecorded-unstated: none.
   // A record listed since the job's creation (variant usage-job-record-early) is charged now.
   const early = account.usage.find((r) => r.jobId === job.id);
   if (early) {
     early.chargedPoints = job.charged;
     delete early.unsettled;
-  } else if (store.fault !== 'media-usage-unrecorded')
+  } else if (store.fault !== 'media-usage-unrecorded' && store.fault !== 'job-usage-unrecorded-unstated')
     account.usage.push({
       id: newId('usage_'),
       requestId: job.id,

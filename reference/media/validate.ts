@@ -9,7 +9,7 @@ import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import { enforced } from './catalog.ts';
 import { isH264 } from './sniff.ts';
-import { kindOfInput, type MediaInput, type MediaStore } from './store.ts';
+import { kindOfInput, type MediaInput, type MediaStore, statusOf } from './store.ts';
 import { kindOf, type ModelDef, type ParameterDef, TABLE } from './table.ts';
 
 export type JobProblem = {
@@ -313,7 +313,14 @@ function resolveReferences(
       input &&
       (input.deletedAt === undefined ||
         ctx.fault === 'deleted-input-accepted' ||
-        (studio && ctx.fault === 'studio-ids-deleted-accepted'));
+        (studio && ctx.fault === 'studio-ids-deleted-accepted')) &&
+      // Fault input-consumed-by-job: a job that succeeded used its inputs up (no delete was asked for).
+      !(
+        ctx.fault === 'input-consumed-by-job' &&
+        [...store.jobs.values()].some(
+          (j) => j.referenceIds.includes(input.id) && statusOf(ctx, j).status === 'succeeded',
+        )
+      );
     if (!input || !owned || !ready) {
       const message = `No ready input ${id} of this account.`;
       // Variant ref-unknown-404: an id that names no ready input of the account is a 404 not_found.

@@ -110,7 +110,8 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     progress_percent: percent,
     // Faults spend-numbers, points-numbers, spend-misreported: spendShown; variant spend-unreported
     // and fault spend-unmeasurable: no points fields.
-    ...(spendUnreported(ctx)
+    // Fault job-usage-unrecorded-unstated: a job reports no spend either (and writes no usage record).
+    ...(spendUnreported(ctx) || ctx.fault === 'job-usage-unrecorded-unstated'
       ? {}
       : {
           pending_points: pointsOut(ctx, settled ? '0' : job.hold),

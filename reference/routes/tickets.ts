@@ -145,7 +145,11 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
     const problem = ticketProblem(ctx, request.body);
     if (problem) return sendError(reply, ctx, 'invalid_request', problem);
     const unresolved = tickets.filter((t) => t.accountId === accountId && t.status === 'open').length;
-    if (unresolved >= UNRESOLVED_LIMIT && ctx.fault !== 'ticket-limit-ignored') {
+    // Fault ticket-limit-9: the limit is one lower than stated.
+    const limit = ctx.fault === 'ticket-limit-9' ? UNRESOLVED_LIMIT - 1 : UNRESOLVED_LIMIT;
+    if (unresolved >= limit && ctx.fault !== 'ticket-limit-ignored') {
+      // Its window said, so that a client that waits it out learns it is no rate limit at once.
+      if (ctx.fault === 'ticket-limit-9') reply.header('Retry-After', '1');
       return sendError(
         reply,
         ctx,

@@ -378,6 +378,33 @@ for (const field of table.reference_fields) {
     async (t) => minTen(t, field),
   );
 }
+// "A ready input stays until it is explicitly deleted": a job that used it and ended leaves it usable. The
+// first job's acceptance is the control: the same body (inputs included) under a new key is accepted again.
+check(
+  { ids: ['MIN-009'], effect: 'billable' },
+  'keeps an input usable after a job that referenced it succeeded (no delete asked for)',
+  async (t) => {
+    const { body, jobId } = await createJob(t, 'wc-100011');
+    if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
+    const trace = await pollJob(t, jobId);
+    const status = trace.statuses.at(-1);
+    if (status !== 'succeeded')
+      return t.skip(
+        `the job ended ${status ?? 'unread'} (${trace.statuses.join(' > ')}): its inputs were not shown used`,
+      );
+    const again = await postJob(t, body, {
+      headers: { 'idempotency-key': `conformance-job-${randomUUID()}` },
+    });
+    expectStatus(
+      t,
+      again,
+      'MIN-009',
+      '2xx',
+      'a new job referencing the inputs of a job that succeeded, none of them deleted',
+    );
+  },
+);
+
 // After the create was replayed with its Idempotency-Key: the replay answers the same job, which still
 // holds its inputs (a store that rebuilds the job from the replay could drop them).
 check(

@@ -80,6 +80,30 @@ async function judgeUsageRecord(
   return { added: usage.added, exchange };
 }
 
+/**
+ * USAGE-080 where a call or a job states no charge but the balance moved by `moved`: it was billed, and
+ * "GET /v1/usage | per-request token usage, model and charged amount" gives it a record (judging.md),
+ * whatever its charge; absent after the bounded wait, a failure (notable on a shared account).
+ */
+async function judgeBilledRecord(
+  t: CheckContext,
+  before: WholeList,
+  moved: Decimal,
+  where: string,
+): Promise<void> {
+  const usage = await usageAdded(t, before);
+  if (usage.after && usage.added.length === 0)
+    t.violate(
+      'USAGE-080',
+      `${where} moved total_points by ${moved.toFixed()} (it states no charge), but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
+      {
+        exchange: usage.after.last.exchange,
+        expected: 'a usage record of it',
+        level: t.sharedAccount ? 'notable' : 'failure',
+      },
+    );
+}
+
 interface Billable {
   kind: string;
   /** How the title names one call of the kind. */
@@ -168,22 +192,9 @@ for (const k of KINDS) {
         const usage = usage0 && (await judgeUsageRecord(t, usage0, charged, body.model, where));
         // The call's own record shows its token counts as integers (PTS-005), as the usage list's do.
         if (usage) judgeRecordTokens(t, usage.added, usage.exchange);
-      } else if (usage0 && b1.total.lt(b0.total)) {
-        // No charge in the reply (the billing object's inner fields are not shown), but the balance
-        // moved: the call was billed, and "GET /v1/usage | per-request token usage, model and charged
-        // amount" gives it a record (judging.md), whatever its charge.
-        const usage = await usageAdded(t, usage0);
-        if (usage.after && usage.added.length === 0)
-          t.violate(
-            'USAGE-080',
-            `${where} moved total_points by ${b1.total.minus(b0.total).toFixed()} (its reply states no charge), but no new usage record is listed after it (the list read again for ${USAGE_APPEARS_MS / 1000} s)`,
-            {
-              exchange: usage.after.last.exchange,
-              expected: 'a usage record of the call',
-              level: t.sharedAccount ? 'notable' : 'failure',
-            },
-          );
-      }
+      } else if (usage0 && b1.total.lt(b0.total))
+        // No charge in the reply (the billing object's inner fields are not shown), but the balance moved.
+        await judgeBilledRecord(t, usage0, b1.total.minus(b0.total), where);
       if (ledger0 && ledger1)
         report(
           t,
@@ -316,5 +327,8 @@ check(
     // call, a media job included, a record; absent after the bounded wait, a failure of USAGE-080.
     if (charged?.isPositive() && usage0)
       await judgeUsageRecord(t, usage0, charged, m.id, `media job ${id} (${m.id})`, 'its charged_points');
+    // A job that states no charge (the MediaJob table shows no charged_points) but moved the balance.
+    else if (!charged && usage0 && b2.total.lt(b0.total))
+      await judgeBilledRecord(t, usage0, b2.total.minus(b0.total), `media job ${id} (${m.id})`);
   },
 );
