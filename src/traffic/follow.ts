@@ -26,7 +26,7 @@ import {
   trafficRedactor,
 } from './judge.ts';
 import { ExchangeJudge } from './judging.ts';
-import { learnEntry } from './learn.ts';
+import { learnEntry, nothingLearned } from './learn.ts';
 import { LineSplitter, lineItem } from './ndjson-stream.ts';
 import { TrafficState } from './rules.ts';
 
@@ -96,16 +96,7 @@ async function followLog(
     undefined,
     "a followed log's own GET /openapi.json is not waited for (give --description)",
   );
-  const facts: CaptureFacts = {
-    keys: new Set(),
-    authorized: false,
-    hosts: new Set(),
-    apiHosts: new Set(),
-    publicHosts: new Set(),
-    descriptions: new Map(),
-    entries: 0,
-    files: [],
-  };
+  const facts: CaptureFacts = { ...nothingLearned(), entries: 0, files: [] };
   // The canaries first; the list only grows, at its end, by the keys the log shows accepted.
   const secrets: Array<{ label: string; value: string }> = canarySecrets(opts.canaries);
   const state = new TrafficState(false, windowMs);

@@ -52,6 +52,7 @@ import {
   capturedDescription,
   type Learned,
   learnEntry,
+  nothingLearned,
   parseToLearn,
 } from './learn.ts';
 import { TrafficProgress } from './progress.ts';
@@ -228,17 +229,7 @@ async function readCapture(
   threads?: JudgingThreads,
 ): Promise<CaptureFacts> {
   const shard = ShardPlan.of(opts.shard);
-  const facts: CaptureFacts = {
-    keys: new Set(),
-    authorized: false,
-    hosts: new Set(),
-    apiHosts: new Set(),
-    publicHosts: new Set(),
-    descriptions: new Map(),
-    entries: 0,
-    files: [],
-    ...(shard ? { shard } : {}),
-  };
+  const facts: CaptureFacts = { ...nothingLearned(), entries: 0, files: [], ...(shard ? { shard } : {}) };
   const learning =
     threads && !shard
       ? new ThreadedLearning(threads, (l) => {

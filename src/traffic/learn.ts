@@ -34,6 +34,16 @@ export interface Learned {
   publicHosts: Set<string>;
 }
 
+/** Nothing learnt yet: where a capture's first pass (or a followed log) starts. */
+export const nothingLearned = (): Learned => ({
+  keys: new Set(),
+  authorized: false,
+  hosts: new Set(),
+  apiHosts: new Set(),
+  publicHosts: new Set(),
+  descriptions: new Map(),
+});
+
 /**
  * The origins of the API (check-traffic judges only their exchanges; one with no host is always judged):
  * those that carried a business path of the contract (`/v1/...`), else those that carried one of its

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/http/redact.ts';
-import { addLearnt, type Learned, Learning, learnEntry } from '../../src/traffic/learn.ts';
+import { addLearnt, Learning, learnEntry, nothingLearned } from '../../src/traffic/learn.ts';
 
 const keys = ['sk-live-aaaaaaaaaaaa', 'sk-live-bbbbbbbbbbbb', 'sk-live-cccccccccccc', 'sk-live-dddddddddddd'];
 const hosts = ['https://a.example', 'https://b.example', 'http://c.example:8080'];
@@ -40,14 +40,7 @@ function harEntry(e: E): unknown {
   };
 }
 
-const empty = (): Learned => ({
-  keys: new Set(),
-  authorized: false,
-  hosts: new Set(),
-  apiHosts: new Set(),
-  publicHosts: new Set(),
-  descriptions: new Map(),
-});
+const empty = nothingLearned;
 
 describe('learning in threads', () => {
   it('learns in batches over several threads what one thread learns, in the same order', () => {
