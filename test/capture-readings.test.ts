@@ -205,6 +205,23 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(control.failed, control.lines).toMatchObject({ 'RSP-006': 1 });
   });
 
+  it('MODELS-004: a call a day after the catalog read, or one started before the read ended, is not judged by it ("the catalog is extended over time")', async () => {
+    const ok = await judge('catalog-stale', [
+      catalog('/v1/models', ['tx-embed-1']),
+      // A day later: the model may have been added since.
+      { ...chat('tx-chat-1'), at: 86_400 },
+      { ...catalog('/v1/models', ['tx-embed-1']), at: 100_000, time: 3000 },
+      // Started while that read was still running (it ended 3 s after it started).
+      { ...chat('tx-chat-1'), at: 100_001 },
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    const control = await judge('catalog-fresh', [
+      catalog('/v1/models', ['tx-embed-1']),
+      { ...chat('tx-chat-1'), at: 60 },
+    ]);
+    expect(control.failed, control.lines).toMatchObject({ 'MODELS-004': 1 });
+  });
+
   it('MODELS-004: a reply holding no list is no catalog; a list beside other arrays (links) is the catalog', async () => {
     const ok = await judge('catalog-unread', [
       {

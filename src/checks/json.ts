@@ -145,10 +145,27 @@ export function entryIds(entry: unknown): string[] {
 /**
  * The entries of a catalog (GET /v1/models, /v1/media/models) in an envelope that is not shown: the first
  * array of objects of which one names a model (entryId), else an empty array (an empty catalog beside
- * other arrays, `links` or `notices`, is still empty), else undefined.
+ * other arrays, `links` or `notices`, is still empty), else undefined. A catalog grouped by kind
+ * (`{text: [...], embedding: [...]}`) is one catalog: the arrays of entries beside the first one, in the
+ * same object, are read after it (`pointer` is the first's); an array inside an entry is no catalog.
  */
 export function findCatalog(root: unknown): { pointer: string; entries: unknown[] } | undefined {
-  return findEntryList(root, (e) => entryId(e) !== undefined);
+  const names = (e: unknown) => entryId(e) !== undefined;
+  const first = findEntryList(root, names);
+  if (!first || first.pointer === '') return first;
+  const at = first.pointer.lastIndexOf('/');
+  let parent: unknown = root;
+  for (const token of first.pointer
+    .slice(1, at === 0 ? 0 : at)
+    .split('/')
+    .filter(Boolean))
+    parent = isPlainObject(parent) ? parent[token.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  if (!isPlainObject(parent)) return first;
+  const beside = Object.values(parent).filter(
+    (v): v is unknown[] =>
+      Array.isArray(v) && v !== first.entries && v.length > 0 && v.every(isPlainObject) && v.some(names),
+  );
+  return beside.length === 0 ? first : { pointer: first.pointer, entries: [first.entries, ...beside].flat() };
 }
 
 /**

@@ -321,6 +321,29 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
+/** A key's catalog as a capture showed it, and when that read ended (NaN: the capture gives no time). */
+interface KnownCatalog {
+  ids: ReadonlySet<string>;
+  endedAt: number;
+}
+
+/**
+ * How long after a catalog read a call is judged by it: "the catalog is extended over time", so a model
+ * added since (or removed) would make an older read say what the account no longer holds.
+ */
+export const CATALOG_FRESH_MS = 15 * 60_000;
+
+/**
+ * The ids of the catalog a call is judged by: the key's last read, if the call started after that read
+ * ended and within CATALOG_FRESH_MS of it (file order is no time order: a call made before the read, or
+ * one of a capture with no times, is not judged by it).
+ */
+function freshCatalog(known: KnownCatalog | undefined, x: SequenceExchange): ReadonlySet<string> | undefined {
+  if (!known) return undefined;
+  const started = Date.parse(x.startedAt);
+  return started >= known.endedAt && started - known.endedAt <= CATALOG_FRESH_MS ? known.ids : undefined;
+}
+
 /**
  * Where a request's Idempotency-Key is remembered: per credential, path and key (undefined: it has none,
  * or its key is masked: whose request it was, the capture does not say).
@@ -342,8 +365,8 @@ const unknownSender = (x: SequenceExchange): boolean => x.credentialMasked === t
 export class TrafficState {
   /** The time of the exchange judged last (its log time, else the clock): what a window counts by. */
   private now = 0;
-  private readonly textCatalog = new Recent<string, Set<string>>();
-  private readonly mediaCatalog = new Recent<string, Set<string>>();
+  private readonly textCatalog = new Recent<string, KnownCatalog>();
+  private readonly mediaCatalog = new Recent<string, KnownCatalog>();
   private readonly firstOfKey = new Recent<
     string,
     { body: string; status: number; id: unknown; where: string }
@@ -451,7 +474,7 @@ export class TrafficState {
       for (const broken of brokenRequestRules(x.method, path, body) ?? [])
         mustRefuse(broken.id, broken.what, broken.received);
     if (x.method === 'POST' && path === '/v1/media/jobs' && body) {
-      const catalog = x.who ? this.mediaCatalog.get(x.who) : undefined;
+      const catalog = freshCatalog(x.who ? this.mediaCatalog.get(x.who) : undefined, x);
       if (catalog && typeof body.model === 'string' && !catalog.has(body.model))
         mustRefuse(
           'MJOB-044',
@@ -471,7 +494,7 @@ export class TrafficState {
       }
     }
     if (x.method === 'POST' && TEXT_CALLS.includes(path) && body && typeof body.model === 'string') {
-      const catalog = x.who ? this.textCatalog.get(x.who) : undefined;
+      const catalog = freshCatalog(x.who ? this.textCatalog.get(x.who) : undefined, x);
       if (catalog && !catalog.has(body.model))
         mustRefuse(
           'MODELS-004',
@@ -668,8 +691,9 @@ export class TrafficState {
       x.who &&
       res.facts?.catalog !== undefined
     ) {
-      const ids = res.facts.catalog;
-      (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, new Set(ids));
+      const ids = new Set(res.facts.catalog);
+      const endedAt = Date.parse(x.startedAt) + (x.durationMs ?? 0);
+      (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, { ids, endedAt });
     }
     if (x.method === 'GET' && path === '/v1/usage' && x.who) {
       const seen = this.usage.get(x.who) ?? new Map<string, string>();

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findEntryList, findField } from '../../src/checks/json.ts';
+import { findCatalog, findEntryList, findField } from '../../src/checks/json.ts';
 import { judgePoints, pointsFindings } from '../../src/checks/points.ts';
 
 describe('points findings, built in one place (PTS-001, PTS-002)', () => {
@@ -71,6 +71,18 @@ describe('envelope-agnostic lookups', () => {
     expect(findEntryList({ result: { models: [{ id: 'a' }] }, tags: ['x'] })?.pointer).toBe('/result/models');
     expect(findEntryList({ data: [] })?.entries).toEqual([]);
     expect(findEntryList({ ok: true })).toBeUndefined();
+  });
+
+  it('reads a catalog grouped by kind as one catalog, never an array inside an entry', () => {
+    const ids = (j: unknown) => findCatalog(j)?.entries.map((e) => (e as { id: string }).id);
+    expect(ids({ text: [{ id: 'chat-1' }], embedding: [{ id: 'emb-1' }] })).toEqual(['chat-1', 'emb-1']);
+    expect(ids({ page: { models: [{ id: 'a' }], more: [{ id: 'b' }] }, links: [{ rel: 'next' }] })).toEqual([
+      'a',
+      'b',
+    ]);
+    expect(ids({ data: [{ id: 'a', aliases: [{ id: 'x' }] }], links: [{ rel: 'next' }] })).toEqual(['a']);
+    expect(ids([{ id: 'a' }])).toEqual(['a']);
+    expect(findCatalog({ data: [] })?.entries).toEqual([]);
   });
 
   it('finds a field at any depth with its pointer', () => {
