@@ -452,6 +452,31 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(control.lines).not.toMatch(/job job_1 read/);
   });
 
+  it('SEC-001: a console route showing a key again is advisory ("a newly created key can be viewed again"); a canary there still fails', async () => {
+    const reveal = (path: string, secret: string) => ({
+      method: 'GET',
+      path,
+      headers: [{ name: 'cookie', value: 'session=s1' }],
+      status: 200,
+      reply: { key: secret },
+    });
+    const shown = await judge('console-reveal', [
+      chat('tx-chat-1'),
+      reveal('/console/api/keys/1/reveal', KEY),
+    ]);
+    expect(shown.failed, shown.lines).toEqual({});
+    const control = await judge('api-reveal', [chat('tx-chat-1'), reveal('/v1/balance', KEY)]);
+    expect(control.failed, control.lines).toMatchObject({ 'SEC-001': 1 });
+    const canary = await judge(
+      'console-canary',
+      [chat('tx-chat-1'), reveal('/console/api/nodes', 'node-internal-7')],
+      {
+        canaries: ['node-internal-'],
+      },
+    );
+    expect(canary.failed, canary.lines).toMatchObject({ 'SEC-001': 1 });
+  });
+
   it('SEC-001: a canary given (--canary) that a reply holds fails; the report never shows it', async () => {
     const canary = 'node-internal-';
     const call = chat('tx-chat-1');

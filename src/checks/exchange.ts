@@ -1,4 +1,4 @@
-import { endpoints } from '../endpoint-table.ts';
+import { contractPathOf, endpoints } from '../endpoint-table.ts';
 import { type HttpResponse, recordNow } from '../http/client.ts';
 import type { VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
@@ -200,11 +200,18 @@ export function genericChecks(res: HttpResponse): Finding[] {
   return out;
 }
 
+/** A value no reply may hold: a configured key (its role the label) or a canary the target declares. */
+export interface Secret {
+  label: string;
+  value: string;
+  canary?: true;
+}
+
 /**
  * SEC-001 on evidence: any configured key value or canary anywhere in a response (headers or body).
  * `secrets` maps a label (role or `canary`) to the value. The message never contains the value.
  */
-export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; value: string }>): Finding[] {
+export function secretLeaks(res: HttpResponse, secrets: Secret[]): Finding[] {
   // One look with the patterns, not one per secret: a reply that holds none (nearly all) is read once,
   // and one that holds some says which.
   const any = anyOf(secrets);
@@ -221,13 +228,22 @@ export function secretLeaks(res: HttpResponse, secrets: Array<{ label: string; v
     for (const value of found) for (const i of any.placesOf(value)) listed.add(i);
   const out: Finding[] = [];
   const where = `${res.method} ${res.exchange.path}`;
+  // A route outside the API (no /v1 path, no public one): the console's ("a newly created key can be
+  // viewed again after re-entering the login password"), whose shapes are not shown.
+  const console_ = !res.rawPath.startsWith('/v1/') && contractPathOf(res.rawPath) === undefined;
   for (const i of [...listed].sort((a, b) => a - b)) {
-    const { label, value } = secrets[i]!;
+    const { label, value, canary } = secrets[i]!;
     // The request itself carried it (a captured client quoting its key in a prompt or a URL): the reply
-    // echoes the client's own text, which is worth knowing, not a secret the server gave out.
+    // echoes the client's own text, which is worth knowing, not a secret the server gave out. A key on a
+    // console route may be the key shown again to its owner: worth knowing too. A canary never is.
     const echoed = res.sentText?.includes(value) || res.rawPath.includes(value);
-    const echo = echoed ? { level: 'notable' as const } : {};
-    const because = echoed ? " (the request itself carried it: an echo of the client's own text)" : '';
+    const shown = !canary && console_;
+    const echo = echoed || shown ? { level: 'notable' as const } : {};
+    const because = echoed
+      ? " (the request itself carried it: an echo of the client's own text)"
+      : shown
+        ? ' (a route outside the API: the console may show a key again to its owner)'
+        : '';
     for (const [name, found] of inHeaders) {
       if (found.has(value))
         out.push({

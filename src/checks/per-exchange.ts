@@ -7,14 +7,14 @@
  */
 import type { HttpResponse } from '../http/client.ts';
 import type { ResponseSource } from '../openapi/fallback.ts';
-import { type Finding, genericChecks, secretLeaks } from './exchange.ts';
+import { type Finding, genericChecks, type Secret, secretLeaks } from './exchange.ts';
 import { legacyJudged, pointsJudged } from './exchange-points.ts';
 import { suspiciousFields } from './leaks.ts';
 import { bufferedStream, streamTimed } from './stream-pacing.ts';
 
 export interface ExchangeCheckContext {
   /** The secrets no reply may hold: configured keys, canaries (label and value). */
-  secrets: Array<{ label: string; value: string }>;
+  secrets: Secret[];
   /** What responses are validated against: the live description or the documented contract. */
   responses: ResponseSource;
 }

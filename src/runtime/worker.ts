@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import type { Secret } from '../checks/exchange.ts';
 import { entryIds, findCatalog, ID_FIELDS, isPlainObject } from '../checks/json.ts';
 import { keysFromEnv } from '../config/env.ts';
 import type { Exchange } from '../http/client.ts';
@@ -18,7 +19,7 @@ export interface WorkerState {
   keys: Partial<Record<Role, string>>;
   redactor: Redactor;
   /** Values that must never appear in a response (SEC-001), with a label for messages. */
-  secrets: Array<{ label: string; value: string }>;
+  secrets: Secret[];
   live?: LiveDescription;
   /** This worker's share of the target's concurrency: the requests of its tests in flight at once. */
   gate: RequestGate;
@@ -36,7 +37,7 @@ export function worker(): WorkerState {
   const redactor = new Redactor(keys);
   const secrets = [
     ...Object.entries(keys).map(([label, value]) => ({ label: `${label} key`, value: value as string })),
-    ...run.target.canaries.map((value, i) => ({ label: `canary #${i + 1}`, value })),
+    ...run.target.canaries.map((value, i) => ({ label: `canary #${i + 1}`, value, canary: true as const })),
   ];
   let live: LiveDescription | undefined;
   if (run.openapi && responseSource(run.openapi) === 'live') {

@@ -9,9 +9,11 @@
  * is that of what was judged: FAILED (exit 1) when a finding fails, else INCOMPLETE (exit 4), since a
  * followed log is never complete: it never PASSES.
  */
+
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { violation } from '../catalogue.ts';
+import type { Secret } from '../checks/exchange.ts';
 import { UsageError } from '../errors.ts';
 import type { Redactor } from '../http/redact.ts';
 import { redactConsole } from '../report/neutral.ts';
@@ -98,7 +100,7 @@ async function followLog(
   );
   const facts: CaptureFacts = { ...nothingLearned(), entries: 0, files: [] };
   // The canaries first; the list only grows, at its end, by the keys the log shows accepted.
-  const secrets: Array<{ label: string; value: string }> = canarySecrets(opts.canaries);
+  const secrets: Secret[] = canarySecrets(opts.canaries);
   const state = new TrafficState(false, windowMs);
   const judge = new ExchangeJudge(
     redactor,

@@ -7,10 +7,12 @@
  * decide (rules.ts). The result is a run's summary, written by the one report writer, with every rule the
  * capture could not judge listed as not run (never passed).
  */
+
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formOf, violation } from '../catalogue.ts';
+import type { Secret } from '../checks/exchange.ts';
 import { PER_EXCHANGE_IDS } from '../checks/per-exchange.ts';
 import { BUFFERED_STREAM } from '../checks/stream-pacing.ts';
 import { UsageError } from '../errors.ts';
@@ -87,8 +89,8 @@ export interface TrafficOptions {
 export const MIN_CANARY_CHARS = 4;
 
 /** The canaries as SEC-001's secrets, labelled as a live run labels them. */
-export const canarySecrets = (canaries: readonly string[] = []): Array<{ label: string; value: string }> =>
-  canaries.map((value, i) => ({ label: `canary #${i + 1}`, value }));
+export const canarySecrets = (canaries: readonly string[] = []): Secret[] =>
+  canaries.map((value, i) => ({ label: `canary #${i + 1}`, value, canary: true as const }));
 
 /** A redactor that knows the canaries before anything is read (no report shows one, as in a live run). */
 export function trafficRedactor(opts: Pick<TrafficOptions, 'canaries'>): Redactor {
