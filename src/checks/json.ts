@@ -178,3 +178,35 @@ export function listingMentions(json: unknown, tag: string): { found: boolean; e
   const found = entries.some((e) => allStrings(e).some((s) => s.value.includes(tag)));
   return { found, entries: entries.length };
 }
+
+/** A word (`chat`, `text-embedding`, `v1/responses`) or a list of them separated by `,`, `;` or `|`. */
+const LIST_OF_WORDS = /^\s*[\w.:/-]+(\s*[,;|]\s*[\w.:/-]+)*\s*$/;
+/** A value that denies what its field names: `native_responses: false`, `"responses": "unsupported"`. */
+const DENIES = /^(false|no|none|off|disabled|unsupported|not[ _-]?supported|n\/a)$/i;
+
+/**
+ * The words in which a catalog entry states what its model does (the field names for capabilities are
+ * not shown): the names of fields that affirm (`supports_responses: true`, `responses: "native"`, a
+ * count above 0) and the values that are words, in arrays and nested objects alike (`capabilities:
+ * ["chat"]`, `type: "embedding"`). Not the entry's id, not a field that denies (`native_responses:
+ * false`: a model that says it lacks responses is no responses model), not free text (a description
+ * "not for chat" names nothing).
+ */
+export function capabilityWords(entry: Record<string, unknown>, idField: string): string[] {
+  const words: string[] = [];
+  const walk = (value: unknown, name: string | undefined): void => {
+    if (Array.isArray(value)) for (const v of value) walk(v, undefined);
+    else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) walk(v, k);
+    else if (value === true || (typeof value === 'number' && value > 0)) {
+      if (name) words.push(name);
+    } else if (typeof value === 'string') {
+      // A word, or a list of words ("chat, responses"); anything else is free text.
+      const items = LIST_OF_WORDS.test(value) ? value.split(/[,;|]/).map((w) => w.trim()) : [];
+      if (items.some((w) => DENIES.test(w))) return;
+      words.push(...items);
+      if (name && items.length > 0) words.push(name);
+    }
+  };
+  for (const [k, v] of Object.entries(entry)) if (k !== idField) walk(v, k);
+  return words;
+}

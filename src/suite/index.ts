@@ -8,6 +8,7 @@
  */
 export { apiErrorShape } from '../checks/exchange.ts';
 export {
+  capabilityWords,
   entryId,
   entryIds,
   findCatalog,

@@ -1,5 +1,6 @@
 import {
   type CheckContext,
+  capabilityWords,
   check,
   documentedViolations,
   entryId,
@@ -156,12 +157,16 @@ check(
   async (t) => {
     const catalog = await t.get('/v1/models');
     const entries = findCatalog(catalog.json)?.entries ?? [];
+    // What an entry affirms (capabilityWords, as hint discovery reads it): `supports_chat: false` or a
+    // description "not for chat" names no chat model.
     const ids = entries
-      .filter(
-        (e) =>
-          isPlainObject(e) &&
-          /chat/i.test(JSON.stringify(Object.entries(e).filter(([k]) => !/id$|name/.test(k)))),
-      )
+      .filter((e) => {
+        const id = entryId(e);
+        const idField = isPlainObject(e) ? Object.keys(e).find((k) => e[k] === id) : undefined;
+        return (
+          isPlainObject(e) && idField !== undefined && /chat/i.test(capabilityWords(e, idField).join(' '))
+        );
+      })
       .map(entryId)
       .filter((v): v is string => !!v);
     if (ids.length === 0) return t.skip('no catalog entry is recognisably a chat model');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capabilityWords, catalogHints } from '../../src/runtime/worker.ts';
+import { capabilityWords } from '../../src/checks/json.ts';
+import { catalogHints } from '../../src/runtime/worker.ts';
 
 describe('model hints discovered from a catalog (its capability field names are not shown)', () => {
   it('takes the words an entry affirms: array items, true flags, word values, nested objects', () => {
