@@ -213,6 +213,16 @@ export interface BrokenRule {
 }
 
 const segments = (p: string) => p.split('/').slice(1);
+/** A field rule's `at` as segments, split once (ruleAt reads every rule of a shape for each error). */
+const atSegments = new Map<string, string[]>();
+function segmentsOfAt(at: string): string[] {
+  let s = atSegments.get(at);
+  if (s === undefined) {
+    s = segments(at);
+    atSegments.set(at, s);
+  }
+  return s;
+}
 
 /** The rule of a field at `pointer` broken by `keyword`: the longest `at` that matches, a keyword's own first. */
 function ruleAt(
@@ -227,7 +237,7 @@ function ruleAt(
   for (const f of shape.fields) {
     if (f.keyword !== undefined && f.keyword !== keyword) continue;
     if (absent && f.valueOnly) continue;
-    const at = segments(f.at);
+    const at = segmentsOfAt(f.at);
     if (at.length > parts.length || !at.every((s, i) => s === '*' || s === parts[i])) continue;
     const score = at.length * 2 + (f.keyword !== undefined ? 1 : 0);
     if (score > bestScore) {

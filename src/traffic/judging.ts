@@ -65,6 +65,19 @@ export interface Judged {
   };
 }
 
+/** An exchange's endpoint as the capture's facts list it (`GET /v1/media/jobs/{id}`), kept per path read. */
+function endpointOf(method: string, path: string): string {
+  const key = `${method} ${path}`;
+  let endpoint = endpoints.get(key);
+  if (endpoint === undefined) {
+    endpoint = `${method} ${pathTemplate(path.split('?')[0] ?? path)}`;
+    if (endpoints.size >= 10_000) endpoints.clear();
+    endpoints.set(key, endpoint);
+  }
+  return endpoint;
+}
+const endpoints = new Map<string, string>();
+
 /** At most this many origins left out are listed by name (a browser's capture may hold hundreds). */
 export const OTHER_ORIGINS_LISTED = 100;
 
@@ -126,7 +139,7 @@ export class ExchangeJudge {
       if (h.to === undefined || x.startedAt > h.to) h.to = x.startedAt;
     }
     if (x.who !== undefined && h.credentials.size < HOLDS_CREDENTIALS) h.credentials.add(x.who);
-    const endpoint = `${x.method} ${pathTemplate(x.path.split('?')[0] ?? x.path)}`;
+    const endpoint = endpointOf(x.method, x.path);
     if (h.endpoints.has(endpoint)) return;
     if (h.endpoints.size < CAPTURE_ENDPOINTS_LISTED) h.endpoints.add(endpoint);
     else h.moreEndpoints++;
