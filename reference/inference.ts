@@ -107,9 +107,9 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
     };
   }
   if (!model.prices) return resolvedUnpriced(id);
-  // Variant upstream-unavailable-sometimes: every UNAVAILABLE_EVERY-th call that found its model meets an
+  // Variants upstream-unavailable-sometimes and -undeclared: every UNAVAILABLE_EVERY-th call that found its model meets an
   // upstream that is down, refused 503 before anything is held or charged.
-  if (isVariant(ctx, 'upstream-unavailable-sometimes')) {
+  if (isVariant(ctx, 'upstream-unavailable-sometimes') || isVariant(ctx, 'upstream-unavailable-undeclared')) {
     const n = (unavailableCount.get(ctx) ?? 0) + 1;
     unavailableCount.set(ctx, n);
     if (n % UNAVAILABLE_EVERY === 0)

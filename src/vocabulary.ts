@@ -74,6 +74,12 @@ export type Outcome =
 export const decidedOutcome = (o: string): boolean =>
   o === 'passed' || o === 'failed' || o === 'advisory' || o === 'known_failure';
 
+/**
+ * The answers that say a model or an upstream was unavailable: "a 502/503/504" is advisory, never
+ * promoted (judging.md), wherever it is met (ERR-003; RESP-001 where the description does not declare it).
+ */
+export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
 export interface Violation {
   id: string;
   level: Level;

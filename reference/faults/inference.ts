@@ -862,6 +862,27 @@ export const INFERENCE_VARIANTS = [
       },
     },
   },
+  // The same, with a description that declares no 503 for the calls: "a 502/503/504" is advisory, never
+  // promoted (judging.md), and a description "is not expected to cover all possible HTTP response codes"
+  // (OpenAPI 3.1): an undeclared 503 is reported (RESP-001 advisory), not failed.
+  {
+    name: 'upstream-unavailable-undeclared',
+    readings: ['ERR-003', 'RESP-001', 'CHAT-001', 'RSP-001', 'EMB-001'],
+    description:
+      'as upstream-unavailable-sometimes (every 13th call refused 503 model_unavailable), and the description declares no 503 for chat, responses or embeddings',
+    openapi: ({ paths }) => {
+      for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'])
+        delete paths[path].post.responses['503'];
+    },
+    probe: {
+      run: async ({ ref, chat, openapi }) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 13; i++) statuses.push((await chat(ref)).status);
+        const described = (await openapi(ref)).paths['/v1/chat/completions'].post.responses;
+        return statuses.includes(503) && described['503'] === undefined;
+      },
+    },
+  },
   // app.ts: null reads as the member left out (as a media parameter's does)
   {
     name: 'null-as-omitted',

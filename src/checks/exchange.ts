@@ -1,6 +1,6 @@
 import { contractPathOf, endpoints } from '../endpoint-table.ts';
 import { type HttpResponse, recordNow } from '../http/client.ts';
-import type { VerdictCase } from '../vocabulary.ts';
+import { UNAVAILABLE_STATUSES, type VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
 
 export interface Finding {
@@ -190,7 +190,7 @@ export function genericChecks(res: HttpResponse): Finding[] {
       message: `${where} answered 500 (a server fault; no known condition maps to 500)`,
       received: 500,
     });
-  } else if (res.status === 502 || res.status === 503 || res.status === 504) {
+  } else if (UNAVAILABLE_STATUSES.has(res.status)) {
     out.push({
       id: 'ERR-003',
       message: `${where} answered ${res.status}: the model or an upstream was unavailable`,

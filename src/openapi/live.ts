@@ -16,6 +16,7 @@ import type { DataValidateFunction } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType, mediaTypeOf } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
+import { UNAVAILABLE_STATUSES } from '../vocabulary.ts';
 import { CACHE_ROOT, cacheRootTrusted, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
 import {
@@ -415,12 +416,18 @@ export class LiveDescription {
     const code = String(res.status);
     const d = this.declared(op, code);
     if (d.kind === 'undeclared') {
+      // A 502, 503 or 504 is an upstream or a model unavailable: "a 502/503/504" is advisory, never
+      // promoted (judging.md), and a description "is not expected to cover all possible HTTP response
+      // codes because they may not be known in advance" (OpenAPI 3.1, Responses Object): one it does not
+      // declare is reported, not failed, or the verdict would turn on whether an upstream was down.
+      const unavailable = UNAVAILABLE_STATUSES.has(res.status);
       const finding: ResponseFinding = {
         id: 'RESP-001',
-        message: `${where}: status ${code} is not declared for the operation`,
+        message: `${where}: status ${code} is not declared for the operation${unavailable ? ' (an upstream or a model unavailable: advisory)' : ''}`,
         received: res.status,
         expected: [...d.expected],
         pointer: `${op.pointer}/responses`,
+        ...(unavailable ? { level: 'notable' as const } : {}),
       };
       return { findings: [finding], judged: ['RESP-001'] };
     }

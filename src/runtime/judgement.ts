@@ -6,7 +6,13 @@
  * transient, unseen),
  * and the first that leaves the test with nothing judged ends it not run.
  */
-import type { NotRunCause, Outcome, VerdictCase, Violation } from '../vocabulary.ts';
+import {
+  type NotRunCause,
+  type Outcome,
+  UNAVAILABLE_STATUSES,
+  type VerdictCase,
+  type Violation,
+} from '../vocabulary.ts';
 import type { BudgetRefusal } from './budget.ts';
 import { budgetCause, type NotApplicable } from './may-run.ts';
 
@@ -142,9 +148,6 @@ export function limitRule(
     },
   };
 }
-
-/** The answers that say a model or an upstream was unavailable (ERR-003, advisory: judging.md). */
-export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /**
  * A request the rule needed answered met a 502, 503 or 504: "a 502/503/504" is advisory, never promoted

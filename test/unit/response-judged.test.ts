@@ -85,6 +85,15 @@ describe('the description ids a response is judged on', () => {
     expect(judged(response(200, '{"id":1}', '/v1/other'))).toEqual([]);
   });
 
+  it('RESP-001: an undeclared 502, 503 or 504 is advisory ("a 502/503/504" is never promoted); a 500 or 418 fails', () => {
+    const level = (status: number) =>
+      live
+        .judgeResponse(response(status, '{"error":{"code":"x","message":"m","type":"t"}}'))
+        .findings.map((f) => `${f.id}:${f.level ?? 'failure'}`);
+    for (const status of [502, 503, 504]) expect(level(status)).toEqual(['RESP-001:notable']);
+    for (const status of [500, 501, 505, 418, 429]) expect(level(status)).toEqual(['RESP-001:failure']);
+  });
+
   it('without a usable description, judges only a 2xx body the documented schemas show (RESP-003)', () => {
     const fallback = documentedFallback({ errors: ['not in the capture'] });
     const chat = response(200, '{"id":7}', '/v1/chat/completions', 'POST');
