@@ -477,6 +477,47 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
     expect(canary.failed, canary.lines).toMatchObject({ 'SEC-001': 1 });
   });
 
+  it('RESP-001: a 304 answers a conditional request (HTTP caching the client asked for); unasked, it is undeclared', async () => {
+    const description = {
+      method: 'GET',
+      path: '/openapi.json',
+      status: 200,
+      reply: {
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/v1/models': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'the catalog',
+                  content: { 'application/json': { schema: { type: 'object' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    };
+    const models = (status: number, headers: Array<{ name: string; value: string }> = []) => ({
+      method: 'GET',
+      path: '/v1/models',
+      headers: [...auth, ...headers],
+      status,
+      ...(status === 200 ? { reply: { object: 'list', data: [{ id: 'tx-chat-1' }] } } : {}),
+    });
+    const ok = await judge('not-modified', [
+      description,
+      models(200),
+      models(304, [{ name: 'If-None-Match', value: '"v1"' }]),
+      models(304, [{ name: 'if-modified-since', value: 'Mon, 30 Nov 2026 12:00:00 GMT' }]),
+    ]);
+    expect(ok.failed, ok.lines).toEqual({});
+    expect(ok.lines).toMatch(/validated against the capture's own GET \/openapi\.json/);
+    const control = await judge('not-modified-unasked', [description, models(200), models(304)]);
+    expect(control.failed, control.lines).toMatchObject({ 'RESP-001': 1 });
+  });
+
   it('SEC-001: a canary given (--canary) that a reply holds fails; the report never shows it', async () => {
     const canary = 'node-internal-';
     const call = chat('tx-chat-1');

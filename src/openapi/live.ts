@@ -343,6 +343,21 @@ type Declared =
     };
 
 /**
+ * A 304 to a conditional request (If-None-Match, If-Modified-Since): HTTP's caching, which the client
+ * chose ("a conditional GET or HEAD request has been received and would have resulted in a 200 (OK)
+ * response if it were not for the fact that the condition evaluated to false", RFC 9110 15.4.5), not an
+ * answer a description lists (a proxy's or a browser's capture holds them; the suite never asks). Not
+ * judged by the description; a 304 the request did not ask for is judged as any other status.
+ */
+function notModified(res: HttpResponse): boolean {
+  if (res.status !== 304) return false;
+  return Object.keys(res.exchange.requestHeaders).some((h) => {
+    const name = h.toLowerCase();
+    return name === 'if-none-match' || name === 'if-modified-since';
+  });
+}
+
+/**
  * The target's live description, compiled once: finds the operation of an exchange and checks the
  * response against what the description declares for it (status, media type, body schema, headers).
  */
@@ -411,7 +426,7 @@ export class LiveDescription {
    */
   judgeResponse(res: HttpResponse): ResponseJudgement {
     const op = this.findOperation(res.method, res.rawPath);
-    if (!op) return { findings: [], judged: [] };
+    if (!op || notModified(res)) return { findings: [], judged: [] };
     const where = `${op.method} ${op.template}`;
     const code = String(res.status);
     const d = this.declared(op, code);
