@@ -30,6 +30,8 @@ interface Spec {
   extra?: Record<string, unknown>;
   /** The request's origin (default `https://gw.example`). */
   origin?: string;
+  /** The response content's `size` (default: the text's length). */
+  size?: number;
 }
 
 function entry(s: Spec, n: number): Record<string, unknown> {
@@ -59,7 +61,7 @@ function entry(s: Spec, n: number): Record<string, unknown> {
       httpVersion: 'HTTP/1.1',
       headers: mime ? [{ name: 'content-type', value: mime }] : [],
       cookies: [],
-      content: { size: text.length, mimeType: mime, text },
+      content: { size: s.size ?? text.length, mimeType: mime, text },
       redirectURL: '',
       headersSize: -1,
       bodySize: text.length,
@@ -475,6 +477,16 @@ describe('check-traffic: readings the contract allows pass, their controls fail'
       },
     );
     expect(canary.failed, canary.lines).toMatchObject({ 'SEC-001': 1 });
+  });
+
+  it('RESP-003: an empty text beside a size above 0 is a body left out of the capture, not an empty body', async () => {
+    // A chat reply: its body is shown (ChatCompletion), so an empty one fails without a description.
+    const leftOut = (size: number) => ({ ...chat('tx-chat-2'), mime: 'application/json', text: '', size });
+    const ok = await judge('body-left-out', [chat('tx-chat-1'), leftOut(119)]);
+    expect(ok.failed, ok.lines).toEqual({});
+    expect(ok.lines).toMatch(/the response body \(119 bytes\) is not in the capture/);
+    const control = await judge('body-empty', [chat('tx-chat-1'), leftOut(0)]);
+    expect(control.failed, control.lines).toMatchObject({ 'RESP-003': 1 });
   });
 
   it('RESP-001: a 304 answers a conditional request (HTTP caching the client asked for); unasked, it is undeclared', async () => {

@@ -4,7 +4,7 @@
  * endpoint (fixtures/endpoints.yaml `response_schema`), so RESP-003 never silently switches off.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { HttpResponse } from '../http/client.ts';
+import { type HttpResponse, isJsonMediaType } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import { readYaml } from '../yaml-cache.ts';
 import { templateRegex, valueAt } from './document.ts';
@@ -64,10 +64,21 @@ function documentedRows() {
  */
 export function documentedBody(res: HttpResponse, why: string): ResponseJudgement | undefined {
   if (res.status < 200 || res.status >= 300) return undefined;
-  if (res.json === undefined && res.jsonError === undefined) return undefined;
+  // No body at all where one is shown is no JSON either ("200 returns the chat response"); an empty
+  // reply of another media type (an event stream that never began) is not this rule's to judge.
+  const empty = res.body.length === 0 && (res.mediaType === undefined || isJsonMediaType(res.mediaType));
+  if (res.json === undefined && res.jsonError === undefined && !empty) return undefined;
   const path = res.rawPath.split('?')[0]!;
   const row = documentedRows().find((r) => r.method === res.method && r.re.test(path));
   if (!row) return undefined;
+  if (empty) {
+    const finding: ResponseFinding = {
+      id: 'RESP-003',
+      message: `${res.method} ${path} ${res.status}: an empty body where the contract shows one (documented schema ${row.schema}; ${why})`,
+      pointer: '/',
+    };
+    return { findings: [finding], judged: ['RESP-003'] };
+  }
   // A JSON body that does not parse where the contract shows one: failed, as against a live schema.
   if (res.json === undefined) {
     const finding: ResponseFinding = {

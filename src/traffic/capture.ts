@@ -251,7 +251,15 @@ export function readEntry(entry: unknown, where: string, id: string, redactor: R
   // A log format that holds no body (or not this one, or a part of it) says so: the exchange is judged on
   // what it holds.
   const absent = typeof content._absent === 'string' ? content._absent : undefined;
-  if (content.text === undefined && !absent && typeof content.size === 'number' && content.size > 0)
+  // An empty text beside a size above 0 is no body of that size either (a tool that leaves bodies out
+  // writes one or the other); a HEAD's answer has no body whatever its size says.
+  if (
+    (content.text === undefined || content.text === '') &&
+    !absent &&
+    typeof content.size === 'number' &&
+    content.size > 0 &&
+    method !== 'HEAD'
+  )
     return { ...out, problem: `the response body (${content.size} bytes) is not in the capture` };
   const decoded = decodeBody(content.text, content.encoding);
   if (typeof decoded === 'string')

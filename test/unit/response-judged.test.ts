@@ -111,6 +111,14 @@ describe('the description ids a response is judged on', () => {
       ),
     ]);
     expect(judged(response(200, 'not json{', '/v1/models'), fallback)).toEqual([]);
+    // No body at all where the contract shows one is no JSON either; an empty event stream is not judged here.
+    const empty = response(200, '', '/v1/chat/completions', 'POST');
+    expect(fallback.judgeResponse(empty).findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/POST \/v1\/chat\/completions 200: an empty body where the contract shows one/),
+    ]);
+    const emptyStream = { ...empty, mediaType: 'text/event-stream' };
+    expect(judged(emptyStream, fallback)).toEqual([]);
+    expect(judged(response(200, '', '/v1/models'), fallback)).toEqual([]);
     // A created payment order in an envelope (not shown, judging.md) is judged as the order it holds.
     const order = {
       id: 'o',
