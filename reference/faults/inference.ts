@@ -195,6 +195,18 @@ export const INFERENCE_FAULTS = [
     breaks: ['CHAT-005', 'CHAT-006', 'CHAT-007'],
     probe: { request: req.chat({ temperature: 2.5, stream: true }), holds: (r) => r.status === 200 },
   },
+  // routes/chat.ts: a streamed chat takes the upper bounds of temperature and top_p as exclusive
+  {
+    name: 'chat-stream-bounds-exclusive',
+    description:
+      'a chat request with stream true refuses temperature 2 and top_p 1 (the inclusive upper bounds); not streamed they are accepted',
+    breaks: ['CHAT-005', 'CHAT-006'],
+    probe: {
+      run: async ({ ref, chat }) =>
+        (await chat(ref, { temperature: 2 })).status === 200 &&
+        (await chat(ref, { temperature: 2, stream: true })).status === 400,
+    },
+  },
   // routes/chat.ts: a streamed chat answers a model outside the account's catalog
   {
     name: 'chat-stream-forbidden-callable',
