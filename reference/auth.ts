@@ -133,6 +133,14 @@ export function registerAuth(app: FastifyInstance, ctx: RefContext): void {
     if (ctx.fault === 'stream-scope-skipped') return keyHook(ctx, request, reply, false);
     request.caller = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '') ?? null;
   });
+  // Fault stream-scope-too-strict: a streamed chat or responses call of a key restricted by scope is
+  // refused whatever its scopes (the streaming route asks for a full-scope key).
+  app.addHook('preHandler', async (request, reply) => {
+    if (ctx.fault !== 'stream-scope-too-strict' || request.method !== 'POST') return;
+    if (!['/v1/chat/completions', '/v1/responses'].includes(pathOf(request.url))) return;
+    if ((request.body as { stream?: unknown } | null)?.stream !== true || !request.caller?.scopes) return;
+    return sendError(reply, ctx, 'insufficient_scope', 'This API key lacks the scope for this endpoint.');
+  });
 }
 
 const streamAuthLater = (ctx: RefContext, request: FastifyRequest): boolean =>

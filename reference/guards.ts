@@ -45,6 +45,13 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
       account.spent.inFlight--;
     }
   });
+  // Faults <guard>-guard-skips-streamed: the guards of a chat or responses call run once its body is read
+  // (preHandler below), and that guard lets a streamed call (`stream` true) through.
+  const streamedSkip = /^(tpm|spend)-guard-skips-streamed$/.exec(String(ctx.fault ?? ''))?.[1];
+  const afterBody = (request: FastifyRequest) =>
+    streamedSkip !== undefined &&
+    request.method === 'POST' &&
+    /^\/v1\/(chat\/completions|responses)(\?|$)/.test(request.url);
   /** The tokens-per-minute, spend and concurrency guards on a billable call: the refusal, if one trips. */
   const billableGuards = async (request: FastifyRequest, reply: FastifyReply) => {
     const account = request.caller!.account;
@@ -52,8 +59,10 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     const now = Date.now();
     // Faults <guard>-guard-skips-<endpoint>: that guard lets the endpoint's calls through uncounted.
     const endpoint = /^\/v1\/(responses|embeddings)(\?|$)/.exec(request.url)?.[1];
+    const streamed = (request.body as { stream?: unknown } | undefined)?.stream === true;
     const skips = (guard: string) =>
-      endpoint !== undefined && ctx.fault === `${guard}-guard-skips-${endpoint}`;
+      (endpoint !== undefined && ctx.fault === `${guard}-guard-skips-${endpoint}`) ||
+      (streamed && streamedSkip === guard);
     if (account.tokensPerMinute !== undefined && ctx.fault !== 'tpm-guard-missing' && !skips('tpm')) {
       s.tokens = s.tokens.filter((t) => t.at > now - WINDOW_MS);
       const used = s.tokens.reduce((n, t) => n + t.tokens, 0);
@@ -98,9 +107,12 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
     }
     return undefined;
   };
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.caller && afterBody(request)) return billableGuards(request, reply);
+  });
   app.addHook('onRequest', async (request, reply) => {
     const account = request.caller?.account;
-    if (account && request.method === 'POST' && BILLABLE.test(request.url)) {
+    if (account && request.method === 'POST' && BILLABLE.test(request.url) && !afterBody(request)) {
       const refused = await billableGuards(request, reply);
       if (refused) return refused;
     }

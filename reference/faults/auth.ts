@@ -337,6 +337,24 @@ export const AUTH_FAULTS = [
       },
     },
   },
+  // auth.ts: the streamed form's scope check demands a full-scope key (a streaming route of its own)
+  {
+    name: 'stream-scope-too-strict',
+    description:
+      'a key restricted to the inference scope is refused (403 insufficient_scope) on a streamed chat or responses call (`stream` true); the same call not streamed is answered',
+    breaks: ['SCOPE-002'],
+    probe: {
+      run: async ({ ref, call, chatBody }) => {
+        const as = (stream: boolean) =>
+          call(ref, '/v1/chat/completions', {
+            method: 'POST',
+            role: 'restricted_inference',
+            json: chatBody(ref, stream ? { stream: true } : {}),
+          });
+        return (await as(false)).status === 200 && (await as(true)).status === 403;
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const AUTH_VARIANTS = [

@@ -55,6 +55,32 @@ function guardSkips<G extends keyof typeof GUARD_OF, E extends 'responses' | 'em
   };
 }
 
+/**
+ * guards.ts: the tokens or spend guard lets a streamed chat call (`stream` true) past it: chat calls not
+ * streamed reach the guard, and the same call streamed is still answered.
+ */
+function guardSkipsStreamed<G extends 'tpm' | 'spend'>(guard: G) {
+  const { id, role, words } = GUARD_OF[guard];
+  return {
+    name: `${guard}-guard-skips-streamed` as `${G}-guard-skips-streamed`,
+    description: `the ${words} guard lets streamed chat and responses calls (\`stream\` true) past it (it refuses only the calls not streamed)`,
+    breaks: [id],
+    probe: {
+      run: async (kit: ProbeKit) => {
+        let reached = false;
+        for (let i = 0; i < 12 && !reached; i++) reached = (await chatAs(kit, role)).status === 429;
+        const { ref, call, chatBody } = kit;
+        const streamed = await call(ref, '/v1/chat/completions', {
+          method: 'POST',
+          role,
+          json: chatBody(ref, { max_tokens: 16, stream: true }),
+        });
+        return reached && streamed.status === 200;
+      },
+    },
+  };
+}
+
 export const GUARDS_FAULTS = [
   guardSkips('tpm', 'responses'),
   guardSkips('tpm', 'embeddings'),
@@ -133,6 +159,8 @@ export const GUARDS_FAULTS = [
       },
     },
   },
+  guardSkipsStreamed('tpm'),
+  guardSkipsStreamed('spend'),
 ] as const satisfies readonly Fault[];
 
 export const GUARDS_VARIANTS = [

@@ -195,6 +195,18 @@ export const INFERENCE_FAULTS = [
     breaks: ['CHAT-005', 'CHAT-006', 'CHAT-007'],
     probe: { request: req.chat({ temperature: 2.5, stream: true }), holds: (r) => r.status === 200 },
   },
+  // routes/chat.ts: a streamed chat takes the upper bounds of temperature and top_p as exclusive
+  {
+    name: 'chat-stream-bounds-exclusive',
+    description:
+      'a chat request with stream true refuses temperature 2 and top_p 1 (the inclusive upper bounds); not streamed they are accepted',
+    breaks: ['CHAT-005', 'CHAT-006'],
+    probe: {
+      run: async ({ ref, chat }) =>
+        (await chat(ref, { temperature: 2 })).status === 200 &&
+        (await chat(ref, { temperature: 2, stream: true })).status === 400,
+    },
+  },
   // routes/chat.ts: a streamed chat answers a model outside the account's catalog
   {
     name: 'chat-stream-forbidden-callable',
@@ -842,6 +854,19 @@ export const INFERENCE_FAULTS = [
         })) === 1,
     },
   },
+  // routes/responses.ts: one delta loses its text (its member left out) while the end shows the whole text
+  {
+    name: 'responses-delta-text-dropped',
+    description:
+      "the second response.output_text.delta of a stream carries {type, item_id, output_index, content_index} and no text: the other deltas' increments miss that token of the text response.completed shows",
+    breaks: ['RSP-005'],
+    probe: {
+      run: async ({ ref, events }) => {
+        const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+        return deltas.length > 2 && !('delta' in JSON.parse(deltas[1]!.data));
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const INFERENCE_VARIANTS = [
@@ -1010,6 +1035,20 @@ export const INFERENCE_VARIANTS = [
       run: async ({ ref, responses }) =>
         (await responses(ref, { max_output_tokens: 8 })).status === 400 &&
         (await responses(ref, { max_output_tokens: 16 })).status === 200,
+    },
+  },
+  // routes/responses.ts: a zero-length increment whose empty `delta` member a serializer leaves out
+  {
+    name: 'responses-empty-delta-omitted',
+    readings: ['RSP-005'],
+    description:
+      "the stream's first response.output_text.delta is a zero-length increment written without its empty `delta` member ({type, item_id, output_index, content_index}: Go's omitempty); the other deltas carry the text, response.completed the whole of it",
+    probe: {
+      run: async ({ ref, events }) => {
+        const deltas = (await events(ref)).filter((e) => e.event === 'response.output_text.delta');
+        const has = (e: { data: string }) => 'delta' in JSON.parse(e.data);
+        return deltas.length > 1 && !has(deltas[0]!) && deltas.slice(1).every(has);
+      },
     },
   },
 ] as const satisfies readonly Variant[];

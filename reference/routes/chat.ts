@@ -65,6 +65,8 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
     if (typeof message.content !== 'string' && !missingOk) return `messages[${i}].content must be a string.`;
   }
   const { max_tokens: max, temperature, top_p: topP } = body;
+  // Fault chat-stream-bounds-exclusive: a request to be streamed has exclusive upper bounds (2 and 1 refused).
+  const exclusive = ctx.fault === 'chat-stream-bounds-exclusive' && body.stream === true;
   if (max !== undefined) {
     if (!Number.isInteger(max)) return '`max_tokens` must be an integer.';
     if ((max as number) < 0 && ctx.fault !== 'chat-max-tokens-negative') return '`max_tokens` must be >= 0.';
@@ -75,7 +77,7 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
     const tooHigh =
       ctx.fault === 'chat-temperature-lax'
         ? false
-        : ctx.fault === 'chat-temperature-strict'
+        : ctx.fault === 'chat-temperature-strict' || exclusive
           ? temperature >= 2
           : temperature > 2;
     if (temperature < 0 || tooHigh) return '`temperature` must be from 0 to 2.';
@@ -83,7 +85,7 @@ export function chatProblem(ctx: RefContext, body: unknown): string | undefined 
   if (topP !== undefined && ctx.fault !== 'chat-top-p-unchecked') {
     if (!isNumber(topP)) return '`top_p` must be a number from 0 to 1.';
     // Fault chat-top-p-strict: the inclusive upper bound 1 refused.
-    const tooHigh = ctx.fault === 'chat-top-p-strict' ? topP >= 1 : topP > 1;
+    const tooHigh = ctx.fault === 'chat-top-p-strict' || exclusive ? topP >= 1 : topP > 1;
     if (topP < 0 || tooHigh) return '`top_p` must be a number from 0 to 1.';
   }
   // Fault chat-stream-truthy: a `stream` that is not a boolean is taken as its truth value.

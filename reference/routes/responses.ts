@@ -249,6 +249,9 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
   // Variant responses-zero-length-delta: a zero-length increment opens the text.
   if (isVariant(ctx, 'responses-zero-length-delta'))
     events.push(ev('response.output_text.delta', { ...part, delta: '' }));
+  // Variant responses-empty-delta-omitted: the same zero-length increment written by a serializer that
+  // leaves out empty strings (Go's omitempty): its `delta` member is absent.
+  if (isVariant(ctx, 'responses-empty-delta-omitted')) events.push(ev('response.output_text.delta', part));
   // Variant responses-plain-deltas: each increment is plain text (the first one empty, one a number).
   const plain = isVariant(ctx, 'responses-plain-deltas');
   if (plain) events.push({ event: 'response.output_text.delta', data: '' });
@@ -261,7 +264,9 @@ function eventsOf(ctx: RefContext, result: ResponsesResult): StreamEvent[] {
           : // Fault responses-delta-textless: the deltas name their part and lose their text.
             ev(
               'response.output_text.delta',
-              ctx.fault === 'responses-delta-textless'
+              // Fault responses-delta-text-dropped: the second token's delta loses its text (member left out).
+              ctx.fault === 'responses-delta-textless' ||
+                (ctx.fault === 'responses-delta-text-dropped' && i === 1)
                 ? part
                 : { ...part, delta: ctx.fault === 'responses-blank-deltas' ? '' : piece },
             ),

@@ -140,6 +140,32 @@ export function carriesText(data: string): boolean {
   return walk(parsed, undefined);
 }
 
+/**
+ * The reply's text as a stream's terminal event shows it: the string `text` members of its `output_text`
+ * parts, joined in order (else every string `text` member); undefined where its data shows none (the
+ * events' data shapes are not shown).
+ */
+export function replyText(events: readonly SseEvent[]): string | undefined {
+  const terminal = events.filter((e) => TERMINAL_EVENTS.includes(e.event ?? '')).at(-1);
+  const data = terminal ? jsonOf(terminal.data) : PLAIN_TEXT;
+  if (data === PLAIN_TEXT || !data || typeof data !== 'object') return undefined;
+  const parts: Array<{ text: string; output: boolean }> = [];
+  const walk = (v: unknown): void => {
+    if (!v || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    if (typeof o.text === 'string') parts.push({ text: o.text, output: o.type === 'output_text' });
+    for (const x of Object.values(o)) walk(x);
+  };
+  walk(data);
+  const output = parts.filter((p) => p.output);
+  const chosen = output.length > 0 ? output : parts;
+  return chosen.length > 0 ? chosen.map((p) => p.text).join('') : undefined;
+}
+
 /** The first string `delta` or `text` member of a JSON value, depth first in its members' order. */
 function textField(v: unknown): string | undefined {
   if (Array.isArray(v)) {
@@ -209,14 +235,28 @@ export function streamEventProblems(events: readonly SseEvent[]): {
       },
     });
   const deltas = events.filter((e) => e.event === 'response.output_text.delta');
-  // A JSON object that holds no text at all (no string beyond its type and ids): no increment either.
+  // A JSON object that holds no text at all (no string beyond its type and ids): no increment either,
+  // unless nothing is lost: a zero-length increment whose empty member a serializer left out (Go's
+  // omitempty) is such an object too. Nothing is lost where the other deltas' increments make the whole
+  // text the stream's end shows; where the end shows no text, that cannot be told (advisory), unless no
+  // delta carries text at all (the text is lost).
   const textless = deltas.filter((d) => !carriesText(d.data));
-  if (textless.length > 0)
-    problems.push({
-      id: 'RSP-005',
-      message: `${textless.length} of ${deltas.length} delta events carry no text increment (their data holds no string beyond its type and ids)`,
-      received: textless.map((d) => d.data).slice(0, 3),
-    });
+  if (textless.length > 0) {
+    const carrying = deltas.filter((d) => carriesText(d.data));
+    const shown = replyText(events);
+    const whole = shown !== undefined && carrying.map((d) => incrementOf(d.data)).join('') === shown;
+    if (!whole)
+      problems.push({
+        id: 'RSP-005',
+        message: `${textless.length} of ${deltas.length} delta events carry no text increment (their data holds no string beyond its type and ids)${
+          shown === undefined
+            ? ''
+            : `, and the other deltas' increments do not make the text the stream's end shows (${JSON.stringify(shown.slice(0, 60))})`
+        }`,
+        received: textless.map((d) => d.data).slice(0, 3),
+        ...(shown === undefined && carrying.length > 0 ? { level: 'notable' as const } : {}),
+      });
+  }
   // Every other delta's data is some increment: its shape is not shown, so plain text (empty, or `42`) is one.
   const increments = deltas.map((d) => incrementOf(d.data));
   const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));

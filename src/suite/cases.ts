@@ -67,7 +67,13 @@ export function caseTableChecks(opts: {
       { ids: c.ids, effect: opts.effect },
       `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
       async (t) => {
-        const res = await t.post(opts.path, applyCase(await opts.base(t), c));
+        const body = applyCase(await opts.base(t), c);
+        // A streamed case (chat's bounds with `stream` true) may take as long as a stream does.
+        const res = await t.post(
+          opts.path,
+          body,
+          body.stream === true ? { timeoutMs: t.target.timeouts.streamMs } : {},
+        );
         if (c.valid && c.refusedWithout && isClientError(res.status) && !t.isLimit(res.status)) {
           const got = errorCode(res.json) ?? null;
           t.ensure(

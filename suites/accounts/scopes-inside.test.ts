@@ -1,5 +1,6 @@
 import {
   businessEndpoints,
+  businessForms,
   type CheckContext,
   check,
   concretePath,
@@ -7,7 +8,6 @@ import {
   expectStatus,
   type HttpResponse,
   isSuccess,
-  label,
   pollJob,
   probeRequest,
   type Role,
@@ -17,7 +17,9 @@ import { postJob } from '../media/support.ts';
 
 // The calls of a scope that change something (scopes.test.ts judges its reads): a key restricted to the
 // scope is accepted wherever the account's full-scope key is. The full key goes first, so a refusal of
-// the account itself (its catalog, its balance) is never laid at the scope.
+// the account itself (its catalog, its balance) is never laid at the scope. The streamed form of chat and
+// responses is the same inference call ("With `stream` true the reply is streamed"), often a route of its
+// own: accepted inside the scope too, as SCOPE-001 refuses it outside.
 const RESTRICTED: Array<[Role, string]> = [
   ['restricted_inference', 'inference'],
   ['restricted_media', 'media'],
@@ -28,26 +30,31 @@ async function send(t: CheckContext, e: Endpoint, as: Role): Promise<HttpRespons
   if (e.path === '/v1/media/inputs') return (await upload(t, 'png-1x1.png', { as })).res;
   const valid = await probeRequest(t, e);
   if (e.path === '/v1/media/jobs') return postJob(t, valid.json, { as });
-  return t.request(e.method, concretePath(e), { ...valid, as });
+  const streamed = (valid.json as { stream?: unknown } | undefined)?.stream === true;
+  return t.request(e.method, concretePath(e), {
+    ...valid,
+    as,
+    ...(streamed ? { timeoutMs: t.target.timeouts.streamMs } : {}),
+  });
 }
 
 for (const [role, scope] of RESTRICTED) {
-  for (const e of businessEndpoints()) {
+  for (const { e, name } of businessForms()) {
     if (e.method !== 'POST' || e.path.includes('{') || (e.scopes ?? []).join() !== scope) continue;
     check(
       { ids: ['SCOPE-002'], effect: e.effect, roles: [role, 'enterprise'] },
-      `accepts a call inside its scope as the full key does: ${label(e)} (${role})`,
+      `accepts a call inside its scope as the full key does: ${name} (${role})`,
       async (t) => {
         const full = await send(t, e, 'enterprise');
         if (!isSuccess(full.status))
-          return t.skip(`${label(e)} with the account's full-scope key was answered ${full.status}`);
+          return t.skip(`${name} with the account's full-scope key was answered ${full.status}`);
         const res = await send(t, e, role);
         expectStatus(
           t,
           res,
           'SCOPE-002',
           { not: [401, 403] },
-          `${label(e)} with a key restricted to its own scope ${scope} (the full-scope key: ${full.status})`,
+          `${name} with a key restricted to its own scope ${scope} (the full-scope key: ${full.status})`,
         );
       },
     );

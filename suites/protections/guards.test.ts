@@ -17,9 +17,17 @@ const EMBEDDED =
 /**
  * The calls a guard of the account counts ("four guards exist per account"), each its cheapest form of
  * about 30 tokens: the chat, responses and embedding calls (media jobs are not tried: each costs a
- * generation, and a job's time in flight is not a call's).
+ * generation, and a job's time in flight is not a call's), and the streamed chat call, the same call
+ * ("With `stream` true the reply is streamed") whose tokens are known only at its end: the tokens and
+ * spend guards count it too. `streamed`: sent with the stream timeout, and not to the concurrency guard
+ * (a stream held open is a call in flight, but whether past calls are refused or queued is not stated).
  */
-const CALLS: ReadonlyArray<{ name: string; path: string; body: (t: CheckContext) => Promise<object> }> = [
+const CALLS: ReadonlyArray<{
+  name: string;
+  path: string;
+  body: (t: CheckContext) => Promise<object>;
+  streamed?: true;
+}> = [
   {
     name: 'chat',
     path: '/v1/chat/completions',
@@ -38,6 +46,17 @@ const CALLS: ReadonlyArray<{ name: string; path: string; body: (t: CheckContext)
     name: 'embedding',
     path: '/v1/embeddings',
     body: async (t) => ({ model: await t.hint('embedding'), input: EMBEDDED }),
+  },
+  {
+    name: 'streamed chat',
+    path: '/v1/chat/completions',
+    body: async (t) => ({
+      model: await t.hint('chat'),
+      messages: [{ role: 'user', content: 'Say ok.' }],
+      max_tokens: 16,
+      stream: true,
+    }),
+    streamed: true,
   },
 ];
 
@@ -86,7 +105,11 @@ for (const { id, role, guard } of SERIAL_GUARDS)
         const what = `${call.name} call with the ${guard}-limited key`;
         let accepted = false;
         for (let i = 1; i <= MAX_CALLS; i++) {
-          const res = await t.post(call.path, body, { as: role, retry429: false });
+          const res = await t.post(call.path, body, {
+            as: role,
+            retry429: false,
+            ...(call.streamed ? { timeoutMs: t.target.timeouts.streamMs } : {}),
+          });
           if (isSuccess(res.status)) {
             accepted = true;
             continue;
@@ -111,7 +134,7 @@ for (const { id, role, guard } of SERIAL_GUARDS)
       },
     );
 
-for (const call of CALLS)
+for (const call of CALLS.filter((c) => !c.streamed))
   check(
     { ids: ['RATE-004'], effect: 'billable', roles: ['concurrency_limited'], judges429: true },
     `answers ${call.name} calls past a low concurrency guard with 429 (${AT_ONCE} at once)`,

@@ -7,6 +7,7 @@ import {
   carriesText,
   incrementOf,
   parseSse,
+  replyText,
   streamEventProblems,
   terminalEventProblems,
 } from '../../src/checks/sse.ts';
@@ -81,5 +82,40 @@ describe('streamEventProblems', () => {
     );
     expect(streamEventProblems(lost).problems).toMatchObject([{ id: 'RSP-005' }]);
     expect(streamEventProblems(lost).problems[0]).not.toHaveProperty('level');
+  });
+
+  it("takes a delta without its empty member for a zero-length increment when the others make the end's text", () => {
+    const omitted = '{"type":"response.output_text.delta","item_id":"m1","output_index":0}';
+    const end =
+      '{"response":{"output":[{"content":[{"type":"output_text","text":"Hi there"}]}],"text":{"format":{}}}}';
+    // Go's omitempty: the opening zero-length increment written without `delta`; nothing is lost.
+    const whole = sse(
+      ['response.output_text.delta', omitted],
+      ['response.output_text.delta', '{"delta":"Hi"}'],
+      ['response.output_text.delta', '{"delta":" there"}'],
+      ['response.completed', end],
+    );
+    expect(streamEventProblems(whole).problems).toEqual([]);
+    // A token's text dropped: the increments make "Hi", the end shows "Hi there": lost, a failure.
+    const dropped = sse(
+      ['response.output_text.delta', '{"delta":"Hi"}'],
+      ['response.output_text.delta', omitted],
+      ['response.completed', end],
+    );
+    expect(streamEventProblems(dropped).problems).toMatchObject([{ id: 'RSP-005' }]);
+    expect(streamEventProblems(dropped).problems[0]).not.toHaveProperty('level');
+    // An end that shows no text cannot tell: advisory where other deltas carry text.
+    const untold = sse(
+      ['response.output_text.delta', omitted],
+      ['response.output_text.delta', '{"delta":"Hi"}'],
+      ['response.completed', '{"response":{"id":"r1"}}'],
+    );
+    expect(streamEventProblems(untold).problems).toMatchObject([{ id: 'RSP-005', level: 'notable' }]);
+    // No delta carries text and the end shows none either: the text is lost, a failure.
+    const none = sse(['response.output_text.delta', omitted], ['response.completed', '{"response":{}}']);
+    expect(streamEventProblems(none).problems[0]).not.toHaveProperty('level');
+    expect(replyText(sse(['response.completed', end]))).toBe('Hi there');
+    expect(replyText(sse(['response.completed', '{"text":"a"}']))).toBe('a');
+    expect(replyText(sse(['response.completed', 'plain']))).toBeUndefined();
   });
 });
