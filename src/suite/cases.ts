@@ -1,12 +1,13 @@
 /** Case tables (fixtures/cases/) and the tests made of a table or of generated values. */
 import type { Arbitrary } from 'fast-check';
+import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import type { CheckContext } from '../runtime/check.ts';
 import { check } from '../runtime/define.ts';
 import { checkProperty } from '../runtime/property.ts';
 import type { Effect } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
-import { errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';
+import { controlAccepted, errorCode, expectErrorCode, expectStatus, isClientError } from './status.ts';
 
 export interface Case {
   description: string;
@@ -53,6 +54,27 @@ export function applyCase(
 }
 
 /**
+ * The base request of a table, accepted once in this worker: the control each refusal row stands beside
+ * (its answer kept only when 2xx; a refused or limited one is asked again by the next row).
+ */
+const accepted = new Map<string, Promise<Pick<HttpResponse, 'status' | 'exchange'>>>();
+function baseAccepted(
+  table: string,
+  send: () => Promise<Pick<HttpResponse, 'status' | 'exchange'>>,
+): Promise<Pick<HttpResponse, 'status' | 'exchange'>> {
+  let answer = accepted.get(table);
+  if (answer === undefined) {
+    answer = send().then((res) => {
+      if (res.status < 200 || res.status >= 300) accepted.delete(table);
+      return res;
+    });
+    answer.catch(() => accepted.delete(table));
+    accepted.set(table, answer);
+  }
+  return answer;
+}
+
+/**
  * One test per row of a case table: send the base request patched by the row, judge it by the row's
  * verdict, and where the row names the contract's error code, require it.
  */
@@ -67,7 +89,8 @@ export function caseTableChecks(opts: {
       { ids: c.ids, effect: opts.effect },
       `${c.valid ? 'accepts' : 'refuses'} ${c.description}`,
       async (t) => {
-        const body = applyCase(await opts.base(t), c);
+        const baseBody = await opts.base(t);
+        const body = applyCase(baseBody, c);
         // A streamed case (chat's bounds with `stream` true) may take as long as a stream does.
         const res = await t.post(
           opts.path,
@@ -84,8 +107,16 @@ export function caseTableChecks(opts: {
           );
           return;
         }
-        if (expectStatus(t, res, c.ids[0]!, c.valid ? '2xx' : '4xx', c.description) && c.code)
-          expectErrorCode(t, res, c.ids[0]!, c.code, c.description);
+        const refused = expectStatus(t, res, c.ids[0]!, c.valid ? '2xx' : '4xx', c.description);
+        if (refused && c.code) expectErrorCode(t, res, c.ids[0]!, c.code, c.description);
+        // A refusal proves its rule only beside its control: the table's base request, accepted. A
+        // target refusing every call (a model it does not serve) would otherwise pass each refusal row,
+        // and under --filter the run. Sent once per table while accepted (billable tables only: a
+        // ticket or an order made as a control would be permanent state).
+        if (!c.valid && refused && opts.effect === 'billable')
+          await controlAccepted(t, `the table's base request to ${opts.path}`, () =>
+            baseAccepted(opts.table, () => t.post(opts.path, baseBody)),
+          );
       },
     );
   }

@@ -1,0 +1,48 @@
+/**
+ * A case table's refusal rows stand beside their control (src/suite/cases.ts): the table's base request,
+ * accepted. Against a target that refuses the base request itself (here: the chat hint names the
+ * embedding model, so every chat call is refused 404 wrong_endpoint_type), a refusal says nothing of
+ * CHAT-008, which is then not run, saying why, never passed; with the right hint it is judged and passes.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReference } from '../reference/start.ts';
+import { writeRefTargets } from '../tools/ref-target.ts';
+import { runCli } from './helpers.ts';
+
+type Reference = Awaited<ReturnType<typeof startReference>>;
+let ref: Reference;
+const dir = mkdtempSync(join(tmpdir(), 'case-controls-'));
+
+beforeAll(async () => {
+  ref = await startReference({ port: 0 });
+});
+afterAll(() => ref.close());
+
+async function chat008(chatHint: string, name: string) {
+  const file = join(dir, `${name}.yaml`);
+  const env = writeRefTargets({ ...ref, hints: { ...ref.hints, chat: chatHint } }, file);
+  const out = join(dir, name);
+  const r = await runCli(
+    ['--targets', file, '--target', 'ref', '--filter', 'CHAT-008', '--report-dir', out],
+    env,
+  );
+  const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+    requirements: Record<string, { outcome: string }>;
+  };
+  return { r, outcome: summary.requirements['CHAT-008']?.outcome };
+}
+
+describe('case tables: a refusal row is judged only beside its accepted control', () => {
+  it('CHAT-008: refusals of a target that refuses the base request too are not run, never passed', async () => {
+    const refusesAll = await chat008(ref.hints.embedding!, 'refuses-all');
+    expect(refusesAll.outcome, refusesAll.r.stdout).toBe('not_run');
+    expect(refusesAll.r.stdout).toMatch(
+      /the control \(the table's base request to \/v1\/chat\/completions\) was answered 404/,
+    );
+    const control = await chat008(ref.hints.chat!, 'accepts-base');
+    expect(control.outcome, control.r.stdout).toBe('passed');
+  });
+});
