@@ -1143,6 +1143,22 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // state.ts + errors.ts: the same account, a call its balance cannot cover refused 403 (not 429):
+  // "403 | not stated | account, model or call policy forbids"; that refusal's status is not stated (RATE-005)
+  {
+    name: 'runs-out-refused-403',
+    readings: ['MJOB-026', 'ERR-001'],
+    description:
+      'as account-runs-out (a primary account of 50 points), and a call its available points cannot cover is refused 403 insufficient_points (permission_error), not 429',
+    probe: {
+      run: async ({ ref, balance, createJob, chat }) => {
+        if ((await balance(ref)).body.total_points !== '50') return false;
+        for (let i = 0; i < 70; i++) await createJob(ref, jobBody('wc-100010'));
+        const res = await chat(ref, { max_tokens: 64 });
+        return res.status === 403 && res.body.error?.code === 'insufficient_points';
+      },
+    },
+  },
   // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown
   {
     name: 'legacy-credits-json',
