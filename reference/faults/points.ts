@@ -702,6 +702,43 @@ export const POINTS_FAULTS = [
         !('billing' in (await chat(ref)).body) && !('available_points' in (await balance(ref)).body),
     },
   },
+  // billing.ts chargeOf: "points per million tokens" read per thousand (every call 1000 times its price)
+  {
+    name: 'charge-per-thousand',
+    description:
+      'chat, responses and embeddings calls are charged their token usage at the catalog prices per thousand tokens, not per million (billing, usage, ledger and balance agree on it)',
+    breaks: ['PTS-007'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, { max_tokens: 16 });
+        const { prompt_tokens: p, completion_tokens: c } = body.usage;
+        return new Decimal(body.billing.charged_points).eq(
+          new Decimal(p).times('0.75').plus(new Decimal(c).times('2.5')).div(1000),
+        );
+      },
+    },
+  },
+  // billing.ts chargeOf: the request price applied to the completion tokens and the response price to the prompt
+  {
+    name: 'charge-prices-swapped',
+    description:
+      "chat, responses and embeddings calls are charged their prompt tokens at the model's response price and their completion tokens at its request price",
+    breaks: ['PTS-007'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, { max_tokens: 16 });
+        const { prompt_tokens: p, completion_tokens: c } = body.usage;
+        return (
+          p !== c &&
+          new Decimal(body.billing.charged_points).eq(
+            new Decimal(p).times('2.5').plus(new Decimal(c).times('0.75')).div(1e6),
+          )
+        );
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 /** What the paged-list variants read otherwise: the whole list, wherever a record is looked for. */
@@ -1157,6 +1194,17 @@ export const POINTS_VARIANTS = [
         const res = await chat(ref, { max_tokens: 64 });
         return res.status === 403 && res.body.error?.code === 'insufficient_points';
       },
+    },
+  },
+  // billing.ts chargeOf: "Price fields are `request_points_per_million_tokens` and ..."; no rounding is stated
+  {
+    name: 'charge-rounded-up',
+    readings: ['PTS-007'],
+    description:
+      'every chat, responses and embeddings call is charged its exact price rounded up to 0.01 points (a call of a few tokens costs 0.01), in billing, usage, ledger and balance alike',
+    probe: {
+      run: async ({ ref, chat }) =>
+        (await chat(ref, { max_tokens: 16 })).body.billing.charged_points === '0.01',
     },
   },
   // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown
