@@ -119,6 +119,10 @@ function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
   }
   // Variant runs-out-refused-403: a balance that cannot cover a call is refused as an account policy
   // ("403 | account, model or call policy forbids"; its status is not stated), on a 50-point account.
+  // Variant unaffordable-job-402: the same refusal as HTTP's own 402 Payment Required.
+  if (kind === 'insufficient_points' && isVariant(ctx, 'unaffordable-job-402')) {
+    return { status: 402, code: 'insufficient_points', type: 'payment_required' };
+  }
   if (kind === 'insufficient_points' && isVariant(ctx, 'runs-out-refused-403')) {
     return { status: 403, code: 'insufficient_points', type: 'permission_error' };
   }

@@ -1196,6 +1196,27 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // state.ts + routes/media-jobs.ts + errors.ts: a 50-point account whose unaffordable jobs are refused 402
+  {
+    name: 'unaffordable-job-402',
+    readings: ['MJOB-026', 'ERR-001'],
+    description:
+      'as account-runs-out (a primary account of 50 points), but a media job whose quote exceeds the available points is refused at its creation with 402 insufficient_points (as is any call it cannot cover), never left settlement_pending (described so)',
+    openapi: ({ paths, errorResponse }) => {
+      for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/media/jobs'])
+        paths[path].post.responses['402'] = errorResponse('402');
+    },
+    probe: {
+      run: async ({ ref, balance, createJob }) => {
+        if ((await balance(ref)).body.total_points !== '50') return false;
+        for (let i = 0; i < 70; i++) {
+          const res = await createJob(ref, jobBody('wc-100010'));
+          if (res.status !== 200 && res.status !== 201) return res.status === 402;
+        }
+        return false;
+      },
+    },
+  },
   // billing.ts chargeOf: "Price fields are `request_points_per_million_tokens` and ..."; no rounding is stated
   {
     name: 'charge-rounded-up',
