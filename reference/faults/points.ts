@@ -1196,6 +1196,26 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // routes/models.ts + openapi.ts: "Price fields are `request_points_per_million_tokens` and
+  // `response_points_per_million_tokens`"; an embedding produces no completion tokens to price
+  {
+    name: 'embedding-prompt-price-only',
+    readings: ['PTS-007', 'MODELS-002'],
+    description:
+      "the embedding model's catalog entry quotes request_points_per_million_tokens alone (points_configured true, no response price: an embedding has no completion), described so",
+    openapi: ({ schemas }) => {
+      schemas.ModelEntry.allOf[2].then.required = ['request_points_per_million_tokens'];
+    },
+    probe: {
+      run: async ({ ref, models }) => {
+        const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
+        return (
+          entry.request_points_per_million_tokens !== undefined &&
+          !('response_points_per_million_tokens' in entry)
+        );
+      },
+    },
+  },
   // state.ts + routes/media-jobs.ts + errors.ts: a 50-point account whose unaffordable jobs are refused 402
   {
     name: 'unaffordable-job-402',

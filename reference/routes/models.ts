@@ -88,6 +88,10 @@ function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
         ctx.fault === 'models-price-float-noise'
         ? String(Number(v) * 0.1 * 10)
         : v;
+  // Variant embedding-prompt-price-only: an embedding model has no completion to price, and its entry
+  // quotes its request price alone.
+  if (isVariant(ctx, 'embedding-prompt-price-only') && model.capabilities.includes('embedding'))
+    return { request_points_per_million_tokens: value(prices.request), points_configured: true };
   return {
     request_points_per_million_tokens: value(prices.request),
     response_points_per_million_tokens: value(prices.response),

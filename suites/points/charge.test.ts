@@ -14,7 +14,8 @@ import {
 
 interface Prices {
   request: Decimal;
-  response: Decimal;
+  /** Absent from an entry that prices its prompt only (an embedding model: no completion to price). */
+  response?: Decimal;
 }
 
 /** The model's prices in a catalog read now: undefined where its entry is missing or not priced. */
@@ -26,7 +27,8 @@ async function pricesOf(t: CheckContext, model: string): Promise<Prices | undefi
   const [request, response] = ['request_points_per_million_tokens', 'response_points_per_million_tokens'].map(
     (f) => pointsFields(entry, [f]).find((p) => p.parent === entry)?.verdict,
   );
-  return request?.ok && response?.ok ? { request: request.value, response: response.value } : undefined;
+  if (!request?.ok || (response && !response.ok)) return undefined;
+  return response?.ok ? { request: request.value, response: response.value } : { request: request.value };
 }
 
 interface Kind {
@@ -83,7 +85,8 @@ for (const k of KINDS)
       // "Every request is bound to the price snapshot valid when it was confirmed": the same prices read
       // before and after the call are that snapshot; a change between the reads leaves it not judged.
       const after = await pricesOf(t, model);
-      if (!after || !after.request.equals(before.request) || !after.response.equals(before.response))
+      const same = (a?: Decimal, b?: Decimal) => (a && b ? a.equals(b) : a === b);
+      if (!after || !same(after.request, before.request) || !same(after.response, before.response))
         return t.skip(`the prices of ${model} changed around the call`, precondition('prices unchanged'));
       const reply = isPlainObject(res.json) ? res.json : {};
       const charged = chargedOf(reply.billing);
@@ -93,11 +96,17 @@ for (const k of KINDS)
           `the reply states no billing.charged_points or no usage token counts`,
           precondition('a reply with billing.charged_points and its usage'),
         );
-      const { exact, agrees } = chargeArithmetic(charged, tokens, before);
+      if (!before.response && tokens.completion > 0)
+        return t.skip(
+          `the catalog gives no response price for ${model}, whose reply counts ${tokens.completion} completion tokens`,
+          precondition('a response price for a reply with completion tokens'),
+        );
+      const prices = { request: before.request, response: before.response ?? before.request.times(0) };
+      const { exact, agrees } = chargeArithmetic(charged, tokens, prices);
       t.ensure(
         agrees,
         'PTS-007',
-        `POST ${k.path} charged ${charged.toFixed()}, but ${tokens.prompt} prompt and ${tokens.completion} completion tokens at ${before.request.toFixed()} and ${before.response.toFixed()} points per million tokens cost ${exact.toFixed()}`,
+        `POST ${k.path} charged ${charged.toFixed()}, but ${tokens.prompt} prompt and ${tokens.completion} completion tokens at ${prices.request.toFixed()} and ${prices.response.toFixed()} points per million tokens cost ${exact.toFixed()}`,
         {
           pointer: '/billing/charged_points',
           received: charged.toFixed(),
