@@ -1196,6 +1196,23 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // routes/models.ts: "The exact field names for id, capabilities and context limit ... are not shown"; an
+  // entry's extra field naming another model does not list that model
+  {
+    name: 'catalog-names-upgrade',
+    readings: ['MODELS-004'],
+    description:
+      "the chat model's catalog entry carries upgrade_model: the id of the forbidden model (the one an enterprise plan offers instead), which the catalog does not list",
+    probe: {
+      run: async ({ ref, models }) => {
+        const entries = (await models(ref)).body.data as Array<Record<string, unknown>>;
+        return (
+          entries.some((e) => e.upgrade_model === ref.hints.forbidden) &&
+          !entries.some((e) => e.id === ref.hints.forbidden)
+        );
+      },
+    },
+  },
   // routes/models.ts + openapi.ts: "Price fields are `request_points_per_million_tokens` and
   // `response_points_per_million_tokens`"; an embedding produces no completion tokens to price
   {

@@ -47,6 +47,11 @@ function entry(ctx: RefContext, model: TextModel): Record<string, unknown> {
     capabilities: model.capabilities,
     ...(ctx.fault === 'models-undocumented-shape' ? {} : { context_length: model.contextLength }),
     ...pricing(ctx, model),
+    // Variant catalog-names-upgrade: a chat model's entry names, in a field of its own, the model an
+    // enterprise plan offers instead (a model outside this catalog, named but not listed).
+    ...(isVariant(ctx, 'catalog-names-upgrade') && model.id === ctx.state.hints.chat
+      ? { upgrade_model: ctx.state.hints.forbidden }
+      : {}),
   };
 }
 
