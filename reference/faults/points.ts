@@ -1196,6 +1196,26 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // routes/models.ts + openapi.ts: "The entry carries: the exact model id, capabilities, context limit and
+  // public prices"; the entry's full shape is not shown
+  {
+    name: 'catalog-pricing-object',
+    readings: ['PTS-007', 'MODELS-002', 'MODELS-003'],
+    description:
+      'each /v1/models entry carries its prices and points_configured in an object of their own, pricing: {request_points_per_million_tokens, response_points_per_million_tokens, points_configured} (described so)',
+    openapi: ({ schemas }) => {
+      const [text, entry, priced] = schemas.ModelEntry.allOf;
+      entry.required = entry.required.filter((f: string) => f !== 'points_configured');
+      entry.properties.pricing = {
+        allOf: [text, { type: 'object', required: ['points_configured'] }, priced],
+      };
+      schemas.ModelEntry = { allOf: [entry] };
+    },
+    probe: {
+      request: req.models(),
+      holds: (r) => typeof r.body.data[0].pricing?.request_points_per_million_tokens === 'string',
+    },
+  },
   // routes/models.ts: "The exact field names for id, capabilities and context limit ... are not shown"; an
   // entry's extra field naming another model does not list that model
   {

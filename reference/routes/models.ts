@@ -46,7 +46,8 @@ function entry(ctx: RefContext, model: TextModel): Record<string, unknown> {
     owned_by: 'service',
     capabilities: model.capabilities,
     ...(ctx.fault === 'models-undocumented-shape' ? {} : { context_length: model.contextLength }),
-    ...pricing(ctx, model),
+    // Variant catalog-pricing-object: the prices and their flag in an object of their own.
+    ...(isVariant(ctx, 'catalog-pricing-object') ? { pricing: pricing(ctx, model) } : pricing(ctx, model)),
     // Variant catalog-names-upgrade: a chat model's entry names, in a field of its own, the model an
     // enterprise plan offers instead (a model outside this catalog, named but not listed).
     ...(isVariant(ctx, 'catalog-names-upgrade') && model.id === ctx.state.hints.chat

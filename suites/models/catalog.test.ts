@@ -58,8 +58,9 @@ check(
     (list?.entries ?? []).forEach((entry, i) => {
       if (!isPlainObject(entry)) return;
       t.observe('MODELS-002', res.exchange);
-      const priced = PRICE_FIELDS.some((f) => f in entry);
-      if (!priced && entry.points_configured !== false && !('points_configured' in entry)) {
+      // The entry's full shape is not shown: its prices and flag may sit in an object of their own.
+      const priced = PRICE_FIELDS.some((f) => findField(entry, f).length > 0);
+      if (!priced && findField(entry, 'points_configured').length === 0) {
         t.violate('MODELS-002', 'entry has no price fields and no points_configured flag', {
           pointer: `${list?.pointer}/${i}`,
           exchange: res.exchange,

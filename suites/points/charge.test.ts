@@ -23,11 +23,17 @@ async function pricesOf(t: CheckContext, model: string): Promise<Prices | undefi
   const res = await t.get('/v1/models');
   if (!isSuccess(res.status)) return undefined;
   const entry = findCatalog(res.json)?.entries.find((e) => entryIds(e).includes(model));
-  if (!isPlainObject(entry) || entry.points_configured === false) return undefined;
-  const [request, response] = ['request_points_per_million_tokens', 'response_points_per_million_tokens'].map(
-    (f) => pointsFields(entry, [f]).find((p) => p.parent === entry)?.verdict,
-  );
-  if (!request?.ok || (response && !response.ok)) return undefined;
+  if (!isPlainObject(entry)) return undefined;
+  // The entry's full shape is not shown: its prices may sit in an object of their own (`pricing`), the
+  // response price beside the request price.
+  const found = pointsFields(entry, ['request_points_per_million_tokens'])[0];
+  if (!found || entry.points_configured === false || found.parent.points_configured === false)
+    return undefined;
+  const request = found.verdict;
+  const response = pointsFields(found.parent, ['response_points_per_million_tokens']).find(
+    (p) => p.parent === found.parent,
+  )?.verdict;
+  if (!request.ok || (response && !response.ok)) return undefined;
   return response?.ok ? { request: request.value, response: response.value } : { request: request.value };
 }
 
