@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
 import {
   type CheckContext,
@@ -58,7 +59,8 @@ const KINDS: Kind[] = [
     hint: 'chat',
     body: (model) => ({
       model,
-      messages: [{ role: 'user', content: 'Say ok, then count from one to five.' }],
+      // A prompt of its own each run: no prompt cache a deployment might price apart.
+      messages: [{ role: 'user', content: `Say ok, then count from one to five. ${randomUUID()}` }],
       max_tokens: 16,
     }),
     tokens: (u) => counts(u.prompt_tokens, u.completion_tokens),
@@ -67,7 +69,7 @@ const KINDS: Kind[] = [
     call: 'an embeddings call',
     path: '/v1/embeddings',
     hint: 'embedding',
-    body: (model) => ({ model, input: 'ok' }),
+    body: (model) => ({ model, input: `ok ${randomUUID()}` }),
     tokens: (u) =>
       Number.isInteger(u.total_tokens) && Number.isInteger(u.prompt_tokens)
         ? counts(u.prompt_tokens, (u.total_tokens as number) - (u.prompt_tokens as number))
