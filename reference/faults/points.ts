@@ -702,6 +702,14 @@ export const POINTS_FAULTS = [
         !('billing' in (await chat(ref)).body) && !('available_points' in (await balance(ref)).body),
     },
   },
+  // routes/balance.ts: "GET | /v1/balance | balance, held points, platform points"; a `*_points` field
+  // beyond the table is a points value too ("A points value is an exact decimal string")
+  {
+    name: 'platform-points-number',
+    description: 'the balance carries platform_points as the JSON number 0 (its other points are strings)',
+    breaks: ['PTS-001'],
+    probe: { request: req.balance(), holds: (r) => r.body.platform_points === 0 },
+  },
   // billing.ts chargeOf: "points per million tokens" read per thousand (every call 1000 times its price)
   {
     name: 'charge-per-thousand',
