@@ -75,7 +75,7 @@ export function spendAll(account: Account): void {
  */
 export function settle(ctx: RefContext, account: Account, call: Call): Settlement {
   const prices = snapshotOf(call.model);
-  const charge = cost(prices, call.promptTokens, call.completionTokens);
+  const charge = chargeOf(ctx, prices, call);
   const released = Exact.max(call.hold.minus(charge), 0);
   // Fault balance-not-settled: the balance moves by more than the charge.
   // Fault responses-balance-off: the same, for /v1/responses calls only.
@@ -137,6 +137,25 @@ export function settle(ctx: RefContext, account: Account, call: Call): Settlemen
     };
   }
   return { usageId: usage.id, charged: points(charge), released: points(released) };
+}
+
+/**
+ * What a call is charged at its price snapshot: cost(), exactly. Variant charge-rounded-up rounds it up to
+ * 0.01 points (no rounding is stated). Fault charge-per-thousand reads the prices per thousand tokens;
+ * fault charge-prices-swapped applies the request price to the completion and the response price to the
+ * prompt.
+ */
+function chargeOf(ctx: RefContext, prices: Prices, call: Call): Decimal {
+  if (ctx.fault === 'charge-per-thousand')
+    return cost(prices, call.promptTokens, call.completionTokens).times(1000);
+  if (ctx.fault === 'charge-prices-swapped')
+    return cost(
+      { request: prices.response, response: prices.request },
+      call.promptTokens,
+      call.completionTokens,
+    );
+  const exact = cost(prices, call.promptTokens, call.completionTokens);
+  return isVariant(ctx, 'charge-rounded-up') ? exact.toDecimalPlaces(2, Decimal.ROUND_UP) : exact;
 }
 
 function snapshotOf(model: TextModel): Prices {

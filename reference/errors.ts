@@ -117,6 +117,15 @@ function specOf(ctx: RefContext, kind: ErrorKind): ErrorSpec {
   if (kind === 'model_not_found' && isVariant(ctx, 'unknown-model-403')) {
     return ERRORS.model_not_allowed;
   }
+  // Variant runs-out-refused-403: a balance that cannot cover a call is refused as an account policy
+  // ("403 | account, model or call policy forbids"; its status is not stated), on a 50-point account.
+  // Variant unaffordable-job-402: the same refusal as HTTP's own 402 Payment Required.
+  if (kind === 'insufficient_points' && isVariant(ctx, 'unaffordable-job-402')) {
+    return { status: 402, code: 'insufficient_points', type: 'payment_required' };
+  }
+  if (kind === 'insufficient_points' && isVariant(ctx, 'runs-out-refused-403')) {
+    return { status: 403, code: 'insufficient_points', type: 'permission_error' };
+  }
   const spec = isVariant(ctx, 'error-codes') ? OTHER_CODES[kind] : ERRORS[kind];
   if (kind === 'idempotency_conflict' && isVariant(ctx, 'idem-conflict-422')) return { ...spec, status: 422 };
   if (spec.status === 401 && ctx.fault === 'auth-wrong-code') return { ...spec, code: 'unauthorized' };

@@ -256,7 +256,10 @@ export function createState(toggles: Toggles): State {
     const balance =
       isVariant(toggles, 'fractional-prices') && name !== 'poor'
         ? FRACTIONAL_BALANCE
-        : isVariant(toggles, 'account-runs-out') && name === 'primary'
+        : (isVariant(toggles, 'account-runs-out') ||
+              isVariant(toggles, 'runs-out-refused-403') ||
+              isVariant(toggles, 'unaffordable-job-402')) &&
+            name === 'primary'
           ? RUNS_OUT_BALANCE
           : spec;
     accounts[name] = {

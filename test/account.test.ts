@@ -148,31 +148,50 @@ describe('a run on a real account', { timeout: HANG_BOUND_MS }, () => {
     console.log(`50-point run: ${(wallMs / 1000).toFixed(1)} s wall, ${s.points?.spent} points spent`);
   });
 
-  it('a billable refusal with nothing available stops billable work: the rest not run, nothing failed', async () => {
-    // Spent before the run, and no balance read in preflight (read not allowed): the first chat is
-    // refused (429), and the balance read that follows shows nothing left.
-    const ref = await refTarget({ variant: 'account-runs-out' });
-    try {
-      ref.spendAll();
-      const dir = tmp('refused');
-      const run = await runCli(
-        [...targetArgs(ref), '--allow', 'write,billable', '--suite', 'chat', '--report-dir', dir, '--quiet'],
-        ref.env,
-      );
-      const s = summaryOf(dir);
-      expect(run.code, run.stdout + run.stderr).toBe(4);
-      expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'balance']);
-      expect(s.counts.failed).toBe(0);
-      expect(s.points?.balanceRanOut).toMatch(
-        /^the account's balance ran out: POST \/v1\/chat\/completions answered 429 with 0 points available/,
-      );
-      const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
-      expect(out.length).toBeGreaterThan(3);
-      expect(s.points?.spent).toBe('0');
-    } finally {
-      await ref.close();
-    }
-  });
+  // The refusal's status is not stated ("the code of an insufficient-balance refusal is not shown"): the
+  // reference's 429, and the 403 of an account policy ("403 | account, model or call policy forbids").
+  it.for([
+    ['account-runs-out', 429],
+    ['runs-out-refused-403', 403],
+  ] as const)(
+    'a billable refusal (%s: %i) with nothing available stops billable work: the rest not run, nothing failed',
+    async ([variant, status]) => {
+      // Spent before the run, and no balance read in preflight (read not allowed): the first chat is
+      // refused, and the balance read that follows shows nothing left.
+      const ref = await refTarget({ variant });
+      try {
+        ref.spendAll();
+        const dir = tmp('refused');
+        const run = await runCli(
+          [
+            ...targetArgs(ref),
+            '--allow',
+            'write,billable',
+            '--suite',
+            'chat',
+            '--report-dir',
+            dir,
+            '--quiet',
+          ],
+          ref.env,
+        );
+        const s = summaryOf(dir);
+        expect(run.code, run.stdout + run.stderr).toBe(4);
+        expect([s.verdict, s.cut?.kind]).toEqual(['incomplete', 'balance']);
+        expect(s.counts.failed).toBe(0);
+        expect(s.points?.balanceRanOut).toMatch(
+          new RegExp(
+            `^the account's balance ran out: POST /v1/chat/completions answered ${status} with 0 points available`,
+          ),
+        );
+        const out = s.tests.filter((t) => BALANCE_OUT.test(t.reason ?? ''));
+        expect(out.length).toBeGreaterThan(3);
+        expect(s.points?.spent).toBe('0');
+      } finally {
+        await ref.close();
+      }
+    },
+  );
 
   it('an account drained mid-run by another client: billable work stops, held inputs are left behind with their holder, within the cleanup bound', async () => {
     // A fresh account of 50 points, which another user of the account spends at the moment the first

@@ -702,6 +702,51 @@ export const POINTS_FAULTS = [
         !('billing' in (await chat(ref)).body) && !('available_points' in (await balance(ref)).body),
     },
   },
+  // routes/balance.ts: "GET | /v1/balance | balance, held points, platform points"; a `*_points` field
+  // beyond the table is a points value too ("A points value is an exact decimal string")
+  {
+    name: 'platform-points-number',
+    description: 'the balance carries platform_points as the JSON number 0 (its other points are strings)',
+    breaks: ['PTS-001'],
+    probe: { request: req.balance(), holds: (r) => r.body.platform_points === 0 },
+  },
+  // billing.ts chargeOf: "points per million tokens" read per thousand (every call 1000 times its price)
+  {
+    name: 'charge-per-thousand',
+    description:
+      'chat, responses and embeddings calls are charged their token usage at the catalog prices per thousand tokens, not per million (billing, usage, ledger and balance agree on it)',
+    breaks: ['PTS-007'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, { max_tokens: 16 });
+        const { prompt_tokens: p, completion_tokens: c } = body.usage;
+        return new Decimal(body.billing.charged_points).eq(
+          new Decimal(p).times('0.75').plus(new Decimal(c).times('2.5')).div(1000),
+        );
+      },
+    },
+  },
+  // billing.ts chargeOf: the request price applied to the completion tokens and the response price to the prompt
+  {
+    name: 'charge-prices-swapped',
+    description:
+      "chat, responses and embeddings calls are charged their prompt tokens at the model's response price and their completion tokens at its request price",
+    breaks: ['PTS-007'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, chat }) => {
+        const { body } = await chat(ref, { max_tokens: 16 });
+        const { prompt_tokens: p, completion_tokens: c } = body.usage;
+        return (
+          p !== c &&
+          new Decimal(body.billing.charged_points).eq(
+            new Decimal(p).times('2.5').plus(new Decimal(c).times('0.75')).div(1e6),
+          )
+        );
+      },
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 /** What the paged-list variants read otherwise: the whole list, wherever a record is looked for. */
@@ -1141,6 +1186,111 @@ export const POINTS_VARIANTS = [
         const del = await call(ref, `/v1/media/inputs/${input}`, { method: 'DELETE', role: 'primary' });
         return pending && del.status === 409;
       },
+    },
+  },
+  // state.ts + errors.ts: the same account, a call its balance cannot cover refused 403 (not 429):
+  // "403 | not stated | account, model or call policy forbids"; that refusal's status is not stated (RATE-005)
+  {
+    name: 'runs-out-refused-403',
+    readings: ['MJOB-026', 'ERR-001'],
+    description:
+      'as account-runs-out (a primary account of 50 points), and a call its available points cannot cover is refused 403 insufficient_points (permission_error), not 429',
+    probe: {
+      run: async ({ ref, balance, createJob, chat }) => {
+        if ((await balance(ref)).body.total_points !== '50') return false;
+        for (let i = 0; i < 70; i++) await createJob(ref, jobBody('wc-100010'));
+        const res = await chat(ref, { max_tokens: 64 });
+        return res.status === 403 && res.body.error?.code === 'insufficient_points';
+      },
+    },
+  },
+  // routes/models.ts + openapi.ts: "The entry carries: the exact model id, capabilities, context limit and
+  // public prices"; the entry's full shape is not shown
+  {
+    name: 'catalog-pricing-object',
+    readings: ['PTS-007', 'MODELS-002', 'MODELS-003'],
+    description:
+      'each /v1/models entry carries its prices and points_configured in an object of their own, pricing: {request_points_per_million_tokens, response_points_per_million_tokens, points_configured} (described so)',
+    openapi: ({ schemas }) => {
+      const [text, entry, priced] = schemas.ModelEntry.allOf;
+      entry.required = entry.required.filter((f: string) => f !== 'points_configured');
+      entry.properties.pricing = {
+        allOf: [text, { type: 'object', required: ['points_configured'] }, priced],
+      };
+      schemas.ModelEntry = { allOf: [entry] };
+    },
+    probe: {
+      request: req.models(),
+      holds: (r) => typeof r.body.data[0].pricing?.request_points_per_million_tokens === 'string',
+    },
+  },
+  // routes/models.ts: "The exact field names for id, capabilities and context limit ... are not shown"; an
+  // entry's extra field naming another model does not list that model
+  {
+    name: 'catalog-names-upgrade',
+    readings: ['MODELS-004'],
+    description:
+      "the chat model's catalog entry carries upgrade_model: the id of the forbidden model (the one an enterprise plan offers instead), which the catalog does not list",
+    probe: {
+      run: async ({ ref, models }) => {
+        const entries = (await models(ref)).body.data as Array<Record<string, unknown>>;
+        return (
+          entries.some((e) => e.upgrade_model === ref.hints.forbidden) &&
+          !entries.some((e) => e.id === ref.hints.forbidden)
+        );
+      },
+    },
+  },
+  // routes/models.ts + openapi.ts: "Price fields are `request_points_per_million_tokens` and
+  // `response_points_per_million_tokens`"; an embedding produces no completion tokens to price
+  {
+    name: 'embedding-prompt-price-only',
+    readings: ['PTS-007', 'MODELS-002'],
+    description:
+      "the embedding model's catalog entry quotes request_points_per_million_tokens alone (points_configured true, no response price: an embedding has no completion), described so",
+    openapi: ({ schemas }) => {
+      schemas.ModelEntry.allOf[2].then.required = ['request_points_per_million_tokens'];
+    },
+    probe: {
+      run: async ({ ref, models }) => {
+        const entry = (await models(ref)).body.data.find((m: { id: string }) => m.id === ref.hints.embedding);
+        return (
+          entry.request_points_per_million_tokens !== undefined &&
+          !('response_points_per_million_tokens' in entry)
+        );
+      },
+    },
+  },
+  // state.ts + routes/media-jobs.ts + errors.ts: a 50-point account whose unaffordable jobs are refused 402
+  {
+    name: 'unaffordable-job-402',
+    readings: ['MJOB-026', 'ERR-001'],
+    description:
+      'as account-runs-out (a primary account of 50 points), but a media job whose quote exceeds the available points is refused at its creation with 402 insufficient_points (as is any call it cannot cover), never left settlement_pending (described so)',
+    openapi: ({ paths, errorResponse }) => {
+      for (const path of ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/media/jobs'])
+        paths[path].post.responses['402'] = errorResponse('402');
+    },
+    probe: {
+      run: async ({ ref, balance, createJob }) => {
+        if ((await balance(ref)).body.total_points !== '50') return false;
+        for (let i = 0; i < 70; i++) {
+          const res = await createJob(ref, jobBody('wc-100010'));
+          if (res.status !== 200 && res.status !== 201) return res.status === 402;
+        }
+        return false;
+      },
+    },
+  },
+  // billing.ts chargeOf: "Price fields are `request_points_per_million_tokens` and ..."; no rounding is stated
+  {
+    name: 'charge-rounded-up',
+    readings: ['PTS-007'],
+    description:
+      'every chat, responses and embeddings call is charged its exact price rounded up to 0.01 points (a call of a few tokens costs 0.01), in billing, usage, ledger and balance alike',
+    probe: {
+      run: async ({ ref, chat }) =>
+        (await chat(ref, { max_tokens: 16 })).body.billing.charged_points === '0.01',
     },
   },
   // legacy.ts + openapi.ts: "selects the legacy amount fields"; their names and the reply's media type are not shown

@@ -68,6 +68,8 @@ export function registerBalance(app: FastifyInstance, ctx: RefContext): void {
           ...(isVariant(ctx, 'balance-purchased-points')
             ? { purchased_points: value(totalPoints), platform_points: value('0') }
             : {}),
+          // Fault platform-points-number: the platform points as a JSON number.
+          ...(ctx.fault === 'platform-points-number' ? { platform_points: 0 } : {}),
         };
     if (ctx.fault === 'balance-text-plain')
       return reply.type('text/plain; charset=utf-8').send(JSON.stringify(body));

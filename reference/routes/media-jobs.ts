@@ -3,7 +3,7 @@
 // time-driven lifecycle (media/store.ts), in the legacy currency format too. Variant create-drop-once
 // creates the first job of each Idempotency-Key, then drops the connection without an answer.
 import type { FastifyInstance } from 'fastify';
-import { newId } from '../billing.ts';
+import { available, newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { canonicalJson, lookupKey, markReplayed, refuseKey } from '../inference.ts';
@@ -127,6 +127,10 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       uncertain,
     });
     const quote = ctx.mediaPricing === 'scaled' ? scaledQuoteOf(spec.def, spec.parameters) : quoteOf(output);
+    // Variant unaffordable-job-402: a job whose quote the available points cannot cover is refused at its
+    // creation (no hold, no settlement_pending; the refusal's status is not stated).
+    if (isVariant(ctx, 'unaffordable-job-402') && available(account).lt(quote))
+      return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this job.');
     const job: MediaJob = {
       id: newId('job_'),
       accountId: account.id,

@@ -46,7 +46,13 @@ function entry(ctx: RefContext, model: TextModel): Record<string, unknown> {
     owned_by: 'service',
     capabilities: model.capabilities,
     ...(ctx.fault === 'models-undocumented-shape' ? {} : { context_length: model.contextLength }),
-    ...pricing(ctx, model),
+    // Variant catalog-pricing-object: the prices and their flag in an object of their own.
+    ...(isVariant(ctx, 'catalog-pricing-object') ? { pricing: pricing(ctx, model) } : pricing(ctx, model)),
+    // Variant catalog-names-upgrade: a chat model's entry names, in a field of its own, the model an
+    // enterprise plan offers instead (a model outside this catalog, named but not listed).
+    ...(isVariant(ctx, 'catalog-names-upgrade') && model.id === ctx.state.hints.chat
+      ? { upgrade_model: ctx.state.hints.forbidden }
+      : {}),
   };
 }
 
@@ -88,6 +94,10 @@ function pricing(ctx: RefContext, model: TextModel): Record<string, unknown> {
         ctx.fault === 'models-price-float-noise'
         ? String(Number(v) * 0.1 * 10)
         : v;
+  // Variant embedding-prompt-price-only: an embedding model has no completion to price, and its entry
+  // quotes its request price alone.
+  if (isVariant(ctx, 'embedding-prompt-price-only') && model.capabilities.includes('embedding'))
+    return { request_points_per_million_tokens: value(prices.request), points_configured: true };
   return {
     request_points_per_million_tokens: value(prices.request),
     response_points_per_million_tokens: value(prices.response),

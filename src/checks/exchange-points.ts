@@ -4,7 +4,7 @@ import type { Finding } from './exchange.ts';
 import { TERMINAL_STATUSES } from './job-statuses.ts';
 import { isPlainObject } from './json.ts';
 import { fieldFindings, judgePoints, type PointsField, pointsFieldPointers } from './points.ts';
-import { isCreditsName, isPointsName, replyFields } from './reply-fields.ts';
+import { isCreditsName, isExtraPointsName, isPointsName, replyFields } from './reply-fields.ts';
 import { replyBody } from './sse.ts';
 
 /** The media type that selects the legacy currency format ("Legacy currency format"). */
@@ -83,7 +83,7 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   const named = replyFields(body);
   const fields: PointsField[] = [];
   for (const f of named)
-    if (isPointsName(f.name))
+    if (isPointsName(f.name) || (isExtraPointsName(f.name) && extraPointsValue(f.value)))
       fields.push({
         pointer: f.pointer,
         value: f.value,
@@ -132,6 +132,14 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   }
   return { findings: out, observed };
 }
+
+/**
+ * Whether a `*_points` field beyond the table holds a value judged as points: a number or a string (a
+ * boolean too, which is no decimal). An object or an array under such a name, and null, are not judged:
+ * their names are not shown, and null states no value.
+ */
+const extraPointsValue = (v: unknown): boolean =>
+  typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean';
 
 const USAGE_PATH = /^\/v1\/usage(\?|$)/;
 /** The documented media models' ids (recordKind). */

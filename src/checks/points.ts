@@ -206,3 +206,31 @@ export function pointsFieldPointers(root: unknown, pointer = ''): string[] {
   });
   return out;
 }
+
+/** A call's charge beside the exact value its usage and its model's catalog prices give (PTS-007). */
+export interface ChargeArithmetic {
+  /** (prompt x request price + completion x response price) / 1000000, exactly. */
+  exact: Decimal;
+  /** Whether the charge is that value rounded, either way, to the decimals it is written with. */
+  agrees: boolean;
+}
+
+/**
+ * PTS-007: the prices are "points per million tokens", so a call of `prompt` and `completion` tokens costs
+ * (prompt x request + completion x response) / 1000000. No rounding is stated: the charge agrees when it
+ * is the exact value rounded in either direction to some number of decimals, that is when it differs from
+ * it by less than one unit of its own last decimal (decimal.js drops trailing zeros: "0.010000" is 0.01,
+ * one unit 0.01). A price read per thousand tokens, or the two prices swapped, differ by more.
+ */
+export function chargeArithmetic(
+  charged: Decimal,
+  tokens: { prompt: number; completion: number },
+  prices: { request: Decimal; response: Decimal },
+): ChargeArithmetic {
+  const exact = new ExactDecimal(prices.request)
+    .times(tokens.prompt)
+    .plus(new ExactDecimal(prices.response).times(tokens.completion))
+    .div(1_000_000);
+  const unit = new ExactDecimal(10).pow(-new ExactDecimal(charged).decimalPlaces());
+  return { exact, agrees: new ExactDecimal(charged).minus(exact).abs().lt(unit) };
+}

@@ -18,6 +18,12 @@ export interface NamedField extends Found {
 const POINTS = new Set<string>(POINTS_FIELDS);
 /** A field of the points table ("Points representation"). */
 export const isPointsName = (name: string): boolean => POINTS.has(name);
+/**
+ * A points field beyond the table: a name in the `*_points` form ("new conversation interfaces return
+ * `*_points`"), such as the balance's platform points ("GET | /v1/balance | balance, held points, platform
+ * points") or a usage record's cost_points, whose names are not shown.
+ */
+export const isExtraPointsName = (name: string): boolean => name.endsWith('_points') && !POINTS.has(name);
 /** A field named in the older `*_credits` form. */
 export const isCreditsName = (name: string): boolean => name.endsWith('_credits');
 
@@ -32,7 +38,7 @@ const wanted = new Map<string, boolean>();
 function isNamed(name: string): boolean {
   let w = wanted.get(name);
   if (w === undefined) {
-    w = isPointsName(name) || isCreditsName(name) || kindOfName(name) !== null;
+    w = isPointsName(name) || isExtraPointsName(name) || isCreditsName(name) || kindOfName(name) !== null;
     if (wanted.size < 50_000 && name.length <= 256) wanted.set(name, w);
   }
   return w;

@@ -632,11 +632,16 @@ export const balanceOut = balanceFlag.get;
 
 const JOB_REPLY = /^\/v1\/media\/jobs(\/[^/?]+)?(\?|$)/;
 
+/** The statuses a billable refusal for want of points may carry (balanceSignal). */
+const BALANCE_REFUSALS: readonly number[] = [402, 403, 429];
+
 /**
  * What a reply to the primary key says about its balance: a media job waiting for points
  * (`settlement_pending`: "top up needed points, then keep tracking the same job"), or a billable
- * request refused with 402 or 429 (the code of an insufficient-balance refusal is not shown, and a
- * 429 may be any protection: the caller confirms it against the balance).
+ * request refused with 402, 403 or 429. The status of an insufficient-balance refusal is not stated:
+ * 402 is HTTP's own, 403 "account, model or call policy forbids" and 429 "rate limit or protection"
+ * both cover it (variant runs-out-refused-403). None of them alone proves it (a 429 may be any
+ * protection, a 403 a model outside the catalog): the caller confirms it against the balance.
  */
 export function balanceSignal(
   res: HttpResponse,
@@ -646,7 +651,7 @@ export function balanceSignal(
       return { kind: 'settlement_pending', job: String(res.json.id ?? res.rawPath.split('/').pop()) };
     return undefined;
   }
-  if (res.method === 'POST' && BILLABLE.test(res.rawPath) && (res.status === 402 || res.status === 429))
+  if (res.method === 'POST' && BILLABLE.test(res.rawPath) && BALANCE_REFUSALS.includes(res.status))
     return { kind: 'refused' };
   return undefined;
 }

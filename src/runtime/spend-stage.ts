@@ -204,8 +204,8 @@ const availableIn = (read: HttpResponse | undefined): Decimal | undefined =>
 
 /**
  * Why a reply of the primary account shows its balance ran out, if it does: a media job waiting for
- * points (settlement_pending), or a billable refusal (402/429) after which a balance read (`read`)
- * shows less available than the costliest reply of the run (a 429 may be any protection, so it alone
+ * points (settlement_pending), or a billable refusal (402, 403 or 429) after which a balance read (`read`)
+ * shows less available than the costliest reply of the run (a 429 may be any protection, a 403 a model outside the catalog, so it alone
  * proves nothing).
  */
 export async function ranOutBy(

@@ -20,6 +20,7 @@ export {
 } from '../checks/json.ts';
 export { namedModelProblem } from '../checks/model-named.ts';
 export {
+  chargeArithmetic,
   isTokenCountName,
   judgePoints,
   pointsFieldPointers,

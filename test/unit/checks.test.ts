@@ -124,6 +124,18 @@ describe('points checks on every reply', () => {
     expect(pointsChecks(ledger).map((f) => [f.id, f.level ?? 'failure'])).toEqual([['PTS-004', 'failure']]);
   });
 
+  it('judges a *_points field beyond the table as a points value, null or an object under such a name not', () => {
+    const found = (json: unknown) =>
+      pointsChecks(response({ json, rawPath: '/v1/balance' })).map((f) => [f.id, f.pointer]);
+    // "GET | /v1/balance | balance, held points, platform points"; "A points value is an exact decimal string"
+    expect(found({ total_points: '1', platform_points: 0 })).toEqual([['PTS-001', '/platform_points']]);
+    expect(found({ total_points: '1', platform_points: 'none' })).toEqual([['PTS-001', '/platform_points']]);
+    expect(found({ total_points: '1', platform_points: '0', purchased_points: '1' })).toEqual([]);
+    expect(found({ total_points: '1', platform_points: null, bonus_points: { expires_at: 'x' } })).toEqual(
+      [],
+    );
+  });
+
   it('knows a legacy reply by the Accept header its request sent, whatever its media type', () => {
     const legacy = response({ json: { total_credits: '3', charged_credits: 1 }, rawPath: '/v1/balance' });
     legacy.exchange.requestHeaders = { accept: 'application/vnd.service.currency.v1+json' };

@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findCatalog, findEntryList, findField } from '../../src/checks/json.ts';
-import { judgePoints, pointsFindings } from '../../src/checks/points.ts';
+import { chargeArithmetic, judgePoints, pointsFindings } from '../../src/checks/points.ts';
 
 describe('points findings, built in one place (PTS-001, PTS-002)', () => {
   it('turns each judged field into its finding, only the fields asked for, at its pointer', () => {
@@ -121,5 +121,48 @@ describe('generated chat parameters', () => {
         expect(c.valid, String(c.value)).toBe(f >= min && f <= max);
       }
     }
+  });
+});
+
+describe('charge arithmetic at the catalog prices (PTS-007)', () => {
+  // tx-chat-1's prices: 0.75 and 2.5 points per million tokens; 10 prompt and 16 completion tokens.
+  const prices = { request: new Decimal('0.75'), response: new Decimal('2.5') };
+  const tokens = { prompt: 10, completion: 16 };
+  const judge = (charged: string) => chargeArithmetic(new Decimal(charged), tokens, prices);
+
+  it('computes (prompt x request + completion x response) / 1000000 exactly', () => {
+    expect(judge('0.0000475').exact.toFixed()).toBe('0.0000475');
+  });
+
+  it.for([
+    ['0.0000475', 'exact'],
+    ['0.000048', 'rounded up to 6 decimals'],
+    ['0.000047', 'rounded down to 6 decimals'],
+    ['0.00005', 'rounded up to 5 decimals'],
+    ['0.01', 'rounded up to cents'],
+    ['0.010000', 'rounded up to cents, written with 6 decimals'],
+    ['0', 'rounded down to whole points'],
+    ['1', 'rounded up to whole points'],
+  ] as const)('agrees with %s (%s)', ([charged]) => {
+    expect(judge(charged).agrees).toBe(true);
+  });
+
+  it.for([
+    ['0.0475', 'prices read per thousand tokens'],
+    ['0.000037', 'the two prices swapped'],
+    ['0.0000455', 'one completion token too few'],
+    ['0.0000575', 'a fee of 0.00001 added'],
+    ['0.02', 'rounded up past the next cent'],
+  ] as const)('disagrees with %s (%s)', ([charged]) => {
+    expect(judge(charged).agrees).toBe(false);
+  });
+
+  it('keeps long fractional prices exact', () => {
+    const long = {
+      request: new Decimal('0.000001234567891234'),
+      response: new Decimal('0.000003703703673702'),
+    };
+    const exact = chargeArithmetic(new Decimal('0'), { prompt: 6, completion: 3 }, long).exact;
+    expect(exact.toFixed()).toBe('0.00000000001851851836851');
   });
 });
