@@ -708,6 +708,9 @@ export const POINTS_FAULTS = [
     name: 'platform-points-number',
     description: 'the balance carries platform_points as the JSON number 0 (its other points are strings)',
     breaks: ['PTS-001'],
+    // judging.md: "a points value is an exact decimal string" applies to the points fields of the points
+    // table; a *_points name beyond it is reported, not failed.
+    level: 'notable',
     probe: { request: req.balance(), holds: (r) => r.body.platform_points === 0 },
   },
   // billing.ts chargeOf: "points per million tokens" read per thousand (every call 1000 times its price)

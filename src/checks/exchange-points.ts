@@ -82,15 +82,18 @@ export function pointsJudged(res: HttpResponse): { findings: Finding[]; observed
   const units = new Set<Record<string, unknown>>();
   const named = replyFields(body);
   const fields: PointsField[] = [];
-  for (const f of named)
-    if (isPointsName(f.name) || (isExtraPointsName(f.name) && extraPointsValue(f.value)))
+  for (const f of named) {
+    const table = isPointsName(f.name);
+    if (table || (isExtraPointsName(f.name) && extraPointsValue(f.value)))
       fields.push({
         pointer: f.pointer,
         value: f.value,
         parent: f.parent,
         field: f.name,
         verdict: judgePoints(f.value),
+        ...(table ? {} : { beyondTable: true as const }),
       });
+  }
   if (fields.length) observed.push('PTS-001', 'PTS-002');
   for (const f of fields) {
     // "the unit is `service_points`": a `unit` beside points fields names it (PTS-003); a unit

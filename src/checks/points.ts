@@ -110,6 +110,12 @@ function hasFloatNoise(s: string): boolean {
 export interface PointsField extends Found {
   field: string;
   verdict: PointsVerdict;
+  /**
+   * A `*_points` name beyond the points table (a balance's platform points): "a points value is an exact
+   * decimal string" applies to the points fields of the points table (judging.md), so such a field that
+   * is none is advisory.
+   */
+  beyondTable?: true;
 }
 
 /** Every points field at any depth of a body, judged. */
@@ -160,10 +166,11 @@ export function fieldFindings(
     if (!f.verdict.ok) {
       out.push({
         id: 'PTS-001',
-        message: `${at}${f.field} is ${f.verdict.reason}`,
+        message: `${at}${f.field} is ${f.verdict.reason}${f.beyondTable ? ' (a *_points name beyond the points table: advisory)' : ''}`,
         pointer: f.pointer,
         received: f.value,
         expected: 'a decimal string',
+        ...(f.beyondTable ? { level: 'notable' as const } : {}),
         // Points fields written one way across replies are one cause (a number type, a placeholder).
         verdictCase: { wrong: 'carried', what: where ? `${f.field} of ${where}` : f.field, family: 'points' },
       });

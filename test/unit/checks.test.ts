@@ -124,12 +124,24 @@ describe('points checks on every reply', () => {
     expect(pointsChecks(ledger).map((f) => [f.id, f.level ?? 'failure'])).toEqual([['PTS-004', 'failure']]);
   });
 
-  it('judges a *_points field beyond the table as a points value, null or an object under such a name not', () => {
+  it('judges a *_points field beyond the table as a points value (advisory), null or an object under such a name not', () => {
     const found = (json: unknown) =>
-      pointsChecks(response({ json, rawPath: '/v1/balance' })).map((f) => [f.id, f.pointer]);
-    // "GET | /v1/balance | balance, held points, platform points"; "A points value is an exact decimal string"
-    expect(found({ total_points: '1', platform_points: 0 })).toEqual([['PTS-001', '/platform_points']]);
-    expect(found({ total_points: '1', platform_points: 'none' })).toEqual([['PTS-001', '/platform_points']]);
+      pointsChecks(response({ json, rawPath: '/v1/balance' })).map((f) => [
+        f.id,
+        f.pointer,
+        f.level ?? 'failure',
+      ]);
+    // "GET | /v1/balance | balance, held points, platform points"; "A points value is an exact decimal
+    // string", which judging.md applies to the points fields of the points table: beyond it, advisory.
+    expect(found({ total_points: '1', platform_points: 0 })).toEqual([
+      ['PTS-001', '/platform_points', 'notable'],
+    ]);
+    expect(found({ total_points: '1', platform_points: 'none' })).toEqual([
+      ['PTS-001', '/platform_points', 'notable'],
+    ]);
+    expect(found({ total_points: 1, platform_points: '0' })).toEqual([
+      ['PTS-001', '/total_points', 'failure'],
+    ]);
     expect(found({ total_points: '1', platform_points: '0', purchased_points: '1' })).toEqual([]);
     expect(found({ total_points: '1', platform_points: null, bonus_points: { expires_at: 'x' } })).toEqual(
       [],
