@@ -1819,4 +1819,22 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // routes/media-jobs.ts: "the reference client waits 5 seconds between polls and caps polls at 1 to 1440"
+  // (up to two hours); how long generation takes is not stated. Its row runs with a test timeout shorter
+  // than a video job and than the poll window (100 ms x 200 polls): the scale model of video jobs of 5 to
+  // 10 minutes against the default 5-minute test_ms and 10-minute poll window.
+  {
+    name: 'video-jobs-outlast-tests',
+    readings: ['GEN-001', 'MJOB-020'],
+    description:
+      'video jobs take 25 s (every poll answered at once, running): longer than the test timeout of its matrix row (15 s), within the poll window',
+    testMs: 15_000,
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const job = await createJob(ref, jobBody('wc-100014'));
+        await sleep(1000);
+        return (await readJob(ref, job.body.id)).body.status !== 'succeeded';
+      },
+    },
+  },
 ] as const satisfies readonly Variant[];

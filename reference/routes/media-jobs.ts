@@ -28,6 +28,8 @@ import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
+/** Variant video-jobs-outlast-tests: how long a video job takes (its matrix row's test timeout is 15 s). */
+const VIDEO_OUTLASTS_MS = 25_000;
 
 /** Faults under which a replay of a job in the given status creates a new job and hold. */
 const REPLAY_NEW: Record<string, string> = {
@@ -150,7 +152,11 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       settlement: 'open',
       charged: '0',
       released: '0',
-      stepMs: jobStepMs(store, output),
+      // Variant video-jobs-outlast-tests: a video job takes 25 s (4 stages).
+      stepMs:
+        output === 'video' && isVariant(ctx, 'video-jobs-outlast-tests')
+          ? VIDEO_OUTLASTS_MS / 4
+          : jobStepMs(store, output),
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);

@@ -53,6 +53,7 @@ export {
   TERMINAL_STATUSES,
   trackJob,
   UPLOAD_LIMITS,
+  unfinished,
   upload,
   videoSampleOf,
 } from '../media-jobs.ts';

@@ -17,6 +17,7 @@ import {
   pollJob,
   segment,
   sniff,
+  unfinished,
 } from '../../src/suite/index.ts';
 import { LEGACY, modelUnchanged } from '../points/legacy-support.ts';
 import { baseJob, catalogKind, clientKeys, documentedIds, listedModel, postJob, table } from './support.ts';
@@ -131,10 +132,7 @@ for (const id of documentedIds) {
         // The create reply is a MediaJob too: a poll that misses the stages before the end still judges one.
         checkReads(t, [res, ...trace.responses], { id: jobId!, model: id, kind: catalogued });
         const status = trace.statuses[trace.statuses.length - 1];
-        if (status !== 'succeeded')
-          return t.skip(
-            `the job ended ${status ?? 'unread'} after ${trace.responses.length} polls (${trace.statuses.join(' > ')})`,
-          );
+        if (status !== 'succeeded') return t.skip(unfinished(t, trace));
         const assetId = trace.last?.asset_id;
         if (
           !t.ensure(typeof assetId === 'string', 'MJOB-021', 'a succeeded job carries no asset_id', {
@@ -218,7 +216,7 @@ check(
     if (!id) return t.skip(`a wc-100040 webp job was answered ${job.status}`);
     const trace = await pollJob(t, id);
     const assetId = trace.last?.asset_id;
-    if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
+    if (typeof assetId !== 'string') return t.skip(unfinished(t, trace));
     const { res: asset, expired } = await assetOfSucceeded(t, assetId, jobStatusNow(t, id));
     if (expired) return t.skip('the job expired before its asset was read');
     const kind = await sniff(asset.body);
@@ -241,7 +239,7 @@ check(
     const other = await t.get(`${PATH}/${segment(jobId, 'job id')}`, { as: 'other_tenant' });
     expectStatus(t, other, 'MASSET-003', [403, 404], 'another tenant reading the job');
     const assetId = trace.last?.asset_id;
-    if (typeof assetId !== 'string') return t.skip(`the job ended ${trace.statuses.at(-1)}`);
+    if (typeof assetId !== 'string') return t.skip(unfinished(t, trace));
     const path = `/v1/media/assets/${segment(assetId, 'asset id')}`;
     const theirs = await t.get(path, { as: 'other_tenant' });
     expectStatus(t, theirs, 'MASSET-003', [403, 404], 'another tenant reading the asset');
@@ -388,10 +386,7 @@ check(
     if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
     const trace = await pollJob(t, jobId);
     const status = trace.statuses.at(-1);
-    if (status !== 'succeeded')
-      return t.skip(
-        `the job ended ${status ?? 'unread'} (${trace.statuses.join(' > ')}): its inputs were not shown used`,
-      );
+    if (status !== 'succeeded') return t.skip(`${unfinished(t, trace)}: its inputs were not shown used`);
     const again = await postJob(t, body, {
       headers: { 'idempotency-key': `conformance-job-${randomUUID()}` },
     });
@@ -454,7 +449,7 @@ check(
     if (!jobId) return t.skip('the job could not be created (see MJOB-020)');
     const trace = await pollJob(t, jobId);
     const status = trace.statuses.at(-1);
-    if (status !== 'failed') return t.skip(`the job ended ${status}, not failed`);
+    if (status !== 'failed') return t.skip(`${unfinished(t, trace)}, not failed`);
     t.ensure(
       typeof trace.last?.error_code === 'string' && typeof trace.last?.error_message === 'string',
       'MJOB-023',
