@@ -1107,6 +1107,19 @@ export const MEDIA_FAULTS = [
     },
     probe: { request: req.job(jobBody('wc-100010')), holds: (r) => !('kind' in r.body) },
   },
+  // media/view.ts + media/openapi.ts: progress is the integer percent; the description is silent on it
+  {
+    name: 'job-progress-number',
+    description:
+      'a job reports progress as its integer percent (progress: 50), not a MediaProgress object; the live description says nothing of progress',
+    breaks: ['MJOB-028'],
+    openapi: ({ schemas }) => {
+      delete schemas.MediaJob.properties.progress;
+      delete schemas.MediaJobResponse.allOf[1].properties.progress;
+      optional(schemas.MediaJobResponse.allOf[1], 'progress');
+    },
+    probe: { request: req.job(jobBody('wc-100010')), holds: (r) => typeof r.body.progress === 'number' },
+  },
   // routes/media-jobs.ts: media validation code bad_parameter
   {
     name: 'invalid-code',

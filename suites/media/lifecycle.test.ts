@@ -88,6 +88,26 @@ function checkReads(
       `job status ${JSON.stringify(j.status)} is not one of the contract's statuses`,
       { pointer: '/status', received: j.status, exchange: r.exchange },
     );
+    // "| progress | object (MediaProgress) |", "| error_code, error_message | string |": held to the table
+    // whatever the live description says (a description silent on them lets any value through). A null is
+    // left to the live description (MJOB-021's reading: absent before its condition holds).
+    if (j.progress !== undefined && j.progress !== null)
+      t.ensure(isPlainObject(j.progress), 'MJOB-028', `progress is ${JSON.stringify(j.progress)}`, {
+        pointer: '/progress',
+        received: j.progress,
+        expected: 'an object (MediaProgress)',
+        exchange: r.exchange,
+      });
+    for (const field of ['asset_id', 'error_code', 'error_message'] as const) {
+      const v = j[field];
+      if (v !== undefined && v !== null)
+        t.ensure(
+          typeof v === 'string',
+          field === 'asset_id' ? 'MJOB-021' : 'MJOB-028',
+          `${field} is ${JSON.stringify(v)}`,
+          { pointer: `/${field}`, received: v, expected: 'a string', exchange: r.exchange },
+        );
+    }
     const p = j.progress_percent;
     t.ensure(
       p === undefined || p === null || (Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 100),
@@ -107,7 +127,10 @@ for (const id of documentedIds) {
   const model = table.models[id]!;
   group(id, () => {
     check(
-      { ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MJOB-070', 'MASSET-001'], effect: 'billable' },
+      {
+        ids: ['MJOB-020', 'MJOB-021', 'MJOB-022', 'MJOB-025', 'MJOB-028', 'MJOB-070', 'MASSET-001'],
+        effect: 'billable',
+      },
       `${id}: runs a job to its end and serves an asset of the output kind`,
       async (t) => {
         const { res, job, jobId } = await createJob(t, id);
