@@ -1036,6 +1036,23 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // routes/media-assets.ts: one family of models drops output_format (their default png is served)
+  {
+    name: 'output-format-ignored',
+    description:
+      'wc-100031 to wc-100034 serve a PNG whatever output_format the job asked (jpeg, webp accepted and ignored)',
+    breaks: ['MASSET-001'],
+    probe: {
+      run: async ({ ref, createJob, pollJob }) => {
+        const created = await createJob(ref, withParams('wc-100031', { output_format: 'jpeg' }));
+        const job = (await pollJob(ref, created.body.id)).last.body;
+        const res = await fetch(`${ref.url}/v1/media/assets/${job.asset_id}`, {
+          headers: { authorization: `Bearer ${ref.keys.primary}` },
+        });
+        return Buffer.from(await res.arrayBuffer())[0] === 0x89;
+      },
+    },
+  },
   // routes/media-assets.ts: JPEG bytes (labelled image/png) for png output
   {
     name: 'asset-wrong-format',
