@@ -1036,6 +1036,19 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // media/validate.ts: "" refused before wc-100018's rule (absent and white space alone accepted)
+  {
+    name: 'empty-string-prompt-refused',
+    description:
+      'wc-100018 refuses prompt "" (a non-empty string check before its rule), though its prompt "must be empty"; absent and white space alone are accepted',
+    breaks: ['MJOB-008'],
+    probe: {
+      run: async ({ ref, inputId, jobStatus }) => {
+        const body = jobBody('wc-100018', [await inputId(ref)]);
+        return (await jobStatus(ref, { ...body, prompt: '' })) === 400;
+      },
+    },
+  },
   // routes/media-assets.ts: one family of models drops output_format (their default png is served)
   {
     name: 'output-format-ignored',
