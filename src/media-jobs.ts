@@ -301,6 +301,7 @@ export interface JobTrace {
   id: string;
   statuses: string[];
   last?: Record<string, unknown>;
+  /** Every read, those answered 429 or 5xx included (they set neither `last` nor `statuses`: no job). */
   responses: HttpResponse[];
   /**
    * Why polling ended: `until` (the status asked for), `cap` (the poll cap), `unreadable`; with
@@ -341,6 +342,9 @@ export async function pollJob(
   const as = opts.as ?? 'primary';
   await watchJob(t, id, as, (res) => {
     trace.responses.push(res);
+    // A limit (429) or an unavailable moment (5xx; judging.md: "a 502/503/504" is advisory) answers
+    // nothing about the job: it is read again at the interval, within the cap, as a client polls.
+    if (res.status === 429 || res.status >= 500) return false;
     if (!isPlainObject(res.json)) {
       trace.end = 'unreadable';
       return true;

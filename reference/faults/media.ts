@@ -1862,6 +1862,22 @@ export const MEDIA_VARIANTS = [
       },
     },
   },
+  // routes/media-jobs.ts: judging.md, "a 502/503/504" is advisory, never promoted; a poll is a read a
+  // client repeats at its interval
+  {
+    name: 'job-reads-overloaded',
+    readings: ['MJOB-020', 'MJOB-025'],
+    description:
+      'every 4th read of a media job is answered 503 overloaded (an APIError, no MediaJob); the next read answers the job',
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await readJob(ref, job.body.id)).status);
+        return statuses.includes(503);
+      },
+    },
+  },
   // routes/media-jobs.ts: "the reference client waits 5 seconds between polls and caps polls at 1 to 1440"
   // (up to two hours); how long generation takes is not stated. Its row runs with a test timeout shorter
   // than a video job and than the poll window (100 ms x 200 polls): the scale model of video jobs of 5 to

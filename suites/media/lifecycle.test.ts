@@ -63,7 +63,8 @@ function checkReads(
   const { kind } = job;
   for (const r of replies) {
     const j = r.json as Record<string, unknown> | undefined;
-    if (!j) continue;
+    // A 429 or 5xx read carries no MediaJob (pollJob reads again); a 404 or another refusal is judged.
+    if (!j || r.status === 429 || r.status >= 500) continue;
     for (const [field, ok, expected] of [
       ['id', j.id === job.id, job.id],
       ['model', j.model === job.model, job.model],
