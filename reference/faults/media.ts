@@ -1868,7 +1868,10 @@ export const MEDIA_VARIANTS = [
     name: 'job-reads-overloaded',
     readings: ['MJOB-020', 'MJOB-025'],
     description:
-      'every 4th read of a media job is answered 503 overloaded (an APIError, no MediaJob); the next read answers the job',
+      'every 4th read of a media job is answered 503 overloaded (an APIError, no MediaJob, declared so); the next read answers the job',
+    openapi: ({ paths, errorResponse }) => {
+      paths['/v1/media/jobs/{job_id}'].get.responses['503'] = errorResponse('503');
+    },
     probe: {
       run: async ({ ref, createJob, readJob }) => {
         const job = await createJob(ref, jobBody('wc-100010'));
