@@ -301,13 +301,29 @@ export interface JobTrace {
   id: string;
   statuses: string[];
   last?: Record<string, unknown>;
+  /** Every read, those answered 429 or 5xx included (they set neither `last` nor `statuses`: no job). */
   responses: HttpResponse[];
   /**
    * Why polling ended: `until` (the status asked for), `cap` (the poll cap), `unreadable`; with
-   * `bounded`: `stalled` (no change for STALL_POLLS reads), `deadline` (the cleanup bound); `balance`:
+   * `bounded`: `stalled` (no change for STALL_POLLS reads), `deadline` (the cleanup bound); without it,
+   * `deadline` is the test's own time running out (CheckContext.waitDeadline); `balance`:
    * settlement_pending after the account's balance ran out (the job is kept, never created again).
    */
   end?: 'until' | 'cap' | 'unreadable' | 'stalled' | 'deadline' | 'balance';
+}
+
+/**
+ * How a wait that did not meet its status ended, for a test's not-run reason: the job's last status,
+ * the polls, and why (the test's time, with the setting that gives more; the poll cap).
+ */
+export function unfinished(t: CheckContext, trace: JobTrace): string {
+  const status = trace.statuses.at(-1) ?? 'unread';
+  const path = trace.statuses.join(' > ') || 'unread';
+  if (trace.end === 'deadline')
+    return `the job was still ${status} after ${trace.responses.length} polls (${path}) when the test's time ran out (timeouts.test_ms ${t.target.timeouts.testMs} ms); a longer test_ms judges it`;
+  if (trace.end === 'cap')
+    return `the job was still ${status} after the poll cap of ${trace.responses.length} polls (${path})`;
+  return `the job ended ${status} after ${trace.responses.length} polls (${path})`;
 }
 
 /**
@@ -326,6 +342,9 @@ export async function pollJob(
   const as = opts.as ?? 'primary';
   await watchJob(t, id, as, (res) => {
     trace.responses.push(res);
+    // A limit (429) or an unavailable moment (5xx; judging.md: "a 502/503/504" is advisory) answers
+    // nothing about the job: it is read again at the interval, within the cap, as a client polls.
+    if (res.status === 429 || res.status >= 500) return false;
     if (!isPlainObject(res.json)) {
       trace.end = 'unreadable';
       return true;
@@ -339,12 +358,20 @@ export async function pollJob(
         ? 'balance'
         : opts.bounded
           ? boundedEnd(t, id)
-          : undefined;
+          : pastWait(t)
+            ? 'deadline'
+            : undefined;
     if (end) trace.end = end;
     return end !== undefined;
   });
   return trace;
 }
+
+/** Whether the next read would come after the test body's wait deadline (CheckContext.waitDeadline). */
+const pastWait = (t: CheckContext): boolean =>
+  t.cleanupDeadline === undefined &&
+  t.waitDeadline !== undefined &&
+  Date.now() + t.target.media.pollIntervalMs > t.waitDeadline;
 
 function boundedEnd(t: CheckContext, id: string): 'stalled' | 'deadline' | undefined {
   const seen = jobs(t).get(id);

@@ -32,6 +32,8 @@ export function writeRefTargets(
   file: string,
   opts: {
     requestMs?: number;
+    /** The test timeout (`timeouts.test_ms`), for a variant whose point is a duration beside it. */
+    testMs?: number;
     streamMs?: number;
     concurrency?: number;
     extra?: string[];
@@ -59,7 +61,7 @@ export function writeRefTargets(
       `    capabilities: ${JSON.stringify(ref.capabilities)}`,
       ...(ref.canaries?.length ? [`    canaries: ${JSON.stringify(ref.canaries)}`] : []),
       ...(ref.limits ? [`    limits: ${JSON.stringify(ref.limits)}`] : []),
-      `    timeouts: { stream_ms: ${opts.streamMs ?? 3000}${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''} }`,
+      `    timeouts: { stream_ms: ${opts.streamMs ?? 3000}${opts.requestMs !== undefined ? `, request_ms: ${opts.requestMs}` : ''}${opts.testMs !== undefined ? `, test_ms: ${opts.testMs}` : ''} }`,
       ...(opts.urlDefaults
         ? []
         : [

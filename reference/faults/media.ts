@@ -1036,6 +1036,36 @@ export const MEDIA_FAULTS = [
       },
     },
   },
+  // media/validate.ts: "" refused before wc-100018's rule (absent and white space alone accepted)
+  {
+    name: 'empty-string-prompt-refused',
+    description:
+      'wc-100018 refuses prompt "" (a non-empty string check before its rule), though its prompt "must be empty"; absent and white space alone are accepted',
+    breaks: ['MJOB-008'],
+    probe: {
+      run: async ({ ref, inputId, jobStatus }) => {
+        const body = jobBody('wc-100018', [await inputId(ref)]);
+        return (await jobStatus(ref, { ...body, prompt: '' })) === 400;
+      },
+    },
+  },
+  // routes/media-assets.ts: one family of models drops output_format (their default png is served)
+  {
+    name: 'output-format-ignored',
+    description:
+      'wc-100031 to wc-100034 serve a PNG whatever output_format the job asked (jpeg, webp accepted and ignored)',
+    breaks: ['MASSET-001'],
+    probe: {
+      run: async ({ ref, createJob, pollJob }) => {
+        const created = await createJob(ref, withParams('wc-100031', { output_format: 'jpeg' }));
+        const job = (await pollJob(ref, created.body.id)).last.body;
+        const res = await fetch(`${ref.url}/v1/media/assets/${job.asset_id}`, {
+          headers: { authorization: `Bearer ${ref.keys.primary}` },
+        });
+        return Buffer.from(await res.arrayBuffer())[0] === 0x89;
+      },
+    },
+  },
   // routes/media-assets.ts: JPEG bytes (labelled image/png) for png output
   {
     name: 'asset-wrong-format',
@@ -1106,6 +1136,19 @@ export const MEDIA_FAULTS = [
       optional(schemas.MediaJobResponse.allOf[1], 'kind');
     },
     probe: { request: req.job(jobBody('wc-100010')), holds: (r) => !('kind' in r.body) },
+  },
+  // media/view.ts + media/openapi.ts: progress is the integer percent; the description is silent on it
+  {
+    name: 'job-progress-number',
+    description:
+      'a job reports progress as its integer percent (progress: 50), not a MediaProgress object; the live description says nothing of progress',
+    breaks: ['MJOB-028'],
+    openapi: ({ schemas }) => {
+      delete schemas.MediaJob.properties.progress;
+      delete schemas.MediaJobResponse.allOf[1].properties.progress;
+      optional(schemas.MediaJobResponse.allOf[1], 'progress');
+    },
+    probe: { request: req.job(jobBody('wc-100010')), holds: (r) => typeof r.body.progress === 'number' },
   },
   // routes/media-jobs.ts: media validation code bad_parameter
   {
@@ -1816,6 +1859,43 @@ export const MEDIA_VARIANTS = [
         return (
           (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 409
         );
+      },
+    },
+  },
+  // routes/media-jobs.ts: judging.md, "a 502/503/504" is advisory, never promoted; a poll is a read a
+  // client repeats at its interval
+  {
+    name: 'job-reads-overloaded',
+    readings: ['MJOB-020', 'MJOB-025'],
+    description:
+      'every 4th read of a media job is answered 503 overloaded (an APIError, no MediaJob, declared so); the next read answers the job',
+    openapi: ({ paths, errorResponse }) => {
+      paths['/v1/media/jobs/{job_id}'].get.responses['503'] = errorResponse('503');
+    },
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const job = await createJob(ref, jobBody('wc-100010'));
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await readJob(ref, job.body.id)).status);
+        return statuses.includes(503);
+      },
+    },
+  },
+  // routes/media-jobs.ts: "the reference client waits 5 seconds between polls and caps polls at 1 to 1440"
+  // (up to two hours); how long generation takes is not stated. Its row runs with a test timeout shorter
+  // than a video job and than the poll window (100 ms x 200 polls): the scale model of video jobs of 5 to
+  // 10 minutes against the default 5-minute test_ms and 10-minute poll window.
+  {
+    name: 'video-jobs-outlast-tests',
+    readings: ['GEN-001', 'MJOB-020'],
+    description:
+      'video jobs take 25 s (every poll answered at once, running): longer than the test timeout of its matrix row (15 s), within the poll window',
+    testMs: 15_000,
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const job = await createJob(ref, jobBody('wc-100014'));
+        await sleep(1000);
+        return (await readJob(ref, job.body.id)).body.status !== 'succeeded';
       },
     },
   },

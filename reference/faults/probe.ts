@@ -43,6 +43,11 @@ export interface Variant {
    * pages), so an advisory on it would be a false alarm of the suite's own, not an open question.
    */
   strict?: true;
+  /**
+   * The test timeout (ms) its matrix row gives the suite (`timeouts.test_ms` of its targets file), for a
+   * variant whose point is a duration beside it (a job longer than a test): the row stays short.
+   */
+  testMs?: number;
 }
 
 /** The description being built: the whole document and its component schemas (before legacy twins). */

@@ -209,6 +209,9 @@ function promptProblem(ctx: RefContext, model: string, def: ModelDef, prompt: un
   if (prompt !== undefined && typeof prompt !== 'string') return '`prompt` must be a string.';
   const trim = isVariant(ctx, 'trim-ascii-only') ? trimAscii : trimUnicode;
   if (rule.empty_only) {
+    // Fault empty-string-prompt-refused: a non-empty string check before the model's rule ("" refused;
+    // absent and white space alone accepted).
+    if (ctx.fault === 'empty-string-prompt-refused' && prompt === '') return '`prompt` must not be empty.';
     if (prompt === undefined || trim(prompt) === '' || ctx.fault === 'prompt-wc100018') return undefined;
     return `${model} takes no text prompt: \`prompt\` must be empty or absent.`;
   }

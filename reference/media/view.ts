@@ -106,7 +106,8 @@ export function jobView(ctx: RefContext, job: MediaJob, now: number): Record<str
     ...(status === 'failed' && ctx.fault !== 'failed-no-error'
       ? { error_code: 'generation_failed', error_message: 'The provider could not generate the output.' }
       : {}),
-    progress: progressOf(ctx, job, status, now),
+    // Fault job-progress-number: progress is the percent itself.
+    progress: ctx.fault === 'job-progress-number' ? (percent ?? 0) : progressOf(ctx, job, status, now),
     progress_percent: percent,
     // Faults spend-numbers, points-numbers, spend-misreported: spendShown; variant spend-unreported
     // and fault spend-unmeasurable: no points fields.

@@ -37,7 +37,11 @@ export function registerMediaAssets(app: FastifyInstance, ctx: RefContext, store
     // asset-not-served: no asset, while its job still reads succeeded.
     if ((job.expired && isVariant(ctx, 'succeeded-expires')) || ctx.fault === 'asset-not-served')
       return sendError(reply, ctx, 'not_found', `The asset ${id} has expired.`);
-    const file = outputFile(job.output, job.format);
+    // Fault output-format-ignored: wc-100031..34 serve their default png whatever output_format asked.
+    const file = outputFile(
+      job.output,
+      ctx.fault === 'output-format-ignored' && /^wc-10003[1-4]$/.test(job.model) ? 'png' : job.format,
+    );
     // Fault asset-wrong-format: a PNG was asked for, JPEG bytes are served (labelled image/png).
     if (ctx.fault === 'asset-wrong-format' && job.output === 'image' && job.format === 'png') {
       return reply.type('image/png').send(outputFile('image', 'jpeg').bytes);

@@ -28,6 +28,11 @@ import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/jobs';
+/** Variant job-reads-overloaded: how often a read of a job is answered 503, and the reads per server. */
+const JOB_READ_503_EVERY = 4;
+const jobReads = new WeakMap<object, number>();
+/** Variant video-jobs-outlast-tests: how long a video job takes (its matrix row's test timeout is 15 s). */
+const VIDEO_OUTLASTS_MS = 25_000;
 
 /** Faults under which a replay of a job in the given status creates a new job and hold. */
 const REPLAY_NEW: Record<string, string> = {
@@ -154,7 +159,11 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       settlement: 'open',
       charged: '0',
       released: '0',
-      stepMs: jobStepMs(store, output),
+      // Variant video-jobs-outlast-tests: a video job takes 25 s (4 stages).
+      stepMs:
+        output === 'video' && isVariant(ctx, 'video-jobs-outlast-tests')
+          ? VIDEO_OUTLASTS_MS / 4
+          : jobStepMs(store, output),
     };
     store.jobs.set(job.id, job);
     store.assets.set(job.assetId, job.id);
@@ -206,6 +215,14 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       if (isVariant(ctx, 'foreign-ids-403'))
         return sendError(reply, ctx, 'resource_forbidden', 'This media job belongs to another account.');
       return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
+    }
+    // Variant job-reads-overloaded: every JOB_READ_503_EVERY-th read of a job by its owner meets an overloaded
+    // store and is answered 503 (judging.md: "a 502/503/504" is advisory).
+    if (isVariant(ctx, 'job-reads-overloaded')) {
+      const n = (jobReads.get(ctx) ?? 0) + 1;
+      jobReads.set(ctx, n);
+      if (n % JOB_READ_503_EVERY === 0)
+        return sendError(reply, ctx, 'overloaded', 'The job store is busy; read the job again shortly.');
     }
     const now = Date.now();
     const owner = ctx.state.accounts.find((a) => a.id === job.accountId);

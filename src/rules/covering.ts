@@ -262,6 +262,7 @@ function promptAxis(rule: PromptRule): Axis[] {
         subject: 'prompt',
         values: [
           { rules: ['MJOB-008'], subject: 'prompt', value: undefined, note: 'prompt absent' },
+          { rules: ['MJOB-008'], subject: 'prompt', value: '', note: 'an empty prompt' },
           // ASCII white space only: whether other Unicode white space is trimmed is not stated.
           { rules: ['MJOB-008'], subject: 'prompt', value: ' \t\n ', note: 'a prompt of white space only' },
         ],

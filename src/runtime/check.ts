@@ -67,6 +67,11 @@ export class CheckContext {
   balanceRanOut: { reason: string; violations: number } | undefined;
   /** While cleanups run: when they must end (epoch ms). */
   cleanupDeadline: number | undefined;
+  /**
+   * When the body's waits for media jobs must end (epoch ms; run-config waitBoundMs): the test's start
+   * plus its timeout, less the cleanup bound and a margin. Undefined outside a test (own tests).
+   */
+  waitDeadline: number | undefined;
   private readonly client: HttpClient;
   /** The test's requests take one of the worker's request slots while any of them is in flight. */
   private readonly slot: TestSlot;

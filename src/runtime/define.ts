@@ -14,7 +14,7 @@ import { judge, type NotRun } from './judgement.ts';
 import { stopReason } from './liveness.ts';
 import { AccountLock, accountLockKey, LockTimeout } from './lock.ts';
 import { notApplicable } from './may-run.ts';
-import { runConfig } from './run-config.ts';
+import { runConfig, waitBoundMs } from './run-config.ts';
 import { AbortSignalError, SkipSignal, StopSignal } from './signals.ts';
 import { holdsTurn, leaveTurn, takeTurn } from './turns.ts';
 import { type WorkerState, worker } from './worker.ts';
@@ -255,6 +255,7 @@ export function check(spec: CheckSpec, title: string, fn: (t: CheckContext) => P
         );
     }
     const t = new CheckContext(w, fullTitle, spec.effect, spec.judges429, spec.ids, account);
+    t.waitDeadline = Date.now() + waitBoundMs(w.run.target, spec.timeoutMs ?? w.run.target.timeouts.testMs);
     let end: BodyEnd;
     try {
       end = await runBody(spec, w, t, fn, record, notRun);

@@ -83,6 +83,18 @@ export function cleanupBoundMs(target: TargetConfig): number {
 }
 
 /**
+ * How long a test's body may wait for a media job from the test's start: its timeout less the cleanup
+ * bound and a margin for the last read (a twentieth of the timeout, at least 1 s). Why: the poll cap
+ * (interval x cap, 10 minutes by default; the contract's client caps polls at 1 to 1440) may outlast
+ * the test timeout (5 minutes by default), and a job still running when vitest ends the test would
+ * fail GEN-001 ("the test did not finish") though the target answered every poll: a slow deployment
+ * obeys the contract. A wait that reaches this point ends, and what it did not see is not judged.
+ */
+export function waitBoundMs(target: TargetConfig, timeoutMs = target.timeouts.testMs): number {
+  return Math.max(0, timeoutMs - cleanupBoundMs(target) - Math.max(1_000, timeoutMs / 20));
+}
+
+/**
  * The embedded reference's default: 8 requests in flight over as many worker threads as cores, at most 4
  * (2 cores: 2 threads of 4; 4 cores or more: 4 of 2). Why no more threads than cores: the reference
  * answers in the CLI's own thread, so the run is CPU-bound, and each thread loads the suite and compiles

@@ -54,6 +54,7 @@ export {
   TERMINAL_STATUSES,
   trackJob,
   UPLOAD_LIMITS,
+  unfinished,
   upload,
   videoSampleOf,
 } from '../media-jobs.ts';

@@ -25,6 +25,7 @@ import {
   ledgerOf,
   pointsFields,
   pollJob,
+  unfinished,
   usageChargeProblem,
   type WholeList,
 } from '../../src/suite/index.ts';
@@ -287,9 +288,7 @@ check(
     const trace = await pollJob(t, id);
     const status = trace.statuses.at(-1);
     if (trace.end !== 'until' || !trace.last || (status !== 'succeeded' && status !== 'failed'))
-      return t.skip(
-        `job ${id} did not end succeeded or failed within the poll cap (${trace.statuses.join(' > ') || 'unread'})`,
-      );
+      return t.skip(`job ${id} did not end succeeded or failed: ${unfinished(t, trace)}`);
     // Whether a failed job costs anything is not stated: its total is judged only by its own charged_points.
     const charged = chargedOf(trace.last);
     const ledger1 = await listing(t, '/v1/ledger');

@@ -102,7 +102,7 @@ describe('the covering design of media acceptance', () => {
           expect(prompts.some((p) => utf8Bytes((p as string).trim()) === cap)).toBe(true);
       }
       if (m.prompt.empty_only)
-        expect(new Set(cases.map((c) => c.prompt))).toEqual(new Set([undefined, ' \t\n ']));
+        expect(new Set(cases.map((c) => c.prompt))).toEqual(new Set([undefined, '', ' \t\n ']));
       if (m.references.stated && m.references.accepted.includes('image')) {
         const counts = cases.filter((c) => c.references?.kind === 'image').map((c) => c.references!.count);
         expect(counts).toEqual(expect.arrayContaining([m.references.min, m.references.max]));

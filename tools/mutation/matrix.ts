@@ -262,7 +262,12 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
   });
   // A fault that makes requests hang asks for a short request timeout, so that its run stays bounded.
   const requestMs = job.kind === 'fault' ? FAULTS.find((f) => f.name === job.name)?.requestMs : undefined;
-  const env = writeRefTargets(ref, join(dir, 'targets.yaml'), requestMs !== undefined ? { requestMs } : {});
+  // A variant about a duration beside the test timeout asks for a short one (its row stays short).
+  const testMs = job.kind === 'variant' ? VARIANTS.find((v) => v.name === job.name)?.testMs : undefined;
+  const env = writeRefTargets(ref, join(dir, 'targets.yaml'), {
+    ...(requestMs !== undefined ? { requestMs } : {}),
+    ...(testMs !== undefined ? { testMs } : {}),
+  });
   const args = [
     '--targets',
     join(dir, 'targets.yaml'),
