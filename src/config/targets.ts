@@ -23,6 +23,11 @@ export interface TargetConfig {
   capabilities: string[];
   canaries: string[];
   timeouts: { requestMs: number; testMs: number; streamMs: number };
+  /**
+   * `default`: no test_ms was given, so testMs follows the media polling (defaultTestMs); absent (older
+   * configs, tests) counts as set.
+   */
+  testMsSource?: 'file' | 'default';
   concurrency: number;
   /**
    * Where `concurrency` came from: `default` on a URL target means adaptive (see concurrencyPlan);
@@ -90,6 +95,24 @@ const DEFAULTS = {
   concurrency: 4,
   media: { pollIntervalMs: 5_000, pollCap: 120 },
 };
+
+/** What a test that waits for a media job keeps beyond the poll window: its cleanup bound and its own requests. */
+const POLL_WINDOW_MARGIN_MS = 120_000;
+
+/**
+ * A test's timeout where none is given: long enough for the whole poll window ("image jobs take seconds
+ * to a minute and video jobs minutes"; the contract's client polls every 5 s up to 1440 times), else a
+ * job still running when the test's time ran out would be not run at the defaults (5 s x 120 = 10 min of
+ * polls against 5 min of test): at least DEFAULTS' 300 s, else the poll window and its margin. The
+ * embedded reference keeps 300 s (its jobs take seconds).
+ */
+export const defaultTestMs = (
+  media: { pollIntervalMs: number; pollCap: number },
+  embedded = false,
+): number =>
+  embedded
+    ? DEFAULTS.timeouts.testMs
+    : Math.max(DEFAULTS.timeouts.testMs, media.pollIntervalMs * media.pollCap + POLL_WINDOW_MARGIN_MS);
 
 interface RawTarget {
   name: string;
@@ -227,6 +250,10 @@ export const envHintName = (hint: Hint) => `CONFORMANCE_MODEL_${hint.toUpperCase
 
 function fromRaw(raw: RawTarget): TargetConfig {
   const embedded = raw.base_url === 'embedded';
+  const media = {
+    pollIntervalMs: raw.media?.poll_interval_ms ?? DEFAULTS.media.pollIntervalMs,
+    pollCap: raw.media?.poll_cap ?? DEFAULTS.media.pollCap,
+  };
   return {
     name: raw.name,
     baseUrl: raw.base_url.replace(/\/+$/, ''),
@@ -239,16 +266,14 @@ function fromRaw(raw: RawTarget): TargetConfig {
     canaries: raw.canaries ?? [],
     timeouts: {
       requestMs: raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
-      testMs: raw.timeouts?.test_ms ?? DEFAULTS.timeouts.testMs,
+      testMs: raw.timeouts?.test_ms ?? defaultTestMs(media, embedded),
       // A stream that never ends is a failure after this long (default: the request timeout).
       streamMs: raw.timeouts?.stream_ms ?? raw.timeouts?.request_ms ?? DEFAULTS.timeouts.requestMs,
     },
+    testMsSource: raw.timeouts?.test_ms === undefined ? 'default' : 'file',
     concurrency: raw.concurrency ?? DEFAULTS.concurrency,
     concurrencySource: raw.concurrency === undefined ? 'default' : 'file',
-    media: {
-      pollIntervalMs: raw.media?.poll_interval_ms ?? DEFAULTS.media.pollIntervalMs,
-      pollCap: raw.media?.poll_cap ?? DEFAULTS.media.pollCap,
-    },
+    media,
     limits: raw.limits ?? {},
     sharedAccount: raw.shared_account ?? false,
     budget:
@@ -317,6 +342,9 @@ export function resolveTarget(
   const pollCap = env.CONFORMANCE_MEDIA_POLL_CAP;
   if (pollCap !== undefined)
     target.media.pollCap = envInteger(pollCap, 'CONFORMANCE_MEDIA_POLL_CAP', 1, 1440);
+  // The polling the environment set moves a test's default timeout with it.
+  if (target.testMsSource === 'default')
+    target.timeouts.testMs = defaultTestMs(target.media, target.embedded);
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith('CONFORMANCE_LIMIT_') && v)
       target.limits[k.slice('CONFORMANCE_LIMIT_'.length).toLowerCase()] = v;

@@ -125,6 +125,25 @@ describe('target resolution', () => {
     ]);
   });
 
+  it('a test without a test_ms lasts the whole media poll window and its margin; one given is kept', () => {
+    const env = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_API_KEY: 'k' };
+    // 5 s x 120 polls = 600 s, and 120 s for the cleanup and the test's own requests.
+    expect(resolveTarget({}, env).timeouts.testMs).toBe(720_000);
+    expect(resolveTarget({}, { ...env, CONFORMANCE_MEDIA_POLL_CAP: '1440' }).timeouts.testMs).toBe(7_320_000);
+    // Never below the 300 s of before; the embedded reference keeps it.
+    expect(resolveTarget({}, { ...env, CONFORMANCE_MEDIA_POLL_CAP: '10' }).timeouts.testMs).toBe(300_000);
+    expect(resolveTarget({}, {}).timeouts.testMs).toBe(300_000);
+    const q = file(
+      'test-ms.yaml',
+      'targets:\n  - name: t\n    base_url: https://t.test\n    keys: { primary: STAGE_KEY }\n    timeouts: { test_ms: 90000 }\n',
+    );
+    const given = resolveTarget(
+      { targets: q, target: 't' },
+      { STAGE_KEY: 'k', CONFORMANCE_MEDIA_POLL_CAP: '1440' },
+    );
+    expect([given.timeouts.testMs, given.testMsSource]).toEqual([90_000, 'file']);
+  });
+
   it('records where the concurrency came from: a URL target without one adapts', () => {
     const env = { STAGE_KEY: 'k', CONFORMANCE_BASE_URL: 'http://127.0.0.1:9', CONFORMANCE_API_KEY: 'k' };
     expect(resolveTarget({ targets: p, target: 'stage' }, env).concurrencySource).toBe('default');
