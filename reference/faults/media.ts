@@ -618,6 +618,22 @@ export const MEDIA_FAULTS = [
         accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
     },
   },
+  // routes/media-inputs.ts: an input is the uploading key's, not the tenant's
+  {
+    name: 'input-owned-by-key',
+    description:
+      "an input can be deleted only with the key that uploaded it: another key of the same enterprise account is answered 404, as for another tenant's input",
+    breaks: ['MIN-012'],
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const id = await inputId(ref, 'png-64x48.png', 'enterprise');
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'enterprise_second' }))
+            .status === 404
+        );
+      },
+    },
+  },
   // media/validate.ts: a deleted input usable as a reference
   {
     name: 'deleted-input-accepted',

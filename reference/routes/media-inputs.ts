@@ -107,6 +107,8 @@ function filenameOf(header: unknown, declared: string): string {
 }
 
 export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
+  // Fault input-owned-by-key: the key each input was uploaded with, by input id.
+  const uploaderOf = new Map<string, string>();
   // Decided per request, where it acts (variant reach: reference/reach.ts).
   const send = (reply: FastifyReply, body: object) =>
     reply
@@ -202,6 +204,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     // Fault input-id-161: input ids one byte over the 160 a reference id may have.
     if (ctx.fault === 'input-id-161') input.id = input.id.padEnd(161, '0');
     store.inputs.set(input.id, input);
+    uploaderOf.set(input.id, callerOf(request).value);
     settle?.(input.id);
     if (found.kind === 'new') keysOf(account).idempotency.set(found.key, { fingerprint, result: input.id });
     return send(reply, envelope(ctx, store, account, input));
@@ -219,7 +222,10 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     )
       return reply.code(204).send();
     if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
-    if (input.accountId !== account.id) {
+    // Fault input-owned-by-key: an input is the key's that uploaded it, not the tenant's: another key of
+    // the same account is answered as for a foreign input.
+    const otherKey = ctx.fault === 'input-owned-by-key' && uploaderOf.get(id) !== callerOf(request).value;
+    if (input.accountId !== account.id || otherKey) {
       const kind = isVariant(ctx, 'foreign-ids-403') ? 'resource_forbidden' : 'not_found';
       return sendError(reply, ctx, kind, kind === 'not_found' ? `No input ${id}.` : 'Not your input.');
     }
