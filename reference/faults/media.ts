@@ -1551,6 +1551,20 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // routes/media-inputs.ts + media/validate.ts: input ids numbered per tenant; the primary holds earlier inputs
+  {
+    name: 'input-ids-per-tenant',
+    readings: ['MIN-012'],
+    description:
+      "input ids number each account's inputs from 1 (`in_3`), looked up in the caller's account, and the primary account holds 30 ready inputs from before the run: another tenant's new input `in_1` names the primary account's own `in_1` too, which its key may reference and delete",
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const theirs = await inputId(ref, 'png-64x48.png', 'other_tenant');
+        const mine = await call(ref, `/v1/media/inputs/${theirs}`, { method: 'DELETE', role: 'primary' });
+        return /^in_\d+$/.test(theirs) && mine.status === 204;
+      },
+    },
+  },
   // state.ts + start.ts: "almost no media input quota left" is 1 MiB, and no limit says so
   {
     name: 'quota-left-unstated',
