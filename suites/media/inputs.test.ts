@@ -285,7 +285,7 @@ check(
 // The other key deletes it as the uploader would (MIN-009: "ready | DELETE ... | no active media job
 // references it | deleted"); the uploader's own upload, accepted, is the control.
 check(
-  { ids: ['MIN-012', 'MIN-009'], effect: 'write', roles: ['enterprise', 'enterprise_second'] },
+  { ids: ['MIN-012'], effect: 'write', roles: ['enterprise', 'enterprise_second'] },
   'lets another key of the same enterprise account delete an input one of its keys uploaded',
   async (t) => {
     const mine = await upload(t, 'png-64x48.png', { as: 'enterprise' });
