@@ -1551,6 +1551,21 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // routes/media-jobs.ts + media-assets.ts: job and asset ids numbered per tenant; other tenants hold earlier jobs
+  {
+    name: 'job-ids-per-tenant',
+    readings: ['MASSET-003'],
+    description:
+      "job and asset ids number each account's jobs from 1 (`job_3`, `asset_3`), looked up in the caller's account, and every account but the primary one holds 2000 finished jobs from before the run: another tenant reading the primary account's `job_3` reads its own `job_3`",
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const mine = await createJob(ref, jobBody('wc-100010', []));
+        const id = mine.body.id as string;
+        const theirs = await readJob(ref, id, 'other_tenant');
+        return /^job_\d+$/.test(id) && theirs.status === 200 && theirs.body.id === id;
+      },
+    },
+  },
   // routes/media-inputs.ts + media/validate.ts: input ids numbered per tenant; the primary holds earlier inputs
   {
     name: 'input-ids-per-tenant',
