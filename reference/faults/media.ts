@@ -618,6 +618,22 @@ export const MEDIA_FAULTS = [
         accepted(ref, jobBody('wc-100011', [await inputId(ref, 'png-64x48.png', 'other_tenant')])),
     },
   },
+  // routes/media-inputs.ts: an input is the uploading key's, not the tenant's
+  {
+    name: 'input-owned-by-key',
+    description:
+      "an input can be deleted only with the key that uploaded it: another key of the same enterprise account is answered 404, as for another tenant's input",
+    breaks: ['MIN-012'],
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const id = await inputId(ref, 'png-64x48.png', 'enterprise');
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'enterprise_second' }))
+            .status === 404
+        );
+      },
+    },
+  },
   // media/validate.ts: a deleted input usable as a reference
   {
     name: 'deleted-input-accepted',
@@ -1578,6 +1594,35 @@ export const MEDIA_FAULTS = [
 ] as const satisfies readonly Fault[];
 
 export const MEDIA_VARIANTS = [
+  // routes/media-jobs.ts + media-assets.ts: job and asset ids numbered per tenant; other tenants hold earlier jobs
+  {
+    name: 'job-ids-per-tenant',
+    readings: ['MASSET-003'],
+    description:
+      "job and asset ids number each account's jobs from 1 (`job_3`, `asset_3`), looked up in the caller's account, and every account but the primary one holds 2000 finished jobs from before the run: another tenant reading the primary account's `job_3` reads its own `job_3`",
+    probe: {
+      run: async ({ ref, createJob, readJob }) => {
+        const mine = await createJob(ref, jobBody('wc-100010', []));
+        const id = mine.body.id as string;
+        const theirs = await readJob(ref, id, 'other_tenant');
+        return /^job_\d+$/.test(id) && theirs.status === 200 && theirs.body.id === id;
+      },
+    },
+  },
+  // routes/media-inputs.ts + media/validate.ts: input ids numbered per tenant; the primary holds earlier inputs
+  {
+    name: 'input-ids-per-tenant',
+    readings: ['MIN-012'],
+    description:
+      "input ids number each account's inputs from 1 (`in_3`), looked up in the caller's account, and the primary account holds 30 ready inputs from before the run: another tenant's new input `in_1` names the primary account's own `in_1` too, which its key may reference and delete",
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const theirs = await inputId(ref, 'png-64x48.png', 'other_tenant');
+        const mine = await call(ref, `/v1/media/inputs/${theirs}`, { method: 'DELETE', role: 'primary' });
+        return /^in_\d+$/.test(theirs) && mine.status === 204;
+      },
+    },
+  },
   // state.ts + start.ts: "almost no media input quota left" is 1 MiB, and no limit says so
   {
     name: 'quota-left-unstated',

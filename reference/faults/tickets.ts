@@ -66,6 +66,23 @@ export const TICKETS_FAULTS = [
       },
     },
   },
+  // routes/tickets.ts: the list shows the calling key's tickets, not the tenant's (implied: a created ticket is listed)
+  {
+    name: 'tickets-per-key',
+    description:
+      "GET /v1/support/tickets lists only the tickets the calling key created: a ticket of the enterprise key is missing from the list of the same account's second key",
+    breaks: ['TICKET-010'],
+    level: 'implied',
+    probe: {
+      run: async ({ ref, ticket, call }) => {
+        await ticket(ref, { subject: 'Probe per key' }, 'enterprise');
+        const mine = (await call(ref, TICKETS, { role: 'enterprise' })).text.includes('Probe per key');
+        return (
+          mine && !(await call(ref, TICKETS, { role: 'enterprise_second' })).text.includes('Probe per key')
+        );
+      },
+    },
+  },
   // routes/tickets.ts: a subject with a line feed or carriage return accepted
   {
     name: 'ticket-subject-newline',

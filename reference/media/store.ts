@@ -24,6 +24,14 @@ export interface MediaInput {
   deletedAt?: number;
 }
 
+/**
+ * The store's key of an input: its id, or, where ids are numbered per tenant (variant
+ * input-ids-per-tenant: `in_3` names one input in each account), the account and its id.
+ */
+export function inputKey(perTenant: boolean, accountId: string, id: string): string {
+  return perTenant ? `${accountId}\n${id}` : id;
+}
+
 export type Settlement = 'open' | 'charged' | 'released' | 'unpaid';
 
 export interface MediaJob {

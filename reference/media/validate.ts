@@ -9,7 +9,7 @@ import { isVariant } from '../reach.ts';
 import type { Account } from '../state.ts';
 import { enforced } from './catalog.ts';
 import { isH264 } from './sniff.ts';
-import { kindOfInput, type MediaInput, type MediaStore, statusOf } from './store.ts';
+import { inputKey, kindOfInput, type MediaInput, type MediaStore, statusOf } from './store.ts';
 import { kindOf, type ModelDef, type ParameterDef, TABLE } from './table.ts';
 
 export type JobProblem = {
@@ -306,7 +306,7 @@ function resolveReferences(
   const ghosts = ids.filter(isLong).length;
   const inputs: MediaInput[] = [];
   for (const id of ids.filter((i) => !isLong(i))) {
-    const input = store.inputs.get(id);
+    const input = store.inputs.get(inputKey(isVariant(ctx, 'input-ids-per-tenant'), account.id, id));
     const owned =
       input &&
       (input.accountId === account.id ||

@@ -5,7 +5,7 @@ import type { RefContext } from '../context.ts';
 import { sendError } from '../errors.ts';
 import { catalogEntry, mediaCatalog } from '../media/catalog.ts';
 import { outputFile } from '../media/output.ts';
-import { type MediaStore, settleDue } from '../media/store.ts';
+import { inputKey, type MediaStore, settleDue } from '../media/store.ts';
 import { isVariant } from '../reach.ts';
 import { callerOf } from './caller.ts';
 
@@ -22,7 +22,10 @@ export function registerMediaModels(app: FastifyInstance, ctx: RefContext): void
 export function registerMediaAssets(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
   app.get('/v1/media/assets/:asset_id', async (request, reply) => {
     const { asset_id: id } = request.params as { asset_id: string };
-    const job = store.jobs.get(store.assets.get(id) ?? '');
+    // Variant job-ids-per-tenant: asset ids are looked up in the caller's account.
+    const perTenant = isVariant(ctx, 'job-ids-per-tenant') && request.caller !== undefined;
+    const assetKey = perTenant ? inputKey(true, callerOf(request).account.id, id) : id;
+    const job = store.jobs.get(store.assets.get(assetKey) ?? '');
     const owner = ctx.state.accounts.find((a) => a.id === job?.accountId);
     if (owner) settleDue(store, owner);
     if (job?.settlement !== 'charged') return sendError(reply, ctx, 'not_found', `No asset ${id}.`);

@@ -2,6 +2,7 @@
 // real content (type, pixels 1..8192, H.264 video of 1 to 30 s), the shared 10 GiB account quota
 // (released one step after a delete, once "cleanup is confirmed"), Idempotency-Key replays, and
 // deletes refused while an active job references the input.
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { newId } from '../billing.ts';
 import type { RefContext } from '../context.ts';
@@ -9,6 +10,7 @@ import { type ErrorKind, sendError } from '../errors.ts';
 import { lookupKey, markReplayed, refuseKey } from '../inference.ts';
 import { isH264, type Measured, measure } from '../media/sniff.ts';
 import {
+  inputKey,
   isActive,
   type MediaInput,
   type MediaJob,
@@ -24,6 +26,8 @@ import type { Account } from '../state.ts';
 import { callerOf } from './caller.ts';
 
 const PATH = '/v1/media/inputs';
+/** Variant input-ids-per-tenant: the ready inputs the primary account holds from before the run. */
+const INPUT_HISTORY = 30;
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
@@ -107,6 +111,38 @@ function filenameOf(header: unknown, declared: string): string {
 }
 
 export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store: MediaStore): void {
+  // Fault input-owned-by-key: the key each input was uploaded with, by input id.
+  const uploaderOf = new Map<string, string>();
+  // Variant input-ids-per-tenant: input ids number each account's inputs from 1 (`in_3`), and the primary
+  // account holds ready inputs from before the run (in_1 to in_30), so that another tenant's new input
+  // has the id of one of the primary account's own.
+  const perTenant = () => isVariant(ctx, 'input-ids-per-tenant');
+  const primaryAccount = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '')?.account.id;
+  let seeded = false;
+  const withHistory = () => {
+    if (seeded || !perTenant() || primaryAccount === undefined) return;
+    seeded = true;
+    for (let n = 1; n <= INPUT_HISTORY; n++) {
+      const input: MediaInput = {
+        id: `in_${n}`,
+        accountId: primaryAccount,
+        filename: `earlier-${n}.png`,
+        contentType: 'image/png',
+        realType: 'image/png',
+        codec: null,
+        sizeBytes: 1024,
+        width: 64,
+        height: 48,
+        durationMs: 0,
+        sha256: createHash('sha256').update(`earlier input ${n}`).digest('hex'),
+        availableAt: new Date(Date.UTC(2026, 0, n)).toISOString(),
+      };
+      store.inputs.set(inputKey(true, primaryAccount, input.id), input);
+    }
+  };
+  /** An account's next input id under the variant. */
+  const nextId = (account: Account) =>
+    `in_${[...store.inputs.values()].filter((i) => i.accountId === account.id).length + 1}`;
   // Decided per request, where it acts (variant reach: reference/reach.ts).
   const send = (reply: FastifyReply, body: object) =>
     reply
@@ -121,6 +157,7 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
+    withHistory();
     const upload = request.body;
     if (!isUpload(upload))
       return sendError(
@@ -199,18 +236,22 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
         `The input quota has ${Math.max(left, 0)} bytes left; delete inputs to free space.`,
       );
     const input = createInput(request.headers['x-filename'], upload, measured, account);
+    if (perTenant()) input.id = nextId(account);
+    const key = inputKey(perTenant(), account.id, input.id);
     // Fault input-id-161: input ids one byte over the 160 a reference id may have.
     if (ctx.fault === 'input-id-161') input.id = input.id.padEnd(161, '0');
-    store.inputs.set(input.id, input);
-    settle?.(input.id);
-    if (found.kind === 'new') keysOf(account).idempotency.set(found.key, { fingerprint, result: input.id });
+    store.inputs.set(key, input);
+    uploaderOf.set(input.id, callerOf(request).value);
+    settle?.(key);
+    if (found.kind === 'new') keysOf(account).idempotency.set(found.key, { fingerprint, result: key });
     return send(reply, envelope(ctx, store, account, input));
   });
 
   app.delete(`${PATH}/:input_id`, async (request, reply) => {
     const account = callerOf(request).account;
     const { input_id: id } = request.params as { input_id: string };
-    const input = store.inputs.get(id);
+    withHistory();
+    const input = store.inputs.get(inputKey(perTenant(), account.id, id));
     // Variant input-delete-idempotent: the owner's repeated delete of a deleted input succeeds again.
     if (
       isVariant(ctx, 'input-delete-idempotent') &&
@@ -219,7 +260,10 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     )
       return reply.code(204).send();
     if (!input || input.deletedAt !== undefined) return sendError(reply, ctx, 'not_found', `No input ${id}.`);
-    if (input.accountId !== account.id) {
+    // Fault input-owned-by-key: an input is the key's that uploaded it, not the tenant's: another key of
+    // the same account is answered as for a foreign input.
+    const otherKey = ctx.fault === 'input-owned-by-key' && uploaderOf.get(id) !== callerOf(request).value;
+    if (input.accountId !== account.id || otherKey) {
       const kind = isVariant(ctx, 'foreign-ids-403') ? 'resource_forbidden' : 'not_found';
       return sendError(reply, ctx, kind, kind === 'not_found' ? `No input ${id}.` : 'Not your input.');
     }
@@ -232,7 +276,9 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
       isActive(ctx, job, now) ||
       (isVariant(ctx, 'account-runs-out') && statusOf(ctx, job, now).status === 'settlement_pending') ||
       (isVariant(ctx, 'inputs-held-by-failed-jobs') && statusOf(ctx, job, now).status === 'failed');
-    const inUse = [...store.jobs.values()].some((job) => job.referenceIds.includes(id) && holds(job));
+    const inUse = [...store.jobs.values()].some(
+      (job) => job.referenceIds.includes(id) && (!perTenant() || job.accountId === account.id) && holds(job),
+    );
     if (inUse && ctx.fault !== 'delete-while-active')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);
     // Fault race-delete-vs-job: a window between the check for active jobs and the delete itself.

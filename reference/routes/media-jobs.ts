@@ -10,6 +10,7 @@ import { canonicalJson, lookupKey, markReplayed, refuseKey } from '../inference.
 import { sendJson, wantsLegacy } from '../legacy.ts';
 import { mediaCatalog } from '../media/catalog.ts';
 import {
+  inputKey,
   jobStepMs,
   type MediaJob,
   type MediaStore,
@@ -33,6 +34,8 @@ const JOB_READ_503_EVERY = 4;
 const jobReads = new WeakMap<object, number>();
 /** Variant video-jobs-outlast-tests: how long a video job takes (its matrix row's test timeout is 15 s). */
 const VIDEO_OUTLASTS_MS = 25_000;
+/** Variant job-ids-per-tenant: the finished jobs each account but the primary one holds from before the run. */
+const JOB_HISTORY = 2000;
 
 /** Faults under which a replay of a job in the given status creates a new job and hold. */
 const REPLAY_NEW: Record<string, string> = {
@@ -52,9 +55,46 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
   // Fault job-key-global: the Idempotency-Keys of job creates kept in one store for every account.
   const globalKeys: Pick<Account, 'idempotency'> = { idempotency: new Map() };
   const keysOf = (account: Account) => (ctx.fault === 'job-key-global' ? globalKeys : account);
+  // Variant job-ids-per-tenant: job and asset ids number each account's jobs from 1 (`job_3`, `asset_3`),
+  // looked up in the caller's account, and every account but the primary one holds finished jobs from
+  // before the run: another tenant's own `job_3` answers where the primary account's job_3 is asked for.
+  const perTenant = () => isVariant(ctx, 'job-ids-per-tenant');
+  const primaryAccount = ctx.state.keys.get(ctx.state.roleKeys.primary ?? '')?.account.id;
+  const seeded = new Set<string>();
+  const withHistory = (account: Account) => {
+    if (!perTenant() || account.id === primaryAccount || seeded.has(account.id)) return;
+    seeded.add(account.id);
+    const start = Date.UTC(2026, 0, 1);
+    for (let n = 1; n <= JOB_HISTORY; n++) {
+      const job: MediaJob = {
+        id: `job_${n}`,
+        accountId: account.id,
+        model: 'wc-100010',
+        kind: 'image_generation',
+        kindSent: false,
+        output: 'image',
+        format: 'jpeg',
+        referenceIds: [],
+        createdMs: start + n * 1000,
+        createdAt: new Date(start + n * 1000).toISOString(),
+        quote: '0',
+        hold: '0',
+        fails: false,
+        uncertain: false,
+        assetId: `asset_${n}`,
+        settlement: 'charged',
+        charged: '0',
+        released: '0',
+        stepMs: 1,
+      };
+      store.jobs.set(inputKey(true, account.id, job.id), job);
+      store.assets.set(inputKey(true, account.id, job.assetId), inputKey(true, account.id, job.id));
+    }
+  };
 
   app.post(PATH, async (request, reply) => {
     const account = callerOf(request).account;
+    withHistory(account);
     if (Buffer.isBuffer(request.body) || isUpload(request.body))
       return sendError(reply, ctx, 'unsupported_media_type', 'The body of a media job is JSON.');
     const found = lookupKey(ctx, request, keysOf(account), `POST ${PATH}\n${canonicalJson(request.body)}`);
@@ -137,7 +177,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     if (isVariant(ctx, 'unaffordable-job-402') && available(account).lt(quote))
       return sendError(reply, ctx, 'insufficient_points', 'The available points do not cover this job.');
     const job: MediaJob = {
-      id: newId('job_'),
+      id: perTenant()
+        ? `job_${[...store.jobs.values()].filter((j) => j.accountId === account.id).length + 1}`
+        : newId('job_'),
       accountId: account.id,
       model: spec.model,
       kind: spec.kind,
@@ -155,7 +197,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
       hold: placeHold(account, quote),
       fails,
       uncertain,
-      assetId: newId('asset_'),
+      assetId: perTenant()
+        ? `asset_${[...store.jobs.values()].filter((j) => j.accountId === account.id).length + 1}`
+        : newId('asset_'),
       settlement: 'open',
       charged: '0',
       released: '0',
@@ -165,8 +209,9 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
           ? VIDEO_OUTLASTS_MS / 4
           : jobStepMs(store, output),
     };
-    store.jobs.set(job.id, job);
-    store.assets.set(job.assetId, job.id);
+    const jobKey = inputKey(perTenant(), account.id, job.id);
+    store.jobs.set(jobKey, job);
+    store.assets.set(inputKey(perTenant(), account.id, job.assetId), jobKey);
     // Variant usage-job-record-early: the job's usage record is listed from its creation, charging zero
     // until its settlement writes the charge into it (store.ts settle).
     // Variant usage-job-record-bare: so too, its charge null until then.
@@ -189,7 +234,7 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
     const unrecorded = ctx.fault === 'legacy-job-unrecorded' && wantsLegacy(ctx, request);
     if (found.kind === 'new') {
       if (!unrecorded)
-        keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: job.id });
+        keysOf(account).idempotency.set(found.key, { fingerprint: found.fingerprint, result: jobKey });
       // Variant create-drop-once: the job exists and its key is kept, but no answer is sent.
       if (isVariant(ctx, 'create-drop-once')) {
         reply.hijack();
@@ -209,7 +254,8 @@ export function registerMediaJobs(app: FastifyInstance, ctx: RefContext, store: 
   app.get(`${PATH}/:job_id`, async (request, reply) => {
     const account = callerOf(request).account;
     const { job_id: id } = request.params as { job_id: string };
-    const job = store.jobs.get(id);
+    withHistory(account);
+    const job = store.jobs.get(inputKey(perTenant(), account.id, id));
     if (!job) return sendError(reply, ctx, 'not_found', `No media job ${id}.`);
     if (job.accountId !== account.id && ctx.fault !== 'asset-other-tenant') {
       if (isVariant(ctx, 'foreign-ids-403'))

@@ -22,6 +22,8 @@ const FIELDS = ['category', 'subject', 'message', 'preferred_contact'];
 interface Ticket {
   id: string;
   accountId: string;
+  /** The key it was created with (fault tickets-per-key). */
+  keyValue?: string;
   status: 'open' | 'resolved';
   category: string;
   subject: string;
@@ -129,7 +131,14 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
     const accountId = callerOf(request).account.id;
     withHistory(accountId);
     // Fault tickets-cross-tenant: every tenant's tickets are listed.
-    const visible = tickets.filter((t) => t.accountId === accountId || ctx.fault === 'tickets-cross-tenant');
+    // Fault tickets-per-key: the list shows only the tickets the calling key created, not the tenant's.
+    const key = callerOf(request).value;
+    const visible = tickets.filter(
+      (t) =>
+        (t.accountId === accountId &&
+          (ctx.fault !== 'tickets-per-key' || t.keyValue === undefined || t.keyValue === key)) ||
+        ctx.fault === 'tickets-cross-tenant',
+    );
     // Fault ticket-list-lag: the list shows a ticket only a minute after its creation (a lagging replica).
     const shown = visible.filter(
       (t) => ctx.fault !== 'ticket-list-lag' || Date.now() - Date.parse(t.createdAt) >= 60_000,
@@ -164,6 +173,7 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
         ? String(tickets.filter((t) => t.accountId === accountId).length + 1)
         : `tkt_${randomBytes(12).toString('hex')}`,
       accountId,
+      keyValue: callerOf(request).value,
       status: 'open',
       category: body.category as string,
       subject: String(body.subject),

@@ -279,6 +279,30 @@ check(
   },
 );
 
+// "private input ids owned by the tenant", and an enterprise account's "up to 10 named keys" are one
+// tenant (one balance, usage and ledger; "Rotation: update application configuration first, then revoke
+// the old key" leaves the inputs to the new key): an input is the tenant's, not the key's that uploaded it.
+// The other key deletes it as the uploader would (MIN-009: "ready | DELETE ... | no active media job
+// references it | deleted"); the uploader's own upload, accepted, is the control.
+check(
+  { ids: ['MIN-012'], effect: 'write', roles: ['enterprise', 'enterprise_second'] },
+  'lets another key of the same enterprise account delete an input one of its keys uploaded',
+  async (t) => {
+    const mine = await upload(t, 'png-64x48.png', { as: 'enterprise' });
+    if (!mine.id) return t.skip(`the upload with the enterprise key was answered ${mine.res.status}`);
+    const del = await t.request('DELETE', `/v1/media/inputs/${segment(mine.id, 'input id')}`, {
+      as: 'enterprise_second',
+    });
+    expectStatus(
+      t,
+      del,
+      'MIN-012',
+      '2xx',
+      "deleting, with the enterprise account's second key, a ready input its first key uploaded (inputs are owned by the tenant)",
+    );
+  },
+);
+
 /**
  * The media input quota the quota_nearly_full account has left at most, in bytes, where the target declares
  * it (limits.quota_nearly_full_bytes); "almost no media input quota left" is not a size.

@@ -5,6 +5,7 @@ import {
   documentedIds,
   judgeRefusal,
   listedModel,
+  mayBeOwnId,
   PROMPT,
   postJob,
   references,
@@ -104,6 +105,10 @@ check(
     await listedModel(t, id);
     const theirs = await upload(t, 'png-64x48.png', { as: 'other_tenant' });
     if (!theirs.id) return t.skip(`the other tenant's upload was answered ${theirs.res.status}`);
+    if (mayBeOwnId(theirs.id))
+      return t.skip(
+        `the other tenant's input id ${JSON.stringify(theirs.id)} may name an input of this tenant too (ids numbered per tenant): sent with this tenant's key it proves nothing`,
+      );
     const res = await postJob(t, {
       model: id,
       prompt: PROMPT,

@@ -96,6 +96,15 @@ export const cheapParameters = (m: MediaModel): Record<string, unknown> => ({
 });
 
 /**
+ * Whether another tenant's resource id may also name one of this tenant's own: ids' format is not shown
+ * ("opaque id"), and ids numbered per tenant (`in_3`) name one resource in each tenant. Such an id sent
+ * with this tenant's key proves nothing of isolation (its own `in_3` answers) and may touch this tenant's
+ * own resource (a delete deletes it): not sent. An id this long (a UUID has 36 characters) is no
+ * per-tenant numbering (as ISO-001 reads ticket ids).
+ */
+export const mayBeOwnId = (id: string): boolean => id.length < 16;
+
+/**
  * A request the contract refuses, judged by the one verdict (CheckContext.verdict: a 4xx refusal; a 429
  * is a limit, the case is not judged); for the causes the error table names (duration, resolution,
  * references, size, prompt bounds, unsupported parameter names) also the code `invalid_request`

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   accounts,
+  type CheckContext,
   caseTableChecks,
   check,
   checkProperty,
@@ -95,6 +96,58 @@ check(
         ? `the ticket just created (answered 201, subject tag ${tag}) is not in the tenant's ticket list of ${listed.entries} ticket(s)`
         : `the ticket just created cannot be found: the ticket list was answered ${list.status}`,
       { expected: tag, exchange: list.exchange },
+    );
+  },
+);
+
+/** Whether the whole ticket list `as` reads shows `tag`: undefined where it could not be read whole. */
+async function listsTag(t: CheckContext, as: 'enterprise' | 'enterprise_second', tag: string) {
+  const list = await readWholeList(t, PATH, { as });
+  if (!list) return undefined;
+  const found =
+    list.entries.some((e) => JSON.stringify(e).includes(tag)) ||
+    [list.first, list.last].some((page) => listingMentions(page.json, tag).found);
+  return found || !list.incomplete ? { found, list } : undefined;
+}
+
+// "GET /v1/support/tickets: returns `{object: "list", data: [tickets]}` for the calling tenant only", "at
+// most 10 unresolved tickets per tenant": the tenant is the account, and an enterprise account's "up to
+// 10 named keys" are one tenant (one balance, usage and ledger). A ticket one key created is the
+// tenant's: the account's other key, listing tickets before it retries an uncertain creation ("list
+// tickets first to avoid duplicates"), finds it. The creating key's own list showing it is the control.
+check(
+  { ids: ['TICKET-010'], effect: 'tickets', roles: ['enterprise', 'enterprise_second'] },
+  "lists a ticket one key of an enterprise account created to the account's other key",
+  async (t) => {
+    const tag = randomUUID().slice(0, 8);
+    const created = await t.post(
+      PATH,
+      { ...base(), subject: `Conformance enterprise ${tag}` },
+      { as: 'enterprise' },
+    );
+    if (created.status === 429)
+      return t.skip(
+        'the enterprise tenant is at its unresolved-ticket limit (429): no ticket can be created',
+      );
+    if (!isSuccess(created.status))
+      return t.skip(
+        `creating the ticket with the enterprise key was answered ${created.status} (see TICKET-001)`,
+      );
+    const own = await listsTag(t, 'enterprise', tag);
+    if (!own?.found)
+      return t.skip(
+        "the creating key's own ticket list does not show the ticket (see TICKET-010): the other key's list proves nothing",
+      );
+    const other = await listsTag(t, 'enterprise_second', tag);
+    if (!other)
+      return t.skip(
+        "the second key's ticket list could not be read whole: the ticket's absence is not shown",
+      );
+    t.ensure(
+      other.found,
+      'TICKET-010',
+      `the ticket the enterprise key created (answered ${created.status}, subject tag ${tag}), listed to that key, is not in the ticket list of ${other.list.entries.length} ticket(s) the same account's second key reads: the tenant's tickets are listed per key`,
+      { expected: tag, exchange: other.list.last.exchange },
     );
   },
 );
