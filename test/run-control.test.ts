@@ -256,8 +256,15 @@ describe('run control', { timeout: HANG_BOUND_MS }, () => {
     expect(b.code, b.stdout + b.stderr).toBe(0);
     expect(b.stdout).toContain('balance checks: serial, after the other files');
     expect(keysOf(serial)).toEqual(['primary']);
+    // RSP-090 (a stream whose events all arrived within 1 ms: buffered on the way) is timed on this
+    // machine, which a loaded CI runner coalesces: an advisory of it alone is no outcome of the account.
     const outcomes = (dir: string) =>
-      Object.fromEntries(summaryOf(dir).tests.map((t) => [t.title, t.outcome]));
+      Object.fromEntries(
+        summaryOf(dir).tests.map((t) => [
+          t.title,
+          t.outcome === 'advisory' && t.violations.every((v) => v.id === 'RSP-090') ? 'passed' : t.outcome,
+        ]),
+      );
     expect(Object.keys(outcomes(beside)).length).toBeGreaterThan(5);
     expect(outcomes(beside)).toEqual(outcomes(serial));
   });

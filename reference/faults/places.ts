@@ -281,7 +281,13 @@ const REFUSALS: {
     id: 'MODEL-004',
     endpoints: (e) => TEXT_CALLS.includes(e.path),
     error: 'wrong_endpoint_type',
-    as: () => ({ as: 'invalid_request', status: 400 }),
+    // On /v1/responses another 4xx is the suite's advisory (the call meets RSP-002 too, "only for models
+    // whose catalog entry marks native responses support", no status stated): the broken form there is a
+    // server error.
+    as: (e) =>
+      e.path === '/v1/responses'
+        ? { as: 'internal_error', status: 500 }
+        : { as: 'invalid_request', status: 400 },
     model: () => 'wc-100010',
   },
 ];
@@ -301,7 +307,9 @@ function refusalFaults(): PlaceFault[] {
         out.push({
           name: placeFaultName(r.id, place),
           description: `${endpoint}${form ? ` ${form}` : ''} answers ${r.error} with ${status} (${as})`,
-          breaks: [r.id],
+          // A server error for the refusal breaks "Error body" (a 500, ERR-002) and the declared statuses
+          // (RESP-001) as well: rules a target breaks apart (GROUP_REASONS).
+          breaks: status === 500 ? [r.id, 'ERR-002', 'RESP-001'] : [r.id],
           places: [{ id: r.id, place }],
           patch,
           probe: {

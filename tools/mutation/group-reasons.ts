@@ -15,7 +15,13 @@ const LEAK =
 const CRASH =
   'a malformed job makes the server fail: no refusal where the rule wants one (MJOB-001, MJOB-002 or MJOB-012), a 500 without the APIError shape (ERR-002) and a status its description does not declare (RESP-001): three rules a target breaks apart (a described 4xx without the shape breaks ERR-002 alone)';
 
+/** A place fault whose refusal is a server error (places.ts refusalFaults: where another 4xx is an allowed reading). */
+const REFUSAL_CRASH =
+  "the refusal the rule wants is a 500 (another 4xx there is an allowed reading, so the broken form is a server error): no refusal with the rule's status, a 500 (ERR-002) and a status its description does not declare (RESP-001): rules a target breaks apart";
+
 export const GROUP_REASONS: Readonly<Record<string, string>> = {
+  'place:MODEL-004:POST:/v1/responses:form=streamed': REFUSAL_CRASH,
+  'place:MODEL-004:POST:/v1/responses:form=not:streamed': REFUSAL_CRASH,
   'body-shape-unchecked': CRASH,
   'parameters-shape-unchecked': CRASH,
   'ref-id-type-unchecked': CRASH,
