@@ -6,6 +6,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import { isPlainObject } from '../checks/json.ts';
+import { memoize } from '../memo.ts';
 import { valueAt } from '../openapi/document.ts';
 import { documented } from '../openapi/documented.ts';
 import { withoutBranchSummaries } from '../openapi/fallback.ts';
@@ -214,15 +215,7 @@ export interface BrokenRule {
 
 const segments = (p: string) => p.split('/').slice(1);
 /** A field rule's `at` as segments, split once (ruleAt reads every rule of a shape for each error). */
-const atSegments = new Map<string, string[]>();
-function segmentsOfAt(at: string): string[] {
-  let s = atSegments.get(at);
-  if (s === undefined) {
-    s = segments(at);
-    atSegments.set(at, s);
-  }
-  return s;
-}
+const segmentsOfAt = memoize(segments);
 
 /** The rule of a field at `pointer` broken by `keyword`: the longest `at` that matches, a keyword's own first. */
 function ruleAt(

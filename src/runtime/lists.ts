@@ -13,6 +13,7 @@
  */
 import { findEntryList, isPlainObject } from '../checks/json.ts';
 import type { HttpResponse } from '../http/client.ts';
+import { memoize } from '../memo.ts';
 import { isObj } from '../openapi/document.ts';
 import type { CheckContext, Req } from './check.ts';
 
@@ -118,16 +119,11 @@ const knownAlready = (
 
 /** The value at a `/`-separated path of field names (the places above: each split once). */
 function at(root: unknown, path: string): unknown {
-  let keys = splitPlaces.get(path);
-  if (keys === undefined) {
-    keys = path.split('/');
-    splitPlaces.set(path, keys);
-  }
   let node = root;
-  for (const k of keys) node = isObj(node) ? node[k] : undefined;
+  for (const k of placeKeys(path)) node = isObj(node) ? node[k] : undefined;
   return node;
 }
-const splitPlaces = new Map<string, string[]>();
+const placeKeys = memoize((path: string) => path.split('/'));
 
 /** The query parameters the live description documents for `GET path` (empty without a description). */
 function queryParams(t: CheckContext, path: string): string[] {

@@ -4,6 +4,7 @@ import type { HttpResponse } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
 import type { CheckContext } from '../runtime/check.ts';
 import { check } from '../runtime/define.ts';
+import { isSuccess } from '../runtime/judgement.ts';
 import { checkProperty } from '../runtime/property.ts';
 import type { Effect } from '../vocabulary.ts';
 import { readYaml } from '../yaml-cache.ts';
@@ -65,7 +66,7 @@ function baseAccepted(
   let answer = accepted.get(table);
   if (answer === undefined) {
     answer = send().then((res) => {
-      if (res.status < 200 || res.status >= 300) accepted.delete(table);
+      if (!isSuccess(res.status)) accepted.delete(table);
       return res;
     });
     answer.catch(() => accepted.delete(table));

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { closeExchange, type HttpResponse, openExchange } from '../http/client.ts';
 import type { Redactor, Registrations } from '../http/redact.ts';
+import { memoize } from '../memo.ts';
 
 export interface CapturedExchange {
   /** `file#index`, for messages: names the entry, never its content. */
@@ -153,24 +154,17 @@ export function registerCredentials(entry: unknown, registered: Registrations): 
  * stands). Kept per URL text: a capture names the same few URLs over and over (a job polled, a catalog
  * read), and each entry's URL is read three to five times over both passes (about 2 µs each).
  */
-function urlParts(url: string): { origin: string; path: string } {
-  let parts = urlsRead.get(url);
-  if (parts === undefined) {
-    let u: URL | undefined;
-    try {
-      u = new URL(url);
-    } catch {
-      u = undefined;
-    }
-    parts = u
-      ? { origin: url.startsWith('/') ? '' : u.origin, path: u.pathname + u.search }
-      : { origin: '', path: url.startsWith('/') ? url : `/${url}` };
-    if (urlsRead.size >= 10_000) urlsRead.clear();
-    urlsRead.set(url, parts);
+const urlParts = memoize((url: string): { origin: string; path: string } => {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
   }
-  return parts;
-}
-const urlsRead = new Map<string, { origin: string; path: string }>();
+  return u
+    ? { origin: url.startsWith('/') ? '' : u.origin, path: u.pathname + u.search }
+    : { origin: '', path: url.startsWith('/') ? url : `/${url}` };
+}, 10_000);
 
 /** The origin of a request's URL (`https://gw.example`), or '' for a relative one (a log's path). */
 export const originOf = (url: string): string => urlParts(url).origin;

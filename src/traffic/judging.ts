@@ -9,6 +9,7 @@ import type { Finding } from '../checks/exchange.ts';
 import type { ExchangeCheckContext } from '../checks/per-exchange.ts';
 import { type Exchange, recordNow } from '../http/client.ts';
 import type { Redactor } from '../http/redact.ts';
+import { memoize } from '../memo.ts';
 import { pathTemplate } from '../report/groups.ts';
 import { CAPTURE_ENDPOINTS_LISTED } from '../report/summary.ts';
 import { ViolationLog } from '../violation-log.ts';
@@ -65,18 +66,8 @@ export interface Judged {
   };
 }
 
-/** An exchange's endpoint as the capture's facts list it (`GET /v1/media/jobs/{id}`), kept per path read. */
-function endpointOf(method: string, path: string): string {
-  const key = `${method} ${path}`;
-  let endpoint = endpoints.get(key);
-  if (endpoint === undefined) {
-    endpoint = `${method} ${pathTemplate(path.split('?')[0] ?? path)}`;
-    if (endpoints.size >= 10_000) endpoints.clear();
-    endpoints.set(key, endpoint);
-  }
-  return endpoint;
-}
-const endpoints = new Map<string, string>();
+/** A path's template as the capture's facts list its endpoint (`/v1/media/jobs/{id}`), kept per path read. */
+const templateOf = memoize((path: string) => pathTemplate(path.split('?')[0] ?? path), 10_000);
 
 /** At most this many origins left out are listed by name (a browser's capture may hold hundreds). */
 export const OTHER_ORIGINS_LISTED = 100;
@@ -139,7 +130,7 @@ export class ExchangeJudge {
       if (h.to === undefined || x.startedAt > h.to) h.to = x.startedAt;
     }
     if (x.who !== undefined && h.credentials.size < HOLDS_CREDENTIALS) h.credentials.add(x.who);
-    const endpoint = endpointOf(x.method, x.path);
+    const endpoint = `${x.method} ${templateOf(x.path)}`;
     if (h.endpoints.has(endpoint)) return;
     if (h.endpoints.size < CAPTURE_ENDPOINTS_LISTED) h.endpoints.add(endpoint);
     else h.moreEndpoints++;
