@@ -313,6 +313,13 @@ export interface JobTrace {
 }
 
 /**
+ * Whether a read of a job answers nothing about the job: a limit (429) or an unavailable moment (5xx;
+ * judging.md: "a 502/503/504" is advisory). A 404 or another refusal is an answer, judged.
+ */
+export const readsNoJob = (res: Pick<HttpResponse, 'status'>): boolean =>
+  res.status === 429 || res.status >= 500;
+
+/**
  * How a wait that did not meet its status ended, for a test's not-run reason: the job's last status,
  * the polls, and why (the test's time, with the setting that gives more; the poll cap).
  */
@@ -342,9 +349,8 @@ export async function pollJob(
   const as = opts.as ?? 'primary';
   await watchJob(t, id, as, (res) => {
     trace.responses.push(res);
-    // A limit (429) or an unavailable moment (5xx; judging.md: "a 502/503/504" is advisory) answers
-    // nothing about the job: it is read again at the interval, within the cap, as a client polls.
-    if (res.status === 429 || res.status >= 500) return false;
+    // It is read again at the interval, within the cap, as a client polls.
+    if (readsNoJob(res)) return false;
     if (!isPlainObject(res.json)) {
       trace.end = 'unreadable';
       return true;

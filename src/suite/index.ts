@@ -49,6 +49,7 @@ export {
   jobStatusNow,
   mediaCatalog,
   pollJob,
+  readsNoJob,
   sample,
   sniff,
   TERMINAL_STATUSES,

@@ -15,6 +15,7 @@ import {
   jobStatusNow,
   pointsFieldPointers,
   pollJob,
+  readsNoJob,
   segment,
   sniff,
   unfinished,
@@ -73,7 +74,7 @@ function checkReads(
   for (const r of replies) {
     const j = r.json as Record<string, unknown> | undefined;
     // A 429 or 5xx read carries no MediaJob (pollJob reads again); a 404 or another refusal is judged.
-    if (!j || r.status === 429 || r.status >= 500) continue;
+    if (!j || readsNoJob(r)) continue;
     for (const [field, ok, expected] of [
       ['id', j.id === job.id, job.id],
       ['model', j.model === job.model, job.model],
