@@ -29,24 +29,28 @@ function png(): Buffer {
   for (let x = 0; x < width; x++) line.writeUInt32BE(((((x * 31) & 0xffffff) << 8) | 0xff) >>> 0, 1 + x * 4);
   const raw = Buffer.alloc(row * height);
   for (let y = 0; y < height; y++) line.copy(raw, y * row);
-  const chunk = (type: string, data: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(data.length, 0);
-    head.write(type, 4, 'latin1');
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-    return Buffer.concat([head, data, crc]);
-  };
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level: 0 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  const chunks: Array<[string, Buffer]> = [
+    ['IHDR', ihdr],
+    ['IDAT', deflateSync(raw, { level: 0 })],
+    ['IEND', Buffer.alloc(0)],
+  ];
+  // One buffer for the file, each chunk written into it once (its length, type, data and CRC): the
+  // 32 MiB of pixels are not copied again to be checksummed or joined.
+  const out = Buffer.allocUnsafe(8 + chunks.reduce((n, [, data]) => n + 12 + data.length, 0));
+  out.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  let at = 8;
+  for (const [type, data] of chunks) {
+    const name = Buffer.from(type, 'latin1');
+    at = out.writeUInt32BE(data.length, at);
+    at += name.copy(out, at);
+    at += data.copy(out, at);
+    at = out.writeUInt32BE(crc32(data, crc32(name)), at);
+  }
+  return out;
 }
 
 /** Filler text of `n` bytes. */
@@ -90,14 +94,22 @@ function webp(file: string): Buffer {
   const open =
     '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>\n';
   const close = '<?xpacket end="w"?>';
-  const pad = LEAST_BYTES - data.length - 8 - Buffer.byteLength(open) - close.length;
-  const lines = `${' '.repeat(99)}\n`.repeat(Math.ceil(pad / 100) + 1);
-  let text = Buffer.from(`${open}${lines}${close}`);
-  if (text.length % 2 === 1) text = Buffer.from(`${open}${lines} ${close}`);
-  const head = Buffer.alloc(8);
-  head.write('XMP ', 0, 'latin1');
-  head.writeUInt32LE(text.length, 4);
-  const out = Buffer.concat([data, head, text]);
+  const openBytes = Buffer.byteLength(open);
+  const pad = LEAST_BYTES - data.length - 8 - openBytes - close.length;
+  // Lines of 99 spaces and a newline, and one space more where the chunk would be odd (RIFF pads odd
+  // chunks): written into the file's one buffer, not made as a 32 MiB string first.
+  const lines = 100 * (Math.ceil(pad / 100) + 1);
+  const odd = (openBytes + lines + close.length) % 2;
+  const size = openBytes + lines + odd + close.length;
+  const out = Buffer.allocUnsafe(data.length + 8 + size);
+  let at = data.copy(out, 0);
+  at += out.write('XMP ', at, 'latin1');
+  at = out.writeUInt32LE(size, at);
+  at += out.write(open, at, 'utf8');
+  out.fill(`${' '.repeat(99)}\n`, at, at + lines, 'latin1');
+  at += lines;
+  if (odd) out[at++] = 0x20;
+  out.write(close, at, 'latin1');
   out.writeUInt32LE(out.length - 8, 4);
   return out;
 }

@@ -2,7 +2,48 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Agent, request as undiciRequest } from 'undici';
 import { afterEach } from 'vitest';
-import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
+import { isPlaceFault } from '../../reference/faults/places.ts';
+import {
+  FAULTS,
+  type ReferenceHandle,
+  type ReferenceOptions,
+  startReference,
+  VARIANTS,
+} from '../../reference/start.ts';
+import { headCommit, placeSample } from '../../tools/mutation/matrix.ts';
+
+/**
+ * The setups whose description and answers the per-setup tests judge (openapi.test.ts, media.test.ts):
+ * the plain reference, every variant, every hand-written fault, and of the generated place faults
+ * (reference/faults/places.ts: 243 from 14 templates, each template one patch applied at a place) the
+ * first place of each requirement and the sample the mutation matrix runs for this commit (placeSample):
+ * every template is met on every commit and every place over commits. All 243 started each time cost
+ * about a third of these files' CPU (20 of 55 CPU-s). Every place fault's own answers are judged by its
+ * matrix row (`npm run mutants -- --places`), where an answer its description does not allow fails an id
+ * beyond the ones it breaks (COLLATERAL).
+ * keepalive-close-on-reuse changes no answer a description covers: it closes the kept-alive connections
+ * these direct probes reuse (its own probe and matrix row prove the reading). Without a valid description
+ * (openapi-invalid) or any (openapi-absent) there is nothing to match.
+ */
+export function describedSetups(): { name: string; opts: ReferenceOptions }[] {
+  const places = FAULTS.filter((f) => isPlaceFault(f.name)).map((f) => f.name);
+  const firstOfEach = new Map<string, string>();
+  for (const name of places) {
+    const id = name.split(':')[1]!;
+    if (!firstOfEach.has(id)) firstOfEach.set(id, name);
+  }
+  const chosen = new Set([...firstOfEach.values(), ...placeSample(places, headCommit())]);
+  return [
+    { name: 'plain', opts: {} },
+    ...VARIANTS.filter((v) => v.name !== 'keepalive-close-on-reuse').map((v) => ({
+      name: `variant ${v.name}`,
+      opts: { variant: v.name },
+    })),
+    ...FAULTS.filter((f) => !['openapi-invalid', 'openapi-absent'].includes(f.name))
+      .filter((f) => !isPlaceFault(f.name) || chosen.has(f.name))
+      .map((f) => ({ name: `fault ${f.name}`, opts: { fault: f.name } })),
+  ];
+}
 
 /** A start function whose servers are closed after each test of the calling file. */
 export function referencePool(): (opts?: ReferenceOptions) => Promise<ReferenceHandle> {

@@ -1,17 +1,12 @@
 import { request } from 'node:http';
 import { Decimal } from 'decimal.js';
 import { describe, expect, test } from 'vitest';
-import {
-  FAULTS,
-  type ReferenceHandle,
-  type ReferenceOptions,
-  startReference,
-  VARIANTS,
-} from '../../reference/start.ts';
+import { type ReferenceHandle, type ReferenceOptions, startReference } from '../../reference/start.ts';
 import {
   type CallOptions,
   call,
   describedProblems,
+  describedSetups,
   type Exchange,
   isApiError,
   referencePool,
@@ -881,20 +876,7 @@ const NONCONFORMING = new Set([
   'succeeded-no-asset',
   'input-id-161',
 ]);
-const SETUPS: { name: string; opts: ReferenceOptions }[] = [
-  { name: 'plain', opts: {} },
-  // keepalive-close-on-reuse changes no answer a description covers: it closes the kept-alive
-  // connections these direct probes reuse (its own probe and matrix row prove the reading).
-  ...VARIANTS.filter((v) => v.name !== 'keepalive-close-on-reuse').map((v) => ({
-    name: `variant ${v.name}`,
-    opts: { variant: v.name },
-  })),
-  // Without a valid description (openapi-invalid) or any (openapi-absent) there is nothing to match.
-  ...FAULTS.filter((f) => !['openapi-invalid', 'openapi-absent'].includes(f.name)).map((f) => ({
-    name: `fault ${f.name}`,
-    opts: { fault: f.name },
-  })),
-];
+const SETUPS = describedSetups();
 
 interface Recorded {
   method: string;

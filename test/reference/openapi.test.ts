@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, test } from 'vitest';
 import { ENDPOINTS } from '../../reference/fixtures.ts';
-import { FAULTS, type ReferenceHandle, type ReferenceOptions, VARIANTS } from '../../reference/start.ts';
+import type { ReferenceHandle, ReferenceOptions } from '../../reference/start.ts';
 import { screenDescription } from '../../src/openapi/guard.ts';
-import { call, describedProblems, referencePool } from './helpers.ts';
+import { call, describedProblems, describedSetups, referencePool } from './helpers.ts';
 
 const start = referencePool();
 
@@ -53,20 +53,7 @@ function unresolvedRefs(doc: Doc): string[] {
   return missing;
 }
 
-const SETUPS: { name: string; opts: ReferenceOptions }[] = [
-  { name: 'plain', opts: {} },
-  // keepalive-close-on-reuse changes no answer a description covers: it closes the kept-alive
-  // connections these direct probes reuse (its own probe and matrix row prove the reading).
-  ...VARIANTS.filter((v) => v.name !== 'keepalive-close-on-reuse').map((v) => ({
-    name: `variant ${v.name}`,
-    opts: { variant: v.name },
-  })),
-  // Without a valid description (openapi-invalid) or any (openapi-absent) there is nothing to match.
-  ...FAULTS.filter((f) => !['openapi-invalid', 'openapi-absent'].includes(f.name)).map((f) => ({
-    name: `fault ${f.name}`,
-    opts: { fault: f.name },
-  })),
-];
+const SETUPS = describedSetups();
 
 /** Faults whose description no validator may compile (the suite's guard refuses it, OAS-001). */
 const UNCOMPILABLE = ['openapi-schema-cycle', 'openapi-invalid-pattern'];
