@@ -46,3 +46,30 @@ describe('case tables: a refusal row is judged only beside its accepted control'
     expect(control.outcome, control.r.stdout).toBe('passed');
   });
 });
+
+// The suite's tests are independent: each makes what it reads. The guard tests of a call other than
+// chat leaned on the chat test's burst coming first: the embedding test alone met no 429 from the spend
+// guard within its 20 calls of a few points each, and failed RATE-005 on the reference (found when the
+// mutation matrix began to run single tests: variant embeddings-201).
+describe('a test selected alone is judged as in the whole run', () => {
+  it('RATE-003 RATE-005: the embedding call past a low guard, without the chat test before it, passes', async () => {
+    const file = join(dir, 'alone.yaml');
+    const env = writeRefTargets(ref, file);
+    const out = join(dir, 'alone');
+    const r = await runCli(
+      [
+        ...['--targets', file, '--target', 'ref', '--allow', 'all'],
+        ...['--filter', 'RATE-00[35] answers embedding calls', '--report-dir', out],
+      ],
+      env,
+    );
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      tests: Array<{ title: string; outcome: string }>;
+    };
+    const judged = summary.tests.filter((t) => t.outcome !== 'not_run');
+    expect(judged.map((t) => [t.title.slice(0, 8), t.outcome]).sort(), r.stdout).toEqual([
+      ['RATE-003', 'passed'],
+      ['RATE-005', 'passed'],
+    ]);
+  });
+});

@@ -93,43 +93,71 @@ const SERIAL_GUARDS: ReadonlyArray<{ id: string; role: Role; guard: string }> = 
   { id: 'RATE-005', role: 'spend_limited', guard: 'spend' },
 ];
 
-// One guard's calls in turn: chat first, whose burst reaches the guard; the other calls of the account
-// then meet it at once (or reach it themselves), so each shows that the guard counts that call too.
-for (const { id, role, guard } of SERIAL_GUARDS)
+/**
+ * Calls of one kind with the guard's key, one after another, until one is not accepted or MAX_CALLS were:
+ * `met` when the guard answered 429 (its shape judged), `none` when every call was accepted. Any other
+ * refusal ends the test there: judged once a call of the key was accepted (judgeAnswer), else not shown.
+ */
+async function burst(
+  t: CheckContext,
+  { id, role, guard }: { id: string; role: Role; guard: string },
+  call: (typeof CALLS)[number],
+  count: number,
+): Promise<'met' | 'none'> {
+  const body = await call.body(t);
+  const what = `${call.name} call with the ${guard}-limited key`;
+  let accepted = false;
+  for (let i = 1; i <= count; i++) {
+    const res = await t.post(call.path, body, {
+      as: role,
+      retry429: false,
+      ...(call.streamed ? { timeoutMs: t.target.timeouts.streamMs } : {}),
+    });
+    if (isSuccess(res.status)) {
+      accepted = true;
+      continue;
+    }
+    // A 429 passes; refused otherwise: a 4xx judged once the key's call was accepted, a 5xx not
+    // (advisory on every exchange); the burst ends there.
+    if (judgeAnswer(t, id, guard, call.name, res, accepted)) return 'met';
+    if (res.status >= 500) return t.skip(`a ${what} was answered ${res.status}`);
+    if (!accepted)
+      return t.skip(
+        `the first ${what} was refused ${res.status} before any was accepted: the guard's refusal or the key's own, not shown`,
+      );
+    return t.skip(`a ${what} was refused ${res.status} (judged above)`);
+  }
+  return 'none';
+}
+
+// Each call's test reaches the guard on its own. A burst of the call itself may stay under it (an
+// embedding's few tokens and points): then a burst of chat calls, the heaviest of the cheapest forms,
+// reaches the guard, and one more call of this kind must meet it too, since the guard is the account's,
+// not a call's ("four guards exist per account"). The tests of one guard share its key, so a test may
+// also meet the guard that another one reached: either way the call is shown counted. (Until the
+// mutation matrix ran single tests, these tests leaned on the chat test's burst coming first: a
+// selection of the embedding test alone failed RATE-005 on the reference.)
+for (const guarded of SERIAL_GUARDS)
   for (const call of CALLS)
     check(
-      { ids: [id], effect: 'billable', roles: [role], judges429: true },
-      `answers ${call.name} calls past a low ${guard} guard with 429`,
+      { ids: [guarded.id], effect: 'billable', roles: [guarded.role], judges429: true },
+      `answers ${call.name} calls past a low ${guarded.guard} guard with 429`,
       async (t) => {
-        const body = await call.body(t);
-        const what = `${call.name} call with the ${guard}-limited key`;
-        let accepted = false;
-        for (let i = 1; i <= MAX_CALLS; i++) {
-          const res = await t.post(call.path, body, {
-            as: role,
-            retry429: false,
-            ...(call.streamed ? { timeoutMs: t.target.timeouts.streamMs } : {}),
-          });
-          if (isSuccess(res.status)) {
-            accepted = true;
-            continue;
-          }
-          // A 429 passes; refused otherwise: a 4xx judged once the key's call was accepted, a 5xx not
-          // (advisory on every exchange); the burst ends there.
-          if (judgeAnswer(t, id, guard, call.name, res, accepted)) return;
-          if (res.status >= 500) return t.skip(`a ${what} was answered ${res.status}`);
-          if (!accepted)
-            return t.skip(
-              `the first ${what} was refused ${res.status} before any was accepted: the guard's refusal or the key's own, not shown`,
-            );
+        if ((await burst(t, guarded, call, MAX_CALLS)) === 'met') return;
+        const chat = CALLS[0]!;
+        if (call !== chat && (await burst(t, guarded, chat, MAX_CALLS)) === 'met') {
+          if ((await burst(t, guarded, call, 1)) === 'met') return;
+          t.violate(
+            guarded.id,
+            `a ${call.name} call with the ${guarded.guard}-limited key was accepted right after chat calls of the same key met the guard's 429`,
+            { expected: 429 },
+          );
           return;
         }
         t.violate(
-          id,
-          `${MAX_CALLS} ${call.name} calls with the ${guard}-limited key, one after another, met no 429`,
-          {
-            expected: 429,
-          },
+          guarded.id,
+          `${MAX_CALLS} ${call === chat ? 'chat' : `${call.name} and ${MAX_CALLS} chat`} calls with the ${guarded.guard}-limited key, one after another, met no 429`,
+          { expected: 429 },
         );
       },
     );
