@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../../src/openapi/document.ts';
-import { changedOperations } from '../../tools/mutation/variant-plan.ts';
+import { changedOperations, titlesFilter } from '../../tools/mutation/variant-plan.ts';
 
 const ok = (ref: string) => ({ '200': { content: { 'application/json': { schema: { $ref: ref } } } } });
 function doc(): Json {
@@ -97,5 +97,26 @@ describe('changedOperations', () => {
     const security = doc();
     (security.components as Json).securitySchemes = { bearer: { type: 'http', scheme: 'bearer' } };
     expect(changedOperations(doc(), security)).toBe('everywhere');
+  });
+});
+
+describe('titlesFilter', () => {
+  it('selects the tests of the titles it names, whatever characters they hold, and no other', () => {
+    const titles = [
+      'MJOB-009 accepts size 1024*1024 (a square) [wc-100010]',
+      'IDEM-005 takes an Idempotency-Key of 128 characters? yes: $name | ^caret \\ back/slash',
+      'AUTH-001 refuses a request without a key',
+    ];
+    const re = new RegExp(titlesFilter(titles));
+    for (const t of titles) expect(re.test(t), t).toBe(true);
+    // Inside describe blocks: the full name vitest matches starts with their names.
+    expect(re.test('GET /v1/models AUTH-001 refuses a request without a key')).toBe(true);
+    for (const other of [
+      'AUTH-001 refuses a request without a key, twice',
+      'xMJOB-009 accepts size 1024*1024 (a square) [wc-100010]',
+      'MJOB-009 accepts size 10241024 (a square) [wc-100010]',
+      'AUTH-001',
+    ])
+      expect(re.test(other), other).toBe(false);
   });
 });

@@ -20,7 +20,7 @@ import { HANG_BOUND_MS } from '../bounds.ts';
 import { writeRefTargets } from '../ref-target.ts';
 import { type CliRun, runCli } from '../run-cli.ts';
 import { GROUP_REASONS } from './group-reasons.ts';
-import { type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
+import { titlesFilter, type VariantPlan, variantFiles, variantPlan } from './variant-plan.ts';
 
 /**
  * A row that has not ended after this long is ended and reported as an ERROR row: a bound on a hung row
@@ -193,7 +193,8 @@ export function plan(only?: string[], places: 'sample' | 'all' = 'sample', commi
 
 /**
  * A fault run needs only the tests that cite the ids the fault breaks (titles start with their ids);
- * the reference and the variants always run the whole suite, since a false alarm can come from anywhere.
+ * the reference runs the whole suite, since a false alarm can come from anywhere (a variant: the tests
+ * that reach its branches, variant-plan.ts).
  */
 export function faultFilter(ids: string[]): string {
   return `\\b(${ids.map((id) => id.replace(/[-]/g, '\\-')).join('|')})\\b`;
@@ -247,6 +248,9 @@ interface RowSetup {
   plan?: VariantPlan | undefined;
 }
 
+/** The longest --filter a variant row passes (one argument of a spawned row stays below Linux's 128 KiB). */
+const MAX_FILTER_CHARS = 100_000;
+
 /** Runs per property test in a variant row (the run's default is 25). */
 const VARIANT_PROPERTY_RUNS = 5;
 
@@ -290,9 +294,13 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
     job.kind === 'variant' && plan
       ? variantFiles(plan, job.name, plan.described.has(job.name) ? await described(ref.url) : undefined)
       : undefined;
-  // A variant reached by some files' tests only replays the plain reference's seed on those files.
-  if (plan && scope && 'files' in scope)
+  // A variant reached by some tests only replays the plain reference's seed on those tests (their files
+  // collected alone; a selection too long for one argument keeps their files' other tests).
+  if (plan && scope && 'files' in scope) {
     args.push('--seed', String(plan.seed), '--suite', [...scope.files].join(','));
+    const filter = titlesFilter(scope.tests);
+    if (filter.length <= MAX_FILTER_CHARS) args.push('--filter', filter);
+  }
   // Every variant row, like a fault row, runs in one worker thread: it loads the suite's modules and
   // compiles its validators once, not once per thread. The rows fill the cores between them, so a row's
   // second thread bought no wall time and cost about a third of its CPU (4 whole-suite variant rows, 2 at
@@ -344,7 +352,7 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
       row.note = !scope
         ? 'whole suite'
         : 'files' in scope
-          ? `${scope.files.size} suite file(s) reach it, seed ${plan!.seed}`
+          ? `${scope.tests.size} test(s) in ${scope.files.size} suite file(s) reach it, seed ${plan!.seed}`
           : `whole suite: ${scope.whole}`;
     // Only a complete conformant run is a plan: the variants' reach in a run that failed is not known.
     if (reach && summary && row.ok) reach.done(variantPlan(reach.recorder, join(dir, 'report'), reach.seed));

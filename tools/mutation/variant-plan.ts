@@ -3,7 +3,10 @@
  * notes which request reached each variant's branches): the suite files its variant row must run.
  *
  * - Branches reached by a test's request (joined by the X-Request-ID of the exchanges the run logged):
- *   the files of those tests.
+ *   those tests, in their files. A test observes a variant through its own requests: the suite's tests
+ *   are independent (each makes and cleans up what it reads), so the tests beside them in their files,
+ *   which never reached a branch, answer the same under the variant (they were run too until the matrix
+ *   reached 526 rows and .ci/run 15 minutes: about a third of these rows' exchanges).
  * - Branches reached while the description was built (the variant describes itself): the operations
  *   whose responses or parameters the variant's description changes, found by comparing it with the
  *   plain one, and the files of the tests that sent requests to them, plus the files that judge the
@@ -38,14 +41,18 @@ export interface VariantPlan {
   seed: number;
   /** Variant -> the files whose tests' requests reached its branches. */
   files: Map<string, Set<string>>;
+  /** Variant -> the titles of the tests whose requests reached its branches. */
+  tests: Map<string, Set<string>>;
+  /** Each file's test titles (as the run's summary has them). */
+  titlesOf: Map<string, Set<string>>;
   /** Variants that describe themselves (and are not whole): their rows compare descriptions. */
   described: Set<string>;
   /** Variants whose rows run the whole suite, and why. */
   whole: Map<string, WholeBecause>;
   /** The plain reference's description, as the run read it. */
   description: Json;
-  /** Each request a test sent (method and path, keyed by both) and the files of the tests that sent it. */
-  requests: Map<string, { method: string; path: string; files: Set<string> }>;
+  /** Each request a test sent (method and path, keyed by both) and the tests (titles, files) that sent it. */
+  requests: Map<string, { method: string; path: string; files: Set<string>; tests: Set<string> }>;
   /** The files that judge the description itself. */
   descriptionFiles: Set<string>;
 }
@@ -55,7 +62,11 @@ const add = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => m.set(k, (m.get(k) ?? new S
 export function variantPlan(reach: ReachRecorder, reportDir: string, seed: number): VariantPlan {
   const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary;
   const filesOf = new Map<string, Set<string>>();
-  for (const t of summary.tests) add(filesOf, t.title, t.file);
+  const titlesOf = new Map<string, Set<string>>();
+  for (const t of summary.tests) {
+    add(filesOf, t.title, t.file);
+    add(titlesOf, t.file, t.title);
+  }
   const testOf = new Map<string, string>();
   const requests: VariantPlan['requests'] = new Map();
   for (const ex of ExchangeLog.of(reportDir).all()) {
@@ -65,13 +76,16 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
     const method = ex.method.toUpperCase();
     const path = ex.path.split('?')[0]!;
     const key = `${method} ${path}`;
-    const request = requests.get(key) ?? { method, path, files: new Set<string>() };
+    const request = requests.get(key) ?? { method, path, files: new Set<string>(), tests: new Set<string>() };
     for (const f of files) request.files.add(f);
+    request.tests.add(ex.test!);
     requests.set(key, request);
   }
   const plan: VariantPlan = {
     seed,
     files: new Map(),
+    tests: new Map(),
+    titlesOf,
     described: new Set(),
     whole: new Map(),
     description: JSON.parse(readFileSync(join(reportDir, 'openapi.json'), 'utf8')) as Json,
@@ -88,39 +102,61 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
     for (const v of variants) {
       if (!files) {
         if (!plan.whole.has(v)) plan.whole.set(v, 'reached by a request no test sent (the preflight)');
-      } else for (const f of files) add(plan.files, v, f);
+      } else {
+        for (const f of files) add(plan.files, v, f);
+        add(plan.tests, v, title!);
+      }
     }
   }
   for (const v of reach.described) if (!plan.whole.has(v)) plan.described.add(v);
   for (const v of VARIANTS)
     if (!plan.files.has(v.name) && !plan.described.has(v.name) && !plan.whole.has(v.name))
       plan.whole.set(v.name, 'never reached by the plain reference run');
-  for (const v of plan.whole.keys()) plan.files.delete(v);
+  for (const v of plan.whole.keys()) {
+    plan.files.delete(v);
+    plan.tests.delete(v);
+  }
   return plan;
 }
 
 /**
- * The files a variant's row runs: `undefined` for the whole suite. `description`: the variant's own
- * description, for a variant that describes itself.
+ * The tests a variant's row runs (their titles, and the files that hold them), or why it runs the whole
+ * suite. `description`: the variant's own description, for a variant that describes itself (every test
+ * of the files that judge the description runs then).
  */
 export function variantFiles(
   plan: VariantPlan,
   variant: string,
   description: Json | undefined,
-): { files: Set<string> } | { whole: string } {
+): { files: Set<string>; tests: Set<string> } | { whole: string } {
   const because = plan.whole.get(variant);
   if (because) return { whole: because };
   const files = new Set(plan.files.get(variant));
+  const tests = new Set(plan.tests.get(variant));
   if (plan.described.has(variant)) {
     if (!description) return { whole: 'its description could not be read' };
     const ops = changedOperations(plan.description, description);
     if (ops === 'everywhere') return { whole: 'its description changes more than responses' };
-    for (const f of plan.descriptionFiles) files.add(f);
-    for (const { method, path, files: sent } of plan.requests.values())
-      if (ops.some((o) => o.method === method && templateRegex(o.path).test(path)))
+    for (const f of plan.descriptionFiles) {
+      files.add(f);
+      for (const t of plan.titlesOf.get(f) ?? []) tests.add(t);
+    }
+    for (const { method, path, files: sent, tests: senders } of plan.requests.values())
+      if (ops.some((o) => o.method === method && templateRegex(o.path).test(path))) {
         for (const f of sent) files.add(f);
+        for (const t of senders) tests.add(t);
+      }
   }
-  return files.size > 0 ? { files } : { whole: 'no test reaches it' };
+  return files.size > 0 ? { files, tests } : { whole: 'no test reaches it' };
+}
+
+/**
+ * A --filter that selects these tests by their titles: vitest matches a test's full name, its describe
+ * blocks' names and its title joined by spaces, so each title is matched whole at the end of it.
+ */
+export function titlesFilter(titles: Iterable<string>): string {
+  const escaped = [...titles].sort().map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return `(?:^| )(?:${escaped.join('|')})$`;
 }
 
 /** A JSON pointer's tokens of every place two documents differ (a key on one side only, or a value). */
