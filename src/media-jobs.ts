@@ -205,8 +205,11 @@ export async function deleteInput(
           holder: held,
           bound: true,
         };
-      // A holder read as done just now: the delete is tried again at once.
-      if (cannotProgress(status)) continue;
+      // A holder read as done just now: the delete is tried again at once; else after an interval (the
+      // bound was looked at above, once: a second look here could find it passed meanwhile and end the
+      // wait without naming its holder, as a loaded CI machine did).
+      if (!cannotProgress(status)) await sleep(t.target.media.pollIntervalMs);
+      continue;
     }
     if (Date.now() + t.target.media.pollIntervalMs > deadline)
       return {

@@ -2,7 +2,7 @@
  * Bounded cleanup of inputs (src/media-jobs.ts deleteInput): a delete refused because a job holds the input
  * is waited for only while that job progresses. A fake test context answers the requests.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deleteInput, pollJob, STALL_POLLS, trackJob } from '../../src/media-jobs.ts';
 import type { CheckContext } from '../../src/runtime/check.ts';
 
@@ -78,6 +78,24 @@ describe('deleteInput', () => {
       bound: true,
       holder: { job: 'job_old', status: 'running' },
     });
+  });
+
+  it('names the holder whenever the bound ends the wait, however late each step of it runs', async () => {
+    // A loaded machine: every look at the clock finds it a little later. The bound may be found passed at
+    // any step; the wait still ends naming the job that holds the input.
+    const real = Date.now.bind(Date);
+    for (let stepMs = 1; stepMs <= 40; stepMs++) {
+      let clock = real();
+      const spy = vi.spyOn(Date, 'now').mockImplementation(() => (clock += stepMs));
+      try {
+        const { t } = fakeContext(409, (n) => ({ status: 'running', progress_percent: n % 100 }), 300);
+        trackJob(t, 'job_1', ['in_1']);
+        const out = await deleteInput(t, 'in_1');
+        expect(out, `a step of ${stepMs} ms`).toMatchObject({ bound: true, holder: { job: 'job_1' } });
+      } finally {
+        spy.mockRestore();
+      }
+    }
   });
 
   it('gives up after three refusals when no job of the test references the input', async () => {
