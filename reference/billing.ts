@@ -273,6 +273,15 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
         : { charged_points: charged }),
       created_at: record.createdAt,
     };
+  // Variant usage-records-bare: a call's record is its model, token counts and charge, nothing more.
+  if (isVariant(ctx, 'usage-records-bare'))
+    return {
+      model_id: record.model,
+      prompt_tokens: record.promptTokens,
+      completion_tokens: record.completionTokens,
+      total_tokens: total,
+      charged_points: charged,
+    };
   return {
     id: record.id,
     request_id: record.requestId,

@@ -475,17 +475,25 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
         charged_points: decimal,
         timestamp: dateTime,
       }
-    : {
-        id: string,
-        request_id: string,
-        endpoint: string,
-        model: string,
-        prompt_tokens: count,
-        completion_tokens: count,
-        total_tokens: count,
-        charged_points: decimal,
-        created_at: dateTime,
-      };
+    : isVariant(ctx, 'usage-records-bare')
+      ? {
+          model_id: string,
+          prompt_tokens: count,
+          completion_tokens: count,
+          total_tokens: count,
+          charged_points: decimal,
+        }
+      : {
+          id: string,
+          request_id: string,
+          endpoint: string,
+          model: string,
+          prompt_tokens: count,
+          completion_tokens: count,
+          total_tokens: count,
+          charged_points: decimal,
+          created_at: dateTime,
+        };
   const callRecord = {
     type: 'object',
     description: 'One settled call, charged at the price snapshot valid when it was confirmed.',

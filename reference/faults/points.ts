@@ -1148,6 +1148,32 @@ export const POINTS_VARIANTS = [
       holds: (r) => Array.isArray(r.body.records),
     },
   },
+  // billing.ts + openapi.ts: "per-request token usage, model and charged amount", and "Fields of usage and
+  // ledger records beyond the names above are not shown": a call's record with those only, under --strict
+  // (ISO-002 compares whole records of two tenants: a model's id is no record's own name)
+  {
+    name: 'usage-records-bare',
+    readings: ['ISO-002', 'USAGE-001'],
+    description:
+      "a call's usage record is its model (as model_id), its token counts and charged_points: no id, request id, endpoint or time",
+    strict: true,
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref);
+        const records = (await call(ref, '/v1/usage', { role: 'primary' })).body.data as Array<
+          Record<string, unknown>
+        >;
+        return (
+          records.length > 0 &&
+          records.every(
+            (r) =>
+              Object.keys(r).join() ===
+              'model_id,prompt_tokens,completion_tokens,total_tokens,charged_points',
+          )
+        );
+      },
+    },
+  },
   // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
   {
     name: 'customer-cost-field',

@@ -61,7 +61,9 @@ check(
       const theirs = await readWholeList(t, path, { as: 'other_tenant' });
       // Only records that name themselves (an id, a time): two calls alike by two tenants may write
       // records alike when a record holds nothing else (its fields beyond the names shown are not shown).
-      const records = new Set((theirs?.entries ?? []).filter(namesItself).map((e) => JSON.stringify(e)));
+      const records = new Set(
+        (theirs?.entries ?? []).filter((e) => namesItself(e, model)).map((e) => JSON.stringify(e)),
+      );
       if (records.size === 0) continue;
       const mine = await readWholeList(t, path);
       if (!mine) continue;
@@ -79,14 +81,22 @@ check(
   },
 );
 
-/** Whether a record has a field that tells it from another alike: an id, or a time it was made. */
-function namesItself(record: unknown): boolean {
+/**
+ * Whether a record has a field that tells it from another alike: an id, or a time it was made. A model's
+ * id (`model_id`, or the value of the model the call named) is the catalog's, the same in both tenants'
+ * records of calls alike: it names no record (a call's record may be only "token usage, model and charged
+ * amount": variant usage-records-bare).
+ */
+function namesItself(record: unknown, model: string): boolean {
   return (
     !!record &&
     typeof record === 'object' &&
     Object.entries(record).some(
       ([k, v]) =>
-        (typeof v === 'string' || typeof v === 'number') && /(^|_)(id|at|time|timestamp|created)$/i.test(k),
+        (typeof v === 'string' || typeof v === 'number') &&
+        /(^|_)(id|at|time|timestamp|created)$/i.test(k) &&
+        !/model/i.test(k) &&
+        v !== model,
     )
   );
 }
