@@ -258,14 +258,9 @@ export function streamEventProblems(events: readonly SseEvent[]): {
       });
   }
   // Every other delta's data is some increment: its shape is not shown, so plain text (empty, or `42`) is one.
+  // The reply's text as the stream's end shows it: one reader of it (replyText) for both findings.
   const increments = deltas.map((d) => incrementOf(d.data));
-  const final = events.find((e) => TERMINAL_EVENTS.includes(e.event ?? ''));
-  if (
-    increments.length > 0 &&
-    increments.every((s) => s === '') &&
-    final &&
-    /"text"\s*:\s*"[^"]/.test(final.data)
-  )
+  if (increments.length > 0 && increments.every((s) => s === '') && (replyText(events) ?? '') !== '')
     problems.push({
       id: 'RSP-005',
       message: `all ${increments.length} delta events carry zero-length increments while the reply has text`,

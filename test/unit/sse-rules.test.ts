@@ -63,6 +63,16 @@ describe('streamEventProblems', () => {
     expect(streamEventProblems(blank).problems).toMatchObject([{ id: 'RSP-005', level: 'notable' }]);
     const empty = sse(['response.output_text.delta', '{"delta":""}'], ['response.completed', '{"text":""}']);
     expect(streamEventProblems(empty).problems).toEqual([]);
+    // The reply's text read as replyText reads it (the same reader as the lost-increment finding): its
+    // output_text parts where the end nests them, a text that starts with an escaped quote included.
+    const nested = sse(
+      ['response.output_text.delta', '{"delta":""}'],
+      [
+        'response.completed',
+        '{"response":{"output":[{"content":[{"type":"output_text","text":"\\"Hi\\""}]}]}}',
+      ],
+    );
+    expect(streamEventProblems(nested).problems).toMatchObject([{ id: 'RSP-005', level: 'notable' }]);
   });
 
   it('fails a delta whose JSON holds no string beyond its type and ids: its text is lost (RSP-005)', () => {
