@@ -125,7 +125,7 @@ async function burst(
       return t.skip(
         `the first ${what} was refused ${res.status} before any was accepted: the guard's refusal or the key's own, not shown`,
       );
-    return t.skip(`a ${what} was refused ${res.status} (judged above)`);
+    return t.skip(`a ${what} was answered ${res.status} after others were accepted: the burst ends there`);
   }
   return 'none';
 }
