@@ -10,7 +10,7 @@ import { formatRow, groupDistribution, runMatrix } from './matrix.ts';
  * that replay it; --spawn: one CLI process per row; --places: every generated place fault, alone;
  * --list: the generated place faults' names; --groups: each fault row's groups, their heads, as JSON into FILE): prints the table, exits 1 if any row is wrong. Without
  * --places or --only, the generated place faults run as a sample chosen by the commit (matrix.ts plan). A variant runs the
- * suite files that reach it in the plain reference's run (matrix.ts, variantPlan), or the whole suite
+ * tests that reach it in the plain reference's run (matrix.ts, variantPlan), or the whole suite
  * when --only leaves that row out.
  */
 async function main(): Promise<number> {

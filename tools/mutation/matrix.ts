@@ -529,7 +529,7 @@ export async function runMatrix(
       );
   const refs = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
   const variants = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
-  // The variant rows run the suite files that reach each variant (variantPlan), learnt from the plain
+  // The variant rows run the tests that reach each variant (variantPlan), learnt from the plain
   // reference's run: they wait for it (the other rows meanwhile). Without that row, or with --full,
   // every variant runs the whole suite.
   const planner = opts.full ? undefined : refs.find((i) => !jobs[i]!.strict);
