@@ -273,8 +273,9 @@ export function usageView(ctx: RefContext, record: UsageRecord): Record<string, 
         : { charged_points: charged }),
       created_at: record.createdAt,
     };
-  // Variant usage-records-bare: a call's record is its model, token counts and charge, nothing more.
-  if (isVariant(ctx, 'usage-records-bare'))
+  // Variants usage-records-bare and records-bare: a call's record is its model, token counts and charge,
+  // nothing more.
+  if (isVariant(ctx, 'usage-records-bare') || isVariant(ctx, 'records-bare'))
     return {
       model_id: record.model,
       prompt_tokens: record.promptTokens,
@@ -316,6 +317,13 @@ export function ledgerView(ctx: RefContext, entry: LedgerEntry): Record<string, 
   // Fault ledger-balance-off: charge entries misstate the balance after them.
   if (ctx.fault === 'ledger-balance-off' && entry.type === 'charge')
     after = points(new Exact(after).plus('0.01'));
+  // Variant records-bare: an entry is the three amounts the contract names, nothing more.
+  if (isVariant(ctx, 'records-bare'))
+    return {
+      amount_points: entry.amountPoints,
+      held_change_points: entry.heldChangePoints,
+      balance_after_points: after,
+    };
   return {
     id: entry.id,
     type: entry.type,

@@ -475,7 +475,7 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
         charged_points: decimal,
         timestamp: dateTime,
       }
-    : isVariant(ctx, 'usage-records-bare')
+    : isVariant(ctx, 'usage-records-bare') || isVariant(ctx, 'records-bare')
       ? {
           model_id: string,
           prompt_tokens: count,
@@ -532,27 +532,37 @@ function accountSchemas(ctx: RefContext): Record<string, JsonObject> {
     UsageList: isVariant(ctx, 'usage-envelope')
       ? list('records', 'UsageRecord', {}, [])
       : list('data', 'UsageRecord', { object: { const: 'list' } }, ['object']),
-    LedgerEntry: {
-      type: 'object',
-      required: [
-        'id',
-        'type',
-        'amount_points',
-        'held_change_points',
-        'balance_after_points',
-        'usage_id',
-        'created_at',
-      ],
-      properties: {
-        id: string,
-        type: { enum: ['top_up', 'hold', 'charge', 'release'] },
-        amount_points: decimal,
-        held_change_points: decimal,
-        balance_after_points: decimal,
-        usage_id: { type: ['string', 'null'] },
-        created_at: dateTime,
-      },
-    },
+    LedgerEntry: isVariant(ctx, 'records-bare')
+      ? {
+          type: 'object',
+          required: ['amount_points', 'held_change_points', 'balance_after_points'],
+          properties: {
+            amount_points: decimal,
+            held_change_points: decimal,
+            balance_after_points: decimal,
+          },
+        }
+      : {
+          type: 'object',
+          required: [
+            'id',
+            'type',
+            'amount_points',
+            'held_change_points',
+            'balance_after_points',
+            'usage_id',
+            'created_at',
+          ],
+          properties: {
+            id: string,
+            type: { enum: ['top_up', 'hold', 'charge', 'release'] },
+            amount_points: decimal,
+            held_change_points: decimal,
+            balance_after_points: decimal,
+            usage_id: { type: ['string', 'null'] },
+            created_at: dateTime,
+          },
+        },
     LedgerList: isVariant(ctx, 'ledger-ascending')
       ? list('entries', 'LedgerEntry', { has_more: { type: 'boolean' } }, ['has_more'])
       : list('data', 'LedgerEntry', { object: { const: 'list' } }, ['object']),

@@ -73,3 +73,37 @@ describe('a test selected alone is judged as in the whole run', () => {
     ]);
   });
 });
+
+// A test that compared nothing has judged nothing. ISO-002 compares the two tenants' usage and ledger
+// records that name themselves (an id or a time): where no record does (variant records-bare, the
+// contract's named fields only), it says isolation was not shown, never passed; on the reference it is judged.
+describe('a comparison of nothing is not run', () => {
+  it('ISO-002: lists whose records name nothing are not run; lists with ids are judged and pass', async () => {
+    const iso002 = async (target: Reference, name: string) => {
+      const file = join(dir, `${name}.yaml`);
+      const env = writeRefTargets(target, file);
+      const out = join(dir, name);
+      const r = await runCli(
+        [
+          ...['--targets', file, '--target', 'ref', '--allow', 'all'],
+          ...['--filter', 'ISO-002', '--report-dir', out],
+        ],
+        env,
+      );
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
+        requirements: Record<string, { outcome: string }>;
+      };
+      return { r, outcome: summary.requirements['ISO-002']?.outcome };
+    };
+    const bare = await startReference({ port: 0, variant: 'records-bare' });
+    try {
+      const unshown = await iso002(bare, 'records-bare');
+      expect(unshown.outcome, unshown.r.stdout).toBe('not_run');
+      expect(unshown.r.stdout).toMatch(/no usage or ledger record of the other tenant names itself/);
+    } finally {
+      await bare.close();
+    }
+    const judged = await iso002(ref, 'records-named');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});

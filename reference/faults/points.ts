@@ -1174,6 +1174,33 @@ export const POINTS_VARIANTS = [
       },
     },
   },
+  // billing.ts + openapi.ts: both lists with the named fields only ("Fields of usage and ledger records beyond
+  // the names above are not shown"), under --strict: no record names itself (no id, no time), so ISO-002
+  // compares none and says isolation is not shown (test/case-controls.test.ts), never a leak nor a pass
+  {
+    name: 'records-bare',
+    readings: ['ISO-002', 'LEDGER-002'],
+    description:
+      'usage records as usage-records-bare, and a ledger entry is its amount_points, held_change_points and balance_after_points: no id, type, usage id or time',
+    strict: true,
+    probe: {
+      run: async ({ ref, chat, call }) => {
+        await chat(ref);
+        const keys = async (path: string) =>
+          ((await call(ref, path, { role: 'primary' })).body.data as Array<Record<string, unknown>>).map(
+            (r) => Object.keys(r).join(),
+          );
+        const usage = await keys('/v1/usage');
+        const ledger = await keys('/v1/ledger');
+        return (
+          usage.length > 0 &&
+          ledger.length > 0 &&
+          usage.every((k) => k === 'model_id,prompt_tokens,completion_tokens,total_tokens,charged_points') &&
+          ledger.every((k) => k === 'amount_points,held_change_points,balance_after_points')
+        );
+      },
+    },
+  },
   // internal.ts + openapi.ts: "What the customer is charged is not a secret" (judging.md)
   {
     name: 'customer-cost-field',
