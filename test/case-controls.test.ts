@@ -21,19 +21,32 @@ beforeAll(async () => {
 });
 afterAll(() => ref.close());
 
-async function chat008(chatHint: string, name: string) {
+/** One requirement's outcome in a run of `filter` against `target` (with `limits` in place of its own). */
+async function outcome(
+  target: Reference,
+  name: string,
+  filter: string,
+  id: string,
+  over: Partial<Pick<Reference, 'hints' | 'limits'>> = {},
+) {
   const file = join(dir, `${name}.yaml`);
-  const env = writeRefTargets({ ...ref, hints: { ...ref.hints, chat: chatHint } }, file);
+  const env = writeRefTargets({ ...target, ...over }, file);
   const out = join(dir, name);
   const r = await runCli(
-    ['--targets', file, '--target', 'ref', '--filter', 'CHAT-008', '--report-dir', out],
+    [
+      ...['--targets', file, '--target', 'ref', '--allow', 'all'],
+      ...['--filter', filter, '--report-dir', out],
+    ],
     env,
   );
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
     requirements: Record<string, { outcome: string }>;
   };
-  return { r, outcome: summary.requirements['CHAT-008']?.outcome };
+  return { r, outcome: summary.requirements[id]?.outcome };
 }
+
+const chat008 = (chatHint: string, name: string) =>
+  outcome(ref, name, 'CHAT-008', 'CHAT-008', { hints: { ...ref.hints, chat: chatHint } });
 
 describe('case tables: a refusal row is judged only beside its accepted control', () => {
   it('CHAT-008: refusals of a target that refuses the base request too are not run, never passed', async () => {
@@ -79,22 +92,7 @@ describe('a test selected alone is judged as in the whole run', () => {
 // contract's named fields only), it says isolation was not shown, never passed; on the reference it is judged.
 describe('a comparison of nothing is not run', () => {
   it('ISO-002: lists whose records name nothing are not run; lists with ids are judged and pass', async () => {
-    const iso002 = async (target: Reference, name: string) => {
-      const file = join(dir, `${name}.yaml`);
-      const env = writeRefTargets(target, file);
-      const out = join(dir, name);
-      const r = await runCli(
-        [
-          ...['--targets', file, '--target', 'ref', '--allow', 'all'],
-          ...['--filter', 'ISO-002', '--report-dir', out],
-        ],
-        env,
-      );
-      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
-        requirements: Record<string, { outcome: string }>;
-      };
-      return { r, outcome: summary.requirements['ISO-002']?.outcome };
-    };
+    const iso002 = (target: Reference, name: string) => outcome(target, name, 'ISO-002', 'ISO-002');
     const bare = await startReference({ port: 0, variant: 'records-bare' });
     try {
       const unshown = await iso002(bare, 'records-bare');
@@ -104,6 +102,35 @@ describe('a comparison of nothing is not run', () => {
       await bare.close();
     }
     const judged = await iso002(ref, 'records-named');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});
+
+// Tickets and orders are permanent state: their refusals stand beside a ticket or an order the file's own
+// acceptance test made (noted, none made for the control), else one valid request; an order's only where
+// the deployment's minimum makes an amount known valid.
+describe('a refusal of a ticket or an order is judged only beside an accepted one', () => {
+  it('TICKET-003: a target refusing every ticket leaves the refusals not run; the reference judges them', async () => {
+    const refusing = await startReference({ port: 0, fault: 'tickets-refused' });
+    try {
+      const all = await outcome(refusing, 'tickets-refused', 'refuses the category sales', 'TICKET-003');
+      expect(all.outcome, all.r.stdout).toBe('not_run');
+      expect(all.r.stdout).toMatch(
+        /the control \(the table's base request to \/v1\/support\/tickets\) was answered 400/,
+      );
+    } finally {
+      await refusing.close();
+    }
+    const judged = await outcome(ref, 'tickets-accepted', 'refuses the category sales', 'TICKET-003');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+
+  it("PAY-005: without the deployment's minimum no order is sent as the control (not run); with it, judged", async () => {
+    const { payment_min_cny: _, ...unstated } = ref.limits;
+    const without = await outcome(ref, 'orders-no-min', 'PAY-005', 'PAY-005', { limits: unstated });
+    expect(without.outcome, without.r.stdout).toBe('not_run');
+    expect(without.r.stdout).toMatch(/no amount is known to be valid without the deployment's minimum/);
+    const judged = await outcome(ref, 'orders-min', 'PAY-005', 'PAY-005');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });

@@ -140,6 +140,14 @@ export const TICKETS_FAULTS = [
     breaks: ['TICKET-003'],
     probe: { request: req.ticket({ category: 'sales' }), holds: (r) => r.status === 201 },
   },
+  // routes/tickets.ts: every creation refused 400 invalid_request, the valid ones too (the refusals of the
+  // case table and generated values are then not run, beside no accepted control: test/case-controls.test.ts)
+  {
+    name: 'tickets-refused',
+    description: 'every ticket creation is refused 400 invalid_request, valid tickets too',
+    breaks: ['TICKET-001'],
+    probe: { request: req.ticket({}), holds: (r) => r.status === 400 },
+  },
   // routes/tickets.ts + openapi.ts: creation answers 200 (described so)
   {
     name: 'ticket-200',

@@ -151,7 +151,9 @@ export function registerTickets(app: FastifyInstance, ctx: RefContext): void {
 
   app.post(PATH, async (request, reply) => {
     const accountId = callerOf(request).account.id;
-    const problem = ticketProblem(ctx, request.body);
+    // Fault tickets-refused: every ticket is refused as invalid, the valid ones too.
+    const problem =
+      ctx.fault === 'tickets-refused' ? 'Tickets cannot be created.' : ticketProblem(ctx, request.body);
     if (problem) return sendError(reply, ctx, 'invalid_request', problem);
     const unresolved = tickets.filter((t) => t.accountId === accountId && t.status === 'open').length;
     // Fault ticket-limit-9: the limit is one lower than stated.

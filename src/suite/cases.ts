@@ -55,8 +55,10 @@ export function applyCase(
 }
 
 /**
- * The base request of a table, accepted once in this worker: the control each refusal row stands beside
- * (its answer kept only when 2xx; a refused or limited one is asked again by the next row).
+ * A table's accepted request in this worker: the control each refusal of the table stands beside. A test
+ * of the same file whose valid request was accepted notes it (`noteAccepted`: no request is sent for the
+ * control then); else the table's base request is sent once, its answer kept only when 2xx (a refused or
+ * limited one is asked again by the next refusal).
  */
 const accepted = new Map<string, Promise<Pick<HttpResponse, 'status' | 'exchange'>>>();
 function baseAccepted(
@@ -76,6 +78,38 @@ function baseAccepted(
 }
 
 /**
+ * A valid request of `table`'s endpoint answered 2xx in this worker: the control of the table's refusals
+ * (a ticket or an order the acceptance test made anyway, so the refusals add no permanent state).
+ */
+export function noteAccepted(table: string, res: Pick<HttpResponse, 'status' | 'exchange'>): void {
+  if (isSuccess(res.status) && !accepted.has(table)) accepted.set(table, Promise.resolve(res));
+}
+
+/**
+ * A refusal proves its rule only beside its control: a valid request of the same endpoint, accepted. A
+ * target refusing every call (a model it does not serve, a tenant barred from tickets) would otherwise
+ * pass each refusal, and under --filter the run. The control is the request noted accepted, else
+ * `send` (the table's base request) once per worker while accepted; where `unsent` gives a reason the
+ * base request is not known valid (an order's amount without the deployment's minimum), none is sent
+ * and the refusal is not judged unless one was noted.
+ */
+export async function refusalControl(
+  t: CheckContext,
+  opts: {
+    table: string;
+    what: string;
+    send: () => Promise<Pick<HttpResponse, 'status' | 'exchange'>>;
+    unsent?: string | undefined;
+  },
+): Promise<void> {
+  if (opts.unsent !== undefined && !accepted.has(opts.table))
+    return t.skip(
+      `no control (${opts.what}) was accepted in this run and none is sent: ${opts.unsent}; a refusal could not tell this rule from another cause, so it is not judged`,
+    );
+  await controlAccepted(t, opts.what, () => baseAccepted(opts.table, opts.send));
+}
+
+/**
  * One test per row of a case table: send the base request patched by the row, judge it by the row's
  * verdict, and where the row names the contract's error code, require it.
  */
@@ -84,6 +118,8 @@ export function caseTableChecks(opts: {
   effect: Effect;
   path: string;
   base: (t: CheckContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Why the base request is not known valid for this target, if it is not (see refusalControl). */
+  unsent?: (t: CheckContext) => string | undefined;
 }): void {
   for (const c of cases(opts.table)) {
     check(
@@ -110,14 +146,13 @@ export function caseTableChecks(opts: {
         }
         const refused = expectStatus(t, res, c.ids[0]!, c.valid ? '2xx' : '4xx', c.description);
         if (refused && c.code) expectErrorCode(t, res, c.ids[0]!, c.code, c.description);
-        // A refusal proves its rule only beside its control: the table's base request, accepted. A
-        // target refusing every call (a model it does not serve) would otherwise pass each refusal row,
-        // and under --filter the run. Sent once per table while accepted (billable tables only: a
-        // ticket or an order made as a control would be permanent state).
-        if (!c.valid && refused && opts.effect === 'billable')
-          await controlAccepted(t, `the table's base request to ${opts.path}`, () =>
-            baseAccepted(opts.table, () => t.post(opts.path, baseBody)),
-          );
+        if (!c.valid && refused)
+          await refusalControl(t, {
+            table: opts.table,
+            what: `the table's base request to ${opts.path}`,
+            send: () => t.post(opts.path, baseBody),
+            unsent: opts.unsent?.(t),
+          });
       },
     );
   }

@@ -135,7 +135,16 @@ export { newKey, type Real } from '../stateful/real.ts';
 export { runModel } from '../stateful/runner.ts';
 export type { ForbiddenHint, Hint, Profile, Role } from '../vocabulary.ts';
 export { answeredCause, ENTERPRISE_ROLES } from '../vocabulary.ts';
-export { applyCase, type Case, cases, caseTableChecks, expand, fieldPropertyChecks } from './cases.ts';
+export {
+  applyCase,
+  type Case,
+  cases,
+  caseTableChecks,
+  expand,
+  fieldPropertyChecks,
+  noteAccepted,
+  refusalControl,
+} from './cases.ts';
 export {
   businessEndpoints,
   businessForms,

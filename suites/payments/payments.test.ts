@@ -7,10 +7,33 @@ import {
   checkProperty,
   ENTERPRISE_ROLES,
   expectStatus,
+  noteAccepted,
+  refusalControl,
 } from '../../src/suite/index.ts';
 import { refusalProvesNothing } from './support.ts';
 
 const PATH = '/v1/payment-orders';
+
+/** The case table of this endpoint, and the name its refusals' control is kept under. */
+const TABLE = 'payment-orders';
+const baseOrder = (t: CheckContext) => ({
+  method: 'alipay',
+  amount_cny: validAmount(t),
+  note: 'conformance probe',
+});
+/** Why no order is known valid for the target (the control of a refusal is then one the run was given). */
+const unsent = (t: CheckContext) =>
+  t.target.limits.payment_min_cny === undefined
+    ? "no amount is known to be valid without the deployment's minimum (set limits.payment_min_cny, CONFORMANCE_LIMIT_PAYMENT_MIN_CNY)"
+    : undefined;
+/** The control of a refusal: an order of a personal account accepted in this run (see refusalControl). */
+const orderControl = (t: CheckContext) =>
+  refusalControl(t, {
+    table: TABLE,
+    what: 'a valid order of the personal account',
+    send: () => t.post(PATH, baseOrder(t)),
+    unsent: unsent(t),
+  });
 
 /** A valid amount: just above the target's configured minimum when known, else a moderate one. */
 function validAmount(t: CheckContext): string {
@@ -37,43 +60,6 @@ check(
     });
   },
 );
-
-// "an enterprise request returns 403": a request with any key of the enterprise account, its full-scope
-// keys and those restricted by scope ("Enterprise keys can be restricted by scope"). A restricted key may
-// meet a scope check first (the payment endpoints are in none of the scopes), and an out-of-scope key is
-// refused with 403 or 401 (judging.md): for those keys either refusal is the rule's answer.
-for (const as of ENTERPRISE_ROLES) {
-  const refusals = as.startsWith('restricted_') ? [401, 403] : [403];
-  check(
-    { ids: ['PAY-002'], effect: 'payments', roles: [as] },
-    as === 'enterprise'
-      ? 'refuses order creation to an enterprise with 403'
-      : `refuses order creation to an enterprise with 403 (its key ${as})`,
-    async (t) => {
-      const res = await t.post(
-        PATH,
-        { method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' },
-        { as },
-      );
-      refusalProvesNothing(t, res, refusals);
-      expectStatus(
-        t,
-        res,
-        'PAY-002',
-        refusals.length === 1 ? 403 : refusals,
-        `an enterprise key (${as}) creating a payment order`,
-        refusals.length === 1 ? {} : { expected: '403 (or 401: an out-of-scope key)' },
-      );
-    },
-  );
-}
-
-caseTableChecks({
-  table: 'payment-orders',
-  effect: 'payments',
-  path: PATH,
-  base: (t) => ({ method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' }),
-});
 
 check(
   { ids: ['PAY-006', 'PAY-005', 'PAY-007'], effect: 'payments' },
@@ -103,6 +89,7 @@ check(
       const [rule, extra] = extras[i % extras.length]!;
       const res = await t.post(PATH, { amount_cny, ...extra });
       if (res.status === 201) {
+        noteAccepted(TABLE, res);
         // Accepted, as the contract wants: the amount's rule, and the method's or note's it carries.
         for (const id of rule ? ['PAY-006', rule] : ['PAY-006']) t.observe(id, res.exchange);
         continue;
@@ -116,6 +103,41 @@ check(
     }
   },
 );
+
+// After the test above: an order it made is the control of the table's refusals.
+caseTableChecks({ table: TABLE, effect: 'payments', path: PATH, base: baseOrder, unsent });
+
+// "an enterprise request returns 403": a request with any key of the enterprise account, its full-scope
+// keys and those restricted by scope ("Enterprise keys can be restricted by scope"). A restricted key may
+// meet a scope check first (the payment endpoints are in none of the scopes), and an out-of-scope key is
+// refused with 403 or 401 (judging.md): for those keys either refusal is the rule's answer.
+for (const as of ENTERPRISE_ROLES) {
+  const refusals = as.startsWith('restricted_') ? [401, 403] : [403];
+  check(
+    { ids: ['PAY-002'], effect: 'payments', roles: [as] },
+    as === 'enterprise'
+      ? 'refuses order creation to an enterprise with 403'
+      : `refuses order creation to an enterprise with 403 (its key ${as})`,
+    async (t) => {
+      const res = await t.post(
+        PATH,
+        { method: 'alipay', amount_cny: validAmount(t), note: 'conformance probe' },
+        { as },
+      );
+      refusalProvesNothing(t, res, refusals);
+      expectStatus(
+        t,
+        res,
+        'PAY-002',
+        refusals.length === 1 ? 403 : refusals,
+        `an enterprise key (${as}) creating a payment order`,
+        refusals.length === 1 ? {} : { expected: '403 (or 401: an out-of-scope key)' },
+      );
+      // A 403 tells the rule only where a personal account's order is accepted: not a barred endpoint.
+      if (refusals.includes(res.status)) await orderControl(t);
+    },
+  );
+}
 
 check(
   { ids: ['PAY-006'], effect: 'payments' },
@@ -131,6 +153,7 @@ check(
       `amount_cny ${amount_cny} (the configured minimum)`,
     ).mismatch;
     if (msg) t.violate('PAY-006', msg);
+    await orderControl(t);
   },
 );
 
@@ -149,5 +172,6 @@ check(
           `amount_cny ${JSON.stringify(amount_cny)}`,
         ).mismatch,
     });
+    await orderControl(t);
   },
 );

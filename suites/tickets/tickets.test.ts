@@ -11,20 +11,22 @@ import {
   isPlainObject,
   isSuccess,
   listingMentions,
+  noteAccepted,
   readWholeList,
+  refusalControl,
   retryAfterMs,
 } from '../../src/suite/index.ts';
 
 const PATH = '/v1/support/tickets';
 /** How long the ticket limit test waits out a 429 that cannot be the limit of 10 (a rate limit's window). */
 const WINDOW_MS = 60_000;
+/** The case table of this endpoint, and the name its refusals' control is kept under. */
+const TABLE = 'tickets';
 const base = () => ({
   category: 'technical',
   subject: 'Conformance probe',
   message: 'Automated conformance probe; please ignore.',
 });
-
-caseTableChecks({ table: 'tickets', effect: 'tickets', path: PATH, base });
 
 /** `prefix` padded to `max` characters (code points), alternately a CJK character and an emoji. */
 function atMost(prefix: string, max: number): string {
@@ -60,6 +62,20 @@ check(
       const oneLine = { ...body, message: atMost('Automated conformance probe; please ignore. ', 2000) };
       const again = await t.post(PATH, oneLine);
       if (!isSuccess(again.status)) {
+        // A plain ticket, far from every bound, tells a target that refuses every ticket (TICKET-001)
+        // from one that counts a length otherwise.
+        if (again.status === 429) return t.skip('the tenant is at its unresolved-ticket limit (429)');
+        const plain = await t.post(PATH, { ...base(), subject: `Conformance ${tag}` });
+        if (plain.status === 429) return t.skip('the tenant is at its unresolved-ticket limit (429)');
+        if (!isSuccess(plain.status)) {
+          t.violate(
+            'TICKET-001',
+            `a valid ticket was refused (${plain.status}), a plain one far from every bound as well as the one at every length bound (${res.status}, and ${again.status} with its message on one line)`,
+            { received: plain.status, expected: 201, exchange: plain.exchange },
+          );
+          return;
+        }
+        noteAccepted(TABLE, plain);
         for (const [id, field, max] of BOUNDS)
           t.violate(
             id,
@@ -76,6 +92,8 @@ check(
       res = again;
     }
     if (!expectStatus(t, res, 'TICKET-001', 201, 'a valid ticket at every length bound')) return;
+    // The control of this file's refusals (the case table's rows and the generated values after it).
+    noteAccepted(TABLE, res);
     const json = res.json as { object?: unknown; ticket?: unknown } | undefined;
     t.ensure(
       json?.object === 'support_ticket' && isPlainObject(json.ticket),
@@ -99,6 +117,9 @@ check(
     );
   },
 );
+
+// After the test above: the ticket it made is the control of the table's refusals (none is made for them).
+caseTableChecks({ table: TABLE, effect: 'tickets', path: PATH, base });
 
 /** Whether the whole ticket list `as` reads shows `tag`: undefined where it could not be read whole. */
 async function listsTag(t: CheckContext, as: 'enterprise' | 'enterprise_second', tag: string) {
@@ -245,6 +266,7 @@ for (const [id, field, generated] of fields) {
             `${field} ${JSON.stringify(value).slice(0, 60)}`,
           ).mismatch,
       });
+      await refusalControl(t, { table: TABLE, what: 'a valid ticket', send: () => t.post(PATH, base()) });
     },
   );
 }
