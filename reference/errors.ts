@@ -172,12 +172,20 @@ function refusalLimited(reply: FastifyReply, ctx: RefContext, status: number): b
   return n % REFUSAL_429_EVERY === 0;
 }
 
+/** nginx's page for a 502 (its default error page, as a load balancer in front of a service sends it). */
+const BAD_GATEWAY_PAGE =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
 export function sendError(
   reply: FastifyReply,
   ctx: RefContext,
   refusal: ErrorKind,
   message: string,
 ): FastifyReply {
+  // Variant proxy-502-page: an upstream down is answered by the load balancer in front of the service, as
+  // nginx does: 502 with its HTML page, no APIError (its status and body advisory, never failed).
+  if (refusal === 'model_unavailable' && isVariant(ctx, 'proxy-502-page'))
+    return reply.code(502).type('text/html').send(BAD_GATEWAY_PAGE);
   // A fault's patch may answer this refusal as another kind on this endpoint (reference/patch.ts).
   const kind = patchedError(ctx, reply.request, refusal);
   if (refusalLimited(reply, ctx, specOf(ctx, kind).status)) {

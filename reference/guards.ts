@@ -85,8 +85,11 @@ export function registerGuards(app: FastifyInstance, ctx: RefContext): void {
       return sendError(
         reply,
         ctx,
-        // Fault spend-guard-403: refused as a policy refusal.
-        ctx.fault === 'spend-guard-403' ? 'spend_limit_forbidden' : 'spend_limit_reached',
+        // Fault spend-guard-403: refused as a policy refusal (-embeddings: an embeddings call only).
+        ctx.fault === 'spend-guard-403' ||
+          (ctx.fault === 'spend-guard-403-embeddings' && request.url.startsWith('/v1/embeddings'))
+          ? 'spend_limit_forbidden'
+          : 'spend_limit_reached',
         `This account's spend guard (${account.spendLimitPoints} points) is reached.`,
       );
     if (account.concurrency !== undefined && !skips('concurrency')) {

@@ -108,8 +108,13 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
   }
   if (!model.prices) return resolvedUnpriced(id);
   // Variants upstream-unavailable-sometimes and -undeclared: every UNAVAILABLE_EVERY-th call that found its model meets an
-  // upstream that is down, refused 503 before anything is held or charged.
-  if (isVariant(ctx, 'upstream-unavailable-sometimes') || isVariant(ctx, 'upstream-unavailable-undeclared')) {
+  // upstream that is down, refused 503 before anything is held or charged (variant proxy-502-page: the
+  // load balancer in front answers it, 502 with its HTML page: errors.ts).
+  if (
+    isVariant(ctx, 'upstream-unavailable-sometimes') ||
+    isVariant(ctx, 'upstream-unavailable-undeclared') ||
+    isVariant(ctx, 'proxy-502-page')
+  ) {
     const n = (unavailableCount.get(ctx) ?? 0) + 1;
     unavailableCount.set(ctx, n);
     if (n % UNAVAILABLE_EVERY === 0)

@@ -80,6 +80,17 @@ export const decidedOutcome = (o: string): boolean =>
  */
 export const UNAVAILABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
+/**
+ * A 502, 503 or 504 whose body is no JSON: the page of a proxy or load balancer in front of the service
+ * (nginx's "502 Bad Gateway"), as passing as its status. Its body is no answer of the service's: its
+ * APIError shape (ERR-001) and its content type the description does not declare (RESP-002) are
+ * advisory, as the status is, or the verdict would turn on whether an upstream was down (variant
+ * proxy-502-page). A JSON body at those statuses is the service's, judged as any.
+ */
+export function unavailablePage(res: { status: number; json?: unknown }): boolean {
+  return UNAVAILABLE_STATUSES.has(res.status) && res.json === undefined;
+}
+
 export interface Violation {
   id: string;
   level: Level;

@@ -1,5 +1,7 @@
 /**
- * A case table's refusal rows stand beside their control (src/suite/cases.ts): the table's base request,
+ * Controls, each through the CLI on the reference (a fault or a variant where the point needs one): a
+ * judgement is made only where its input shows something. First, a case table's refusal rows stand
+ * beside their control (src/suite/cases.ts): the table's base request,
  * accepted. Against a target that refuses the base request itself (here: the chat hint names the
  * embedding model, so every chat call is refused 404 wrong_endpoint_type), a refusal says nothing of
  * CHAT-008, which is then not run, saying why, never passed; with the right hint it is judged and passes.
@@ -84,6 +86,22 @@ describe('a test selected alone is judged as in the whole run', () => {
       ['RATE-003', 'passed'],
       ['RATE-005', 'passed'],
     ]);
+  });
+});
+
+// The embedding test alone meets the spend guard with one more embedding after a chat burst met it (429):
+// its own burst before was accepted throughout, so a 403 then is the guard answered under another status
+// (fault spend-guard-403-embeddings), not the key's own refusal "not shown" (as it was before).
+describe('a refusal after the same call was accepted is the guard', () => {
+  it('RATE-005: the embedding call refused 403 past the guard, selected alone, fails', async () => {
+    const faulty = await startReference({ port: 0, fault: 'spend-guard-403-embeddings' });
+    try {
+      const alone = await outcome(faulty, 'guard-403', 'RATE-005 answers embedding calls', 'RATE-005');
+      expect(alone.outcome, alone.r.stdout).toBe('failed');
+      expect(alone.r.stdout).toMatch(/had made accepted was refused 403/);
+    } finally {
+      await faulty.close();
+    }
   });
 });
 

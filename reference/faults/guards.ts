@@ -144,6 +144,29 @@ export const GUARDS_FAULTS = [
       },
     },
   },
+  // guards.ts: the same for an embeddings call only: its few points stay under the guard, so its test meets
+  // it after a burst of chat calls (429) with one more embedding, refused 403, a call its key had made
+  // accepted just before (suites/protections/guards.test.ts burst's acceptedBefore)
+  {
+    name: 'spend-guard-403-embeddings',
+    description:
+      "the spend guard's refusal of an embeddings call is 403 (permission_error spend_limit_reached), not 429; other calls get 429",
+    breaks: ['RATE-005'],
+    probe: {
+      run: async (kit) => {
+        let reached = false;
+        for (let i = 0; i < 12 && !reached; i++)
+          reached = (await chatAs(kit, 'spend_limited')).status === 429;
+        const { ref, call } = kit;
+        const embedding = await call(ref, '/v1/embeddings', {
+          method: 'POST',
+          role: 'spend_limited',
+          json: { model: ref.hints.embedding, input: 'probe' },
+        });
+        return reached && embedding.status === 403;
+      },
+    },
+  },
   // guards.ts: the concurrency guard refuses with 503 (an overload), not 429
   {
     name: 'concurrency-guard-503',

@@ -908,6 +908,28 @@ export const INFERENCE_VARIANTS = [
       },
     },
   },
+  // errors.ts: the same upstream down met by the load balancer in front (nginx's HTML 502): "a 502/503/504" is
+  // advisory, never promoted (judging.md), and the page is no answer of the service's (ERR-001 and
+  // RESP-002 advisory on it: unavailablePage in src/vocabulary.ts), or the verdict would turn on an outage
+  {
+    name: 'proxy-502-page',
+    readings: ['ERR-001', 'ERR-003', 'RESP-002', 'CHAT-001', 'RSP-001', 'EMB-001'],
+    description:
+      "every 13th chat, responses or embeddings call that found its model is answered 502 text/html by the load balancer in front (nginx's page), before anything is held or charged",
+    probe: {
+      run: async ({ ref, chat }) => {
+        const replies: Array<{ status: number; type: string }> = [];
+        for (let i = 0; i < 13; i++) {
+          const r = await chat(ref);
+          replies.push({ status: r.status, type: r.headers.get('content-type') ?? '' });
+        }
+        return (
+          replies.filter((r) => r.status === 502 && r.type.startsWith('text/html')).length === 1 &&
+          replies.filter((r) => r.status === 200).length === 12
+        );
+      },
+    },
+  },
   // app.ts: null reads as the member left out (as a media parameter's does)
   {
     name: 'null-as-omitted',

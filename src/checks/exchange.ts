@@ -1,6 +1,6 @@
 import { contractPathOf, endpoints } from '../endpoint-table.ts';
 import { type HttpResponse, recordNow } from '../http/client.ts';
-import { UNAVAILABLE_STATUSES, type VerdictCase } from '../vocabulary.ts';
+import { UNAVAILABLE_STATUSES, unavailablePage, type VerdictCase } from '../vocabulary.ts';
 import { isPlainObject } from './json.ts';
 
 export interface Finding {
@@ -172,10 +172,11 @@ export function genericChecks(res: HttpResponse): Finding[] {
   if (res.status >= 400) {
     const problems = apiErrorShape(res);
     if (problems.length > 0) {
+      const page = unavailablePage(res);
       out.push({
         id: 'ERR-001',
-        ...(unshownBody(res.exchange.path) ? { level: 'notable' as const } : {}),
-        message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}`,
+        ...(page || unshownBody(res.exchange.path) ? { level: 'notable' as const } : {}),
+        message: `${where} answered ${res.status} without the APIError shape: ${problems.join('; ')}${page ? " (a proxy's or load balancer's page, as passing as its status: advisory)" : ''}`,
         // The whole body (`""`): the fact a test's own look at the same body finds too (groups.ts).
         pointer: '',
         // A capture's record is made now (recordNow): the preview is the record's, as a live run's.

@@ -16,7 +16,7 @@ import type { DataValidateFunction } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
 import { type HttpResponse, isJsonMediaType, mediaTypeOf } from '../http/client.ts';
 import { pkgPath } from '../paths.ts';
-import { UNAVAILABLE_STATUSES } from '../vocabulary.ts';
+import { UNAVAILABLE_STATUSES, unavailablePage } from '../vocabulary.ts';
 import { CACHE_ROOT, cacheRootTrusted, readCached, writeCached } from '../yaml-cache.ts';
 import { escapeToken, OpenApiDocument, type Operation, templateRegex } from './document.ts';
 import {
@@ -62,6 +62,10 @@ export async function checkOpenApi31Once(
     judged && sha256Of(body) === judged.sha256 ? judged : await judgeDescription(body, json);
   return check;
 }
+
+/** What a RESP-002 finding on a proxy's page (unavailablePage) adds to its message. */
+const pageNote = (res: HttpResponse) =>
+  unavailablePage(res) ? " (a proxy's or load balancer's page at an unavailable status: advisory)" : '';
 
 const sha256Of = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -468,10 +472,11 @@ export class LiveDescription {
       if (res.body.length > 0) {
         findings.push({
           id: 'RESP-002',
-          message: `${where} ${code}: the response has no Content-Type`,
+          message: `${where} ${code}: the response has no Content-Type${pageNote(res)}`,
           received: '(none)',
           expected: [...ranges],
           pointer: `${resPointer}/content`,
+          ...(unavailablePage(res) ? { level: 'notable' as const } : {}),
         });
       }
     } else {
@@ -480,10 +485,11 @@ export class LiveDescription {
       if (!media) {
         findings.push({
           id: 'RESP-002',
-          message: `${where} ${code}: content type ${mt} is not declared`,
+          message: `${where} ${code}: content type ${mt} is not declared${pageNote(res)}`,
           received: mt,
           expected: [...ranges],
           pointer: `${resPointer}/content`,
+          ...(unavailablePage(res) ? { level: 'notable' as const } : {}),
         });
       } else {
         const kind = sequenceKind(mt);

@@ -6,6 +6,7 @@
  * not judged on it, never passed: a capture of endpoints nothing describes does not pass RESP-003.
  */
 import { describe, expect, it } from 'vitest';
+import { genericChecks } from '../../src/checks/exchange.ts';
 import type { HttpResponse } from '../../src/http/client.ts';
 import { documentedFallback } from '../../src/openapi/fallback.ts';
 import { LiveDescription } from '../../src/openapi/live.ts';
@@ -135,5 +136,53 @@ describe('the description ids a response is judged on', () => {
     expect(created({ object: 'payment_order', order })).toEqual([]);
     expect(created({ object: 'payment_order', order: { ...order, points: '0' } }).length).toBeGreaterThan(0);
     expect(created({ ...order, created_at: 'yesterday' }).length).toBeGreaterThan(0);
+  });
+});
+
+// judging.md: "a 502/503/504" is advisory, never promoted. Such a status whose body is no JSON is the page of
+// a proxy or load balancer in front of the service (variant proxy-502-page): its content type and its
+// APIError shape are advisory as the status is; the same page at another status, or a JSON body at 503,
+// is the service's and judged as any.
+describe("a proxy's page at 502/503/504", () => {
+  const errors = new LiveDescription({
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/v1/things': {
+        post: {
+          responses: {
+            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
+            default: {
+              description: 'error',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+    },
+  });
+  const page = '<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>';
+  const levels = (r: HttpResponse) =>
+    errors.judgeResponse(r).findings.map((f) => [f.id, f.level ?? 'failure']);
+  const shape = (r: HttpResponse) =>
+    genericChecks(r)
+      .filter((f) => f.id === 'ERR-001')
+      .map((f) => f.level ?? 'failure');
+
+  it('takes an HTML 502 or 504 as advisory: its content type (RESP-002) and its APIError shape (ERR-001)', () => {
+    for (const status of [502, 504]) {
+      const r = response(status, page, '/v1/things', 'POST', 'text/html');
+      expect(levels(r)).toEqual([['RESP-002', 'notable']]);
+      expect(shape(r)).toEqual(['notable']);
+    }
+  });
+
+  it('fails the same page at 400 or 500, and a JSON body at 503 without the APIError shape', () => {
+    for (const status of [400, 500]) {
+      const r = response(status, page, '/v1/things', 'POST', 'text/html');
+      expect(levels(r)).toEqual([['RESP-002', 'failure']]);
+      expect(shape(r)).toEqual(['failure']);
+    }
+    expect(shape(response(503, '{"detail":"down"}', '/v1/things', 'POST'))).toEqual(['failure']);
   });
 });
