@@ -77,6 +77,7 @@ describe('check-traffic on captures of the reference', () => {
       'MJOB-025',
       'MASSET-003',
       'PTS-006',
+      'PTS-007',
       'RSP-090',
       'USAGE-080',
       'BAL-003',
@@ -221,6 +222,12 @@ describe('check-traffic on captures of faults of implied invariants (advisory un
       /total_tokens \d+ is not prompt_tokens \d+ \+ completion_tokens \d+/,
     ],
     ['ledger-balance-off', 'LEDGER-002', /GET \/v1\/ledger .*consecutive ledger entries disagree/],
+    // A call's charge against its usage at the prices of the catalog read before it and after it.
+    [
+      'charge-per-thousand',
+      'PTS-007',
+      /POST \/v1\/(chat\/completions|embeddings) .*charged [\d.]+, but \d+ prompt and \d+ completion tokens at [\d.]+ and [\d.]+ points per million tokens cost [\d.e-]+ \(the catalog read before it and this one, GET \/v1\/models/,
+    ],
     // A media job's charged_points against its usage record, which names the job.
     [
       'media-charged-misreported',

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { Finding } from './exchange.ts';
-import { type Found, pointerOf, walkFields } from './json.ts';
+import { entryIds, type Found, findCatalog, isPlainObject, pointerOf, walkFields } from './json.ts';
 
 /** The points fields of the contract's points table ("Points representation"). */
 export const POINTS_FIELDS = [
@@ -240,4 +240,99 @@ export function chargeArithmetic(
     .div(1_000_000);
   const unit = new ExactDecimal(10).pow(-new ExactDecimal(charged).decimalPlaces());
   return { exact, agrees: new ExactDecimal(charged).minus(exact).abs().lt(unit) };
+}
+
+/** A model's prices in a catalog entry: the response price absent where the entry prices its prompt only. */
+export interface Prices {
+  request: Decimal;
+  response?: Decimal;
+}
+
+/**
+ * The prices of `model` in a GET /v1/models reply: undefined where its entry is missing or not priced
+ * (no request price, `points_configured` false, a price that is no exact decimal). The entry's full shape
+ * is not shown: its prices may sit in an object of their own (`pricing`), the response price beside the
+ * request price.
+ */
+export function modelPrices(catalog: unknown, model: string): Prices | undefined {
+  return entryPrices(findCatalog(catalog)?.entries.find((e) => entryIds(e).includes(model)));
+}
+
+/** The prices of one catalog entry (see modelPrices). */
+export function entryPrices(entry: unknown): Prices | undefined {
+  if (!isPlainObject(entry)) return undefined;
+  const found = pointsFields(entry, ['request_points_per_million_tokens'])[0];
+  if (!found || entry.points_configured === false || found.parent.points_configured === false)
+    return undefined;
+  const request = found.verdict;
+  const response = pointsFields(found.parent, ['response_points_per_million_tokens']).find(
+    (p) => p.parent === found.parent,
+  )?.verdict;
+  if (!request.ok || (response && !response.ok)) return undefined;
+  return response?.ok ? { request: request.value, response: response.value } : { request: request.value };
+}
+
+/** What a chat or embeddings reply charged, and the token counts its model's prices apply to. */
+export interface CallCharge {
+  charged: Decimal;
+  /** Prompt, and completion (an embedding's: total_tokens - prompt_tokens). */
+  tokens: { prompt: number; completion: number };
+}
+
+const PRICED_CALLS = ['/v1/chat/completions', '/v1/embeddings'];
+
+/**
+ * The charge of a chat or embeddings reply (`billing.charged_points`) and its `usage` counts: undefined
+ * where it states either not (their inner fields are not shown), or for another path (a /v1/responses
+ * reply's body is not shown).
+ */
+export function callCharge(path: string, reply: unknown): CallCharge | undefined {
+  if (!PRICED_CALLS.includes(path) || !isPlainObject(reply) || !isPlainObject(reply.usage)) return undefined;
+  const charge = pointsFields(reply.billing, ['charged_points'])[0]?.verdict;
+  if (!charge?.ok) return undefined;
+  const u = reply.usage;
+  const prompt = u.prompt_tokens;
+  const completion =
+    path === '/v1/embeddings'
+      ? Number.isInteger(u.total_tokens) && Number.isInteger(prompt)
+        ? (u.total_tokens as number) - (prompt as number)
+        : undefined
+      : u.completion_tokens;
+  return Number.isInteger(prompt) && Number.isInteger(completion)
+    ? { charged: charge.value, tokens: { prompt: prompt as number, completion: completion as number } }
+    : undefined;
+}
+
+/**
+ * PTS-007 on one call: its charge beside its usage at its model's prices read just before the call and
+ * again just after it ("Every request is bound to the price snapshot valid when it was confirmed": the
+ * same prices in both reads are that snapshot). `unjudged` says why it is not judged; else `problem` is
+ * the finding where the charge disagrees. The one judgement of a live run and of a capture.
+ */
+export function chargeJudgement(
+  path: string,
+  model: string,
+  charge: CallCharge,
+  before: Prices,
+  after: Prices | undefined,
+): { unjudged: string } | { problem?: Omit<Finding, 'id'> } {
+  const same = (a?: Decimal, b?: Decimal) => (a && b ? a.equals(b) : a === b);
+  if (!after || !same(after.request, before.request) || !same(after.response, before.response))
+    return { unjudged: `the prices of ${model} changed around the call` };
+  const { charged, tokens } = charge;
+  if (!before.response && tokens.completion > 0)
+    return {
+      unjudged: `the catalog gives no response price for ${model}, whose reply counts ${tokens.completion} completion tokens`,
+    };
+  const prices = { request: before.request, response: before.response ?? before.request.times(0) };
+  const { exact, agrees } = chargeArithmetic(charged, tokens, prices);
+  if (agrees) return {};
+  return {
+    problem: {
+      message: `POST ${path} charged ${charged.toFixed()}, but ${tokens.prompt} prompt and ${tokens.completion} completion tokens at ${prices.request.toFixed()} and ${prices.response.toFixed()} points per million tokens cost ${exact.toFixed()}`,
+      pointer: '/billing/charged_points',
+      received: charged.toFixed(),
+      expected: `${exact.toFixed()} (rounded either way to the charge's own decimals)`,
+    },
+  };
 }

@@ -20,9 +20,14 @@ export {
 } from '../checks/json.ts';
 export { namedModelProblem } from '../checks/model-named.ts';
 export {
+  type CallCharge,
+  callCharge,
   chargeArithmetic,
+  chargeJudgement,
   isTokenCountName,
   judgePoints,
+  modelPrices,
+  type Prices,
   pointsFieldPointers,
   pointsFields,
   pointsFindings,

@@ -11,7 +11,14 @@ import type { Decimal } from 'decimal.js';
 import { entryIds, findCatalog, findField, findString, isPlainObject } from '../checks/json.ts';
 import { namedModelProblem } from '../checks/model-named.ts';
 import { CLIENT_CLOSED } from '../checks/per-exchange.ts';
-import { ExactDecimal } from '../checks/points.ts';
+import {
+  type CallCharge,
+  callCharge,
+  chargeJudgement,
+  ExactDecimal,
+  entryPrices,
+  type Prices,
+} from '../checks/points.ts';
 import {
   parseSse,
   streamEventProblems,
@@ -91,6 +98,10 @@ export interface ReplyFacts {
   charged?: string;
   /** A catalog's entry ids (GET /v1/models, /v1/media/models). */
   catalog?: string[];
+  /** A text catalog's prices by model id (PTS-007), as written (exact decimals). */
+  prices?: Array<{ id: string; request: string; response?: string }>;
+  /** A chat or embeddings reply's billing.charged_points, as written, and the counts its prices apply to. */
+  charge?: { charged: string; prompt: number; completion: number };
   /** A usage listing's records (GET /v1/usage). */
   records?: Array<Record<string, unknown>>;
   /** A balance's total, held and available points (GET /v1/balance, all three as exact decimals), as written. */
@@ -134,6 +145,21 @@ export function replyFacts(
     // A reply that holds no list at all is no catalog: nothing learnt (an empty catalog is an empty list).
     const list = findCatalog(json);
     if (list) facts.catalog = list.entries.flatMap(entryIds);
+    if (list && path === '/v1/models')
+      facts.prices = list.entries.flatMap((e) => {
+        const p = entryPrices(e);
+        return p
+          ? entryIds(e).map((id) => ({
+              id,
+              request: p.request.toString(),
+              ...(p.response ? { response: p.response.toString() } : {}),
+            }))
+          : [];
+      });
+  }
+  if (method === 'POST') {
+    const charge = callCharge(path, json);
+    if (charge) facts.charge = { charged: charge.charged.toString(), ...charge.tokens };
   }
   if (method === 'GET' && path === '/v1/usage') facts.records = listedRecords(json);
   if (method === 'POST' && TEXT_CALLS.includes(path)) {
@@ -247,6 +273,11 @@ export const TRAFFIC_RULES: ReadonlyArray<{ id: string; needs: string }> = uniqu
   { id: 'MJOB-025', needs: 'a media job read again after a terminal status' },
   { id: 'PTS-006', needs: 'GET /v1/usage read twice by one key, showing the same record' },
   {
+    id: 'PTS-007',
+    needs:
+      'a chat or embeddings reply with usage and billing.charged_points between two whole GET /v1/models reads by its key that price its model alike',
+  },
+  {
     id: 'USAGE-080',
     needs:
       'a chat, embedding or responses reply with billing.charged_points, then a GET /v1/usage record naming its X-Request-ID or id',
@@ -321,6 +352,21 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
+/** PTS-007: a priced call waiting for its key's next catalog read. */
+interface PendingCharge {
+  model: string;
+  path: string;
+  where: string;
+  /** Its model's prices in the key's catalog read before it. */
+  before: Prices;
+  /** When it ended (NaN: the capture gives no time). */
+  endedAt: number;
+  charge: CallCharge;
+}
+
+/** How many priced calls of one key wait for its next catalog read (a client that reads it rarely). */
+const PENDING_CHARGES = 256;
+
 /** A key's catalog as a capture showed it, and when that read ended (NaN: the capture gives no time). */
 interface KnownCatalog {
   ids: ReadonlySet<string>;
@@ -391,6 +437,13 @@ export class TrafficState {
   >();
   /** Media jobs already billed (USAGE-080): a job read charged again is not billed again. */
   private readonly billedJobs = new Recent<string, true>();
+  /** PTS-007: per key, the prices of its last whole catalog read (GET /v1/models) and when it ended. */
+  private readonly textPrices = new Recent<string, { prices: Map<string, Prices>; endedAt: number }>();
+  /**
+   * PTS-007: per key, its priced calls since that read (at most PENDING_CHARGES), each judged at the key's
+   * next catalog read: the prices read just before and again just after the call are its snapshot.
+   */
+  private readonly pendingCharges = new Recent<string, PendingCharge[]>();
 
   /**
    * `credentialsRecorded`: some request of the capture carries an Authorization header (not sanitized);
@@ -414,6 +467,8 @@ export class TrafficState {
       this.assetOwner,
       this.billed,
       this.billedJobs,
+      this.textPrices,
+      this.pendingCharges,
     ] as Array<Recent<string, unknown>>;
   }
 
@@ -674,6 +729,44 @@ export class TrafficState {
     }
   }
 
+  /**
+   * PTS-007 at a key's catalog read (GET /v1/models, whole, ending at `endedAt`): its calls since the read
+   * before are judged by both reads' prices (chargeJudgement, the live run's judgement), each that ended
+   * before this read started; this read's prices are then the key's. A call with no read after it in the
+   * capture, or whose times the capture does not give, is not judged.
+   */
+  private chargesAfter(
+    x: SequenceExchange,
+    endedAt: number,
+    where: string,
+    judged: string[],
+    findings: TrafficFinding[],
+  ): void {
+    const who = x.who!;
+    const prices = new Map<string, Prices>();
+    for (const p of x.res?.facts?.prices ?? [])
+      prices.set(p.id, {
+        request: new ExactDecimal(p.request),
+        ...(p.response !== undefined ? { response: new ExactDecimal(p.response) } : {}),
+      });
+    const started = Date.parse(x.startedAt);
+    for (const call of this.pendingCharges.get(who) ?? []) {
+      if (!(call.endedAt <= started)) continue;
+      const j = chargeJudgement(call.path, call.model, call.charge, call.before, prices.get(call.model));
+      if ('unjudged' in j) continue;
+      judged.push('PTS-007');
+      if (j.problem)
+        findings.push({
+          id: 'PTS-007',
+          message: `${call.where}: ${j.problem.message} (the catalog read before it and this one, ${where}, price it alike)`,
+          received: j.problem.received,
+          expected: j.problem.expected,
+        });
+    }
+    this.pendingCharges.delete(who);
+    this.textPrices.set(who, { prices, endedAt });
+  }
+
   /** Catalogs (per key) and job statuses (MJOB-025) as the capture shows them. */
   private learn(
     x: SequenceExchange,
@@ -694,6 +787,32 @@ export class TrafficState {
       const ids = new Set(res.facts.catalog);
       const endedAt = Date.parse(x.startedAt) + (x.durationMs ?? 0);
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, { ids, endedAt });
+      if (path === '/v1/models') this.chargesAfter(x, endedAt, where, judged, findings);
+    }
+    // PTS-007: a priced call of a key whose catalog was read before it waits for the key's next read.
+    const charge = res.facts?.charge;
+    const body = isPlainObject(x.json) ? x.json : undefined;
+    if (x.method === 'POST' && charge && x.who && typeof body?.model === 'string') {
+      const read = this.textPrices.get(x.who);
+      const before = read?.prices.get(body.model);
+      const started = Date.parse(x.startedAt);
+      if (read && before && started >= read.endedAt) {
+        const pending = this.pendingCharges.get(x.who) ?? [];
+        if (pending.length < PENDING_CHARGES) {
+          pending.push({
+            model: body.model,
+            path,
+            where,
+            before,
+            endedAt: started + (x.durationMs ?? 0),
+            charge: {
+              charged: new ExactDecimal(charge.charged),
+              tokens: { prompt: charge.prompt, completion: charge.completion },
+            },
+          });
+          this.pendingCharges.set(x.who, pending);
+        }
+      }
     }
     if (x.method === 'GET' && path === '/v1/usage' && x.who) {
       const seen = this.usage.get(x.who) ?? new Map<string, string>();
