@@ -789,10 +789,15 @@ export class TrafficState {
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, { ids, endedAt });
       if (path === '/v1/models') this.chargesAfter(x, endedAt, where, judged, findings);
     }
-    // PTS-007: a priced call of a key whose catalog was read before it waits for the key's next read.
+    // PTS-007: a priced call of a key whose catalog was read before it waits for the key's next read. A
+    // repeat under an Idempotency-Key the capture showed before is no call of its own: its reply may be
+    // the stored one, or say what the repeat itself cost (what a replay's billing says is not shown).
     const charge = res.facts?.charge;
     const body = isPlainObject(x.json) ? x.json : undefined;
-    if (x.method === 'POST' && charge && x.who && typeof body?.model === 'string') {
+    const keyed = keySlot(x);
+    const firstOfKey = keyed === undefined ? undefined : this.firstOfKey.get(keyed);
+    const keyRepeated = firstOfKey !== undefined && firstOfKey.where !== x.where;
+    if (x.method === 'POST' && charge && x.who && typeof body?.model === 'string' && !keyRepeated) {
       const read = this.textPrices.get(x.who);
       const before = read?.prices.get(body.model);
       const started = Date.parse(x.startedAt);

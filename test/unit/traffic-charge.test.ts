@@ -88,6 +88,18 @@ describe('PTS-007 in a capture', () => {
     );
   });
 
+  it('judges a call under an Idempotency-Key once: its repeat may say what the repeat cost', () => {
+    const keyed = (charged: string) => {
+      const x = chat(charged);
+      x.headers = { 'idempotency-key': 'task-1' };
+      return x;
+    };
+    expect(judge(catalog('2', '4'), keyed('0.004'), keyed('0'), catalog('2', '4'))).toEqual({
+      judged: 1,
+      findings: [],
+    });
+  });
+
   it('leaves it not judged where the prices changed, no read follows, or the call began before the read', () => {
     expect(judge(catalog('2', '4'), chat('4'), catalog('3', '4'))).toEqual({ judged: 0, findings: [] });
     expect(judge(catalog('2', '4'), chat('4'))).toEqual({ judged: 0, findings: [] });
