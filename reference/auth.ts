@@ -178,7 +178,9 @@ async function keyHook(
   const scopes = outcome.key.scopes;
   // Unknown paths get their 404 whatever the scopes.
   const decided = scopeDecision(ctx, outcome.key.role ?? '', endpointOf(request));
-  if (scoped && scopes && !request.is404 && !(decided ?? scopeAllows(ctx, scopes, path))) {
+  // Fault scoped-keys-refused: a key restricted by scope is refused everywhere, inside its scope too.
+  const refusedAll = ctx.fault === 'scoped-keys-refused';
+  if (scoped && scopes && !request.is404 && (refusedAll || !(decided ?? scopeAllows(ctx, scopes, path)))) {
     // Variant scope-404-on-ids: the lookup runs in the key's scope first, where nothing is visible:
     // a path naming a resource id answers 404 (the order of lookup and scope check is not shown).
     if (isVariant(ctx, 'scope-404-on-ids') && request.routeOptions.url?.includes(':'))

@@ -152,3 +152,40 @@ describe('a refusal of a ticket or an order is judged only beside an accepted on
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
+
+// A key restricted by scope refused outside its scope proves the scope rule only where the same key is
+// accepted inside its scope (a key not provisioned is refused everywhere: fault scoped-keys-refused).
+describe("a restricted key's refusal is judged only beside its acceptance inside its scope", () => {
+  it('SCOPE-001: keys refused everywhere leave the refusals not run; the reference judges them', async () => {
+    const filter = 'is refused outside its scope: GET /v1/models';
+    /** The outcomes of the five restricted keys' tests (each key but the models one), sorted. */
+    const outcomes = (out: string) =>
+      (
+        JSON.parse(readFileSync(join(dir, out, 'summary.json'), 'utf8')) as {
+          tests: Array<{ title: string; outcome: string; reason?: string }>;
+        }
+      ).tests
+        .filter((t) => t.title.endsWith(filter))
+        .map((t) =>
+          t.outcome === 'not_run' ? `not_run: ${t.reason?.replace(/ inside its scope.*/, '')}` : t.outcome,
+        )
+        .sort();
+    const refusing = await startReference({ port: 0, fault: 'scoped-keys-refused' });
+    try {
+      const all = await outcome(refusing, 'scoped-refused', filter, 'SCOPE-001');
+      // The balance, usage and support keys have a read their scope alone covers; the inference and
+      // media keys none (their calls are billable, their reads name an id or share a scope): judged as before.
+      expect(outcomes('scoped-refused'), all.r.stdout).toEqual([
+        'not_run: the control (GET /v1/balance',
+        'not_run: the control (GET /v1/support/tickets',
+        'not_run: the control (GET /v1/usage',
+        'passed',
+        'passed',
+      ]);
+    } finally {
+      await refusing.close();
+    }
+    const judged = await outcome(ref, 'scoped-accepted', filter, 'SCOPE-001');
+    expect(outcomes('scoped-accepted'), judged.r.stdout).toEqual(Array(5).fill('passed'));
+  });
+});

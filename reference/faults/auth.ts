@@ -217,6 +217,17 @@ export const AUTH_FAULTS = [
       },
     },
   },
+  // auth.ts: keys restricted by scope refused everywhere (not provisioned), inside their scope too: their
+  // refusals outside it are then not run, beside no accepted control (test/case-controls.test.ts)
+  {
+    name: 'scoped-keys-refused',
+    description: 'every key restricted by scope is refused 403 insufficient_scope, inside its scope too',
+    breaks: ['SCOPE-002'],
+    probe: {
+      request: req.call('/v1/balance', { role: 'restricted_balance' }),
+      holds: (r) => r.status === 403,
+    },
+  },
   // auth.ts: the balance scope no longer covers GET /v1/balance
   {
     name: 'scope-too-strict',

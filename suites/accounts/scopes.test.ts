@@ -12,6 +12,7 @@ import {
   label,
   probeRequest,
   type Role,
+  refusalControl,
 } from '../../src/suite/index.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
@@ -58,7 +59,19 @@ async function send(t: CheckContext, e: Endpoint, role: Role) {
   return t.request(e.method, concretePath(e), { ...valid, as: role, refusal: true });
 }
 
+/**
+ * The control of a restricted key's refusals: the same key accepted inside its own scope, by a read the
+ * scope alone covers (a key that is not live, or not provisioned, is refused everywhere: 401 or 403 would
+ * pass every refusal). A scope with no such read (inference: its calls are billable) has none.
+ */
+const insideRead = (scope: string) =>
+  businessForms().find(
+    ({ e }) =>
+      e.effect === 'read' && e.scopes?.length === 1 && e.scopes[0] === scope && !e.path.includes('{'),
+  )?.e;
+
 for (const [role, scope] of RESTRICTED) {
+  const inside = insideRead(scope);
   group(`a key restricted to ${scope}`, () => {
     for (const { e, name } of businessForms()) {
       const scopes = e.scopes ?? [];
@@ -90,6 +103,12 @@ for (const [role, scope] of RESTRICTED) {
                 `${name} (scope ${scopes.join(' or ')}) with a key restricted to ${scope}`,
                 { expected: refusals.length > 2 ? '403, 401 or 404' : '403 (or 401)', family: 'scope' },
               );
+            if (inside && refusals.includes(res.status))
+              await refusalControl(t, {
+                table: `inside the scope of ${role}`,
+                what: `${label(inside)} inside its scope ${scope} with the same key`,
+                send: () => send(t, inside, role),
+              });
           },
         );
       } else if (scopes.length === 1 && e.effect === 'read' && !e.path.includes('{')) {
