@@ -100,7 +100,12 @@ export function resolveModel(ctx: RefContext, account: Account, id: string, kind
         : 'wrong_endpoint_type';
     return { error, message: `${id} cannot be used with ${endpoint}.` };
   }
-  if (kind === 'responses' && !caps.includes('responses') && ctx.fault !== 'responses-any-model') {
+  // Fault responses-refused: no model is served on /v1/responses, those with native support neither.
+  const refusedAll = kind === 'responses' && ctx.fault === 'responses-refused';
+  if (
+    (kind === 'responses' && !caps.includes('responses') && ctx.fault !== 'responses-any-model') ||
+    refusedAll
+  ) {
     return {
       error: 'unsupported_endpoint',
       message: `${id} does not support native responses calls; use /v1/chat/completions.`,

@@ -189,3 +189,20 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
     expect(outcomes('scoped-accepted'), judged.r.stdout).toEqual(Array(5).fill('passed'));
   });
 });
+
+// RSP-002's refusal of a model without native responses support stands beside the same call for a model
+// with it, accepted: an endpoint that refuses every model (fault responses-refused) proves nothing of it.
+describe('a refusal on /v1/responses is judged only beside a native model accepted', () => {
+  it('RSP-002: an endpoint refusing every model leaves it not run; the reference judges it', async () => {
+    const refusing = await startReference({ port: 0, fault: 'responses-refused' });
+    try {
+      const all = await outcome(refusing, 'responses-refused', 'RSP-002', 'RSP-002');
+      expect(all.outcome, all.r.stdout).toBe('not_run');
+      expect(all.r.stdout).toMatch(/native responses support\)\) was answered 400/);
+    } finally {
+      await refusing.close();
+    }
+    const judged = await outcome(ref, 'responses-native', 'RSP-002', 'RSP-002');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});

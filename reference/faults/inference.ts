@@ -867,6 +867,18 @@ export const INFERENCE_FAULTS = [
       },
     },
   },
+  // inference.ts resolveModel: /v1/responses refuses every model, those with native support too (the
+  // refusals of RSP-002 are then not run, beside no accepted control: test/case-controls.test.ts)
+  {
+    name: 'responses-refused',
+    description:
+      'every /v1/responses call is refused 400 unsupported_endpoint, for models with native responses support too',
+    breaks: ['RSP-001'],
+    probe: {
+      request: req.responses(),
+      holds: (r) => r.status === 400,
+    },
+  },
 ] as const satisfies readonly Fault[];
 
 export const INFERENCE_VARIANTS = [

@@ -8,6 +8,7 @@ import {
   isSuccess,
   judgeNamedModel,
   parseSse,
+  refusalControl,
   streamEventProblems,
   streamedModel,
   TERMINAL_EVENTS,
@@ -61,7 +62,22 @@ check(
   async (t) => {
     const model = await t.hint('no_responses');
     const res = await t.post(PATH, { model, input: 'Say ok.', max_output_tokens: 16 });
-    expectStatus(t, res, 'RSP-002', '4xx', `a responses call for ${model} (no native responses support)`);
+    const refused = expectStatus(
+      t,
+      res,
+      'RSP-002',
+      '4xx',
+      `a responses call for ${model} (no native responses support)`,
+    );
+    // Beside the same call for a model with native support, accepted: not an endpoint refusing all.
+    if (refused) {
+      const native = await t.hint('responses');
+      await refusalControl(t, {
+        table: 'responses call',
+        what: `the same responses call for ${native} (native responses support)`,
+        send: () => t.post(PATH, { model: native, input: 'Say ok.', max_output_tokens: 16 }),
+      });
+    }
   },
 );
 
