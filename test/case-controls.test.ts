@@ -47,6 +47,19 @@ async function outcome(
   return { r, outcome: summary.requirements[id]?.outcome };
 }
 
+/** `fn` with a reference started with `opts` (a fault or a variant), closed after. */
+async function withReference<T>(
+  opts: { fault: string } | { variant: string },
+  fn: (target: Reference) => Promise<T>,
+): Promise<T> {
+  const target = await startReference({ port: 0, ...opts });
+  try {
+    return await fn(target);
+  } finally {
+    await target.close();
+  }
+}
+
 const chat008 = (chatHint: string, name: string) =>
   outcome(ref, name, 'CHAT-008', 'CHAT-008', { hints: { ...ref.hints, chat: chatHint } });
 
@@ -94,14 +107,11 @@ describe('a test selected alone is judged as in the whole run', () => {
 // (fault spend-guard-403-embeddings), not the key's own refusal "not shown" (as it was before).
 describe('a refusal after the same call was accepted is the guard', () => {
   it('RATE-005: the embedding call refused 403 past the guard, selected alone, fails', async () => {
-    const faulty = await startReference({ port: 0, fault: 'spend-guard-403-embeddings' });
-    try {
+    await withReference({ fault: 'spend-guard-403-embeddings' }, async (faulty) => {
       const alone = await outcome(faulty, 'guard-403', 'RATE-005 answers embedding calls', 'RATE-005');
       expect(alone.outcome, alone.r.stdout).toBe('failed');
       expect(alone.r.stdout).toMatch(/had made accepted was refused 403/);
-    } finally {
-      await faulty.close();
-    }
+    });
   });
 });
 
@@ -111,14 +121,11 @@ describe('a refusal after the same call was accepted is the guard', () => {
 describe('a comparison of nothing is not run', () => {
   it('ISO-002: lists whose records name nothing are not run; lists with ids are judged and pass', async () => {
     const iso002 = (target: Reference, name: string) => outcome(target, name, 'ISO-002', 'ISO-002');
-    const bare = await startReference({ port: 0, variant: 'records-bare' });
-    try {
+    await withReference({ variant: 'records-bare' }, async (bare) => {
       const unshown = await iso002(bare, 'records-bare');
       expect(unshown.outcome, unshown.r.stdout).toBe('not_run');
       expect(unshown.r.stdout).toMatch(/no usage or ledger record of the other tenant names itself/);
-    } finally {
-      await bare.close();
-    }
+    });
     const judged = await iso002(ref, 'records-named');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
@@ -129,16 +136,13 @@ describe('a comparison of nothing is not run', () => {
 // the deployment's minimum makes an amount known valid.
 describe('a refusal of a ticket or an order is judged only beside an accepted one', () => {
   it('TICKET-003: a target refusing every ticket leaves the refusals not run; the reference judges them', async () => {
-    const refusing = await startReference({ port: 0, fault: 'tickets-refused' });
-    try {
+    await withReference({ fault: 'tickets-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'tickets-refused', 'refuses the category sales', 'TICKET-003');
       expect(all.outcome, all.r.stdout).toBe('not_run');
       expect(all.r.stdout).toMatch(
         /the control \(the table's base request to \/v1\/support\/tickets\) was answered 400/,
       );
-    } finally {
-      await refusing.close();
-    }
+    });
     const judged = await outcome(ref, 'tickets-accepted', 'refuses the category sales', 'TICKET-003');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
@@ -170,8 +174,7 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
           t.outcome === 'not_run' ? `not_run: ${t.reason?.replace(/ inside its scope.*/, '')}` : t.outcome,
         )
         .sort();
-    const refusing = await startReference({ port: 0, fault: 'scoped-keys-refused' });
-    try {
+    await withReference({ fault: 'scoped-keys-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'scoped-refused', filter, 'SCOPE-001');
       // The balance, usage and support keys have a read their scope alone covers; the inference and
       // media keys none (their calls are billable, their reads name an id or share a scope): judged as before.
@@ -182,9 +185,7 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
         'passed',
         'passed',
       ]);
-    } finally {
-      await refusing.close();
-    }
+    });
     const judged = await outcome(ref, 'scoped-accepted', filter, 'SCOPE-001');
     expect(outcomes('scoped-accepted'), judged.r.stdout).toEqual(Array(5).fill('passed'));
   });
@@ -194,14 +195,11 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
 // with it, accepted: an endpoint that refuses every model (fault responses-refused) proves nothing of it.
 describe('a refusal on /v1/responses is judged only beside a native model accepted', () => {
   it('RSP-002: an endpoint refusing every model leaves it not run; the reference judges it', async () => {
-    const refusing = await startReference({ port: 0, fault: 'responses-refused' });
-    try {
+    await withReference({ fault: 'responses-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'responses-refused', 'RSP-002', 'RSP-002');
       expect(all.outcome, all.r.stdout).toBe('not_run');
       expect(all.r.stdout).toMatch(/native responses support\)\) was answered 400/);
-    } finally {
-      await refusing.close();
-    }
+    });
     const judged = await outcome(ref, 'responses-native', 'RSP-002', 'RSP-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
