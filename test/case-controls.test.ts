@@ -204,3 +204,18 @@ describe('a refusal on /v1/responses is judged only beside a native model accept
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
+
+// An upload's refusal stands beside a valid file of its kind uploaded by the same key: uploads refused
+// altogether (fault uploads-refused) prove nothing of the Content-Type rule.
+describe('an upload refusal is judged only beside a valid upload accepted', () => {
+  it('MIN-004: uploads refused altogether leave it not run; the reference judges it', async () => {
+    const filter = 'refuses a Content-Type outside the four media types';
+    await withReference({ fault: 'uploads-refused' }, async (refusing) => {
+      const all = await outcome(refusing, 'uploads-refused', filter, 'MIN-004');
+      expect(all.outcome, all.r.stdout).toBe('not_run');
+      expect(all.r.stdout).toMatch(/a valid image, with the same key\) was answered 415/);
+    });
+    const judged = await outcome(ref, 'uploads-accepted', filter, 'MIN-004');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});

@@ -665,6 +665,14 @@ export const MEDIA_FAULTS = [
       holds: (r) => r.body?.input?.content_type === 'image/png',
     },
   },
+  // routes/media-inputs.ts: every upload refused 415, valid ones too (the upload refusals are then not run,
+  // beside no accepted control: test/case-controls.test.ts)
+  {
+    name: 'uploads-refused',
+    description: 'every media upload is refused 415 unsupported_media_type, valid files too',
+    breaks: ['MIN-085'],
+    probe: { request: req.upload('png-64x48.png'), holds: (r) => r.status === 415 },
+  },
   // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
   {
     name: 'sha-uppercase',

@@ -159,7 +159,8 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const account = callerOf(request).account;
     withHistory();
     const upload = request.body;
-    if (!isUpload(upload))
+    // Fault uploads-refused: every upload is refused as of an unsupported type, the valid ones too.
+    if (!isUpload(upload) || ctx.fault === 'uploads-refused')
       return sendError(
         reply,
         ctx,

@@ -7,8 +7,10 @@ import {
   documentedViolations,
   expectStatus,
   type HttpResponse,
+  isClientError,
   isPlainObject,
   isSuccess,
+  refusalControl,
   sample,
   segment,
   upload,
@@ -95,13 +97,31 @@ check(
   },
 );
 
+/** A valid file of each kind: what the control of an upload's refusal sends. */
+const VALID_UPLOAD = { image: 'png-64x48.png', video: 'h264-2s.mp4' } as const;
+
+/**
+ * The control of an upload's refusal: a valid file of the same kind uploaded by the same key, accepted
+ * (a key that cannot upload at all, or uploads barred, would pass every refusal). Once per kind and worker.
+ */
+async function uploadControl(t: CheckContext, refused: HttpResponse, file: string): Promise<void> {
+  if (!isClientError(refused.status) || refused.status === 429) return;
+  const kind = file.endsWith('.mp4') ? 'video' : 'image';
+  await refusalControl(t, {
+    table: `upload of a valid ${kind}`,
+    what: `uploading ${VALID_UPLOAD[kind]}, a valid ${kind}, with the same key`,
+    send: async () => (await upload(t, VALID_UPLOAD[kind])).res,
+  });
+}
+
 check(
   { ids: ['MIN-004'], effect: 'write' },
   'refuses a Content-Type outside the four media types',
   async (t) => {
     for (const ct of ['image/gif', 'application/octet-stream', 'text/plain']) {
       const u = await upload(t, 'png-64x48.png', { contentType: ct });
-      expectStatus(t, u.res, 'MIN-004', '4xx', `an upload declared as ${ct}`);
+      if (expectStatus(t, u.res, 'MIN-004', '4xx', `an upload declared as ${ct}`))
+        await uploadControl(t, u.res, 'png-64x48.png');
     }
   },
 );
@@ -119,7 +139,7 @@ async function refusedSomewhere(
   opts: { contentType?: string } = {},
 ) {
   const u = await upload(t, file, opts);
-  if (t.refusal(u.res, what)) return;
+  if (t.refusal(u.res, what)) return uploadControl(t, u.res, file);
   if (!u.id)
     return t.violate(id, `${what}: the upload was answered ${u.res.status}`, {
       received: u.res.status,
@@ -386,7 +406,7 @@ check(
     const what = 'uploading an empty body (0 bytes) declared image/png';
     const u = await upload(t, 'png-1x1.png', { data: Buffer.alloc(0), contentType: 'image/png' });
     if (t.notJudged429(u.res, what)) return;
-    expectStatus(t, u.res, 'MIN-014', '4xx', what);
+    if (expectStatus(t, u.res, 'MIN-014', '4xx', what)) await uploadControl(t, u.res, 'png-1x1.png');
   },
 );
 
