@@ -23,13 +23,13 @@ beforeAll(async () => {
 });
 afterAll(() => ref.close());
 
-/** One requirement's outcome in a run of `filter` against `target` (with `limits` in place of its own). */
+/** One requirement's outcome in a run of `filter` against `target` (with `over`'s hints, limits or keys in place of its own). */
 async function outcome(
   target: Reference,
   name: string,
   filter: string,
   id: string,
-  over: Partial<Pick<Reference, 'hints' | 'limits'>> = {},
+  over: Partial<Pick<Reference, 'hints' | 'limits' | 'keys'>> = {},
 ) {
   const file = join(dir, `${name}.yaml`);
   const env = writeRefTargets({ ...target, ...over }, file);
@@ -216,6 +216,39 @@ describe('an upload refusal is judged only beside a valid upload accepted', () =
       expect(all.r.stdout).toMatch(/a valid image, with the same key\) was answered 415/);
     });
     const judged = await outcome(ref, 'uploads-accepted', filter, 'MIN-004');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});
+
+// A comparison of nothing is no pass (as ISO-002's above): two enterprise keys that cannot read the balance,
+// the usage or the ledger (here: keys the target does not know) show nothing of one shared account.
+describe('a sharing of nothing is not run', () => {
+  it('ENT-001: keys that read nothing leave it not run; the reference judges it', async () => {
+    const filter = 'shows two keys of one enterprise account one balance';
+    const keys = {
+      ...ref.keys,
+      enterprise: 'sk-unknown-enterprise-1',
+      enterprise_second: 'sk-unknown-enterprise-2',
+    };
+    const unread = await outcome(ref, 'ent-unread', filter, 'ENT-001', { keys });
+    expect(unread.outcome, unread.r.stdout).toBe('not_run');
+    expect(unread.r.stdout).toMatch(/could be read by both keys: one balance, usage and ledger not shown/);
+    const judged = await outcome(ref, 'ent-read', filter, 'ENT-001');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});
+
+// An asset refused to another tenant and to a request without a key shows the rule only where its owner
+// is served it: an asset route that answers nobody (fault asset-not-served) refuses all three alike.
+describe("an asset's refusals are judged only beside its owner served", () => {
+  it('MASSET-002: an asset served to nobody leaves them not run; the reference judges them', async () => {
+    const filter = 'keeps jobs and assets to their owner and behind the key';
+    await withReference({ fault: 'asset-not-served' }, async (unserved) => {
+      const none = await outcome(unserved, 'asset-unserved', filter, 'MASSET-002');
+      expect(none.outcome, none.r.stdout).toBe('not_run');
+      expect(none.r.stdout).toMatch(/the asset was answered 404 to its owner/);
+    });
+    const judged = await outcome(ref, 'asset-served', filter, 'MASSET-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });

@@ -313,6 +313,13 @@ check(
     const assetId = trace.last?.asset_id;
     if (typeof assetId !== 'string') return t.skip(unfinished(t, trace));
     const path = `/v1/media/assets/${segment(assetId, 'asset id')}`;
+    // The control of both refusals below: the asset served to its owner (an assets route that answers
+    // nobody would refuse the other tenant and the keyless request alike).
+    const own = await t.get(path);
+    if (!isSuccess(own.status))
+      return t.skip(
+        `the asset was answered ${own.status} to its owner: a refusal to another tenant or without a key shows nothing of the rule`,
+      );
     if (!mayBeOwnId(assetId)) {
       const theirs = await t.get(path, { as: 'other_tenant' });
       expectStatus(t, theirs, 'MASSET-003', [403, 404], 'another tenant reading the asset');
