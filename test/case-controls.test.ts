@@ -63,6 +63,50 @@ async function withReference<T>(
 const chat008 = (chatHint: string, name: string) =>
   outcome(ref, name, 'CHAT-008', 'CHAT-008', { hints: { ...ref.hints, chat: chatHint } });
 
+/**
+ * The plain reference's side of the controls below, in one run: each test's selection on the reference,
+ * where each is judged and passes (one CLI run for all of them, not one each: the same tests run).
+ */
+const ON_REFERENCE = [
+  'CHAT-008',
+  'ISO-002',
+  'refuses the category sales',
+  'PAY-005',
+  'is refused outside its scope: GET /v1/models',
+  'RSP-002',
+  'refuses a Content-Type outside the four media types',
+  'shows two keys of one enterprise account one balance',
+  'keeps jobs and assets to their owner and behind the key',
+];
+let onReference: Promise<{ stdout: string; summary: Summary }> | undefined;
+function referenceRun(): Promise<{ stdout: string; summary: Summary }> {
+  onReference ??= (async () => {
+    const file = join(dir, 'on-reference.yaml');
+    const env = writeRefTargets(ref, file);
+    const out = join(dir, 'on-reference');
+    const r = await runCli(
+      [
+        ...['--targets', file, '--target', 'ref', '--allow', 'all'],
+        ...['--filter', `(${ON_REFERENCE.join('|')})`, '--report-dir', out],
+      ],
+      env,
+    );
+    return { stdout: r.stdout, summary: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) };
+  })();
+  return onReference;
+}
+
+interface Summary {
+  requirements: Record<string, { outcome: string }>;
+  tests: Array<{ title: string; outcome: string; reason?: string }>;
+}
+
+/** A requirement's outcome in the plain reference's run of the selections above. */
+async function onReferenceOutcome(id: string) {
+  const { stdout, summary } = await referenceRun();
+  return { r: { stdout }, outcome: summary.requirements[id]?.outcome };
+}
+
 describe('case tables: a refusal row is judged only beside its accepted control', () => {
   it('CHAT-008: refusals of a target that refuses the base request too are not run, never passed', async () => {
     const refusesAll = await chat008(ref.hints.embedding!, 'refuses-all');
@@ -70,7 +114,7 @@ describe('case tables: a refusal row is judged only beside its accepted control'
     expect(refusesAll.r.stdout).toMatch(
       /the control \(the table's base request to \/v1\/chat\/completions\) was answered 404/,
     );
-    const control = await chat008(ref.hints.chat!, 'accepts-base');
+    const control = await onReferenceOutcome('CHAT-008');
     expect(control.outcome, control.r.stdout).toBe('passed');
   });
 });
@@ -126,7 +170,7 @@ describe('a comparison of nothing is not run', () => {
       expect(unshown.outcome, unshown.r.stdout).toBe('not_run');
       expect(unshown.r.stdout).toMatch(/no usage or ledger record of the other tenant names itself/);
     });
-    const judged = await iso002(ref, 'records-named');
+    const judged = await onReferenceOutcome('ISO-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
@@ -143,7 +187,7 @@ describe('a refusal of a ticket or an order is judged only beside an accepted on
         /the control \(the table's base request to \/v1\/support\/tickets\) was answered 400/,
       );
     });
-    const judged = await outcome(ref, 'tickets-accepted', 'refuses the category sales', 'TICKET-003');
+    const judged = await onReferenceOutcome('TICKET-003');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 
@@ -152,7 +196,7 @@ describe('a refusal of a ticket or an order is judged only beside an accepted on
     const without = await outcome(ref, 'orders-no-min', 'PAY-005', 'PAY-005', { limits: unstated });
     expect(without.outcome, without.r.stdout).toBe('not_run');
     expect(without.r.stdout).toMatch(/no amount is known to be valid without the deployment's minimum/);
-    const judged = await outcome(ref, 'orders-min', 'PAY-005', 'PAY-005');
+    const judged = await onReferenceOutcome('PAY-005');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
@@ -163,22 +207,20 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
   it('SCOPE-001: keys refused everywhere leave the refusals not run; the reference judges them', async () => {
     const filter = 'is refused outside its scope: GET /v1/models';
     /** The outcomes of the five restricted keys' tests (each key but the models one), sorted. */
-    const outcomes = (out: string) =>
-      (
-        JSON.parse(readFileSync(join(dir, out, 'summary.json'), 'utf8')) as {
-          tests: Array<{ title: string; outcome: string; reason?: string }>;
-        }
-      ).tests
+    const outcomes = (tests: Summary['tests']) =>
+      tests
         .filter((t) => t.title.endsWith(filter))
         .map((t) =>
           t.outcome === 'not_run' ? `not_run: ${t.reason?.replace(/ inside its scope.*/, '')}` : t.outcome,
         )
         .sort();
+    const testsIn = (out: string) =>
+      (JSON.parse(readFileSync(join(dir, out, 'summary.json'), 'utf8')) as Summary).tests;
     await withReference({ fault: 'scoped-keys-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'scoped-refused', filter, 'SCOPE-001');
       // The balance, usage and support keys have a read their scope alone covers; the inference and
       // media keys none (their calls are billable, their reads name an id or share a scope): judged as before.
-      expect(outcomes('scoped-refused'), all.r.stdout).toEqual([
+      expect(outcomes(testsIn('scoped-refused')), all.r.stdout).toEqual([
         'not_run: the control (GET /v1/balance',
         'not_run: the control (GET /v1/support/tickets',
         'not_run: the control (GET /v1/usage',
@@ -186,8 +228,8 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
         'passed',
       ]);
     });
-    const judged = await outcome(ref, 'scoped-accepted', filter, 'SCOPE-001');
-    expect(outcomes('scoped-accepted'), judged.r.stdout).toEqual(Array(5).fill('passed'));
+    const judged = await referenceRun();
+    expect(outcomes(judged.summary.tests), judged.stdout).toEqual(Array(5).fill('passed'));
   });
 });
 
@@ -200,7 +242,7 @@ describe('a refusal on /v1/responses is judged only beside a native model accept
       expect(all.outcome, all.r.stdout).toBe('not_run');
       expect(all.r.stdout).toMatch(/native responses support\)\) was answered 400/);
     });
-    const judged = await outcome(ref, 'responses-native', 'RSP-002', 'RSP-002');
+    const judged = await onReferenceOutcome('RSP-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
@@ -215,7 +257,7 @@ describe('an upload refusal is judged only beside a valid upload accepted', () =
       expect(all.outcome, all.r.stdout).toBe('not_run');
       expect(all.r.stdout).toMatch(/a valid image, with the same key\) was answered 415/);
     });
-    const judged = await outcome(ref, 'uploads-accepted', filter, 'MIN-004');
+    const judged = await onReferenceOutcome('MIN-004');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
@@ -233,7 +275,7 @@ describe('a sharing of nothing is not run', () => {
     const unread = await outcome(ref, 'ent-unread', filter, 'ENT-001', { keys });
     expect(unread.outcome, unread.r.stdout).toBe('not_run');
     expect(unread.r.stdout).toMatch(/could be read by both keys: one balance, usage and ledger not shown/);
-    const judged = await outcome(ref, 'ent-read', filter, 'ENT-001');
+    const judged = await onReferenceOutcome('ENT-001');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
@@ -248,7 +290,7 @@ describe("an asset's refusals are judged only beside its owner served", () => {
       expect(none.outcome, none.r.stdout).toBe('not_run');
       expect(none.r.stdout).toMatch(/the asset was answered 404 to its owner/);
     });
-    const judged = await outcome(ref, 'asset-served', filter, 'MASSET-002');
+    const judged = await onReferenceOutcome('MASSET-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });
