@@ -60,9 +60,6 @@ async function withReference<T>(
   }
 }
 
-const chat008 = (chatHint: string, name: string) =>
-  outcome(ref, name, 'CHAT-008', 'CHAT-008', { hints: { ...ref.hints, chat: chatHint } });
-
 /**
  * The plain reference's side of the controls below, in one run: each test's selection on the reference,
  * where each is judged and passes (one CLI run for all of them, not one each: the same tests run).
@@ -109,7 +106,9 @@ async function onReferenceOutcome(id: string) {
 
 describe('case tables: a refusal row is judged only beside its accepted control', () => {
   it('CHAT-008: refusals of a target that refuses the base request too are not run, never passed', async () => {
-    const refusesAll = await chat008(ref.hints.embedding!, 'refuses-all');
+    const refusesAll = await outcome(ref, 'refuses-all', 'CHAT-008', 'CHAT-008', {
+      hints: { ...ref.hints, chat: ref.hints.embedding! },
+    });
     expect(refusesAll.outcome, refusesAll.r.stdout).toBe('not_run');
     expect(refusesAll.r.stdout).toMatch(
       /the control \(the table's base request to \/v1\/chat\/completions\) was answered 404/,
@@ -164,9 +163,8 @@ describe('a refusal after the same call was accepted is the guard', () => {
 // contract's named fields only), it says isolation was not shown, never passed; on the reference it is judged.
 describe('a comparison of nothing is not run', () => {
   it('ISO-002: lists whose records name nothing are not run; lists with ids are judged and pass', async () => {
-    const iso002 = (target: Reference, name: string) => outcome(target, name, 'ISO-002', 'ISO-002');
     await withReference({ variant: 'records-bare' }, async (bare) => {
-      const unshown = await iso002(bare, 'records-bare');
+      const unshown = await outcome(bare, 'records-bare', 'ISO-002', 'ISO-002');
       expect(unshown.outcome, unshown.r.stdout).toBe('not_run');
       expect(unshown.r.stdout).toMatch(/no usage or ledger record of the other tenant names itself/);
     });

@@ -352,6 +352,10 @@ function takeJudged(
   if (isProblem(j)) findings.push(findingAt(j, where));
 }
 
+/** When an exchange ended (ms; NaN where the capture gives no time). */
+const endOf = (x: Pick<SequenceExchange, 'startedAt' | 'durationMs'>): number =>
+  Date.parse(x.startedAt) + (x.durationMs ?? 0);
+
 /** PTS-007: a priced call waiting for its key's next catalog read. */
 interface PendingCharge {
   model: string;
@@ -785,7 +789,7 @@ export class TrafficState {
       res.facts?.catalog !== undefined
     ) {
       const ids = new Set(res.facts.catalog);
-      const endedAt = Date.parse(x.startedAt) + (x.durationMs ?? 0);
+      const endedAt = endOf(x);
       (path === '/v1/models' ? this.textCatalog : this.mediaCatalog).set(x.who, { ids, endedAt });
       if (path === '/v1/models') this.chargesAfter(x, endedAt, where, judged, findings);
     }
@@ -809,7 +813,7 @@ export class TrafficState {
             path,
             where,
             before,
-            endedAt: started + (x.durationMs ?? 0),
+            endedAt: endOf(x),
             charge: {
               charged: new ExactDecimal(charge.charged),
               tokens: { prompt: charge.prompt, completion: charge.completion },
@@ -902,7 +906,7 @@ export class TrafficState {
       this.assetOwner.set(job.asset_id, x.who);
     if (!unknown) {
       const later = !earlier && !Number.isNaN(at);
-      const end = at + (x.durationMs ?? 0);
+      const end = endOf(x);
       this.jobs.set(jobKey, {
         statuses: seen,
         at: later ? at : known.at,
