@@ -60,6 +60,10 @@ async function withReference<T>(
   }
 }
 
+/** A media job's refusal test of one model, and the acceptance test of the same model (its control). */
+const JOB_REFUSAL = 'wc-100033: refuses a job without a true acknowledgement';
+const JOB_ACCEPTANCE = 'wc-100033: accepts every valid value of its covering design';
+
 /**
  * The plain reference's side of the controls below, in one run: each test's selection on the reference,
  * where each is judged and passes (one CLI run for all of them, not one each: the same tests run).
@@ -74,6 +78,8 @@ const ON_REFERENCE = [
   'refuses a Content-Type outside the four media types',
   'shows two keys of one enterprise account one balance',
   'keeps jobs and assets to their owner and behind the key',
+  `${JOB_REFUSAL}|${JOB_ACCEPTANCE}`,
+  'refuses to delete an input an active job references',
 ];
 let onReference: Promise<{ stdout: string; summary: Summary }> | undefined;
 function referenceRun(): Promise<{ stdout: string; summary: Summary }> {
@@ -102,6 +108,20 @@ interface Summary {
 async function onReferenceOutcome(id: string) {
   const { stdout, summary } = await referenceRun();
   return { r: { stdout }, outcome: summary.requirements[id]?.outcome };
+}
+
+/**
+ * A fault whose target refuses the control too (every request of its kind) leaves `id` not run, saying
+ * `said`; the plain reference judges it and it passes.
+ */
+async function notRunBesideRefusedControl(fault: string, filter: string, id: string, said: RegExp) {
+  await withReference({ fault }, async (refusing) => {
+    const all = await outcome(refusing, fault, filter, id);
+    expect(all.outcome, all.r.stdout).toBe('not_run');
+    expect(all.r.stdout).toMatch(said);
+  });
+  const judged = await onReferenceOutcome(id);
+  expect(judged.outcome, judged.r.stdout).toBe('passed');
 }
 
 describe('case tables: a refusal row is judged only beside its accepted control', () => {
@@ -235,13 +255,12 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
 // with it, accepted: an endpoint that refuses every model (fault responses-refused) proves nothing of it.
 describe('a refusal on /v1/responses is judged only beside a native model accepted', () => {
   it('RSP-002: an endpoint refusing every model leaves it not run; the reference judges it', async () => {
-    await withReference({ fault: 'responses-refused' }, async (refusing) => {
-      const all = await outcome(refusing, 'responses-refused', 'RSP-002', 'RSP-002');
-      expect(all.outcome, all.r.stdout).toBe('not_run');
-      expect(all.r.stdout).toMatch(/native responses support\)\) was answered 400/);
-    });
-    const judged = await onReferenceOutcome('RSP-002');
-    expect(judged.outcome, judged.r.stdout).toBe('passed');
+    await notRunBesideRefusedControl(
+      'responses-refused',
+      'RSP-002',
+      'RSP-002',
+      /native responses support\)\) was answered 400/,
+    );
   });
 });
 
@@ -249,14 +268,12 @@ describe('a refusal on /v1/responses is judged only beside a native model accept
 // altogether (fault uploads-refused) prove nothing of the Content-Type rule.
 describe('an upload refusal is judged only beside a valid upload accepted', () => {
   it('MIN-004: uploads refused altogether leave it not run; the reference judges it', async () => {
-    const filter = 'refuses a Content-Type outside the four media types';
-    await withReference({ fault: 'uploads-refused' }, async (refusing) => {
-      const all = await outcome(refusing, 'uploads-refused', filter, 'MIN-004');
-      expect(all.outcome, all.r.stdout).toBe('not_run');
-      expect(all.r.stdout).toMatch(/a valid image, with the same key\) was answered 415/);
-    });
-    const judged = await onReferenceOutcome('MIN-004');
-    expect(judged.outcome, judged.r.stdout).toBe('passed');
+    await notRunBesideRefusedControl(
+      'uploads-refused',
+      'refuses a Content-Type outside the four media types',
+      'MIN-004',
+      /a valid image, with the same key\) was answered 415/,
+    );
   });
 });
 
@@ -290,5 +307,36 @@ describe("an asset's refusals are judged only beside its owner served", () => {
     });
     const judged = await onReferenceOutcome('MASSET-002');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});
+
+// A media job's refusals prove their rule only beside a job of the same model accepted somewhere in the
+// run: no job is bought for it (a write test; a job costs points and time), the acceptance tests' jobs are
+// the control, in any file or shard (src/report/requirements.ts). Where none was accepted, not judged.
+describe("a media job's refusals are judged only beside a job of its model accepted in the run", () => {
+  it('MJOB-001: a target refusing every job of the model leaves them not judged; beside its covering design accepted, judged', async () => {
+    const filter = `(${JOB_REFUSAL}|${JOB_ACCEPTANCE})`;
+    await withReference({ fault: 'model-jobs-refused' }, async (refusing) => {
+      const all = await outcome(refusing, 'model-jobs-refused', filter, 'MJOB-001');
+      expect(all.outcome, all.r.stdout).toBe('not_judged');
+    });
+    // The refusal test alone on the reference: no job of the model was accepted in that run either.
+    const alone = await outcome(ref, 'job-refusal-alone', JOB_REFUSAL, 'MJOB-001');
+    expect(alone.outcome, alone.r.stdout).toBe('not_judged');
+    const judged = await onReferenceOutcome('MJOB-001');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
+  });
+});
+
+// A delete refused while a job holds the input proves MIN-010 only where a delete of an input no job
+// references is accepted: a target refusing every delete (fault deletes-refused) refuses that one too.
+describe("an input's refused delete is judged only beside a free input deleted", () => {
+  it('MIN-010: deletes refused altogether leave it not run; the reference judges it', async () => {
+    await notRunBesideRefusedControl(
+      'deletes-refused',
+      'refuses to delete an input an active job references',
+      'MIN-010',
+      /the delete of a ready input no job references\) was answered 409/,
+    );
   });
 });

@@ -673,6 +673,33 @@ export const MEDIA_FAULTS = [
     breaks: ['MIN-085'],
     probe: { request: req.upload('png-64x48.png'), holds: (r) => r.status === 415 },
   },
+  // routes/media-inputs.ts: every input delete refused 409 input_in_use, of inputs no job references too
+  // (MIN-010's refusal then stands beside no accepted delete: not run, test/case-controls.test.ts)
+  {
+    name: 'deletes-refused',
+    description:
+      'every delete of a media input is refused 409 input_in_use, of a ready input no job references too',
+    breaks: ['MIN-009'],
+    probe: {
+      run: async ({ ref, inputId, call }) => {
+        const id = await inputId(ref, 'png-64x48.png');
+        return (
+          (await call(ref, `/v1/media/inputs/${id}`, { method: 'DELETE', role: 'primary' })).status === 409
+        );
+      },
+    },
+  },
+  // media/validate.ts: every job of one model refused 400 invalid_request, valid ones too (its refusal
+  // tests then stand beside no accepted job: not judged, test/case-controls.test.ts)
+  {
+    name: 'model-jobs-refused',
+    description: 'every media job of wc-100033 is refused 400 invalid_request, valid ones too',
+    breaks: ['MJOB-005', 'MJOB-006', 'MJOB-007', 'MJOB-020'],
+    probe: {
+      request: req.job(jobBody('wc-100033')),
+      holds: (r) => r.status === 400,
+    },
+  },
   // routes/media-inputs.ts + media/openapi.ts: uppercase sha256 (pattern removed from the description)
   {
     name: 'sha-uppercase',

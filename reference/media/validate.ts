@@ -75,6 +75,9 @@ export function validateJob(
   const unenforced = ctx.fault === 'media-catalog-unenforced' || ctx.fault === 'media-subset-unenforced';
   if (!unenforced && !catalog.includes(substitute ? 'wc-100010' : model))
     return { error: 'forbidden', message: `The media model ${model} is not in this account's catalog.` };
+  // Fault model-jobs-refused: every job of wc-100033 is refused as invalid, the valid ones too.
+  if (ctx.fault === 'model-jobs-refused' && model === 'wc-100033')
+    return invalid(`This job of ${model} is not valid.`);
   const kind = kindOf(def);
   // Fault kind-video-only: only video_generation is known as a sent kind; other models refuse theirs.
   const unknownKind = ctx.fault === 'kind-video-only' && kind !== 'video_generation';

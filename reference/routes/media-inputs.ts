@@ -280,7 +280,8 @@ export function registerMediaInputs(app: FastifyInstance, ctx: RefContext, store
     const inUse = [...store.jobs.values()].some(
       (job) => job.referenceIds.includes(id) && (!perTenant() || job.accountId === account.id) && holds(job),
     );
-    if (inUse && ctx.fault !== 'delete-while-active')
+    // Fault deletes-refused: every delete is refused as in use, of an input no job references too.
+    if ((inUse && ctx.fault !== 'delete-while-active') || ctx.fault === 'deletes-refused')
       return sendError(reply, ctx, 'input_in_use', `The input ${id} is referenced by an active media job.`);
     // Fault race-delete-vs-job: a window between the check for active jobs and the delete itself.
     if (ctx.fault === 'race-delete-vs-job') await raceWindow(ctx);

@@ -84,6 +84,8 @@ export class ConformanceReporter implements Reporter {
     if (meta?.cleanup) rec.cleanup = meta.cleanup;
     if (meta?.touches?.length) rec.touches = meta.touches;
     if (meta?.observed) rec.observed = meta.observed;
+    if (meta?.accepted?.length) rec.accepted = meta.accepted;
+    if (meta?.beside?.length) rec.beside = meta.beside;
     if (meta?.asserted) rec.asserted = meta.asserted;
     if (meta?.notes?.length) rec.notes = meta.notes;
     if (meta?.effect) rec.effect = meta.effect;

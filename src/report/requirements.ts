@@ -39,13 +39,18 @@ interface Cited {
   observed?: Record<string, number[]>;
   reason?: string;
   violations: ReadonlyArray<{ id: string; severity: 'failure' | 'advisory' }>;
+  /** The controls its answers showed accepted (TestRecord.accepted). */
+  accepted?: readonly string[];
+  /** The controls its judgements of its own ids stand beside (TestRecord.beside). */
+  beside?: ReadonlyArray<{ key: string; what: string }>;
 }
 
 /**
  * Each requirement's outcome, in precedence order: failed > harness error > known failure > advisory >
  * inconclusive > passed > not judged > not run > no test. Passed needs evidence: a decided test (any
  * test, for a per-exchange rule) observed the requirement's form and found it met; where citing tests ran
- * but none observed it, it is not judged, with the form it needs as the reason. Every catalogue id is listed (in catalogue order), then ids that tests
+ * but none observed it, it is not judged, with the form it needs as the reason. A test's observations of its
+ * own ids count only where every control it stands beside (TestRecord.beside) was accepted in the run. Every catalogue id is listed (in catalogue order), then ids that tests
  * cite or violations name but the catalogue lacks.
  */
 export function requirementResults(
@@ -66,6 +71,9 @@ export function requirementResults(
     of(r.id);
     known.add(r.id);
   }
+  // A refusal stands beside its control wherever in the run (any test, file or shard) it was accepted.
+  const accepted = new Set(tests.flatMap((t) => t.accepted ?? []));
+  const uncontrolled = new Map<string, Set<string>>();
   tests.forEach((t, i) => {
     for (const id of new Set(t.ids)) of(id).tests.push(i);
     for (const id of new Set(t.violations.filter((v) => v.severity === 'failure').map((v) => v.id))) {
@@ -75,7 +83,17 @@ export function requirementResults(
     for (const id of new Set(t.violations.filter((v) => v.severity === 'advisory').map((v) => v.id)))
       of(id).advisory.push(i);
     if (!decidedOutcome(t.outcome)) return;
+    const alone = (t.beside ?? []).filter((b) => !accepted.has(b.key));
     for (const id of Object.keys(t.observed ?? {})) {
+      if (alone.length && t.ids.includes(id)) {
+        const reasons = uncontrolled.get(id) ?? new Set();
+        for (const b of alone)
+          reasons.add(
+            `not judged: no ${b.what} was accepted in this run, the control its refusals stand beside (a target refusing every such request would pass them)`,
+          );
+        uncontrolled.set(id, reasons);
+        continue;
+      }
       const r = of(id);
       if (r.observed) r.observed.push(i);
       else r.observed = [i];
@@ -94,7 +112,8 @@ export function requirementResults(
     r.reasons = [
       ...new Set(citing.filter((t) => t.outcome === 'not_run').map((t) => t.reason ?? 'no reason given')),
     ];
-    if (r.outcome === 'not_judged') r.reasons.unshift(`not judged: the target never showed ${formOf(id)}`);
+    if (r.outcome === 'not_judged')
+      r.reasons.unshift(...(uncontrolled.get(id) ?? [`not judged: the target never showed ${formOf(id)}`]));
   }
   for (const [id, r] of out) if (known.has(id)) r.places = placesJudged(id, tests);
   return Object.fromEntries(out);

@@ -40,6 +40,11 @@ const TEST = {
     exchanges: { type: 'array', items: { type: 'object', required: ['id'], properties: { id: STRING } } },
     touches: { type: 'array' },
     observed: { type: 'object', additionalProperties: { type: 'array' } },
+    accepted: STRINGS,
+    beside: {
+      type: 'array',
+      items: { type: 'object', required: ['key', 'what'], properties: { key: STRING, what: STRING } },
+    },
   },
 } as const;
 

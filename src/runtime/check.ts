@@ -59,6 +59,10 @@ export class CheckContext {
   readonly inconclusive: string[] = [];
   /** Said in the report beside the verdict (note()). */
   readonly notes: string[] = [];
+  /** The controls its answers showed accepted (showAccepted; TestRecord.accepted). */
+  readonly accepted = new Set<string>();
+  /** The controls its own judgements stand beside, wherever in the run they are accepted (standBeside). */
+  readonly beside: Array<{ key: string; what: string }> = [];
   private readonly cleanups: Array<{ label: string; fn: () => Promise<CleanupOutcome> }> = [];
   /**
    * Why the primary account's balance ran out, when one of this test's own replies showed it, and how
@@ -151,6 +155,26 @@ export class CheckContext {
    */
   observe(id: string, exchange?: Exchange): void {
     this.seen.observe(id, exchange);
+  }
+
+  /**
+   * This test's answers showed the control `key` accepted (a valid media job of one model): a refusal
+   * elsewhere in the run that stands beside it (standBeside) is judged.
+   */
+  showAccepted(key: string): void {
+    this.accepted.add(key);
+  }
+
+  /**
+   * The refusals this test judges prove their rule only beside a valid request of the same kind accepted
+   * (`key`, said as `what`): one this run showed anywhere, in any test, file or shard (a media job costs
+   * points and time: the acceptance tests' own jobs are the control, no job is bought for it). Where none
+   * was accepted, the report does not count this test's observations of its own ids (src/report/
+   * requirements.ts): a target refusing every such request passes none of them. Its violations stand.
+   * A test of several models' refusals stands beside each model's control.
+   */
+  standBeside(key: string, what: string): void {
+    if (!this.beside.some((b) => b.key === key)) this.beside.push({ key, what });
   }
 
   /** A status expectation `label` was judged for `id` (expectStatus): its strength is checked against the rule's. */

@@ -149,6 +149,8 @@ async function runBody(
   record.touches = t.touches();
   const observed = t.observedIds();
   if (Object.keys(observed).length) record.observed = observed;
+  if (t.accepted.size) record.accepted = [...t.accepted];
+  if (t.beside.length) record.beside = [...t.beside];
   const asserted = t.assertedStatuses();
   if (Object.keys(asserted).length) record.asserted = asserted;
   if (t.retried > 0) record.retried = t.retried;

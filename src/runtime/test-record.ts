@@ -41,6 +41,13 @@ export interface TestRecord {
    * not judged: src/report/requirements.ts never passes it on this test.
    */
   observed?: Record<string, number[]>;
+  /** The controls the test's answers showed accepted (CheckContext.showAccepted: `media-job:<model>`). */
+  accepted?: string[];
+  /**
+   * The controls the test's judgements of its own ids stand beside (CheckContext.standBeside): where a
+   * test of the run shows none of one accepted, those observations are not counted (src/report/requirements.ts).
+   */
+  beside?: Array<{ key: string; what: string }>;
   /** The status expectations the test asserted per id (expectStatus' labels: `403`, `4xx`, ...). */
   asserted?: Record<string, string[]>;
 }

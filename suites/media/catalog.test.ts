@@ -8,7 +8,7 @@ import {
   type MediaModel,
   mediaCatalog,
 } from '../../src/suite/index.ts';
-import { ACK, baseJob, judgeRefusal, postJob, table } from './support.ts';
+import { ACK, baseJob, besideJobOf, judgeRefusal, postJob, table } from './support.ts';
 
 check(
   { ids: ['MCAT-001', 'MCAT-002'], effect: 'read' },
@@ -277,6 +277,7 @@ check(
     const listed = new Set(c.entries.map((e) => e.id));
     const id = Object.keys(table.models).find((m) => listed.has(m) && /[a-z]/.test(m));
     if (!id) return t.skip('the catalog lists no documented model');
+    besideJobOf(t, id);
     const base = await baseJob(t, id, table.models[id]!);
     const unknown = `conformance-unknown-media-model-${t.run.seed}`;
     // The text models are ids of the account's other catalog, not of the media table ("wrong endpoint type").

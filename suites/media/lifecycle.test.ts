@@ -6,6 +6,7 @@ import {
   type CheckContext,
   cheapestParameters,
   check,
+  controlAccepted,
   expectStatus,
   group,
   type HttpResponse,
@@ -19,6 +20,7 @@ import {
   segment,
   sniff,
   unfinished,
+  upload,
 } from '../../src/suite/index.ts';
 import { LEGACY, modelUnchanged } from '../points/legacy-support.ts';
 import {
@@ -513,13 +515,20 @@ async function minTen(t: CheckContext, field: string, replayed = false): Promise
   const s2 = String((after.json as { status?: unknown } | undefined)?.status);
   if (!ACTIVE_STATUSES.includes(s1) || !ACTIVE_STATUSES.includes(s2))
     return t.skip(`the job was not active throughout the delete (${s1} > ${s2})`);
-  expectStatus(
+  const refused = expectStatus(
     t,
     del,
     'MIN-010',
     '4xx',
     `deleting an input referenced under ${field} by a ${s1} job${replayed ? ' whose create was replayed' : ''}`,
   );
+  // The refusal proves the rule only beside its control: a ready input that no job references, deleted.
+  if (refused)
+    await controlAccepted(t, 'the delete of a ready input no job references', async () => {
+      const own = await upload(t, 'png-64x48.png');
+      if (!own.id) return own.res;
+      return t.request('DELETE', `/v1/media/inputs/${segment(own.id, 'input id')}`);
+    });
 }
 
 check(

@@ -128,6 +128,24 @@ export function judgeRefusal(
   return undefined;
 }
 
+/** The control of the refusals of `model`'s jobs: a job of it accepted (CheckContext.standBeside). */
+const jobControl = (model: string): string => `media-job:${model}`;
+/** The control of refusals of a model no catalog lists: a job of any model accepted. */
+const ANY_JOB = 'media-job';
+
+/**
+ * The refusals of a test of `model`'s jobs stand beside a job of it accepted anywhere in the run (the
+ * acceptance tests' jobs): a target refusing every job of the model passes none of them.
+ */
+export function besideJobOf(t: CheckContext, model: string): void {
+  t.standBeside(jobControl(model), `media job of ${model}`);
+}
+
+/** The refusals of a job whose model no catalog lists stand beside a job of any model accepted. */
+export function besideAnyJob(t: CheckContext): void {
+  t.standBeside(ANY_JOB, 'media job');
+}
+
 /**
  * Create a media job; when the target accepts it, the test waits (within the poll cap) for it to end
  * before its inputs are deleted, so that no job of this run is still moving the balance when the
@@ -144,6 +162,11 @@ export async function postJob(
     headers['idempotency-key'] = `conformance-job-${randomUUID()}`;
   const res = await createOnce(t, body, { ...req, headers });
   const id = (res.json as { id?: unknown } | undefined)?.id;
+  const model = (body as { model?: unknown } | undefined)?.model;
+  if (isSuccess(res.status) && typeof model === 'string') {
+    t.showAccepted(jobControl(model));
+    t.showAccepted(ANY_JOB);
+  }
   if (isSuccess(res.status) && typeof id === 'string') {
     const as = req.as && req.as !== 'none' ? req.as : 'primary';
     trackJob(t, id, referencesIn(body), as);

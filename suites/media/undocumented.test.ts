@@ -24,7 +24,7 @@ import {
   promptValid,
   seededSample,
 } from '../../src/suite/index.ts';
-import { ACK, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
+import { ACK, besideJobOf, judgeRefusal, PROMPT, postJob, references, table } from './support.ts';
 
 interface Undocumented {
   id: string;
@@ -88,6 +88,7 @@ check(
     for (const u of await undocumented(t)) {
       const r = u.model.prompt;
       if (!r.stated) continue;
+      besideJobOf(t, u.id);
       const base = await baseJob(t, u);
       await checkProperty(t, {
         id: 'MCAT-004',
@@ -113,6 +114,7 @@ check(
   'refuses parameter values outside an undocumented model’s catalog options and bounds',
   async (t) => {
     for (const u of await undocumented(t)) {
+      besideJobOf(t, u.id);
       const base = await baseJob(t, u);
       for (const [name, rule] of Object.entries(u.model.parameters)) {
         if (rule.stated === false) continue;

@@ -26,6 +26,7 @@ import {
 import {
   ACK,
   baseJob,
+  besideJobOf,
   catalogKind,
   documentedIds,
   judgeRefusal,
@@ -111,7 +112,7 @@ export function coveringTests(): void {
   perModel((id, model) =>
     modelCheck(
       id,
-      { ids: coveringIds(model), effect: 'billable', ownReferences: true },
+      { ids: coveringIds(model), effect: 'billable', ownReferences: true, acceptance: true },
       'accepts every valid value of its covering design of jobs',
       covering,
     ),
@@ -130,15 +131,17 @@ type ModelTest = (t: CheckContext, job: ModelJob) => Promise<void>;
 /**
  * One test of a documented model (titled `<id>: <title>`): it is not run unless the account's catalog
  * lists the model; its base job carries the acknowledgement, a prompt within bounds and the references
- * the model requires (none where the test sends the references itself).
+ * the model requires (none where the test sends the references itself). A test of refusals stands beside
+ * a job of the model accepted in the run (the covering design's, `acceptance`, or any other test's).
  */
 function modelCheck(
   id: string,
-  spec: { ids: string[]; effect?: CheckSpec['effect']; ownReferences?: true },
+  spec: { ids: string[]; effect?: CheckSpec['effect']; ownReferences?: true; acceptance?: true },
   title: string,
   test: ModelTest,
 ): void {
   check({ ids: spec.ids, effect: spec.effect ?? 'write' }, `${id}: ${title}`, async (t) => {
+    if (!spec.acceptance) besideJobOf(t, id);
     const m = await listedModel(t, id);
     const jobModel = spec.ownReferences ? { ...m, references: { ...m.references, required: false } } : m;
     await test(t, { id, m, base: await baseJob(t, id, jobModel) });

@@ -13,7 +13,7 @@ import {
   isSuccess,
   readWholeList,
 } from '../../src/suite/index.ts';
-import { ACK, PROMPT, postJob } from '../media/support.ts';
+import { ACK, besideAnyJob, PROMPT, postJob } from '../media/support.ts';
 
 /** The model calls of the contract other than media jobs, each with a minimal body for a model id. */
 const CALLS: Array<{
@@ -176,6 +176,7 @@ check(
   'refuses a media job whose model no catalog lists',
   async (t) => {
     const what = 'POST /v1/media/jobs with a model id no catalog lists';
+    besideAnyJob(t);
     const res = await postJob(
       t,
       { model: unknownId(t), prompt: PROMPT, parameters: { [ACK]: true } },

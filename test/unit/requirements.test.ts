@@ -122,3 +122,40 @@ describe('aggregate: the per-id tallies are the rollup counted', () => {
     }
   });
 });
+
+describe('requirementResults: a refusal stands beside its control, accepted anywhere in the run', () => {
+  const beside = [{ key: 'media-job:m1', what: 'media job of m1' }];
+  const refusal = (
+    ids: string[],
+    violations: Array<{ id: string; severity: 'failure' | 'advisory' }> = [],
+  ) => ({
+    ...test(ids, violations.length ? 'failed' : 'passed', violations, undefined, [...ids, 'ERR-001']),
+    beside,
+  });
+  const outcomes = (tests: Parameters<typeof requirementResults>[0]) =>
+    requirementResults(tests, ['M-001', 'M-002', 'ERR-001'].map(req));
+
+  it('does not count its observations of its own ids where no test showed the control accepted', () => {
+    const r = outcomes([refusal(['M-001'])]);
+    expect(r['M-001']?.outcome).toBe('not_judged');
+    expect(r['M-001']?.reasons[0]).toMatch(/no media job of m1 was accepted in this run/);
+    // A per-exchange rule it observed (not its own id) stands.
+    expect(r['ERR-001']?.outcome).toBe('passed');
+  });
+
+  it('counts them where another test (of another file or shard) showed it accepted', () => {
+    const r = outcomes([refusal(['M-001']), { ...test(['M-002'], 'passed'), accepted: ['media-job:m1'] }]);
+    expect(r['M-001']?.outcome).toBe('passed');
+    // Another model's acceptance is no control of m1.
+    const other = outcomes([
+      refusal(['M-001']),
+      { ...test(['M-002'], 'passed'), accepted: ['media-job:m2'] },
+    ]);
+    expect(other['M-001']?.outcome).toBe('not_judged');
+  });
+
+  it('keeps its violations: an invalid job accepted fails whatever the control', () => {
+    const r = outcomes([refusal(['M-001'], [{ id: 'M-001', severity: 'failure' }])]);
+    expect(r['M-001']?.outcome).toBe('failed');
+  });
+});

@@ -28,6 +28,8 @@ export const GROUP_REASONS: Readonly<Record<string, string>> = {
   'usage-tokens-as-strings': DESCRIBED,
   'embed-1023': DESCRIBED,
   'catalog-capabilities-string': DESCRIBED,
+  'model-jobs-refused':
+    "every job of one model refused: its covering design lays each refused value at its own rule (MJOB-005 for the parameters' values, MJOB-006/MJOB-007 for the prompts) and a lifecycle test's job at MJOB-020: a target that refuses one value breaks one of them alone",
   'edge-8193': EDGE,
   'edge-height-unchecked': EDGE,
   'video-31s': EDGE,
