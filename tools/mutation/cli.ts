@@ -60,7 +60,8 @@ async function main(): Promise<number> {
     console.log(`groups of ${faults.length} fault rows written to ${values.groups}`);
   }
   for (const r of bad) console.log(`WRONG: ${formatRow(r)}`);
-  // One row per fault counts: an implied fault's strict row (its plain row checks it stays advisory);
+  // One row per fault counts: an implied fault's strict row (its plain row, run or read off the strict
+  // one, checks it stays advisory);
   // a notable fault's only row is caught when it shows as advisory.
   const notable = new Set(FAULTS.filter((f) => f.level === 'notable').map((f) => f.name));
   const faultRows = rows.filter(

@@ -122,16 +122,26 @@ export interface MatrixRow {
   ms: number;
   /** CPU time of the run's CLI process (its worker threads included) while the row ran, when a row runner ran it. */
   cpuMs?: number;
+  /** An implied fault's strict row: its plain row as read off this run (plainReading). */
+  plain?: MatrixRow;
 }
 
-interface Job {
+export interface Job {
   kind: MatrixRow['kind'];
   name: string;
   strict: boolean;
   expected: string[];
   /** implied-level fault run without --strict: must show as advisory and not fail. */
   expectAdvisoryOnly?: boolean;
+  /**
+   * An implied fault's plain row read off its strict row's run (plainOf), not run: --strict changes only
+   * an implied violation's severity. A sample of them runs for real, each compared with its reading.
+   */
+  derived?: boolean;
 }
+
+/** How many implied faults' plain rows run for real (the rest are read off their strict rows). */
+export const PLAIN_SAMPLE = 2;
 
 /** How many generated place-fault rows the default matrix (and so `npm test`) runs: a sample. */
 export const PLACE_SAMPLE = 10;
@@ -169,6 +179,10 @@ export function headCommit(): string {
 export function plan(only?: string[], places: 'sample' | 'all' = 'sample', commit = headCommit()): Job[] {
   const generated = FAULTS.filter((f) => isPlaceFault(f.name)).map((f) => f.name);
   const chosen = new Set(places === 'all' || only?.length ? generated : placeSample(generated, commit));
+  // The implied faults whose plain row runs (all of them under --only): the others read theirs off the
+  // strict row, and the ones that run check that reading.
+  const implied = FAULTS.filter((f) => f.level === 'implied').map((f) => f.name);
+  const plainRun = new Set(only?.length ? implied : placeSample(implied, commit, PLAIN_SAMPLE));
   const jobs: Job[] = [];
   if (places !== 'all') {
     jobs.push({ kind: 'reference', name: 'reference', strict: false, expected: [] });
@@ -184,7 +198,14 @@ export function plan(only?: string[], places: 'sample' | 'all' = 'sample', commi
     }
     jobs.push({ kind: 'fault', name: f.name, strict: f.level === 'implied', expected: f.breaks });
     if (f.level === 'implied')
-      jobs.push({ kind: 'fault', name: f.name, strict: false, expected: f.breaks, expectAdvisoryOnly: true });
+      jobs.push({
+        kind: 'fault',
+        name: f.name,
+        strict: false,
+        expected: f.breaks,
+        expectAdvisoryOnly: true,
+        ...(plainRun.has(f.name) ? {} : { derived: true }),
+      });
   }
   if (places !== 'all')
     for (const v of VARIANTS) jobs.push({ kind: 'variant', name: v.name, strict: !!v.strict, expected: [] });
@@ -347,6 +368,8 @@ async function runOne(job: Job, setup: RowSetup): Promise<MatrixRow> {
         row.groups = shown.length;
         row.groupHeads = shown.map(groupHead);
       }
+      if (job.kind === 'fault' && job.strict && isImplied(job.name))
+        row.plain = plainReading(row, summary, job);
     }
     if (job.kind === 'variant')
       row.note = !scope
@@ -380,6 +403,58 @@ const idsWith = (s: Summary, list: 'failed' | 'advisory'): string[] =>
     .filter(([, r]) => r[list].length > 0)
     .map(([id]) => id)
     .sort();
+
+const isImplied = (name: string): boolean => FAULTS.some((f) => f.name === name && f.level === 'implied');
+
+/**
+ * An implied fault's row without --strict, read off its --strict run: --strict changes only the severity
+ * of a violation whose level is implied (src/catalogue.ts violation; no suite file reads it), so without
+ * it a failed test's violations of level `failure` still fail and every other violation is advisory. Its
+ * groups are the strict row's (the same findings, severity aside).
+ */
+export function plainReading(strict: MatrixRow, s: Summary, job: Job): MatrixRow {
+  const failed = new Set<string>();
+  const advisory = new Set<string>();
+  let failedTests = 0;
+  for (const t of s.tests) {
+    let fails = false;
+    for (const v of t.violations) {
+      if (t.outcome === 'failed' && v.severity === 'failure' && v.level === 'failure') {
+        failed.add(v.id);
+        fails = true;
+      } else if (v.severity === 'advisory' || v.level !== 'failure') advisory.add(v.id);
+    }
+    if (fails) failedTests++;
+  }
+  const row: MatrixRow = {
+    ...strict,
+    strict: false,
+    failed: [...failed].sort(),
+    advisory: [...advisory].sort(),
+    collateral: [],
+    status: 'ERROR',
+    ok: false,
+    ms: 0,
+  };
+  delete row.plain;
+  delete row.cpuMs;
+  delete row.note;
+  judge(
+    row,
+    { ...job, strict: false, expectAdvisoryOnly: true },
+    { ...s, counts: { ...s.counts, failed: failedTests } },
+  );
+  return row;
+}
+
+/** Where a plain row that ran and its reading off the strict row differ (undefined: they agree). */
+export function readingDiffers(ran: MatrixRow, read: MatrixRow): string | undefined {
+  const shown = (r: MatrixRow) =>
+    `${r.status}; failed: ${r.failed.join(' ') || '-'}; advisory: ${r.advisory.join(' ') || '-'}`;
+  return shown(ran) === shown(read)
+    ? undefined
+    : `ran: ${shown(ran)}; read off its --strict row: ${shown(read)}`;
+}
 
 /** The groups a fault row shows for its fault: failure groups, or advisory ones where it must stay advisory. */
 const faultGroups = (s: Summary, job: Job): FindingGroup[] =>
@@ -502,11 +577,18 @@ export async function runMatrix(
   const rows: MatrixRow[] = new Array(jobs.length);
   const index = jobs.map((_, i) => i);
   const isFault = (j: Job) => j.kind === 'fault' && !opts.full;
+  // A derived row is not run: its strict row's run fills it (plainReading).
+  const plainOf = new Map<string, number>();
+  index.forEach((i) => {
+    const j = jobs[i]!;
+    if (j.kind === 'fault' && !j.strict && isImplied(j.name)) plainOf.set(j.name, i);
+  });
+  const runs = index.filter((i) => !jobs[i]!.derived);
   // The fault rows wait for the map of ids to files (a dry run of the whole suite); the other rows start
   // meanwhile, the plain reference's first (the variants wait for its plan).
   let files: Map<string, Set<string>> | undefined;
   const faults: number[] = [];
-  let filesSettled = !index.some((i) => isFault(jobs[i]!));
+  let filesSettled = !runs.some((i) => isFault(jobs[i]!));
   let filesFailed: { error: unknown } | undefined;
   const filesKnown = filesSettled
     ? Promise.resolve()
@@ -517,8 +599,8 @@ export async function runMatrix(
           const slow = (j: Job) =>
             j.expected.some((id) => [...(map.get(id) ?? [])].some((f) => f.includes('/stateful/')));
           faults.push(
-            ...index.filter((i) => isFault(jobs[i]!) && slow(jobs[i]!)),
-            ...index.filter((i) => isFault(jobs[i]!) && !slow(jobs[i]!)),
+            ...runs.filter((i) => isFault(jobs[i]!) && slow(jobs[i]!)),
+            ...runs.filter((i) => isFault(jobs[i]!) && !slow(jobs[i]!)),
           );
           filesSettled = true;
         },
@@ -527,8 +609,8 @@ export async function runMatrix(
           filesSettled = true;
         },
       );
-  const refs = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
-  const variants = index.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
+  const refs = runs.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind !== 'variant');
+  const variants = runs.filter((i) => !isFault(jobs[i]!) && jobs[i]!.kind === 'variant');
   // The variant rows run the tests that reach each variant (variantPlan), learnt from the plain
   // reference's run: they wait for it (the other rows meanwhile). Without that row, or with --full,
   // every variant runs the whole suite.
@@ -582,6 +664,20 @@ export async function runMatrix(
           if (i === planner) settle(undefined);
         }
         opts.log?.(formatRow(rows[i]!), ++done, jobs.length);
+        // An implied fault's strict row: its plain row read off it (derived), or compared with it (ran).
+        const p = job.kind === 'fault' && job.strict ? plainOf.get(job.name) : undefined;
+        if (p !== undefined && jobs[p]!.derived) {
+          rows[p] = rows[i]!.plain ?? {
+            ...rows[i]!,
+            strict: false,
+            status: 'ERROR',
+            ok: false,
+            note: 'its --strict row, which it is read off, has no summary',
+          };
+          rows[p]!.note =
+            rows[p]!.note ?? 'read off its --strict row (not run: --strict changes only severities)';
+          opts.log?.(formatRow(rows[p]!), ++done, jobs.length);
+        }
       }
     } finally {
       runner?.close();
@@ -589,6 +685,17 @@ export async function runMatrix(
   });
   await Promise.all(workers);
   if (filesFailed) throw filesFailed.error;
+  // The plain rows that ran check the reading the others are made by.
+  for (const [name, p] of plainOf) {
+    const strict = rows.find((r) => r?.kind === 'fault' && r.strict && r.name === name);
+    const ran = rows[p];
+    if (jobs[p]!.derived || !ran || !strict?.plain) continue;
+    const differs = readingDiffers(ran, strict.plain);
+    if (differs) {
+      ran.ok = false;
+      ran.note = `its reading off the --strict row differs (${differs})`;
+    }
+  }
   return rows;
 }
 
