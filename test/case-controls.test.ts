@@ -44,7 +44,7 @@ async function outcome(
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as {
     requirements: Record<string, { outcome: string }>;
   };
-  return { r, outcome: summary.requirements[id]?.outcome };
+  return { r, outcome: summary.requirements[id]?.outcome, requirements: summary.requirements };
 }
 
 /** `fn` with a reference started with `opts` (a fault or a variant), closed after. */
@@ -237,7 +237,9 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
     await withReference({ fault: 'scoped-keys-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'scoped-refused', filter, 'SCOPE-001');
       // The balance, usage and support keys have a read their scope alone covers; the inference and
-      // media keys none (their calls are billable, their reads name an id or share a scope): judged as before.
+      // media keys none (their calls are billable, their reads name an id or share a scope): their tests
+      // run, and their refusals stand beside a call inside the scope accepted in the run, which this run
+      // has none of: SCOPE-001 is judged by none of the five.
       expect(outcomes(testsIn('scoped-refused')), all.r.stdout).toEqual([
         'not_run: the control (GET /v1/balance',
         'not_run: the control (GET /v1/support/tickets',
@@ -245,6 +247,7 @@ describe("a restricted key's refusal is judged only beside its acceptance inside
         'passed',
         'passed',
       ]);
+      expect(all.outcome, all.r.stdout).toBe('not_judged');
     });
     const judged = await referenceRun();
     expect(outcomes(judged.summary.tests), judged.stdout).toEqual(Array(5).fill('passed'));
@@ -319,12 +322,18 @@ describe("a media job's refusals are judged only beside a job of its model accep
     await withReference({ fault: 'model-jobs-refused' }, async (refusing) => {
       const all = await outcome(refusing, 'model-jobs-refused', filter, 'MJOB-001');
       expect(all.outcome, all.r.stdout).toBe('not_judged');
+      // The covering design judges the rules of the values its jobs carry where they were accepted (or
+      // blamed): the job sending `kind` refused, and refused without it too, shows nothing of MJOB-070.
+      expect(all.requirements['MJOB-070']?.outcome, all.r.stdout).toBe('not_judged');
     });
     // The refusal test alone on the reference: no job of the model was accepted in that run either.
     const alone = await outcome(ref, 'job-refusal-alone', JOB_REFUSAL, 'MJOB-001');
     expect(alone.outcome, alone.r.stdout).toBe('not_judged');
     const judged = await onReferenceOutcome('MJOB-001');
     expect(judged.outcome, judged.r.stdout).toBe('passed');
+    expect((await onReferenceOutcome('MJOB-070')).outcome).toBe('passed');
+    // Not every rule the covering test cites: wc-100033 has no size presets, so nothing of MJOB-009.
+    expect((await onReferenceOutcome('MJOB-009')).outcome).toBe('not_judged');
   });
 });
 

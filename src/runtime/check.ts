@@ -140,10 +140,16 @@ export class CheckContext {
    * The contract's verdict for one request, judged in this one place: valid -> 2xx; invalid -> a 4xx
    * refusal (the APIError shape is checked on every exchange). A 429 is neither: the case is not judged
    * (notJudged429). `mismatch` is the violation message when the answer contradicts the verdict.
+   * `judges`: the ids the case is a case of, where a test's cases judge different rules (its own ids).
    */
-  verdict(res: { status: number; exchange?: Exchange }, valid: boolean, what: string): Verdict {
+  verdict(
+    res: { status: number; exchange?: Exchange },
+    valid: boolean,
+    what: string,
+    judges: readonly string[] = this.ids,
+  ): Verdict {
     if (this.notJudged429(res, what)) return { judged: false };
-    this.observeOwn(res.exchange);
+    for (const id of judges) this.observe(id, res.exchange);
     return caseVerdict(res.status, valid, what);
   }
 

@@ -14,6 +14,7 @@ import {
   upload,
 } from '../../src/suite/index.ts';
 import { postJob } from '../media/support.ts';
+import { insideScope } from './scope-control.ts';
 
 // The calls of a scope that change something (scopes.test.ts judges its reads): a key restricted to the
 // scope is accepted wherever the account's full-scope key is. The full key goes first, so a refusal of
@@ -49,6 +50,8 @@ for (const [role, scope] of RESTRICTED) {
         if (!isSuccess(full.status))
           return t.skip(`${name} with the account's full-scope key was answered ${full.status}`);
         const res = await send(t, e, role);
+        // The control of the key's refusals outside its scope (scopes.test.ts), where no read shows it.
+        if (isSuccess(res.status)) t.showAccepted(insideScope(role));
         expectStatus(
           t,
           res,

@@ -14,6 +14,7 @@ import {
   type Role,
   refusalControl,
 } from '../../src/suite/index.ts';
+import { insideScope } from './scope-control.ts';
 
 const RESTRICTED: Array<[Role, string]> = [
   ['restricted_models', 'models'],
@@ -62,7 +63,8 @@ async function send(t: CheckContext, e: Endpoint, role: Role) {
 /**
  * The control of a restricted key's refusals: the same key accepted inside its own scope, by a read the
  * scope alone covers (a key that is not live, or not provisioned, is refused everywhere: 401 or 403 would
- * pass every refusal). A scope with no such read (inference: its calls are billable) has none.
+ * pass every refusal). A scope with no such read (inference, media: its calls are billable) has none:
+ * its refusals stand beside a call inside the scope accepted anywhere in the run (insideScope).
  */
 const insideRead = (scope: string) =>
   businessForms().find(
@@ -84,6 +86,13 @@ for (const [role, scope] of RESTRICTED) {
           { ids, effect: e.effect, roles: [role] },
           `is refused outside its scope: ${name}`,
           async (t) => {
+            // A scope without a read of its own (inference, media: its calls buy points) stands beside
+            // a call of the same key inside its scope accepted anywhere in the run (scopes-inside.test.ts).
+            if (!inside)
+              t.standBeside(
+                insideScope(role),
+                `call inside its scope ${scope} with the key restricted to it`,
+              );
             const outside = await outsideTheAccount(t, e, (await probeRequest(t, e)).json);
             if (outside)
               return t.skip(

@@ -410,17 +410,25 @@ const covering: ModelTest = async (t, job) => {
     let body: Record<string, unknown> = { ...base, parameters };
     if (c.prompt !== null) body = withPrompt(body, c.prompt);
     if (c === withKind) body.kind = kind;
-    const res = await postJob(t, body);
-    if (!t.verdict(res, true, `${id}: a job of its covering design`).mismatch) continue;
-    let proves = c.proves;
-    // Which value was refused: the same job without the job's spelling choice (references
-    // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
-    // clears it.
+    // The job's spelling choice, if any (references under the alias, `kind`): a rule it judges too.
     const suspect = alias
       ? { rule: 'MJOB-043', what: `its references under \`${alias}\` alone` }
       : c === withKind
         ? { rule: m.output === 'video' ? 'MJOB-002' : 'MJOB-070', what: `\`kind\` ${kind}` }
         : undefined;
+    // A job judges the rules of the values it carries, not every rule the test cites (a model without
+    // presets shows nothing of MJOB-009); its spelling choice's rule where it was accepted, or blamed.
+    const rules = c.proves.flatMap((p) => p.rules);
+    const res = await postJob(t, body);
+    const verdict = t.verdict(res, true, `${id}: a job of its covering design`, rules);
+    if (!verdict.mismatch) {
+      if (suspect && verdict.judged) t.observe(suspect.rule, res.exchange);
+      continue;
+    }
+    let proves = c.proves;
+    // Which value was refused: the same job without the job's spelling choice (references
+    // under the first name, no `kind`). Its acceptance blames that choice alone; its refusal
+    // clears it.
     if (suspect) {
       const { [alias ?? FIELD]: _, ...plain } = parameters;
       const { kind: __, ...plainBody } = body;
@@ -432,6 +440,7 @@ const covering: ModelTest = async (t, job) => {
         again,
         true,
         `${id}: a job of its covering design, without ${suspect.what}`,
+        rules,
       );
       if (!withoutSuspect.judged) continue;
       if (!withoutSuspect.mismatch) {
@@ -481,7 +490,8 @@ async function refusedAlone(
       parameters[FIELD] = refsOf(inputs, v.value as CoveringReferences);
     } else parameters[v.subject] = v.value;
     const res = await postJob(t, body);
-    if (t.verdict(res, true, `${job.id}: ${v.note}`).mismatch) refusedValues.push({ value: [v], res });
+    if (t.verdict(res, true, `${job.id}: ${v.note}`, v.rules).mismatch)
+      refusedValues.push({ value: [v], res });
   }
   return refusedValues;
 }
