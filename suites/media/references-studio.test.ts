@@ -2,14 +2,13 @@ import { check, group, sample, upload } from '../../src/suite/index.ts';
 import {
   ACK,
   baseJob,
-  besideJobOf,
   documentedIds,
   judgeRefusal,
-  listedModel,
   mayBeOwnId,
   PROMPT,
   postJob,
   references,
+  refusalModel,
   table,
 } from './support.ts';
 
@@ -26,8 +25,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-042', 'MJOB-014'], effect: 'write' },
         `${id}: refuses a video as the reference of an image-only model under \`${ALT}\``,
         async (t) => {
-          besideJobOf(t, id);
-          const m = await listedModel(t, id);
+          const m = await refusalModel(t, id);
           const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
           const video = await references(t, m, 1, 'video');
           const res = await postJob(t, {
@@ -45,8 +43,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-013', 'MJOB-041', 'MJOB-014'], effect: 'write' },
         `${id}: refuses mixed images and video, two videos and a video shorter than ${window.usable_min_ms} ms under \`${ALT}\``,
         async (t) => {
-          besideJobOf(t, id);
-          const m = await listedModel(t, id);
+          const m = await refusalModel(t, id);
           const [image] = await references(t, m, 1, 'image');
           const videos = await references(t, m, 2, 'video');
           const short = await upload(t, 'h264-1.5s.mp4');
@@ -73,8 +70,7 @@ for (const id of documentedIds) {
       { ids: ['MJOB-010', 'MJOB-012', 'MJOB-014'], effect: 'write' },
       `${id}: refuses reference counts outside ${r.min} to ${r.max}, duplicates, long and unknown ids under \`${ALT}\``,
       async (t) => {
-        besideJobOf(t, id);
-        const m = await listedModel(t, id);
+        const m = await refusalModel(t, id);
         // A base job without references: each case sends them under the equivalent name only.
         const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
         const params = base.parameters as Record<string, unknown>;
@@ -106,8 +102,7 @@ check(
   `refuses another tenant's input as a reference under \`${ALT}\``,
   async (t) => {
     const id = 'wc-100011';
-    besideJobOf(t, id);
-    await listedModel(t, id);
+    await refusalModel(t, id);
     const theirs = await upload(t, 'png-64x48.png', { as: 'other_tenant' });
     if (!theirs.id) return t.skip(`the other tenant's upload was answered ${theirs.res.status}`);
     if (mayBeOwnId(theirs.id))

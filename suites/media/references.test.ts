@@ -11,14 +11,13 @@ import {
 import {
   ACK,
   baseJob,
-  besideJobOf,
   documentedIds,
   judgeRefusal,
-  listedModel,
   mayBeOwnId,
   PROMPT,
   postJob,
   references,
+  refusalModel,
   table,
 } from './support.ts';
 
@@ -34,8 +33,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },
         `${id}: refuses references for a model that takes none (\`${FIELD}\`, \`${ALT}\`)`,
         async (t) => {
-          besideJobOf(t, id);
-          const m = await listedModel(t, id);
+          const m = await refusalModel(t, id);
           const base = await baseJob(t, id, m);
           const [ref] = await references(t, { ...m, references: { ...m.references, min: 1 } }, 1);
           for (const field of [FIELD, ALT]) {
@@ -55,8 +53,7 @@ for (const id of documentedIds) {
       { ids: ['MJOB-010', 'MJOB-014'], effect: 'write' },
       `${id}: refuses reference counts outside ${r.min} to ${r.max} and a missing array`,
       async (t) => {
-        besideJobOf(t, id);
-        const m = await listedModel(t, id);
+        const m = await refusalModel(t, id);
         const base = await baseJob(t, id, m);
         const params = base.parameters as Record<string, unknown>;
         const refs = await references(t, m, (r.max ?? 1) + 1);
@@ -86,8 +83,7 @@ for (const id of documentedIds) {
       { ids: ['MJOB-011', 'MJOB-012', 'MJOB-014'], effect: 'write' },
       `${id}: refuses both id fields, duplicates, long and unknown ids`,
       async (t) => {
-        besideJobOf(t, id);
-        const m = await listedModel(t, id);
+        const m = await refusalModel(t, id);
         const base = await baseJob(t, id, m);
         const params = base.parameters as Record<string, unknown>;
         const refs = params[FIELD] as string[];
@@ -130,8 +126,7 @@ for (const id of documentedIds) {
       { ids: ['MJOB-043'], effect: 'write' },
       `${id}: refuses an unknown id under \`${ALT}\` alone`,
       async (t) => {
-        besideJobOf(t, id);
-        const m = await listedModel(t, id);
+        const m = await refusalModel(t, id);
         const base = await baseJob(t, id, { ...m, references: { ...m.references, required: false } });
         // Its acceptance side is a job of the covering design (validation tests); a 403 or 404 is a
         // refusal too (judging.md: foreign or unknown ids).
@@ -151,8 +146,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-042', 'MJOB-014'], effect: 'write' },
         `${id}: refuses a video as the reference of an image-only model`,
         async (t) => {
-          besideJobOf(t, id);
-          const m = await listedModel(t, id);
+          const m = await refusalModel(t, id);
           const base = await baseJob(t, id, m);
           const video = await references(t, m, 1, 'video');
           const msg = judgeRefusal(
@@ -176,8 +170,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-041', 'MJOB-014'], effect: 'write' },
         `${id}: refuses a reference video shorter than ${window.usable_min_ms} ms (${short.join(', ')})`,
         async (t) => {
-          besideJobOf(t, id);
-          await listedModel(t, id);
+          await refusalModel(t, id);
           for (const file of short) {
             const u = await upload(t, file);
             if (!u.id) return t.skip(`uploading ${file} was answered ${u.res.status} (see MIN-006)`);
@@ -198,8 +191,7 @@ for (const id of documentedIds) {
         { ids: ['MJOB-013', 'MJOB-014'], effect: 'write' },
         `${id}: refuses mixed images and video, and two videos`,
         async (t) => {
-          besideJobOf(t, id);
-          const m = await listedModel(t, id);
+          const m = await refusalModel(t, id);
           const [image] = await references(t, m, 1, 'image');
           const videos = await references(t, m, 2, 'video');
           for (const [what, refs] of [
@@ -225,8 +217,7 @@ check(
   "refuses another tenant's input as a reference and its deletion",
   async (t) => {
     const id = 'wc-100011';
-    besideJobOf(t, id);
-    await listedModel(t, id);
+    await refusalModel(t, id);
     const theirs = await upload(t, 'png-64x48.png', { as: 'other_tenant' });
     if (!theirs.id) return t.skip(`the other tenant's upload was answered ${theirs.res.status}`);
     if (mayBeOwnId(theirs.id))

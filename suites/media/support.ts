@@ -141,6 +141,12 @@ export function besideJobOf(t: CheckContext, model: string): void {
   t.standBeside(jobControl(model), `media job of ${model}`);
 }
 
+/** The model of a refusal test, listed in the account's catalog, its refusals beside a job of it (besideJobOf). */
+export async function refusalModel(t: CheckContext, id: string): Promise<MediaModel> {
+  besideJobOf(t, id);
+  return listedModel(t, id);
+}
+
 /** The refusals of a job whose model no catalog lists stand beside a job of any model accepted. */
 export function besideAnyJob(t: CheckContext): void {
   t.standBeside(ANY_JOB, 'media job');

@@ -134,7 +134,7 @@ export interface Job {
   /** implied-level fault run without --strict: must show as advisory and not fail. */
   expectAdvisoryOnly?: boolean;
   /**
-   * An implied fault's plain row read off its strict row's run (plainOf), not run: --strict changes only
+   * An implied fault's plain row read off its strict row's run (plainReading), not run: --strict changes only
    * an implied violation's severity. A sample of them runs for real, each compared with its reading.
    */
   derived?: boolean;
