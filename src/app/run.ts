@@ -36,7 +36,9 @@ import { suiteHints } from './suite-hints.ts';
 import { type BalanceChecks, balanceChecks, loadVitest, runSuites } from './suites.ts';
 
 /** The run in progress, so that a signal handler can ask it to stop gracefully. */
-let active: { reportDir: string; cut?: RunCut; preflight: AbortController } | undefined;
+let active:
+  | { reportDir: string; cut?: RunCut; preflight: AbortController; deadline?: RunConfig['deadline'] }
+  | undefined;
 
 /** Ask the run in progress to stop: no new test or request; cleanups and the report still happen. */
 export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean {
@@ -44,6 +46,19 @@ export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean
   active.cut ??= { kind, reason };
   requestStop(active.reportDir, reason);
   active.preflight.abort(reason);
+  return true;
+}
+
+/**
+ * Whether the run's deadline is behind the wall clock; if it is, the run's stop is asked now. Its timer
+ * alone may fire after the run's next request went out (a timer counts on the monotonic clock, the
+ * deadline on the wall clock, and a loaded machine runs a due timer late), and nothing is sent after
+ * the deadline.
+ */
+function pastDeadline(): boolean {
+  const deadline = active?.deadline;
+  if (!deadline || Date.now() < deadline.at) return false;
+  stopActiveRun(deadline.reason, 'deadline');
   return true;
 }
 
@@ -103,7 +118,6 @@ async function activeRun(
   loadVitest().catch(() => {});
   // What reaches the console (vitest's reporter, worker logs relayed to it) is redacted too.
   const restoreConsole = redactConsole(redactor);
-  active = { reportDir, preflight: new AbortController() };
   const deadline =
     opts.deadlineMs !== undefined
       ? {
@@ -111,6 +125,7 @@ async function activeRun(
           reason: `run deadline of ${Math.round(opts.deadlineMs / 1000)} s reached`,
         }
       : undefined;
+  active = { reportDir, preflight: new AbortController(), ...(deadline ? { deadline } : {}) };
   const timer = deadline
     ? setTimeout(() => stopActiveRun(deadline.reason, 'deadline'), Math.max(0, deadline.at - Date.now()))
     : undefined;
@@ -250,7 +265,15 @@ function runClients(
   const preflightExchanges: Exchange[] = [];
   const clientOptions = {
     testName: 'preflight',
-    ...(deadline ? { deadlineAt: deadline.at } : {}),
+    ...(deadline
+      ? {
+          deadlineAt: deadline.at,
+          // No request of the run's own starts after the deadline.
+          beforeAttempt: () => {
+            if (pastDeadline()) throw new Error(deadline.reason);
+          },
+        }
+      : {}),
     onExchange: (ex: Exchange, res?: HttpResponse, spec?: RequestSpec) => {
       preflightExchanges.push(ex);
       exchangeLog.append(ex);
@@ -333,7 +356,7 @@ async function budgetBefore(
     if (budget) run.budget = budget;
     return undefined;
   }
-  if (active?.cut) return undefined;
+  if (pastDeadline() || active?.cut) return undefined;
   const balance = await readBalance(clients.client, clients.auth, target);
   const planned = planBudget(target, balance);
   if (planned.budget) run.budget = planned.budget;
@@ -370,7 +393,7 @@ async function suitesOf(
   log: (s: string) => void,
   balance: BalanceChecks,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
-  if (active?.cut) return { tests: [], harnessErrors: [] };
+  if (pastDeadline() || active?.cut) return { tests: [], harnessErrors: [] };
   const { target } = opts;
   // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
   const collected = suiteFiles(opts.files ?? []).some((file) => suiteHints(file).mediaAcceptance);
@@ -399,7 +422,7 @@ async function balanceFound(
   before: BalanceBefore | undefined,
 ): Promise<Pick<FinishInput['found'], 'balanceDelta' | 'heldDelta'>> {
   const after =
-    before?.total !== undefined && active?.cut?.kind !== 'deadline'
+    before?.total !== undefined && !pastDeadline() && active?.cut?.kind !== 'deadline'
       ? await readBalance(clients.client, clients.auth, opts.target)
       : undefined;
   const balanceAfter = after?.total;

@@ -121,6 +121,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** The run's deadline (ms since the epoch): a Retry-After is waited at most until then. */
   deadlineAt?: number;
+  /** Called before each attempt of every request (after spec's own); a throw cancels the request. */
+  beforeAttempt?: () => void;
   /**
    * A request that is not safe to repeat goes over the kept-alive connections, not one of its own
    * (oneShotAgent): a target that closes no idle connection under a request (TargetConfig.unrepeatable).
@@ -461,6 +463,7 @@ export class HttpClient {
     let retryOf: Exchange['retryOf'];
     for (;;) {
       const attempt = () => {
+        this.opts.beforeAttempt?.();
         spec.beforeAttempt?.();
         return this.once(spec, retries, retryOf);
       };
@@ -484,13 +487,14 @@ export class HttpClient {
       if (wait === undefined || wait > (this.opts.max429WaitMs ?? 30_000)) return res;
       // Waited at most until the run's deadline, and a stop ends it. A wait the deadline cuts ends just
       // after it (the run's stop, due at the deadline, comes first and ends the wait; on a loaded machine
-      // the two timers could otherwise fire in either order), and no attempt follows it: the last reply
-      // is the answer.
+      // the two timers could otherwise fire in either order), and no attempt follows it, whatever the
+      // clock reads when it ends (a timer counts on the monotonic clock, Date.now on the wall clock,
+      // which a time sync can set back): the last reply is the answer.
       const deadlineAt = this.opts.deadlineAt ?? Number.POSITIVE_INFINITY;
       const bounded = Math.max(0, Math.min(wait, deadlineAt - Date.now() + DEADLINE_MARGIN_MS));
       retries.push({ status: 429, waitedMs: bounded });
       await sleep(bounded, undefined, this.opts.signal ? { signal: this.opts.signal } : {});
-      if (Date.now() >= deadlineAt) return res;
+      if (bounded < wait || Date.now() >= deadlineAt) return res;
     }
   }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpClient, NO_RETRY_AFTER_WAIT_MS, repeatAfter429, safeToRepeat } from '../../src/http/client.ts';
 import { Redactor } from '../../src/http/redact.ts';
 import { RequestGate } from '../../src/runtime/gate.ts';
@@ -50,6 +50,27 @@ describe('HttpClient and 429 + Retry-After ("wait for the limit window")', () =>
     const res = await c.send({ method: 'GET', path: '/wait-deadline' });
     expect(res.status).toBe(429);
     expect(seen.get('/wait-deadline')).toBe(1);
+  });
+
+  it('a wait the deadline cut is followed by no attempt, whatever the wall clock reads when it ends', async () => {
+    // The wait is a timer (monotonic clock), the deadline a wall-clock time: here the wall clock runs at
+    // half speed, so when the wait ends it still reads before the deadline.
+    const real = Date.now.bind(Date);
+    const t0 = real();
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => t0 + (real() - t0) / 2);
+    try {
+      const c = new HttpClient({
+        baseUrl,
+        timeoutMs: 5_000,
+        redactor: new Redactor({}),
+        deadlineAt: t0 + 300,
+      });
+      const res = await c.send({ method: 'GET', path: '/wait-slow-clock' });
+      expect(res.status).toBe(429);
+      expect(seen.get('/wait-slow-clock')).toBe(1);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('waits out a 429 and repeats a GET', async () => {
