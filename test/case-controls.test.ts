@@ -64,6 +64,9 @@ async function withReference<T>(
 const JOB_REFUSAL = 'wc-100033: refuses a job without a true acknowledgement';
 const JOB_ACCEPTANCE = 'wc-100033: accepts every valid value of its covering design';
 
+/** The wrong-method probes of /status, and GET /status (their control) answered. */
+const STATUS_PROBES = 'refuses [A-Z]+ /status, a method|GET /status answers without a key';
+
 /**
  * The plain reference's side of the controls below, in one run: each test's selection on the reference,
  * where each is judged and passes (one CLI run for all of them, not one each: the same tests run).
@@ -80,6 +83,7 @@ const ON_REFERENCE = [
   'keeps jobs and assets to their owner and behind the key',
   `${JOB_REFUSAL}|${JOB_ACCEPTANCE}`,
   'refuses to delete an input an active job references',
+  STATUS_PROBES,
 ];
 let onReference: Promise<{ stdout: string; summary: Summary }> | undefined;
 function referenceRun(): Promise<{ stdout: string; summary: Summary }> {
@@ -347,5 +351,20 @@ describe("an input's refused delete is judged only beside a free input deleted",
       'MIN-010',
       /the delete of a ready input no job references\) was answered 409/,
     );
+  });
+});
+
+// A path refusing a method the endpoint table does not give it shows the rule only where the path answers
+// a method it gives: a target without the route (fault status-absent: 404 for every method) refuses them
+// all alike. The endpoint's own tests are the control: no request is made for it.
+describe('a refusal of a wrong method is judged only beside the path answering its own', () => {
+  it('ERR-070: a path answering nothing leaves its probes not judged; the reference judges them', async () => {
+    await withReference({ fault: 'status-absent' }, async (absent) => {
+      const none = await outcome(absent, 'status-absent', STATUS_PROBES, 'ERR-070');
+      expect(none.outcome, none.r.stdout).toBe('not_judged');
+      expect(none.requirements['HEALTH-002']?.outcome, none.r.stdout).toBe('failed');
+    });
+    const judged = await onReferenceOutcome('ERR-070');
+    expect(judged.outcome, judged.r.stdout).toBe('passed');
   });
 });

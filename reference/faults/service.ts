@@ -15,6 +15,18 @@ export const SERVICE_FAULTS = [
     },
     probe: { request: req.call('/status'), holds: (r) => r.status === 500 },
   },
+  // routes/public.ts: no /status route: GET /status answers 404 not_found (an APIError) as every other
+  // method does, so a refusal of POST /status says nothing of the method (ERR-070 stands beside GET /status)
+  {
+    name: 'status-absent',
+    description:
+      'GET /status answers 404 not_found (an APIError, described so), as any method there: no status route',
+    breaks: ['HEALTH-002'],
+    openapi: ({ paths, errorResponse }) => {
+      paths['/status'].get.responses['404'] = errorResponse('404');
+    },
+    probe: { request: req.call('/status'), holds: (r) => r.status === 404 },
+  },
   // routes/public.ts: GET /openapi.json answers the framework's 404 (every response is then validated
   // against the documented schemas, so the rest of the API is still judged)
   {

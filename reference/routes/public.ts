@@ -12,6 +12,8 @@ export function registerPublic(app: FastifyInstance, ctx: RefContext, openapi: (
 
   app.get('/status', async (_request, reply) => {
     if (ctx.fault === 'status-500') return sendError(reply, ctx, 'internal_error', 'Status is unavailable.');
+    // Fault status-absent: the route is not there (the reference's 404 of any unknown route).
+    if (ctx.fault === 'status-absent') return sendError(reply, ctx, 'not_found', 'No endpoint GET /status.');
     if (isVariant(ctx, 'healthz-text')) {
       return reply
         .type('text/html; charset=utf-8')

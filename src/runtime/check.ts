@@ -1,6 +1,7 @@
 import type { Touch } from '../applicability.ts';
 import { exchangeFindings } from '../checks/per-exchange.ts';
 import { envHintName, type TargetConfig } from '../config/targets.ts';
+import { endpointOf } from '../endpoint-table.ts';
 import { TransportError } from '../errors.ts';
 import {
   type Exchange,
@@ -29,6 +30,9 @@ import { type CleanupOutcome, runCleanups } from './test-record.ts';
 import { discoverHints, undiscovered, type WorkerState } from './worker.ts';
 
 export { isSuccess, type Verdict } from './judgement.ts';
+
+/** The control key of a path of the endpoint table called with a method it gives it (showRoute). */
+export const routeControl = (templatePath: string): string => `route:${templatePath}`;
 
 export type { CleanupOutcome, TestRecord } from './test-record.ts';
 
@@ -169,6 +173,15 @@ export class CheckContext {
    */
   showAccepted(key: string): void {
     this.accepted.add(key);
+  }
+
+  /**
+   * A call of a method the endpoint table gives its path, answered 2xx: the control `route:<path>` of
+   * that path's refusals of other methods (ERR-070 stands beside it). Cleanups' calls show it too.
+   */
+  private showRoute(method: string, path: string, status: number): void {
+    const route = isSuccess(status) ? endpointOf(method, path.split('?')[0]!) : undefined;
+    if (route) this.showAccepted(routeControl(route.path));
   }
 
   /**
@@ -331,6 +344,7 @@ export class CheckContext {
       });
       // The place as the test asked for it (the isolated key stands in for the primary one there).
       this.touch(method, path, as, req, res);
+      this.showRoute(method, path, res.status);
       if (spend.purchase && isSuccess(res.status)) this.purchases++;
       // A complete answer within the timeout: what GEN-001 needs (a hang or a reset is its violation).
       this.observe('GEN-001', res.exchange);

@@ -100,6 +100,7 @@ export {
   type CheckContext,
   isSuccess,
   type Req,
+  routeControl,
   type Verdict,
 } from '../runtime/check.ts';
 export { type CheckSpec, check, group } from '../runtime/define.ts';

@@ -1,4 +1,12 @@
-import { check, concretePath, type Endpoint, endpoints, expectStatus, group } from '../../src/suite/index.ts';
+import {
+  check,
+  concretePath,
+  type Endpoint,
+  endpoints,
+  expectStatus,
+  group,
+  routeControl,
+} from '../../src/suite/index.ts';
 
 type Effect = Endpoint['effect'];
 
@@ -42,6 +50,13 @@ for (const { path, given } of paths()) {
         { ids: ['ERR-070', 'ERR-001'], effect: effectOf(method, given) },
         `refuses ${method} ${path}, a method the endpoint table does not give the path`,
         async (t) => {
+          // A target that answers nothing on the path refuses every method: the refusal stands beside a
+          // call of a method the table gives the path, answered 2xx anywhere in the run (no call is made
+          // for it here: the endpoint's own tests are the control).
+          t.standBeside(
+            routeControl(path),
+            `a call of ${path} with a method the endpoint table gives it (${given.map((e) => e.method).join(', ')}), answered 2xx`,
+          );
           const res = await t.request(method, concretePath(given[0]!), {
             ...(method === 'GET' || method === 'DELETE' ? {} : { json: {} }),
             ...(public_ ? { as: 'none' as const } : {}),

@@ -5,7 +5,8 @@ import { FAULTS } from '../../reference/start.ts';
 import { formatRow, groupDistribution, runMatrix } from './matrix.ts';
 
 /**
- * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn --places --list --groups FILE]` (--full:
+ * `npm run mutants [-- --only NAME[,NAME] --parallel N --full --seed N --spawn --places --sample --list --groups FILE]` (--sample: npm test's
+ * rows only, one in MATRIX_STRIDE of the faults and variants by the commit; --full:
  * every fault and variant runs the whole suite; --seed: the plain reference's run and the variant rows
  * that replay it; --spawn: one CLI process per row; --places: every generated place fault, alone;
  * --list: the generated place faults' names; --groups: each fault row's groups, their heads, as JSON into FILE): prints the table, exits 1 if any row is wrong. Without
@@ -22,6 +23,7 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       spawn: { type: 'boolean' },
       places: { type: 'boolean' },
+      sample: { type: 'boolean' },
       list: { type: 'boolean' },
       groups: { type: 'string' },
     },
@@ -42,6 +44,7 @@ async function main(): Promise<number> {
     ...(seed !== undefined ? { seed } : {}),
     ...(values.spawn ? { spawn: true } : {}),
     ...(values.places ? { places: 'all' as const } : {}),
+    ...(values.sample ? { rows: 'sample' as const } : {}),
     log: (s) => console.log(s),
   });
   const bad = rows.filter((r) => !r.ok);
