@@ -151,9 +151,10 @@ export const PLACE_SAMPLE = 10;
  * over each list, from an offset taken from the commit; every row over commits), and the reference rows
  * always; `npm run mutants` runs them all. Why: the whole matrix is most of `.ci/run`'s CPU (1,500 of its
  * 2,778 CPU-s, 536 rows, in the run at a1a457c), and on this 2-core machine, slower than when the matrix
- * was sized (the same work 1,566 CPU-s then), .ci/run took 1,458-1,602 s against its 15-minute mark.
+ * was sized (the same work 1,566 CPU-s then), .ci/run took 1,458-1,828 s against its 15-minute mark.
+ * One in three (e198efe: 188 rows) still took 987 s and 1,828 CPU-s, the matrix's rows 597 CLI CPU-s.
  */
-export const MATRIX_STRIDE = 3;
+export const MATRIX_STRIDE = 4;
 
 /**
  * The place-fault rows of a run: `size` of the generated list spread evenly over it (every n/size-th,
@@ -604,8 +605,10 @@ export async function runMatrix(
   // same wall time.
   // Two more slots than that for fault rows (a fault row waits far more than it computes: 0.7-2 CLI CPU-s
   // over 1-9 s): on 2 cores 6 rows, 2 of them whole-suite. With 5 the .ci/run of 7b13e3d kept the cores
-  // busy 1.67 of 2 on average (1,547 CPU-s in 923 s), the matrix 852 s of it.
-  const parallel = opts.parallel ?? Math.max(2, Math.min(8, 2 * cores + 2));
+  // busy 1.67 of 2 on average (1,547 CPU-s in 923 s), the matrix 852 s of it. Since npm test runs a
+  // sample of the matrix (MATRIX_STRIDE), the machine is busy without those two: .ci/run at e198efe kept
+  // 1.85 of 2 cores busy at a load of 10-12 (1,828 CPU-s in 987 s), so 2 rows per core.
+  const parallel = opts.parallel ?? Math.max(2, Math.min(8, 2 * cores));
   const wholeSlots = Math.max(1, Math.min(parallel - 1, opts.wholeSuiteSlots ?? cores));
   const rows: MatrixRow[] = new Array(jobs.length);
   const index = jobs.map((_, i) => i);
