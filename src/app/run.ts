@@ -22,7 +22,7 @@ import { mediaTable } from '../rules/media-models.ts';
 import { noteBalanceSpent, notePrices } from '../runtime/budget.ts';
 import { jobsInFlight, requestStop } from '../runtime/liveness.ts';
 import { AccountLock, LockTimeout } from '../runtime/lock.ts';
-import { cleanupBoundMs, concurrencyPlan, type RunConfig } from '../runtime/run-config.ts';
+import { cleanupBoundMs, concurrencyPlan, pastDeadline, type RunConfig } from '../runtime/run-config.ts';
 import { recordHar } from '../traffic/har-record.ts';
 import type { Role } from '../vocabulary.ts';
 import { dryRunBudget, planBudget, planBudgetLines, readBalance } from './budget.ts';
@@ -55,10 +55,10 @@ export function stopActiveRun(reason: string, kind: CutKind = 'signal'): boolean
  * deadline on the wall clock, and a loaded machine runs a due timer late), and nothing is sent after
  * the deadline.
  */
-function pastDeadline(): boolean {
-  const deadline = active?.deadline;
-  if (!deadline || Date.now() < deadline.at) return false;
-  stopActiveRun(deadline.reason, 'deadline');
+function deadlineDue(): boolean {
+  const reason = active?.deadline ? pastDeadline({ deadline: active.deadline }) : undefined;
+  if (reason === undefined) return false;
+  stopActiveRun(reason, 'deadline');
   return true;
 }
 
@@ -270,7 +270,7 @@ function runClients(
           deadlineAt: deadline.at,
           // No request of the run's own starts after the deadline.
           beforeAttempt: () => {
-            if (pastDeadline()) throw new Error(deadline.reason);
+            if (deadlineDue()) throw new Error(deadline.reason);
           },
         }
       : {}),
@@ -356,7 +356,7 @@ async function budgetBefore(
     if (budget) run.budget = budget;
     return undefined;
   }
-  if (pastDeadline() || active?.cut) return undefined;
+  if (deadlineDue() || active?.cut) return undefined;
   const balance = await readBalance(clients.client, clients.auth, target);
   const planned = planBudget(target, balance);
   if (planned.budget) run.budget = planned.budget;
@@ -393,7 +393,7 @@ async function suitesOf(
   log: (s: string) => void,
   balance: BalanceChecks,
 ): Promise<{ tests: TestResultRecord[]; harnessErrors: string[] }> {
-  if (pastDeadline() || active?.cut) return { tests: [], harnessErrors: [] };
+  if (deadlineDue() || active?.cut) return { tests: [], harnessErrors: [] };
   const { target } = opts;
   // What media acceptance will buy, said before it starts where it matters (thorough buys every preset).
   const collected = suiteFiles(opts.files ?? []).some((file) => suiteHints(file).mediaAcceptance);
@@ -422,7 +422,7 @@ async function balanceFound(
   before: BalanceBefore | undefined,
 ): Promise<Pick<FinishInput['found'], 'balanceDelta' | 'heldDelta'>> {
   const after =
-    before?.total !== undefined && !pastDeadline() && active?.cut?.kind !== 'deadline'
+    before?.total !== undefined && !deadlineDue() && active?.cut?.kind !== 'deadline'
       ? await readBalance(clients.client, clients.auth, opts.target)
       : undefined;
   const balanceAfter = after?.total;
