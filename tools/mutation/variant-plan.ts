@@ -14,7 +14,9 @@
  *   operation's presence or annotations, anything a response schema of another operation shares with a
  *   request or a parameter) counts as everywhere.
  * - Branches reached outside any request (at start, when the app is built, per connection), by a request
- *   no test sent (the preflight's: its catalog and balance feed the whole run), or never: the whole suite.
+ *   no test sent (the preflight's description and balance feed the whole run), or never: the whole suite.
+ *   The preflight's catalog read feeds nothing but the key's check (a refusal ends the run as a usage
+ *   error, in every row alike): a variant reached there and by tests runs those tests (PREFLIGHT_INERT).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,6 +61,14 @@ export interface VariantPlan {
 
 const add = <K, V>(m: Map<K, Set<V>>, k: K, v: V) => m.set(k, (m.get(k) ?? new Set()).add(v));
 
+/**
+ * The preflight's requests whose replies the run uses only to check the primary key (src/app/preflight.ts:
+ * a 401 or 403 is a usage error, a broken answer GEN-001's note): every row sends them, and what a variant
+ * changes in them reaches no test. The 8 variants reached by the catalog read ran the whole suite for it
+ * (catalog-*, models-envelope, unpriced-*, embedding-prompt-price-only).
+ */
+const PREFLIGHT_INERT = new Set(['GET /v1/models']);
+
 export function variantPlan(reach: ReachRecorder, reportDir: string, seed: number): VariantPlan {
   const summary = JSON.parse(readFileSync(join(reportDir, 'summary.json'), 'utf8')) as Summary;
   const filesOf = new Map<string, Set<string>>();
@@ -68,9 +78,16 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
     add(titlesOf, t.file, t.title);
   }
   const testOf = new Map<string, string>();
+  const inert = new Set<string>();
   const requests: VariantPlan['requests'] = new Map();
   for (const ex of ExchangeLog.of(reportDir).all()) {
     if (ex.requestId && ex.test) testOf.set(ex.requestId, ex.test);
+    if (
+      ex.requestId &&
+      ex.test === 'preflight' &&
+      PREFLIGHT_INERT.has(`${ex.method.toUpperCase()} ${ex.path.split('?')[0]}`)
+    )
+      inert.add(ex.requestId);
     const files = ex.test === undefined ? undefined : filesOf.get(ex.test);
     if (!files) continue;
     const method = ex.method.toUpperCase();
@@ -101,6 +118,7 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
     const files = title === undefined ? undefined : filesOf.get(title);
     for (const v of variants) {
       if (!files) {
+        if (inert.has(requestId)) continue;
         if (!plan.whole.has(v)) plan.whole.set(v, 'reached by a request no test sent (the preflight)');
       } else {
         for (const f of files) add(plan.files, v, f);
