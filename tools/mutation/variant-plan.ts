@@ -82,17 +82,12 @@ export function variantPlan(reach: ReachRecorder, reportDir: string, seed: numbe
   const requests: VariantPlan['requests'] = new Map();
   for (const ex of ExchangeLog.of(reportDir).all()) {
     if (ex.requestId && ex.test) testOf.set(ex.requestId, ex.test);
-    if (
-      ex.requestId &&
-      ex.test === 'preflight' &&
-      PREFLIGHT_INERT.has(`${ex.method.toUpperCase()} ${ex.path.split('?')[0]}`)
-    )
-      inert.add(ex.requestId);
-    const files = ex.test === undefined ? undefined : filesOf.get(ex.test);
-    if (!files) continue;
     const method = ex.method.toUpperCase();
     const path = ex.path.split('?')[0]!;
     const key = `${method} ${path}`;
+    if (ex.requestId && ex.test === 'preflight' && PREFLIGHT_INERT.has(key)) inert.add(ex.requestId);
+    const files = ex.test === undefined ? undefined : filesOf.get(ex.test);
+    if (!files) continue;
     const request = requests.get(key) ?? { method, path, files: new Set<string>(), tests: new Set<string>() };
     for (const f of files) request.files.add(f);
     request.tests.add(ex.test!);
